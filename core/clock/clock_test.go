@@ -1,0 +1,39 @@
+package clock
+
+import (
+	"testing"
+	"time"
+)
+
+func TestClockStartsAtNineAndOnlyMovesForward(t *testing.T) {
+	c := New()
+	if got, want := ISO(c.Now()), "2026-01-16T09:00:00.000Z"; got != want {
+		t.Fatalf("start = %s, want %s", got, want)
+	}
+	c.Advance(200 * time.Millisecond)
+	c.Advance(-time.Second)
+	if got, want := Stamp(c.Now()), "09:00:00.200Z"; got != want {
+		t.Fatalf("after Advance = %s, want %s", got, want)
+	}
+	c.AdvanceTo(Start.Add(601 * time.Millisecond))
+	c.AdvanceTo(Start) // earlier: ignored
+	if got, want := Stamp(c.Now()), "09:00:00.601Z"; got != want {
+		t.Fatalf("after AdvanceTo = %s, want %s", got, want)
+	}
+}
+
+func TestMillis(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{200 * time.Millisecond, "200 ms"},
+		{1600 * time.Millisecond, "1600 ms"},
+		{0, "0 ms"},
+	}
+	for _, tt := range tests {
+		if got := Millis(tt.d); got != tt.want {
+			t.Errorf("Millis(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+)
+
+// PaymentStatus is a payment's business state.
+type PaymentStatus string
+
+// The payment states. A payment whose provider outcome is not known yet is
+// PendingConfirmation; only the provider's answer moves it to Paid or Failed.
+const (
+	PendingConfirmation PaymentStatus = "PendingConfirmation"
+	Paid                PaymentStatus = "Paid"
+	Failed              PaymentStatus = "Failed"
+)
+
+// Payment is one row of the Payments table.
+type Payment struct {
+	ID                    int64
+	Key                   string
+	AmountCents           int64
+	Status                PaymentStatus
+	ProviderTransactionID string
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+}
+
+// InsertPaymentTx writes a new payment in the caller's transaction.
+func InsertPaymentTx(ctx context.Context, tx *sql.Tx, p Payment) (int64, error) {
+	if p.Status == "" {
+		p.Status = PendingConfirmation
+	}
+	res, err := tx.ExecContext(ctx,
+		`INSERT INTO Payments (PaymentKey, AmountCents, Status, ProviderTransactionId, CreatedAtUtc, UpdatedAtUtc)
+		 VALUES (?, ?, ?, ?, ?, ?)`,
+		p.Key, p.AmountCents, p.Status, nullString(p.ProviderTransactionID), clock.ISO(p.CreatedAt), clock.ISO(p.CreatedAt))
+	if err != nil {
+		return 0, fmt.Errorf("insert payment %s: %w", p.Key, err)
+	}
+	return res.LastInsertId()
+}
+
+// ResolvePaymentTx records the provider's answer for a payment still pending
+// confirmation. It reports whether a row changed: resolving twice is a no-op.
+func ResolvePaymentTx(ctx context.Context, tx *sql.Tx, key string, status PaymentStatus, providerTxID string, now time.Time) (bool, error) {
+	res, err := tx.ExecContext(ctx,
+		`UPDATE Payments SET Status = ?, ProviderTransactionId = ?, UpdatedAtUtc = ?
+		  WHERE PaymentKey = ? AND Status = 'PendingConfirmation'`,
+		status, nullString(providerTxID), clock.ISO(now), key)
+	if err != nil {
+		return false, fmt.Errorf("resolve payment %s: %w", key, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("resolve payment %s: %w", key, err)
+	}
+	return n > 0, nil
+}
+
+// Payments returns every payment row in insertion order.
+func (s *Store) Payments(ctx context.Context) ([]Payment, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT Id, PaymentKey, AmountCents, Status, ProviderTransactionId, CreatedAtUtc, UpdatedAtUtc
+		   FROM Payments ORDER BY Id`)
+	if err != nil {
+		return nil, fmt.Errorf("list payments: %w", err)
+	}
+	defer rows.Close()
+	var out []Payment
+	for rows.Next() {
+		var (
+			p                Payment
+			txID             sql.NullString
+			created, updated sql.NullString
+		)
+		if err := rows.Scan(&p.ID, &p.Key, &p.AmountCents, &p.Status, &txID, &created, &updated); err != nil {
+			return nil, fmt.Errorf("list payments: %w", err)
+		}
+		p.ProviderTransactionID = txID.String
+		if p.CreatedAt, err = parseTime(created); err != nil {
+			return nil, err
+		}
+		if p.UpdatedAt, err = parseTime(updated); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}

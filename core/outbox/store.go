@@ -1,0 +1,195 @@
+// Package outbox is the SQLite store behind every scenario: payments, outbox
+// messages with claim, lease, backoff and dead-letter transitions, and an audit log.
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"outboxlab/core/clock"
+
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+//go:embed schema.sql
+var Schema string
+
+// SchemaVersion is recorded in LabInfo so that inspect can tell a lab database
+// from any other SQLite file.
+const SchemaVersion = "outboxlab/1"
+
+// Store is an outbox on one SQLite file. Every transaction it begins is
+// BEGIN IMMEDIATE, so a transaction takes the write lock before it reads.
+type Store struct {
+	db      *sql.DB
+	path    string
+	refused atomic.Int64
+}
+
+// Open opens (creating if needed) the database file at path and applies the schema.
+func Open(ctx context.Context, path string) (*Store, error) {
+	s, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.init(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenExisting opens a database that must already be a lab database.
+// It never creates the file or the schema.
+func OpenExisting(ctx context.Context, path string) (*Store, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("open database: %s is a directory", path)
+	}
+	s, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	var version string
+	err = s.db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
+	if err != nil || version != SchemaVersion {
+		s.db.Close()
+		return nil, fmt.Errorf("%s is not an outboxlab database", path)
+	}
+	return s, nil
+}
+
+func open(path string) (*Store, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open database: unusable path %q", path)
+	}
+	dsn := "file:" + path + "?_txlock=immediate" +
+		"&_pragma=busy_timeout(10000)" +
+		"&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)" +
+		"&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+func (s *Store) init(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, Schema); err != nil {
+		return fmt.Errorf("create schema in %s: %w", s.path, err)
+	}
+	_, err := s.db.ExecContext(ctx,
+		`INSERT INTO LabInfo (Key, Value) VALUES ('schema', ?) ON CONFLICT (Key) DO NOTHING`, SchemaVersion)
+	if err != nil {
+		return fmt.Errorf("record schema version: %w", err)
+	}
+	return nil
+}
+
+// DB returns the underlying handle, for scenario queries and business tables.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Refused reports how many owner-checked transitions this store refused
+// because the caller no longer owned the claim.
+func (s *Store) Refused() int64 { return s.refused.Load() }
+
+// InTx runs fn in one BEGIN IMMEDIATE transaction, committing when fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit transaction: %w", err)
+	}
+	return nil
+}
+
+// Tables lists the schema's tables with their CREATE statements, as SQLite
+// itself reports them.
+func (s *Store) Tables(ctx context.Context) ([]Table, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("read schema: %w", err)
+	}
+	defer rows.Close()
+	var out []Table
+	for rows.Next() {
+		var t Table
+		if err := rows.Scan(&t.Name, &t.SQL); err != nil {
+			return nil, fmt.Errorf("read schema: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// Table is one table of the schema.
+type Table struct {
+	Name string
+	SQL  string
+}
+
+// AuditTx appends one line to the audit log.
+func AuditTx(ctx context.Context, tx *sql.Tx, at time.Time, actor, action string, messageID int64, detail string) error {
+	var id any
+	if messageID > 0 {
+		id = messageID
+	}
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO AuditLog (AtUtc, Actor, Action, MessageId, Detail) VALUES (?, ?, ?, ?, ?)`,
+		clock.ISO(at), actor, action, id, detail)
+	if err != nil {
+		return fmt.Errorf("append audit entry: %w", err)
+	}
+	return nil
+}
+
+// ErrNotOwner is returned by a transition whose caller no longer owns the claim:
+// the lease was taken over, or the message already reached another state.
+var ErrNotOwner = errors.New("claim no longer owned")
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return clock.ISO(t)
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func parseTime(ns sql.NullString) (time.Time, error) {
+	if !ns.Valid {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(clock.ISOLayout, ns.String)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("parse stored time %q: %w", ns.String, err)
+	}
+	return t, nil
+}
