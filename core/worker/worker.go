@@ -127,7 +127,7 @@ func (w *Worker) wait(ctx context.Context, now time.Time) (Result, error) {
 	}
 	to := w.Clock.AdvanceTo(due.Add(WakeupSlack))
 	ev := Event{At: now, Worker: w.ID, Kind: Advanced, NextAttempt: to,
-		Detail: fmt.Sprintf("nothing claimable; next due %s", clock.Stamp(due))}
+		Detail: "next due " + clock.Stamp(due)}
 	return Result{Events: []Event{ev}}, nil
 }
 

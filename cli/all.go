@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+func newAllCmd(cmdline string) *cobra.Command {
+	var (
+		common commonOptions
+		family string
+	)
+	cmd := &cobra.Command{
+		Use:   "all",
+		Short: "Run every scenario with its defaults and print one summary row each",
+		Long: `Runs every registered scenario (or one family's) with default flags, writes
+each one's report, and prints one summary row per scenario. Exits 1 if any
+scenario's checks failed, and says which.`,
+		Example: `  outboxlab all
+  outboxlab all --family wassal --no-report
+  outboxlab all --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list := scenarios.All()
+			if family != "" {
+				if !slices.Contains(scenarios.Families(), family) {
+					return usagef("--family %q is not a family (have: %s)", family, strings.Join(scenarios.Families(), ", "))
+				}
+				list = slices.DeleteFunc(list, func(s *scenarios.Scenario) bool { return s.Family != family })
+			}
+			var (
+				results []report.Result
+				failed  []string
+				rows    [][]string
+			)
+			for _, s := range list {
+				opts := s.Bind(pflag.NewFlagSet(s.Name, pflag.ContinueOnError))
+				out, err := execute(cmd.Context(), s, opts, common, cmdline, func(string) {})
+				if err != nil {
+					return err
+				}
+				res := out.result
+				results = append(results, res)
+				passed := 0
+				for _, c := range res.Checks {
+					if c.Passed {
+						passed++
+					}
+				}
+				exit := ExitOK
+				if !res.Passed {
+					exit = ExitChecksFailed
+					failed = append(failed, s.Name)
+				}
+				rows = append(rows, []string{s.Name, string(s.Kind), fmt.Sprintf("%d/%d", passed, len(res.Checks)),
+					strconv.Itoa(exit), res.Verdict, pathOrDash(res.ReportPath)})
+			}
+			w := cmd.OutOrStdout()
+			if common.JSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(results); err != nil {
+					return cannotRun(err)
+				}
+			} else {
+				fmt.Fprint(w, report.RenderTable([]string{"Scenario", "Kind", "Checks", "Exit", "Verdict", "Report"}, rows))
+			}
+			if len(failed) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "outboxlab: checks failed in %d of %d scenarios: %s\n", len(failed), len(list), strings.Join(failed, ", "))
+				return ErrChecksFailed
+			}
+			return nil
+		},
+	}
+	bindCommon(cmd.Flags(), &common)
+	cmd.Flags().StringVar(&family, "family", "", "run only this family's scenarios")
+	return cmd
+}
+
+func pathOrDash(p string) string {
+	if p == "" {
+		return "—"
+	}
+	return p
+}

@@ -1,0 +1,84 @@
+// Package cli is the outboxlab command line: the root command, one command
+// per scenario, and the catalogue, run-all, compare and inspect commands.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"outboxlab/scenarios"
+	_ "outboxlab/scenarios/wassal" // registers the Wassal series
+)
+
+// Version is the lab's version, printed by --version and in every report header.
+const Version = "0.1.0"
+
+// Main runs the command line with args and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot(args)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !errorAlreadyReported(err) {
+		fmt.Fprintf(stderr, "outboxlab: %s\n", oneLine(err.Error()))
+	}
+	return exitCode(err)
+}
+
+func errorAlreadyReported(err error) bool {
+	return err == ErrChecksFailed
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func newRoot(args []string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "outboxlab",
+		Short: "A hands-on lab for how message processing fails and how to make it safe",
+		Long: `outboxlab reproduces, as real runs on a real SQLite file, the course experiments on
+the transactional outbox, leasing, bounded retries with backoff and jitter, poison
+messages, dead letters, ordered messages and dead-letter redrive.
+
+Each scenario seeds a temporary outbox, runs workers against a deterministic
+scenario clock, prints its timeline, tables, ledgers, safety checks and verdict,
+and writes a timestamped report. Most come in BEFORE/AFTER pairs.
+
+Exit codes: 0 every check held, 1 a check failed (the report is still written),
+2 usage error, 3 the run could not happen.`,
+		Example: `  outboxlab list
+  outboxlab session-16-retry-with-dead-letter
+  outboxlab retry-with-dead-letter --max-attempts 5 --no-report
+  outboxlab all --family wassal`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.CompletionOptions.HiddenDefaultCmd = false
+
+	cmdline := "outboxlab " + strings.Join(args, " ")
+	for _, family := range scenarios.Families() {
+		root.AddGroup(&cobra.Group{ID: family, Title: "Scenarios (" + family + "):"})
+	}
+	for _, s := range scenarios.All() {
+		root.AddCommand(newScenarioCmd(s, cmdline))
+	}
+	root.AddGroup(&cobra.Group{ID: "lab", Title: "Lab commands:"})
+	for _, c := range []*cobra.Command{newListCmd(), newAllCmd(cmdline)} {
+		c.GroupID = "lab"
+		root.AddCommand(c)
+	}
+	return root
+}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// commonOptions are the flags every scenario has (CONTRACT.md).
+type commonOptions struct {
+	ReportDir string
+	NoReport  bool
+	JSON      bool
+	KeepDB    bool
+}
+
+func bindCommon(fs *pflag.FlagSet, c *commonOptions) {
+	fs.StringVar(&c.ReportDir, "report-dir", "reports", "where reports go (one folder per group inside it)")
+	fs.BoolVar(&c.NoReport, "no-report", false, "write no report file")
+	fs.BoolVar(&c.JSON, "json", false, "print the result as one JSON document instead of the text")
+}
+
+func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
+	var common commonOptions
+	cmd := &cobra.Command{
+		Use:     s.Name + " [flags]",
+		Aliases: s.Aliases,
+		Short:   s.Summary,
+		Long:    fmt.Sprintf("%s\n\n%s scenario of family %s", s.Long, s.Kind, s.Family),
+		Example: s.Example,
+		GroupID: s.Family,
+		Args:    noArgs,
+	}
+	if s.Pair != "" {
+		cmd.Long += "; pairs with " + s.Pair
+	}
+	cmd.Long += "."
+	opts := s.Bind(cmd.Flags())
+	bindCommon(cmd.Flags(), &common)
+	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the temporary SQLite database and print its path")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		out, err := execute(cmd.Context(), s, opts, common, cmdline, func(content string) {
+			if !common.JSON {
+				io.WriteString(cmd.OutOrStdout(), content)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		w := cmd.OutOrStdout()
+		if common.JSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(out.result); err != nil {
+				return cannotRun(fmt.Errorf("print result: %w", err))
+			}
+		} else {
+			fmt.Fprintln(w)
+			if out.result.ReportPath != "" {
+				fmt.Fprintf(w, "report:   %s\n", out.result.ReportPath)
+			}
+			fmt.Fprintf(w, "database: %s\n", out.dbNote)
+		}
+		if !out.result.Passed {
+			return ErrChecksFailed
+		}
+		return nil
+	}
+	return cmd
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", cmd.Name(), args[0])
+	}
+	return nil
+}
+
+// outcome is a finished run.
+type outcome struct {
+	result report.Result
+	dbNote string // where the database is, or that it was deleted
+}
+
+// execute validates opts, runs the scenario in a fresh temporary directory,
+// shows the report through show (before it is written, so a write failure
+// still leaves the run on screen) and writes it unless told not to.
+func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, show func(string)) (outcome, error) {
+	if err := opts.Validate(); err != nil {
+		return outcome{}, usageError{err}
+	}
+	started := time.Now()
+	var dir string
+	if !c.NoReport {
+		var err error
+		if dir, err = report.PrepareDir(c.ReportDir, report.Group(s.Name, s.Family)); err != nil {
+			return outcome{}, cannotRun(err)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "outboxlab-"+s.Name+"-")
+	if err != nil {
+		return outcome{}, cannotRun(fmt.Errorf("create temporary directory: %w", err))
+	}
+	env := scenarios.Env{Dir: tmp, DBPath: filepath.Join(tmp, "outbox.db")}
+	dbNote := env.DBPath + " (temporary; deleted after the run)"
+	if c.KeepDB {
+		dbNote = env.DBPath + " (kept: inspect it with 'outboxlab inspect --db " + env.DBPath + "')"
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+
+	rep, err := runGuarded(ctx, opts, env)
+	if err != nil {
+		return outcome{}, cannotRun(fmt.Errorf("run %s: %w", s.Name, err))
+	}
+	content := report.Header(report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version}) + rep.Body()
+	show(content)
+	res := rep.Result()
+	if !c.NoReport {
+		if res.ReportPath, err = report.Write(dir, s.Name, started, []byte(content)); err != nil {
+			return outcome{}, cannotRun(err)
+		}
+	}
+	return outcome{result: res, dbNote: dbNote}, nil
+}
+
+// runGuarded runs a scenario, turning a panic into an error so that the
+// temporary directory is still removed and the user sees one line.
+func runGuarded(ctx context.Context, opts scenarios.Options, env scenarios.Env) (rep *report.Report, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return opts.Run(ctx, env)
+}

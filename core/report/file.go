@@ -1,0 +1,141 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The lines that delimit the run-metadata header. Everything after HeaderEnd
+// is the deterministic body.
+const (
+	HeaderStart = "==== outboxlab run metadata (not compared) ===="
+	HeaderEnd   = "==== end of run metadata ===="
+)
+
+// Meta is what varies between two runs of the same command.
+type Meta struct {
+	Started  time.Time // wall clock
+	Command  string
+	Database string
+	Version  string
+}
+
+// Header renders the run-metadata header.
+func Header(m Meta) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, HeaderStart)
+	fmt.Fprintf(&b, "started:  %s\n", m.Started.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "command:  %s\n", m.Command)
+	fmt.Fprintf(&b, "database: %s\n", m.Database)
+	fmt.Fprintf(&b, "version:  outboxlab %s\n", m.Version)
+	fmt.Fprintln(&b, HeaderEnd)
+	return b.String()
+}
+
+// SplitHeader separates a report's run-metadata header from its body.
+// ok is false when the text has no complete header.
+func SplitHeader(text string) (header, body string, ok bool) {
+	if !strings.HasPrefix(text, HeaderStart+"\n") {
+		return "", text, false
+	}
+	i := strings.Index(text, "\n"+HeaderEnd+"\n")
+	if i < 0 {
+		return "", text, false
+	}
+	end := i + len(HeaderEnd) + 2
+	return text[:end], text[end:], true
+}
+
+var sessionName = regexp.MustCompile(`^session-(\d+)-`)
+
+// Group is the report folder for a scenario: session-NN for session-NN-*
+// scenarios, the family otherwise.
+func Group(name, family string) string {
+	if m := sessionName.FindStringSubmatch(name); m != nil {
+		return "session-" + m[1]
+	}
+	return family
+}
+
+// TitleCase turns session-16-retry-with-dead-letter into Session-16-Retry-With-Dead-Letter.
+func TitleCase(name string) string {
+	parts := strings.Split(name, "-")
+	for i, p := range parts {
+		if p != "" {
+			parts[i] = strings.ToUpper(p[:1]) + p[1:]
+		}
+	}
+	return strings.Join(parts, "-")
+}
+
+// FileName is the report file name for a run of name started at t.
+func FileName(name string, t time.Time) string {
+	return fmt.Sprintf("%s-RunReport-%s.txt", TitleCase(name), t.UTC().Format("20060102-150405"))
+}
+
+// PrepareDir creates dir/group and returns it, so that an unwritable report
+// directory is found before a scenario runs rather than after.
+func PrepareDir(dir, group string) (string, error) {
+	full := filepath.Join(dir, group)
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		return "", fmt.Errorf("create report directory: %w", err)
+	}
+	probe, err := os.CreateTemp(full, ".probe-*")
+	if err != nil {
+		return "", fmt.Errorf("report directory %s is not writable: %w", full, unwrapPath(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return full, nil
+}
+
+// Write stores content as dir/FileName(name, started) without ever replacing
+// an existing report: a second run in the same second gets a -2 suffix, and
+// so on. The file appears whole or not at all.
+func Write(dir, name string, started time.Time, content []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, ".report-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("write report: %w", unwrapPath(err))
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("write report: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("write report: %w", err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return "", fmt.Errorf("write report: %w", err)
+	}
+	base := strings.TrimSuffix(FileName(name, started), ".txt")
+	for n := 1; n < 1000; n++ {
+		path := filepath.Join(dir, base+".txt")
+		if n > 1 {
+			path = filepath.Join(dir, fmt.Sprintf("%s-%d.txt", base, n))
+		}
+		// A hard link never replaces an existing file, so two runs cannot overwrite each other.
+		err := os.Link(tmp.Name(), path)
+		if err == nil {
+			return path, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("write report: %w", err)
+		}
+	}
+	return "", fmt.Errorf("write report: too many reports named %s in %s", base, dir)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

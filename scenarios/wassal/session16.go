@@ -1,0 +1,254 @@
+package wassal
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
+	"outboxlab/core/report"
+	"outboxlab/core/retry"
+	"outboxlab/core/worker"
+	"outboxlab/scenarios"
+)
+
+const (
+	session16Before = "session-16-poison-message-retried-forever"
+	session16After  = "session-16-retry-with-dead-letter"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    session16Before,
+		Aliases: []string{"poison-retried-forever"},
+		Family:  "wassal",
+		Kind:    report.Before,
+		Pair:    session16After,
+		Summary: "Day 16 BEFORE: a poison message retried at once, forever: no limit, no backoff, no exit",
+		Long: `Seeds the Day 14 durable outbox (six payments pending confirmation, one outbox
+message each) and drains it with one worker whose failure path is the naive one:
+put the message straight back to Pending and try again. PAY-003's status check
+fails every time, so it is claimed again and again with no ceiling and no pause,
+until the demo cap (--retry-cap) stops the run. Nothing is a lie: healthy
+payments resolve, no row is duplicated, no transaction id is invented. The
+damage is unbounded wasted work and a queue that never drains.
+
+The comparison table beside it runs the AFTER design on the same seed.`,
+		Example: `  outboxlab session-16-poison-message-retried-forever
+  outboxlab poison-retried-forever --retry-cap 25     # the attempts just keep climbing
+  outboxlab poison-retried-forever --batch 1          # the poison starves the messages behind it`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession16(fs, true) },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    session16After,
+		Aliases: []string{"retry-with-dead-letter"},
+		Family:  "wassal",
+		Kind:    report.After,
+		Pair:    session16Before,
+		Summary: "Day 16 AFTER: bounded retries with exponential backoff, then a dead-letter exit",
+		Long: `The same seed and the same poison message, drained with the Day 16 policy: the
+claim is gated by the lease and by NextAttemptUtc, AttemptCount is incremented at
+claim time, a failure below MaxAttempts goes back to Pending with an exponential
+backoff (base × 2^(n-1)), and the failure that reaches MaxAttempts parks the
+message as DeadLettered with its LastError. When nothing is claimable the worker
+moves the scenario clock to the earliest NextAttemptUtc + 1 ms, so the backoff
+windows are exact and nothing sleeps. PAY-003's payment stays honestly
+PendingConfirmation: dead-lettering stops the retries, it invents no outcome.
+
+Switch the exit off with --dead-letter=false to watch the safety checks catch it.`,
+		Example: `  outboxlab session-16-retry-with-dead-letter
+  outboxlab retry-with-dead-letter --max-attempts 5    # backoffs 200/400/800/1600 ms
+  outboxlab retry-with-dead-letter --poison-key PAY-002,PAY-005 --declined-key PAY-006
+  outboxlab retry-with-dead-letter --dead-letter=false # no exit: the checks fail, exit 1`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession16(fs, false) },
+	})
+}
+
+// session16Options are the Day 16 pair's parameters. Both scenarios take all
+// of them, because each report compares both designs on the same seed.
+type session16Options struct {
+	naive bool // which design is this scenario's own: BEFORE (naive) or AFTER (policy)
+
+	Payments    int
+	PoisonKeys  []string
+	DeclinedKey string
+	MaxAttempts int
+	BaseBackoff time.Duration
+	MaxBackoff  time.Duration
+	RetryCap    int
+	Lease       time.Duration
+	Batch       int
+	DeadLetter  bool
+}
+
+func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
+	o := &session16Options{naive: naive}
+	fs.IntVar(&o.Payments, "payments", 6, "payments to seed, PAY-001 onwards, each with one outbox message")
+	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, "payment key(s) whose provider status check fails every time (comma list)")
+	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `healthy payment key the provider declines ("none" for no declines)`)
+	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "AFTER: attempts before a message is dead-lettered (MaxAttempts)")
+	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "AFTER: backoff after the first failure; doubles each attempt")
+	fs.DurationVar(&o.MaxBackoff, "max-backoff", 0, "AFTER: cap on any one backoff (0: no cap)")
+	fs.IntVar(&o.RetryCap, "retry-cap", 10, "demo cap: stop the run once the poison message reaches this many attempts (the naive loop never ends by itself)")
+	fs.DurationVar(&o.Lease, "lease", worker.DefaultLease, "how long a claim owns a message")
+	fs.IntVar(&o.Batch, "batch", 10, "messages the worker claims per poll (1 lets the poison starve the queue in BEFORE)")
+	fs.BoolVar(&o.DeadLetter, "dead-letter", true, "AFTER: the dead-letter exit (--dead-letter=false switches it off)")
+	return o
+}
+
+const maxPayments = 999
+
+func (o *session16Options) Validate() error {
+	if o.Payments < 1 || o.Payments > maxPayments {
+		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
+	}
+	keys := PaymentKeys(o.Payments)
+	if len(o.PoisonKeys) == 0 {
+		return fmt.Errorf("--poison-key needs at least one payment key")
+	}
+	seen := map[string]bool{}
+	for _, k := range o.PoisonKeys {
+		if !slices.Contains(keys, k) {
+			return fmt.Errorf("--poison-key %q is not a seeded payment (PAY-001..%s)", k, keys[len(keys)-1])
+		}
+		if seen[k] {
+			return fmt.Errorf("--poison-key %q is listed twice", k)
+		}
+		seen[k] = true
+	}
+	if o.DeclinedKey == "none" {
+		o.DeclinedKey = ""
+	}
+	if o.DeclinedKey != "" && !slices.Contains(keys, o.DeclinedKey) {
+		return fmt.Errorf("--declined-key %q is not a seeded payment (PAY-001..%s)", o.DeclinedKey, keys[len(keys)-1])
+	}
+	if seen[o.DeclinedKey] {
+		return fmt.Errorf("--declined-key %q is also a poison key; a declined payment is a healthy one", o.DeclinedKey)
+	}
+	switch {
+	case o.MaxAttempts < 1:
+		return fmt.Errorf("--max-attempts must be at least 1, got %d", o.MaxAttempts)
+	case o.RetryCap < 1 || o.RetryCap > 10000:
+		return fmt.Errorf("--retry-cap must be between 1 and 10000, got %d", o.RetryCap)
+	case o.MaxAttempts > o.RetryCap:
+		return fmt.Errorf("--max-attempts %d is above --retry-cap %d; raise --retry-cap so the policy can finish", o.MaxAttempts, o.RetryCap)
+	case o.BaseBackoff < 0:
+		return fmt.Errorf("--base-backoff must not be negative, got %s", o.BaseBackoff)
+	case o.MaxBackoff < 0:
+		return fmt.Errorf("--max-backoff must not be negative, got %s", o.MaxBackoff)
+	case o.Lease <= 0:
+		return fmt.Errorf("--lease must be positive, got %s", o.Lease)
+	case o.Batch < 1:
+		return fmt.Errorf("--batch must be at least 1, got %d", o.Batch)
+	}
+	return nil
+}
+
+// session16Run is one design driven to its end on its own database.
+type session16Run struct {
+	naive   bool
+	events  []worker.Event
+	capped  bool // the demo cap stopped the run
+	ledger  Ledger
+	tables  []outbox.Table
+	prov    *provider.Provider
+	started time.Time
+	ended   time.Time
+}
+
+func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	own, err := o.drive(ctx, env.DBPath, o.naive)
+	if err != nil {
+		return nil, err
+	}
+	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.naive)
+	if err != nil {
+		return nil, fmt.Errorf("run the partner design: %w", err)
+	}
+	before, after := own, partner
+	if !o.naive {
+		before, after = partner, own
+	}
+	return o.render(own, before, after), nil
+}
+
+// policy is the failure policy of a design: the naive one retries at once,
+// forever; the Day 16 one backs off and dead-letters at MaxAttempts.
+func (o *session16Options) policy(naive bool) (retry.Policy, int) {
+	if naive {
+		return retry.Policy{}, 0
+	}
+	return retry.Policy{Backoff: retry.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}, DeadLetter: o.DeadLetter}, o.MaxAttempts
+}
+
+func (o *session16Options) drive(ctx context.Context, path string, naive bool) (*session16Run, error) {
+	store, err := outbox.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	clk := clock.New()
+	policy, maxAttempts := o.policy(naive)
+	if err := SeedDurableOutbox(ctx, store, o.Payments, maxAttempts, clk.Now()); err != nil {
+		return nil, err
+	}
+	prov := NewProvider(o.PoisonKeys, o.DeclinedKey)
+	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(prov),
+		Policy: policy, Lease: o.Lease, Batch: o.Batch}
+
+	run := &session16Run{naive: naive, started: clk.Now()}
+	attempts, terminal := map[string]int{}, map[string]bool{}
+	limit := o.Payments + len(o.PoisonKeys)*o.RetryCap*2 + 10
+	for step := 0; ; step++ {
+		if step > limit {
+			return nil, fmt.Errorf("the worker did not settle after %d steps", limit)
+		}
+		res, err := w.Step(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range res.Events {
+			attempts[e.Key] = max(attempts[e.Key], e.Attempt)
+			terminal[e.Key] = e.Kind == worker.Processed || e.Kind == worker.DeadLettered
+		}
+		run.events = append(run.events, res.Events...)
+		if res.Idle {
+			break
+		}
+		if o.poisonCapped(attempts, terminal) {
+			run.capped = true
+			break
+		}
+	}
+	run.ended = clk.Now()
+	if run.ledger, err = ReadLedger(ctx, store, prov); err != nil {
+		return nil, err
+	}
+	if run.tables, err = store.Tables(ctx); err != nil {
+		return nil, err
+	}
+	run.prov = prov
+	return run, nil
+}
+
+// poisonCapped reports whether every poison message still in play has
+// reached the demo cap, which is where a naive run is stopped.
+func (o *session16Options) poisonCapped(attempts map[string]int, terminal map[string]bool) bool {
+	live := 0
+	for _, k := range o.PoisonKeys {
+		if terminal[k] {
+			continue
+		}
+		live++
+		if attempts[k] < o.RetryCap {
+			return false
+		}
+	}
+	return live > 0
+}

@@ -1,0 +1,277 @@
+package wassal
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	"outboxlab/core/worker"
+)
+
+const (
+	verdictBeforeReproduced = "A POISON MESSAGE RETRIED FOREVER — NO LIMIT, NO EXIT ❌"
+	verdictBeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
+	verdictAfterHeld        = "BOUNDED RETRY + DEAD-LETTER — THE QUEUE KEEPS MOVING ✅"
+	verdictAfterBroken      = "THE RETRY POLICY DID NOT HOLD — SEE THE FAILED CHECKS ❌"
+)
+
+func (o *session16Options) render(own, before, after *session16Run) *report.Report {
+	name, kind, partner := session16After, report.After, session16Before
+	title := "Session 16 — AFTER: bounded retry, backoff and a dead-letter exit"
+	if o.naive {
+		name, kind, partner = session16Before, report.Before, session16After
+		title = "Session 16 — BEFORE: a poison message retried forever"
+	}
+	r := report.New(name, kind)
+	r.Title(title)
+	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	o.writeSetup(r, own)
+
+	r.Section("Schema")
+	WriteSchema(r, own.tables)
+
+	r.Section("Timeline (scenario clock)")
+	for _, e := range own.events {
+		r.Line(TimelineLine(e))
+	}
+	claims := 0
+	for _, e := range own.events {
+		if e.Kind != worker.Advanced {
+			claims++
+		}
+	}
+	if own.capped {
+		r.Linef("%s  %-8s demo cap: %s reached %d attempts and would be claimed again forever; the run stops here",
+			clock.Stamp(own.ended), "—", strings.Join(o.PoisonKeys, ", "), o.RetryCap)
+	}
+	r.Linef("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
+		clock.Stamp(own.ended), claims, own.ledger.Refused)
+
+	r.Section("Per-message table")
+	o.writePerMessage(r, own)
+	r.Section("Payment ledger (Payments table)")
+	WritePaymentLedger(r, own.ledger.Payments)
+	r.Section("Outbox ledger (OutboxMessages table)")
+	WriteOutboxLedger(r, own.ledger.Messages)
+	r.Section("Provider ledger (every call)")
+	WriteProviderLedger(r, own.ledger)
+
+	r.Section("Real BEFORE vs AFTER metrics")
+	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	o.writeMetrics(r, o.figures(before), o.figures(after), before, after)
+
+	f := o.figures(own)
+	if o.naive {
+		o.beforeChecks(r, own, f)
+	} else {
+		o.afterChecks(r, f)
+	}
+	r.Checks("Safety checks")
+	if o.naive {
+		r.Verdict(verdictBeforeReproduced, verdictBeforeMissed)
+	} else {
+		r.Verdict(verdictAfterHeld, verdictAfterBroken)
+	}
+	o.recordMetrics(r, own, f)
+	return r
+}
+
+func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
+	keys := PaymentKeys(o.Payments)
+	r.Linef("Seed      %d payments %s..%s, PendingConfirmation, each written with its %s outbox message in one transaction",
+		o.Payments, keys[0], keys[len(keys)-1], ConfirmType)
+	var script []string
+	for _, k := range o.PoisonKeys {
+		script = append(script, k+": status check always fails (poison)")
+	}
+	if o.DeclinedKey != "" {
+		script = append(script, o.DeclinedKey+": declines (the healthy key chosen to be declined)")
+	}
+	r.Linef("Provider  %s; every other key pays", strings.Join(script, "; "))
+	if o.naive {
+		r.Line("Policy    naive: on failure straight back to Pending; no MaxAttempts, no backoff, no dead-letter")
+	} else {
+		limit := "no cap"
+		if o.MaxBackoff > 0 {
+			limit = "capped at " + clock.Millis(o.MaxBackoff)
+		}
+		exit := "on"
+		if !o.DeadLetter {
+			exit = "OFF (--dead-letter=false)"
+		}
+		r.Linef("Policy    MaxAttempts %d; backoff %s × 2^(n-1), %s; dead-letter exit %s", o.MaxAttempts, clock.Millis(o.BaseBackoff), limit, exit)
+	}
+	r.Linef("Worker    worker-1 claims up to %d due messages per poll; lease %s", o.Batch, o.Lease)
+	r.Linef("Demo cap  the run is stopped if a poison message reaches %d attempts", o.RetryCap)
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(own.started))
+}
+
+func (o *session16Options) writePerMessage(r *report.Report, run *session16Run) {
+	l := run.ledger
+	calls := map[string]int{}
+	for _, c := range l.Calls {
+		calls[c.Key]++
+	}
+	var rows [][]string
+	for _, m := range l.Messages {
+		pay, _ := l.Payment(m.Key)
+		rows = append(rows, []string{m.Key, ScriptText(run.prov, m.Key), string(m.Status), strconv.Itoa(m.AttemptCount),
+			maxAttemptsText(m.MaxAttempts), strconv.Itoa(calls[m.Key]), string(pay.Status),
+			dash(pay.ProviderTransactionID), dash(m.LastError)})
+	}
+	r.Table([]string{"Key", "Provider script", "Outbox status", "Attempts", "MaxAttempts", "Provider calls",
+		"Payment status", "Provider tx id", "LastError"}, rows)
+}
+
+func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, after *session16Run) {
+	attempts := func(f figures, run *session16Run) string {
+		s := joinInts(f.poisonAttempts)
+		switch {
+		case run.naive && run.capped:
+			return s + " (capped; unbounded)"
+		case run.naive:
+			return s
+		case allEqual(f.poisonAttempts, o.MaxAttempts):
+			return s + " (= MaxAttempts)"
+		case run.capped:
+			return s + " (capped; MaxAttempts ignored)"
+		}
+		return s
+	}
+	retries := func(f figures) string {
+		if len(f.backoffs) == 0 {
+			return "0 (none)"
+		}
+		return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
+	}
+	status := func(f figures) string {
+		parts := make([]string, len(f.poisonStatuses))
+		for i, s := range f.poisonStatuses {
+			parts[i] = string(s)
+		}
+		s := strings.Join(parts, ", ")
+		if !allEqual(f.poisonStatuses, outbox.DeadLettered) && !allEqual(f.poisonStatuses, outbox.Processed) {
+			s += " (never ends)"
+		}
+		return s
+	}
+	deadLettered := func(f figures, run *session16Run) string {
+		switch {
+		case run.naive:
+			return fmt.Sprintf("%d (no such concept)", f.deadLettered)
+		case f.deadLettered > 0 && f.poisonErrorsSet:
+			return fmt.Sprintf("%d (LastError recorded)", f.deadLettered)
+		}
+		return strconv.Itoa(f.deadLettered)
+	}
+	queue := func(f figures) string {
+		s := fmt.Sprintf("%d / %d", f.pending, f.processing)
+		if f.pending+f.processing == 0 {
+			return s + " (drained)"
+		}
+		return s + " (stuck)"
+	}
+	rows := [][]string{
+		{"Healthy messages Processed", fmt.Sprintf("%d / %d", b.healthyProcessed, b.healthy), fmt.Sprintf("%d / %d", a.healthyProcessed, a.healthy)},
+		{"Poison attempts", attempts(b, before), attempts(a, after)},
+		{"Retries with backoff", retries(b), retries(a)},
+		{"Poison final outbox status", status(b), status(a)},
+		{"Dead-lettered messages", deadLettered(b, before), deadLettered(a, after)},
+		{"Provider status-check calls", fmt.Sprintf("%d (%d failed)", b.calls, b.failedCalls), fmt.Sprintf("%d (%d failed)", a.calls, a.failedCalls)},
+		{"Outbox Pending / Processing at end", queue(b), queue(a)},
+		{"Resolved Paid / Failed (healthy)", fmt.Sprintf("%d / %d", b.paid, b.failed), fmt.Sprintf("%d / %d", a.paid, a.failed)},
+		{"Duplicate payment / outbox rows", fmt.Sprintf("%d / %d", b.dupPayments, b.dupMessages), fmt.Sprintf("%d / %d", a.dupPayments, a.dupMessages)},
+		{"Fake successes", strconv.Itoa(b.fake), strconv.Itoa(a.fake)},
+	}
+	r.Table([]string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"}, rows)
+}
+
+func (o *session16Options) afterChecks(r *report.Report, f figures) {
+	r.Check("poison tried exactly MaxAttempts",
+		allEqual(f.poisonAttempts, o.MaxAttempts),
+		fmt.Sprintf("%s / %d", joinInts(f.poisonAttempts), o.MaxAttempts))
+	errText := "error set"
+	if !f.poisonErrorsSet {
+		errText = "error missing"
+	}
+	r.Check("poison dead-lettered with LastError",
+		allEqual(f.poisonStatuses, outbox.DeadLettered) && f.poisonErrorsSet,
+		fmt.Sprintf("status %s, %s", statuses(f.poisonStatuses), errText))
+	r.Check("queue drained", f.pending == 0 && f.processing == 0,
+		fmt.Sprintf("%d pending / %d processing", f.pending, f.processing))
+	o.integrityChecks(r, f)
+}
+
+func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f figures) {
+	r.Check("poison retried with no limit",
+		run.capped && allEqual(f.poisonStatuses, outbox.Pending),
+		fmt.Sprintf("AttemptCount %s at the demo cap of %d, status %s", joinInts(f.poisonAttempts), o.RetryCap, statuses(f.poisonStatuses)))
+	r.Check("no dead-letter exit", f.deadLettered == 0, fmt.Sprintf("%d dead-lettered", f.deadLettered))
+	wasted := 0
+	for _, n := range f.poisonAttempts {
+		wasted += n
+	}
+	r.Check("provider calls wasted on the poison",
+		f.failedCalls > 0 && f.failedCalls == wasted,
+		fmt.Sprintf("%d of %d status checks failed", f.failedCalls, f.calls))
+	r.Check("queue never drains", f.pending+f.processing > 0,
+		fmt.Sprintf("%d pending / %d processing when the run was stopped", f.pending, f.processing))
+	o.integrityChecks(r, f)
+}
+
+// integrityChecks are what both designs must keep: nothing is a lie.
+func (o *session16Options) integrityChecks(r *report.Report, f figures) {
+	r.Check("no duplicate payment/outbox rows", f.maxPayRows <= 1 && f.maxMsgRows <= 1,
+		fmt.Sprintf("max %d per key", max(f.maxPayRows, f.maxMsgRows)))
+	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id", f.paidWithID, f.otherWithID)
+	if f.paidWithoutID > 0 {
+		detail += fmt.Sprintf(", %d Paid without a provider id", f.paidWithoutID)
+	}
+	r.Check("tx ids only from provider, Paid only", f.otherWithID == 0 && f.paidWithoutID == 0, detail)
+}
+
+func (o *session16Options) recordMetrics(r *report.Report, run *session16Run, f figures) {
+	r.Metric("healthy_processed", f.healthyProcessed)
+	r.Metric("healthy_total", f.healthy)
+	r.Metric("poison_attempts", f.poisonAttempts)
+	r.Metric("poison_final_status", statuses(f.poisonStatuses))
+	r.Metric("poison_payment_status", paymentStatuses(f.poisonPayments))
+	r.Metric("retries_with_backoff", len(f.backoffs))
+	backoffs := make([]int64, len(f.backoffs))
+	for i, d := range f.backoffs {
+		backoffs[i] = d.Milliseconds()
+	}
+	r.Metric("backoffs_ms", backoffs)
+	r.Metric("dead_lettered", f.deadLettered)
+	r.Metric("provider_calls", f.calls)
+	r.Metric("provider_calls_failed", f.failedCalls)
+	r.Metric("pending_at_end", f.pending)
+	r.Metric("processing_at_end", f.processing)
+	r.Metric("paid", f.paid)
+	r.Metric("failed", f.failed)
+	r.Metric("duplicate_payment_rows", f.dupPayments)
+	r.Metric("duplicate_outbox_rows", f.dupMessages)
+	r.Metric("fake_successes", f.fake)
+	r.Metric("refused_transitions", f.refused)
+	r.Metric("demo_capped", run.capped)
+	r.Metric("scenario_end", clock.ISO(run.ended))
+}
+
+func statuses(ss []outbox.Status) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func paymentStatuses(ss []outbox.PaymentStatus) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ", ")
+}

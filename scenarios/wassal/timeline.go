@@ -1,0 +1,136 @@
+package wassal
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	"outboxlab/core/worker"
+)
+
+// TimelineLine renders one worker event in scenario time.
+func TimelineLine(e worker.Event) string {
+	at := clock.Stamp(e.At)
+	if e.Kind == worker.Advanced {
+		return fmt.Sprintf("%s  %-8s nothing claimable → clock advances to %s (%s + 1 ms)",
+			at, "—", clock.Stamp(e.NextAttempt), e.Detail)
+	}
+	head := fmt.Sprintf("%s  %-8s attempt %s  ", at, e.Key, attemptOf(e.Attempt, e.MaxAttempts))
+	switch e.Kind {
+	case worker.Processed:
+		return head + e.Detail + " → Processed"
+	case worker.DeadLettered:
+		return head + "FAILED (" + e.Detail + ") → limit reached → DEAD-LETTERED (LastError recorded)"
+	case worker.Refused:
+		return head + "transition REFUSED: " + e.Detail
+	}
+	// Retrying.
+	line := head + "FAILED (" + e.Detail + ")"
+	if e.MaxAttempts > 0 && e.Attempt >= e.MaxAttempts {
+		line += " → limit reached but the dead-letter exit is off"
+	}
+	if e.Delay == 0 {
+		if e.MaxAttempts == 0 {
+			return line + " → straight back to Pending (no limit, no backoff)"
+		}
+		return line + " → back to Pending, claimable at once"
+	}
+	return line + fmt.Sprintf(" → backoff %s → NextAttempt = %s (not claimable until then)",
+		clock.Millis(e.Delay), clock.Stamp(e.NextAttempt))
+}
+
+func attemptOf(attempt, maxAttempts int) string {
+	if maxAttempts == 0 {
+		return strconv.Itoa(attempt) + "/∞"
+	}
+	return fmt.Sprintf("%d/%d", attempt, maxAttempts)
+}
+
+// WriteSchema prints the tables a run created, as SQLite reports them.
+func WriteSchema(r *report.Report, tables []outbox.Table) {
+	for _, t := range tables {
+		if t.Name == "LabInfo" {
+			continue
+		}
+		r.Line(t.SQL + ";")
+	}
+}
+
+// WritePaymentLedger prints the Payments table.
+func WritePaymentLedger(r *report.Report, pays []outbox.Payment) {
+	rows := make([][]string, 0, len(pays))
+	for _, p := range pays {
+		rows = append(rows, []string{strconv.FormatInt(p.ID, 10), p.Key, money(p.AmountCents), string(p.Status),
+			dash(p.ProviderTransactionID), clock.Stamp(p.CreatedAt), clock.Stamp(p.UpdatedAt)})
+	}
+	r.Table([]string{"Id", "PaymentKey", "Amount", "Status", "ProviderTransactionId", "CreatedAtUtc", "UpdatedAtUtc"}, rows)
+}
+
+// WriteOutboxLedger prints the OutboxMessages table.
+func WriteOutboxLedger(r *report.Report, msgs []outbox.Message) {
+	rows := make([][]string, 0, len(msgs))
+	for _, m := range msgs {
+		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), m.Key, string(m.Status),
+			strconv.Itoa(m.AttemptCount), maxAttemptsText(m.MaxAttempts), stampOrDash(m.NextAttemptAt),
+			dash(m.LockedBy), stampOrDash(m.LockedUntil), strconv.FormatInt(m.ClaimToken, 10),
+			stampOrDash(m.ProcessedAt), stampOrDash(m.DeadLetteredAt), dash(m.LastError)})
+	}
+	r.Table([]string{"Id", "Key", "Status", "AttemptCount", "MaxAttempts", "NextAttemptUtc", "LockedBy",
+		"LockedUntilUtc", "ClaimToken", "ProcessedAtUtc", "DeadLetteredAtUtc", "LastError"}, rows)
+}
+
+// WriteProviderLedger prints every call the provider received.
+func WriteProviderLedger(r *report.Report, l Ledger) {
+	rows := make([][]string, 0, len(l.Calls))
+	for _, c := range l.Calls {
+		result := string(c.Outcome)
+		if c.Failed() {
+			result = "FAILED: " + c.Err
+		}
+		rows = append(rows, []string{strconv.Itoa(c.Seq), clock.Stamp(c.At), c.Op, c.Key, result, dash(c.TransactionID)})
+	}
+	r.Table([]string{"#", "At", "Call", "Key", "Result", "TransactionId"}, rows)
+}
+
+func maxAttemptsText(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return strconv.Itoa(n)
+}
+
+func money(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func stampOrDash(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return clock.Stamp(t)
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinMillis(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = clock.Millis(d)
+	}
+	return strings.Join(parts, ", ")
+}
