@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,8 +36,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return exitCode(err)
 }
 
+// errorAlreadyReported is true for errors whose story has been told already:
+// a failed check is in the report, a difference in the diff.
 func errorAlreadyReported(err error) bool {
-	return err == ErrChecksFailed
+	return errors.Is(err, ErrChecksFailed)
 }
 
 func oneLine(s string) string {
@@ -76,7 +79,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 		root.AddCommand(newScenarioCmd(s, cmdline))
 	}
 	root.AddGroup(&cobra.Group{ID: "lab", Title: "Lab commands:"})
-	for _, c := range []*cobra.Command{newListCmd(), newAllCmd(cmdline)} {
+	for _, c := range []*cobra.Command{newListCmd(), newAllCmd(cmdline), newCompareCmd()} {
 		c.GroupID = "lab"
 		root.AddCommand(c)
 	}

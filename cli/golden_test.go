@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden report bodies in testdata/golden")
+
+// TestGoldenReports runs every registered scenario with its default flags and
+// compares the body of the report it writes with testdata/golden/<name>.txt.
+// A golden file is reviewed like code: regenerate with -update only after
+// reading the diff.
+func TestGoldenReports(t *testing.T) {
+	for _, s := range scenarios.All() {
+		t.Run(s.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			code := Main([]string{s.Name, "--report-dir", dir}, &stdout, &stderr)
+			if code != ExitOK {
+				t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
+			}
+			matches, _ := filepath.Glob(filepath.Join(dir, report.Group(s.Name, s.Family), report.TitleCase(s.Name)+"-RunReport-*.txt"))
+			if len(matches) != 1 {
+				t.Fatalf("found %d reports, want 1", len(matches))
+			}
+			raw, err := os.ReadFile(matches[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, ok := report.ComparableBody(string(raw))
+			if !ok {
+				t.Fatal("report has no run-metadata header")
+			}
+			if !strings.Contains(stdout.String(), body) {
+				t.Error("the terminal did not show the report body")
+			}
+			golden := filepath.Join("..", "testdata", "golden", s.Name+".txt")
+			if *update {
+				if err := os.WriteFile(golden, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("no golden report (run go test ./cli -run TestGoldenReports -update, then review it): %v", err)
+			}
+			if d := report.Diff("golden", string(want), "got", body); d != "" {
+				t.Errorf("report body differs from %s:\n%s", golden, d)
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+)
+
+// MeasuredMarker ends a body line that holds a wall-clock measurement;
+// Compare skips such lines, since they differ from run to run by nature.
+const MeasuredMarker = "[measured]"
+
+// ComparableBody returns the part of a report that two runs of the same
+// command must reproduce byte for byte: the body without measured lines.
+func ComparableBody(text string) (string, bool) {
+	_, body, ok := SplitHeader(text)
+	if !ok {
+		return "", false
+	}
+	lines := strings.SplitAfter(body, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.HasSuffix(strings.TrimRight(l, "\n"), MeasuredMarker) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, ""), true
+}
+
+// Diff returns a unified diff of two report bodies, empty when they are the same.
+func Diff(nameA, bodyA, nameB, bodyB string) string {
+	if bodyA == bodyB {
+		return ""
+	}
+	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(bodyA), B: difflib.SplitLines(bodyB),
+		FromFile: nameA, ToFile: nameB, Context: 3,
+	})
+	if err != nil || d == "" {
+		// difflib fails only on writer errors; say at least that they differ.
+		return "--- " + nameA + "\n+++ " + nameB + "\n(bodies differ)\n"
+	}
+	return d
+}

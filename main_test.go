@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"outboxlab/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"outboxlab": func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script against the real
+// command line, as a separate process per invocation.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":   cmdExits,
+			"reports": cmdReports,
+			"json":    cmdJSON,
+		},
+	})
+}
+
+// exits CODE PROG ARGS... runs PROG and fails unless it exits with CODE.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad code %q", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+var reportName = regexp.MustCompile(`^([A-Za-z0-9-]+)-RunReport-\d{8}-\d{6}(-\d+)?\.txt$`)
+
+// reports DIR TITLE N VAR checks that DIR holds exactly N reports named as
+// CONTRACT.md says for TITLE, and sets VAR1..VARn to their paths in order.
+func cmdReports(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: reports DIR TITLE N VAR")
+	}
+	dir := ts.MkAbs(args[0])
+	want, _ := strconv.Atoi(args[2])
+	entries, err := os.ReadDir(dir)
+	if err != nil && want > 0 {
+		ts.Fatalf("reports: %v", err)
+	}
+	var found []string
+	for _, e := range entries {
+		m := reportName.FindStringSubmatch(e.Name())
+		switch {
+		case e.IsDir():
+		case m == nil:
+			ts.Fatalf("reports: %s in %s is not named like a report (a leftover temporary file?)", e.Name(), dir)
+		case m[1] == args[1]:
+			found = append(found, e.Name())
+		}
+	}
+	// Order by time stamp, then by the -N suffix a run in the same second gets.
+	order := func(name string) string {
+		m := reportName.FindStringSubmatch(name)
+		n, _ := strconv.Atoi(strings.TrimPrefix(m[2], "-"))
+		return fmt.Sprintf("%s-%04d", name[len(m[1]):len(m[1])+len("-RunReport-20060102-150405")], n)
+	}
+	sort.Slice(found, func(i, j int) bool { return order(found[i]) < order(found[j]) })
+	if len(found) != want {
+		ts.Fatalf("reports: %d reports for %s in %s, want %d: %v", len(found), args[1], dir, want, found)
+	}
+	for i, name := range found {
+		ts.Setenv(args[3]+strconv.Itoa(i+1), filepath.Join(dir, name))
+	}
+}
+
+// json PATH VALUE parses the last command's stdout as one JSON document and
+// checks that the value at the dotted PATH prints as VALUE (fmt's %v).
+// "json ." only checks that stdout parses.
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 || len(args) > 2 {
+		ts.Fatalf("usage: json PATH [VALUE]")
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &doc); err != nil {
+		ts.Fatalf("stdout is not one JSON document: %v", err)
+	}
+	if args[0] == "." {
+		return
+	}
+	v := doc
+	for _, part := range strings.Split(args[0], ".") {
+		switch node := v.(type) {
+		case map[string]any:
+			v = node[part]
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(node) {
+				ts.Fatalf("json: no element %q in %s", part, args[0])
+			}
+			v = node[i]
+		default:
+			ts.Fatalf("json: %s has no field %q", args[0], part)
+		}
+	}
+	if len(args) == 2 {
+		if got := fmt.Sprint(v); got != args[1] {
+			ts.Fatalf("json %s = %s, want %s", args[0], got, args[1])
+		}
+	}
+}

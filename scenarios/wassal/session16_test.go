@@ -1,0 +1,151 @@
+package wassal
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
+	"outboxlab/scenarios"
+)
+
+func parse(t *testing.T, naive bool, args ...string) *session16Options {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o := bindSession16(fs, naive)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestSession16Validate(t *testing.T) {
+	tests := []struct {
+		args    []string
+		wantErr string // empty: valid
+	}{
+		{nil, ""},
+		{[]string{"--poison-key", "PAY-002,PAY-004", "--declined-key", "none"}, ""},
+		{[]string{"--payments", "0"}, "--payments must be between 1 and 999, got 0"},
+		{[]string{"--payments", "1000"}, "--payments must be between 1 and 999, got 1000"},
+		{[]string{"--payments", "2"}, `--poison-key "PAY-003" is not a seeded payment (PAY-001..PAY-002)`},
+		{[]string{"--poison-key", "PAY-003,PAY-003"}, `--poison-key "PAY-003" is listed twice`},
+		{[]string{"--declined-key", "PAY-003"}, "is also a poison key"},
+		{[]string{"--declined-key", "PAY-077"}, `--declined-key "PAY-077" is not a seeded payment`},
+		{[]string{"--max-attempts", "-2"}, "--max-attempts must be at least 1, got -2"},
+		{[]string{"--retry-cap", "0"}, "--retry-cap must be between 1 and 10000, got 0"},
+		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must not be negative"},
+		{[]string{"--lease", "0s"}, "--lease must be positive"},
+		{[]string{"--batch", "0"}, "--batch must be at least 1, got 0"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			err := parse(t, false, tt.args...).Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("Validate() = %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("Validate() = %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func runDesign(t *testing.T, naive bool, args ...string) (*session16Options, *session16Run) {
+	t.Helper()
+	o := parse(t, naive, args...)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	run, err := o.drive(context.Background(), filepath.Join(t.TempDir(), "outbox.db"), naive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, run
+}
+
+func TestSession16FiguresFollowTheFlags(t *testing.T) {
+	tests := []struct {
+		name         string
+		naive        bool
+		args         []string
+		wantAttempts int
+		wantCalls    int
+		wantFailed   int
+		wantBackoffs []time.Duration
+		wantHealthy  int
+		wantCapped   bool
+	}{
+		{"after defaults", false, nil, 3, 8, 3, []time.Duration{200 * ms, 400 * ms}, 5, false},
+		{"before defaults", true, nil, 10, 15, 10, nil, 5, true},
+		{"after five attempts", false, []string{"--max-attempts", "5"}, 5, 10, 5,
+			[]time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms}, 5, false},
+		{"after with a backoff cap", false, []string{"--max-attempts", "5", "--max-backoff", "500ms"}, 5, 10, 5,
+			[]time.Duration{200 * ms, 400 * ms, 500 * ms, 500 * ms}, 5, false},
+		{"before starving the queue", true, []string{"--batch", "1"}, 10, 12, 10, nil, 2, true},
+		{"after with the exit off", false, []string{"--dead-letter=false", "--retry-cap", "4"}, 4, 9, 4,
+			[]time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms}, 5, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, run := runDesign(t, tt.naive, tt.args...)
+			f := o.figures(run)
+			if !allEqual(f.poisonAttempts, tt.wantAttempts) {
+				t.Errorf("poison attempts %v, want %d", f.poisonAttempts, tt.wantAttempts)
+			}
+			if f.calls != tt.wantCalls || f.failedCalls != tt.wantFailed {
+				t.Errorf("provider calls %d (%d failed), want %d (%d failed)", f.calls, f.failedCalls, tt.wantCalls, tt.wantFailed)
+			}
+			if joinMillis(f.backoffs) != joinMillis(tt.wantBackoffs) {
+				t.Errorf("backoffs [%s], want [%s]", joinMillis(f.backoffs), joinMillis(tt.wantBackoffs))
+			}
+			if f.healthyProcessed != tt.wantHealthy {
+				t.Errorf("healthy processed %d, want %d", f.healthyProcessed, tt.wantHealthy)
+			}
+			if run.capped != tt.wantCapped {
+				t.Errorf("capped = %v, want %v", run.capped, tt.wantCapped)
+			}
+			if got := paymentStatuses(f.poisonPayments); got != "PendingConfirmation" {
+				t.Errorf("poison payment %s, want PendingConfirmation: a retry policy never invents an outcome", got)
+			}
+		})
+	}
+}
+
+const ms = time.Millisecond
+
+func TestLedgerCatchesFakeOutcomes(t *testing.T) {
+	p := provider.New(provider.Rule{Outcome: provider.Paid})
+	p.Script("PAY-002", provider.Rule{Outcome: provider.Declined})
+	a, _ := p.CheckStatus(context.Background(), "PAY-001", time.Time{})
+	p.CheckStatus(context.Background(), "PAY-002", time.Time{})
+	l := Ledger{Calls: p.Calls(), Payments: []outbox.Payment{
+		{Key: "PAY-001", Status: outbox.Paid, ProviderTransactionID: a.TransactionID}, // honest
+		{Key: "PAY-002", Status: outbox.Paid, ProviderTransactionID: "MADE-UP"},       // provider declined it
+		{Key: "PAY-003", Status: outbox.Failed},                                       // provider never asked
+		{Key: "PAY-003", Status: outbox.PendingConfirmation},                          // honest, and a duplicate
+	}}
+	if got := l.FakeSuccesses(); got != 2 {
+		t.Errorf("FakeSuccesses() = %d, want 2", got)
+	}
+	paid, other, without := l.TxIDs(p)
+	if paid != 1 || other != 0 || without != 1 {
+		t.Errorf("TxIDs() = %d, %d, %d; want 1 Paid with a provider id, 0 others with ids, 1 Paid without", paid, other, without)
+	}
+	if dupPay, _ := l.DuplicateRows(); dupPay != 1 {
+		t.Errorf("duplicate payment rows %d, want 1", dupPay)
+	}
+}
+
+func TestDay16PairIsRegistered(t *testing.T) {
+	for _, name := range []string{session16Before, session16After, "poison-retried-forever", "retry-with-dead-letter"} {
+		if scenarios.Lookup(name) == nil {
+			t.Errorf("%s is not registered", name)
+		}
+	}
+}
