@@ -16,9 +16,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"outboxlab/cli"
+	"outboxlab/core/child"
 )
 
 func TestMain(m *testing.M) {
+	// A scenario's child process re-executes this test binary: run the child, not the tests.
+	if code, ok := child.RunIfChild(); ok {
+		os.Exit(code)
+	}
 	testscript.Main(m, map[string]func(){
 		"outboxlab": func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/core/child"
 	"outboxlab/scenarios"
-	_ "outboxlab/scenarios/wassal" // registers the Wassal series
 )
 
 // Version is the lab's version, printed by --version and in every report header.
@@ -23,6 +23,9 @@ const Version = "0.1.0"
 
 // Main runs the command line with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	if code, ok := child.RunIfChild(); ok {
+		return code
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(args)

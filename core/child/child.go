@@ -1,0 +1,139 @@
+// Package child runs parts of a scenario in real child processes of the lab,
+// so that a crash is a real process dying and its in-memory state is really gone.
+//
+// The lab re-executes its own binary with OUTBOXLAB_CHILD set to the name of a
+// registered entry point. Every binary that can start children (the lab, and
+// the test binaries of packages that run scenarios) calls RunIfChild first.
+package child
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// EnvVar names the registered entry point a child process runs.
+const EnvVar = "OUTBOXLAB_CHILD"
+
+// Func is a child's entry point. Its return value is the child's exit code.
+type Func func(ctx context.Context, args []string, stdout io.Writer) int
+
+var (
+	mu      sync.Mutex
+	entries = map[string]Func{}
+)
+
+// Register makes fn runnable as a child named name. Call it from init.
+// It panics on a duplicate name: a programming error.
+func Register(name string, fn Func) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := entries[name]; dup {
+		panic(fmt.Sprintf("child entry %q registered twice", name))
+	}
+	entries[name] = fn
+}
+
+// RunIfChild runs the registered entry point when this process was started as
+// a child, and returns its exit code and true; otherwise it returns false.
+func RunIfChild() (int, bool) {
+	name, ok := os.LookupEnv(EnvVar)
+	if !ok {
+		return 0, false
+	}
+	mu.Lock()
+	fn := entries[name]
+	mu.Unlock()
+	if fn == nil {
+		fmt.Fprintf(os.Stderr, "outboxlab child: no entry point %q\n", name)
+		return 3, true
+	}
+	return fn(context.Background(), os.Args[1:], os.Stdout), true
+}
+
+// Command returns a command that runs the entry point name in a new process
+// of the current binary, with args. The caller sets Stdout and friends.
+func Command(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the lab binary to start child %s: %w", name, err)
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(withoutChildVar(os.Environ()), EnvVar+"="+name)
+	return cmd, nil
+}
+
+func withoutChildVar(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, EnvVar+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// Exit is how a child process ended.
+type Exit struct {
+	Code   int    // exit code; -1 when killed by a signal
+	Signal string // the signal that killed it, if any
+	Output string // what it wrote on stdout
+}
+
+// Died reports whether the child was killed by a signal rather than exiting.
+func (e Exit) Died() bool { return e.Signal != "" }
+
+// Run runs entry point name in a child process and waits for it. A child that
+// exits non-zero or is killed is not an error: that is what crash scenarios
+// are about. An error means the child could not be run at all.
+func Run(ctx context.Context, name string, args ...string) (Exit, error) {
+	cmd, err := Command(ctx, name, args...)
+	if err != nil {
+		return Exit{}, err
+	}
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	exit := Exit{Output: out.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		exit.Code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			exit.Signal = ws.Signal().String()
+		}
+	default:
+		return Exit{}, fmt.Errorf("run child %s: %w", name, err)
+	}
+	if exit.Code == 3 && !exit.Died() {
+		return exit, fmt.Errorf("child %s could not run: %s", name, strings.TrimSpace(errOut.String()))
+	}
+	return exit, nil
+}
+
+// Die ends the calling process at once with SIGKILL: no deferred function,
+// no cleanup, no error handling runs. It is the poison message's real effect.
+func Die() {
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // the signal is delivered before this blocks for long
+}
+
+// Names lists the registered entry points.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]string, 0, len(entries))
+	for n := range entries {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
