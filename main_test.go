@@ -39,6 +39,7 @@ func TestScripts(t *testing.T) {
 			"exits":   cmdExits,
 			"reports": cmdReports,
 			"json":    cmdJSON,
+			"capture": cmdCapture,
 		},
 	})
 }
@@ -139,4 +140,21 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("json %s = %s, want %s", args[0], got, args[1])
 		}
 	}
+}
+
+// capture REGEXP VAR sets VAR to the first submatch of REGEXP in the last
+// command's stdout, for a path the lab printed (such as a kept database).
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: capture REGEXP VAR")
+	}
+	re, err := regexp.Compile(args[0])
+	if err != nil {
+		ts.Fatalf("capture: %v", err)
+	}
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("capture: no match for %s in stdout", args[0])
+	}
+	ts.Setenv(args[1], m[1])
 }

@@ -49,10 +49,14 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the temporary SQLite database and print its path")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		out, err := execute(cmd.Context(), s, opts, common, cmdline, func(content string) {
-			if !common.JSON {
-				io.WriteString(cmd.OutOrStdout(), content)
+		out, err := execute(cmd.Context(), s, opts, common, cmdline, func(content string, res report.Result) {
+			if common.JSON {
+				return
 			}
+			if useColor(cmd.OutOrStdout()) {
+				content = colorize(content, res)
+			}
+			io.WriteString(cmd.OutOrStdout(), content)
 		})
 		if err != nil {
 			return err
@@ -96,7 +100,7 @@ type outcome struct {
 // execute validates opts, runs the scenario in a fresh temporary directory,
 // shows the report through show (before it is written, so a write failure
 // still leaves the run on screen) and writes it unless told not to.
-func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, show func(string)) (outcome, error) {
+func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, show func(content string, res report.Result)) (outcome, error) {
 	if err := opts.Validate(); err != nil {
 		return outcome{}, usageError{err}
 	}
@@ -125,8 +129,8 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		return outcome{}, cannotRun(fmt.Errorf("run %s: %w", s.Name, err))
 	}
 	content := report.Header(report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version}) + rep.Body()
-	show(content)
 	res := rep.Result()
+	show(content, res)
 	if !c.NoReport {
 		if res.ReportPath, err = report.Write(dir, s.Name, started, []byte(content)); err != nil {
 			return outcome{}, cannotRun(err)

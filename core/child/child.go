@@ -48,6 +48,8 @@ func RunIfChild() (int, bool) {
 	if !ok {
 		return 0, false
 	}
+	// The child is not a child of itself: anything it runs (even cli.Main) sees a plain process.
+	os.Unsetenv(EnvVar)
 	mu.Lock()
 	fn := entries[name]
 	mu.Unlock()

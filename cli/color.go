@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+
+	"outboxlab/core/report"
+)
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiBold   = "\x1b[1m"
+)
+
+// useColor reports whether w is a terminal that wants colour: never when
+// NO_COLOR is set (https://no-color.org) or TERM is dumb, never into a file or pipe.
+func useColor(w io.Writer) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// colorize marks PASS and FAIL and the verdict line for the terminal. The
+// report file is always written from the plain text, never from this.
+func colorize(text string, res report.Result) string {
+	verdict := ansiGreen
+	switch {
+	case !res.Passed:
+		verdict = ansiRed
+	case res.Kind == report.Before:
+		verdict = ansiYellow // the failure mode, reproduced as intended
+	}
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "  PASS  "):
+			lines[i] = "  " + ansiGreen + "PASS" + ansiReset + l[6:]
+		case strings.HasPrefix(l, "  FAIL  "):
+			lines[i] = "  " + ansiRed + ansiBold + "FAIL" + ansiReset + l[6:]
+		case strings.HasPrefix(l, "VERDICT: "):
+			body := strings.TrimSuffix(l, "\n")
+			lines[i] = ansiBold + verdict + body + ansiReset + l[len(body):]
+		}
+	}
+	return strings.Join(lines, "")
+}

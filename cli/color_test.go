@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"outboxlab/core/child"
+	"outboxlab/core/report"
+)
+
+func init() {
+	// Lets a test run the command line in a child process attached to a terminal.
+	child.Register("cli-main-for-tests", func(_ context.Context, args []string, stdout io.Writer) int {
+		return Main(args, stdout, os.Stderr)
+	})
+}
+
+func TestColorizeMarksChecksAndVerdict(t *testing.T) {
+	text := "  PASS  a → 1\n  FAIL  b → 2\nVERDICT: BROKEN ❌\n"
+	got := colorize(text, report.Result{Kind: report.After, Passed: false})
+	want := "  \x1b[32mPASS\x1b[0m  a → 1\n  \x1b[31m\x1b[1mFAIL\x1b[0m  b → 2\n\x1b[1m\x1b[31mVERDICT: BROKEN ❌\x1b[0m\n"
+	if got != want {
+		t.Errorf("colorize =\n%q\nwant\n%q", got, want)
+	}
+	if got := colorize("VERDICT: X\n", report.Result{Kind: report.Before, Passed: true}); !strings.Contains(got, ansiYellow) {
+		t.Errorf("a reproduced BEFORE verdict should be yellow, got %q", got)
+	}
+}
+
+// TestColorOnlyOnATerminal runs a scenario under script(1), which gives it a
+// real pseudo-terminal: colour there, none with NO_COLOR, none in the report.
+func TestColorOnlyOnATerminal(t *testing.T) {
+	scriptPath, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed; no pseudo-terminal to test with")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run := func(noColor bool) string {
+		cmd := exec.Command(scriptPath, "-qec", exe+" retry-with-dead-letter --dead-letter=false --report-dir "+dir, "/dev/null")
+		cmd.Env = append(os.Environ(), child.EnvVar+"=cli-main-for-tests", "TERM=xterm")
+		if noColor {
+			cmd.Env = append(cmd.Env, "NO_COLOR=1")
+		}
+		out, _ := cmd.Output() // exit 1: the checks fail by design
+		return string(out)
+	}
+	colored := run(false)
+	if !strings.Contains(colored, "\x1b[31m\x1b[1mFAIL\x1b[0m  poison tried exactly MaxAttempts") {
+		t.Errorf("no red FAIL on a terminal:\n%.600s", colored)
+	}
+	if plain := run(true); strings.Contains(plain, "\x1b[") {
+		t.Error("NO_COLOR output contains escape codes")
+	}
+	reports, _ := os.ReadDir(dir + "/session-16")
+	for _, r := range reports {
+		b, _ := os.ReadFile(dir + "/session-16/" + r.Name())
+		if strings.Contains(string(b), "\x1b") {
+			t.Errorf("report %s contains escape codes", r.Name())
+		}
+	}
+	if len(reports) != 2 {
+		t.Errorf("%d reports written, want 2", len(reports))
+	}
+}
