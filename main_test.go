@@ -66,7 +66,10 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-var reportName = regexp.MustCompile(`^([A-Za-z0-9-]+)-RunReport-\d{8}-\d{6}(-\d+)?\.txt$`)
+var (
+	reportName = regexp.MustCompile(`^([A-Za-z0-9-]+)-RunReport-\d{8}-\d{6}(-\d+)?\.txt$`)
+	plotName   = regexp.MustCompile(`^[A-Za-z0-9-]+-RunReport-\d{8}-\d{6}(-\d+)?-[a-z0-9-]+\.svg$`)
+)
 
 // reports DIR TITLE N VAR checks that DIR holds exactly N reports named as
 // CONTRACT.md says for TITLE, and sets VAR1..VARn to their paths in order.
@@ -84,7 +87,7 @@ func cmdReports(ts *testscript.TestScript, neg bool, args []string) {
 	for _, e := range entries {
 		m := reportName.FindStringSubmatch(e.Name())
 		switch {
-		case e.IsDir():
+		case e.IsDir() || plotName.MatchString(e.Name()):
 		case m == nil:
 			ts.Fatalf("reports: %s in %s is not named like a report (a leftover temporary file?)", e.Name(), dir)
 		case m[1] == args[1]:

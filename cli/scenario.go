@@ -74,6 +74,9 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			if out.result.ReportPath != "" {
 				fmt.Fprintf(w, "report:   %s\n", out.result.ReportPath)
 			}
+			for _, p := range out.result.Plots {
+				fmt.Fprintf(w, "plot:     %s\n", p)
+			}
 			fmt.Fprintf(w, "database: %s\n", out.dbNote)
 		}
 		if !out.result.Passed {
@@ -133,6 +136,9 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	show(content, res)
 	if !c.NoReport {
 		if res.ReportPath, err = report.Write(dir, s.Name, started, []byte(content)); err != nil {
+			return outcome{}, cannotRun(err)
+		}
+		if res.Plots, err = report.WriteFigures(res.ReportPath, rep.Figures()); err != nil {
 			return outcome{}, cannotRun(err)
 		}
 	}

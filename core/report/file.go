@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"outboxlab/core/plot"
 )
 
 // The lines that delimit the run-metadata header. Everything after HeaderEnd
@@ -138,4 +140,28 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// WriteFigures writes each figure's SVG beside the report at reportPath, as
+// <report name without .txt>-<figure name>.svg, and returns the paths.
+func WriteFigures(reportPath string, figures []plot.Figure) ([]string, error) {
+	base := strings.TrimSuffix(reportPath, ".txt")
+	var paths []string
+	for _, f := range figures {
+		path := base + "-" + f.Name + ".svg"
+		file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return paths, fmt.Errorf("write plot: %w", err)
+		}
+		_, err = file.WriteString(f.SVG)
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(path)
+			return paths, fmt.Errorf("write plot %s: %w", path, err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"outboxlab/core/plot"
 )
 
 // Kind says what a scenario is for.
@@ -40,6 +42,7 @@ type Report struct {
 	checks  []Check
 	metrics map[string]any
 	verdict string
+	figures []plot.Figure
 }
 
 // New starts a report for scenario.
@@ -96,6 +99,16 @@ func RenderTable(header []string, rows [][]string) string {
 	return b.String()
 }
 
+// Figure draws a picture into the body and keeps its SVG, which the harness
+// writes beside the report file.
+func (r *Report) Figure(f plot.Figure) {
+	r.buf.WriteString(f.Text)
+	r.figures = append(r.figures, f)
+}
+
+// Figures returns the pictures drawn so far.
+func (r *Report) Figures() []plot.Figure { return r.figures }
+
 // Check records a check; Checks prints them all.
 func (r *Report) Check(name string, passed bool, detail string) {
 	r.checks = append(r.checks, Check{Name: name, Passed: passed, Detail: detail})
@@ -148,6 +161,7 @@ type Result struct {
 	Checks     []Check        `json:"checks"`
 	Metrics    map[string]any `json:"metrics"`
 	ReportPath string         `json:"report_path,omitempty"`
+	Plots      []string       `json:"plots,omitempty"`
 }
 
 // Result returns the run's result.

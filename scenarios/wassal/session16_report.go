@@ -49,6 +49,8 @@ func (o *session16Options) render(own, before, after *session16Run) *report.Repo
 	}
 	r.Linef("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
 		clock.Stamp(own.ended), claims, own.ledger.Refused)
+	r.Line("")
+	r.Figure(AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended))
 
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)

@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
 )
@@ -48,6 +49,26 @@ func attemptOf(attempt, maxAttempts int) string {
 		return strconv.Itoa(attempt) + "/∞"
 	}
 	return fmt.Sprintf("%d/%d", attempt, maxAttempts)
+}
+
+// AttemptPlot draws every message's attempts on the scenario clock's axis.
+func AttemptPlot(events []worker.Event, msgs []outbox.Message, start, end time.Time) plot.Figure {
+	symbols := map[worker.EventKind]string{worker.Processed: "✓", worker.Retrying: "✗", worker.DeadLettered: "☠", worker.Refused: "!"}
+	lanes := make([]plot.Lane, 0, len(msgs))
+	for _, m := range msgs {
+		lane := plot.Lane{Label: m.Key, Note: fmt.Sprintf("%s after %d attempt(s)", m.Status, m.AttemptCount)}
+		for _, e := range events {
+			if e.MessageID == m.ID && symbols[e.Kind] != "" {
+				lane.Marks = append(lane.Marks, plot.Mark{At: e.At.Sub(start), Symbol: symbols[e.Kind]})
+			}
+		}
+		if n := len(lane.Marks); n > 1 && lane.Marks[0].At == lane.Marks[n-1].At {
+			lane.Note += ", all at the same instant"
+		}
+		lanes = append(lanes, lane)
+	}
+	return plot.Timeline("attempts", "Attempts on the scenario clock", lanes, end.Sub(start), 60,
+		"✓ processed   ✗ failed, back to Pending   ☠ dead-lettered   ! transition refused")
 }
 
 // WriteSchema prints the tables a run created, as SQLite reports them.

@@ -1,0 +1,179 @@
+// Package plot draws the lab's pictures twice: as Unicode text for the
+// terminal and the report body, and as SVG to write beside the report.
+package plot
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+)
+
+// Figure is one picture in both forms.
+type Figure struct {
+	Name  string // short file-name part, e.g. "timeline"
+	Title string
+	Text  string // deterministic Unicode rendering, ends with a newline
+	SVG   string // standalone SVG document
+}
+
+// Bar is one labelled value of a bar chart.
+type Bar struct {
+	Label string
+	Value float64
+	Note  string // printed after the bar, e.g. "800 ms"
+}
+
+var eighths = []rune(" ▏▎▍▌▋▊▉█")
+
+// Bars draws a horizontal bar chart: one row per bar, the longest bar width
+// cells wide, partial cells drawn in eighths.
+func Bars(name, title string, bars []Bar, width int) Figure {
+	maxV, labelW := 0.0, 0
+	for _, b := range bars {
+		maxV = math.Max(maxV, b.Value)
+		labelW = max(labelW, len([]rune(b.Label)))
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "%s\n", title)
+	for _, b := range bars {
+		fmt.Fprintf(&t, "%s │%s %s\n", pad(b.Label, labelW), hbar(b.Value, maxV, width), b.Note)
+	}
+
+	const rowH, left, barW = 22, 160, 480.0
+	h := len(bars)*rowH + 50
+	s := svgOpen(left+int(barW)+200, h, title)
+	for i, b := range bars {
+		y := 40 + i*rowH
+		w := 0.0
+		if maxV > 0 {
+			w = b.Value / maxV * barW
+		}
+		fmt.Fprintf(s, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+14, esc(b.Label))
+		fmt.Fprintf(s, `<rect x="%d" y="%d" width="%.1f" height="16" fill="#4878a8"/>`+"\n", left, y+2, w)
+		fmt.Fprintf(s, `<text x="%.1f" y="%d">%s</text>`+"\n", float64(left)+w+6, y+14, esc(b.Note))
+	}
+	return Figure{Name: name, Title: title, Text: t.String(), SVG: svgClose(s)}
+}
+
+func hbar(v, maxV float64, width int) string {
+	if maxV <= 0 || v <= 0 {
+		return strings.Repeat(" ", width)
+	}
+	cells := int(math.Round(v / maxV * float64(width) * 8))
+	full, part := cells/8, cells%8
+	s := strings.Repeat("█", full)
+	if part > 0 {
+		s += string(eighths[part])
+		full++
+	}
+	return s + strings.Repeat(" ", max(width-full, 0))
+}
+
+// Columns draws a vertical histogram of counts per bucket, height rows tall.
+// More buckets than width are merged (summed) so the text fits a terminal;
+// the SVG keeps every bucket.
+func Columns(name, title string, counts []int, bucketLabel func(i int) string, height, width int) Figure {
+	merged, per := mergeBuckets(counts, width)
+	peak := 0
+	for _, c := range merged {
+		peak = max(peak, c)
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "%s\n", title)
+	blocks := []rune(" ▁▂▃▄▅▆▇█")
+	for row := height - 1; row >= 0; row-- {
+		axis := "      "
+		if row == height-1 {
+			axis = fmt.Sprintf("%5d ", peak)
+		}
+		t.WriteString(axis + "│")
+		for _, c := range merged {
+			level := 0
+			if peak > 0 {
+				level = int(math.Round(float64(c) / float64(peak) * float64(height*8)))
+			}
+			fill := level - row*8
+			switch {
+			case fill >= 8:
+				t.WriteRune('█')
+			case fill > 0:
+				t.WriteRune(blocks[fill])
+			case row == 0 && c > 0:
+				t.WriteRune('▁') // a non-empty bucket never disappears
+			default:
+				t.WriteRune(' ')
+			}
+		}
+		t.WriteString("\n")
+	}
+	fmt.Fprintf(&t, "%5d └%s\n", 0, strings.Repeat("─", len(merged)))
+	if len(merged) > 0 {
+		last := bucketLabel(len(counts) - 1)
+		first := bucketLabel(0)
+		gap := max(len(merged)-len([]rune(first))-len([]rune(last)), 1)
+		fmt.Fprintf(&t, "       %s%s%s\n", first, strings.Repeat(" ", gap), last)
+	}
+	if per > 1 {
+		fmt.Fprintf(&t, "       (each column sums %d buckets)\n", per)
+	}
+
+	const plotH, left = 200.0, 50
+	colW := math.Max(1, math.Min(12, 600/float64(max(len(counts), 1))))
+	wTotal := left + int(colW*float64(len(counts))) + 40
+	s := svgOpen(wTotal, int(plotH)+90, title)
+	rawPeak := 0
+	for _, c := range counts {
+		rawPeak = max(rawPeak, c)
+	}
+	for i, c := range counts {
+		if c == 0 || rawPeak == 0 {
+			continue
+		}
+		h := float64(c) / float64(rawPeak) * plotH
+		fmt.Fprintf(s, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#c8553d"><title>%s: %d</title></rect>`+"\n",
+			float64(left)+float64(i)*colW, 40+plotH-h, colW, h, esc(bucketLabel(i)), c)
+	}
+	fmt.Fprintf(s, `<line x1="%d" y1="%.0f" x2="%d" y2="%.0f" stroke="#333"/>`+"\n", left, 40+plotH, wTotal-20, 40+plotH)
+	fmt.Fprintf(s, `<text x="%d" y="%.0f" text-anchor="end">%d</text>`+"\n", left-6, 40.0+12, rawPeak)
+	fmt.Fprintf(s, `<text x="%d" y="%.0f">%s</text>`+"\n", left, 40+plotH+20, esc(bucketLabel(0)))
+	if len(counts) > 0 {
+		fmt.Fprintf(s, `<text x="%d" y="%.0f" text-anchor="end">%s</text>`+"\n", wTotal-20, 40+plotH+20, esc(bucketLabel(len(counts)-1)))
+	}
+	return Figure{Name: name, Title: title, Text: t.String(), SVG: svgClose(s)}
+}
+
+func mergeBuckets(counts []int, width int) ([]int, int) {
+	per := 1
+	if width > 0 && len(counts) > width {
+		per = (len(counts) + width - 1) / width
+	}
+	out := make([]int, 0, (len(counts)+per-1)/per)
+	for i := 0; i < len(counts); i += per {
+		sum := 0
+		for _, c := range counts[i:min(i+per, len(counts))] {
+			sum += c
+		}
+		out = append(out, sum)
+	}
+	return out, per
+}
+
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-len([]rune(s)), 0))
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+func svgOpen(w, h int, title string) *strings.Builder {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="monospace" font-size="12">`+"\n", w, h, w, h)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", esc(title))
+	return &b
+}
+
+func svgClose(b *strings.Builder) string {
+	b.WriteString("</svg>\n")
+	return b.String()
+}

@@ -1,0 +1,67 @@
+package plot
+
+import (
+	"encoding/xml"
+	"strings"
+	"testing"
+	"time"
+)
+
+func wellFormed(t *testing.T, svg string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(svg))
+	for {
+		_, err := d.Token()
+		if err != nil {
+			if err.Error() == "EOF" {
+				return
+			}
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+	}
+}
+
+func TestBars(t *testing.T) {
+	f := Bars("schedule", "Waits", []Bar{{"attempt 1", 200, "200 ms"}, {"attempt 2", 400, "400 ms"}, {"attempt 3", 50, "50 ms"}}, 8)
+	want := "Waits\n" +
+		"attempt 1 │████     200 ms\n" +
+		"attempt 2 │████████ 400 ms\n" +
+		"attempt 3 │█        50 ms\n"
+	if f.Text != want {
+		t.Errorf("text =\n%s\nwant\n%s", f.Text, want)
+	}
+	wellFormed(t, f.SVG)
+	if !strings.Contains(f.SVG, `width="480.0"`) || !strings.Contains(f.SVG, `width="240.0"`) {
+		t.Errorf("SVG bars not scaled to the longest: %s", f.SVG)
+	}
+}
+
+func TestColumnsMergesToFitAndKeepsNonEmptyBuckets(t *testing.T) {
+	counts := []int{8, 0, 0, 1, 0, 0}
+	f := Columns("wave", "Wave", counts, func(i int) string { return []string{"0", "1", "2", "3", "4", "5 s"}[i] }, 2, 3)
+	lines := strings.Split(f.Text, "\n")
+	// Three columns of two buckets each: 8, 1, 0.
+	if lines[1] != "    8 │█  " || lines[2] != "      │█▂ " {
+		t.Errorf("columns =\n%s", f.Text)
+	}
+	if !strings.Contains(f.Text, "(each column sums 2 buckets)") {
+		t.Error("merging not stated")
+	}
+	wellFormed(t, f.SVG)
+	if got := strings.Count(f.SVG, "<rect x="); got != 2 {
+		t.Errorf("SVG has %d bars, want 2 (one per non-empty bucket)", got)
+	}
+}
+
+func TestTimelinePlacesMarksOnTheAxis(t *testing.T) {
+	lanes := []Lane{
+		{Label: "PAY-001", Marks: []Mark{{0, "✓"}}},
+		{Label: "PAY-003", Marks: []Mark{{0, "✗"}, {201 * time.Millisecond, "✗"}, {602 * time.Millisecond, "☠"}}, Note: "dead-lettered"},
+	}
+	f := Timeline("timeline", "Attempts", lanes, 602*time.Millisecond, 7, "✓ processed")
+	lines := strings.Split(f.Text, "\n")
+	if lines[1] != "PAY-001 │✓······│ " || lines[2] != "PAY-003 │✗·✗···☠│ dead-lettered" {
+		t.Errorf("timeline =\n%s", f.Text)
+	}
+	wellFormed(t, f.SVG)
+}
