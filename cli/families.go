@@ -6,4 +6,5 @@ import (
 	_ "outboxlab/scenarios/ordered"
 	_ "outboxlab/scenarios/retry"
 	_ "outboxlab/scenarios/wassal"
+	_ "outboxlab/scenarios/workers"
 )
