@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"outboxlab/core/report"
+	"outboxlab/core/sqlitedb"
 )
 
 func newInspectCmd() *cobra.Command {
@@ -98,7 +99,7 @@ func openReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	var version string
 	err = db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
 	switch {
-	case err == nil && strings.HasPrefix(version, "outboxlab/"):
+	case err == nil && sqlitedb.IsLab(ctx, db):
 		return db, nil
 	case err != nil && strings.Contains(err.Error(), "locked"):
 		db.Close()

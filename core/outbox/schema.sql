@@ -1,10 +1,7 @@
 -- outboxlab schema: the business table (Payments), the outbox, and an audit log.
 -- Times are UTC text with milliseconds (2026-01-16T09:00:00.201Z): fixed width, so text order is time order.
 
-CREATE TABLE IF NOT EXISTS LabInfo (
-    Key   TEXT PRIMARY KEY,
-    Value TEXT NOT NULL
-) STRICT;
+-- LabInfo, the marker that this is a lab database, is created by core/sqlitedb.
 
 -- Payments has a surrogate key, not a unique PaymentKey: "one payment per key" is
 -- something the lab measures, not something the schema makes impossible.

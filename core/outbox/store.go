@@ -9,21 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"outboxlab/core/clock"
-
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	"outboxlab/core/sqlitedb"
 )
 
 //go:embed schema.sql
 var Schema string
-
-// SchemaVersion is recorded in LabInfo so that inspect can tell a lab database
-// from any other SQLite file.
-const SchemaVersion = "outboxlab/1"
 
 // Store is an outbox on one SQLite file. Every transaction it begins is
 // BEGIN IMMEDIATE, so a transaction takes the write lock before it reads.
@@ -35,15 +29,11 @@ type Store struct {
 
 // Open opens (creating if needed) the database file at path and applies the schema.
 func Open(ctx context.Context, path string) (*Store, error) {
-	s, err := open(path)
+	db, err := sqlitedb.Open(ctx, path, Schema)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.init(ctx); err != nil {
-		s.db.Close()
-		return nil, err
-	}
-	return s, nil
+	return &Store{db: db, path: path}, nil
 }
 
 // OpenExisting opens a database that must already be a lab database.
@@ -54,45 +44,15 @@ func OpenExisting(ctx context.Context, path string) (*Store, error) {
 	} else if fi.IsDir() {
 		return nil, fmt.Errorf("open database: %s is a directory", path)
 	}
-	s, err := open(path)
+	db, err := sqlitedb.OpenNoInit(path)
 	if err != nil {
 		return nil, err
 	}
-	var version string
-	err = s.db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
-	if err != nil || version != SchemaVersion {
-		s.db.Close()
+	if !sqlitedb.IsLab(ctx, db) {
+		db.Close()
 		return nil, fmt.Errorf("%s is not an outboxlab database", path)
 	}
-	return s, nil
-}
-
-func open(path string) (*Store, error) {
-	if path == "" || strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open database: unusable path %q", path)
-	}
-	dsn := "file:" + path + "?_txlock=immediate" +
-		"&_pragma=busy_timeout(10000)" +
-		"&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)" +
-		"&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
 	return &Store{db: db, path: path}, nil
-}
-
-func (s *Store) init(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, Schema); err != nil {
-		return fmt.Errorf("create schema in %s: %w", s.path, err)
-	}
-	_, err := s.db.ExecContext(ctx,
-		`INSERT INTO LabInfo (Key, Value) VALUES ('schema', ?) ON CONFLICT (Key) DO NOTHING`, SchemaVersion)
-	if err != nil {
-		return fmt.Errorf("record schema version: %w", err)
-	}
-	return nil
 }
 
 // DB returns the underlying handle, for scenario queries and business tables.
@@ -110,18 +70,7 @@ func (s *Store) Refused() int64 { return s.refused.Load() }
 
 // InTx runs fn in one BEGIN IMMEDIATE transaction, committing when fn returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit transaction: %w", err)
-	}
-	return nil
+	return sqlitedb.InTx(ctx, s.db, fn)
 }
 
 // Tables lists the schema's tables with their CREATE statements, as SQLite

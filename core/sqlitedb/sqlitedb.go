@@ -1,0 +1,88 @@
+// Package sqlitedb opens the lab's SQLite files the one way every store uses:
+// WAL, a busy timeout, BEGIN IMMEDIATE for every transaction, and a LabInfo
+// marker that tells inspect a lab database from any other file.
+package sqlitedb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+// SchemaVersion is written to LabInfo by Open.
+const SchemaVersion = "outboxlab/1"
+
+// labInfo marks a database as the lab's.
+const labInfo = `CREATE TABLE IF NOT EXISTS LabInfo (
+    Key   TEXT PRIMARY KEY,
+    Value TEXT NOT NULL
+) STRICT;`
+
+// Open opens (creating if needed) the database file at path, applies schema
+// (idempotent DDL, may be empty) and marks the file as a lab database.
+// Every transaction begun on the returned handle is BEGIN IMMEDIATE.
+func Open(ctx context.Context, path, schema string) (*sql.DB, error) {
+	db, err := OpenNoInit(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, ddl := range []string{labInfo, schema} {
+		if strings.TrimSpace(ddl) == "" {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, ddl); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("create schema in %s: %w", path, err)
+		}
+	}
+	_, err = db.ExecContext(ctx,
+		`INSERT INTO LabInfo (Key, Value) VALUES ('schema', ?) ON CONFLICT (Key) DO NOTHING`, SchemaVersion)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("record schema version: %w", err)
+	}
+	return db, nil
+}
+
+// OpenNoInit opens path with the lab's settings without touching the schema.
+func OpenNoInit(path string) (*sql.DB, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open database: unusable path %q", path)
+	}
+	dsn := "file:" + path + "?_txlock=immediate" +
+		"&_pragma=busy_timeout(10000)" +
+		"&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)" +
+		"&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// IsLab reports whether db carries the LabInfo marker.
+func IsLab(ctx context.Context, db *sql.DB) bool {
+	var version string
+	err := db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
+	return err == nil && strings.HasPrefix(version, "outboxlab/")
+}
+
+// InTx runs fn in one BEGIN IMMEDIATE transaction, committing when fn returns nil.
+func InTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit transaction: %w", err)
+	}
+	return nil
+}
