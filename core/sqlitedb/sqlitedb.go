@@ -64,11 +64,12 @@ func OpenNoInit(path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// IsLab reports whether db carries the LabInfo marker.
+// IsLab reports whether db carries a LabInfo marker written by any lab store
+// (every family's schema version starts with "outboxlab").
 func IsLab(ctx context.Context, db *sql.DB) bool {
 	var version string
 	err := db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
-	return err == nil && strings.HasPrefix(version, "outboxlab/")
+	return err == nil && strings.HasPrefix(version, "outboxlab")
 }
 
 // InTx runs fn in one BEGIN IMMEDIATE transaction, committing when fn returns nil.
