@@ -44,7 +44,7 @@ scenario's checks failed, and says which.`,
 			)
 			for _, s := range list {
 				opts := s.Bind(pflag.NewFlagSet(s.Name, pflag.ContinueOnError))
-				out, err := execute(cmd.Context(), s, opts, common, cmdline, func(string, report.Result) {})
+				out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(string, report.Result) {})
 				if err != nil {
 					return err
 				}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +51,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the temporary SQLite database and print its path")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		out, err := execute(cmd.Context(), s, opts, common, cmdline, func(content string, res report.Result) {
+		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(content string, res report.Result) {
 			if common.JSON {
 				return
 			}
@@ -103,15 +105,18 @@ type outcome struct {
 // execute validates opts, runs the scenario in a fresh temporary directory,
 // shows the report through show (before it is written, so a write failure
 // still leaves the run on screen) and writes it unless told not to.
-func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, show func(content string, res report.Result)) (outcome, error) {
+func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (outcome, error) {
 	if err := opts.Validate(); err != nil {
 		return outcome{}, usageError{err}
 	}
 	started := time.Now()
 	var dir string
 	if !c.NoReport {
-		var err error
-		if dir, err = report.PrepareDir(c.ReportDir, report.Group(s.Name, s.Family)); err != nil {
+		reportDir, err := resolveReportDir(c.ReportDir, stderr)
+		if err != nil {
+			return outcome{}, err
+		}
+		if dir, err = report.PrepareDir(reportDir, report.Group(s.Name, s.Family)); err != nil {
 			return outcome{}, cannotRun(err)
 		}
 	}
@@ -128,6 +133,9 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	}
 
 	rep, err := runGuarded(ctx, opts, env)
+	if ctx.Err() != nil {
+		return outcome{}, cannotRun(fmt.Errorf("%s interrupted; no report was written", s.Name))
+	}
 	if err != nil {
 		return outcome{}, cannotRun(fmt.Errorf("run %s: %w", s.Name, err))
 	}
@@ -157,4 +165,23 @@ func runGuarded(ctx context.Context, opts scenarios.Options, env scenarios.Env) 
 		return nil, err
 	}
 	return opts.Run(ctx, env)
+}
+
+// resolveReportDir cleans the report directory and, when the user's path
+// climbs with "..", resolves it to an absolute path and says where reports
+// will really go, rather than trusting the path blindly.
+func resolveReportDir(dir string, stderr io.Writer) (string, error) {
+	if strings.TrimSpace(dir) == "" {
+		return "", usagef("--report-dir must not be empty (use --no-report to write no report)")
+	}
+	clean := filepath.Clean(dir)
+	if !slices.Contains(strings.Split(filepath.ToSlash(dir), "/"), "..") {
+		return clean, nil
+	}
+	abs, err := filepath.Abs(clean)
+	if err != nil {
+		return "", cannotRun(fmt.Errorf("resolve --report-dir %s: %w", dir, err))
+	}
+	fmt.Fprintf(stderr, "outboxlab: --report-dir %s resolves to %s\n", dir, abs)
+	return abs, nil
 }

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// brokenOptions is a scenario that fails the way real code can: it writes
+// into its temporary directory, then panics or errors.
+type brokenOptions struct{ panics bool }
+
+func (brokenOptions) Validate() error { return nil }
+
+func (b brokenOptions) Run(_ context.Context, env scenarios.Env) (*report.Report, error) {
+	if err := os.WriteFile(env.DBPath, []byte("half-made"), 0o600); err != nil {
+		return nil, err
+	}
+	if b.panics {
+		var m map[string]int
+		m["boom"]++ // a real nil-map panic
+	}
+	return nil, errors.New("database went away")
+}
+
+func TestBrokenScenarioLeavesNothingBehind(t *testing.T) {
+	for _, panics := range []bool{true, false} {
+		tmp, reports := t.TempDir(), t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		s := &scenarios.Scenario{Name: "session-99-broken", Family: "test"}
+		_, err := execute(context.Background(), s, brokenOptions{panics}, commonOptions{ReportDir: reports}, "outboxlab x", &bytes.Buffer{}, func(string, report.Result) {})
+		if code := exitCode(err); code != ExitCannotRun {
+			t.Errorf("panics=%v: exit %d, want %d (err %v)", panics, code, ExitCannotRun, err)
+		}
+		if panics && !strings.Contains(err.Error(), "internal error: assignment to entry in nil map") {
+			t.Errorf("panic reported as %q", err)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("panics=%v: temporary files left behind: %v", panics, left)
+		}
+		if files, _ := filepath.Glob(filepath.Join(reports, "*", "*")); len(files) != 0 {
+			t.Errorf("panics=%v: report files written for a run that did not happen: %v", panics, files)
+		}
+	}
+}
+
+// TestInterruptLeavesNothingBehind sends a real SIGINT to a long run in a
+// child process: it must stop, say so in one line, exit 3, and remove its
+// temporary database; no report is written.
+func TestInterruptLeavesNothingBehind(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, reports := t.TempDir(), t.TempDir()
+	cmd := exec.Command(exe, "poison-retried-forever", "--retry-cap", "10000", "--report-dir", reports)
+	cmd.Env = append(os.Environ(), "OUTBOXLAB_CHILD=cli-main-for-tests", "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the run has made its temporary directory, then interrupt it.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the run never created its temporary directory")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitCannotRun {
+		t.Fatalf("interrupted run ended with %v, want exit %d; stderr: %s", err, ExitCannotRun, stderr.String())
+	}
+	if got := stderr.String(); got != "outboxlab: session-16-poison-message-retried-forever interrupted; no report was written\n" {
+		t.Errorf("stderr = %q", got)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind after SIGINT: %v", left)
+	}
+	if files, _ := filepath.Glob(filepath.Join(reports, "*", "*")); len(files) != 0 {
+		t.Errorf("report written for an interrupted run: %v", files)
+	}
+}
+
+func TestFilesAreCreatedWithTheirModes(t *testing.T) {
+	tmp, reports := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var out, errb bytes.Buffer
+	if code := Main([]string{"retry-with-dead-letter", "--keep-db", "--report-dir", reports}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("kept directories: %v", dirs)
+	}
+	if fi, _ := os.Stat(dirs[0]); fi.Mode().Perm() != 0o700 {
+		t.Errorf("temporary directory mode %v, want 0700 (the database is private)", fi.Mode().Perm())
+	}
+	files, _ := filepath.Glob(filepath.Join(reports, "session-16", "*"))
+	if len(files) != 2 { // the report and its SVG
+		t.Fatalf("report files: %v", files)
+	}
+	for _, f := range files {
+		if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s mode %v, want 0644", filepath.Base(f), fi.Mode().Perm())
+		}
+	}
+}
+
+func TestReportDirWithParentComponentsIsResolvedAndSaid(t *testing.T) {
+	base := t.TempDir()
+	t.Chdir(filepath.Join(base))
+	os.Mkdir("sub", 0o755)
+	var out, errb bytes.Buffer
+	if code := Main([]string{"retry-with-dead-letter", "--report-dir", "sub/../elsewhere"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := "outboxlab: --report-dir sub/../elsewhere resolves to " + filepath.Join(base, "elsewhere") + "\n"
+	if errb.String() != want {
+		t.Errorf("stderr = %q, want %q", errb.String(), want)
+	}
+	if files, _ := filepath.Glob(filepath.Join(base, "elsewhere", "session-16", "*.txt")); len(files) != 1 {
+		t.Errorf("reports under the resolved directory: %v", files)
+	}
+	if code := Main([]string{"retry-with-dead-letter", "--report-dir", ""}, &out, &errb); code != ExitUsage {
+		t.Errorf("empty --report-dir: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// TestBadInputForEveryScenario gives every registered scenario the bad input
+// any of them can get: an unknown flag, a negative count, an unparsable
+// duration, a report directory that is a file. Each gets one line on stderr,
+// the contract's exit code, and no report.
+func TestBadInputForEveryScenario(t *testing.T) {
+	for _, s := range scenarios.All() {
+		t.Run(s.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			notADir := filepath.Join(dir, "file")
+			os.WriteFile(notADir, []byte("x"), 0o644)
+			reports := filepath.Join(dir, "reports")
+			type badCase struct {
+				args []string
+				code int
+			}
+			cases := []badCase{
+				{[]string{"--no-such-flag"}, ExitUsage},
+				{[]string{"extra-argument"}, ExitUsage},
+				{[]string{"--report-dir", notADir}, ExitCannotRun},
+			}
+			fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
+			s.Bind(fs)
+			fs.VisitAll(func(f *pflag.Flag) {
+				switch f.Value.Type() {
+				case "int", "int64":
+					if f.DefValue != "0" && !strings.Contains(f.Name, "seed") {
+						cases = append(cases, badCase{[]string{"--" + f.Name, "-1"}, ExitUsage})
+					}
+				case "duration":
+					cases = append(cases, badCase{[]string{"--" + f.Name, "soon"}, ExitUsage})
+				}
+			})
+			for _, c := range cases {
+				var out, errb bytes.Buffer
+				args := append([]string{s.Name, "--report-dir", reports}, c.args...)
+				code := Main(args, &out, &errb)
+				if code != c.code {
+					t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, errb.String())
+				}
+				lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+				if len(lines) != 1 || !strings.HasPrefix(lines[0], "outboxlab: ") {
+					t.Errorf("%v: stderr is not one outboxlab line: %q", c.args, errb.String())
+				}
+				if strings.Contains(errb.String(), "goroutine ") {
+					t.Errorf("%v: stack trace on stderr", c.args)
+				}
+			}
+			if _, err := os.Stat(reports); !os.IsNotExist(err) {
+				t.Errorf("bad input created the report directory")
+			}
+		})
+	}
+}
