@@ -1,0 +1,70 @@
+-- outboxlab governance schema: the governance outbox, its transition log and the host's remediation log.
+-- Times are UTC text with milliseconds (2026-01-16T09:00:00.201Z): fixed width, so text order is time order.
+
+CREATE TABLE IF NOT EXISTS LabInfo (
+    Key   TEXT PRIMARY KEY,
+    Value TEXT NOT NULL
+) STRICT;
+
+-- One governance emission waiting to reach its provider. Payload may hold protected
+-- content (prompts, credentials): the lab never prints it and alerts never carry it.
+CREATE TABLE IF NOT EXISTS GovernanceOutboxEntries (
+    Id                 INTEGER PRIMARY KEY,
+    EntryKey           TEXT    NOT NULL UNIQUE,
+    EventType          TEXT    NOT NULL,
+    CorrelationId      TEXT    NOT NULL,
+    DecisionReceiptId  TEXT    NOT NULL,
+    Provider           TEXT    NOT NULL,
+    Region             TEXT    NOT NULL,
+    Tenant             TEXT    NOT NULL,
+    Workload           TEXT    NOT NULL,
+    Payload            TEXT    NOT NULL,
+    Status             TEXT    NOT NULL DEFAULT 'Pending'
+                       CHECK (Status IN ('Pending', 'Deferred', 'Failed', 'Delivered', 'DeadLettered', 'Quarantined')),
+    RetryCount         INTEGER NOT NULL DEFAULT 0 CHECK (RetryCount >= 0), -- failed attempts; deferrals never count
+    MaxRetryCount      INTEGER NOT NULL DEFAULT 5, -- legacy, kept for persisted-record compatibility; the drain ignores it
+    NextRetryAtUtc     TEXT,    -- not due before this time; NULL on terminal rows
+    LastErrorCode      TEXT,    -- the last failed attempt's provider-neutral code
+    LastErrorMessage   TEXT,
+    ReasonCode         TEXT,    -- terminal reason: the threshold's stable code, or the provider's own
+    ReasonMessage      TEXT,
+    ClaimOwner         TEXT,    -- claim/lease drain: who owns the entry until ClaimLeaseUntilUtc
+    ClaimLeaseUntilUtc TEXT,
+    ClaimToken         INTEGER NOT NULL DEFAULT 0, -- fencing token, +1 on every claim, never reset
+    CreatedAtUtc       TEXT    NOT NULL,
+    UpdatedAtUtc       TEXT    NOT NULL,
+    DeliveredAtUtc     TEXT,
+    DeadLetteredAtUtc  TEXT
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS IX_GovernanceOutboxEntries_Due
+    ON GovernanceOutboxEntries (CreatedAtUtc, Id)
+    WHERE Status IN ('Pending', 'Deferred', 'Failed');
+
+-- Every transition a drain tried to persist, applied or refused, in the same transaction.
+CREATE TABLE IF NOT EXISTS GovernanceOutboxTransitions (
+    Id         INTEGER PRIMARY KEY,
+    AtUtc      TEXT    NOT NULL,
+    EntryId    INTEGER NOT NULL REFERENCES GovernanceOutboxEntries (Id),
+    Actor      TEXT    NOT NULL,
+    ClaimToken INTEGER NOT NULL, -- the writer's token; 0 for a write keyed by Id alone
+    FromStatus TEXT    NOT NULL,
+    ToStatus   TEXT    NOT NULL,
+    RetryCount INTEGER NOT NULL,
+    ReasonCode TEXT,
+    Outcome    TEXT    NOT NULL CHECK (Outcome IN ('applied', 'refused'))
+) STRICT;
+
+-- Host-owned decisions on an entry (quarantine, manual review): who, why, approved by whom.
+CREATE TABLE IF NOT EXISTS GovernanceRemediations (
+    Id               INTEGER PRIMARY KEY,
+    AtUtc            TEXT    NOT NULL,
+    EntryId          INTEGER NOT NULL REFERENCES GovernanceOutboxEntries (Id),
+    Action           TEXT    NOT NULL,
+    Reviewer         TEXT    NOT NULL,
+    Reason           TEXT    NOT NULL,
+    Approval         TEXT    NOT NULL,
+    Ticket           TEXT    NOT NULL,
+    RetryCountBefore INTEGER NOT NULL,
+    RetryCountAfter  INTEGER NOT NULL
+) STRICT;
