@@ -1,0 +1,56 @@
+package retry
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// wholeMillis checks that a duration flag is a whole number of milliseconds
+// within [lo, hi]: the course's scripts compute in integer milliseconds.
+func wholeMillis(flag string, v, lo, hi time.Duration) error {
+	switch {
+	case v < lo || v > hi:
+		return fmt.Errorf("%s must be between %s and %s, got %s", flag, lo, hi, v)
+	case v%time.Millisecond != 0:
+		return fmt.Errorf("%s must be a whole number of milliseconds, got %s", flag, v)
+	}
+	return nil
+}
+
+func joinMillis(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = strconv.FormatInt(d.Milliseconds(), 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinInt64s(xs []int64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// shownValues is how many values of a list a table cell shows.
+const shownValues = 6
+
+// firstOf shortens a comma list to its first values and says how many more there are.
+func firstOf(list string) string {
+	parts := strings.Split(list, ", ")
+	if len(parts) <= shownValues {
+		return list
+	}
+	return strings.Join(parts[:shownValues], ", ") + fmt.Sprintf(", … (+%d)", len(parts)-shownValues)
+}
