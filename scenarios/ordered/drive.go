@@ -1,0 +1,341 @@
+package ordered
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/ordered"
+	"outboxlab/core/retry"
+)
+
+// recovery is what happens once the fix is deployed.
+type recovery int
+
+const (
+	noFix       recovery = iota // the run ends when the consumer is idle; nothing is fixed
+	redrive                     // the dead letters are copied to the end of the line
+	replay                      // replay by correlation id in sequence order, then unblock
+	replayTwice                 // the same, then the operator runs the replay again
+	resume                      // the paused partition is resumed
+)
+
+// design is one way of consuming the log.
+type design struct {
+	contain    ordered.Containment
+	dependsOn  bool
+	idempotent bool
+	publish    bool // publish a failure event with each dead letter, heard by customer care
+	strict     bool // the handler throws on missing earlier state
+	recovery   recovery
+}
+
+// entry is one timeline line: a consumer event, a listener delivery or a note.
+type entry struct {
+	at       time.Time
+	ev       *ordered.Event
+	delivery *ordered.Delivery
+	note     string
+}
+
+// snapshot is what the order service and the consumer hold at one moment.
+type snapshot struct {
+	at      time.Time
+	states  []orderState
+	orphans orphans
+	dead    []ordered.SetAside
+	parked  []ordered.SetAside
+	waiting []ordered.Record
+	paused  []int // paused partitions
+}
+
+// run is one design driven to its end on its own database.
+type run struct {
+	design     design
+	ids        []int
+	log        []ordered.Record // as produced
+	timeline   []entry
+	idle       snapshot // when the consumer first went idle, before any fix
+	end        snapshot
+	fixAt      time.Time
+	replays    []ordered.ReplayResult
+	afterEach  [][]orderState // the order table after each replay pass
+	redriven   []ordered.Event
+	holdReads  int
+	lateDeliv  int // deliveries made by a second listener pass at the end
+	finalLog   []ordered.Record
+	holds      []ordered.Hold
+	failures   []ordered.FailureEvent
+	care       []careEntry
+	applied    []ordered.Application
+	tables     []ordered.Table
+	inOrder    []orderState
+	inOrderDLQ int
+}
+
+func (o *options) drive(ctx context.Context, path string, d design) (*run, error) {
+	s, err := ordered.Open(ctx, path, ordersSchema)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	clk := clock.New()
+	if err := o.produce(ctx, s, o.cancelled, clk.Now()); err != nil {
+		return nil, err
+	}
+	r := &run{design: d, ids: o.orderIDs()}
+	if r.log, err = s.Records(ctx); err != nil {
+		return nil, err
+	}
+	bug := &fault{orderID: o.FailingOrder, typ: o.FailingMessage}
+	c := &ordered.Consumer{Store: s, Clock: clk, Handler: &orderHandler{strict: d.strict, fault: bug},
+		MaxAttempts: o.MaxAttempts, Backoff: retry.Backoff{Base: o.BaseBackoff},
+		Contain: d.contain, DependsOn: d.dependsOn, Idempotent: d.idempotent}
+	if d.publish {
+		c.FailureEvent = failureEventType
+	}
+	if err := r.drain(ctx, c, o.stepLimit()); err != nil {
+		return nil, err
+	}
+	if r.idle, err = o.snap(ctx, s, clk.Now()); err != nil {
+		return nil, err
+	}
+	if d.recovery != noFix {
+		bug.fixed = true
+		r.fixAt = clk.Advance(o.FixAfter)
+		r.note(r.fixAt, fmt.Sprintf("FIX DEPLOYED (%s after the consumer went idle): the %s handler no longer fails", o.FixAfter, o.FailingMessage))
+		if err := r.recover(ctx, c, orderKey(o.FailingOrder)); err != nil {
+			return nil, err
+		}
+		if err := r.drain(ctx, c, o.stepLimit()); err != nil {
+			return nil, err
+		}
+	}
+	if d.publish {
+		late, err := s.Deliver(ctx, clk.Now(), careListener)
+		if err != nil {
+			return nil, err
+		}
+		r.lateDeliv = len(late)
+	}
+	r.holdReads = c.HoldReads()
+	if r.end, err = o.snap(ctx, s, clk.Now()); err != nil {
+		return nil, err
+	}
+	return r, r.readLedgers(ctx, s)
+}
+
+func (o *options) stepLimit() int { return o.Orders*3*(o.MaxAttempts+2) + 100 }
+
+// drain steps the consumer until it is idle; with failure events on, the
+// listener takes what was published after every step.
+func (r *run) drain(ctx context.Context, c *ordered.Consumer, limit int) error {
+	for range limit {
+		res, err := c.Step(ctx)
+		if err != nil {
+			return err
+		}
+		r.add(res.Events)
+		if r.design.publish {
+			ds, err := c.Store.Deliver(ctx, c.Clock.Now(), careListener)
+			if err != nil {
+				return err
+			}
+			for i := range ds {
+				r.timeline = append(r.timeline, entry{at: ds[i].At, delivery: &ds[i]})
+			}
+		}
+		if res.Idle {
+			return nil
+		}
+	}
+	return fmt.Errorf("the consumer did not settle after %d steps", limit)
+}
+
+func (r *run) recover(ctx context.Context, c *ordered.Consumer, id string) error {
+	switch r.design.recovery {
+	case redrive:
+		r.note(c.Clock.Now(), "REDRIVE: the dead letters go back to the end of their partition, as a resubmitted message does")
+		evs, err := c.Redrive(ctx, "")
+		r.redriven = evs
+		r.add(evs)
+		return err
+	case replay, replayTwice:
+		passes := 1
+		if r.design.recovery == replayTwice {
+			passes = 2
+		}
+		for i := range passes {
+			what := "REPLAY " + id + ": its dead and parked records, in sequence order, then unblock it"
+			if i > 0 {
+				what = "REPLAY " + id + " AGAIN (the operator runs the tool a second time)"
+			}
+			r.note(c.Clock.Now(), what)
+			res, err := c.Replay(ctx, id)
+			if err != nil {
+				return err
+			}
+			r.replays = append(r.replays, res)
+			r.add(res.Events)
+			states, err := readStates(ctx, c.Store.DB(), r.ids)
+			if err != nil {
+				return err
+			}
+			r.afterEach = append(r.afterEach, states)
+		}
+	case resume:
+		parts, err := c.Store.Partitions(ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range parts {
+			if p.Paused.IsZero() {
+				continue
+			}
+			ev, err := c.Resume(ctx, p.Partition)
+			if err != nil {
+				return err
+			}
+			r.add([]ordered.Event{ev})
+		}
+	}
+	return nil
+}
+
+func (r *run) add(evs []ordered.Event) {
+	for i := range evs {
+		r.timeline = append(r.timeline, entry{at: evs[i].At, ev: &evs[i]})
+	}
+}
+
+func (r *run) note(at time.Time, s string) { r.timeline = append(r.timeline, entry{at: at, note: s}) }
+
+func (o *options) snap(ctx context.Context, s *ordered.Store, at time.Time) (snapshot, error) {
+	sn := snapshot{at: at}
+	var err error
+	if sn.states, err = readStates(ctx, s.DB(), o.orderIDs()); err != nil {
+		return sn, err
+	}
+	if sn.orphans, err = readOrphans(ctx, s.DB()); err != nil {
+		return sn, err
+	}
+	if sn.dead, err = s.DeadLetters(ctx); err != nil {
+		return sn, err
+	}
+	if sn.parked, err = s.Parked(ctx); err != nil {
+		return sn, err
+	}
+	if sn.waiting, err = s.Waiting(ctx); err != nil {
+		return sn, err
+	}
+	parts, err := s.Partitions(ctx)
+	for _, p := range parts {
+		if !p.Paused.IsZero() {
+			sn.paused = append(sn.paused, p.Partition)
+		}
+	}
+	return sn, err
+}
+
+func (r *run) readLedgers(ctx context.Context, s *ordered.Store) error {
+	var err error
+	if r.finalLog, err = s.Records(ctx); err != nil {
+		return err
+	}
+	if r.holds, err = s.Holds(ctx); err != nil {
+		return err
+	}
+	if r.failures, err = s.FailureEvents(ctx); err != nil {
+		return err
+	}
+	if r.care, err = readCare(ctx, s.DB()); err != nil {
+		return err
+	}
+	if r.applied, err = s.Applications(ctx); err != nil {
+		return err
+	}
+	r.tables, err = s.Tables(ctx)
+	return err
+}
+
+// inOrder runs the same log through the same handler with no bug and no
+// containment: the state every order should end in.
+func (o *options) inOrder(ctx context.Context, path string, d design) ([]orderState, int, error) {
+	s, err := ordered.Open(ctx, path, ordersSchema)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer s.Close()
+	clk := clock.New()
+	if err := o.produce(ctx, s, o.cancelled, clk.Now()); err != nil {
+		return nil, 0, err
+	}
+	c := &ordered.Consumer{Store: s, Clock: clk, Handler: &orderHandler{strict: d.strict},
+		MaxAttempts: o.MaxAttempts, Backoff: retry.Backoff{Base: o.BaseBackoff}, Idempotent: true}
+	if _, err := c.Drain(ctx, o.stepLimit()); err != nil {
+		return nil, 0, fmt.Errorf("in-order run: %w", err)
+	}
+	dead, err := s.DeadLetters(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	states, err := readStates(ctx, s.DB(), o.orderIDs())
+	return states, len(dead), err
+}
+
+// failureEventType names the event published when a record of r's type is dead-lettered.
+func failureEventType(r ordered.Record) string {
+	switch r.Type {
+	case OrderPlaced:
+		return "OrderPlacementFailed"
+	case PaymentReceived:
+		return "PaymentFailed"
+	case OrderShipped:
+		return "ShipmentFailed"
+	}
+	return "CancellationFailed"
+}
+
+// careEntry is one row of CustomerCareLog.
+type careEntry struct {
+	EventID       int64
+	EventType     string
+	CorrelationID string
+	Action        string
+	At            time.Time
+}
+
+// careListener is customer care: it hears a failure event and records what it does about it.
+func careListener(ctx context.Context, tx *sql.Tx, e ordered.FailureEvent, now time.Time) (string, error) {
+	action := fmt.Sprintf("tell the customer of %s; hold fulfilment until the replay", e.CorrelationID)
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO CustomerCareLog (EventId, EventType, CorrelationId, Action, AtUtc) VALUES (?, ?, ?, ?, ?)`,
+		e.ID, e.Type, e.CorrelationID, action, clock.ISO(now))
+	if err != nil {
+		return "", fmt.Errorf("record failure event %d: %w", e.ID, err)
+	}
+	return action, nil
+}
+
+func readCare(ctx context.Context, db *sql.DB) ([]careEntry, error) {
+	rows, err := db.QueryContext(ctx, `SELECT EventId, EventType, CorrelationId, Action, AtUtc FROM CustomerCareLog ORDER BY Id`)
+	if err != nil {
+		return nil, fmt.Errorf("read customer care log: %w", err)
+	}
+	defer rows.Close()
+	var out []careEntry
+	for rows.Next() {
+		var c careEntry
+		var at string
+		if err := rows.Scan(&c.EventID, &c.EventType, &c.CorrelationID, &c.Action, &at); err != nil {
+			return nil, fmt.Errorf("read customer care log: %w", err)
+		}
+		if c.At, err = time.Parse(clock.ISOLayout, at); err != nil {
+			return nil, fmt.Errorf("read customer care log: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}

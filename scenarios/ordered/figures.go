@@ -1,0 +1,136 @@
+package ordered
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"outboxlab/core/ordered"
+	"outboxlab/scenarios"
+)
+
+// execute drives d on the scenario's database and the in-order reference
+// run on a second file beside it.
+func (o *options) execute(ctx context.Context, path string, env scenarios.Env, d design) (*run, error) {
+	run, err := o.drive(ctx, path, d)
+	if err != nil {
+		return nil, err
+	}
+	run.inOrder, run.inOrderDLQ, err = o.inOrder(ctx, filepath.Join(env.Dir, "in-order.db"), d)
+	if err != nil {
+		return nil, fmt.Errorf("run the in-order reference: %w", err)
+	}
+	if run.inOrderDLQ > 0 {
+		return nil, fmt.Errorf("the in-order reference run dead-lettered %d records", run.inOrderDLQ)
+	}
+	return run, nil
+}
+
+// failingRecord is the record the bug hits, as produced.
+func (o *options) failingRecord(run *run) ordered.Record {
+	for _, rec := range run.log {
+		if rec.Key == orderKey(o.FailingOrder) && rec.Type == o.FailingMessage {
+			return rec
+		}
+	}
+	return ordered.Record{}
+}
+
+// later is how many messages of the failing order come after the failing one.
+func (o *options) later() int { return 3 - o.failingSeq() }
+
+// outOfOrder counts the applications whose dependency had not been applied before them.
+func outOfOrder(run *run) int {
+	applied := map[string]bool{}
+	n := 0
+	for _, a := range run.applied {
+		rec := recordByID(run, a.LogRecordID)
+		if rec.DependsOn > 0 && !applied[fmt.Sprintf("%s/%d", rec.CorrelationID, rec.DependsOn)] {
+			n++
+		}
+		applied[a.MessageID] = true
+	}
+	return n
+}
+
+func recordByID(run *run, id int64) ordered.Record {
+	for _, rec := range run.finalLog {
+		if rec.ID == id {
+			return rec
+		}
+	}
+	return ordered.Record{}
+}
+
+// othersComplete counts the other orders that had reached their in-order
+// state when the consumer first went idle, before any fix.
+func (o *options) othersComplete(run *run) (done, total int) {
+	for i, s := range run.idle.states {
+		if s.ID == o.FailingOrder {
+			continue
+		}
+		total++
+		if s == run.inOrder[i] {
+			done++
+		}
+	}
+	return done, total
+}
+
+// stopped is what a run held back when the consumer went idle, waiting for the fix.
+type stopped struct {
+	others        []int // other orders with at least one record held back
+	otherRecords  int
+	failingRecord int
+}
+
+func (o *options) stoppedAtIdle(run *run) stopped {
+	var st stopped
+	var held []ordered.Record
+	held = append(held, run.idle.waiting...)
+	for _, a := range slices.Concat(run.idle.dead, run.idle.parked) {
+		held = append(held, a.Record)
+	}
+	for _, rec := range held {
+		id := orderOf(rec)
+		if id == o.FailingOrder {
+			st.failingRecord++
+			continue
+		}
+		st.otherRecords++
+		if !slices.Contains(st.others, id) {
+			st.others = append(st.others, id)
+		}
+	}
+	slices.Sort(st.others)
+	return st
+}
+
+// longestWait is the longest time a record of another order waited between
+// being produced and being applied.
+func (o *options) longestWait(run *run) time.Duration {
+	var longest time.Duration
+	for _, a := range run.applied {
+		rec := recordByID(run, a.LogRecordID)
+		if orderOf(rec) != o.FailingOrder {
+			longest = max(longest, a.At.Sub(rec.ProducedAt))
+		}
+	}
+	return longest
+}
+
+// failingEvents are the consumer's events for the failing order's records.
+func (o *options) failingEvents(run *run, kinds ...ordered.EventKind) []ordered.Event {
+	var out []ordered.Event
+	for _, e := range run.timeline {
+		if e.ev != nil && e.ev.Record.Key == orderKey(o.FailingOrder) && slices.Contains(kinds, e.ev.Kind) {
+			out = append(out, *e.ev)
+		}
+	}
+	return out
+}
+
+// endSame counts the orders whose end state equals the in-order run's.
+func endSame(run *run) (int, []int) { return sameStates(run.end.states, run.inOrder) }

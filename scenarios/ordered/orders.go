@@ -1,0 +1,178 @@
+package ordered
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/ordered"
+)
+
+//go:embed orders.sql
+var ordersSchema string
+
+// The message types of one order's stream, in sequence order.
+const (
+	OrderPlaced     = "OrderPlaced"
+	PaymentReceived = "PaymentReceived"
+	OrderShipped    = "OrderShipped"
+	OrderCancelled  = "OrderCancelled"
+)
+
+// firstOrder is the id of the first seeded order; the seed's order 42 is the second.
+const firstOrder = 41
+
+// orderKey is an order's partitioning key and correlation id: order-42.
+func orderKey(id int) string { return fmt.Sprintf("order-%d", id) }
+
+// amountCents gives each order a distinct, fixed amount: order 42 costs 67.00.
+func amountCents(id int) int64 { return 2500 + 100*int64(id) }
+
+// stream is the types an order's messages carry, in sequence order: the
+// failing order of a cancellation story is cancelled instead of shipped.
+func stream(cancelled bool) []string {
+	if cancelled {
+		return []string{OrderPlaced, PaymentReceived, OrderCancelled}
+	}
+	return []string{OrderPlaced, PaymentReceived, OrderShipped}
+}
+
+type payload struct {
+	OrderID     int   `json:"orderId"`
+	AmountCents int64 `json:"amountCents"`
+}
+
+// produce writes every order's stream to the log in sequence rounds (every
+// order's sequence 1, then every sequence 2, ...), each keyed by its order so
+// that partition = order id mod partitions; sequence n depends on n-1.
+func (o *options) produce(ctx context.Context, s *ordered.Store, cancelled bool, at time.Time) error {
+	if err := s.CreatePartitions(ctx, o.Partitions); err != nil {
+		return err
+	}
+	for seq := 1; seq <= 3; seq++ {
+		for _, id := range o.orderIDs() {
+			typ := stream(cancelled && id == o.FailingOrder)[seq-1]
+			body, err := json.Marshal(payload{OrderID: id, AmountCents: amountCents(id)})
+			if err != nil {
+				return fmt.Errorf("encode payload of order %d: %w", id, err)
+			}
+			_, err = s.Append(ctx, ordered.NewRecord{Partition: id % o.Partitions,
+				MessageID: fmt.Sprintf("%s/%d", orderKey(id), seq), Key: orderKey(id), CorrelationID: orderKey(id),
+				Type: typ, Sequence: seq, DependsOn: seq - 1, Payload: string(body)}, at)
+			if err != nil {
+				return fmt.Errorf("produce %s for order %d: %w", typ, id, err)
+			}
+		}
+	}
+	return nil
+}
+
+// fault is the bug: one message type fails for one order until it is fixed.
+type fault struct {
+	orderID int
+	typ     string
+	fixed   bool
+}
+
+func (f *fault) check(p payload, typ string) error {
+	if f == nil || f.fixed || p.OrderID != f.orderID || typ != f.typ {
+		return nil
+	}
+	return fmt.Errorf("%s handler bug: amount %s for order %d rejected", typ, money(p.AmountCents), p.OrderID)
+}
+
+// orderHandler is the order service's consumer. A lenient one stores what it
+// is given and updates whatever order row there is; a strict one assumes the
+// earlier state exists and throws when it does not.
+type orderHandler struct {
+	strict bool
+	fault  *fault
+}
+
+// errMissingState is what a strict handler throws.
+var errMissingState = errors.New("earlier state missing")
+
+func (h *orderHandler) Apply(ctx context.Context, tx *sql.Tx, r ordered.Record, now time.Time) (string, error) {
+	var p payload
+	if err := json.Unmarshal([]byte(r.Payload), &p); err != nil {
+		return "", fmt.Errorf("decode %s payload: %w", r.Type, err)
+	}
+	if err := h.fault.check(p, r.Type); err != nil {
+		return "", err
+	}
+	status, exists, err := orderStatus(ctx, tx, p.OrderID)
+	if err != nil {
+		return "", err
+	}
+	if h.strict && r.Type != OrderPlaced {
+		switch {
+		case !exists:
+			return "", fmt.Errorf("order %d not found: %w", p.OrderID, errMissingState)
+		case r.Type == OrderShipped && status != "Paid":
+			return "", fmt.Errorf("order %d is %s, not Paid: %w", p.OrderID, status, errMissingState)
+		}
+	}
+	at := clock.ISO(now)
+	switch r.Type {
+	case OrderPlaced:
+		_, err = tx.ExecContext(ctx, `INSERT INTO Orders (Id, Status, AmountCents, CreatedAtUtc, UpdatedAtUtc) VALUES (?, 'Placed', ?, ?, ?)`,
+			p.OrderID, p.AmountCents, at, at)
+		return fmt.Sprintf("order %d Placed (%s)", p.OrderID, money(p.AmountCents)), wrap(err, "insert order")
+	case PaymentReceived:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO OrderPayments (OrderId, AmountCents, MessageId, ReceivedAtUtc) VALUES (?, ?, ?, ?)`,
+			p.OrderID, p.AmountCents, r.MessageID, at); err != nil {
+			return "", wrap(err, "insert payment")
+		}
+		return setStatus(ctx, tx, p, "Paid", status, exists, fmt.Sprintf("payment %s stored", money(p.AmountCents)), at)
+	case OrderShipped:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO Shipments (OrderId, MessageId, ShippedAtUtc) VALUES (?, ?, ?)`,
+			p.OrderID, r.MessageID, at); err != nil {
+			return "", wrap(err, "insert shipment")
+		}
+		return setStatus(ctx, tx, p, "Shipped", status, exists, "shipment stored", at)
+	case OrderCancelled:
+		return setStatus(ctx, tx, p, "Cancelled", status, exists, "cancellation", at)
+	}
+	return "", fmt.Errorf("unknown message type %q", r.Type)
+}
+
+// setStatus moves the order to status, whatever it was: the handler trusts
+// that the messages arrive in order.
+func setStatus(ctx context.Context, tx *sql.Tx, p payload, status, was string, exists bool, what, at string) (string, error) {
+	if !exists {
+		return fmt.Sprintf("%s; no order %d to attach it to", what, p.OrderID), nil
+	}
+	paid := int64(0)
+	if status == "Paid" {
+		paid = p.AmountCents
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE Orders SET Status = ?, PaidCents = PaidCents + ?, UpdatedAtUtc = ? WHERE Id = ?`,
+		status, paid, at, p.OrderID)
+	return fmt.Sprintf("%s; order %d %s → %s", what, p.OrderID, was, status), wrap(err, "update order")
+}
+
+func orderStatus(ctx context.Context, tx *sql.Tx, id int) (string, bool, error) {
+	var status string
+	err := tx.QueryRowContext(ctx, `SELECT Status FROM Orders WHERE Id = ?`, id).Scan(&status)
+	if err == sql.ErrNoRows {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read order %d: %w", id, err)
+	}
+	return status, true, nil
+}
+
+func wrap(err error, doing string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
+
+func money(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }

@@ -1,0 +1,152 @@
+package ordered
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/ordered"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const (
+	orphanName    = "ordered-orphan"
+	dependsOnName = "ordered-depends-on"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    orphanName,
+		Family:  "ordered",
+		Kind:    report.Before,
+		Pair:    dependsOnName,
+		Summary: "Ordered BEFORE: OrderPlaced is dead-lettered, the payment and the shipment after it are stored with no order",
+		Long: `Eight orders, three messages each, keyed by order over three partitions of a log in
+SQLite, read by one consumer that keeps an order table in the same file. The
+OrderPlaced handler fails for order 42; after its attempts the record is
+dead-lettered and the partition moves on. PaymentReceived and OrderShipped for
+order 42 arrive next and a lenient handler stores them anyway: a payment and a
+shipment with no order to attach them to, while every other order flows. After
+the fix the dead letter is redriven the usual way, to the end of the line; the
+order is created, but as Placed, and the check that compares it with an
+in-order run of the same log says so.`,
+		Example: `  outboxlab ordered-orphan
+  outboxlab ordered-orphan --failing-message PaymentReceived   # the shipment runs without its payment
+  outboxlab ordered-orphan --partitions 1 --orders 4          # one lane for everything`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindOrphan(fs, false) },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    dependsOnName,
+		Family:  "ordered",
+		Kind:    report.After,
+		Pair:    orphanName,
+		Summary: "Ordered AFTER: sequence numbers with dependsOn; a record whose dependency is not applied is parked",
+		Long: `The same log, bug and lenient handler as ordered-orphan, read by a consumer that
+tracks what it applied (AppliedMessages, committed with the business change)
+and checks each record's dependsOn first: PaymentReceived needs sequence 1,
+OrderShipped needs sequence 2. With OrderPlaced dead-lettered, both are parked
+with that reason instead of being applied against a missing order, and no
+orphan row is ever written. After the fix, the dead and parked records of
+order 42 are replayed in sequence order and every order ends where an in-order
+run ends.
+
+Switch the check off with --depends-on=false to watch the orphans come back.`,
+		Example: `  outboxlab ordered-depends-on
+  outboxlab ordered-depends-on --failing-message PaymentReceived
+  outboxlab ordered-depends-on --depends-on=false   # orphans again: the checks fail, exit 1`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindOrphan(fs, true) },
+	})
+}
+
+type orphanOptions struct {
+	*options
+	after     bool
+	DependsOn bool
+}
+
+func bindOrphan(fs *pflag.FlagSet, after bool) *orphanOptions {
+	o := &orphanOptions{options: bindOptions(fs, OrderPlaced, false), after: after}
+	if after {
+		fs.BoolVar(&o.DependsOn, "depends-on", true, "check each record's dependsOn before applying it (--depends-on=false switches it off)")
+	}
+	return o
+}
+
+func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	d := design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive}
+	id := identity{name: orphanName, pair: dependsOnName, kind: report.Before,
+		title: "Ordered messages — BEFORE: orphans after a dead letter"}
+	if o.after {
+		d.dependsOn, d.recovery = o.DependsOn, replay
+		id = identity{name: dependsOnName, pair: orphanName, kind: report.After,
+			title: "Ordered messages — AFTER: sequence numbers with dependsOn"}
+	}
+	run, err := o.execute(ctx, env.DBPath, env, d)
+	if err != nil {
+		return nil, err
+	}
+	r := o.start(id, run)
+	writeSchema(r, run.tables)
+	o.writeLog(r, run.log)
+	writeTimeline(r, run)
+	writeQueues(r, run)
+	o.writeStates(r, run)
+	if o.after {
+		o.dependsOnChecks(r, run)
+		return o.finish(r, run, "DEPENDENCIES CHECKED — NOTHING APPLIED BEFORE WHAT IT NEEDS ✅",
+			"THE DEPENDSON CHECK DID NOT HOLD — SEE THE FAILED CHECKS ❌"), nil
+	}
+	o.orphanChecks(r, run)
+	return o.finish(r, run, "ORPHANS — LATER MESSAGES APPLIED WITHOUT THE STATE THEY NEED ❌",
+		"THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"), nil
+}
+
+func (o *orphanOptions) orphanChecks(r *report.Report, run *run) {
+	o.checkFailingDeadLettered(r, run)
+	r.Check("later messages stored with no order to attach to", run.idle.orphans.total() > 0,
+		run.idle.orphans.String()+" when the consumer went idle")
+	n := outOfOrder(run)
+	r.Check("records applied before their dependency", n > 0, fmt.Sprintf("%d of %d applications", n, len(run.applied)))
+	o.checkRedriveAtEnd(r, run)
+	o.checkOthersFlowed(r, run)
+	o.checkEndDiffers(r, run, "after the redrive, the order differs from the in-order run")
+}
+
+// checkRedriveAtEnd: the redriven copy lands behind the messages that needed it.
+func (o *options) checkRedriveAtEnd(r *report.Report, run *run) {
+	rec := o.failingRecord(run)
+	var copyPlace string
+	behind := 0
+	for _, ev := range run.redriven {
+		if ev.Record.MessageID != rec.MessageID {
+			continue
+		}
+		copyPlace = ev.Record.Place()
+		for _, other := range run.log {
+			if other.Key == rec.Key && other.Sequence > rec.Sequence && other.Offset < ev.Record.Offset {
+				behind++
+			}
+		}
+	}
+	r.Check("the redriven copy landed at the end of the line", copyPlace != "" && behind == o.later(),
+		fmt.Sprintf("%s copied from %s to %s, behind %d of its %d later messages", rec.MessageID, rec.Place(), dashIfEmpty(copyPlace), behind, o.later()))
+}
+
+func (o *orphanOptions) dependsOnChecks(r *report.Report, run *run) {
+	n := outOfOrder(run)
+	r.Check("no record applied before its dependency", n == 0, fmt.Sprintf("%d of %d applications", n, len(run.applied)))
+	r.Check("no orphan rows", run.idle.orphans.total() == 0 && run.end.orphans.total() == 0,
+		fmt.Sprintf("%s when idle; %s at the end", run.idle.orphans, run.end.orphans))
+	parked := o.failingEvents(run, ordered.Parked)
+	reason := "—"
+	if len(parked) > 0 {
+		reason = parked[0].Detail
+	}
+	r.Check("later messages parked until their dependency is applied", len(parked) == o.later(),
+		fmt.Sprintf("%d / %d parked (%s)", len(parked), o.later(), reason))
+	o.checkReplayInSequence(r, run, 0)
+	o.checkOthersFlowed(r, run)
+	o.checkEndSame(r, run)
+}

@@ -1,0 +1,96 @@
+package ordered
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// orderState is what the order service knows about one order: the figures
+// an in-order run is compared on.
+type orderState struct {
+	ID        int
+	Exists    bool // an Orders row exists
+	Status    string
+	PaidCents int64
+	Payments  int // OrderPayments rows for the order, attached or not
+	Shipments int
+}
+
+func (s orderState) String() string {
+	rows := fmt.Sprintf("%s, %s", plural(s.Payments, "payment"), plural(s.Shipments, "shipment"))
+	if !s.Exists {
+		return "no order row; " + rows
+	}
+	return fmt.Sprintf("%s, paid %s; %s", s.Status, money(s.PaidCents), rows)
+}
+
+// readStates reads the state of every order in ids.
+func readStates(ctx context.Context, db *sql.DB, ids []int) ([]orderState, error) {
+	out := make([]orderState, 0, len(ids))
+	for _, id := range ids {
+		s := orderState{ID: id}
+		var status sql.NullString
+		var paid sql.NullInt64
+		err := db.QueryRowContext(ctx,
+			`SELECT (SELECT Status FROM Orders WHERE Id = ?1), (SELECT PaidCents FROM Orders WHERE Id = ?1),
+			        (SELECT COUNT(*) FROM OrderPayments WHERE OrderId = ?1), (SELECT COUNT(*) FROM Shipments WHERE OrderId = ?1)`,
+			id).Scan(&status, &paid, &s.Payments, &s.Shipments)
+		if err != nil {
+			return nil, fmt.Errorf("read state of order %d: %w", id, err)
+		}
+		s.Exists, s.Status, s.PaidCents = status.Valid, status.String, paid.Int64
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// orphans are payment and shipment rows whose order does not exist.
+type orphans struct{ payments, shipments int }
+
+func (o orphans) total() int { return o.payments + o.shipments }
+
+func (o orphans) String() string {
+	return fmt.Sprintf("%s and %s with no order", plural(o.payments, "payment"), plural(o.shipments, "shipment"))
+}
+
+func readOrphans(ctx context.Context, db *sql.DB) (orphans, error) {
+	var o orphans
+	err := db.QueryRowContext(ctx,
+		`SELECT (SELECT COUNT(*) FROM OrderPayments p WHERE NOT EXISTS (SELECT 1 FROM Orders o WHERE o.Id = p.OrderId)),
+		        (SELECT COUNT(*) FROM Shipments s WHERE NOT EXISTS (SELECT 1 FROM Orders o WHERE o.Id = s.OrderId))`).
+		Scan(&o.payments, &o.shipments)
+	if err != nil {
+		return o, fmt.Errorf("count orphan rows: %w", err)
+	}
+	return o, nil
+}
+
+// sameStates counts the orders whose state equals the in-order run's, and
+// lists the ones that differ.
+func sameStates(got, want []orderState) (same int, differ []int) {
+	for i := range got {
+		if i < len(want) && got[i] == want[i] {
+			same++
+			continue
+		}
+		differ = append(differ, got[i].ID)
+	}
+	return same, differ
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func joinOrders(ids []int) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return strings.Join(parts, ", ")
+}

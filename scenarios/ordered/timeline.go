@@ -1,0 +1,68 @@
+package ordered
+
+import (
+	"fmt"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/ordered"
+)
+
+// timelineLine renders one timeline entry in scenario time.
+func timelineLine(e entry) string {
+	at := clock.Stamp(e.at)
+	switch {
+	case e.note != "":
+		return fmt.Sprintf("%s  ━━ %s", at, e.note)
+	case e.delivery != nil:
+		d := e.delivery
+		return fmt.Sprintf("%s  %-6s %-9s listener: customer care took event #%d %s → %s",
+			at, "—", d.Event.CorrelationID, d.Event.ID, d.Event.Type, d.Detail)
+	}
+	ev := e.ev
+	rec := ev.Record
+	head := fmt.Sprintf("%s  %-6s %-9s %d %-15s ", at, rec.Place(), rec.Key, rec.Sequence, rec.Type)
+	other := fmt.Sprintf("%s  %-6s %-9s ", at, "—", rec.Key)
+	switch ev.Kind {
+	case ordered.Advanced:
+		return fmt.Sprintf("%s  %-6s nothing due → clock advances to %s (%s + 1 ms)", at, "—", clock.Stamp(ev.NextAttempt), ev.Detail)
+	case ordered.Applied:
+		if ev.Via == ordered.ViaReplay {
+			return head + "REPLAYED → applied: " + ev.Detail
+		}
+		if ev.Attempt > 1 {
+			return head + fmt.Sprintf("attempt %d/%d applied: %s", ev.Attempt, ev.MaxAttempts, ev.Detail)
+		}
+		return head + "applied: " + ev.Detail
+	case ordered.Duplicate:
+		if ev.Via == ordered.ViaReplay {
+			return head + "REPLAYED → skipped, " + ev.Detail + " (idempotent consumer)"
+		}
+		return head + "skipped, " + ev.Detail
+	case ordered.Retrying:
+		line := head + fmt.Sprintf("attempt %d/%d FAILED (%s)", ev.Attempt, ev.MaxAttempts, ev.Detail)
+		if ev.Delay == 0 {
+			return line + " → retried at once"
+		}
+		return line + fmt.Sprintf(" → backoff %s → due %s (the partition waits)", clock.Millis(ev.Delay), clock.Stamp(ev.NextAttempt))
+	case ordered.DeadLettered:
+		return head + fmt.Sprintf("attempt %d/%d FAILED (%s) → DEAD-LETTERED", ev.Attempt, ev.MaxAttempts, ev.Detail)
+	case ordered.Paused:
+		return head + fmt.Sprintf("attempt %d/%d FAILED (%s) → PARTITION %d PAUSED, the record stays at its head",
+			ev.Attempt, ev.MaxAttempts, ev.Detail, rec.Partition)
+	case ordered.Parked:
+		return head + "PARKED: " + ev.Detail
+	case ordered.Held:
+		return other + "REMEMBERED: " + ev.Detail
+	case ordered.Published:
+		return other + "PUBLISHED " + ev.Detail + " in the dead-letter transaction"
+	case ordered.Resumed:
+		return fmt.Sprintf("%s  %-6s RESUMED %s: the consumer reads it again from the record at its head", at, "—", ev.Detail)
+	case ordered.Released:
+		return other + "UNBLOCKED: " + ev.Detail + " released"
+	case ordered.Redriven:
+		return head + "REDRIVEN: " + ev.Detail + " appended at the end of partition " + fmt.Sprint(rec.Partition)
+	case ordered.ReplayFailed:
+		return head + "REPLAY FAILED (" + ev.Detail + "): replay stopped, holds kept"
+	}
+	return head + string(ev.Kind) + ": " + ev.Detail
+}
