@@ -1,0 +1,168 @@
+package governance
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+)
+
+// timelineLine renders one drain event in scenario time.
+func timelineLine(ev gov.Event, maxAttempts int) string {
+	at := clock.Stamp(ev.At)
+	who := string(ev.Mode)
+	if ev.Kind == gov.Advanced {
+		return fmt.Sprintf("%s  %-5s —        nothing due → clock advances to %s (next due %s + 1 ms)",
+			at, who, clock.Stamp(ev.Due.Add(gov.WakeupSlack)), clock.Stamp(ev.Due))
+	}
+	head := fmt.Sprintf("%s  %-5s %s  ", at, who, ev.Entry.Key)
+	if ev.Mode == gov.ClaimMode {
+		head += fmt.Sprintf("[token %d] ", ev.Token)
+	}
+	line := head + "emit → " + resultText(ev) + " → " + transitionText(ev.Transition, ev.Mode, maxAttempts)
+	if ev.Kind == gov.Refused {
+		line += " → write REFUSED (claim lost)"
+	}
+	return line
+}
+
+// resultText says what the emitter did.
+func resultText(ev gov.Event) string {
+	r := ev.Result
+	switch {
+	case ev.Unexpected == gov.UnexpectedPanic:
+		return "PANIC (treated as failed: " + r.Code + ")"
+	case ev.Unexpected == gov.UnexpectedError:
+		return "ERROR (treated as failed: " + r.Code + ")"
+	case r.Kind == gov.ResultPending || r.Kind == gov.ResultDeferred:
+		return fmt.Sprintf("%s (retry after %s)", r.Kind, clock.Millis(r.RetryAfter))
+	case r.Kind == gov.ResultDeadLetter:
+		return "provider dead-letter (" + r.Code + ")"
+	case r.Code != "":
+		return string(r.Kind) + " (" + r.Code + ")"
+	}
+	return string(r.Kind)
+}
+
+// transitionText says what the policy decided and the drain persisted.
+func transitionText(t gov.Transition, mode gov.Mode, maxAttempts int) string {
+	cleared := ""
+	if mode == gov.ClaimMode {
+		cleared = ", claim cleared"
+	}
+	switch {
+	case t.To == gov.Delivered:
+		return "Delivered"
+	case t.To == gov.Deferred:
+		return fmt.Sprintf("Deferred, RetryCount stays %d/%d, next check %s", t.RetryCount, maxAttempts, clock.Stamp(t.NextRetryAt))
+	case t.To == gov.DeadLettered && t.Threshold:
+		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts → DEAD-LETTERED %s, no next retry%s",
+			t.RetryCount, maxAttempts, t.ReasonCode, cleared)
+	case t.To == gov.DeadLettered:
+		return fmt.Sprintf("DEAD-LETTERED at once (the provider's terminal result), RetryCount %d/%d%s", t.RetryCount, maxAttempts, cleared)
+	case t.PastThreshold && t.RetryCount == maxAttempts:
+		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts, but DeadLetterOnMaxRetryAttempts is false → Failed, next retry %s (+%s)",
+			t.RetryCount, maxAttempts, clock.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+	case t.PastThreshold:
+		return fmt.Sprintf("failed attempt %d/%d, past the threshold → Failed, next retry %s (+%s)",
+			t.RetryCount, maxAttempts, clock.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+	}
+	return fmt.Sprintf("failed attempt %d/%d < %d → Failed, next retry %s (+%s)",
+		t.RetryCount, maxAttempts, maxAttempts, clock.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+}
+
+// writeSchema prints the tables a run created, as SQLite reports them.
+func writeSchema(r *report.Report, tables []gov.Table) {
+	for _, t := range tables {
+		if t.Name == "LabInfo" {
+			continue
+		}
+		r.Line(t.SQL + ";")
+	}
+}
+
+// writeEntryLedger prints the GovernanceOutboxEntries table. The payload is
+// never printed: only its size.
+func writeEntryLedger(r *report.Report, entries []gov.Entry) {
+	rows := make([][]string, 0, len(entries))
+	for _, e := range entries {
+		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), e.Key, string(e.Status), strconv.Itoa(e.RetryCount),
+			strconv.Itoa(e.MaxRetryCount), stampOrDash(e.NextRetryAt), dash(e.ClaimOwner), stampOrDash(e.ClaimLeaseUntil),
+			strconv.FormatInt(e.ClaimToken, 10), dash(e.LastErrorCode), dash(e.ReasonCode),
+			stampOrDash(e.DeliveredAt), stampOrDash(e.DeadLetteredAt), fmt.Sprintf("%d B", len(e.Payload))})
+	}
+	r.Table([]string{"Id", "Key", "Status", "RetryCount", "MaxRetryCount", "NextRetryAtUtc", "ClaimOwner",
+		"ClaimLeaseUntilUtc", "ClaimToken", "LastErrorCode", "ReasonCode", "DeliveredAtUtc", "DeadLetteredAtUtc", "Payload"}, rows)
+}
+
+// writeTransitionLog prints the GovernanceOutboxTransitions table.
+func writeTransitionLog(r *report.Report, log []gov.LogEntry, entries []gov.Entry) {
+	keys := map[int64]string{}
+	for _, e := range entries {
+		keys[e.ID] = e.Key
+	}
+	rows := make([][]string, 0, len(log))
+	for _, l := range log {
+		outcome := "applied"
+		if !l.Applied {
+			outcome = "REFUSED"
+		}
+		rows = append(rows, []string{strconv.FormatInt(l.ID, 10), clock.Stamp(l.At), keys[l.EntryID], l.Actor,
+			strconv.FormatInt(l.ClaimToken, 10), string(l.From), string(l.To), strconv.Itoa(l.RetryCount), dash(l.ReasonCode), outcome})
+	}
+	r.Table([]string{"#", "AtUtc", "Entry", "Actor", "ClaimToken", "From", "To", "RetryCount", "ReasonCode", "Outcome"}, rows)
+}
+
+// writeAlerts prints the host's alert lines and dead-letter counters.
+func writeAlerts(r *report.Report, a *gov.Alerts) {
+	lines := a.Lines()
+	if len(lines) == 0 {
+		r.Line("(no alert or warning was raised)")
+	}
+	for _, l := range lines {
+		r.Line(l.String())
+	}
+	r.Line("")
+	rows := [][]string{{"governance_outbox_dead_lettered_total", "(all)", "(all)", strconv.Itoa(a.DeadLettered())}}
+	for _, c := range a.ByReason() {
+		rows = append(rows, []string{"governance_outbox_dead_lettered_total", c.ReasonCode, c.Provider, strconv.Itoa(c.Count)})
+	}
+	r.Table([]string{"Counter", "reason_code", "provider", "Value"}, rows)
+}
+
+// calls says "1 call", "5 calls".
+func calls(n int) string { return plural(n, "call") }
+
+// plural says "1 thing", "5 things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func stampOrDash(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return clock.Stamp(t)
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}

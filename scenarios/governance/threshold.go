@@ -1,0 +1,92 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const thresholdName = "governance-threshold"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    thresholdName,
+		Family:  "governance",
+		Kind:    report.Experiment,
+		Summary: "one threshold policy, two drain modes: the failure being processed counts, then a stable dead-letter",
+		Long: `Seeds six governance entries, one per emitter behaviour (delivered; failed every
+time; an unexpected emitter error every time; a panic twice, then delivered; failed
+four times, then delivered; a provider-returned terminal dead-letter), twice, in two
+databases. One database is drained by the plain store drain (select due entries,
+write by Id), the other by the claim/lease drain (claim with a lease and a fencing
+token, owner-checked writes). Both apply the same threshold policy, evaluated
+before the transition is persisted: next failed attempt < MaxRetryAttempts → Failed
+with a scheduled retry; next failed attempt ≥ MaxRetryAttempts → DeadLettered with
+the stable reason code and message, no next retry timestamp, claim cleared.
+Errors and panics count as failures and never crash the drain; a provider's own
+dead-letter is terminal at once. The checks compare the two modes entry by entry.`,
+		Example: `  outboxlab governance-threshold
+  outboxlab governance-threshold --max-retry-attempts 8          # the poison entries dead-letter at 8
+  outboxlab governance-threshold --max-retry-attempts 4          # GOV-005's fourth failure is now the threshold
+  outboxlab governance-threshold --dead-letter-reason-code acme.poison_message`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindThreshold(fs) },
+	})
+}
+
+type thresholdOptions struct {
+	drain *drainFlags
+	// RecoveringFailures is how many times GOV-005 fails before it is delivered.
+	RecoveringFailures int
+	// Panics is how many times the emitter panics on GOV-004 before delivering it.
+	Panics int
+}
+
+func bindThreshold(fs *pflag.FlagSet) *thresholdOptions {
+	o := &thresholdOptions{drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	fs.IntVar(&o.RecoveringFailures, "recovering-failures", 4, "failures GOV-005 suffers before it is delivered")
+	fs.IntVar(&o.Panics, "panics", 2, "times the emitter panics on GOV-004 before delivering it")
+	return o
+}
+
+func (o *thresholdOptions) Validate() error {
+	if err := o.drain.validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.RecoveringFailures < 0 || o.RecoveringFailures > maxAttemptsLimit:
+		return fmt.Errorf("--recovering-failures must be between 0 and %d, got %d", maxAttemptsLimit, o.RecoveringFailures)
+	case o.Panics < 0 || o.Panics > maxAttemptsLimit:
+		return fmt.Errorf("--panics must be between 0 and %d, got %d", maxAttemptsLimit, o.Panics)
+	}
+	return nil
+}
+
+// specs are the six entries, one per emitter behaviour.
+func (o *thresholdOptions) specs() []entrySpec {
+	return []entrySpec{
+		{Key: entryKey(1), Role: "a successful emission", Steps: []gov.Step{gov.Deliver()}},
+		{Key: entryKey(2), Role: "a poison entry: failed results", Steps: []gov.Step{unavailable}},
+		{Key: entryKey(3), Role: "unexpected emitter errors", Steps: []gov.Step{gov.Throw("emitter: connection reset by peer")}},
+		{Key: entryKey(4), Role: "emitter panics, then recovers", Steps: append(repeat(o.Panics, gov.Crash("nil map in provider SDK")), gov.Deliver())},
+		{Key: entryKey(5), Role: "transient failures below the threshold", Steps: append(repeat(o.RecoveringFailures, timeout), gov.Deliver())},
+		{Key: entryKey(6), Role: "provider-returned terminal dead-letter", Steps: []gov.Step{gov.Reject("provider.payload_rejected", "schema validation failed")}},
+	}
+}
+
+func (o *thresholdOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	store, err := drive(ctx, env.DBPath, driveSpec{mode: gov.StoreMode, flags: o.drain, entries: o.specs()})
+	if err != nil {
+		return nil, fmt.Errorf("run the store drain: %w", err)
+	}
+	claim, err := drive(ctx, filepath.Join(env.Dir, "claim.db"), driveSpec{mode: gov.ClaimMode, flags: o.drain, entries: o.specs()})
+	if err != nil {
+		return nil, fmt.Errorf("run the claim drain: %w", err)
+	}
+	return o.render(store, claim), nil
+}

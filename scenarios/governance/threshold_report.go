@@ -1,0 +1,128 @@
+package governance
+
+import (
+	"fmt"
+	"strings"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+)
+
+const (
+	verdictThresholdHeld   = "ONE THRESHOLD, BOTH DRAIN MODES — POISON ENTRIES END AS STABLE DEAD-LETTERS ✅"
+	verdictThresholdBroken = "THE THRESHOLD POLICY DID NOT HOLD — SEE THE FAILED CHECKS ❌"
+)
+
+func (o *thresholdOptions) render(store, claim *driveRun) *report.Report {
+	r := report.New(thresholdName, report.Experiment)
+	r.Title("Governance — one threshold policy, two drain modes")
+	r.Linef("Scenario  %s (%s)", thresholdName, report.Experiment)
+	specs := o.specs()
+	r.Linef("Entries   %d governance entries %s..%s (%s), seeded identically in two databases", len(specs), specs[0].Key, specs[len(specs)-1].Key, eventType)
+	for _, l := range o.drain.describe() {
+		r.Line(l)
+	}
+	r.Linef("Drains    store drain: selects due entries, writes by Id; claim drain: claims for %s with a fencing token, owner-checked writes", gov.DefaultLease)
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(store.started))
+
+	r.Section("Schema")
+	writeSchema(r, claim.tables)
+	r.Section("Emitter scripts")
+	rows := make([][]string, 0, len(specs))
+	for _, s := range specs {
+		rows = append(rows, []string{s.Key, s.Role, store.emitter.ScriptText(s.Key)})
+	}
+	r.Table([]string{"Entry", "Exercises", "Emitter script (last step repeats)"}, rows)
+	for _, run := range []*driveRun{store, claim} {
+		r.Section(fmt.Sprintf("Timeline — %s drain (scenario clock)", run.mode))
+		for _, l := range run.timeline {
+			r.Line(l)
+		}
+		r.Linef("Drain idle at %s after %d emitter calls", clock.Stamp(run.ended), len(run.emitter.Calls()))
+	}
+	r.Section("Outcome side by side")
+	writeSideBySide(r, store, claim)
+	r.Section("Entries after the claim drain (GovernanceOutboxEntries; payloads never printed)")
+	writeEntryLedger(r, claim.entries)
+	r.Section("Host alerts (claim drain)")
+	writeAlerts(r, claim.alerts)
+
+	o.checks(r, store, claim)
+	r.Checks("Checks")
+	r.Verdict(verdictThresholdHeld, verdictThresholdBroken)
+	recordMetrics(r, claim, o.drain)
+	return r
+}
+
+func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
+	maxAttempts := o.drain.MaxRetryAttempts
+	runs := []*driveRun{store, claim}
+	checkSameOutcome(r, store, claim)
+
+	var atThreshold []string
+	ok, seen := true, 0
+	for _, run := range runs {
+		for _, ev := range run.events {
+			if ev.Kind != gov.Handled || !ev.Transition.Threshold {
+				continue
+			}
+			seen++
+			n := failures(run, ev.Entry.Key)
+			ok = ok && ev.Transition.RetryCount == maxAttempts && n == maxAttempts
+			if run == claim {
+				atThreshold = append(atThreshold, fmt.Sprintf("%s on failed attempt %d/%d (%s)", ev.Entry.Key, ev.Transition.RetryCount, maxAttempts, plural(n, "failed call")))
+			}
+		}
+	}
+	r.Check("the failure being processed counts toward the threshold", ok && seen > 0,
+		orNone(strings.Join(atThreshold, "; "), "no entry reached the threshold")+" in both modes")
+
+	stable, dl, withNext, cleared := 0, 0, 0, 0
+	for _, run := range runs {
+		for _, e := range run.entries {
+			if e.Status != gov.DeadLettered {
+				continue
+			}
+			dl++
+			if !e.NextRetryAt.IsZero() {
+				withNext++
+			}
+			if run == claim && e.ClaimOwner == "" && e.ClaimLeaseUntil.IsZero() && e.ClaimToken > 0 {
+				cleared++
+			}
+			if e.ReasonCode == o.drain.DeadLetterReasonCode && e.ReasonMessage == o.drain.DeadLetterReasonMessage {
+				stable++
+			}
+		}
+	}
+	r.Check("threshold dead-letters carry the stable reason code and message", stable == seen && seen > 0,
+		fmt.Sprintf("%d of %d threshold dead-letters (both modes) record %s / %q", stable, seen, o.drain.DeadLetterReasonCode, o.drain.DeadLetterReasonMessage))
+	r.Check("no next retry timestamp on a dead-lettered entry", withNext == 0 && dl > 0,
+		fmt.Sprintf("%d of %d dead-lettered rows (both modes) carry NextRetryAtUtc", withNext, dl))
+	claimDL := countStatus(claim, gov.DeadLettered)
+	r.Check("claim mode: dead-lettering clears claim ownership", cleared == claimDL && claimDL > 0,
+		fmt.Sprintf("%d of %d dead-lettered rows were claimed (token > 0) and keep no owner or lease", cleared, claimDL))
+	checkRetrySchedule(r, runs, o.drain)
+	checkUnexpected(r, runs)
+	checkProviderDeadLetter(r, runs)
+	checkNoReplay(r, runs)
+	checkNotDelivery(r, runs)
+}
+
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+func countStatus(run *driveRun, st gov.Status) int {
+	n := 0
+	for _, e := range run.entries {
+		if e.Status == st {
+			n++
+		}
+	}
+	return n
+}
