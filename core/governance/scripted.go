@@ -58,6 +58,27 @@ func (s Step) Text() string {
 	return string(s.Result.Kind)
 }
 
+// runOf describes the run of steps at the start of steps — one step repeated
+// ("failed ×4") or two steps alternating ("(deferred, failed) ×3") — and
+// returns how many steps it covers.
+func runOf(steps []Step) (string, int) {
+	same := 1
+	for same < len(steps) && steps[same].Text() == steps[0].Text() {
+		same++
+	}
+	if same > 1 {
+		return fmt.Sprintf("%s ×%d", steps[0].Text(), same), same
+	}
+	pairs := 1
+	for 2*pairs+1 < len(steps) && steps[2*pairs].Text() == steps[0].Text() && steps[2*pairs+1].Text() == steps[1].Text() {
+		pairs++
+	}
+	if pairs > 1 {
+		return fmt.Sprintf("(%s, %s) ×%d", steps[0].Text(), steps[1].Text(), pairs), 2 * pairs
+	}
+	return steps[0].Text(), 1
+}
+
 // repeats reports whether a last step is played again on every later call:
 // a delivered or dead-lettered entry is never emitted again.
 func (s Step) repeats() bool {
@@ -107,16 +128,9 @@ func (s *Scripted) ScriptText(key string) string {
 	}
 	var parts []string
 	for i := 0; i < len(steps); {
-		j := i
-		for j < len(steps) && steps[j].Text() == steps[i].Text() {
-			j++
-		}
-		part := steps[i].Text()
-		if j-i > 1 {
-			part += fmt.Sprintf(" ×%d", j-i)
-		}
+		part, n := runOf(steps[i:])
 		parts = append(parts, part)
-		i = j
+		i += n
 	}
 	if last := steps[len(steps)-1]; last.repeats() {
 		parts[len(parts)-1] += " (forever)"

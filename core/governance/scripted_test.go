@@ -40,11 +40,13 @@ func TestScriptText(t *testing.T) {
 	s.Script("b", Crash("boom"))
 	s.Script("c", Reject("provider.payload_rejected", ""))
 	s.Script("d", Defer(time.Second), Fail("x", ""), Throw("eof"))
+	s.Script("e", Defer(time.Second), Fail("x", ""), Defer(time.Second), Fail("x", ""), Fail("x", ""))
 	tests := map[string]string{
 		"a": "failed (x) ×3, then delivered",
 		"b": "panic (forever)",
 		"c": "dead-letter (provider.payload_rejected)",
 		"d": "deferred, then failed (x), then error (forever)",
+		"e": "(deferred, failed (x)) ×2, then failed (x) (forever)",
 		"z": "delivered",
 	}
 	for key, want := range tests {

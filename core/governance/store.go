@@ -20,7 +20,7 @@ import (
 var Schema string
 
 // SchemaVersion is recorded in LabInfo so a governance database can be told apart.
-const SchemaVersion = "outboxlab-governance/1"
+const SchemaVersion = "outboxlab/governance-1"
 
 // Store is a governance outbox on one SQLite file. Every transaction it
 // begins is BEGIN IMMEDIATE, so a transaction takes the write lock before it reads.

@@ -3,6 +3,7 @@ package governance
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"outboxlab/core/clock"
@@ -150,4 +151,18 @@ func (r *driveRun) handled(key string) []gov.Event {
 		}
 	}
 	return out
+}
+
+// driveBoth drains the same entries twice: the store drain on env's database,
+// the claim drain on a second file beside it.
+func driveBoth(ctx context.Context, dbPath, dir string, spec driveSpec) (store, claim *driveRun, err error) {
+	spec.mode = gov.StoreMode
+	if store, err = drive(ctx, dbPath, spec); err != nil {
+		return nil, nil, fmt.Errorf("run the store drain: %w", err)
+	}
+	spec.mode = gov.ClaimMode
+	if claim, err = drive(ctx, filepath.Join(dir, "claim.db"), spec); err != nil {
+		return nil, nil, fmt.Errorf("run the claim drain: %w", err)
+	}
+	return store, claim, nil
 }

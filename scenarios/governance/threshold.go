@@ -3,7 +3,6 @@ package governance
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -80,13 +79,9 @@ func (o *thresholdOptions) specs() []entrySpec {
 }
 
 func (o *thresholdOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	store, err := drive(ctx, env.DBPath, driveSpec{mode: gov.StoreMode, flags: o.drain, entries: o.specs()})
+	store, claim, err := driveBoth(ctx, env.DBPath, env.Dir, driveSpec{flags: o.drain, entries: o.specs()})
 	if err != nil {
-		return nil, fmt.Errorf("run the store drain: %w", err)
-	}
-	claim, err := drive(ctx, filepath.Join(env.Dir, "claim.db"), driveSpec{mode: gov.ClaimMode, flags: o.drain, entries: o.specs()})
-	if err != nil {
-		return nil, fmt.Errorf("run the claim drain: %w", err)
+		return nil, err
 	}
 	return o.render(store, claim), nil
 }

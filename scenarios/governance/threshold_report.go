@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
 	"outboxlab/core/report"
 )
@@ -16,38 +15,8 @@ const (
 
 func (o *thresholdOptions) render(store, claim *driveRun) *report.Report {
 	r := report.New(thresholdName, report.Experiment)
-	r.Title("Governance — one threshold policy, two drain modes")
-	r.Linef("Scenario  %s (%s)", thresholdName, report.Experiment)
-	specs := o.specs()
-	r.Linef("Entries   %d governance entries %s..%s (%s), seeded identically in two databases", len(specs), specs[0].Key, specs[len(specs)-1].Key, eventType)
-	for _, l := range o.drain.describe() {
-		r.Line(l)
-	}
-	r.Linef("Drains    store drain: selects due entries, writes by Id; claim drain: claims for %s with a fencing token, owner-checked writes", gov.DefaultLease)
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(store.started))
-
-	r.Section("Schema")
-	writeSchema(r, claim.tables)
-	r.Section("Emitter scripts")
-	rows := make([][]string, 0, len(specs))
-	for _, s := range specs {
-		rows = append(rows, []string{s.Key, s.Role, store.emitter.ScriptText(s.Key)})
-	}
-	r.Table([]string{"Entry", "Exercises", "Emitter script (last step repeats)"}, rows)
-	for _, run := range []*driveRun{store, claim} {
-		r.Section(fmt.Sprintf("Timeline — %s drain (scenario clock)", run.mode))
-		for _, l := range run.timeline {
-			r.Line(l)
-		}
-		r.Linef("Drain idle at %s after %d emitter calls", clock.Stamp(run.ended), len(run.emitter.Calls()))
-	}
-	r.Section("Outcome side by side")
-	writeSideBySide(r, store, claim)
-	r.Section("Entries after the claim drain (GovernanceOutboxEntries; payloads never printed)")
-	writeEntryLedger(r, claim.entries)
-	r.Section("Host alerts (claim drain)")
-	writeAlerts(r, claim.alerts)
-
+	layout{name: thresholdName, title: "Governance — one threshold policy, two drain modes",
+		specs: o.specs(), flags: o.drain, bothTimelines: true}.write(r, store, claim)
 	o.checks(r, store, claim)
 	r.Checks("Checks")
 	r.Verdict(verdictThresholdHeld, verdictThresholdBroken)
