@@ -1,0 +1,303 @@
+package retry
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/child"
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const poisonCounter = "poison-counter"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    poisonCounter,
+		Family:  "retry",
+		Kind:    report.Experiment,
+		Summary: "A message that kills the consumer process: the attempt counter incremented on catch vs at delivery",
+		Long: `The course's poison-counter experiment, with real process deaths. Each consumer
+lifetime is a child process of the lab that claims notifications from a SQLite
+outbox, oldest first. The lethal message kills it with SIGKILL: no catch block,
+no deferred function runs. A supervisor restarts the consumer after the
+visibility timeout has given the message back to the queue.
+
+With the counter incremented in the catch block, the threshold is never
+reached: every lifetime dies on the same message and only --max-restarts stops
+the loop. With the counter incremented at delivery, committed with the claim
+before any work, the message is dead-lettered on delivery number --threshold
+and the messages behind it are processed. Both runs use their own database
+file and print the seed's table from what those files hold.`,
+		Example: `  outboxlab poison-counter
+  outboxlab poison-counter --lethal 2,4 --threshold 2    # two poison messages, isolated sooner
+  outboxlab poison-counter --max-restarts 2              # too few restarts: the at-delivery run cannot finish, checks fail`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindPoison(fs) },
+	})
+}
+
+// poisonOptions are the experiment's parameters; the defaults are the seed's.
+type poisonOptions struct {
+	Messages    int
+	Lethal      []int
+	Threshold   int
+	MaxRestarts int
+}
+
+func bindPoison(fs *pflag.FlagSet) *poisonOptions {
+	o := &poisonOptions{}
+	fs.IntVar(&o.Messages, "messages", 5, "notifications in the queue, NTF-001 onwards")
+	fs.IntSliceVar(&o.Lethal, "lethal", []int{3}, "message number(s) whose handling kills the consumer process (comma list)")
+	fs.IntVar(&o.Threshold, "threshold", 3, "attempts after which a message is dead-lettered")
+	fs.IntVar(&o.MaxRestarts, "max-restarts", 12, "process lifetimes the supervisor starts at most (the run's upper bound)")
+	return o
+}
+
+func (o *poisonOptions) Validate() error {
+	switch {
+	case o.Messages < 1 || o.Messages > 100:
+		return fmt.Errorf("--messages must be between 1 and 100, got %d", o.Messages)
+	case len(o.Lethal) == 0:
+		return fmt.Errorf("--lethal needs at least one message number")
+	case o.Threshold < 1 || o.Threshold > 100:
+		return fmt.Errorf("--threshold must be between 1 and 100, got %d", o.Threshold)
+	case o.MaxRestarts < 1 || o.MaxRestarts > 50:
+		return fmt.Errorf("--max-restarts must be between 1 and 50, got %d", o.MaxRestarts)
+	}
+	seen := map[int]bool{}
+	for _, n := range o.Lethal {
+		if n < 1 || n > o.Messages {
+			return fmt.Errorf("--lethal %d is not a message number (1..%d)", n, o.Messages)
+		}
+		if seen[n] {
+			return fmt.Errorf("--lethal %d is listed twice", n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+func noteKey(n int) string { return fmt.Sprintf("NTF-%03d", n) }
+
+func (o *poisonOptions) lethalKeys() []string {
+	keys := make([]string, len(o.Lethal))
+	for i, n := range o.Lethal {
+		keys[i] = noteKey(n)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// counterPosition is one of the two designs the experiment compares.
+type counterPosition struct {
+	name       string
+	atDelivery bool
+	file       string // base name of its database file
+}
+
+// ended is how one process lifetime ended, as the supervisor saw it.
+type ended struct {
+	n          int
+	started    time.Time
+	ended      time.Time // its last delivery or transition
+	deliveries int
+	died       bool
+	signal     string
+	lastKey    string // the message it was handling when it ended
+}
+
+// poisonRun is one counter position driven to its end on its own database.
+type poisonRun struct {
+	position  counterPosition
+	lifetimes []ended
+	msgs      []outbox.Message
+	catches   map[int64]int // MessageId → CatchCounters.Failures
+	audit     []outbox.AuditEntry
+	tables    []outbox.Table
+}
+
+func (o *poisonOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	positions := []counterPosition{
+		{"on catch", false, "on-catch.db"},
+		{"at delivery", true, filepath.Base(env.DBPath)},
+	}
+	var runs []*poisonRun
+	for _, p := range positions {
+		run, err := o.supervise(ctx, filepath.Join(env.Dir, p.file), p)
+		if err != nil {
+			return nil, fmt.Errorf("run the %s counter: %w", p.name, err)
+		}
+		runs = append(runs, run)
+	}
+	return o.render(runs), nil
+}
+
+// supervise seeds a fresh outbox and starts consumer lifetimes, one child
+// process at a time, until the queue is empty or --max-restarts is reached.
+func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPosition) (*poisonRun, error) {
+	store, err := outbox.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	if err := o.seed(ctx, store); err != nil {
+		return nil, err
+	}
+	run := &poisonRun{position: p}
+	counter := "on-catch"
+	if p.atDelivery {
+		counter = "at-delivery"
+	}
+	at := clock.Start
+	for n := 1; n <= o.MaxRestarts; n++ {
+		name := "lifetime-" + strconv.Itoa(n)
+		if err := o.audit(ctx, store, at, "started", 0, name+" started"); err != nil {
+			return nil, err
+		}
+		exit, err := child.Run(ctx, lifetimeEntry, "-db", path, "-name", name, "-counter", counter,
+			"-lethal", strings.Join(o.lethalKeys(), ","), "-threshold", strconv.Itoa(o.Threshold), "-start", clock.ISO(at))
+		if err != nil {
+			return nil, err
+		}
+		if !exit.Died() && exit.Code != 0 {
+			return nil, fmt.Errorf("%s exited %d: %s", name, exit.Code, strings.TrimSpace(exit.Output))
+		}
+		end, err := o.observe(ctx, store, n, at, exit)
+		if err != nil {
+			return nil, err
+		}
+		run.lifetimes = append(run.lifetimes, end)
+		counts, err := store.Counts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if counts[outbox.Pending]+counts[outbox.Processing] == 0 {
+			break
+		}
+		at = end.ended.Add(restartDelay)
+	}
+	if err := o.stopped(ctx, store, run); err != nil {
+		return nil, err
+	}
+	return run, o.read(ctx, store, run)
+}
+
+// seed writes the queue: one notification per message number, each with its
+// catch counter at zero, in one transaction.
+func (o *poisonOptions) seed(ctx context.Context, store *outbox.Store) error {
+	if _, err := store.DB().ExecContext(ctx, catchSchema); err != nil {
+		return fmt.Errorf("create catch counters: %w", err)
+	}
+	return store.InTx(ctx, func(tx *sql.Tx) error {
+		for i := 1; i <= o.Messages; i++ {
+			id, err := outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: noteKey(i), Type: notificationType,
+				MaxAttempts: o.Threshold, CreatedAt: clock.Start, Payload: fmt.Sprintf(`{"notification":%d}`, i)})
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO CatchCounters (MessageId) VALUES (?)`, id); err != nil {
+				return fmt.Errorf("seed catch counter of %s: %w", noteKey(i), err)
+			}
+		}
+		return nil
+	})
+}
+
+func (o *poisonOptions) audit(ctx context.Context, store *outbox.Store, at time.Time, action string, id int64, detail string) error {
+	return store.InTx(ctx, func(tx *sql.Tx) error {
+		return outbox.AuditTx(ctx, tx, at, "supervisor", action, id, detail)
+	})
+}
+
+// observe reads back from the audit log what lifetime n did, and records its
+// death there when the child process was killed.
+func (o *poisonOptions) observe(ctx context.Context, store *outbox.Store, n int, started time.Time, exit child.Exit) (ended, error) {
+	e := ended{n: n, started: started, ended: started, died: exit.Died(), signal: exit.Signal}
+	entries, err := store.Audit(ctx)
+	if err != nil {
+		return e, err
+	}
+	name := "lifetime-" + strconv.Itoa(n)
+	var lastID int64
+	for _, a := range entries {
+		if a.Actor != name {
+			continue
+		}
+		at, err := time.Parse(clock.ISOLayout, a.At)
+		if err != nil {
+			return e, fmt.Errorf("read audit time %q: %w", a.At, err)
+		}
+		e.ended, lastID = at, a.MessageID
+		e.lastKey, _, _ = strings.Cut(a.Detail, " ")
+		if a.Action == "delivered" {
+			e.deliveries++
+		}
+	}
+	if !e.died {
+		return e, o.audit(ctx, store, e.ended, "exited", 0, name+" found nothing left to deliver and exited 0")
+	}
+	return e, o.audit(ctx, store, e.ended, "died", lastID,
+		fmt.Sprintf("%s killed by %s while handling %s; its catch block never ran", name, signalName(e.signal), e.lastKey))
+}
+
+// stopped records, when messages are left, that the supervisor gave up at
+// its bound rather than because the queue emptied.
+func (o *poisonOptions) stopped(ctx context.Context, store *outbox.Store, run *poisonRun) error {
+	counts, err := store.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	left := counts[outbox.Pending] + counts[outbox.Processing]
+	if left == 0 {
+		return nil
+	}
+	last := run.lifetimes[len(run.lifetimes)-1]
+	return o.audit(ctx, store, last.ended, "gave-up", 0,
+		fmt.Sprintf("--max-restarts %d reached with %d message(s) still in the queue: the bound stopped the loop", o.MaxRestarts, left))
+}
+
+// read loads what the run left in its database.
+func (o *poisonOptions) read(ctx context.Context, store *outbox.Store, run *poisonRun) error {
+	var err error
+	if run.msgs, err = store.Messages(ctx); err != nil {
+		return err
+	}
+	if run.audit, err = store.Audit(ctx); err != nil {
+		return err
+	}
+	if run.tables, err = store.Tables(ctx); err != nil {
+		return err
+	}
+	rows, err := store.DB().QueryContext(ctx, `SELECT MessageId, Failures FROM CatchCounters`)
+	if err != nil {
+		return fmt.Errorf("read catch counters: %w", err)
+	}
+	defer rows.Close()
+	run.catches = map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return fmt.Errorf("read catch counters: %w", err)
+		}
+		run.catches[id] = n
+	}
+	return rows.Err()
+}
+
+func signalName(s string) string {
+	if s == "killed" {
+		return "SIGKILL"
+	}
+	return s
+}

@@ -1,0 +1,161 @@
+package retry
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+)
+
+// poisonFigures are the numbers of one counter position, all read back from
+// its database and from how its child processes ended.
+type poisonFigures struct {
+	restarts, delivered, deaths          int
+	processed, deadLetters, remaining    int
+	claimTokens                          int // the queue's own count of deliveries: sum of ClaimToken
+	kills                                int // lifetimes that ended killed by SIGKILL on a lethal message
+	lethalDeliveries, lethalCatchCounter []int
+	lethalStatuses                       []outbox.Status
+}
+
+func (o *poisonOptions) figures(run *poisonRun) poisonFigures {
+	f := poisonFigures{restarts: len(run.lifetimes)}
+	lethal := o.lethalKeys()
+	for _, l := range run.lifetimes {
+		f.delivered += l.deliveries
+		if l.died {
+			f.deaths++
+			if l.signal == "killed" && slices.Contains(lethal, l.lastKey) {
+				f.kills++
+			}
+		}
+	}
+	for _, m := range run.msgs {
+		f.claimTokens += int(m.ClaimToken)
+		switch m.Status {
+		case outbox.Processed:
+			f.processed++
+		case outbox.DeadLettered:
+			f.deadLetters++
+		default:
+			f.remaining++
+		}
+		if slices.Contains(lethal, m.Key) {
+			f.lethalDeliveries = append(f.lethalDeliveries, m.AttemptCount)
+			f.lethalCatchCounter = append(f.lethalCatchCounter, run.catches[m.ID])
+			f.lethalStatuses = append(f.lethalStatuses, m.Status)
+		}
+	}
+	return f
+}
+
+func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
+	r := report.New(poisonCounter, report.Experiment)
+	r.Title("Poison counter — EXPERIMENT: the message that kills the consumer process")
+	r.Linef("Scenario   %s (EXPERIMENT; the course's poison-counter.mjs, with real process deaths)", poisonCounter)
+	r.Linef("Queue      %d notifications %s..%s (%s), oldest first; lethal: %s; threshold %d attempts",
+		o.Messages, noteKey(1), noteKey(o.Messages), notificationType, strings.Join(o.lethalKeys(), ", "), o.Threshold)
+	r.Linef("Processes  each lifetime is a child process of the lab; a lethal message kills it with SIGKILL (nothing after it runs)")
+	r.Linef("Supervisor restarts a dead consumer %s after its death, at most %d lifetimes; visibility timeout %s",
+		clockText(restartDelay), o.MaxRestarts, clockText(visibilityTimeout))
+	r.Linef("Work       a healthy notification takes %s; scenario time starts %s; nothing sleeps", clockText(workTime), clock.ISO(clock.Start))
+	r.Line("Counters   on catch: CatchCounters.Failures += 1 in the catch block; at delivery: AttemptCount += 1 in the claim, committed before the work")
+	r.Linef("Databases  on catch: %s; at delivery: %s (each its own SQLite file)", runs[0].position.file, runs[1].position.file)
+
+	r.Section("Schema")
+	writeSchema(r, runs[0].tables)
+
+	for _, run := range runs {
+		r.Section(fmt.Sprintf("Timeline: counter %s (scenario clock, from the audit log)", run.position.name))
+		for _, a := range run.audit {
+			r.Line(auditLine(a))
+		}
+	}
+
+	figs := []poisonFigures{o.figures(runs[0]), o.figures(runs[1])}
+	r.Section("The two counter positions (the seed's table)")
+	rows := make([][]string, len(runs))
+	for i, f := range figs {
+		rows[i] = []string{runs[i].position.name, strconv.Itoa(f.restarts), strconv.Itoa(f.delivered), strconv.Itoa(f.deaths),
+			strconv.Itoa(f.processed), strconv.Itoa(f.deadLetters), strconv.Itoa(f.remaining)}
+	}
+	r.Table([]string{"counter position", "restarts", "delivered", "process deaths", "processed", "dead letters", "remaining"}, rows)
+	r.Line("restarts: process lifetimes started; delivered: claims written to the audit log; process deaths: children killed by a signal")
+
+	r.Section("Per message: what each counter saw")
+	o.writePerMessage(r, runs)
+	r.Section("Process lifetimes")
+	o.writeLifetimes(r, runs)
+	for _, run := range runs {
+		r.Section(fmt.Sprintf("Outbox ledger: counter %s (%s)", run.position.name, run.position.file))
+		writeOutboxLedger(r, run.msgs)
+	}
+
+	o.checks(r, figs)
+	r.Checks("Checks (the properties the seed states)")
+	r.Verdict("THE COUNTER BELONGS AT DELIVERY — IT ISOLATES THE MESSAGE THAT KILLS THE PROCESS ✅",
+		"THE SEED'S RESULT WAS NOT REPRODUCED FOR THESE FLAGS — SEE THE FAILED CHECKS ⚠️")
+	for i, f := range figs {
+		key := strings.ReplaceAll(runs[i].position.name, " ", "_")
+		r.Metric("restarts_"+key, f.restarts)
+		r.Metric("delivered_"+key, f.delivered)
+		r.Metric("process_deaths_"+key, f.deaths)
+		r.Metric("processed_"+key, f.processed)
+		r.Metric("dead_letters_"+key, f.deadLetters)
+		r.Metric("remaining_"+key, f.remaining)
+	}
+	return r
+}
+
+// auditLine renders one audit entry as a timeline line.
+func auditLine(a outbox.AuditEntry) string {
+	at := clock.Stamp(mustParseISO(a.At))
+	switch a.Action {
+	case "processed":
+		return fmt.Sprintf("%s  %-11s %s processed", at, a.Actor, a.Detail)
+	case "dead-lettered":
+		return fmt.Sprintf("%s  %-11s DEAD-LETTERED %s", at, a.Actor, a.Detail)
+	case "died":
+		return fmt.Sprintf("%s  %-11s ✗ %s", at, a.Actor, a.Detail)
+	}
+	return fmt.Sprintf("%s  %-11s %s", at, a.Actor, a.Detail)
+}
+
+func (o *poisonOptions) writePerMessage(r *report.Report, runs []*poisonRun) {
+	var rows [][]string
+	for _, run := range runs {
+		for _, m := range run.msgs {
+			job := "healthy"
+			if slices.Contains(o.lethalKeys(), m.Key) {
+				job = "lethal: kills the process"
+			}
+			counter, reads := run.catches[m.ID], "CatchCounters.Failures"
+			if run.position.atDelivery {
+				counter, reads = m.AttemptCount, "AttemptCount"
+			}
+			rows = append(rows, []string{run.position.name, m.Key, job, string(m.Status), strconv.Itoa(m.AttemptCount),
+				strconv.Itoa(run.catches[m.ID]), fmt.Sprintf("%s = %d of %d", reads, counter, o.Threshold)})
+		}
+	}
+	r.Table([]string{"counter position", "message", "job", "final status", "deliveries (AttemptCount)",
+		"caught failures", "the threshold reads"}, rows)
+}
+
+func (o *poisonOptions) writeLifetimes(r *report.Report, runs []*poisonRun) {
+	var rows [][]string
+	for _, run := range runs {
+		for _, l := range run.lifetimes {
+			how := "exited 0: nothing left to deliver"
+			if l.died {
+				how = fmt.Sprintf("killed by %s handling %s", signalName(l.signal), l.lastKey)
+			}
+			rows = append(rows, []string{run.position.name, strconv.Itoa(l.n), clock.Stamp(l.started),
+				strconv.Itoa(l.deliveries), clock.Stamp(l.ended), how})
+		}
+	}
+	r.Table([]string{"counter position", "lifetime", "started", "deliveries", "ended", "how it ended"}, rows)
+}
