@@ -1,0 +1,181 @@
+package wassal
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
+	"outboxlab/core/worker"
+)
+
+// What the Days 13-17 scenarios share: how payment requests arrive, how a
+// flag names payment keys, and how a timeline line reads.
+
+// requestGap is the scenario time between two payment requests.
+const requestGap = 100 * time.Millisecond
+
+// requestTime is when payment request i (1-based) arrives.
+func requestTime(i int) time.Time { return clock.Start.Add(time.Duration(i-1) * requestGap) }
+
+// none is how a key flag says "no key".
+const none = "none"
+
+// keysFlag checks a list of payment keys given to flag: each a seeded
+// payment, none twice. "none" (alone) means no keys.
+func keysFlag(flag string, keys []string, payments int) ([]string, error) {
+	if len(keys) == 1 && keys[0] == none {
+		return nil, nil
+	}
+	seeded := PaymentKeys(payments)
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if !slices.Contains(seeded, k) {
+			return nil, fmt.Errorf("--%s %q is not a seeded payment (PAY-001..%s)", flag, k, seeded[len(seeded)-1])
+		}
+		if seen[k] {
+			return nil, fmt.Errorf("--%s %q is listed twice", flag, k)
+		}
+		seen[k] = true
+	}
+	return keys, nil
+}
+
+// keyFlag checks one payment key given to flag; "none" gives "".
+func keyFlag(flag, key string, payments int) (string, error) {
+	if key == none || key == "" {
+		return "", nil
+	}
+	keys, err := keysFlag(flag, []string{key}, payments)
+	if err != nil {
+		return "", err
+	}
+	return keys[0], nil
+}
+
+// keyIndex is the 1-based index of a seeded key (PAY-004 → 4), 0 for "".
+func keyIndex(key string) int {
+	var i int
+	fmt.Sscanf(key, "PAY-%d", &i)
+	return i
+}
+
+// keysText lists keys for a report line, or says there are none.
+func keysText(keys []string) string {
+	if len(keys) == 0 {
+		return none
+	}
+	return strings.Join(keys, ", ")
+}
+
+// countWith prints a count with the keys behind it: "2 (PAY-003, PAY-005)".
+func countWith(keys []string) string {
+	if len(keys) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", len(keys), strings.Join(keys, ", "))
+}
+
+// eventLine is one timeline line that is not a worker event, in the same
+// columns as TimelineLine: time, key (or —), what happened.
+func eventLine(at time.Time, key, text string) string {
+	if key == "" {
+		key = "—"
+	}
+	return fmt.Sprintf("%s  %-8s %s", clock.Stamp(at), key, text)
+}
+
+// outputLines splits what a child process printed into timeline lines.
+func outputLines(out string) []string {
+	out = strings.TrimRight(out, "\n")
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// statusChecker is what a handler needs of the provider: the provider itself
+// in the parent, or a provider.Client in a child process.
+type statusChecker interface {
+	CheckStatus(ctx context.Context, key string, at time.Time) (provider.Answer, error)
+}
+
+// resolution turns a provider answer into the payment's state and a timeline phrase.
+func resolution(a provider.Answer) (outbox.PaymentStatus, string) {
+	if a.Outcome == provider.Declined {
+		return outbox.Failed, "Declined → payment Failed"
+	}
+	return outbox.Paid, fmt.Sprintf("Paid (%s) → payment Paid", a.TransactionID)
+}
+
+// pendingKeys lists the payments still PendingConfirmation.
+func pendingKeys(pays []outbox.Payment) []string {
+	var keys []string
+	for _, p := range pays {
+		if p.Status == outbox.PendingConfirmation {
+			keys = append(keys, p.Key)
+		}
+	}
+	return keys
+}
+
+// paidFailed counts Paid and Failed payments.
+func paidFailed(pays []outbox.Payment) (paid, failed int) {
+	for _, p := range pays {
+		switch p.Status {
+		case outbox.Paid:
+			paid++
+		case outbox.Failed:
+			failed++
+		}
+	}
+	return paid, failed
+}
+
+// callsAfter counts the ledger's calls of op for key made at or after t.
+func callsAfter(calls []provider.Call, op, key string, t time.Time) int {
+	n := 0
+	for _, c := range calls {
+		if c.Op == op && c.Key == key && !c.At.Before(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// maxCallsPerKey returns the most calls of op any one key received.
+func maxCallsPerKey(calls []provider.Call, op string) int {
+	per, most := map[string]int{}, 0
+	for _, c := range calls {
+		if c.Op == op {
+			per[c.Key]++
+			most = max(most, per[c.Key])
+		}
+	}
+	return most
+}
+
+// confirmVia is ConfirmHandler for any status checker: it asks the provider
+// what became of the payment (never charging it) and records the answer in
+// the transaction that completes the message.
+func confirmVia(p statusChecker) worker.Handler {
+	return worker.HandlerFunc(func(ctx context.Context, c outbox.Claim, now time.Time) (worker.Outcome, error) {
+		a, err := p.CheckStatus(ctx, c.Key, now)
+		if err != nil {
+			return worker.Outcome{}, err
+		}
+		status, detail := outbox.Paid, fmt.Sprintf("status check → Paid (%s)", a.TransactionID)
+		if a.Outcome == provider.Declined {
+			status, detail = outbox.Failed, "status check → Declined → payment Failed"
+		}
+		return worker.Outcome{Detail: detail, Apply: func(ctx context.Context, tx *sql.Tx) error {
+			_, err := outbox.ResolvePaymentTx(ctx, tx, c.Key, status, a.TransactionID, now)
+			return err
+		}}, nil
+	})
+}

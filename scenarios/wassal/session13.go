@@ -1,0 +1,268 @@
+package wassal
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/child"
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const (
+	session13Before = "session-13-pending-lost-on-restart"
+	session13After  = "session-13-durable-reconciliation"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    session13Before,
+		Family:  "wassal",
+		Kind:    report.Before,
+		Pair:    session13After,
+		Summary: "Day 13 BEFORE: timed-out payments remembered only in memory stay pending forever after a crash",
+		Long: `Six payment requests reach the service, which writes each payment and charges
+the provider. The answers to two charges are lost (PAY-003, PAY-005 time out), so
+those payments stay PendingConfirmation and the service keeps a re-check for
+each in its memory. The service runs as a real child process of the lab and is
+killed with SIGKILL after its last request, before the re-checks fall due. The
+restarted service has fresh memory: nothing tells it to ask the provider again,
+and the run watches for --observe while the payments stay pending forever, one
+of them charged at the provider all along.
+
+The comparison table beside it runs the AFTER design on the same seed.`,
+		Example: `  outboxlab session-13-pending-lost-on-restart
+  outboxlab session-13-pending-lost-on-restart --crash-after PAY-004   # life 2 remembers PAY-005, not PAY-003
+  outboxlab session-13-pending-lost-on-restart --crash-after none      # no crash: memory is enough, the checks fail`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession13(fs, false) },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    session13After,
+		Family:  "wassal",
+		Kind:    report.After,
+		Pair:    session13Before,
+		Summary: "Day 13 AFTER: pending work is durable; after the restart a reconciler asks the provider, never charges again",
+		Long: `The same requests, lost answers and crash, with the pending work made durable:
+each payment is written together with a ConfirmPaymentStatus re-check row in one
+transaction, due --recheck-after later; an answered charge closes its row in
+the transaction that records the answer. The child process is killed at the same
+point; the restarted service finds the re-check rows on disk and its reconciler
+(the outbox worker) asks the provider for each payment's status when due. It
+never charges again, and every payment ends Paid or Failed, with a provider
+transaction id only when Paid.
+
+Switch the reconciler off with --reconciler=false to watch the safety checks catch it.`,
+		Example: `  outboxlab session-13-durable-reconciliation
+  outboxlab session-13-durable-reconciliation --timeout-key PAY-001,PAY-002,PAY-006
+  outboxlab session-13-durable-reconciliation --reconciler=false   # rows on disk, nobody reads them: exit 1`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession13(fs, true) },
+	})
+}
+
+// session13Options are the Day 13 pair's parameters; both scenarios take all
+// of them, because each report compares both designs on the same seed.
+type session13Options struct {
+	durable bool // which design is this scenario's own: BEFORE (memory) or AFTER (durable)
+
+	Payments     int
+	TimeoutKeys  []string
+	DeclinedKey  string
+	CrashAfter   string
+	RecheckAfter time.Duration
+	Downtime     time.Duration
+	Observe      time.Duration
+	Reconciler   bool
+}
+
+func bindSession13(fs *pflag.FlagSet, durable bool) *session13Options {
+	o := &session13Options{durable: durable}
+	fs.IntVar(&o.Payments, "payments", 6, "payment requests, PAY-001 onwards, 100 ms apart")
+	fs.StringSliceVar(&o.TimeoutKeys, "timeout-key", []string{"PAY-003", "PAY-005"}, `keys whose charge answer is lost: the provider takes the charge, the service times out ("none" for none)`)
+	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
+	fs.StringVar(&o.CrashAfter, "crash-after", "PAY-006", `the service process is killed right after this key's request ("none": it never crashes)`)
+	fs.DurationVar(&o.RecheckAfter, "recheck-after", 5*time.Second, "how long after a lost answer the service asks the provider for the status")
+	fs.DurationVar(&o.Downtime, "downtime", 3*time.Second, "time between the crash and the restart")
+	fs.DurationVar(&o.Observe, "observe", time.Minute, "how long the run watches after the restart (after the last request when there is no crash)")
+	fs.BoolVar(&o.Reconciler, "reconciler", true, "AFTER: the restarted service runs the reconciler (--reconciler=false leaves the rows unread)")
+	return o
+}
+
+func (o *session13Options) Validate() error {
+	if o.Payments < 1 || o.Payments > maxPayments {
+		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
+	}
+	var err error
+	if o.TimeoutKeys, err = keysFlag("timeout-key", o.TimeoutKeys, o.Payments); err != nil {
+		return err
+	}
+	if o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments); err != nil {
+		return err
+	}
+	if o.CrashAfter, err = keyFlag("crash-after", o.CrashAfter, o.Payments); err != nil {
+		return err
+	}
+	switch {
+	case o.RecheckAfter <= 0:
+		return fmt.Errorf("--recheck-after must be positive, got %s", o.RecheckAfter)
+	case o.Downtime < 0:
+		return fmt.Errorf("--downtime must not be negative, got %s", o.Downtime)
+	case o.Observe <= o.RecheckAfter:
+		return fmt.Errorf("--observe %s must be longer than --recheck-after %s, so every re-check falls due while the run watches", o.Observe, o.RecheckAfter)
+	case o.Observe > 24*time.Hour:
+		return fmt.Errorf("--observe must be at most 24h, got %s", o.Observe)
+	}
+	return nil
+}
+
+// session13Run is one design driven to its end: a first life in a child
+// process, killed at the crash point, and a restarted life in this process.
+type session13Run struct {
+	durable    bool
+	lines      []string
+	crashed    bool
+	crashIndex int // the request after which life 1 died; 0 without a crash
+	crashAt    time.Time
+	restartAt  time.Time
+	windowEnd  time.Time
+	// What the crash left on disk, read with fresh connections before life 2 starts.
+	pendingAtCrash []string
+	rowsAtCrash    int
+	ledger         Ledger
+	tables         []outbox.Table
+	prov           *provider.Provider
+}
+
+func (o *session13Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	own, err := o.drive(ctx, env.DBPath, o.durable)
+	if err != nil {
+		return nil, err
+	}
+	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.durable)
+	if err != nil {
+		return nil, fmt.Errorf("run the partner design: %w", err)
+	}
+	before, after := own, partner
+	if o.durable {
+		before, after = partner, own
+	}
+	return o.render(own, before, after), nil
+}
+
+func (o *session13Options) newProvider() *provider.Provider {
+	p := provider.New(provider.Rule{Outcome: provider.Paid})
+	if o.DeclinedKey != "" {
+		p.Script(o.DeclinedKey, provider.Rule{Outcome: provider.Declined})
+	}
+	return p
+}
+
+func (o *session13Options) drive(ctx context.Context, path string, durable bool) (*session13Run, error) {
+	store, err := outbox.Open(ctx, path) // creates the schema; each life opens its own connections
+	if err != nil {
+		return nil, err
+	}
+	store.Close()
+	prov := o.newProvider()
+	srv, err := provider.Serve(prov, o.TimeoutKeys)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+
+	run := &session13Run{durable: durable, crashIndex: keyIndex(o.CrashAfter), prov: prov}
+	run.crashed = run.crashIndex > 0
+	last := o.Payments
+	if run.crashed {
+		last = run.crashIndex
+		run.crashAt = requestTime(run.crashIndex)
+		run.restartAt = run.crashAt.Add(o.Downtime)
+		run.windowEnd = run.restartAt.Add(o.Observe)
+	} else {
+		run.windowEnd = requestTime(o.Payments).Add(o.Observe)
+	}
+	exit, err := child.Run(ctx, session13Child, "-db", path, "-provider", srv.URL,
+		"-durable="+strconv.FormatBool(durable), "-life", "1", "-first", "1", "-last", strconv.Itoa(last),
+		"-crash-after", o.CrashAfter, "-recheck-after", o.RecheckAfter.String(),
+		"-reconcile="+strconv.FormatBool(o.Reconciler), "-window-end", clock.ISO(run.windowEnd))
+	if err != nil {
+		return nil, fmt.Errorf("run service life 1: %w", err)
+	}
+	run.lines = outputLines(exit.Output)
+	switch {
+	case run.crashed && !exit.Died():
+		return nil, fmt.Errorf("service life 1 should have been killed after %s, but it exited with code %d", o.CrashAfter, exit.Code)
+	case !run.crashed && exit.Code != 0:
+		return nil, fmt.Errorf("service life 1 exited with code %d", exit.Code)
+	}
+
+	if store, err = outbox.OpenExisting(ctx, path); err != nil { // fresh connections: the restart
+		return nil, err
+	}
+	defer store.Close()
+	if run.crashed {
+		if err := o.restart(ctx, run, store, srv.URL); err != nil {
+			return nil, err
+		}
+	}
+	return run, o.finish(ctx, run, store)
+}
+
+// restart measures what the crash left on disk, then runs life 2 in this
+// process: fresh memory, fresh connections, the rest of the requests.
+func (o *session13Options) restart(ctx context.Context, run *session13Run, store *outbox.Store, url string) error {
+	pays, err := store.Payments(ctx)
+	if err != nil {
+		return err
+	}
+	counts, err := store.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	run.pendingAtCrash, run.rowsAtCrash = pendingKeys(pays), counts[outbox.Pending]
+	text := fmt.Sprintf("RESTART: life 2 starts with fresh memory (0 re-checks) and fresh connections; "+
+		"%d payment(s) PendingConfirmation on disk (%s), and nothing says to ask about them", len(run.pendingAtCrash), keysText(run.pendingAtCrash))
+	if run.durable {
+		text = fmt.Sprintf("RESTART: life 2 starts with fresh memory and fresh connections; re-check rows waiting in the outbox: %d", run.rowsAtCrash)
+	}
+	run.lines = append(run.lines, eventLine(run.restartAt, "", text))
+
+	var out strings.Builder
+	svc := &session13Service{durable: run.durable, life: 2, store: store, provider: provider.NewClient(url),
+		clock: clock.NewAt(run.restartAt), recheck: o.RecheckAfter, reconcile: o.Reconciler, out: &out}
+	if err := svc.serve(ctx, run.crashIndex+1, o.Payments, "", run.windowEnd); err != nil {
+		return fmt.Errorf("run service life 2: %w", err)
+	}
+	run.lines = append(run.lines, outputLines(out.String())...)
+	return nil
+}
+
+// finish closes the observation window and reads the final state.
+func (o *session13Options) finish(ctx context.Context, run *session13Run, store *outbox.Store) error {
+	var err error
+	if run.ledger, err = ReadLedger(ctx, store, run.prov); err != nil {
+		return err
+	}
+	if run.tables, err = store.Tables(ctx); err != nil {
+		return err
+	}
+	checks := 0
+	for _, k := range run.pendingAtCrash {
+		checks += callsAfter(run.ledger.Calls, provider.OpStatusCheck, k, run.restartAt)
+	}
+	pending := pendingKeys(run.ledger.Payments)
+	text := fmt.Sprintf("observation ends: %d payment(s) still PendingConfirmation (%s)", len(pending), keysText(pending))
+	if run.crashed {
+		text += fmt.Sprintf("; status checks since the restart for the payments pending at the crash: %d", checks)
+	}
+	run.lines = append(run.lines, eventLine(run.windowEnd, "", text))
+	return nil
+}

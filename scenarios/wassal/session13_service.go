@@ -1,0 +1,248 @@
+package wassal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"outboxlab/core/child"
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
+	"outboxlab/core/retry"
+	"outboxlab/core/worker"
+)
+
+// session13Child is the entry point of the Day 13 service's first life, run
+// as a real child process so that its crash takes its memory with it.
+const session13Child = "wassal-session13-service"
+
+func init() { child.Register(session13Child, runSession13Child) }
+
+// errCrash says the service reached its crash point; only a child acts on it.
+var errCrash = errors.New("crash point reached")
+
+// session13Service is one life of the Day 13 payment service. It takes
+// payment requests and charges the provider; when a charge's answer is lost
+// it keeps the re-check it owes in its memory (BEFORE) or finds it already
+// written to the outbox with the payment (AFTER).
+type session13Service struct {
+	durable   bool
+	life      int
+	store     *outbox.Store
+	provider  *provider.Client
+	clock     *clock.ScenarioClock
+	recheck   time.Duration
+	reconcile bool // AFTER: run the reconciler over the outbox's re-check rows
+	out       io.Writer
+	memory    []reminder // BEFORE: the only record of the pending work
+}
+
+// reminder is a re-check the BEFORE service holds in memory.
+type reminder struct {
+	key string
+	due time.Time
+}
+
+// serve handles payment requests first..last (1-based). It stops with
+// errCrash right after crashAfter's request; otherwise it goes on with its
+// pending work until windowEnd.
+func (s *session13Service) serve(ctx context.Context, first, last int, crashAfter string, windowEnd time.Time) error {
+	for i := first; i <= last; i++ {
+		s.clock.AdvanceTo(requestTime(i))
+		if err := s.handle(ctx, i); err != nil {
+			return err
+		}
+		if PaymentKey(i) == crashAfter {
+			s.say(eventLine(s.clock.Now(), "", s.crashText(crashAfter)))
+			return errCrash
+		}
+	}
+	if s.durable {
+		return s.reconcileUntil(ctx, windowEnd)
+	}
+	return s.recheckUntil(ctx, windowEnd)
+}
+
+func (s *session13Service) say(line string) { fmt.Fprintln(s.out, line) }
+
+func (s *session13Service) crashText(key string) string {
+	text := fmt.Sprintf("CRASH: life %d is killed (SIGKILL) right after %s", s.life, key)
+	if s.durable {
+		return text + "; its memory is gone, its re-check rows are on disk"
+	}
+	keys := make([]string, len(s.memory))
+	for i, r := range s.memory {
+		keys[i] = r.key
+	}
+	return text + "; the re-checks it held in memory die with it: " + keysText(keys)
+}
+
+// handle takes one payment request: write the payment (and, durably, its
+// re-check row in the same transaction), charge, record the answer if one came.
+func (s *session13Service) handle(ctx context.Context, i int) error {
+	key, now := PaymentKey(i), s.clock.Now()
+	due := now.Add(s.recheck)
+	var recheckID int64
+	err := s.store.InTx(ctx, func(tx *sql.Tx) error {
+		p := outbox.Payment{Key: key, AmountCents: amountCents(i), Status: outbox.PendingConfirmation, CreatedAt: now}
+		if _, err := outbox.InsertPaymentTx(ctx, tx, p); err != nil || !s.durable {
+			return err
+		}
+		var err error
+		recheckID, err = outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: key, Type: ConfirmType, CreatedAt: now,
+			Payload: fmt.Sprintf(`{"paymentKey":%q,"amountCents":%d}`, key, amountCents(i))})
+		if err != nil {
+			return err
+		}
+		return outbox.ScheduleTx(ctx, tx, recheckID, due)
+	})
+	if err != nil {
+		return err
+	}
+	written := "payment written PendingConfirmation"
+	if s.durable {
+		written = fmt.Sprintf("payment + re-check row (due %s) written in one transaction", clock.Stamp(due))
+	}
+
+	a, err := s.provider.Charge(ctx, key, amountCents(i), now)
+	if errors.Is(err, provider.ErrTimeout) {
+		kept := "the re-check row stays on disk"
+		if !s.durable {
+			s.memory = append(s.memory, reminder{key: key, due: due})
+			kept = fmt.Sprintf("re-check at %s kept in process memory only", clock.Stamp(due))
+		}
+		s.say(eventLine(now, key, fmt.Sprintf("%s → charge TIMED OUT (%v) → outcome unknown: %s", written, err, kept)))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("charge %s: %w", key, err)
+	}
+	status, phrase := resolution(a)
+	err = s.store.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := outbox.ResolvePaymentTx(ctx, tx, key, status, a.TransactionID, now); err != nil || !s.durable {
+			return err
+		}
+		_, err := outbox.CloseUnclaimedTx(ctx, tx, recheckID, now)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	closed := ""
+	if s.durable {
+		closed = ", re-check row closed"
+	}
+	s.say(eventLine(now, key, fmt.Sprintf("%s → charge → %s%s", written, phrase, closed)))
+	return nil
+}
+
+// recheckUntil is the BEFORE service's timer: it asks the provider about each
+// payment it remembers, when due, as long as the process lives.
+func (s *session13Service) recheckUntil(ctx context.Context, windowEnd time.Time) error {
+	for len(s.memory) > 0 {
+		slices.SortStableFunc(s.memory, func(a, b reminder) int { return a.due.Compare(b.due) })
+		r := s.memory[0]
+		if r.due.After(windowEnd) {
+			return nil
+		}
+		s.memory = s.memory[1:]
+		now := s.clock.AdvanceTo(r.due)
+		a, err := s.provider.CheckStatus(ctx, r.key, now)
+		if err != nil {
+			s.memory = append(s.memory, reminder{key: r.key, due: now.Add(s.recheck)})
+			s.say(eventLine(now, r.key, fmt.Sprintf("in-memory re-check → status check FAILED (%v) → asked again in %s", err, s.recheck)))
+			continue
+		}
+		status, phrase := resolution(a)
+		err = s.store.InTx(ctx, func(tx *sql.Tx) error {
+			_, err := outbox.ResolvePaymentTx(ctx, tx, r.key, status, a.TransactionID, now)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		s.say(eventLine(now, r.key, "in-memory re-check → status check → "+phrase))
+	}
+	return nil
+}
+
+// reconcileUntil is the AFTER service's reconciler: a worker over the re-check
+// rows, each claimable from its due time, that only ever asks for the status.
+func (s *session13Service) reconcileUntil(ctx context.Context, windowEnd time.Time) error {
+	if !s.reconcile {
+		return nil
+	}
+	w := &worker.Worker{ID: "reconciler", Store: s.store, Clock: s.clock, Handler: confirmVia(s.provider),
+		Policy: retry.Policy{Backoff: retry.Backoff{Base: s.recheck}}, Batch: 10}
+	for step := 0; !s.clock.Now().After(windowEnd); step++ {
+		if step > 10000 {
+			return fmt.Errorf("the reconciler did not settle after %d steps", step)
+		}
+		res, err := w.Step(ctx)
+		if err != nil {
+			return err
+		}
+		for _, e := range res.Events {
+			s.say(TimelineLine(e))
+		}
+		if res.Idle {
+			return nil
+		}
+	}
+	return nil
+}
+
+// runSession13Child runs the service's first life in this process, against
+// the database and the provider its parent names.
+func runSession13Child(ctx context.Context, args []string, stdout io.Writer) int {
+	fs := flag.NewFlagSet(session13Child, flag.ContinueOnError)
+	db := fs.String("db", "", "database file")
+	url := fs.String("provider", "", "provider URL")
+	durable := fs.Bool("durable", false, "keep pending work in the outbox")
+	life := fs.Int("life", 1, "which life of the service this is")
+	first := fs.Int("first", 1, "first request")
+	last := fs.Int("last", 1, "last request")
+	crashAfter := fs.String("crash-after", "", "die right after this key's request")
+	recheck := fs.Duration("recheck-after", 5*time.Second, "re-check delay")
+	reconcile := fs.Bool("reconcile", true, "run the reconciler")
+	start := fs.String("start", clock.ISO(clock.Start), "scenario time at the start")
+	windowEnd := fs.String("window-end", "", "end of the observation window")
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		return 3
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	startAt, err := time.Parse(clock.ISOLayout, *start)
+	if err != nil {
+		return fail(err)
+	}
+	end, err := time.Parse(clock.ISOLayout, *windowEnd)
+	if err != nil {
+		return fail(err)
+	}
+	store, err := outbox.OpenExisting(ctx, *db)
+	if err != nil {
+		return fail(err)
+	}
+	defer store.Close()
+	svc := &session13Service{durable: *durable, life: *life, store: store, provider: provider.NewClient(*url),
+		clock: clock.NewAt(startAt), recheck: *recheck, reconcile: *reconcile, out: stdout}
+	err = svc.serve(ctx, *first, *last, *crashAfter, end)
+	if errors.Is(err, errCrash) {
+		child.Die()
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return 0
+}
