@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"outboxlab/core/ordered"
@@ -18,7 +19,8 @@ func (o *options) execute(ctx context.Context, path string, env scenarios.Env, d
 	if err != nil {
 		return nil, err
 	}
-	run.inOrder, run.inOrderDLQ, err = o.inOrder(ctx, filepath.Join(env.Dir, "in-order.db"), d)
+	ref := filepath.Join(env.Dir, strings.TrimSuffix(filepath.Base(path), ".db")+"-in-order.db")
+	run.inOrder, run.inOrderDLQ, err = o.inOrder(ctx, ref, d)
 	if err != nil {
 		return nil, fmt.Errorf("run the in-order reference: %w", err)
 	}
@@ -134,3 +136,31 @@ func (o *options) failingEvents(run *run, kinds ...ordered.EventKind) []ordered.
 
 // endSame counts the orders whose end state equals the in-order run's.
 func endSame(run *run) (int, []int) { return sameStates(run.end.states, run.inOrder) }
+
+// executePair drives own on the scenario's database and partner on a file
+// beside it, and returns them as (own, before, after).
+func (o *options) executePair(ctx context.Context, env scenarios.Env, own, partner design, ownIsAfter bool) (*run, *run, *run, error) {
+	ownRun, err := o.execute(ctx, env.DBPath, env, own)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	partnerRun, err := o.execute(ctx, filepath.Join(env.Dir, "partner.db"), env, partner)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("run the partner design: %w", err)
+	}
+	if ownIsAfter {
+		return ownRun, partnerRun, ownRun, nil
+	}
+	return ownRun, ownRun, partnerRun, nil
+}
+
+// failedAttempts counts the handler's failures from the log, over the whole run.
+func failedAttempts(run *run) int {
+	n := 0
+	for _, e := range run.timeline {
+		if e.ev != nil && (e.ev.Kind == ordered.Retrying || e.ev.Kind == ordered.DeadLettered || e.ev.Kind == ordered.Paused) {
+			n++
+		}
+	}
+	return n
+}

@@ -75,15 +75,17 @@ func bindOrphan(fs *pflag.FlagSet, after bool) *orphanOptions {
 }
 
 func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	d := design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive}
+	before := design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive}
+	after := design{contain: ordered.DeadLetterOnly, dependsOn: o.DependsOn || !o.after, idempotent: true, recovery: replay}
+	own, partner := before, after
 	id := identity{name: orphanName, pair: dependsOnName, kind: report.Before,
 		title: "Ordered messages — BEFORE: orphans after a dead letter"}
 	if o.after {
-		d.dependsOn, d.recovery = o.DependsOn, replay
+		own, partner = after, before
 		id = identity{name: dependsOnName, pair: orphanName, kind: report.After,
 			title: "Ordered messages — AFTER: sequence numbers with dependsOn"}
 	}
-	run, err := o.execute(ctx, env.DBPath, env, d)
+	run, b, a, err := o.executePair(ctx, env, own, partner, o.after)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +95,7 @@ func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	writeTimeline(r, run)
 	writeQueues(r, run)
 	o.writeStates(r, run)
+	o.writePairTable(r, id.kind, b, a)
 	if o.after {
 		o.dependsOnChecks(r, run)
 		return o.finish(r, run, "DEPENDENCIES CHECKED — NOTHING APPLIED BEFORE WHAT IT NEEDS ✅",

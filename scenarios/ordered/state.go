@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -93,4 +94,13 @@ func joinOrders(ids []int) string {
 		parts[i] = fmt.Sprint(id)
 	}
 	return strings.Join(parts, ", ")
+}
+
+func joinStrings(xs []string) string { return strings.Join(xs, "; ") }
+
+func containsInt(xs []int, x int) bool { return slices.Contains(xs, x) }
+
+func sortedInts(xs []int) []int {
+	slices.Sort(xs)
+	return xs
 }

@@ -1,0 +1,151 @@
+package ordered
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/ordered"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const blockKeyName = "ordered-block-key-not-partition"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    blockKeyName,
+		Family:  "ordered",
+		Kind:    report.After,
+		Summary: "Ordered AFTER: block the key, not the partition; both ran side by side, unrelated orders stopped counted",
+		Long: `One log, one bug (PaymentReceived fails for order 42), two real runs. The first
+pauses the partition when the record has used its attempts, as Pause does in a
+Kafka consumer: the record stays at the head and every order whose key hashes
+to that partition stops until the fix. The second keeps a set of blocked keys:
+the record is dead-lettered, order-42 is blocked, its later records are parked,
+and the other orders of the partition carry on. The table counts the unrelated
+orders and records each design stopped, and how long they waited. After the
+fix the paused partition is resumed, and the blocked key is replayed in
+sequence order then unblocked; both end where an in-order run ends.`,
+		Example: `  outboxlab ordered-block-key-not-partition
+  outboxlab ordered-block-key-not-partition --partitions 1          # one partition: a pause stops every order
+  outboxlab ordered-block-key-not-partition --orders 30 --partitions 4`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return &blockKeyOptions{bindOptions(fs, PaymentReceived, false)} },
+	})
+}
+
+type blockKeyOptions struct{ *options }
+
+func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	keyDesign := design{contain: ordered.BlockKey, idempotent: true, strict: true, recovery: replay}
+	pauseDesign := design{contain: ordered.PausePartition, idempotent: true, strict: true, recovery: resume}
+	key, err := o.execute(ctx, env.DBPath, env, keyDesign)
+	if err != nil {
+		return nil, err
+	}
+	pause, err := o.execute(ctx, filepath.Join(env.Dir, "partition-pause.db"), env, pauseDesign)
+	if err != nil {
+		return nil, fmt.Errorf("run the partition pause: %w", err)
+	}
+	r := o.start(identity{name: blockKeyName, kind: report.After,
+		title: "Ordered messages — AFTER: block the key, not the partition"}, key)
+	writeSchema(r, key.tables)
+	o.writeLog(r, key.log)
+	r.Section("Run 1 of 2: pause the partition")
+	r.Line(containText(pauseDesign) + "; " + recoveryText(resume, ""))
+	writeTimeline(r, pause)
+	r.Section("Run 2 of 2: block the key (this scenario's own run, on its database)")
+	r.Line(containText(keyDesign) + "; " + recoveryText(replay, orderKey(o.FailingOrder)))
+	writeTimeline(r, key)
+	writeQueues(r, key)
+	o.writeStates(r, key)
+	o.writeComparison(r, pause, key)
+	o.blockKeyChecks(r, pause, key)
+	r.Checks("Safety checks")
+	r.Verdict("ONLY ORDER "+strconv.Itoa(o.FailingOrder)+" WAITED — THE REST OF ITS PARTITION KEPT FLOWING ✅",
+		"BLOCKING THE KEY DID NOT BEAT PAUSING THE PARTITION — SEE THE FAILED CHECKS ❌")
+	o.recordCommon(r, key)
+	ps, ks := o.stoppedAtIdle(pause), o.stoppedAtIdle(key)
+	r.Metric("pause_unrelated_orders_stopped", len(ps.others))
+	r.Metric("key_unrelated_orders_stopped", len(ks.others))
+	r.Metric("pause_unrelated_records_held", ps.otherRecords)
+	r.Metric("key_unrelated_records_held", ks.otherRecords)
+	r.Metric("pause_longest_other_wait_ms", o.longestWait(pause).Milliseconds())
+	r.Metric("key_longest_other_wait_ms", o.longestWait(key).Milliseconds())
+	return r, nil
+}
+
+// writeComparison is the side-by-side table of the two runs.
+func (o *blockKeyOptions) writeComparison(r *report.Report, pause, key *run) {
+	p := o.FailingOrder % o.Partitions
+	r.Section(fmt.Sprintf("Block the partition vs block the key (same log, same failure, two real runs; order %d is on partition %d)", o.FailingOrder, p))
+	ps, ks := o.stoppedAtIdle(pause), o.stoppedAtIdle(key)
+	stoppedText := func(s stopped) string {
+		if len(s.others) == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d (order %s)", len(s.others), joinOrders(s.others))
+	}
+	flowing := func(x *run) string {
+		return fmt.Sprintf("%d / %d", o.Partitions-len(x.idle.paused), o.Partitions)
+	}
+	bookkeeping := func(x *run) string {
+		return fmt.Sprintf("%s, %s", plural(len(x.holds), "hold"), plural(len(x.end.parked), "parked record"))
+	}
+	same := func(x *run) string {
+		n, _ := endSame(x)
+		return fmt.Sprintf("%d / %d", n, len(x.end.states))
+	}
+	rows := [][]string{
+		{"Unrelated orders stopped until the fix", stoppedText(ps), stoppedText(ks)},
+		{"Unrelated records held until the fix", strconv.Itoa(ps.otherRecords), strconv.Itoa(ks.otherRecords)},
+		{fmt.Sprintf("Order %d records held until the fix", o.FailingOrder), strconv.Itoa(ps.failingRecord), strconv.Itoa(ks.failingRecord)},
+		{"Partitions flowing while waiting for the fix", flowing(pause), flowing(key)},
+		{"Longest wait of an unrelated record", o.longestWait(pause).String(), o.longestWait(key).String()},
+		{"Bookkeeping rows", bookkeeping(pause), bookkeeping(key)},
+		{"Orders equal to the in-order run at the end", same(pause), same(key)},
+	}
+	r.Table([]string{"Metric (real run)", fmt.Sprintf("Pause partition %d", p), fmt.Sprintf("Block key %s", orderKey(o.FailingOrder))}, rows)
+}
+
+func (o *blockKeyOptions) blockKeyChecks(r *report.Report, pause, key *run) {
+	ps, ks := o.stoppedAtIdle(pause), o.stoppedAtIdle(key)
+	r.Check("blocking the key stopped no unrelated order", len(ks.others) == 0 && ks.otherRecords == 0,
+		fmt.Sprintf("%d orders, %d records", len(ks.others), ks.otherRecords))
+	want := o.expectedStopped(key)
+	r.Check("pausing the partition stopped every other order behind the failure on it", fmt.Sprint(ps.others) == fmt.Sprint(want),
+		fmt.Sprintf("order %s stopped; the log has order %s behind %s on partition %d",
+			dashIfEmpty(joinOrders(ps.others)), dashIfEmpty(joinOrders(want)), o.failingRecord(key).Place(), o.FailingOrder%o.Partitions))
+	wantOwn := o.later() + 1
+	r.Check("the key block held only the failing order's records", ks.failingRecord == wantOwn && ps.failingRecord == wantOwn,
+		fmt.Sprintf("%d with the key block, %d with the pause, of %d", ks.failingRecord, ps.failingRecord, wantOwn))
+	o.checkReplayInSequence(r, key, 0)
+	for _, x := range []struct {
+		name string
+		run  *run
+	}{{"partition pause", pause}, {"key block", key}} {
+		n, differ := endSame(x.run)
+		detail := fmt.Sprintf("%d / %d orders", n, len(x.run.end.states))
+		if len(differ) > 0 {
+			detail += "; differs: order " + joinOrders(differ)
+		}
+		r.Check("end state = in-order end state ("+x.name+")", len(differ) == 0, detail)
+	}
+}
+
+// expectedStopped reads from the log which other orders have a record behind
+// the failing one on its partition: the ones a pause must stop.
+func (o *blockKeyOptions) expectedStopped(run *run) []int {
+	rec := o.failingRecord(run)
+	var out []int
+	for _, other := range run.log {
+		id := orderOf(other)
+		if other.Partition == rec.Partition && other.Offset > rec.Offset && id != o.FailingOrder && !containsInt(out, id) {
+			out = append(out, id)
+		}
+	}
+	return sortedInts(out)
+}

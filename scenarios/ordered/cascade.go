@@ -1,0 +1,157 @@
+package ordered
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/ordered"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const (
+	cascadeName  = "ordered-crash-cascade"
+	poisonedName = "ordered-remember-poisoned-ids"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    cascadeName,
+		Family:  "ordered",
+		Kind:    report.Before,
+		Pair:    poisonedName,
+		Summary: "Ordered BEFORE: the handler throws on the missing order, is retried, is dead-lettered; every later message follows",
+		Long: `The ordered-orphan log and bug with a strict handler: it assumes the earlier state
+exists and throws when it does not. OrderPlaced for order 42 is dead-lettered
+after its attempts; PaymentReceived then throws "order 42 not found", is
+retried in place (its partition waiting out each backoff) and is dead-lettered
+too, and so is OrderShipped. One bug, every message of the order in the DLQ,
+healthy messages' attempts wasted, and the orders sharing the partition held
+up by the retries. The run stops with no fix: order 42 does not exist.`,
+		Example: `  outboxlab ordered-crash-cascade
+  outboxlab ordered-crash-cascade --failing-message PaymentReceived   # the shipment throws "not Paid"
+  outboxlab ordered-crash-cascade --max-attempts 5                    # more wasted attempts, longer stalls`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return &cascadeOptions{options: bindOptions(fs, OrderPlaced, false)} },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    poisonedName,
+		Family:  "ordered",
+		Kind:    report.After,
+		Pair:    cascadeName,
+		Summary: "Ordered AFTER: remember the poisoned correlation id and park later messages that carry it",
+		Long: `The same log, bug and strict handler as ordered-crash-cascade. When order 42's
+record is dead-lettered, the consumer stores its correlation id in Holds in the
+same transaction; every record it reads first checks that store (one read per
+record, counted) and a record of a poisoned id goes to ParkedMessages at once,
+never to the handler. No cascade, no wasted attempts. After the fix, the dead
+and parked records of order-42 are replayed in sequence order and the id is
+removed from the holds: the rule for removing ids. Every order ends where an
+in-order run ends.`,
+		Example: `  outboxlab ordered-remember-poisoned-ids
+  outboxlab ordered-remember-poisoned-ids --failing-message PaymentReceived
+  outboxlab ordered-remember-poisoned-ids --orders 20 --partitions 4 --failing-order 50`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options {
+			return &cascadeOptions{options: bindOptions(fs, OrderPlaced, false), after: true}
+		},
+	})
+}
+
+type cascadeOptions struct {
+	*options
+	after bool
+}
+
+func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	before := design{contain: ordered.DeadLetterOnly, idempotent: true, strict: true, recovery: noFix}
+	after := design{contain: ordered.PoisonCorrelation, idempotent: true, strict: true, recovery: replay}
+	own, partner := before, after
+	id := identity{name: cascadeName, pair: poisonedName, kind: report.Before,
+		title: "Ordered messages — BEFORE: a crash cascade into the dead-letter queue"}
+	if o.after {
+		own, partner = after, before
+		id = identity{name: poisonedName, pair: cascadeName, kind: report.After,
+			title: "Ordered messages — AFTER: remember poisoned correlation ids, park what carries them"}
+	}
+	run, b, a, err := o.executePair(ctx, env, own, partner, o.after)
+	if err != nil {
+		return nil, err
+	}
+	r := o.start(id, run)
+	writeSchema(r, run.tables)
+	o.writeLog(r, run.log)
+	writeTimeline(r, run)
+	writeQueues(r, run)
+	o.writeStates(r, run)
+	o.writePairTable(r, id.kind, b, a)
+	if o.after {
+		o.poisonedChecks(r, run)
+		r.Metric("hold_reads", run.holdReads)
+		return o.finish(r, run, "POISONED ID REMEMBERED — LATER MESSAGES PARKED, NOT CRASHED ✅",
+			"THE POISONED-ID GUARD DID NOT HOLD — SEE THE FAILED CHECKS ❌"), nil
+	}
+	o.cascadeChecks(r, run)
+	return o.finish(r, run, "CRASH CASCADE — EVERY LATER MESSAGE FOLLOWED IT INTO THE DLQ ❌",
+		"THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"), nil
+}
+
+func (o *cascadeOptions) cascadeChecks(r *report.Report, run *run) {
+	o.checkFailingDeadLettered(r, run)
+	rec := o.failingRecord(run)
+	followed, full, wasted := 0, 0, 0
+	reason := "—"
+	for _, d := range run.end.dead {
+		if d.Record.Key == rec.Key && d.Record.Sequence > rec.Sequence {
+			followed++
+			wasted += d.Attempts
+			reason = d.Reason
+			if d.Attempts == o.MaxAttempts {
+				full++
+			}
+		}
+	}
+	r.Check("every later message of the order followed it into the DLQ", o.later() > 0 && followed == o.later() && full == followed,
+		fmt.Sprintf("%d / %d later messages dead-lettered after %d attempts each (%s)", followed, o.later(), o.MaxAttempts, reason))
+	r.Check("attempts wasted on messages with nothing wrong with them", wasted > 0,
+		fmt.Sprintf("%d failed attempts on %d healthy messages", wasted, followed))
+	o.checkOthersFlowed(r, run)
+	o.checkEndDiffers(r, run, "the order is not where an in-order run leaves it")
+	r.Metric("later_dead_lettered", followed)
+	r.Metric("wasted_attempts", wasted)
+	r.Metric("longest_other_wait_ms", o.longestWait(run).Milliseconds())
+}
+
+func (o *cascadeOptions) poisonedChecks(r *report.Report, run *run) {
+	key := orderKey(o.FailingOrder)
+	var hold ordered.Hold
+	for _, h := range run.holds {
+		if h.Scope == ordered.ScopeCorrelation && h.Value == key {
+			hold = h
+		}
+	}
+	r.Check("correlation id remembered with the dead letter", hold.ID > 0 && len(run.idle.dead) == 1 && hold.HeldAt.Equal(run.idle.dead[0].At),
+		fmt.Sprintf("%s held in Holds, %d dead letter", key, len(run.idle.dead)))
+	parked := o.failingEvents(run, ordered.Parked)
+	handled := 0
+	for _, e := range o.failingEvents(run, ordered.Applied, ordered.Retrying, ordered.DeadLettered) {
+		if e.Via == ordered.ViaLog && e.Record.Sequence > o.failingSeq() {
+			handled++
+		}
+	}
+	r.Check("later messages parked, never handed to the handler", len(parked) == o.later() && handled == 0,
+		fmt.Sprintf("%d / %d parked; %d handler attempts on them", len(parked), o.later(), handled))
+	consumed := 0
+	for _, e := range run.timeline {
+		if e.ev != nil && e.ev.Via == ordered.ViaLog && e.ev.Kind != ordered.Held && e.ev.Kind != ordered.Published {
+			consumed++
+		}
+	}
+	r.Check("a store read on every record the consumer read", run.holdReads == consumed,
+		fmt.Sprintf("%d reads for %d records read (%d records, retries read again)", run.holdReads, consumed, len(run.log)))
+	r.Check("the id removed after the replay", !hold.ReleasedAt.IsZero() && hold.ReleasedAt.Equal(run.fixAt),
+		fmt.Sprintf("%s released at %s", key, stampOrDash(hold.ReleasedAt)))
+	o.checkReplayInSequence(r, run, 0)
+	o.checkOthersFlowed(r, run)
+	o.checkEndSame(r, run)
+}

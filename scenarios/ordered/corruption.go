@@ -1,0 +1,195 @@
+package ordered
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/ordered"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const (
+	corruptionName = "ordered-silent-corruption"
+	replayName     = "ordered-replay-in-order"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    corruptionName,
+		Family:  "ordered",
+		Kind:    report.Before,
+		Pair:    replayName,
+		Summary: "Ordered BEFORE: OrderCancelled is applied while PaymentReceived sits in the DLQ; the redrive sets it back to Paid",
+		Long: `Order 42 is placed, paid and then cancelled; every other order ships. The
+PaymentReceived handler fails for order 42 and the record is dead-lettered;
+OrderCancelled arrives next and is applied to the Placed order. After the fix
+the dead letter is redriven the usual way, to the end of the line, and the
+payment moves the cancelled order back to Paid. Nothing failed after the fix,
+the DLQ is empty, the consumer is idle, and the data is wrong: the only check
+that catches it compares the final order table with the one an in-order run
+of the same log produces.`,
+		Example: `  outboxlab ordered-silent-corruption
+  outboxlab ordered-silent-corruption --failing-message OrderPlaced    # the cancel finds no order at all
+  outboxlab ordered-silent-corruption --failing-order 45 --orders 10`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, false) },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    replayName,
+		Family:  "ordered",
+		Kind:    report.After,
+		Pair:    corruptionName,
+		Summary: "Ordered AFTER: replay by correlation id in sequence order, then unblock; a second replay is a no-op",
+		Long: `The ordered-silent-corruption log and bug. The consumer remembers order-42 as
+poisoned when PaymentReceived is dead-lettered, so OrderCancelled is parked
+instead of applied. After the fix, the replay tool takes every dead and parked
+record of order-42, in sequence order (the order comes from the payload's
+sequence number, not from when a record was resubmitted), hands them to the
+handler, then removes order-42 from the holds. The consumer is idempotent: the
+operator runs the replay a second time and nothing changes. Order 42 ends
+Cancelled, as in an in-order run.
+
+--idempotent=false makes the second replay pay the order twice: the checks fail.`,
+		Example: `  outboxlab ordered-replay-in-order
+  outboxlab ordered-replay-in-order --failing-message OrderPlaced   # replays 1, 2, 3
+  outboxlab ordered-replay-in-order --idempotent=false              # the second replay pays twice: exit 1`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, true) },
+	})
+}
+
+type corruptionOptions struct {
+	*options
+	after      bool
+	Idempotent bool
+}
+
+func bindCorruption(fs *pflag.FlagSet, after bool) *corruptionOptions {
+	o := &corruptionOptions{options: bindOptions(fs, PaymentReceived, true), after: after, Idempotent: true}
+	if after {
+		fs.BoolVar(&o.Idempotent, "idempotent", true, "skip a record whose MessageId was already applied (--idempotent=false applies it again)")
+	}
+	return o
+}
+
+func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	before := design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive}
+	after := design{contain: ordered.PoisonCorrelation, idempotent: o.Idempotent, recovery: replayTwice}
+	own, partner := before, after
+	id := identity{name: corruptionName, pair: replayName, kind: report.Before,
+		title: "Ordered messages — BEFORE: silent corruption after a redrive"}
+	if o.after {
+		own, partner = after, before
+		id = identity{name: replayName, pair: corruptionName, kind: report.After,
+			title: "Ordered messages — AFTER: replay by correlation id, in sequence order, then unblock"}
+	}
+	run, b, a, err := o.executePair(ctx, env, own, partner, o.after)
+	if err != nil {
+		return nil, err
+	}
+	r := o.start(id, run)
+	writeSchema(r, run.tables)
+	o.writeLog(r, run.log)
+	writeTimeline(r, run)
+	writeQueues(r, run)
+	if o.after {
+		o.writeReplays(r, run)
+	}
+	o.writeStates(r, run)
+	o.writePairTable(r, id.kind, b, a)
+	if o.after {
+		o.replayChecks(r, run)
+		return o.finish(r, run, "REPLAYED IN SEQUENCE ORDER, THEN UNBLOCKED — THE ORDER ENDS CANCELLED ✅",
+			"THE REPLAY DID NOT RESTORE THE IN-ORDER STATE — SEE THE FAILED CHECKS ❌"), nil
+	}
+	o.corruptionChecks(r, run)
+	return o.finish(r, run, "SILENT CORRUPTION — NOTHING FAILED AND THE DATA IS WRONG ❌",
+		"THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"), nil
+}
+
+func (o *corruptionOptions) corruptionChecks(r *report.Report, run *run) {
+	o.checkFailingDeadLettered(r, run)
+	rec := o.failingRecord(run)
+	var deadSince, appliedAt []string
+	for _, d := range run.idle.dead {
+		if d.Record.ID == rec.ID {
+			deadSince = append(deadSince, stampOrDash(d.At))
+		}
+	}
+	for _, e := range o.failingEvents(run, ordered.Applied) {
+		if e.Via == ordered.ViaLog && e.Record.RedriveOf == 0 && e.Record.Sequence > rec.Sequence && e.At.Before(run.fixAt) {
+			appliedAt = append(appliedAt, fmt.Sprintf("%d#%d %s at %s", o.FailingOrder, e.Record.Sequence, e.Record.Type, stampOrDash(e.At)))
+		}
+	}
+	r.Check("later messages applied while it sat in the DLQ", len(deadSince) == 1 && o.later() > 0 && len(appliedAt) == o.later(),
+		fmt.Sprintf("%s; %s in the DLQ since %s", dashIfEmpty(joinStrings(appliedAt)), rec.MessageID, dashIfEmpty(joinStrings(deadSince))))
+	failures := 0
+	for _, e := range run.timeline {
+		if e.ev != nil && !e.at.Before(run.fixAt) && slices.Contains([]ordered.EventKind{ordered.Retrying, ordered.DeadLettered}, e.ev.Kind) {
+			failures++
+		}
+	}
+	left := 0
+	for _, d := range run.end.dead {
+		if d.RedrivenAt.IsZero() {
+			left++
+		}
+	}
+	r.Check("nothing failed after the fix", failures == 0 && left == 0 && len(run.end.waiting) == 0,
+		fmt.Sprintf("%d failed attempts, %d dead letters not redriven, %d records waiting", failures, left, len(run.end.waiting)))
+	o.checkOthersFlowed(r, run)
+	o.checkEndDiffers(r, run, "only the in-order comparison catches it")
+}
+
+func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
+	parked := o.failingEvents(run, ordered.Parked)
+	r.Check("later messages parked while it was dead", len(parked) == o.later(),
+		fmt.Sprintf("%d / %d parked", len(parked), o.later()))
+	o.checkReplayInSequence(r, run, 0)
+	released := "—"
+	for _, h := range run.holds {
+		if h.Scope == ordered.ScopeCorrelation && h.Value == orderKey(o.FailingOrder) && !h.ReleasedAt.IsZero() {
+			released = stampOrDash(h.ReleasedAt)
+		}
+	}
+	r.Check("unblocked after the replay, not before", released == stampOrDash(run.fixAt),
+		fmt.Sprintf("%s released at %s", orderKey(o.FailingOrder), released))
+	noop := len(run.replays) == 2 && run.replays[1].Applied == 0 && slices.Equal(run.afterEach[0], run.afterEach[1])
+	detail := "no second replay"
+	if len(run.replays) == 2 {
+		second := run.replays[1]
+		changed := "unchanged"
+		if !slices.Equal(run.afterEach[0], run.afterEach[1]) {
+			changed = "CHANGED"
+		}
+		detail = fmt.Sprintf("%d resent, %d skipped as already applied, %d applied again; order table %s",
+			len(second.Events)-second.Released, second.Duplicates, second.Applied, changed)
+	}
+	r.Check("a second replay is a no-op", noop, detail)
+	o.checkOthersFlowed(r, run)
+	o.checkEndSame(r, run)
+	if len(run.replays) == 2 {
+		r.Metric("second_replay_applied", run.replays[1].Applied)
+		r.Metric("second_replay_duplicates", run.replays[1].Duplicates)
+	}
+}
+
+// writeReplays prints what each replay pass did.
+func (o *corruptionOptions) writeReplays(r *report.Report, run *run) {
+	r.Section("Replays of " + orderKey(o.FailingOrder) + " (after the fix)")
+	var rows [][]string
+	for i, res := range run.replays {
+		var done []string
+		for _, e := range res.Events {
+			if e.Kind == ordered.Applied || e.Kind == ordered.Duplicate {
+				done = append(done, fmt.Sprintf("%d#%d %s", o.FailingOrder, e.Record.Sequence, e.Kind))
+			}
+		}
+		i42 := o.FailingOrder - firstOrder
+		rows = append(rows, []string{fmt.Sprint(i + 1), joinStrings(done), fmt.Sprint(res.Applied), fmt.Sprint(res.Duplicates),
+			fmt.Sprint(res.Released), run.afterEach[i][i42].String()})
+	}
+	r.Table([]string{"Pass", "Records, in sequence order", "Applied", "Skipped", "Holds released", fmt.Sprintf("Order %d after it", o.FailingOrder)}, rows)
+}

@@ -1,0 +1,112 @@
+package ordered
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/ordered"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const failureEventName = "ordered-publish-failure-event"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    failureEventName,
+		Family:  "ordered",
+		Kind:    report.After,
+		Summary: "Ordered AFTER: remember and announce; a PaymentFailed event published with the dead letter, heard once by a listener",
+		Long: `The seed's PaymentReceivedGuard as one consumer: when order 42's PaymentReceived
+fails for good it is dead-lettered, its correlation id is remembered and a
+PaymentFailed event is written to FailureEvents, all in one transaction (an
+outbox, so the event exists exactly when the dead letter does). A listener,
+customer care, takes each event once and records what it does about it in
+its own table; a second pass of the listener finds nothing new. Later records
+of order-42 are parked; after the fix they are replayed in sequence order with
+the dead letter, the id is released, and every order ends where an in-order run ends.`,
+		Example: `  outboxlab ordered-publish-failure-event
+  outboxlab ordered-publish-failure-event --failing-message OrderPlaced   # OrderPlacementFailed instead
+  outboxlab ordered-publish-failure-event --failing-order 47 --partitions 2`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options {
+			return &failureEventOptions{bindOptions(fs, PaymentReceived, false)}
+		},
+	})
+}
+
+type failureEventOptions struct{ *options }
+
+func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	d := design{contain: ordered.PoisonCorrelation, publish: true, idempotent: true, strict: true, recovery: replay}
+	run, err := o.execute(ctx, env.DBPath, env, d)
+	if err != nil {
+		return nil, err
+	}
+	r := o.start(identity{name: failureEventName, kind: report.After,
+		title: "Ordered messages — AFTER: remember the poisoned id and announce the failure"}, run)
+	writeSchema(r, run.tables)
+	o.writeLog(r, run.log)
+	writeTimeline(r, run)
+	writeQueues(r, run)
+	o.writeEvents(r, run)
+	o.writeStates(r, run)
+	o.failureEventChecks(r, run)
+	r.Metric("failure_events", len(run.failures))
+	r.Metric("listener_records", len(run.care))
+	r.Metric("late_deliveries", run.lateDeliv)
+	return o.finish(r, run, "REMEMBERED AND ANNOUNCED — THE FAILURE WAS HEARD ONCE, THE ORDER WAITED ✅",
+		"THE FAILURE WAS NOT ANNOUNCED AS IT SHOULD BE — SEE THE FAILED CHECKS ❌"), nil
+}
+
+func (o *failureEventOptions) writeEvents(r *report.Report, run *run) {
+	r.Section("Failure events (FailureEvents, written in the dead-letter transaction)")
+	var rows [][]string
+	for _, e := range run.failures {
+		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), e.Type, e.CorrelationID, recordByID(run, e.LogRecordID).Place(),
+			clock.Stamp(e.PublishedAt), stampOrDash(e.DeliveredAt), e.Reason})
+	}
+	table(r, []string{"Id", "Type", "CorrelationId", "Record", "PublishedAt", "DeliveredAt", "Reason"}, rows)
+	r.Section("Listener: customer care (CustomerCareLog)")
+	rows = nil
+	for _, c := range run.care {
+		rows = append(rows, []string{strconv.FormatInt(c.EventID, 10), c.EventType, c.CorrelationID, clock.Stamp(c.At), c.Action})
+	}
+	table(r, []string{"EventId", "EventType", "CorrelationId", "At", "Action"}, rows)
+	r.Linef("A second listener pass at the end of the run took %d events.", run.lateDeliv)
+}
+
+func (o *failureEventOptions) failureEventChecks(r *report.Report, run *run) {
+	o.checkFailingDeadLettered(r, run)
+	matched := 0
+	for _, e := range run.failures {
+		for _, d := range run.end.dead {
+			if d.Record.ID == e.LogRecordID && d.At.Equal(e.PublishedAt) {
+				matched++
+			}
+		}
+	}
+	r.Check("one failure event per dead letter, in its transaction", len(run.failures) == len(run.end.dead) && matched == len(run.end.dead),
+		fmt.Sprintf("%s for %s, %d published at the dead letter's instant",
+			plural(len(run.failures), "event"), plural(len(run.end.dead), "dead letter"), matched))
+	heard := 0
+	for _, c := range run.care {
+		for _, e := range run.failures {
+			if c.EventID == e.ID && !e.DeliveredAt.IsZero() {
+				heard++
+			}
+		}
+	}
+	r.Check("the listener recorded each event exactly once", heard == len(run.failures) && len(run.care) == len(run.failures) && run.lateDeliv == 0,
+		fmt.Sprintf("%s for %s; a second pass took %d",
+			plural(len(run.care), "record"), plural(len(run.failures), "event"), run.lateDeliv))
+	parked := o.failingEvents(run, ordered.Parked)
+	r.Check("later messages of the poisoned id parked", len(parked) == o.later(),
+		fmt.Sprintf("%d / %d parked", len(parked), o.later()))
+	o.checkReplayInSequence(r, run, 0)
+	o.checkOthersFlowed(r, run)
+	o.checkEndSame(r, run)
+}
