@@ -33,7 +33,9 @@ sequence order then unblocked; both end where an in-order run ends.`,
 		Example: `  outboxlab ordered-block-key-not-partition
   outboxlab ordered-block-key-not-partition --partitions 1          # one partition: a pause stops every order
   outboxlab ordered-block-key-not-partition --orders 30 --partitions 4`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return &blockKeyOptions{bindOptions(fs, PaymentReceived, false)} },
+		Bind: func(fs *pflag.FlagSet) scenarios.Options {
+			return &blockKeyOptions{bindOptions(fs, PaymentReceived, false)}
+		},
 	})
 }
 

@@ -33,7 +33,9 @@ up by the retries. The run stops with no fix: order 42 does not exist.`,
 		Example: `  outboxlab ordered-crash-cascade
   outboxlab ordered-crash-cascade --failing-message PaymentReceived   # the shipment throws "not Paid"
   outboxlab ordered-crash-cascade --max-attempts 5                    # more wasted attempts, longer stalls`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return &cascadeOptions{options: bindOptions(fs, OrderPlaced, false)} },
+		Bind: func(fs *pflag.FlagSet) scenarios.Options {
+			return &cascadeOptions{options: bindOptions(fs, OrderPlaced, false)}
+		},
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    poisonedName,
