@@ -1,0 +1,77 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	"outboxlab/core/clock"
+)
+
+// TestClaimUsesThePartialIndex asserts that the claim walks
+// IX_OutboxMessages_Claimable in order: no scan of the table, no sort. That
+// is what keeps a claim as cheap with a million finished rows as with ten
+// thousand.
+func TestClaimUsesThePartialIndex(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	// Finished rows and live rows, so a planner tempted by the table has a reason to be.
+	err := s.InTx(ctx, func(tx *sql.Tx) error {
+		for i := range 200 {
+			if _, err := EnqueueTx(ctx, tx, NewMessage{Key: "K", Type: "T", CreatedAt: clock.Start}); err != nil {
+				return err
+			}
+			if i%4 != 0 {
+				if _, err := tx.ExecContext(ctx, `UPDATE OutboxMessages SET Status = 'Processed' WHERE Id = ?`, i+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, query := range map[string]string{"claim read (ClaimTx)": claimSelect, "batch claim (Batcher)": batchClaim} {
+		t.Run(name, func(t *testing.T) {
+			plan := queryPlan(t, s, query)
+			text := strings.Join(plan, "\n")
+			if !strings.Contains(text, "SCAN OutboxMessages USING INDEX IX_OutboxMessages_Claimable") {
+				t.Errorf("the claim does not walk IX_OutboxMessages_Claimable; plan:\n%s", text)
+			}
+			for _, step := range plan {
+				if step == "SCAN OutboxMessages" || strings.Contains(step, "USING COVERING INDEX sqlite_autoindex") {
+					t.Errorf("the claim scans the table: %q; plan:\n%s", step, text)
+				}
+				if strings.Contains(step, "TEMP B-TREE") {
+					t.Errorf("the claim sorts instead of reading the index in order: %q; plan:\n%s", step, text)
+				}
+			}
+		})
+	}
+}
+
+func queryPlan(t *testing.T, s *Store, query string) []string {
+	t.Helper()
+	rows, err := s.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query,
+		sql.Named("now", clock.ISO(clock.Start)), sql.Named("limit", 10),
+		sql.Named("worker", "w1"), sql.Named("lease", clock.ISO(clock.Start)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}

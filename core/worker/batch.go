@@ -1,0 +1,110 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"outboxlab/core/outbox"
+)
+
+// StepBatch is Step on the drain's fast path: one statement claims up to
+// Batch due messages, the handler runs for each of them outside any
+// transaction, and one transaction settles every attempt of the batch:
+// completions through CompleteBatchTx, each with its Outcome's Apply,
+// failures through the retry policy. The gates are Step's: AttemptCount moves
+// at claim time and every transition is owner-checked; a refused one is a
+// Refused event and does not undo the others.
+//
+// Unlike Step, StepBatch never moves the clock: when nothing is due it
+// returns a Result with Claimed 0. Workers that share a clock or a file must
+// not push time past each other's leases; when to wait is the caller's decision.
+//
+// An error from an Apply, or from the database, rolls the whole settlement
+// back: the batch's claims stay leased and are claimed again once the lease ends.
+func (w *Worker) StepBatch(ctx context.Context, b *outbox.Batcher) (Result, error) {
+	now := w.Clock.Now()
+	claims, err := b.Claim(ctx, w.ID, now, w.lease(), max(w.Batch, 1))
+	if err != nil || len(claims) == 0 {
+		return Result{}, err
+	}
+	res := Result{Claimed: len(claims), Events: make([]Event, len(claims))}
+	var (
+		ok       []outbox.Claim
+		okAt     []int // index of each ok claim in claims
+		outcomes []Outcome
+	)
+	for i, c := range claims {
+		at := w.Clock.Now()
+		res.Events[i] = Event{At: at, Worker: w.ID, MessageID: c.MessageID, Key: c.Key, Attempt: c.Attempt, MaxAttempts: c.MaxAttempts}
+		out, herr := w.call(ctx, c, at)
+		if herr != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			w.failed(&res.Events[i], c, herr)
+			continue
+		}
+		res.Events[i].Kind, res.Events[i].Detail = Processed, out.Detail
+		ok, okAt, outcomes = append(ok, c), append(okAt, i), append(outcomes, out)
+	}
+	err = b.Store().InTx(ctx, func(tx *sql.Tx) error {
+		done, err := b.CompleteBatchTx(ctx, tx, ok, w.Clock.Now())
+		if err != nil {
+			return err
+		}
+		for j, c := range ok {
+			ev := &res.Events[okAt[j]]
+			if !done[j] {
+				ev.Kind, ev.Detail = Refused, outbox.NotOwned("complete", c).Error()
+				continue
+			}
+			if outcomes[j].Apply != nil {
+				if err := outcomes[j].Apply(ctx, tx); err != nil {
+					return err
+				}
+			}
+		}
+		return settleFailures(ctx, tx, b.Store(), claims, res.Events)
+	})
+	return res, err
+}
+
+// failed fills in a failed attempt's event from the retry policy's decision.
+func (w *Worker) failed(ev *Event, c outbox.Claim, herr error) {
+	ev.Detail = herr.Error()
+	d := w.Policy.OnFailure(c.Attempt, c.MaxAttempts)
+	if d.DeadLetter {
+		ev.Kind = DeadLettered
+		return
+	}
+	ev.Kind, ev.Delay = Retrying, d.Delay
+	if d.Delay > 0 {
+		ev.NextAttempt = ev.At.Add(d.Delay)
+	}
+}
+
+// settleFailures writes the retry and dead-letter transitions of a batch in
+// the settlement's transaction. A refused one becomes a Refused event.
+func settleFailures(ctx context.Context, tx *sql.Tx, store *outbox.Store, claims []outbox.Claim, events []Event) error {
+	for i, c := range claims {
+		ev := &events[i]
+		var err error
+		switch ev.Kind {
+		case Retrying:
+			err = store.RetryTx(ctx, tx, c, ev.NextAttempt, ev.Detail)
+		case DeadLettered:
+			err = store.DeadLetterTx(ctx, tx, c, ev.At, ev.Detail)
+		default:
+			continue
+		}
+		if errors.Is(err, outbox.ErrNotOwner) {
+			ev.Kind, ev.Detail = Refused, err.Error()
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
