@@ -35,8 +35,10 @@ type driveRun struct {
 	// laterSelected is what one more pass a day after the run selected:
 	// nothing, unless something still waits (terminal entries are never replayed).
 	laterSelected int
-	started      time.Time
-	ended        time.Time
+	// maxRetryCountDefault is the legacy column's declared default, as SQLite reports it.
+	maxRetryCountDefault string
+	started       time.Time
+	ended         time.Time
 }
 
 // drive seeds the entries on a fresh database at path and drains them in
@@ -64,7 +66,7 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 			run.timeline = append(run.timeline, timelineLine(ev, spec.flags.MaxRetryAttempts))
 		}
 	})
-	limit := len(spec.entries)*(spec.flags.RetryCap+len(spec.entries)+20)*2 + 100
+	limit := len(spec.entries)*(max(spec.flags.RetryCap, spec.flags.MaxRetryAttempts)+len(spec.entries)+20)*2 + 100
 	for pass := 0; ; pass++ {
 		if pass > limit {
 			return nil, fmt.Errorf("the %s drain did not settle after %d passes", spec.mode, limit)
@@ -84,7 +86,7 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 		if res.Idle {
 			break
 		}
-		if run.failuresReached(spec.flags.RetryCap) {
+		if !spec.flags.DeadLetterOnMaxRetryAttempts && run.failuresReached(spec.flags.RetryCap) {
 			run.capped = true
 			break
 		}
@@ -126,6 +128,9 @@ func (r *driveRun) read(ctx context.Context, store *gov.Store) (err error) {
 		return err
 	}
 	if r.remediations, err = store.Remediations(ctx); err != nil {
+		return err
+	}
+	if r.maxRetryCountDefault, err = store.ColumnDefault(ctx, "MaxRetryCount"); err != nil {
 		return err
 	}
 	r.tables, err = store.Tables(ctx)

@@ -30,7 +30,9 @@ func (l layout) write(r *report.Report, store, claim *driveRun) {
 		r.Line(s)
 	}
 	r.Linef("Drains    store drain: selects due entries, writes by Id; claim drain: claims for %s with a fencing token, owner-checked writes", gov.DefaultLease)
-	r.Linef("Demo cap  the run is stopped if a live entry reaches %d failures", l.flags.RetryCap)
+	if !l.flags.DeadLetterOnMaxRetryAttempts {
+		r.Linef("Demo cap  with dead-lettering off, the run is stopped if a live entry reaches %d failures", l.flags.RetryCap)
+	}
 	for _, n := range l.notes {
 		r.Line(n)
 	}

@@ -46,7 +46,7 @@ func bindDrainFlags(fs *pflag.FlagSet, def gov.Options) *drainFlags {
 		"DeadLetterReasonMessage: stable provider-neutral reason recorded with it")
 	fs.DurationVar(&f.RetryBackoff, "retry-backoff", time.Second, "delay before the retry after the first failure; doubles each failure")
 	fs.DurationVar(&f.MaxRetryBackoff, "max-retry-backoff", time.Minute, "cap on any one retry delay (0: no cap)")
-	fs.IntVar(&f.RetryCap, "retry-cap", 12, "demo cap: stop the run once a live entry has failed this many times (with dead-lettering off nothing else stops it)")
+	fs.IntVar(&f.RetryCap, "retry-cap", 12, "demo cap, with dead-lettering off only: stop the run once a live entry has failed this many times (nothing else stops it)")
 	return f
 }
 
@@ -69,8 +69,6 @@ func (f *drainFlags) validate() error {
 		return fmt.Errorf("--max-retry-backoff must not be negative, got %s", f.MaxRetryBackoff)
 	case f.RetryCap < 1 || f.RetryCap > 10*maxAttemptsLimit:
 		return fmt.Errorf("--retry-cap must be between 1 and %d, got %d", 10*maxAttemptsLimit, f.RetryCap)
-	case f.DeadLetterOnMaxRetryAttempts && f.MaxRetryAttempts > f.RetryCap:
-		return fmt.Errorf("--max-retry-attempts %d is above --retry-cap %d; raise --retry-cap so the threshold can be reached", f.MaxRetryAttempts, f.RetryCap)
 	}
 	return nil
 }

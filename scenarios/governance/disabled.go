@@ -1,0 +1,122 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const disabledName = "governance-dead-letter-disabled"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    disabledName,
+		Family:  "governance",
+		Kind:    report.Experiment,
+		Summary: "DeadLetterOnMaxRetryAttempts=false: failures stay retryable past the threshold until a host policy ends them",
+		Long: `Runs the drain with DeadLetterOnMaxRetryAttempts switched off (this scenario's
+default; the documented default is true). GOV-001 fails every time: its failed
+attempt MaxRetryAttempts is persisted as Failed with a next retry, and it keeps being
+retried past the threshold, because the built-in drain has no other terminal
+transition. The host therefore supplies one: after every pass a host review policy
+quarantines any entry whose RetryCount has reached --host-review-after, in one
+transaction with an audited remediation record, and never resets the retry history.
+GOV-002 fails twice and is delivered, as usual. Set --host-review-after 0 to see what
+happens without a host policy: the entry is still retrying when the demo cap stops
+the run, and the check that asks for a host terminal policy fails.`,
+		Example: `  outboxlab governance-dead-letter-disabled
+  outboxlab governance-dead-letter-disabled --host-review-after 0    # no host policy: retried until the demo cap (exit 1)
+  outboxlab governance-dead-letter-disabled --host-review-after 11 --max-retry-attempts 3`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindDisabled(fs) },
+	})
+}
+
+type disabledOptions struct {
+	drain           *drainFlags
+	HostReviewAfter int
+}
+
+func bindDisabled(fs *pflag.FlagSet) *disabledOptions {
+	def := gov.DefaultOptions()
+	def.DeadLetterOnMaxRetryAttempts = false
+	o := &disabledOptions{drain: bindDrainFlags(fs, def)}
+	fs.IntVar(&o.HostReviewAfter, "host-review-after", 8, "host policy: quarantine an entry for manual review once its RetryCount reaches this (0: the host has no policy)")
+	return o
+}
+
+func (o *disabledOptions) Validate() error {
+	if err := o.drain.validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.drain.MaxRetryAttempts >= o.drain.RetryCap:
+		return fmt.Errorf("--max-retry-attempts %d must be below --retry-cap %d so the run can go past the threshold", o.drain.MaxRetryAttempts, o.drain.RetryCap)
+	case o.HostReviewAfter < 0 || o.HostReviewAfter > o.drain.RetryCap:
+		return fmt.Errorf("--host-review-after must be between 0 and --retry-cap %d, got %d", o.drain.RetryCap, o.HostReviewAfter)
+	}
+	return nil
+}
+
+func (o *disabledOptions) specs() []entrySpec {
+	return []entrySpec{
+		{Key: entryKey(1), Role: "a poison entry", Steps: []gov.Step{unavailable}},
+		{Key: entryKey(2), Role: "transient failures", Steps: []gov.Step{timeout, timeout, gov.Deliver()}},
+	}
+}
+
+// hostReview is the host's alternative terminal policy: quarantine for
+// manual review, audited, retry history kept.
+func (o *disabledOptions) hostReview(ctx context.Context, s *gov.Store, now time.Time) ([]string, error) {
+	if o.HostReviewAfter == 0 {
+		return nil, nil
+	}
+	entries, err := s.Entries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, e := range entries {
+		if e.Status.Terminal() || e.RetryCount < o.HostReviewAfter {
+			continue
+		}
+		rem := gov.Remediation{Action: "quarantine-for-manual-review", Reviewer: "host-review-policy",
+			Reason:   fmt.Sprintf("%d failed emission attempts with DeadLetterOnMaxRetryAttempts off", e.RetryCount),
+			Approval: "standing rule GOV-OPS-7 (automatic hold, human review required)", Ticket: fmt.Sprintf("REV-%04d", e.ID)}
+		if err := s.Quarantine(ctx, e.ID, now, rem); err != nil {
+			return nil, err
+		}
+		lines = append(lines, fmt.Sprintf("%s  host  %s  RetryCount %d ≥ host review %d → QUARANTINED for manual review (%s, RetryCount kept)",
+			clock.Stamp(now), e.Key, e.RetryCount, o.HostReviewAfter, rem.Ticket))
+	}
+	return lines, nil
+}
+
+func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	store, claim, err := driveBoth(ctx, env.DBPath, env.Dir, driveSpec{flags: o.drain, entries: o.specs(), host: o.hostReview})
+	if err != nil {
+		return nil, err
+	}
+	host := fmt.Sprintf("Host      after every pass, quarantine for manual review any live entry with RetryCount ≥ %d (audited; history kept)", o.HostReviewAfter)
+	if o.HostReviewAfter == 0 {
+		host = "Host      no terminal policy of its own (--host-review-after 0)"
+	}
+	r := report.New(disabledName, report.Experiment)
+	layout{name: disabledName, title: "Governance — dead-lettering off: the host must supply the terminal policy",
+		specs: o.specs(), flags: o.drain, notes: []string{host}}.write(r, store, claim)
+	r.Section("Remediation log (claim drain; GovernanceRemediations)")
+	writeRemediations(r, claim)
+	o.checks(r, store, claim)
+	r.Checks("Checks")
+	r.Verdict("PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT ✅",
+		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS ❌")
+	recordMetrics(r, claim, o.drain)
+	r.Metric("quarantined", countStatus(claim, gov.Quarantined))
+	return r, nil
+}

@@ -1,0 +1,97 @@
+package governance
+
+import (
+	"fmt"
+	"strconv"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+)
+
+func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
+	runs := []*driveRun{store, claim}
+	maxAttempts := o.drain.MaxRetryAttempts
+	checkSameOutcome(r, store, claim)
+
+	atThreshold, beyond := 0, 0
+	detail := "no failure reached the threshold"
+	for _, run := range runs {
+		for _, ev := range run.handled(entryKey(1)) {
+			t := ev.Transition
+			switch {
+			case t.RetryCount == maxAttempts && t.To == gov.Failed && !t.NextRetryAt.IsZero():
+				atThreshold++
+				if run == claim {
+					detail = fmt.Sprintf("GOV-001 failed attempt %d/%d → Failed, next retry %s", t.RetryCount, maxAttempts, clock.Stamp(t.NextRetryAt))
+				}
+			case t.RetryCount > maxAttempts:
+				beyond++
+			}
+		}
+	}
+	g1 := claim.entry(entryKey(1))
+	r.Check("failures stay eligible for retry past MaxRetryAttempts", atThreshold == 2 && beyond > 0,
+		fmt.Sprintf("%s; %d failed attempts past the threshold (both modes); RetryCount reached %d", detail, beyond, g1.RetryCount))
+
+	dl := 0
+	for _, run := range runs {
+		dl += countStatus(run, gov.DeadLettered)
+	}
+	r.Check("the drain creates no dead-letter when the option is off", dl == 0,
+		fmt.Sprintf("%d dead-lettered entries (both modes)", dl))
+
+	var rem gov.RemediationRecord
+	if len(claim.remediations) > 0 {
+		rem = claim.remediations[0]
+	}
+	audited := rem.Reviewer != "" && rem.Reason != "" && rem.Approval != "" && rem.Ticket != ""
+	hostDetail := fmt.Sprintf("none: GOV-001 is %s with RetryCount %d at the end of the run (demo cap: %v)", g1.Status, g1.RetryCount, claim.capped)
+	if g1.Status == gov.Quarantined {
+		hostDetail = fmt.Sprintf("GOV-001 Quarantined at RetryCount %d by %s, approval %q, ticket %s", g1.RetryCount, rem.Reviewer, rem.Approval, rem.Ticket)
+	}
+	r.Check("the host supplied another terminal policy, audited", g1.Status == gov.Quarantined && len(claim.remediations) == 1 && audited && !claim.capped,
+		hostDetail)
+
+	failed := failures(claim, g1.Key)
+	r.Check("retry history is never reset", g1.RetryCount == failed && rem.RetryCountBefore == rem.RetryCountAfter && (len(claim.remediations) == 0 || rem.RetryCountAfter == failed),
+		fmt.Sprintf("RetryCount %d = %s in the emitter ledger; remediation RetryCount %d → %d", g1.RetryCount, plural(failed, "failed emission"), rem.RetryCountBefore, rem.RetryCountAfter))
+
+	passed := 0
+	for _, l := range claim.alerts.Lines() {
+		if l.Name == gov.AlertThresholdPassed && l.EntryID == g1.ID {
+			passed++
+		}
+	}
+	r.Check("the host is told when the threshold passes without a dead-letter", passed == 1,
+		fmt.Sprintf("%d %s alert for GOV-001", passed, gov.AlertThresholdPassed))
+	checkRetrySchedule(r, runs, o.drain)
+	quarantinedDelivered := 0
+	for _, run := range runs {
+		for _, e := range run.entries {
+			if e.Status == gov.Quarantined && !e.DeliveredAt.IsZero() {
+				quarantinedDelivered++
+			}
+		}
+	}
+	r.Check("a quarantined entry is not a delivery", quarantinedDelivered == 0,
+		fmt.Sprintf("%d quarantined rows carry a delivery time; %d Delivered (claim drain)", quarantinedDelivered, countStatus(claim, gov.Delivered)))
+}
+
+// writeRemediations prints the host's remediation log.
+func writeRemediations(r *report.Report, run *driveRun) {
+	if len(run.remediations) == 0 {
+		r.Line("(empty: the host made no decision)")
+		return
+	}
+	keys := map[int64]string{}
+	for _, e := range run.entries {
+		keys[e.ID] = e.Key
+	}
+	rows := make([][]string, 0, len(run.remediations))
+	for _, m := range run.remediations {
+		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), clock.Stamp(m.At), keys[m.EntryID], m.Action, m.Reviewer,
+			m.Reason, m.Approval, m.Ticket, fmt.Sprintf("%d → %d", m.RetryCountBefore, m.RetryCountAfter)})
+	}
+	r.Table([]string{"#", "AtUtc", "Entry", "Action", "Reviewer", "Reason", "Approval", "Ticket", "RetryCount"}, rows)
+}
