@@ -23,6 +23,14 @@ const requestGap = 100 * time.Millisecond
 // requestTime is when payment request i (1-based) arrives.
 func requestTime(i int) time.Time { return clock.Start.Add(time.Duration(i-1) * requestGap) }
 
+// later returns the later of two times.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // none is how a key flag says "no key".
 const none = "none"
 

@@ -1,0 +1,271 @@
+package wassal
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/provider"
+	"outboxlab/core/report"
+)
+
+// session14Figures are the numbers a Day 14 run is judged by.
+type session14Figures struct {
+	requests              int
+	failedRequests        []string // the client was told these failed: the service died in them
+	paymentRows, messages int
+	lost, ghosts          []string
+	leftBehind            []string // failed requests that still left a row
+	oneEach               int      // payments with exactly one outbox row
+	pendingAfter          []string
+	lostChecks            int // status checks for lost payments
+	ghostChecks           []string
+	paid, failed          int
+	dupPayments, dupMsgs  int
+	fake                  int
+	paidWithID            int
+	otherWithID           int
+	paidWithoutID         int
+}
+
+func (o *session14Options) figures(run *session14Run) session14Figures {
+	l := run.ledger
+	f := session14Figures{requests: o.Payments, failedRequests: o.CrashAt, paymentRows: len(l.Payments),
+		messages: len(l.Messages), lost: run.lost, ghosts: run.ghosts, pendingAfter: pendingKeys(l.Payments)}
+	for _, k := range o.CrashAt {
+		_, pay := l.Payment(k)
+		_, msg := l.Message(k)
+		if pay || msg {
+			f.leftBehind = append(f.leftBehind, k)
+		}
+	}
+	perKey := map[string]int{}
+	for _, m := range l.Messages {
+		perKey[m.Key]++
+	}
+	for _, p := range l.Payments {
+		if perKey[p.Key] == 1 {
+			f.oneEach++
+		}
+	}
+	for _, k := range run.lost {
+		f.lostChecks += callsAfter(l.Calls, provider.OpStatusCheck, k, clock.Start)
+	}
+	for _, k := range run.ghosts {
+		if callsAfter(l.Calls, provider.OpStatusCheck, k, clock.Start) > 0 {
+			f.ghostChecks = append(f.ghostChecks, k)
+		}
+	}
+	f.paid, f.failed = paidFailed(l.Payments)
+	f.dupPayments, f.dupMsgs = l.DuplicateRows()
+	f.fake = l.FakeSuccesses()
+	f.paidWithID, f.otherWithID, f.paidWithoutID = l.TxIDs(run.prov)
+	return f
+}
+
+const (
+	verdict14BeforeReproduced = "A DUAL WRITE — EITHER ORDER LOSES WORK OR LEAVES A GHOST ❌"
+	verdict14BeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
+	verdict14AfterHeld        = "TRANSACTIONAL OUTBOX — BOTH OR NEITHER, EVERY PAYMENT HAS ITS MESSAGE ✅"
+	verdict14AfterBroken      = "THE PAYMENT AND ITS MESSAGE DID NOT COMMIT TOGETHER — SEE THE FAILED CHECKS ❌"
+)
+
+func (o *session14Options) render(own, before, after *session14Run) *report.Report {
+	name, kind, partner := session14After, report.After, session14Before
+	title := "Session 14 — AFTER: the transactional outbox, both rows or neither"
+	if !o.atomic {
+		name, kind, partner = session14Before, report.Before, session14After
+		title = "Session 14 — BEFORE: a dual write loses the message or leaves a ghost"
+	}
+	r := report.New(name, kind)
+	r.Title(title)
+	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	o.writeSetup(r, own)
+
+	r.Section("Schema")
+	WriteSchema(r, own.tables)
+	r.Section("Timeline (scenario clock)")
+	for _, line := range own.lines {
+		r.Line(line)
+	}
+	r.Section("Per-message table")
+	o.writePerRequest(r, own)
+	r.Section("Payment ledger (Payments table)")
+	WritePaymentLedger(r, own.ledger.Payments)
+	r.Section("Outbox ledger (OutboxMessages table)")
+	WriteOutboxLedger(r, own.ledger.Messages)
+	r.Section("Provider ledger (every call)")
+	WriteProviderLedger(r, own.ledger)
+
+	r.Section("Real BEFORE vs AFTER metrics")
+	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	o.writeMetrics(r, o.figures(before), o.figures(after))
+
+	f := o.figures(own)
+	if o.atomic {
+		o.afterChecks(r, own, f)
+		r.Checks("Safety checks")
+		r.Verdict(verdict14AfterHeld, verdict14AfterBroken)
+	} else {
+		o.beforeChecks(r, f)
+		r.Checks("Safety checks")
+		r.Verdict(verdict14BeforeReproduced, verdict14BeforeMissed)
+	}
+	o.recordMetrics(r, f)
+	return r
+}
+
+func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
+	keys := PaymentKeys(o.Payments)
+	r.Linef("Requests  %d payments %s..%s, one every %s from %s; each writes a payment row and its %s outbox row",
+		o.Payments, keys[0], keys[len(keys)-1], clock.Millis(requestGap), clock.Stamp(clock.Start), ConfirmType)
+	design := "dual write: two separate transactions"
+	if own.atomic {
+		design = "one BEGIN IMMEDIATE transaction for both rows"
+	} else if o.atomic {
+		design += " (--one-transaction=false)"
+	}
+	r.Linef("Design    %s", design)
+	r.Linef("Versions  life 1 writes the payment first; every later life (the redeploy) writes the message first")
+	if len(o.CrashAt) == 0 {
+		r.Line("Crashes   none (--crash-at none)")
+	} else {
+		r.Linef("Crashes   each life is a real child process, killed with SIGKILL between its two writes of: %s; a new life starts %s later",
+			keysText(o.CrashAt), restartDelay)
+	}
+	declined := "no key is declined"
+	if o.DeclinedKey != "" {
+		declined = o.DeclinedKey + " is declined"
+	}
+	r.Linef("Relay     after the last life, relay-1 drains the outbox and asks the provider for each status; %s, every other key pays", declined)
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+}
+
+func (o *session14Options) writePerRequest(r *report.Report, run *session14Run) {
+	l := run.ledger
+	var rows [][]string
+	for i, key := range PaymentKeys(o.Payments) {
+		life := 1
+		for _, c := range o.CrashAt {
+			if keyIndex(c) < i+1 {
+				life++
+			}
+		}
+		request := "OK"
+		if slices.Contains(o.CrashAt, key) {
+			request = "failed (crash)"
+		}
+		pay, hasPay := l.Payment(key)
+		msg, hasMsg := l.Message(key)
+		payment, status, txID := "—", "—", "—"
+		if hasPay {
+			payment, status, txID = strconv.FormatInt(pay.ID, 10), string(pay.Status), dash(pay.ProviderTransactionID)
+		}
+		outboxRow, outboxStatus := "—", "—"
+		if hasMsg {
+			outboxRow, outboxStatus = strconv.FormatInt(msg.ID, 10), string(msg.Status)
+		}
+		note := "—"
+		switch {
+		case slices.Contains(run.lost, key):
+			note = "LOST WORK: payment, no message"
+		case slices.Contains(run.ghosts, key):
+			note = "GHOST: message, no payment"
+		case request != "OK":
+			note = "neither row: a clean failure"
+		}
+		rows = append(rows, []string{key, fmt.Sprintf("%d (%s)", life, lifeOrder(life)),
+			request, payment, outboxRow, outboxStatus, strconv.Itoa(callsAfter(l.Calls, provider.OpStatusCheck, key, clock.Start)),
+			status, txID, note})
+	}
+	r.Table([]string{"Key", "Life", "Request", "Payment row", "Outbox row", "Outbox status", "Status checks",
+		"Payment status", "Provider tx id", "What the crash left"}, rows)
+}
+
+func lifeOrder(life int) string {
+	if life == 1 {
+		return paymentFirst
+	}
+	return messageFirst
+}
+
+func (o *session14Options) writeMetrics(r *report.Report, b, a session14Figures) {
+	requests := func(f session14Figures) string {
+		return fmt.Sprintf("%d / %s", f.requests-len(f.failedRequests), countWith(f.failedRequests))
+	}
+	leftBehind := func(f session14Figures) string {
+		return fmt.Sprintf("%d of %d", len(f.leftBehind), len(f.failedRequests))
+	}
+	pending := func(f session14Figures) string {
+		if len(f.pendingAfter) == 0 {
+			return "0"
+		}
+		return countWith(f.pendingAfter) + ", never confirmed"
+	}
+	rows := [][]string{
+		{"Requests answered OK / failed by a crash", requests(b), requests(a)},
+		{"Payment rows / outbox rows committed", fmt.Sprintf("%d / %d", b.paymentRows, b.messages), fmt.Sprintf("%d / %d", a.paymentRows, a.messages)},
+		{"Payments with no outbox row (lost work)", countWith(b.lost), countWith(a.lost)},
+		{"Outbox rows with no payment (ghosts)", countWith(b.ghosts), countWith(a.ghosts)},
+		{"Failed requests that left a row behind", leftBehind(b), leftBehind(a)},
+		{"Payments with exactly one outbox row", fmt.Sprintf("%d of %d", b.oneEach, b.paymentRows), fmt.Sprintf("%d of %d", a.oneEach, a.paymentRows)},
+		{"Payments PendingConfirmation after the relay", pending(b), pending(a)},
+		{"Provider asked about a payment we never recorded", countWith(b.ghostChecks), countWith(a.ghostChecks)},
+		{"Resolved Paid / Failed", fmt.Sprintf("%d / %d", b.paid, b.failed), fmt.Sprintf("%d / %d", a.paid, a.failed)},
+		{"Duplicate payment / outbox rows", fmt.Sprintf("%d / %d", b.dupPayments, b.dupMsgs), fmt.Sprintf("%d / %d", a.dupPayments, a.dupMsgs)},
+		{"Fake successes", strconv.Itoa(b.fake), strconv.Itoa(a.fake)},
+	}
+	r.Table([]string{"Metric (real run)", "BEFORE (dual write)", "AFTER (one transaction)"}, rows)
+}
+
+func (o *session14Options) beforeChecks(r *report.Report, f session14Figures) {
+	r.Check("payment committed without its message (lost work)", len(f.lost) > 0, countWith(f.lost))
+	r.Check("message committed without its payment (ghost)", len(f.ghosts) > 0, countWith(f.ghosts))
+	lostStuck := len(f.lost) > 0 && f.lostChecks == 0
+	for _, k := range f.lost {
+		lostStuck = lostStuck && slices.Contains(f.pendingAfter, k)
+	}
+	r.Check("the lost payment is never confirmed", lostStuck,
+		fmt.Sprintf("%s PendingConfirmation after the relay, %d status checks", keysText(f.lost), f.lostChecks))
+	r.Check("the ghost reached the provider", len(f.ghostChecks) > 0,
+		fmt.Sprintf("status checks for %s, a payment our books never had", keysText(f.ghostChecks)))
+	o.integrityChecks14(r, f)
+}
+
+func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f session14Figures) {
+	detail := fmt.Sprintf("%d crash(es) between the writes, %d request(s) half-written", len(f.failedRequests), len(f.leftBehind))
+	if len(f.failedRequests) == 0 {
+		detail = "no crash (--crash-at none): nothing to roll back"
+	}
+	r.Check("each crash left both rows or neither", len(f.leftBehind) == 0, detail)
+	r.Check("every payment has exactly one outbox row", f.oneEach == f.paymentRows && len(f.lost) == 0,
+		fmt.Sprintf("%d of %d", f.oneEach, f.paymentRows))
+	r.Check("no ghosts", len(f.ghosts) == 0, fmt.Sprintf("%d outbox rows without a payment", len(f.ghosts)))
+	r.Check("every payment confirmed", len(f.pendingAfter) == 0,
+		fmt.Sprintf("%d PendingConfirmation; %d Paid, %d Failed", len(f.pendingAfter), f.paid, f.failed))
+	o.integrityChecks14(r, f)
+}
+
+func (o *session14Options) integrityChecks14(r *report.Report, f session14Figures) {
+	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", f.paidWithID, f.otherWithID, f.fake)
+	r.Check("tx ids only from provider, Paid only", f.otherWithID == 0 && f.paidWithoutID == 0 && f.fake == 0, detail)
+}
+
+func (o *session14Options) recordMetrics(r *report.Report, f session14Figures) {
+	r.Metric("requests", f.requests)
+	r.Metric("failed_requests", len(f.failedRequests))
+	r.Metric("payment_rows", f.paymentRows)
+	r.Metric("outbox_rows", f.messages)
+	r.Metric("lost_work", len(f.lost))
+	r.Metric("lost_work_keys", keysText(f.lost))
+	r.Metric("ghosts", len(f.ghosts))
+	r.Metric("ghost_keys", keysText(f.ghosts))
+	r.Metric("half_written_requests", len(f.leftBehind))
+	r.Metric("payments_with_one_outbox_row", f.oneEach)
+	r.Metric("pending_after_relay", len(f.pendingAfter))
+	r.Metric("ghost_status_checks", len(f.ghostChecks))
+	r.Metric("paid", f.paid)
+	r.Metric("failed", f.failed)
+	r.Metric("fake_successes", f.fake)
+}
