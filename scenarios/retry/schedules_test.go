@@ -1,0 +1,83 @@
+package retry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestBackoffSchedulesValidate(t *testing.T) {
+	testValidate(t, backoffSchedules, []validateCase{
+		{nil, ""},
+		{[]string{"--attempts", "20", "--base", "1h", "--cap", "24h"}, ""},
+		{[]string{"--attempts", "0"}, "--attempts must be between 1 and 20, got 0"},
+		{[]string{"--attempts", "21"}, "--attempts must be between 1 and 20, got 21"},
+		{[]string{"--base", "0s"}, "--base must be between 1ms and 1h0m0s, got 0s"},
+		{[]string{"--fixed", "2500us"}, "--fixed must be a whole number of milliseconds, got 2.5ms"},
+		{[]string{"--budget", "25h"}, "--budget must be between 1ms and 24h0m0s, got 25h0m0s"},
+		{[]string{"--cap", "100ms"}, "--cap 100ms is below --base 500ms"},
+	})
+}
+
+// The want rows were printed by node v20 running the seed's backoff.mjs with
+// its constants changed to each case's flags: for immediate, fixed,
+// exponential and exponential + cap, the wait at the last attempt, the total
+// over all attempts, the retries that fit in the budget and the time they took.
+func TestBackoffSchedulesMatchTheSeedsScript(t *testing.T) {
+	tests := []struct {
+		args []string
+		want [4]string
+	}{
+		{nil, [4]string{"0 0 unlimited 0", "2000 16000 150 300000", "64000 127500 9 255500", "30000 91500 14 271500"}},
+		{[]string{"--attempts", "12", "--cap", "10s"},
+			[4]string{"0 0 unlimited 0", "2000 24000 150 300000", "1024000 2047500 9 255500", "10000 85500 33 295500"}},
+		{[]string{"--fixed", "500ms", "--budget", "1m"},
+			[4]string{"0 0 unlimited 0", "500 4000 120 60000", "64000 127500 6 31500", "30000 91500 6 31500"}},
+		{[]string{"--base", "250ms", "--cap", "4s", "--fixed", "3s", "--attempts", "5", "--budget", "45s"},
+			[4]string{"0 0 unlimited 0", "3000 15000 15 45000", "4000 7750 7 31750", "4000 7750 14 43750"}},
+	}
+	for _, tt := range tests {
+		t.Run(caseName(tt.args), func(t *testing.T) {
+			o := bind(t, backoffSchedules, tt.args...).(*schedulesOptions)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := o.Run(context.Background(), envFor(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := r.Result().Metrics
+			for i, key := range []string{"immediate", "fixed", "exponential", "exponential_cap"} {
+				waits := m["waits_ms_"+key].([]int64)
+				got := fmt.Sprint(waits[len(waits)-1], " ", m["total_ms_"+key], " ", m["fit_"+key], " ", m["budget_elapsed_ms_"+key])
+				if got != tt.want[i] {
+					t.Errorf("%s: last wait, total, fit, elapsed = %s, want %s", key, got, tt.want[i])
+				}
+			}
+			if !r.Passed() {
+				t.Errorf("checks failed:\n%s", r.Body())
+			}
+		})
+	}
+}
+
+// The waits in the table are what the worker wrote to the outbox: the run
+// leaves one dead-lettered message per schedule with attempts+1 attempts.
+func TestBackoffSchedulesRunOnTheOutbox(t *testing.T) {
+	o := bind(t, backoffSchedules, "--attempts", "3").(*schedulesOptions)
+	r, err := o.Run(context.Background(), envFor(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := r.Body()
+	for _, want := range []string{
+		"│ SCHEDULE-exponential-cap │ DeadLettered │ 4            │ 4           │",
+		"│ exponential + cap │ SCHEDULE-exponential-cap │ 4                │ 09:00:00.000Z │ 09:00:03.503Z │ DeadLettered │ 4            │",
+		"│ total   │ 0         │ 6000      │ 3500        │ 3500              │",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
