@@ -44,11 +44,11 @@ type blockKeyOptions struct{ *options }
 func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	keyDesign := design{contain: ordered.BlockKey, idempotent: true, strict: true, recovery: replay}
 	pauseDesign := design{contain: ordered.PausePartition, idempotent: true, strict: true, recovery: resume}
-	key, err := o.execute(ctx, env.DBPath, env, keyDesign)
+	key, err := o.execute(ctx, env.DBPath, env, keyDesign, nil)
 	if err != nil {
 		return nil, err
 	}
-	pause, err := o.execute(ctx, filepath.Join(env.Dir, "partition-pause.db"), env, pauseDesign)
+	pause, err := o.execute(ctx, filepath.Join(env.Dir, "partition-pause.db"), env, pauseDesign, key.inOrder)
 	if err != nil {
 		return nil, fmt.Errorf("run the partition pause: %w", err)
 	}

@@ -42,7 +42,7 @@ type failureEventOptions struct{ *options }
 
 func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	d := design{contain: ordered.PoisonCorrelation, publish: true, idempotent: true, strict: true, recovery: replay}
-	run, err := o.execute(ctx, env.DBPath, env, d)
+	run, err := o.execute(ctx, env.DBPath, env, d, nil)
 	if err != nil {
 		return nil, err
 	}

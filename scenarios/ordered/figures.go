@@ -12,15 +12,20 @@ import (
 	"outboxlab/scenarios"
 )
 
-// execute drives d on the scenario's database and the in-order reference
-// run on a second file beside it.
-func (o *options) execute(ctx context.Context, path string, env scenarios.Env, d design) (*run, error) {
+// execute drives d on the scenario's database. The in-order reference run
+// goes to a second file beside it, unless ref already holds its states (two
+// designs with the same handler share one reference).
+func (o *options) execute(ctx context.Context, path string, env scenarios.Env, d design, ref []orderState) (*run, error) {
 	run, err := o.drive(ctx, path, d)
 	if err != nil {
 		return nil, err
 	}
-	ref := filepath.Join(env.Dir, strings.TrimSuffix(filepath.Base(path), ".db")+"-in-order.db")
-	run.inOrder, run.inOrderDLQ, err = o.inOrder(ctx, ref, d)
+	if ref != nil {
+		run.inOrder = ref
+		return run, nil
+	}
+	refPath := filepath.Join(env.Dir, strings.TrimSuffix(filepath.Base(path), ".db")+"-in-order.db")
+	run.inOrder, run.inOrderDLQ, err = o.inOrder(ctx, refPath, d)
 	if err != nil {
 		return nil, fmt.Errorf("run the in-order reference: %w", err)
 	}
@@ -138,13 +143,14 @@ func (o *options) failingEvents(run *run, kinds ...ordered.EventKind) []ordered.
 func endSame(run *run) (int, []int) { return sameStates(run.end.states, run.inOrder) }
 
 // executePair drives own on the scenario's database and partner on a file
-// beside it, and returns them as (own, before, after).
+// beside it, and returns them as (own, before, after). Both designs of a
+// pair use the same handler, so they share the in-order reference.
 func (o *options) executePair(ctx context.Context, env scenarios.Env, own, partner design, ownIsAfter bool) (*run, *run, *run, error) {
-	ownRun, err := o.execute(ctx, env.DBPath, env, own)
+	ownRun, err := o.execute(ctx, env.DBPath, env, own, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	partnerRun, err := o.execute(ctx, filepath.Join(env.Dir, "partner.db"), env, partner)
+	partnerRun, err := o.execute(ctx, filepath.Join(env.Dir, "partner.db"), env, partner, ownRun.inOrder)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("run the partner design: %w", err)
 	}

@@ -49,27 +49,30 @@ type payload struct {
 
 // produce writes every order's stream to the log in sequence rounds (every
 // order's sequence 1, then every sequence 2, ...), each keyed by its order so
-// that partition = order id mod partitions; sequence n depends on n-1.
+// that partition = order id mod partitions; sequence n depends on n-1. The
+// producer writes the whole log in one transaction.
 func (o *options) produce(ctx context.Context, s *ordered.Store, cancelled bool, at time.Time) error {
 	if err := s.CreatePartitions(ctx, o.Partitions); err != nil {
 		return err
 	}
-	for seq := 1; seq <= 3; seq++ {
-		for _, id := range o.orderIDs() {
-			typ := stream(cancelled && id == o.FailingOrder)[seq-1]
-			body, err := json.Marshal(payload{OrderID: id, AmountCents: amountCents(id)})
-			if err != nil {
-				return fmt.Errorf("encode payload of order %d: %w", id, err)
-			}
-			_, err = s.Append(ctx, ordered.NewRecord{Partition: id % o.Partitions,
-				MessageID: fmt.Sprintf("%s/%d", orderKey(id), seq), Key: orderKey(id), CorrelationID: orderKey(id),
-				Type: typ, Sequence: seq, DependsOn: seq - 1, Payload: string(body)}, at)
-			if err != nil {
-				return fmt.Errorf("produce %s for order %d: %w", typ, id, err)
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		for seq := 1; seq <= 3; seq++ {
+			for _, id := range o.orderIDs() {
+				typ := stream(cancelled && id == o.FailingOrder)[seq-1]
+				body, err := json.Marshal(payload{OrderID: id, AmountCents: amountCents(id)})
+				if err != nil {
+					return fmt.Errorf("encode payload of order %d: %w", id, err)
+				}
+				_, err = ordered.AppendTx(ctx, tx, ordered.NewRecord{Partition: id % o.Partitions,
+					MessageID: fmt.Sprintf("%s/%d", orderKey(id), seq), Key: orderKey(id), CorrelationID: orderKey(id),
+					Type: typ, Sequence: seq, DependsOn: seq - 1, Payload: string(body)}, at, 0)
+				if err != nil {
+					return fmt.Errorf("produce %s for order %d: %w", typ, id, err)
+				}
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // fault is the bug: one message type fails for one order until it is fixed.
