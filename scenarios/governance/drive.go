@@ -37,8 +37,8 @@ type driveRun struct {
 	laterSelected int
 	// maxRetryCountDefault is the legacy column's declared default, as SQLite reports it.
 	maxRetryCountDefault string
-	started       time.Time
-	ended         time.Time
+	started              time.Time
+	ended                time.Time
 }
 
 // drive seeds the entries on a fresh database at path and drains them in

@@ -137,10 +137,13 @@ func writeAlerts(r *report.Report, a *gov.Alerts) {
 // calls says "1 call", "5 calls".
 func calls(n int) string { return plural(n, "call") }
 
-// plural says "1 thing", "5 things".
+// plural says "1 thing", "5 things", "2 deliveries".
 func plural(n int, thing string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + thing
+	case strings.HasSuffix(thing, "y"):
+		return strconv.Itoa(n) + " " + strings.TrimSuffix(thing, "y") + "ies"
 	}
 	return strconv.Itoa(n) + " " + thing + "s"
 }

@@ -1,0 +1,133 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const (
+	staleBefore = "governance-stale-claim-overwrites"
+	staleAfter  = "governance-fenced-claim"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    staleBefore,
+		Family:  "governance",
+		Kind:    report.Before,
+		Pair:    staleAfter,
+		Summary: "BEFORE: without a claim-token check a stale worker's late write lands over a terminal row",
+		Long: `Two workers drain one governance entry from the same SQLite file through two
+connections, in real goroutines. Worker A claims GOV-001 (token 1) and calls the
+provider, which takes longer than A's lease. The lease expires; worker B claims the
+entry (token 2), emits it and marks it Delivered, clearing the claim. Then A's call
+finally returns a timeout failure and A persists its transition the way a store
+without claim validation does: by Id alone. The write lands over B's terminal row:
+the delivered entry is Failed again, scheduled for another retry, and emitted a
+second time; nothing refused or counted anything. With --prior-failures 4 A's late
+failure is the threshold one, and a delivered entry is reported as a dead-letter.
+
+The comparison table beside it runs the AFTER design on the same interleaving.`,
+		Example: `  outboxlab governance-stale-claim-overwrites
+  outboxlab governance-stale-claim-overwrites --prior-failures 4   # the late write dead-letters a delivered entry
+  outboxlab governance-stale-claim-overwrites --slow-emit 20s      # A answers inside its lease: nothing to reproduce (exit 1)`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, false) },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    staleAfter,
+		Family:  "governance",
+		Kind:    report.After,
+		Pair:    staleBefore,
+		Summary: "AFTER: the claim-aware store refuses and counts a stale worker's write; the terminal row stands",
+		Long: `The same interleaving, on the same real database with two connections and real
+goroutines: A's lease expires while its provider call is open, B claims (token 2) and
+delivers, then A's late failure arrives. This time every claim-mode write carries
+the claim: it applies only while the row is live and still has the writer's owner
+and token. B's delivery cleared the claim and ended the entry, so A's write matches
+no row: it is refused, logged as refused in the transition log and counted, and
+B's Delivered row stands — delivered once, no false dead-letter.`,
+		Example: `  outboxlab governance-fenced-claim
+  outboxlab governance-fenced-claim --prior-failures 4    # A's would-be dead-letter is refused too
+  outboxlab governance-fenced-claim --lease 10s --slow-emit 11s`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, true) },
+	})
+}
+
+// staleOptions are the pair's parameters; both scenarios take all of them,
+// since each report compares both designs on the same interleaving.
+type staleOptions struct {
+	fenced bool // which design is this scenario's own
+
+	drain         *drainFlags
+	Lease         time.Duration
+	SlowEmit      time.Duration
+	PriorFailures int
+}
+
+func bindStale(fs *pflag.FlagSet, fenced bool) *staleOptions {
+	o := &staleOptions{fenced: fenced, drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	fs.DurationVar(&o.Lease, "lease", gov.DefaultLease, "how long a claim owns the entry")
+	fs.DurationVar(&o.SlowEmit, "slow-emit", 45*time.Second, "how long worker A's provider call takes; longer than --lease reproduces the race")
+	fs.IntVar(&o.PriorFailures, "prior-failures", 0, "RetryCount GOV-001 already carries (MaxRetryAttempts-1 makes A's late failure the threshold one)")
+	return o
+}
+
+func (o *staleOptions) Validate() error {
+	if err := o.drain.validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.Lease <= 0:
+		return fmt.Errorf("--lease must be positive, got %s", o.Lease)
+	case o.SlowEmit <= 0:
+		return fmt.Errorf("--slow-emit must be positive, got %s", o.SlowEmit)
+	case o.SlowEmit > 24*time.Hour:
+		return fmt.Errorf("--slow-emit must be at most 24h, got %s", o.SlowEmit)
+	case o.PriorFailures < 0 || o.PriorFailures >= o.drain.MaxRetryAttempts:
+		return fmt.Errorf("--prior-failures must be between 0 and --max-retry-attempts - 1 (%d), got %d", o.drain.MaxRetryAttempts-1, o.PriorFailures)
+	}
+	return nil
+}
+
+func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	own, err := o.race(ctx, env.DBPath, o.fenced)
+	if err != nil {
+		return nil, err
+	}
+	partner, err := o.race(ctx, filepath.Join(env.Dir, "partner.db"), !o.fenced)
+	if err != nil {
+		return nil, fmt.Errorf("run the partner design: %w", err)
+	}
+	before, after := own, partner
+	if o.fenced {
+		before, after = partner, own
+	}
+	return o.render(own, before, after), nil
+}
+
+// slowEmitter holds worker A's one provider call open until the scenario
+// releases it: the call is made (and ledgered) at once, its answer arrives late.
+type slowEmitter struct {
+	inner   gov.Emitter
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *slowEmitter) Emit(ctx context.Context, e gov.Entry, now time.Time) (gov.Result, error) {
+	res, err := s.inner.Emit(ctx, e, now)
+	close(s.entered)
+	select {
+	case <-s.release:
+		return res, err
+	case <-ctx.Done():
+		return gov.Result{}, ctx.Err()
+	}
+}

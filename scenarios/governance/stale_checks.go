@@ -1,0 +1,67 @@
+package governance
+
+import (
+	"fmt"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+)
+
+// raceChecks are what both designs must show: the interleaving really happened.
+func (o *staleOptions) raceChecks(r *report.Report, f staleFigures) {
+	r.Check("worker-A's lease expired while its provider call was still open", f.leaseExpiredOpen,
+		fmt.Sprintf("A: %s; B claimed %s; A's answer at %s", claimText(f.aClaim), claimText(f.bClaim), clock.Stamp(f.aWrite.At)))
+	b := f.bTerminal
+	r.Check("worker-B, the current claim owner, reached a terminal state", b.Token > 0 && b.Token > f.aClaim.Token,
+		fmt.Sprintf("%s by worker-B holding token %d", transitionAt(b), b.Token))
+}
+
+func (o *staleOptions) beforeChecks(r *report.Report, run *staleRun, f staleFigures) {
+	o.raceChecks(r, f)
+	r.Check("worker-A's late write landed over the terminal row", f.aLog.Applied && f.aLog.From.Terminal(),
+		fmt.Sprintf("transition log: worker-A %s → %s, applied, written by Id with no claim token checked", f.aLog.From, f.aLog.To))
+	r.Check("the terminal transition was lost", run.afterA.Status != f.bTerminal.Transition.To,
+		fmt.Sprintf("B wrote %s; right after A the row reads %s", f.bTerminal.Transition.To, rowText(run.afterA)))
+	harm := f.deliveries > 1 || f.falseDeadLetters > 0
+	r.Check("the overwrite did real harm", harm,
+		fmt.Sprintf("%s of one entry, %s for a delivered entry", plural(f.deliveries, "delivery"), plural(f.falseDeadLetters, "dead-letter alert")))
+	r.Check("nothing refused or counted it", f.refused == 0 && f.refusedLog == 0,
+		fmt.Sprintf("%s counted, %d in the transition log", plural(int(f.refused), "refused write"), f.refusedLog))
+}
+
+func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleFigures) {
+	o.raceChecks(r, f)
+	b := f.bTerminal
+	r.Check("the terminal transition cleared the claim", b.Token > 0 && f.final.ClaimOwner == "" && f.final.ClaimLeaseUntil.IsZero(),
+		fmt.Sprintf("final row: %s", rowText(f.final)))
+	r.Check("worker-A's stale write was refused by the claim check", f.aWrite.Kind == gov.Refused && f.aLog.ID > 0 && !f.aLog.Applied,
+		fmt.Sprintf("worker-A wrote with token %d; the row carries token %d and no owner → %s", f.aLog.ClaimToken, f.final.ClaimToken, kindText(f.aWrite)))
+	r.Check("the refusal was counted", f.refused == 1 && f.refusedLog == 1,
+		fmt.Sprintf("%s counted by the store, %d in the transition log", plural(int(f.refused), "refused write"), f.refusedLog))
+	unchanged := run.afterA.Status == b.Transition.To && f.final.Status == b.Transition.To &&
+		f.final.RetryCount == o.PriorFailures && f.final.NextRetryAt.IsZero() && f.final.DeliveredAt.Equal(b.At)
+	r.Check("the terminal row stands", unchanged,
+		fmt.Sprintf("right after A: %s; delivered at %s", rowText(run.afterA), stampOrDash(f.final.DeliveredAt)))
+	r.Check("delivered exactly once, no false dead-letter", f.deliveries == 1 && f.falseDeadLetters == 0,
+		fmt.Sprintf("%s, %s", plural(f.deliveries, "delivery"), plural(f.falseDeadLetters, "dead-letter alert")))
+}
+
+func kindText(ev gov.Event) string {
+	if ev.Kind == gov.Refused {
+		return "refused"
+	}
+	return string(ev.Kind)
+}
+
+func (o *staleOptions) recordMetrics(r *report.Report, run *staleRun, f staleFigures) {
+	r.Metric("lease_expired_while_open", f.leaseExpiredOpen)
+	r.Metric("stale_write_applied", f.aLog.Applied)
+	r.Metric("row_after_stale_write", string(run.afterA.Status))
+	r.Metric("final_status", string(f.final.Status))
+	r.Metric("deliveries", f.deliveries)
+	r.Metric("false_dead_letters", f.falseDeadLetters)
+	r.Metric("refused_counted", f.refused)
+	r.Metric("refused_logged", f.refusedLog)
+	r.Metric("scenario_end", clock.ISO(run.ended))
+}

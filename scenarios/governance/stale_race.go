@@ -1,0 +1,205 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+)
+
+// staleRun is one design's run of the interleaving, read back from the database.
+type staleRun struct {
+	fenced   bool
+	max      int // MaxRetryAttempts
+	mu       sync.Mutex
+	lines    []string
+	events   []gov.Event
+	leaseEnd time.Time // A's lease
+	answerAt time.Time // when A's provider call returns
+	afterA   gov.Entry // the row as it reads right after A's write
+	emitter  *gov.Scripted
+	alerts   *gov.Alerts
+	refused  int64 // refusals counted by the two store handles
+	refusedL int   // refusals in the transition log
+	entries  []gov.Entry
+	log      []gov.LogEntry
+	tables   []gov.Table
+	started  time.Time
+	ended    time.Time
+}
+
+func (r *staleRun) record(ev gov.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, ev)
+	r.lines = append(r.lines, r.line(ev))
+}
+
+func (r *staleRun) note(at time.Time, format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, fmt.Sprintf("%s  %-8s %s", clock.Stamp(at), "—", fmt.Sprintf(format, args...)))
+}
+
+// race runs the interleaving on a fresh database at path: two store handles
+// (two connections), worker A in its own goroutine, worker B in this one.
+func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*staleRun, error) {
+	stA, err := gov.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer stA.Close()
+	stB, err := gov.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer stB.Close()
+	clk := clock.New()
+	em := gov.NewScripted()
+	spec := entrySpec{Key: entryKey(1), Role: "claimed by A, then by B", Steps: []gov.Step{timeout, gov.Deliver()}, PriorFailures: o.PriorFailures}
+	if err := seedEntries(ctx, stA, em, []entrySpec{spec}, clk.Now()); err != nil {
+		return nil, err
+	}
+	run := &staleRun{fenced: fenced, max: o.drain.MaxRetryAttempts, emitter: em, alerts: gov.NewAlerts(o.drain.Options), started: clk.Now()}
+	run.answerAt = run.started.Add(o.SlowEmit)
+	slow := &slowEmitter{inner: em, entered: make(chan struct{}), release: make(chan struct{})}
+	workerA, err := o.worker("worker-A", stA, slow, clk, run)
+	if err != nil {
+		return nil, err
+	}
+	workerB, err := o.worker("worker-B", stB, em, clk, run)
+	if err != nil {
+		return nil, err
+	}
+
+	doneA := make(chan error, 1)
+	go func() {
+		_, err := workerA.Pass(ctx)
+		doneA <- err
+	}()
+	select {
+	case <-slow.entered:
+	case err := <-doneA:
+		return nil, fmt.Errorf("worker A never reached the provider: %v", err)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	run.leaseEnd = run.events[0].LeaseUntil
+	run.note(run.started, "worker-A's provider call is open; the provider will answer at %s", clock.Stamp(run.answerAt))
+	finishA := func() error {
+		clk.AdvanceTo(run.answerAt)
+		close(slow.release)
+		if err := <-doneA; err != nil {
+			return err
+		}
+		if run.afterA, err = stB.EntryByKey(ctx, spec.Key); err != nil {
+			return err
+		}
+		run.note(clk.Now(), "%s now reads %s", spec.Key, rowText(run.afterA))
+		return nil
+	}
+	if !run.answerAt.After(run.leaseEnd) {
+		if err := finishA(); err != nil {
+			return nil, err
+		}
+	}
+	clk.AdvanceTo(run.leaseEnd.Add(gov.WakeupSlack))
+	if run.answerAt.After(run.leaseEnd) {
+		run.note(clk.Now(), "worker-A's lease ended at %s; its provider call is still open", clock.Stamp(run.leaseEnd))
+	}
+	if _, err := workerB.Pass(ctx); err != nil {
+		return nil, err
+	}
+	if run.answerAt.After(run.leaseEnd) {
+		if err := finishA(); err != nil {
+			return nil, err
+		}
+	}
+	if err := drainToIdle(ctx, workerB); err != nil {
+		return nil, err
+	}
+	run.ended = clk.Now()
+	return run, run.read(ctx, stA, stB)
+}
+
+func (o *staleOptions) worker(name string, s *gov.Store, em gov.Emitter, clk *clock.ScenarioClock, run *staleRun) (*gov.Drain, error) {
+	d, err := gov.NewDrain(gov.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: gov.ClaimMode,
+		Owner: name, Lease: o.Lease, Batch: 1, Unfenced: !run.fenced}, s, em, clk)
+	if err != nil {
+		return nil, err
+	}
+	d.Observe(run.alerts.Observe)
+	d.Observe(run.record)
+	return d, nil
+}
+
+// drainToIdle runs passes until nothing is left to wait for.
+func drainToIdle(ctx context.Context, d *gov.Drain) error {
+	for range 1000 {
+		res, err := d.Pass(ctx)
+		if err != nil || res.Idle {
+			return err
+		}
+	}
+	return fmt.Errorf("worker B did not settle after 1000 passes")
+}
+
+func (r *staleRun) read(ctx context.Context, stA, stB *gov.Store) (err error) {
+	r.refused = stA.Refused() + stB.Refused()
+	if r.refusedL, err = stA.RefusedTransitions(ctx); err != nil {
+		return err
+	}
+	if r.entries, err = stA.Entries(ctx); err != nil {
+		return err
+	}
+	if r.log, err = stA.Transitions(ctx); err != nil {
+		return err
+	}
+	r.tables, err = stA.Tables(ctx)
+	return err
+}
+
+// rowText says what a row holds, in one phrase.
+func rowText(e gov.Entry) string {
+	s := fmt.Sprintf("%s, RetryCount %d", e.Status, e.RetryCount)
+	if !e.NextRetryAt.IsZero() {
+		s += ", next retry " + clock.Stamp(e.NextRetryAt)
+	}
+	if e.ClaimOwner != "" {
+		s += fmt.Sprintf(", owned by %s (token %d)", e.ClaimOwner, e.ClaimToken)
+	} else {
+		s += fmt.Sprintf(", no owner (token %d)", e.ClaimToken)
+	}
+	if e.ReasonCode != "" {
+		s += ", reason " + e.ReasonCode
+	}
+	return s
+}
+
+// line renders one worker event.
+func (r *staleRun) line(ev gov.Event) string {
+	head := fmt.Sprintf("%s  %-8s ", clock.Stamp(ev.At), ev.Drainer)
+	switch ev.Kind {
+	case gov.Advanced:
+		return fmt.Sprintf("%s—        nothing due → clock advances to %s (next due %s + 1 ms)", head,
+			clock.Stamp(ev.Due.Add(gov.WakeupSlack)), clock.Stamp(ev.Due))
+	case gov.Claimed:
+		return fmt.Sprintf("%s%s  claims it: token %d, lease until %s", head, ev.Entry.Key, ev.Token, clock.Stamp(ev.LeaseUntil))
+	}
+	emit := "emit → "
+	if !ev.EmittedAt.Equal(ev.At) {
+		emit = fmt.Sprintf("answer to the call made at %s arrives → ", clock.Stamp(ev.EmittedAt))
+	}
+	line := fmt.Sprintf("%s%s  [token %d] %s%s → %s", head, ev.Entry.Key, ev.Token, emit, resultText(ev),
+		transitionText(ev.Transition, gov.ClaimMode, r.max))
+	switch {
+	case ev.Kind == gov.Refused:
+		return line + " → write REFUSED: the row no longer carries this claim"
+	case !r.fenced:
+		return line + " → written by Id alone"
+	}
+	return line + " → written under the claim"
+}
