@@ -127,6 +127,11 @@ func writeAlerts(r *report.Report, a *gov.Alerts) {
 		r.Line(l.String())
 	}
 	r.Line("")
+	writeCounters(r, a)
+}
+
+// writeCounters prints the dead-letter counters, overall and per reason code and provider.
+func writeCounters(r *report.Report, a *gov.Alerts) {
 	rows := [][]string{{"governance_outbox_dead_lettered_total", "(all)", "(all)", strconv.Itoa(a.DeadLettered())}}
 	for _, c := range a.ByReason() {
 		rows = append(rows, []string{"governance_outbox_dead_lettered_total", c.ReasonCode, c.Provider, strconv.Itoa(c.Count)})

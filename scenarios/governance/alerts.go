@@ -1,0 +1,146 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const alertsName = "governance-dead-letter-alerts"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    alertsName,
+		Family:  "governance",
+		Kind:    report.Experiment,
+		Summary: "the host makes dead-letters visible: a counter, one event per transition, a warning at MaxRetryAttempts-1, no secrets",
+		Long: `The drain records a stable terminal state; the host must make it visible. Five
+entries across two providers, three tenants and two regions go through the claim
+drain with the host's alert sink attached: two poison entries on the same provider
+(the repeated reason code raises its own alert), one that fails up to
+MaxRetryAttempts-1 and then recovers, one the provider dead-letters itself, and one
+that is delivered. The host keeps a dead-letter counter per reason code and
+provider, logs one event per dead-letter transition with minimized metadata (entry
+id, correlation id, decision receipt id, provider, region, tenant, workload, reason
+code, attempt) and warns when an entry's retry count reaches MaxRetryAttempts-1.
+Every payload carries a protected prompt and a fake access token; the checks prove
+they are in the database and nowhere in the alerts, the terminal or the report.
+--verbose-alerts plays a careless host that logs payloads: the secret leaks and the
+check fails.`,
+		Example: `  outboxlab governance-dead-letter-alerts
+  outboxlab governance-dead-letter-alerts --max-retry-attempts 3   # warnings at 2, dead-letters at 3
+  outboxlab governance-dead-letter-alerts --verbose-alerts         # a careless host leaks the secret (exit 1)`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindAlerts(fs) },
+	})
+}
+
+type alertsOptions struct {
+	drain *drainFlags
+	// VerboseAlerts plays a careless host whose alert lines carry the payload.
+	VerboseAlerts bool
+}
+
+func bindAlerts(fs *pflag.FlagSet) *alertsOptions {
+	o := &alertsOptions{drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	fs.BoolVar(&o.VerboseAlerts, "verbose-alerts", false, "a careless host: alert lines also carry the entry's payload")
+	return o
+}
+
+func (o *alertsOptions) Validate() error {
+	if err := o.drain.validate(); err != nil {
+		return err
+	}
+	if o.drain.MaxRetryAttempts < 2 {
+		return fmt.Errorf("--max-retry-attempts must be at least 2 here, got %d: the warning comes at MaxRetryAttempts-1", o.drain.MaxRetryAttempts)
+	}
+	return nil
+}
+
+func (o *alertsOptions) specs() []entrySpec {
+	near := o.drain.MaxRetryAttempts - 1
+	return []entrySpec{
+		{Key: entryKey(1), Role: "poison", Steps: []gov.Step{unavailable}},
+		{Key: entryKey(2), Role: "poison, same provider and reason", Tenant: "tenant-b", Steps: []gov.Step{unavailable}},
+		{Key: entryKey(3), Role: "fails to MaxRetryAttempts-1, then recovers", Provider: "northwind-ledger", Region: "us-east-1",
+			Workload: "fraud-screening", Steps: append(repeat(near, timeout), gov.Deliver())},
+		{Key: entryKey(4), Role: "the provider dead-letters it", Provider: "northwind-ledger", Region: "us-east-1", Tenant: "tenant-c",
+			Workload: "fraud-screening", Steps: []gov.Step{gov.Reject("provider.schema_rejected", "payload failed provider schema validation")}},
+		{Key: entryKey(5), Role: "delivered", Tenant: "tenant-b", Steps: []gov.Step{gov.Deliver()}},
+	}
+}
+
+func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	run, err := drive(ctx, env.DBPath, driveSpec{mode: gov.ClaimMode, flags: o.drain, entries: o.specs()})
+	if err != nil {
+		return nil, err
+	}
+	r := report.New(alertsName, report.Experiment)
+	r.Title("Governance — the host makes dead-letters visible, without secrets")
+	r.Linef("Scenario  %s (%s)", alertsName, report.Experiment)
+	r.Linef("Entries   %d governance entries on 2 providers, 3 tenants, 2 regions; every payload holds a protected prompt and a fake access token", len(o.specs()))
+	for _, l := range o.drain.describe() {
+		r.Line(l)
+	}
+	r.Linef("Drain     claim drain, claims for %s; the host's alert sink observes every transition", gov.DefaultLease)
+	host := "Host      one event per dead-letter, a repeat alert per reason code and provider, a warning at MaxRetryAttempts-1; minimized metadata only"
+	if o.VerboseAlerts {
+		host = "Host      CARELESS (--verbose-alerts): its alert lines also carry the entry's payload"
+	}
+	r.Line(host)
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(run.started))
+
+	r.Section("Emitter scripts")
+	rows := make([][]string, 0, len(run.entries))
+	for i, s := range o.specs() {
+		e := run.entries[i]
+		rows = append(rows, []string{s.Key, s.Role, e.Provider, e.Region, e.Tenant, e.Workload, run.emitter.ScriptText(s.Key)})
+	}
+	r.Table([]string{"Entry", "Exercises", "Provider", "Region", "Tenant", "Workload", "Emitter script (last step repeats)"}, rows)
+	r.Section("Timeline — claim drain (scenario clock)")
+	for _, l := range run.timeline {
+		r.Line(l)
+	}
+	r.Section("Entries (GovernanceOutboxEntries; payloads never printed)")
+	writeEntryLedger(r, run.entries)
+	r.Section("Host alerts, as logged")
+	lines := o.hostLines(run)
+	for _, l := range lines {
+		r.Line(l)
+	}
+	r.Line("")
+	writeCounters(r, run.alerts)
+	r.Section("Dead-letter events against the rows they report")
+	o.writeEventMatch(r, run)
+
+	o.checks(r, run, lines)
+	r.Checks("Checks")
+	r.Verdict("EVERY DEAD-LETTER COUNTED AND REPORTED, WARNED BEFORE, NO SECRET IN SIGHT ✅",
+		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS ❌")
+	recordMetrics(r, run, o.drain)
+	r.Metric("alert_lines", len(lines))
+	return r, nil
+}
+
+// hostLines renders the alert sink's lines the way the host logs them; a
+// careless host appends the payload.
+func (o *alertsOptions) hostLines(run *driveRun) []string {
+	payloads := map[int64]string{}
+	for _, e := range run.entries {
+		payloads[e.ID] = e.Payload
+	}
+	var out []string
+	for _, l := range run.alerts.Lines() {
+		s := l.String()
+		if o.VerboseAlerts {
+			s += " payload=" + payloads[l.EntryID]
+		}
+		out = append(out, s)
+	}
+	return out
+}
