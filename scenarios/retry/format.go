@@ -40,6 +40,9 @@ func plural(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
@@ -53,4 +56,13 @@ func firstOf(list string) string {
 		return list
 	}
 	return strings.Join(parts[:shownValues], ", ") + fmt.Sprintf(", … (+%d)", len(parts)-shownValues)
+}
+
+// secondsText prints a duration in seconds, with milliseconds when it has any: 175.003 s.
+func secondsText(d time.Duration) string {
+	ms := d.Milliseconds()
+	if ms%1000 == 0 {
+		return fmt.Sprintf("%d s", ms/1000)
+	}
+	return fmt.Sprintf("%d.%03d s", ms/1000, ms%1000)
 }

@@ -1,0 +1,205 @@
+package retry
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	policy "outboxlab/core/retry"
+	"outboxlab/scenarios"
+)
+
+const (
+	heldBackoff  = "backoff-held-past-visibility-timeout"
+	queueBackoff = "backoff-on-queue-timeline"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    heldBackoff,
+		Family:  "retry",
+		Kind:    report.Before,
+		Pair:    queueBackoff,
+		Summary: "A consumer waits out its backoff holding the message: the visibility timeout expires and a second consumer runs the same job",
+		Long: `Four consumers poll one SQLite outbox of overdue notifications. When a send
+fails, this design keeps the message and sleeps through the backoff before
+sending again. Once a sleep runs past the message's visibility timeout (its
+lease), another consumer claims the message and sends it too: the same job runs
+twice at once, a notification goes out twice, and the first consumer's
+transitions are refused by the owner check only after its send has happened.
+While they sleep, consumers do no other work.
+
+The comparison table beside it runs the AFTER design on the same seed.`,
+		Example: `  outboxlab backoff-held-past-visibility-timeout
+  outboxlab backoff-held-past-visibility-timeout --visibility-timeout 2m   # a lease longer than every backoff: no overlap, the checks fail
+  outboxlab backoff-held-past-visibility-timeout --consumers 5`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    queueBackoff,
+		Family:  "retry",
+		Kind:    report.After,
+		Pair:    heldBackoff,
+		Summary: "The message goes back on the queue with its visible-at pushed forward by the backoff: no overlaps, and both budgets enforced",
+		Long: `The same consumers and notifications. A failed send puts the message back to
+Pending with NextAttemptUtc = now + backoff, so the wait happens on the queue's
+timeline: the consumer is free for other work at once, and no second consumer
+can see the message before it is due. The retry budget (--max-attempts) and
+the time budget (--time-budget, counted from the first delivery in the audit
+log) are enforced together: a message is dead-lettered when either runs out.
+One notification leaves by each way.
+
+Make the visibility timeout shorter than a hanging send to watch the checks catch an overlap.`,
+		Example: `  outboxlab backoff-on-queue-timeline
+  outboxlab backoff-on-queue-timeline --time-budget 5m      # the hanging send now runs out of attempts instead
+  outboxlab backoff-on-queue-timeline --visibility-timeout 20s   # shorter than a hanging send: overlaps, exit 1`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
+	})
+}
+
+// visibilityOptions are the pair's parameters. Both scenarios take all of
+// them, because each report compares both designs on the same seed.
+type visibilityOptions struct {
+	held bool // which design is this scenario's own
+
+	Consumers     int
+	Healthy       int
+	FlakyFailures int
+	Visibility    time.Duration
+	BaseBackoff   time.Duration
+	MaxBackoff    time.Duration
+	MaxAttempts   int
+	TimeBudget    time.Duration
+	Hang          time.Duration
+}
+
+func bindVisibility(fs *pflag.FlagSet, held bool) *visibilityOptions {
+	o := &visibilityOptions{held: held}
+	fs.IntVar(&o.Consumers, "consumers", 4, "consumer processes polling the outbox")
+	fs.IntVar(&o.Healthy, "healthy", 4, "healthy notifications queued behind the three troubled ones")
+	fs.IntVar(&o.FlakyFailures, "flaky-failures", 3, "sends of NTF-001 that fail before it goes through")
+	fs.DurationVar(&o.Visibility, "visibility-timeout", 30*time.Second, "how long a claim hides a message from other consumers (the lease)")
+	fs.DurationVar(&o.BaseBackoff, "base-backoff", 5*time.Second, "backoff after the first failed send; doubles each attempt")
+	fs.DurationVar(&o.MaxBackoff, "max-backoff", time.Minute, "cap on any one backoff")
+	fs.IntVar(&o.MaxAttempts, "max-attempts", 5, "retry budget: attempts before a message is dead-lettered")
+	fs.DurationVar(&o.TimeBudget, "time-budget", 2*time.Minute, "time budget: no attempt starts later than this after the first delivery")
+	fs.DurationVar(&o.Hang, "hang", 25*time.Second, "how long a send of NTF-003 hangs before it times out")
+	return o
+}
+
+// sendTime is how long a send takes when it does not hang.
+const sendTime = time.Second
+
+func (o *visibilityOptions) Validate() error {
+	switch {
+	case o.Consumers < 1 || o.Consumers > 20:
+		return fmt.Errorf("--consumers must be between 1 and 20, got %d", o.Consumers)
+	case o.Healthy < 0 || o.Healthy > 50:
+		return fmt.Errorf("--healthy must be between 0 and 50, got %d", o.Healthy)
+	case o.FlakyFailures < 0 || o.FlakyFailures > 20:
+		return fmt.Errorf("--flaky-failures must be between 0 and 20, got %d", o.FlakyFailures)
+	case o.MaxAttempts < 1 || o.MaxAttempts > 50:
+		return fmt.Errorf("--max-attempts must be between 1 and 50, got %d", o.MaxAttempts)
+	}
+	for _, f := range []struct {
+		name      string
+		v, lo, hi time.Duration
+	}{
+		{"--visibility-timeout", o.Visibility, time.Millisecond, time.Hour},
+		{"--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour},
+		{"--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour},
+		{"--time-budget", o.TimeBudget, time.Millisecond, 24 * time.Hour},
+		{"--hang", o.Hang, sendTime, time.Hour},
+	} {
+		if err := wholeMillis(f.name, f.v, f.lo, f.hi); err != nil {
+			return err
+		}
+	}
+	if o.MaxBackoff < o.BaseBackoff {
+		return fmt.Errorf("--max-backoff %s is below --base-backoff %s", o.MaxBackoff, o.BaseBackoff)
+	}
+	return nil
+}
+
+func (o *visibilityOptions) backoff() policy.Backoff {
+	return policy.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}
+}
+
+func (o *visibilityOptions) budget() policy.Budget {
+	return policy.Budget{MaxAttempts: o.MaxAttempts, MaxElapsed: o.TimeBudget}
+}
+
+// scripts is the queue, oldest first: three troubled notifications, then the healthy ones.
+func (o *visibilityOptions) scripts() []script {
+	out := []script{flaky, failing, hanging}
+	for range o.Healthy {
+		out = append(out, healthy)
+	}
+	return out
+}
+
+func (o *visibilityOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	own, err := o.drive(ctx, env.DBPath, o.held)
+	if err != nil {
+		return nil, err
+	}
+	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.held)
+	if err != nil {
+		return nil, fmt.Errorf("run the partner design: %w", err)
+	}
+	before, after := own, partner
+	if !o.held {
+		before, after = partner, own
+	}
+	return o.render(own, before, after), nil
+}
+
+// drive seeds a fresh outbox and runs the consumers of one design to the end.
+func (o *visibilityOptions) drive(ctx context.Context, path string, held bool) (*pairRun, error) {
+	store, err := outbox.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	clk := clock.New()
+	gw := newGateway(sendTime, o.Hang)
+	gw.failFirst = o.FlakyFailures
+	err = store.InTx(ctx, func(tx *sql.Tx) error {
+		for i, sc := range o.scripts() {
+			gw.scripts[noteKey(i+1)] = sc
+			if _, err := outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: noteKey(i + 1), Type: notificationType,
+				MaxAttempts: o.MaxAttempts, CreatedAt: clk.Now()}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("seed the outbox: %w", err)
+	}
+	run := &pairRun{held: held, gw: gw, exits: map[string]policy.Exit{}}
+	consumers := make([]*consumer, o.Consumers)
+	for i := range consumers {
+		consumers[i] = &consumer{id: "worker-" + strconv.Itoa(i+1)}
+	}
+	s := &sim{o: o, store: store, clock: clk, run: run}
+	if err := s.drive(ctx, consumers); err != nil {
+		return nil, err
+	}
+	if run.msgs, err = store.Messages(ctx); err != nil {
+		return nil, err
+	}
+	if run.tables, err = store.Tables(ctx); err != nil {
+		return nil, err
+	}
+	run.refused = store.Refused()
+	return run, nil
+}

@@ -1,0 +1,191 @@
+package retry
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	policy "outboxlab/core/retry"
+)
+
+const (
+	verdictHeldReproduced = "BACKOFF HELD PAST THE VISIBILITY TIMEOUT — THE SAME JOB RAN TWICE AT ONCE ❌"
+	verdictHeldMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
+	verdictQueueHeld      = "BACKOFF ON THE QUEUE'S TIMELINE — NO OVERLAPS, BOTH BUDGETS ENFORCED ✅"
+	verdictQueueBroken    = "THE QUEUE-TIMELINE DESIGN DID NOT HOLD — SEE THE FAILED CHECKS ❌"
+)
+
+// pairFigures are the numbers a design of the visibility pair is judged by.
+type pairFigures struct {
+	overlaps                     int
+	duplicates                   int // extra deliveries of notifications already sent
+	sends, failedSends           int
+	processed, dead, left        int
+	overAttempts, overTime       int // sends beyond the retry budget, or started after the time budget
+	lastHealthy                  time.Time
+	retryExits, timeExits        []string
+	processedOnce, processedKeys int
+}
+
+func (o *visibilityOptions) figures(run *pairRun) pairFigures {
+	var f pairFigures
+	for i, a := range run.holds {
+		for _, b := range run.holds[i+1:] {
+			if a.key == b.key && a.consumer != b.consumer && a.from.Before(b.to) && b.from.Before(a.to) {
+				f.overlaps++
+			}
+		}
+	}
+	first, sends := map[string]time.Time{}, map[string]int{}
+	for _, s := range run.gw.ledger {
+		f.sends++
+		if !s.ok {
+			f.failedSends++
+		}
+		if _, ok := first[s.key]; !ok {
+			first[s.key] = s.at
+		}
+		sends[s.key]++
+		if s.at.Sub(first[s.key]) > o.TimeBudget {
+			f.overTime++
+		}
+		if s.ok && run.gw.scripts[s.key] == healthy && s.done.After(f.lastHealthy) {
+			f.lastHealthy = s.done
+		}
+	}
+	for _, m := range run.msgs {
+		f.overAttempts += max(sends[m.Key]-o.MaxAttempts, 0)
+		f.duplicates += max(run.gw.delivered(m.Key)-1, 0)
+		switch m.Status {
+		case outbox.Processed:
+			f.processed++
+			f.processedKeys++
+			if run.gw.delivered(m.Key) == 1 {
+				f.processedOnce++
+			}
+		case outbox.DeadLettered:
+			f.dead++
+		default:
+			f.left++
+		}
+		switch run.exits[m.Key] {
+		case policy.RetryBudgetOut:
+			f.retryExits = append(f.retryExits, m.Key)
+		case policy.TimeBudgetOut:
+			f.timeExits = append(f.timeExits, m.Key)
+		}
+	}
+	return f
+}
+
+func (o *visibilityOptions) render(own, before, after *pairRun) *report.Report {
+	name, kind, partner := queueBackoff, report.After, heldBackoff
+	title := "Backoff on the queue's timeline — AFTER: put the message back, visible again after the backoff"
+	if o.held {
+		name, kind, partner = heldBackoff, report.Before, queueBackoff
+		title = "Backoff held past the visibility timeout — BEFORE: the consumer sleeps holding the message"
+	}
+	r := report.New(name, kind)
+	r.Title(title)
+	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	o.writeSetup(r)
+
+	r.Section("Schema")
+	writeSchema(r, own.tables)
+	r.Section("Timeline (scenario clock)")
+	for _, e := range own.events {
+		r.Linef("%s  %-9s %s", clock.Stamp(e.at), e.consumer, e.text)
+	}
+	r.Linef("Run ended at %s scenario time", clock.Stamp(own.ended))
+
+	r.Section("Per-message table")
+	o.writePerMessage(r, own)
+	r.Section("Overlapping holds (two consumers holding one message at once)")
+	o.writeOverlaps(r, own)
+	r.Section("Gateway ledger (every send)")
+	writeSends(r, own.gw.ledger)
+	r.Section("Outbox ledger (OutboxMessages table)")
+	writeOutboxLedger(r, own.msgs)
+
+	r.Section("Real BEFORE vs AFTER metrics")
+	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	o.writeMetrics(r, before, after)
+
+	f := o.figures(own)
+	if o.held {
+		o.heldChecks(r, own, f)
+		r.Checks("Safety checks (the failure mode, reproduced)")
+		r.Verdict(verdictHeldReproduced, verdictHeldMissed)
+	} else {
+		o.queueChecks(r, own, f)
+		r.Checks("Safety checks")
+		r.Verdict(verdictQueueHeld, verdictQueueBroken)
+	}
+	o.recordMetrics(r, own, f)
+	return r
+}
+
+func (o *visibilityOptions) writeSetup(r *report.Report) {
+	r.Linef("Queue     %s: flaky (its first %d sends fail, then it goes through); %s: every send fails at once (503);",
+		noteKey(1), o.FlakyFailures, noteKey(2))
+	r.Linef("          %s: every send hangs %s, then times out; %d healthy notifications behind them", noteKey(3), clockText(o.Hang), o.Healthy)
+	r.Linef("Consumers %d, polling one outbox oldest first; a claim hides a message for the visibility timeout, %s", o.Consumers, clockText(o.Visibility))
+	r.Linef("Policy    backoff %s × 2^(n-1), capped at %s; retry budget %d attempts; time budget %s from the first delivery",
+		clockText(o.BaseBackoff), clockText(o.MaxBackoff), o.MaxAttempts, clockText(o.TimeBudget))
+	r.Linef("Designs   BEFORE: sleep through the backoff holding the message; AFTER: Pending with NextAttemptUtc = now + backoff")
+	r.Linef("Clock     a send takes %s; consumers are stepped in order on the scenario clock from %s; nothing sleeps for real",
+		clockText(sendTime), clock.ISO(clock.Start))
+}
+
+func (o *visibilityOptions) writePerMessage(r *report.Report, run *pairRun) {
+	rows := make([][]string, 0, len(run.msgs))
+	for _, m := range run.msgs {
+		sends := 0
+		for _, s := range run.gw.ledger {
+			if s.key == m.Key {
+				sends++
+			}
+		}
+		exit := string(run.exits[m.Key])
+		rows = append(rows, []string{m.Key, run.gw.scripts[m.Key].String(), string(m.Status), strconv.Itoa(m.AttemptCount),
+			strconv.Itoa(sends), strconv.Itoa(run.gw.delivered(m.Key)), dash(exit), dash(m.LastError)})
+	}
+	r.Table([]string{"Key", "Gateway script", "Outbox status", "Claims (AttemptCount)", "Sends", "Delivered to customer",
+		"Way out", "LastError"}, rows)
+}
+
+func (o *visibilityOptions) writeOverlaps(r *report.Report, run *pairRun) {
+	var rows [][]string
+	for i, a := range run.holds {
+		for _, b := range run.holds[i+1:] {
+			if a.key == b.key && a.consumer != b.consumer && a.from.Before(b.to) && b.from.Before(a.to) {
+				rows = append(rows, []string{a.key, holdText(a), holdText(b)})
+			}
+		}
+	}
+	if len(rows) == 0 {
+		r.Line("none: no message was ever held by two consumers at once")
+		return
+	}
+	r.Table([]string{"Key", "first holder (claim → last transition; lease end)", "second holder"}, rows)
+}
+
+func holdText(h hold) string {
+	return fmt.Sprintf("%s %s → %s (lease %s)", h.consumer, clock.Stamp(h.from), clock.Stamp(h.to), clock.Stamp(h.leaseEnd))
+}
+
+func writeSends(r *report.Report, ledger []send) {
+	rows := make([][]string, 0, len(ledger))
+	for _, s := range ledger {
+		result := "sent ✓"
+		if !s.ok {
+			result = "FAILED: " + s.err
+		}
+		rows = append(rows, []string{strconv.Itoa(s.seq), clock.Stamp(s.at), clock.Stamp(s.done), s.consumer, s.key,
+			strconv.Itoa(s.attempt), result})
+	}
+	r.Table([]string{"#", "At", "Answered", "Consumer", "Key", "Attempt", "Result"}, rows)
+}

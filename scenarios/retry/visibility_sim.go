@@ -1,0 +1,266 @@
+package retry
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	policy "outboxlab/core/retry"
+	"outboxlab/core/worker"
+)
+
+// consumerState is what a consumer is doing.
+type consumerState int
+
+const (
+	idle     consumerState = iota // polling the outbox
+	sending                       // waiting for the gateway's answer
+	sleeping                      // waiting out a backoff while still holding the message (held design only)
+)
+
+// consumer is one consumer process, stepped on the scenario clock.
+type consumer struct {
+	id           string
+	state        consumerState
+	until        time.Time    // when the current send or sleep ends
+	claim        outbox.Claim // the message it holds
+	first        time.Time    // the held message's first delivery, from the audit log
+	attempt      int          // the attempt the current send is (AttemptCount plus retries made while holding)
+	pending      send         // the send in flight
+	hold         int          // index of its current hold in the run's holds
+	backoffUntil time.Time    // when the last message it put back on the queue is due again
+}
+
+// hold is one consumer holding one message: from its claim to its last
+// transition on it (applied or refused).
+type hold struct {
+	consumer, key string
+	from, to      time.Time
+	leaseEnd      time.Time
+	open          bool
+}
+
+// event is one timeline line.
+type event struct {
+	at       time.Time
+	consumer string
+	text     string
+}
+
+// pairRun is one design of the visibility pair driven to its end.
+type pairRun struct {
+	held       bool
+	events     []event
+	holds      []hold
+	gw         *gateway
+	msgs       []outbox.Message
+	tables     []outbox.Table
+	refused    int64
+	heldSleep  time.Duration // consumer time spent sleeping while holding a message
+	outlived   int           // held backoffs that ran past the message's visibility timeout
+	concurrent int           // sends made while another consumer also held the message
+	otherWork  int           // sends started by a consumer while a message it put back waited out its backoff
+	exits      map[string]policy.Exit
+	ended      time.Time
+}
+
+// sim drives consumers against one outbox until nothing is left to do.
+type sim struct {
+	o     *visibilityOptions
+	store *outbox.Store
+	clock *clock.ScenarioClock
+	run   *pairRun
+}
+
+func (s *sim) log(at time.Time, who, format string, args ...any) {
+	s.run.events = append(s.run.events, event{at: at, consumer: who, text: fmt.Sprintf(format, args...)})
+}
+
+// drive steps every due consumer at the current instant, in order; when none
+// is due it moves the clock to the next send or sleep end, backoff end or
+// lease expiry (plus the worker's 1 ms slack), and stops when there is none.
+func (s *sim) drive(ctx context.Context, consumers []*consumer) error {
+	for steps := 0; steps < 100000; steps++ {
+		now := s.clock.Now()
+		acted := false
+		for _, c := range consumers {
+			if c.state != idle && c.until.After(now) {
+				continue
+			}
+			did, err := s.step(ctx, c, now)
+			if err != nil {
+				return fmt.Errorf("%s at %s: %w", c.id, clock.Stamp(now), err)
+			}
+			acted = acted || did
+		}
+		if acted {
+			continue
+		}
+		var next time.Time
+		for _, c := range consumers {
+			if c.state != idle && (next.IsZero() || c.until.Before(next)) {
+				next = c.until
+			}
+		}
+		wake, ok, err := s.store.NextWakeup(ctx, now)
+		if err != nil {
+			return err
+		}
+		if ok && (next.IsZero() || wake.Add(worker.WakeupSlack).Before(next)) {
+			next = wake.Add(worker.WakeupSlack)
+		}
+		if next.IsZero() {
+			s.run.ended = now
+			return nil
+		}
+		s.clock.AdvanceTo(next)
+	}
+	return errors.New("the consumers did not settle")
+}
+
+// step lets c act at now and reports whether it did anything.
+func (s *sim) step(ctx context.Context, c *consumer, now time.Time) (bool, error) {
+	switch c.state {
+	case sending:
+		return true, s.finish(ctx, c, now)
+	case sleeping:
+		c.attempt++
+		s.startSend(c, now, "wakes up still holding it")
+		return true, nil
+	}
+	return s.claim(ctx, c, now)
+}
+
+// claim takes the oldest deliverable message, records the delivery in the
+// audit log in the same transaction and reads the message's first delivery.
+func (s *sim) claim(ctx context.Context, c *consumer, now time.Time) (bool, error) {
+	var got bool
+	err := s.store.InTx(ctx, func(tx *sql.Tx) error {
+		claims, err := outbox.ClaimTx(ctx, tx, c.id, now, s.o.Visibility, 1)
+		if err != nil || len(claims) == 0 {
+			return err
+		}
+		c.claim, got = claims[0], true
+		if err := outbox.AuditTx(ctx, tx, now, c.id, "delivered", c.claim.MessageID,
+			fmt.Sprintf("%s delivery %d", c.claim.Key, c.claim.Attempt)); err != nil {
+			return err
+		}
+		var first string
+		if err := tx.QueryRowContext(ctx, `SELECT MIN(AtUtc) FROM AuditLog WHERE Action = 'delivered' AND MessageId = ?`,
+			c.claim.MessageID).Scan(&first); err != nil {
+			return fmt.Errorf("read first delivery of %s: %w", c.claim.Key, err)
+		}
+		c.first = mustParseISO(first)
+		return nil
+	})
+	if err != nil || !got {
+		return false, err
+	}
+	c.attempt = c.claim.Attempt
+	c.hold = len(s.run.holds)
+	s.run.holds = append(s.run.holds, hold{consumer: c.id, key: c.claim.Key, from: now, leaseEnd: c.claim.LeaseUntil, open: true})
+	s.startSend(c, now, fmt.Sprintf("claims it (delivery %d; invisible to others until %s)", c.claim.Attempt, clock.Stamp(c.claim.LeaseUntil)))
+	return true, nil
+}
+
+// startSend calls the gateway for the held message.
+func (s *sim) startSend(c *consumer, now time.Time, why string) {
+	c.pending = s.run.gw.send(c.id, c.claim.Key, c.attempt, now)
+	c.state, c.until = sending, c.pending.done
+	also := ""
+	if others := s.holders(c.claim.Key, c.id, now); len(others) > 0 {
+		verb := " also holds it"
+		if len(others) > 1 {
+			verb = " also hold it"
+		}
+		also = " — while " + strings.Join(others, ", ") + verb
+		s.run.concurrent++
+	}
+	if now.Before(c.backoffUntil) {
+		s.run.otherWork++
+	}
+	s.log(now, c.id, "%s: %s, send #%d (attempt %d)%s", c.claim.Key, why, c.pending.seq, c.attempt, also)
+}
+
+// holders names the other consumers holding key at t.
+func (s *sim) holders(key, except string, t time.Time) []string {
+	var out []string
+	for _, h := range s.run.holds {
+		if h.key == key && h.consumer != except && h.open && !h.from.After(t) {
+			out = append(out, h.consumer)
+		}
+	}
+	return out
+}
+
+// finish handles the gateway's answer to c's send: complete on success; on
+// failure dead-letter when a budget is out, otherwise back off, holding the
+// message (held design) or putting it back on the queue.
+func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
+	snd, key := c.pending, c.claim.Key
+	c.state = idle
+	if snd.ok {
+		err := s.store.InTx(ctx, func(tx *sql.Tx) error { return s.store.CompleteTx(ctx, tx, c.claim, now) })
+		if err == nil {
+			s.log(now, c.id, "%s: send #%d went through ✓ → Processed", key, snd.seq)
+		}
+		return s.release(c, now, err, fmt.Sprintf("%s: send #%d went through ✓ (the notification is out)", key, snd.seq))
+	}
+	delay := s.o.backoff().Delay(c.attempt)
+	elapsed := now.Sub(c.first)
+	if exit := s.o.budget().After(c.attempt, elapsed, delay); exit != policy.NoExit {
+		reason := exitReason(exit, s.o.budget(), c.attempt, elapsed+delay)
+		err := s.store.DeadLetter(ctx, c.claim, now, snd.err+"; "+reason)
+		if err == nil {
+			s.run.exits[key] = exit
+			s.log(now, c.id, "%s: send #%d failed (%s) → DEAD-LETTERED: %s", key, snd.seq, snd.err, reason)
+		}
+		return s.release(c, now, err, fmt.Sprintf("%s: send #%d failed (%s)", key, snd.seq, snd.err))
+	}
+	next := now.Add(delay)
+	if s.run.held {
+		c.state, c.until = sleeping, next
+		s.run.heldSleep += delay
+		past := ""
+		if next.After(c.claim.LeaseUntil) {
+			s.run.outlived++
+			past = fmt.Sprintf(" — past its visibility timeout at %s", clock.Stamp(c.claim.LeaseUntil))
+		}
+		s.log(now, c.id, "%s: send #%d failed (%s) → backoff %s, sleeping HOLDING the message until %s%s",
+			key, snd.seq, snd.err, clockText(delay), clock.Stamp(next), past)
+		return nil
+	}
+	err := s.store.Retry(ctx, c.claim, next, snd.err)
+	if err == nil {
+		c.backoffUntil = next
+		s.log(now, c.id, "%s: send #%d failed (%s) → backoff %s on the queue: Pending, visible again at %s; the consumer moves on",
+			key, snd.seq, snd.err, clockText(delay), clock.Stamp(next))
+	}
+	return s.release(c, now, err, fmt.Sprintf("%s: send #%d failed (%s)", key, snd.seq, snd.err))
+}
+
+// release ends c's hold. A transition refused because another consumer
+// claimed the message meanwhile is not an error: it is the finding.
+func (s *sim) release(c *consumer, now time.Time, err error, what string) error {
+	h := &s.run.holds[c.hold]
+	h.to, h.open = now, false
+	if errors.Is(err, outbox.ErrNotOwner) {
+		s.log(now, c.id, "%s → transition REFUSED: the message was claimed by another consumer meanwhile", what)
+		return nil
+	}
+	return err
+}
+
+// exitReason says which budget ran out and by how much.
+func exitReason(exit policy.Exit, b policy.Budget, attempt int, nextAt time.Duration) string {
+	if exit == policy.RetryBudgetOut {
+		return fmt.Sprintf("retry budget out (attempt %d of %d)", attempt, b.MaxAttempts)
+	}
+	return fmt.Sprintf("time budget out (the next attempt would start %s after the first delivery; budget %s)",
+		secondsText(nextAt), clockText(b.MaxElapsed))
+}
