@@ -116,9 +116,17 @@ type statusChecker interface {
 // resolution turns a provider answer into the payment's state and a timeline phrase.
 func resolution(a provider.Answer) (outbox.PaymentStatus, string) {
 	if a.Outcome == provider.Declined {
-		return outbox.Failed, "Declined → payment Failed"
+		return outbox.Failed, answerText(a) + " → payment Failed"
 	}
-	return outbox.Paid, fmt.Sprintf("Paid (%s) → payment Paid", a.TransactionID)
+	return outbox.Paid, answerText(a) + " → payment Paid"
+}
+
+// answerText says what the provider answered: "Paid (PRV-TX-0001)" or "Declined".
+func answerText(a provider.Answer) string {
+	if a.TransactionID != "" {
+		return fmt.Sprintf("%s (%s)", a.Outcome, a.TransactionID)
+	}
+	return string(a.Outcome)
 }
 
 // pendingKeys lists the payments still PendingConfirmation.

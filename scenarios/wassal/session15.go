@@ -1,0 +1,172 @@
+package wassal
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const (
+	session15Before = "session-15-double-processing-without-lease"
+	session15After  = "session-15-outbox-leasing"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    session15Before,
+		Family:  "wassal",
+		Kind:    report.Before,
+		Pair:    session15After,
+		Summary: "Day 15 BEFORE: select-then-update lets two workers process one message; a dead worker's message is stuck forever",
+		Long: `Six confirmation messages in the Day 14 outbox, three workers, no atomic claim:
+a worker reads the oldest Pending rows, then marks them Processing in a separate
+statement. worker-c, a real child process, marks PAY-001 and is killed with
+SIGKILL after the provider answered: with no lease, its row stays Processing
+forever and the payment is never confirmed. Then worker-a and worker-b poll at
+the same moment and both read before either writes: both take PAY-002 and
+PAY-003, both ask the provider, both notify the customer, both complete.
+
+The comparison table beside it runs the AFTER design on the same seed.`,
+		Example: `  outboxlab session-15-double-processing-without-lease
+  outboxlab session-15-double-processing-without-lease --batch 3       # three messages done twice
+  outboxlab session-15-double-processing-without-lease --overlap=false # polls apart: no race, the checks fail`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession15(fs, true) },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    session15After,
+		Family:  "wassal",
+		Kind:    report.After,
+		Pair:    session15Before,
+		Summary: "Day 15 AFTER: an atomic claim with a lease and a token: one owner at a time, takeover after expiry, late completion refused",
+		Long: `The same messages and workers with the Day 15 claim: one BEGIN IMMEDIATE
+transaction reads and conditionally updates each row, setting LockedBy,
+LockedUntilUtc and a new ClaimToken. worker-c (a real child process) claims
+PAY-001 and is killed; its lease expires on the scenario clock and worker-b
+takes over. worker-a and worker-b poll at the same moment; the claims run one
+after the other and take different messages. worker-a then stalls for --stall
+after asking the provider about PAY-006; its lease expires, worker-b takes the
+message over, and when worker-a comes back its completion is refused because the
+row no longer carries its worker and token. One notification per payment.
+
+Switch the owner check off with --fencing=false to watch the safety checks catch it.`,
+		Example: `  outboxlab session-15-outbox-leasing
+  outboxlab session-15-outbox-leasing --lease 1m         # worker-a is back in time: nothing to refuse
+  outboxlab session-15-outbox-leasing --fencing=false    # the late completion commits: exit 1`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession15(fs, false) },
+	})
+}
+
+// The scenario's acts, on the scenario clock.
+const (
+	crashActAt time.Duration = 0               // worker-c claims and dies
+	raceActAt                = time.Second     // worker-a and worker-b poll
+	stallActAt               = 2 * time.Second // worker-a claims one more and stalls
+)
+
+// session15Options are the Day 15 pair's parameters.
+type session15Options struct {
+	naive bool // which design is this scenario's own: BEFORE (naive) or AFTER (leased)
+
+	Payments    int
+	Batch       int
+	Lease       time.Duration
+	Stall       time.Duration
+	CrashPoint  string
+	DeclinedKey string
+	Overlap     bool
+	Fencing     bool
+}
+
+// Crash points of worker-c.
+const (
+	afterCall  = "after-call"
+	beforeCall = "before-call"
+)
+
+func bindSession15(fs *pflag.FlagSet, naive bool) *session15Options {
+	o := &session15Options{naive: naive}
+	fs.IntVar(&o.Payments, "payments", 6, "payments seeded PendingConfirmation, each with its outbox message")
+	fs.IntVar(&o.Batch, "batch", 2, "messages worker-a and worker-b each take per poll")
+	fs.DurationVar(&o.Lease, "lease", 30*time.Second, "AFTER: how long a claim owns a message")
+	fs.DurationVar(&o.Stall, "stall", 45*time.Second, "how long worker-a stalls between the provider's answer and recording it")
+	fs.StringVar(&o.CrashPoint, "crash-point", afterCall, `when worker-c dies: "after-call" (the provider answered) or "before-call" (right after claiming)`)
+	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
+	fs.BoolVar(&o.Overlap, "overlap", true, "worker-a and worker-b poll at the same moment (--overlap=false: worker-b polls after worker-a's claim)")
+	fs.BoolVar(&o.Fencing, "fencing", true, "AFTER: completions check the claim's worker and token (--fencing=false: complete by id)")
+	return o
+}
+
+func (o *session15Options) Validate() error {
+	if o.Payments < 1 || o.Payments > maxPayments {
+		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
+	}
+	switch {
+	case o.Batch < 1 || o.Batch > 100:
+		return fmt.Errorf("--batch must be between 1 and 100, got %d", o.Batch)
+	case o.Lease <= 0:
+		return fmt.Errorf("--lease must be positive, got %s", o.Lease)
+	case o.Stall < 0:
+		return fmt.Errorf("--stall must not be negative, got %s", o.Stall)
+	case o.Stall > 24*time.Hour || o.Lease > 24*time.Hour:
+		return fmt.Errorf("--lease and --stall must be at most 24h")
+	case o.CrashPoint != afterCall && o.CrashPoint != beforeCall:
+		return fmt.Errorf(`--crash-point must be "after-call" or "before-call", got %q`, o.CrashPoint)
+	}
+	var err error
+	o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments)
+	return err
+}
+
+// session15Run is one design driven to its end.
+type session15Run struct {
+	naive, fenced bool
+	lines         []string
+	takenAtOnce   []string       // messages claimed while another worker's claim was still valid
+	takeovers     []takeover     // messages claimed after another worker's lease expired
+	refused       []refusal      // completions refused because the claim was lost
+	lateCommitted []refusal      // completions that committed although the row had moved on
+	completions   map[string]int // completions committed, per key
+	crashed       string         // the message worker-c held when it died
+	ended         time.Time
+	ledger        Ledger
+	notifications []notification
+	claimedBy     map[string][]string // which workers claimed each message, in order
+	tables        []outbox.Table
+	prov          *provider.Provider
+}
+
+type takeover struct {
+	key, from, to string
+	expired, at   time.Time
+	token         int64
+}
+
+type refusal struct {
+	key, worker       string
+	token, ownerToken int64
+	at                time.Time
+}
+
+func (o *session15Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	own, err := o.drive(ctx, env.DBPath, o.naive)
+	if err != nil {
+		return nil, err
+	}
+	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.naive)
+	if err != nil {
+		return nil, fmt.Errorf("run the partner design: %w", err)
+	}
+	before, after := own, partner
+	if !o.naive {
+		before, after = partner, own
+	}
+	return o.render(own, before, after), nil
+}

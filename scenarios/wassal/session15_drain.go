@@ -1,0 +1,149 @@
+package wassal
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/worker"
+)
+
+// stall has worker-a claim one more message, ask the provider, and stall
+// before recording the answer.
+func (d *day15) stall(ctx context.Context) error {
+	now := d.clk.AdvanceTo(clock.Start.Add(stallActAt))
+	claims, err := d.a.claim(ctx, now, 1)
+	if err != nil {
+		return err
+	}
+	if len(claims) == 0 {
+		d.say(now, "", "worker-a polls again: nothing to claim")
+		return nil
+	}
+	d.took(d.a, claims, now)
+	c := claims[0]
+	a, err := d.a.prov.CheckStatus(ctx, c.Key, now)
+	if err != nil {
+		return err
+	}
+	d.stalled = &stalledWork{c: c, a: a, returns: now.Add(d.o.Stall)}
+	d.say(now, c.Key, fmt.Sprintf("worker-a: status check → %s → stalls for %s before recording it (a long GC pause, a frozen VM)",
+		answerText(a), d.o.Stall))
+	return nil
+}
+
+// drain has worker-b take whatever it can until nothing is left to take or
+// wait for, moving the clock to the next lease end when nothing is claimable.
+// worker-a comes back from its stall when the clock reaches its return.
+func (d *day15) drain(ctx context.Context) error {
+	saidIdle := false
+	for step := 0; ; step++ {
+		if step > 10*d.o.Payments+20 {
+			return fmt.Errorf("worker-b did not settle after %d steps", step)
+		}
+		now := d.clk.Now()
+		claims, err := d.b.claim(ctx, now, d.o.Batch)
+		if err != nil {
+			return err
+		}
+		if len(claims) > 0 {
+			d.took(d.b, claims, now)
+			for _, c := range claims {
+				if err := d.process(ctx, d.b, c, now); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		var leaseEnd time.Time
+		var waiting bool
+		if !d.b.naive {
+			if leaseEnd, waiting, err = d.b.store.NextWakeup(ctx, now); err != nil {
+				return err
+			}
+		}
+		due := leaseEnd.Add(worker.WakeupSlack)
+		if !waiting && !saidIdle {
+			d.say(now, "", d.idleText())
+			saidIdle = true
+		}
+		if d.stalled != nil && (!waiting || !d.stalled.returns.After(due)) {
+			d.clk.AdvanceTo(d.stalled.returns)
+			if err := d.wake(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if !waiting {
+			return nil
+		}
+		d.say(now, "", fmt.Sprintf("worker-b: nothing claimable → clock advances to %s (a lease ends %s)",
+			clock.Stamp(due), clock.Stamp(leaseEnd)))
+		d.clk.AdvanceTo(due)
+	}
+}
+
+func (d *day15) idleText() string {
+	if d.b.naive && d.run.crashed != "" {
+		return fmt.Sprintf("worker-b: nothing Pending; %s stays Processing under worker-c, and no lease will ever hand it back", d.run.crashed)
+	}
+	return "worker-b: nothing left to claim or wait for"
+}
+
+// wake brings worker-a back from its stall to record the answer it holds.
+func (d *day15) wake(ctx context.Context) error {
+	s := d.stalled
+	d.stalled = nil
+	return d.record(ctx, d.a, s.c, s.a, d.clk.Now(), fmt.Sprintf("worker-a wakes after %s and records its answer", d.o.Stall))
+}
+
+// finish reads the final state: ledgers, notifications, schema.
+func (d *day15) finish(ctx context.Context, store *outbox.Store) error {
+	run := d.run
+	var err error
+	if run.ledger, err = ReadLedger(ctx, store, run.prov); err != nil {
+		return err
+	}
+	run.ledger.Refused = int64(len(run.refused)) // each worker has its own store; count the refusals the run saw
+	if run.tables, err = store.Tables(ctx); err != nil {
+		return err
+	}
+	if run.notifications, err = readNotifications(ctx, store); err != nil {
+		return err
+	}
+	var processing []string
+	for _, m := range run.ledger.Messages {
+		if m.Status == outbox.Processing {
+			processing = append(processing, m.Key)
+		}
+	}
+	d.say(run.ended, "", fmt.Sprintf("run ends: %d message(s) still Processing (%s); %d payment(s) PendingConfirmation (%s)",
+		len(processing), keysText(processing), len(pendingKeys(run.ledger.Payments)), keysText(pendingKeys(run.ledger.Payments))))
+	return nil
+}
+
+// notification is one row of PaymentNotifications.
+type notification struct {
+	id               int64
+	key, outcome, by string
+	at               string
+}
+
+func readNotifications(ctx context.Context, store *outbox.Store) ([]notification, error) {
+	rows, err := store.DB().QueryContext(ctx, `SELECT Id, PaymentKey, Outcome, SentBy, SentAtUtc FROM PaymentNotifications ORDER BY Id`)
+	if err != nil {
+		return nil, fmt.Errorf("read notifications: %w", err)
+	}
+	defer rows.Close()
+	var out []notification
+	for rows.Next() {
+		var n notification
+		if err := rows.Scan(&n.id, &n.key, &n.outcome, &n.by, &n.at); err != nil {
+			return nil, fmt.Errorf("read notifications: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,324 @@
+package wassal
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"time"
+
+	"outboxlab/core/child"
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
+)
+
+// day15 drives one design through the scenario's acts on one database.
+type day15 struct {
+	o       *session15Options
+	run     *session15Run
+	clk     *clock.ScenarioClock
+	a, b    *outboxWorker
+	holders map[string][]outbox.Claim // claims not finished yet, per key
+	stalled *stalledWork              // worker-a's answer, not recorded yet
+}
+
+// stalledWork is worker-a's claim and answer while it stalls.
+type stalledWork struct {
+	c       outbox.Claim
+	a       provider.Answer
+	returns time.Time
+}
+
+func (o *session15Options) drive(ctx context.Context, path string, naive bool) (*session15Run, error) {
+	setup, err := outbox.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer setup.Close()
+	if _, err := setup.DB().ExecContext(ctx, notificationsSchema); err != nil {
+		return nil, fmt.Errorf("create the notifications table: %w", err)
+	}
+	if err := SeedDurableOutbox(ctx, setup, o.Payments, 0, clock.Start); err != nil {
+		return nil, err
+	}
+	prov := provider.New(provider.Rule{Outcome: provider.Paid})
+	if o.DeclinedKey != "" {
+		prov.Script(o.DeclinedKey, provider.Rule{Outcome: provider.Declined})
+	}
+	srv, err := provider.Serve(prov, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+
+	d := &day15{o: o, clk: clock.New(), holders: map[string][]outbox.Claim{},
+		run: &session15Run{naive: naive, fenced: !naive && o.Fencing, completions: map[string]int{},
+			claimedBy: map[string][]string{}, prov: prov}}
+	for _, w := range []**outboxWorker{&d.a, &d.b} { // each worker has its own connections, as a process would
+		store, err := outbox.OpenExisting(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		defer store.Close()
+		*w = &outboxWorker{naive: naive, fenced: d.run.fenced, store: store, prov: prov, lease: o.Lease}
+	}
+	d.a.id, d.b.id = "worker-a", "worker-b"
+
+	if err := d.crash(ctx, path, srv.URL); err != nil {
+		return nil, err
+	}
+	for _, act := range []func(context.Context) error{d.race, d.stall, d.drain} {
+		if err := act(ctx); err != nil {
+			return nil, err
+		}
+	}
+	d.run.ended = d.clk.Now()
+	return d.run, d.finish(ctx, setup)
+}
+
+func (d *day15) say(at time.Time, key, text string) {
+	d.run.lines = append(d.run.lines, eventLine(at, key, text))
+}
+
+// crash runs worker-c in a child process: it claims one message and is killed.
+func (d *day15) crash(ctx context.Context, path, url string) error {
+	now := d.clk.AdvanceTo(clock.Start.Add(crashActAt))
+	exit, err := child.Run(ctx, session15Child, "-db", path, "-provider", url, "-naive="+strconv.FormatBool(d.a.naive),
+		"-lease", d.o.Lease.String(), "-at", clock.ISO(now), "-after-call="+strconv.FormatBool(d.o.CrashPoint == afterCall))
+	if err != nil {
+		return fmt.Errorf("run worker-c: %w", err)
+	}
+	d.run.lines = append(d.run.lines, outputLines(exit.Output)...)
+	if !exit.Died() {
+		return nil // nothing to claim: worker-c exited on its own
+	}
+	msgs, err := d.a.store.Messages(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if m.Status == outbox.Processing && m.LockedBy == "worker-c" {
+			d.run.crashed = m.Key
+			d.run.claimedBy[m.Key] = append(d.run.claimedBy[m.Key], m.LockedBy)
+			d.holders[m.Key] = append(d.holders[m.Key], outbox.Claim{MessageID: m.ID, Key: m.Key, Worker: m.LockedBy,
+				Token: m.ClaimToken, LeaseUntil: m.LockedUntil})
+		}
+	}
+	return nil
+}
+
+// race has worker-a and worker-b poll at the same moment.
+func (d *day15) race(ctx context.Context) error {
+	now := d.clk.AdvanceTo(clock.Start.Add(raceActAt))
+	var ca, cb []outbox.Claim
+	var err error
+	switch {
+	case d.a.naive:
+		ca, cb, err = d.naiveRace(ctx, now)
+	case d.o.Overlap:
+		ca, cb, err = d.overlappingClaims(ctx, now)
+	default:
+		d.say(now, "", fmt.Sprintf("worker-a and worker-b poll one after the other (--overlap=false), %d messages each at most", d.o.Batch))
+		if ca, err = d.a.claim(ctx, now, d.o.Batch); err == nil {
+			cb, err = d.b.claim(ctx, now, d.o.Batch)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, pass := range []struct {
+		w      *outboxWorker
+		claims []outbox.Claim
+	}{{d.a, ca}, {d.b, cb}} {
+		d.took(pass.w, pass.claims, now)
+	}
+	for _, pass := range []struct {
+		w      *outboxWorker
+		claims []outbox.Claim
+	}{{d.a, ca}, {d.b, cb}} {
+		for _, c := range pass.claims {
+			if err := d.process(ctx, pass.w, c, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// naiveRace is the select-then-update interleaving: both workers read before
+// either writes (unless --overlap=false), then both write.
+func (d *day15) naiveRace(ctx context.Context, now time.Time) (ca, cb []outbox.Claim, err error) {
+	idsA, err := d.a.read(ctx, d.o.Batch)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !d.o.Overlap {
+		if ca, err = d.a.mark(ctx, idsA); err != nil {
+			return nil, nil, err
+		}
+	}
+	idsB, err := d.b.read(ctx, d.o.Batch)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.o.Overlap {
+		if ca, err = d.a.mark(ctx, idsA); err != nil {
+			return nil, nil, err
+		}
+		d.say(now, "", fmt.Sprintf("worker-a and worker-b poll at the same moment: worker-a reads Pending %s, worker-b reads Pending %s — neither has written yet (plain SELECT, nothing locked)",
+			d.keysOf(ctx, idsA), d.keysOf(ctx, idsB)))
+	} else {
+		d.say(now, "", fmt.Sprintf("worker-a reads Pending %s and marks them; worker-b polls after that (--overlap=false) and reads Pending %s",
+			d.keysOf(ctx, idsA), d.keysOf(ctx, idsB)))
+	}
+	cb, err = d.b.mark(ctx, idsB)
+	return ca, cb, err
+}
+
+// overlappingClaims starts worker-b's claim while worker-a's claim
+// transaction is still open, in a second goroutine on its own connections.
+// BEGIN IMMEDIATE lets one claim run at a time, so worker-b's claim runs after
+// worker-a's commits, whatever the goroutines' timing.
+func (d *day15) overlappingClaims(ctx context.Context, now time.Time) (ca, cb []outbox.Claim, err error) {
+	var errB error
+	done := make(chan struct{})
+	err = d.a.store.InTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if ca, err = outbox.ClaimTx(ctx, tx, d.a.id, now, d.a.lease, d.o.Batch); err != nil {
+			return err
+		}
+		go func() {
+			defer close(done)
+			cb, errB = d.b.store.Claim(ctx, d.b.id, now, d.b.lease, d.o.Batch)
+		}()
+		return nil
+	})
+	<-done
+	if err == nil {
+		err = errB
+	}
+	d.say(now, "", fmt.Sprintf("worker-a and worker-b poll at the same moment: worker-b's claim starts while worker-a's claim transaction is open; BEGIN IMMEDIATE runs them one after the other: worker-a takes %s, worker-b takes %s",
+		keysText(claimKeys(ca)), keysText(claimKeys(cb))))
+	return ca, cb, err
+}
+
+// took records the claims a worker just made: a message another worker still
+// validly held was taken at once; one whose holder's lease had expired was taken over.
+func (d *day15) took(w *outboxWorker, claims []outbox.Claim, now time.Time) {
+	for _, c := range claims {
+		text := w.claimText(c)
+		for _, h := range d.holders[c.Key] {
+			switch {
+			case h.LeaseUntil.IsZero() || !h.LeaseUntil.Before(now):
+				d.run.takenAtOnce = appendOnce(d.run.takenAtOnce, c.Key)
+				text += ", while " + h.Worker + " still holds it"
+			default:
+				d.run.takeovers = append(d.run.takeovers, takeover{key: c.Key, from: h.Worker, to: w.id,
+					expired: h.LeaseUntil, at: now, token: c.Token})
+				text += fmt.Sprintf(": %s's lease ended %s, this is a takeover", h.Worker, clock.Stamp(h.LeaseUntil))
+			}
+		}
+		d.holders[c.Key] = append(d.holders[c.Key], c)
+		d.run.claimedBy[c.Key] = append(d.run.claimedBy[c.Key], w.id)
+		d.say(now, c.Key, w.id+" "+text)
+	}
+}
+
+// process asks the provider about a claimed message and records the answer at once.
+func (d *day15) process(ctx context.Context, w *outboxWorker, c outbox.Claim, now time.Time) error {
+	a, err := w.prov.CheckStatus(ctx, c.Key, now)
+	if err != nil {
+		return err
+	}
+	return d.record(ctx, w, c, a, now, w.id+": status check → "+answerText(a))
+}
+
+// record finishes a claim and says what happened. A worker the row no
+// longer names (another worker claimed it since) is late: fenced, it is
+// refused; otherwise its completion commits anyway.
+func (d *day15) record(ctx context.Context, w *outboxWorker, c outbox.Claim, a provider.Answer, now time.Time, head string) error {
+	again := d.run.completions[c.Key] > 0
+	owner, err := d.owner(ctx, c.MessageID)
+	if err != nil {
+		return err
+	}
+	late := owner.worker != w.id || (!w.naive && owner.token != c.Token)
+	refused, err := w.finish(ctx, c, a, now)
+	if err != nil {
+		return err
+	}
+	d.release(w.id, c.Key)
+	x := refusal{key: c.Key, worker: w.id, token: c.Token, ownerToken: owner.token, at: now}
+	if refused {
+		d.run.refused = append(d.run.refused, x)
+		d.say(now, c.Key, fmt.Sprintf("%s → REFUSED: the row now carries token %d, not %s's %d; the transaction rolls back (no payment update, no notification)",
+			head, owner.token, w.id, c.Token))
+		return nil
+	}
+	if late {
+		d.run.lateCommitted = append(d.run.lateCommitted, x)
+	}
+	d.run.completions[c.Key]++
+	status, _ := resolution(a)
+	effect := fmt.Sprintf("payment %s, customer notified → Processed", status)
+	if again {
+		effect = "payment already resolved, customer notified AGAIN → Processed again"
+	}
+	d.say(now, c.Key, head+" → "+effect)
+	return nil
+}
+
+// rowOwner is who the outbox row names as its owner right now.
+type rowOwner struct {
+	worker string // empty unless the row is Processing
+	token  int64
+}
+
+func (d *day15) owner(ctx context.Context, id int64) (rowOwner, error) {
+	var o rowOwner
+	err := d.a.store.DB().QueryRowContext(ctx,
+		`SELECT CASE WHEN Status = 'Processing' THEN COALESCE(LockedBy, '') ELSE '' END, ClaimToken
+		   FROM OutboxMessages WHERE Id = ?`, id).Scan(&o.worker, &o.token)
+	if err != nil {
+		return o, fmt.Errorf("read the owner of outbox message %d: %w", id, err)
+	}
+	return o, nil
+}
+
+func (d *day15) release(workerID, key string) {
+	hs := d.holders[key][:0]
+	for _, h := range d.holders[key] {
+		if h.Worker != workerID {
+			hs = append(hs, h)
+		}
+	}
+	d.holders[key] = hs
+}
+
+func (d *day15) keysOf(ctx context.Context, ids []int64) string {
+	keys := make([]string, 0, len(ids))
+	for _, id := range ids {
+		var k string
+		d.a.store.DB().QueryRowContext(ctx, `SELECT MessageKey FROM OutboxMessages WHERE Id = ?`, id).Scan(&k)
+		keys = append(keys, k)
+	}
+	return keysText(keys)
+}
+
+func claimKeys(cs []outbox.Claim) []string {
+	keys := make([]string, len(cs))
+	for i, c := range cs {
+		keys[i] = c.Key
+	}
+	return keys
+}
+
+func appendOnce(keys []string, k string) []string {
+	for _, have := range keys {
+		if have == k {
+			return keys
+		}
+	}
+	return append(keys, k)
+}

@@ -1,0 +1,202 @@
+package wassal
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
+	"outboxlab/core/report"
+)
+
+// session15Figures are the numbers a Day 15 run is judged by.
+type session15Figures struct {
+	takenAtOnce     []string
+	calls           int
+	repeated        []string // payments asked about more than once
+	notifications   int
+	maxNotified     int
+	notifiedTwice   []string
+	maxCompletions  int
+	refused         []refusal
+	lateCommitted   []refusal
+	takeovers       []takeover
+	stuck           []string // outbox rows still Processing
+	pendingMessages int
+	pending         []string // payments still PendingConfirmation
+	unnotified      []string // payments resolved without a notification, or never
+	paid, failed    int
+	fake            int
+	paidWithID      int
+	otherWithID     int
+	paidWithoutID   int
+}
+
+func (o *session15Options) figures(run *session15Run) session15Figures {
+	l := run.ledger
+	f := session15Figures{takenAtOnce: run.takenAtOnce, refused: run.refused, lateCommitted: run.lateCommitted, takeovers: run.takeovers,
+		notifications: len(run.notifications), pending: pendingKeys(l.Payments)}
+	perKey := map[string]int{}
+	for _, c := range l.Calls {
+		f.calls++
+		if perKey[c.Key]++; perKey[c.Key] == 2 {
+			f.repeated = append(f.repeated, c.Key)
+		}
+	}
+	notified := map[string]int{}
+	for _, n := range run.notifications {
+		if notified[n.key]++; notified[n.key] == 2 {
+			f.notifiedTwice = append(f.notifiedTwice, n.key)
+		}
+		f.maxNotified = max(f.maxNotified, notified[n.key])
+	}
+	for _, p := range l.Payments {
+		if notified[p.Key] == 0 {
+			f.unnotified = append(f.unnotified, p.Key)
+		}
+	}
+	for _, n := range run.completions {
+		f.maxCompletions = max(f.maxCompletions, n)
+	}
+	for _, m := range l.Messages {
+		switch m.Status {
+		case outbox.Processing:
+			f.stuck = append(f.stuck, m.Key)
+		case outbox.Pending:
+			f.pendingMessages++
+		}
+	}
+	f.paid, f.failed = paidFailed(l.Payments)
+	f.fake = l.FakeSuccesses()
+	f.paidWithID, f.otherWithID, f.paidWithoutID = l.TxIDs(run.prov)
+	return f
+}
+
+const (
+	verdict15BeforeReproduced = "NO ATOMIC CLAIM, NO LEASE — WORK DONE TWICE, A DEAD WORKER'S MESSAGE STUCK FOREVER ❌"
+	verdict15BeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
+	verdict15AfterHeld        = "OUTBOX LEASING — ONE OWNER AT A TIME, OWNERSHIP EXPIRES, LATE OWNERS REFUSED ✅"
+	verdict15AfterBroken      = "OWNERSHIP DID NOT HOLD — SEE THE FAILED CHECKS ❌"
+)
+
+func (o *session15Options) render(own, before, after *session15Run) *report.Report {
+	name, kind, partner := session15After, report.After, session15Before
+	title := "Session 15 — AFTER: outbox leasing, one owner at a time"
+	if o.naive {
+		name, kind, partner = session15Before, report.Before, session15After
+		title = "Session 15 — BEFORE: double processing without a lease"
+	}
+	r := report.New(name, kind)
+	r.Title(title)
+	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	o.writeSetup(r, own)
+
+	r.Section("Schema")
+	WriteSchema(r, own.tables)
+	r.Section("Timeline (scenario clock)")
+	for _, line := range own.lines {
+		r.Line(line)
+	}
+	r.Section("Per-message table")
+	o.writePerMessage(r, own)
+	r.Section("Payment ledger (Payments table)")
+	WritePaymentLedger(r, own.ledger.Payments)
+	r.Section("Outbox ledger (OutboxMessages table)")
+	WriteOutboxLedger(r, own.ledger.Messages)
+	r.Section("Notification ledger (PaymentNotifications table)")
+	writeNotifications(r, own.notifications)
+	r.Section("Provider ledger (every call)")
+	WriteProviderLedger(r, own.ledger)
+
+	r.Section("Real BEFORE vs AFTER metrics")
+	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	o.writeMetrics(r, o.figures(before), o.figures(after))
+
+	f := o.figures(own)
+	if o.naive {
+		o.beforeChecks(r, own, f)
+		r.Checks("Safety checks")
+		r.Verdict(verdict15BeforeReproduced, verdict15BeforeMissed)
+	} else {
+		o.afterChecks(r, own, f)
+		r.Checks("Safety checks")
+		r.Verdict(verdict15AfterHeld, verdict15AfterBroken)
+	}
+	o.recordMetrics(r, own, f)
+	return r
+}
+
+func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
+	keys := PaymentKeys(o.Payments)
+	r.Linef("Seed      %d payments %s..%s, PendingConfirmation, each with its %s outbox message (the Day 14 outbox)",
+		o.Payments, keys[0], keys[len(keys)-1], ConfirmType)
+	if own.naive {
+		r.Line("Claim     naive: SELECT the oldest Pending rows, then UPDATE each to Processing in a separate statement; no lease, no token; complete by id")
+	} else {
+		fencing := "completion checks LockedBy and ClaimToken"
+		if !own.fenced {
+			fencing = "completion by id, owner NOT checked (--fencing=false)"
+		}
+		r.Linef("Claim     atomic: one BEGIN IMMEDIATE transaction reads and conditionally updates; lease %s; ClaimToken +1 per claim; %s", o.Lease, fencing)
+	}
+	crash := "after the provider answered"
+	if o.CrashPoint == beforeCall {
+		crash = "right after claiming, before calling the provider"
+	}
+	overlap := "at the same moment"
+	if !o.Overlap {
+		overlap = "one after the other (--overlap=false)"
+	}
+	r.Linef("Workers   %s worker-c (a real child process) claims one message and is killed %s", stampAt(crashActAt), crash)
+	r.Linef("          %s worker-a and worker-b poll %s, up to %d messages each", stampAt(raceActAt), overlap, o.Batch)
+	r.Linef("          %s worker-a claims one more, asks the provider and stalls %s before recording the answer; worker-b drains the rest", stampAt(stallActAt), o.Stall)
+	declined := "no key is declined"
+	if o.DeclinedKey != "" {
+		declined = o.DeclinedKey + " is declined"
+	}
+	r.Linef("Provider  %s; every other key pays; each answer is recorded with a customer notification, in the completing transaction", declined)
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+}
+
+func stampAt(d time.Duration) string { return clock.Stamp(clock.Start.Add(d)) }
+
+func (o *session15Options) writePerMessage(r *report.Report, run *session15Run) {
+	l := run.ledger
+	notified := map[string][]string{}
+	for _, n := range run.notifications {
+		notified[n.key] = append(notified[n.key], n.by)
+	}
+	refused := map[string]int{}
+	for _, x := range run.refused {
+		refused[x.key]++
+	}
+	var rows [][]string
+	for _, m := range l.Messages {
+		pay, _ := l.Payment(m.Key)
+		by := notified[m.Key]
+		rows = append(rows, []string{m.Key, dash(strings.Join(run.claimedBy[m.Key], ", ")),
+			strconv.Itoa(callsAfter(l.Calls, provider.OpStatusCheck, m.Key, clock.Start)),
+			fmt.Sprintf("%d %s", len(by), parenList(by)), strconv.Itoa(run.completions[m.Key]), strconv.Itoa(refused[m.Key]),
+			string(m.Status), dash(m.LockedBy), string(pay.Status)})
+	}
+	r.Table([]string{"Key", "Claimed by", "Status checks", "Notifications", "Completions committed", "Refused",
+		"Outbox status", "LockedBy", "Payment status"}, rows)
+}
+
+func parenList(xs []string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(xs, ", ") + ")"
+}
+
+func writeNotifications(r *report.Report, ns []notification) {
+	rows := make([][]string, 0, len(ns))
+	for _, n := range ns {
+		rows = append(rows, []string{strconv.FormatInt(n.id, 10), n.key, n.outcome, n.by, n.at[len("2006-01-02T"):]})
+	}
+	r.Table([]string{"Id", "PaymentKey", "Outcome", "SentBy", "SentAtUtc"}, rows)
+}
