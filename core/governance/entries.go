@@ -36,11 +36,13 @@ type Entry struct {
 	UpdatedAt         time.Time
 	DeliveredAt       time.Time
 	DeadLetteredAt    time.Time
+	ReplayOf          int64 // the original entry a host replay stands for; 0 for originals
 }
 
 const entryColumns = `Id, EntryKey, EventType, CorrelationId, DecisionReceiptId, Provider, Region, Tenant, Workload,
 	Payload, Status, RetryCount, MaxRetryCount, NextRetryAtUtc, LastErrorCode, LastErrorMessage, ReasonCode,
-	ReasonMessage, ClaimOwner, ClaimLeaseUntilUtc, ClaimToken, CreatedAtUtc, UpdatedAtUtc, DeliveredAtUtc, DeadLetteredAtUtc`
+	ReasonMessage, ClaimOwner, ClaimLeaseUntilUtc, ClaimToken, CreatedAtUtc, UpdatedAtUtc, DeliveredAtUtc, DeadLetteredAtUtc,
+	COALESCE(ReplayOfEntryId, 0)`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -52,7 +54,7 @@ func scanEntry(sc scanner) (Entry, error) {
 	)
 	err := sc.Scan(&e.ID, &e.Key, &e.EventType, &e.CorrelationID, &e.DecisionReceiptID, &e.Provider, &e.Region,
 		&e.Tenant, &e.Workload, &e.Payload, &e.Status, &e.RetryCount, &e.MaxRetryCount, &next, &errCode, &errMsg,
-		&reason, &reasonMsg, &owner, &lease, &e.ClaimToken, &created, &updated, &deliv, &dead)
+		&reason, &reasonMsg, &owner, &lease, &e.ClaimToken, &created, &updated, &deliv, &dead, &e.ReplayOf)
 	if err != nil {
 		return e, err
 	}

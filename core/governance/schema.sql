@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS GovernanceOutboxEntries (
     CreatedAtUtc       TEXT    NOT NULL,
     UpdatedAtUtc       TEXT    NOT NULL,
     DeliveredAtUtc     TEXT,
-    DeadLetteredAtUtc  TEXT
+    DeadLetteredAtUtc  TEXT,
+    ReplayOfEntryId    INTEGER REFERENCES GovernanceOutboxEntries (Id) -- a host replay points at the original it replays
 ) STRICT;
 
 CREATE INDEX IF NOT EXISTS IX_GovernanceOutboxEntries_Due
@@ -55,16 +56,32 @@ CREATE TABLE IF NOT EXISTS GovernanceOutboxTransitions (
     Outcome    TEXT    NOT NULL CHECK (Outcome IN ('applied', 'refused'))
 ) STRICT;
 
--- Host-owned decisions on an entry (quarantine, manual review): who, why, approved by whom.
+-- Host-owned decisions on an entry (quarantine, manual review, replay): who, why,
+-- approved by whom, for which incident window, and what became of the retry history.
 CREATE TABLE IF NOT EXISTS GovernanceRemediations (
     Id               INTEGER PRIMARY KEY,
     AtUtc            TEXT    NOT NULL,
     EntryId          INTEGER NOT NULL REFERENCES GovernanceOutboxEntries (Id),
     Action           TEXT    NOT NULL,
-    Reviewer         TEXT    NOT NULL,
-    Reason           TEXT    NOT NULL,
-    Approval         TEXT    NOT NULL,
-    Ticket           TEXT    NOT NULL,
+    Reviewer         TEXT    NOT NULL CHECK (Reviewer <> ''),
+    Reason           TEXT    NOT NULL CHECK (Reason <> ''),
+    Approval         TEXT    NOT NULL CHECK (Approval <> ''),
+    Ticket           TEXT    NOT NULL CHECK (Ticket <> ''),
+    AffectedFromUtc  TEXT,
+    AffectedToUtc    TEXT,
     RetryCountBefore INTEGER NOT NULL,
-    RetryCountAfter  INTEGER NOT NULL
+    RetryCountAfter  INTEGER NOT NULL,
+    ReplayEntryId    INTEGER REFERENCES GovernanceOutboxEntries (Id)
+) STRICT;
+
+-- The host's review items: one opened per dead-letter, closed only on evidence.
+CREATE TABLE IF NOT EXISTS GovernanceIncidents (
+    Id              INTEGER PRIMARY KEY,
+    EntryId         INTEGER NOT NULL UNIQUE REFERENCES GovernanceOutboxEntries (Id),
+    OpenedAtUtc     TEXT    NOT NULL,
+    ReasonCode      TEXT    NOT NULL,
+    Status          TEXT    NOT NULL DEFAULT 'Open' CHECK (Status IN ('Open', 'Closed')),
+    ClosedAtUtc     TEXT,
+    ClosedBy        TEXT,
+    ProviderReceipt TEXT    -- the provider-side receipt that justified closing it
 ) STRICT;

@@ -100,15 +100,16 @@ type Call struct {
 // last of which repeats forever, and a ledger of every call. Keys without a
 // script are delivered. Safe for concurrent use.
 type Scripted struct {
-	mu      sync.Mutex
-	scripts map[string][]Step
-	calls   []Call
-	seen    map[string]int
+	mu       sync.Mutex
+	scripts  map[string][]Step
+	calls    []Call
+	seen     map[string]int
+	receipts map[string]string
 }
 
 // NewScripted returns an emitter that delivers everything until scripted.
 func NewScripted() *Scripted {
-	return &Scripted{scripts: map[string][]Step{}, seen: map[string]int{}}
+	return &Scripted{scripts: map[string][]Step{}, seen: map[string]int{}, receipts: map[string]string{}}
 }
 
 // Script sets the steps for key; the last step repeats.
@@ -151,6 +152,11 @@ func (s *Scripted) Emit(ctx context.Context, e Entry, now time.Time) (Result, er
 	}
 	s.seen[e.Key]++
 	s.calls = append(s.calls, Call{Seq: len(s.calls) + 1, At: now, EntryID: e.ID, Key: e.Key, Step: step})
+	if step.Result.Kind == ResultDelivered && step.Panic == "" && step.Error == "" {
+		if _, ok := s.receipts[e.Key]; !ok {
+			s.receipts[e.Key] = fmt.Sprintf("RCPT-%04d", len(s.receipts)+1)
+		}
+	}
 	s.mu.Unlock()
 	switch {
 	case step.Panic != "":
@@ -166,6 +172,15 @@ func (s *Scripted) Calls() []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Call(nil), s.calls...)
+}
+
+// Receipt is the provider-side lookup a host makes before closing an
+// incident: the receipt the provider issued when it accepted key, if it did.
+func (s *Scripted) Receipt(key string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.receipts[key]
+	return r, ok
 }
 
 // CallsFor counts the calls made for key.

@@ -29,6 +29,14 @@ func TestScriptedPlaysStepsAndRepeatsTheLast(t *testing.T) {
 	if n := s.CallsFor("GOV-001"); n != 4 || len(s.Calls()) != 4 {
 		t.Errorf("ledger %d calls (%d for GOV-001), want 4", len(s.Calls()), n)
 	}
+	if r, ok := s.Receipt("GOV-001"); !ok || r != "RCPT-0001" {
+		t.Errorf("Receipt(GOV-001) = %q, %v; want the one receipt of its first delivery", r, ok)
+	}
+	s.Script("GOV-002", Fail("x", ""))
+	s.Emit(context.Background(), Entry{Key: "GOV-002"}, clock.Start)
+	if r, ok := s.Receipt("GOV-002"); ok {
+		t.Errorf("a failed emission has receipt %q", r)
+	}
 	if r, _ := s.Emit(context.Background(), Entry{Key: "GOV-999"}, clock.Start); r.Kind != ResultDelivered {
 		t.Errorf("unscripted key gave %s, want delivered", r.Kind)
 	}
