@@ -111,7 +111,7 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	layout{name: disabledName, title: "Governance — dead-lettering off: the host must supply the terminal policy",
 		specs: o.specs(), flags: o.drain, notes: []string{host}}.write(r, store, claim)
 	r.Section("Remediation log (claim drain; GovernanceRemediations)")
-	writeRemediations(r, claim)
+	writeRemediations(r, claim.remediations, claim.entries)
 	o.checks(r, store, claim)
 	r.Checks("Checks")
 	r.Verdict("PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT ✅",

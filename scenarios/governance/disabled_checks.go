@@ -79,19 +79,24 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 }
 
 // writeRemediations prints the host's remediation log.
-func writeRemediations(r *report.Report, run *driveRun) {
-	if len(run.remediations) == 0 {
+func writeRemediations(r *report.Report, recs []gov.RemediationRecord, entries []gov.Entry) {
+	if len(recs) == 0 {
 		r.Line("(empty: the host made no decision)")
 		return
 	}
 	keys := map[int64]string{}
-	for _, e := range run.entries {
+	for _, e := range entries {
 		keys[e.ID] = e.Key
 	}
-	rows := make([][]string, 0, len(run.remediations))
-	for _, m := range run.remediations {
+	rows := make([][]string, 0, len(recs))
+	for _, m := range recs {
+		window := "—"
+		if !m.AffectedFrom.IsZero() {
+			window = clock.Stamp(m.AffectedFrom) + " – " + clock.Stamp(m.AffectedTo)
+		}
 		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), clock.Stamp(m.At), keys[m.EntryID], m.Action, m.Reviewer,
-			m.Reason, m.Approval, m.Ticket, fmt.Sprintf("%d → %d", m.RetryCountBefore, m.RetryCountAfter)})
+			m.Reason, m.Approval, m.Ticket, window, fmt.Sprintf("%d → %d", m.RetryCountBefore, m.RetryCountAfter), dash(keys[m.ReplayEntryID])})
 	}
-	r.Table([]string{"#", "AtUtc", "Entry", "Action", "Reviewer", "Reason", "Approval", "Ticket", "RetryCount"}, rows)
+	r.Table([]string{"#", "AtUtc", "Entry", "Action", "Reviewer", "Reason", "Approval", "Ticket", "Affected window",
+		"RetryCount (entry)", "Replay entry"}, rows)
 }

@@ -1,0 +1,113 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const replayName = "governance-host-replay"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    replayName,
+		Family:  "governance",
+		Kind:    report.Experiment,
+		Summary: "dead-letters are reviewable incidents: the drain never replays them, the host replays them authorized, audited and in batches",
+		Long: `A provider outage dead-letters every entry at the threshold, and the host opens one
+incident per dead-letter. The drain never replays them: a pass an hour later
+selects nothing. After review the host replays them the way the seed asks: a
+replay without an explicit authorization is refused and writes nothing; an
+authorized replay creates a new entry that references the original (which keeps
+its DeadLettered status, terminal reason, retry count and history), records the
+reviewer, reason, approval, ticket and affected window, and runs under claims of
+its own; entries are released in controlled batches; and an incident is closed
+only when the provider confirms a receipt for the replay. One replay (--rejected-key)
+is rejected by the provider again, so its incident stays open.`,
+		Example: `  outboxlab governance-host-replay
+  outboxlab governance-host-replay --replay-batch 1         # one entry at a time
+  outboxlab governance-host-replay --rejected-key none      # every incident closes`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },
+	})
+}
+
+type replayOptions struct {
+	drain       *drainFlags
+	Entries     int
+	ReplayBatch int
+	RejectedKey string
+	ReviewAfter time.Duration
+	Interval    time.Duration
+}
+
+func bindReplay(fs *pflag.FlagSet) *replayOptions {
+	o := &replayOptions{drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	fs.IntVar(&o.Entries, "entries", 5, "entries caught in the provider outage, GOV-001 onwards")
+	fs.IntVar(&o.ReplayBatch, "replay-batch", 2, "entries the host releases for replay at a time")
+	fs.StringVar(&o.RejectedKey, "rejected-key", entryKey(3), `entry whose replay the provider rejects again ("none" for none)`)
+	fs.DurationVar(&o.ReviewAfter, "review-after", time.Hour, "when, after the run starts, the host reviews and replays")
+	fs.DurationVar(&o.Interval, "batch-interval", time.Minute, "pause between two replay batches, so the provider is not flooded again")
+	return o
+}
+
+func (o *replayOptions) Validate() error {
+	if err := o.drain.validate(); err != nil {
+		return err
+	}
+	if o.RejectedKey == "none" {
+		o.RejectedKey = ""
+	}
+	switch {
+	case o.Entries < 1 || o.Entries > 99:
+		return fmt.Errorf("--entries must be between 1 and 99, got %d", o.Entries)
+	case o.ReplayBatch < 1:
+		return fmt.Errorf("--replay-batch must be at least 1, got %d", o.ReplayBatch)
+	case o.RejectedKey != "" && !validKey(o.RejectedKey, o.Entries):
+		return fmt.Errorf("--rejected-key %q is not a seeded entry (%s..%s)", o.RejectedKey, entryKey(1), entryKey(o.Entries))
+	case o.ReviewAfter < time.Minute:
+		return fmt.Errorf("--review-after must be at least 1m, got %s", o.ReviewAfter)
+	case o.ReviewAfter > 30*24*time.Hour:
+		return fmt.Errorf("--review-after must be at most 720h, got %s", o.ReviewAfter)
+	case o.Interval < 0 || o.Interval > 24*time.Hour:
+		return fmt.Errorf("--batch-interval must be between 0s and 24h, got %s", o.Interval)
+	}
+	return nil
+}
+
+func validKey(key string, n int) bool {
+	for i := 1; i <= n; i++ {
+		if entryKey(i) == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *replayOptions) specs() []entrySpec {
+	specs := make([]entrySpec, o.Entries)
+	for i := range specs {
+		specs[i] = entrySpec{Key: entryKey(i + 1), Role: "caught in the provider outage", Steps: []gov.Step{unavailable}}
+	}
+	return specs
+}
+
+// authorization is the host's replay decision for the outage window.
+func (o *replayOptions) authorization(from, to time.Time) gov.Remediation {
+	return gov.Remediation{Reviewer: "ops-oncall (r.okafor)",
+		Reason:   "acme-audit outage; provider healthy again, payloads re-validated",
+		Approval: "CAB-2026-0117", Ticket: "INC-4471", AffectedFrom: from, AffectedTo: to}
+}
+
+func (o *replayOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	run, err := o.replay(ctx, env.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	return o.render(run), nil
+}

@@ -1,0 +1,173 @@
+package governance
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"outboxlab/core/clock"
+
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+)
+
+func (o *replayOptions) checks(r *report.Report, run *replayRun) {
+	dlTransitions := 0
+	for _, l := range run.log {
+		if l.Applied && l.To == gov.DeadLettered {
+			dlTransitions++
+		}
+	}
+	r.Check("every dead-letter opened an incident", dlTransitions > 0 && len(run.incidents) == dlTransitions,
+		fmt.Sprintf("%d dead-letter transitions, %d incidents", dlTransitions, len(run.incidents)))
+
+	after, terminal := 0, map[string]bool{}
+	for _, ev := range run.events {
+		if ev.Kind != gov.Handled {
+			continue
+		}
+		if terminal[ev.Entry.Key] {
+			after++
+		}
+		terminal[ev.Entry.Key] = ev.Transition.To.Terminal()
+	}
+	r.Check("the drain never replays a dead-letter", run.laterSelected == 0 && after == 0,
+		fmt.Sprintf("a pass %s later selected %d entries; %d emissions of any entry after its terminal transition", o.ReviewAfter, run.laterSelected, after))
+
+	r.Check("a replay without explicit authorization is refused and writes nothing",
+		errors.Is(run.unauthorized, gov.ErrReplayNotAuthorized) && run.writtenByNoAuth == 0,
+		fmt.Sprintf("%s; %d rows written", errText(run.unauthorized), run.writtenByNoAuth))
+
+	audited := 0
+	for _, m := range run.remediations {
+		if m.Action == "replay" && m.Reviewer != "" && m.Reason != "" && m.Approval != "" && m.Ticket != "" &&
+			!m.AffectedFrom.IsZero() && !m.AffectedTo.IsZero() && m.ReplayEntryID > 0 {
+			audited++
+		}
+	}
+	replays := 0
+	for _, e := range run.entries {
+		if e.ReplayOf != 0 {
+			replays++
+		}
+	}
+	r.Check("every replay has an auditable remediation record", replays > 0 && audited == replays && len(run.remediations) == replays,
+		fmt.Sprintf("%d replays, %d records with reviewer, reason, approval, ticket, window and replay entry", replays, audited))
+	o.checkOriginals(r, run)
+	o.checkBatches(r, run)
+	o.checkReceipts(r, run)
+}
+
+// checkOriginals: the originals keep everything, the replays reference them
+// and run under claims of their own.
+func (o *replayOptions) checkOriginals(r *report.Report, run *replayRun) {
+	kept, counters, fresh, n := 0, 0, 0, 0
+	for _, b := range run.before {
+		if b.Status != gov.DeadLettered {
+			continue
+		}
+		n++
+		var now gov.Entry
+		for _, e := range run.entries {
+			if e.ID == b.ID {
+				now = e
+			}
+		}
+		if now.Status == gov.DeadLettered && now.ReasonCode == b.ReasonCode && now.ReasonMessage == b.ReasonMessage &&
+			now.DeadLetteredAt.Equal(b.DeadLetteredAt) && now.ClaimToken == b.ClaimToken {
+			kept++
+		}
+		rep, ok := run.replayOf(b)
+		for _, m := range run.remediations {
+			if m.EntryID == b.ID && now.RetryCount == b.RetryCount && m.RetryCountBefore == b.RetryCount && m.RetryCountAfter == b.RetryCount {
+				counters++
+			}
+		}
+		if ok && rep.ReplayOf == b.ID && rep.ClaimToken >= 1 && rep.CorrelationID == b.CorrelationID {
+			fresh++
+		}
+	}
+	history := 0
+	for _, l := range run.log {
+		for _, b := range run.before {
+			if l.EntryID == b.ID && l.To == gov.DeadLettered {
+				history++
+			}
+		}
+	}
+	r.Check("the original entry, its terminal reason and its history are preserved", n > 0 && kept == n && history == n,
+		fmt.Sprintf("%d of %d originals still DeadLettered with the same reason, time and token; %d original dead-letter transitions still in the log", kept, n, history))
+	r.Check("retry counters are never reset, and the record says so", counters == n,
+		fmt.Sprintf("%d of %d originals keep their RetryCount (%s), and each replay record says so (before = after); each replay starts its own count at 0",
+			counters, n, joinInts(retryCounts(run.before))))
+	r.Check("each replay references its original and runs under claims of its own", fresh == n,
+		fmt.Sprintf("%d of %d replays point at their original, share its correlation id and were claimed with their own tokens", fresh, n))
+}
+
+// checkBatches: each release held at most ReplayBatch entries, and only the
+// released ones were emitted before the next release.
+func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
+	ok := len(run.batches) > 0
+	var sizes, times []string
+	for i, b := range run.batches {
+		emitted := map[string]bool{}
+		for _, ev := range run.events[b.from:b.till] {
+			if ev.Kind == gov.Handled {
+				emitted[ev.Entry.Key] = true
+			}
+		}
+		ok = ok && len(b.keys) <= o.ReplayBatch && len(emitted) == len(b.keys)
+		for k := range emitted {
+			ok = ok && slices.Contains(b.keys, k)
+		}
+		if i > 0 {
+			ok = ok && b.at.Sub(run.batches[i-1].at) >= o.Interval
+		}
+		sizes = append(sizes, fmt.Sprint(len(emitted)))
+		times = append(times, clock.Stamp(b.at))
+	}
+	r.Check("replays go out in controlled batches", ok,
+		fmt.Sprintf("%d batches of at most %d, released at %s, each drained before the next (emitted per batch: %s)",
+			len(run.batches), o.ReplayBatch, strings.Join(times, ", "), strings.Join(sizes, ", ")))
+}
+
+func retryCounts(es []gov.Entry) []int {
+	var out []int
+	for _, e := range es {
+		if e.Status == gov.DeadLettered && !slices.Contains(out, e.RetryCount) {
+			out = append(out, e.RetryCount)
+		}
+	}
+	return out
+}
+
+// checkReceipts: an incident is closed only with the provider's receipt for
+// the replay; without one it stays open.
+func (o *replayOptions) checkReceipts(r *report.Report, run *replayRun) {
+	closed, justified, open := 0, 0, 0
+	var stillOpen []string
+	for _, b := range run.before {
+		in, ok := run.incidentOf(b.ID)
+		if !ok {
+			continue
+		}
+		rep, _ := run.replayOf(b)
+		receipt, has := run.emitter.Receipt(rep.Key)
+		switch {
+		case !in.Open:
+			closed++
+			if has && in.ProviderReceipt == receipt {
+				justified++
+			}
+		default:
+			open++
+			if !has {
+				justified++
+			}
+			stillOpen = append(stillOpen, fmt.Sprintf("%s (replay %s %s)", b.Key, rep.Key, rep.Status))
+		}
+	}
+	r.Check("an incident closes only on a provider-side receipt", closed+open > 0 && justified == closed+open,
+		fmt.Sprintf("%d closed, each citing the provider's receipt for its replay; %d open: %s", closed, open, orNone(strings.Join(stillOpen, ", "), "none")))
+}

@@ -1,0 +1,118 @@
+package governance
+
+import (
+	"fmt"
+	"strconv"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
+)
+
+func (o *replayOptions) render(run *replayRun) *report.Report {
+	r := report.New(replayName, report.Experiment)
+	r.Title("Governance — dead-letters are incidents: the host replays, authorized and audited")
+	r.Linef("Scenario  %s (%s)", replayName, report.Experiment)
+	r.Linef("Entries   %d governance entries %s..%s; the provider is down for all of them (provider.unavailable)", o.Entries, entryKey(1), entryKey(o.Entries))
+	for _, l := range o.drain.describe() {
+		r.Line(l)
+	}
+	r.Linef("Drain     claim drain, claims for %s; after every pass the host opens an incident per new dead-letter", gov.DefaultLease)
+	rejected := "the provider accepts every replay"
+	if o.RejectedKey != "" {
+		rejected = o.RejectedKey + "'s replay is rejected by the provider again (provider.schema_rejected)"
+	}
+	r.Linef("Review    %s after the start the host reviews; replays go out %d at a time, %s apart; %s", o.ReviewAfter, o.ReplayBatch, o.Interval, rejected)
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(run.started))
+	r.Section("Schema")
+	writeSchema(r, run.tables)
+	r.Section("Timeline (scenario clock)")
+	for _, l := range run.lines {
+		r.Line(l)
+	}
+	r.Section("Originals and their replays")
+	o.writePairs(r, run)
+	r.Section("Remediation log (GovernanceRemediations)")
+	writeRemediations(r, run.remediations, run.entries)
+	r.Section("Incidents (GovernanceIncidents)")
+	writeIncidents(r, run)
+	o.checks(r, run)
+	r.Checks("Checks")
+	r.Verdict("NO AUTOMATIC REPLAY; EVERY REPLAY AUTHORIZED, AUDITED, BATCHED AND CONFIRMED ✅",
+		"REPLAY GOVERNANCE DID NOT HOLD — SEE THE FAILED CHECKS ❌")
+	o.recordMetrics(r, run)
+	return r
+}
+
+// replayOf returns the replay entry of an original, if any.
+func (r *replayRun) replayOf(orig gov.Entry) (gov.Entry, bool) {
+	for _, e := range r.entries {
+		if e.ReplayOf == orig.ID {
+			return e, true
+		}
+	}
+	return gov.Entry{}, false
+}
+
+func (r *replayRun) incidentOf(id int64) (gov.Incident, bool) {
+	for _, in := range r.incidents {
+		if in.EntryID == id {
+			return in, true
+		}
+	}
+	return gov.Incident{}, false
+}
+
+func (o *replayOptions) writePairs(r *report.Report, run *replayRun) {
+	var rows [][]string
+	for _, orig := range run.entries {
+		if orig.ReplayOf != 0 {
+			continue
+		}
+		rep, _ := run.replayOf(orig)
+		in, _ := run.incidentOf(orig.ID)
+		state := "open"
+		if !in.Open {
+			state = "closed, receipt " + in.ProviderReceipt
+		}
+		rows = append(rows, []string{orig.Key, fmt.Sprintf("%s (%s), RetryCount %d, token %d", orig.Status, orig.ReasonCode, orig.RetryCount, orig.ClaimToken),
+			dash(rep.Key), fmt.Sprintf("%s, RetryCount %d, token %d", rep.Status, rep.RetryCount, rep.ClaimToken), dash(rep.ReasonCode),
+			fmt.Sprintf("#%d %s", in.ID, state)})
+	}
+	r.Table([]string{"Original", "Original after the replay", "Replay", "Replay outcome", "Replay reason", "Original's incident"}, rows)
+}
+
+func writeIncidents(r *report.Report, run *replayRun) {
+	keys := map[int64]string{}
+	for _, e := range run.entries {
+		keys[e.ID] = e.Key
+	}
+	var rows [][]string
+	for _, in := range run.incidents {
+		status := "Open"
+		if !in.Open {
+			status = "Closed"
+		}
+		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], clock.Stamp(in.OpenedAt), in.ReasonCode, status,
+			stampOrDash(in.ClosedAt), dash(in.ClosedBy), dash(in.ProviderReceipt)})
+	}
+	r.Table([]string{"#", "Entry", "OpenedAtUtc", "ReasonCode", "Status", "ClosedAtUtc", "ClosedBy", "ProviderReceipt"}, rows)
+}
+
+func (o *replayOptions) recordMetrics(r *report.Report, run *replayRun) {
+	open, closed := 0, 0
+	for _, in := range run.incidents {
+		if in.Open {
+			open++
+		} else {
+			closed++
+		}
+	}
+	r.Metric("incidents_open", open)
+	r.Metric("incidents_closed", closed)
+	r.Metric("replays", len(run.remediations))
+	r.Metric("replay_batches", len(run.batches))
+	r.Metric("later_selected", run.laterSelected)
+	r.Metric("unauthorized_refused", run.unauthorized != nil)
+	r.Metric("scenario_end", clock.ISO(run.ended))
+}

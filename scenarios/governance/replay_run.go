@@ -1,0 +1,235 @@
+package governance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	gov "outboxlab/core/governance"
+)
+
+// replayRun is the outage, the review and the replays, read back from the database.
+type replayRun struct {
+	lines           []string
+	events          []gov.Event
+	alerts          *gov.Alerts
+	emitter         *gov.Scripted
+	before          []gov.Entry // the originals just before the host's review
+	laterSelected   int         // what a drain pass at review time selected
+	unauthorized    error       // the refusal of the replay without an approval
+	writtenByNoAuth int         // entries + remediations the refused replay added
+	batches         []replayBatch
+	entries         []gov.Entry
+	log             []gov.LogEntry
+	remediations    []gov.RemediationRecord
+	incidents       []gov.Incident
+	tables          []gov.Table
+	started         time.Time
+	ended           time.Time
+}
+
+// replayBatch is one release of replays and the events that drained it.
+type replayBatch struct {
+	at         time.Time
+	keys       []string // replay entry keys released
+	from, till int      // its events are events[from:till]
+}
+
+func (r *replayRun) host(at time.Time, format string, args ...any) {
+	r.lines = append(r.lines, fmt.Sprintf("%s  host  %s", clock.Stamp(at), fmt.Sprintf(format, args...)))
+}
+
+func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, error) {
+	store, err := gov.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	clk := clock.New()
+	em := gov.NewScripted()
+	if err := seedEntries(ctx, store, em, o.specs(), clk.Now()); err != nil {
+		return nil, err
+	}
+	d, err := gov.NewDrain(gov.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: gov.ClaimMode, Owner: "claim-drain"}, store, em, clk)
+	if err != nil {
+		return nil, err
+	}
+	run := &replayRun{alerts: gov.NewAlerts(o.drain.Options), emitter: em, started: clk.Now()}
+	d.Observe(run.alerts.Observe)
+	d.Observe(func(ev gov.Event) {
+		run.events = append(run.events, ev)
+		if ev.Kind != gov.Claimed {
+			run.lines = append(run.lines, timelineLine(ev, o.drain.MaxRetryAttempts))
+		}
+	})
+	if err := o.drainAndOpen(ctx, d, store, clk, run); err != nil {
+		return nil, err
+	}
+	if run.before, err = store.Entries(ctx); err != nil {
+		return nil, err
+	}
+	clk.AdvanceTo(run.started.Add(o.ReviewAfter))
+	later, err := d.Pass(ctx)
+	if err != nil {
+		return nil, err
+	}
+	run.laterSelected = later.Selected
+	run.host(clk.Now(), "review starts; a drain pass selects %d entries: the drain never replays a dead-letter", later.Selected)
+	if err := o.refuseUnauthorized(ctx, store, clk.Now(), run); err != nil {
+		return nil, err
+	}
+	if err := o.replayInBatches(ctx, d, store, clk, run); err != nil {
+		return nil, err
+	}
+	run.ended = clk.Now()
+	return run, run.read(ctx, store)
+}
+
+// drainAndOpen drains until idle; after every pass the host opens an incident
+// for each new dead-letter.
+func (o *replayOptions) drainAndOpen(ctx context.Context, d *gov.Drain, s *gov.Store, clk *clock.ScenarioClock, run *replayRun) error {
+	for range 10000 {
+		res, err := d.Pass(ctx)
+		if err != nil {
+			return err
+		}
+		n, err := s.OpenIncidents(ctx, clk.Now())
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			run.host(clk.Now(), "opens %s for the new dead-letters", plural(n, "incident"))
+		}
+		if res.Idle {
+			return nil
+		}
+	}
+	return errors.New("the claim drain did not settle after 10000 passes")
+}
+
+// refuseUnauthorized tries a replay with no approval, which must write nothing.
+func (o *replayOptions) refuseUnauthorized(ctx context.Context, s *gov.Store, now time.Time, run *replayRun) error {
+	count := func() (int, error) {
+		es, err := s.Entries(ctx)
+		if err != nil {
+			return 0, err
+		}
+		rs, err := s.Remediations(ctx)
+		return len(es) + len(rs), err
+	}
+	n0, err := count()
+	if err != nil {
+		return err
+	}
+	attempt := o.authorization(time.Time{}, time.Time{})
+	attempt.Approval = ""
+	_, run.unauthorized = s.Replay(ctx, run.before[0].ID, now, attempt)
+	if run.unauthorized != nil && !errors.Is(run.unauthorized, gov.ErrReplayNotAuthorized) {
+		return run.unauthorized
+	}
+	n1, err := count()
+	run.writtenByNoAuth = n1 - n0
+	run.host(now, "replay of %s without an approval → %v; %d rows written", run.before[0].Key, errText(run.unauthorized), run.writtenByNoAuth)
+	return err
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "ACCEPTED"
+	}
+	if errors.Is(err, gov.ErrReplayNotAuthorized) {
+		return "REFUSED (" + gov.ErrReplayNotAuthorized.Error() + ")"
+	}
+	return "REFUSED (" + err.Error() + ")"
+}
+
+// replayInBatches replays every dead-lettered original, ReplayBatch at a
+// time: release, drain to idle, then close each incident whose replay the
+// provider confirms with a receipt.
+func (o *replayOptions) replayInBatches(ctx context.Context, d *gov.Drain, s *gov.Store, clk *clock.ScenarioClock, run *replayRun) error {
+	var originals []gov.Entry
+	for _, e := range run.before {
+		if e.Status == gov.DeadLettered {
+			originals = append(originals, e)
+		}
+	}
+	if len(originals) == 0 {
+		return nil
+	}
+	auth := o.authorization(originals[0].CreatedAt, originals[len(originals)-1].DeadLetteredAt)
+	for i := 0; i < len(originals); i += o.ReplayBatch {
+		if i > 0 {
+			clk.Advance(o.Interval)
+		}
+		batch := replayBatch{at: clk.Now(), from: len(run.events)}
+		replayed := map[string]gov.Entry{}
+		for _, orig := range originals[i:min(i+o.ReplayBatch, len(originals))] {
+			if orig.Key == o.RejectedKey {
+				run.emitter.Script(orig.Key+"-R1", gov.Reject("provider.schema_rejected", "payload failed provider schema validation"))
+			}
+			e, err := s.Replay(ctx, orig.ID, clk.Now(), auth)
+			if err != nil {
+				return err
+			}
+			batch.keys = append(batch.keys, e.Key)
+			replayed[orig.Key] = e
+			run.host(clk.Now(), "replays %s as %s (approval %s, ticket %s; %s keeps RetryCount %d and its reason)",
+				orig.Key, e.Key, auth.Approval, auth.Ticket, orig.Key, orig.RetryCount)
+		}
+		if err := o.drainAndOpen(ctx, d, s, clk, run); err != nil {
+			return err
+		}
+		batch.till = len(run.events)
+		run.batches = append(run.batches, batch)
+		if err := o.closeOnReceipt(ctx, s, clk.Now(), run, originals[i:min(i+o.ReplayBatch, len(originals))], replayed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeOnReceipt asks the provider for each replay's receipt and closes the
+// original's incident only when there is one.
+func (o *replayOptions) closeOnReceipt(ctx context.Context, s *gov.Store, now time.Time, run *replayRun, originals []gov.Entry, replayed map[string]gov.Entry) error {
+	incidents, err := s.Incidents(ctx)
+	if err != nil {
+		return err
+	}
+	for _, orig := range originals {
+		rep := replayed[orig.Key]
+		for _, in := range incidents {
+			if in.EntryID != orig.ID || !in.Open {
+				continue
+			}
+			receipt, ok := run.emitter.Receipt(rep.Key)
+			if !ok {
+				run.host(now, "incident #%d (%s) stays open: the provider holds no receipt for %s", in.ID, orig.Key, rep.Key)
+				continue
+			}
+			if err := s.CloseIncident(ctx, in.ID, now, "ops-oncall (r.okafor)", receipt); err != nil {
+				return err
+			}
+			run.host(now, "closes incident #%d (%s): the provider confirms %s with receipt %s", in.ID, orig.Key, rep.Key, receipt)
+		}
+	}
+	return nil
+}
+
+func (r *replayRun) read(ctx context.Context, s *gov.Store) (err error) {
+	if r.entries, err = s.Entries(ctx); err != nil {
+		return err
+	}
+	if r.log, err = s.Transitions(ctx); err != nil {
+		return err
+	}
+	if r.remediations, err = s.Remediations(ctx); err != nil {
+		return err
+	}
+	if r.incidents, err = s.Incidents(ctx); err != nil {
+		return err
+	}
+	r.tables, err = s.Tables(ctx)
+	return err
+}
