@@ -59,24 +59,55 @@ const chartWidth = 80
 // buckets (its height the busiest bucket in the group), one vertical scale
 // whose top is the highest peak of all, so the flattening is visible.
 func drawWaves(waves []wave, bucket time.Duration) []string {
+	all := make([]series, len(waves))
+	for i, w := range waves {
+		all[i] = series{title: fmt.Sprintf("%s — peak %d, %d filled buckets, last bucket %d", w.jitter, w.peak, w.filled(), w.last),
+			buckets: w.buckets}
+	}
+	c := newChart(all)
+	lines := []string{fmt.Sprintf("Each column is %s = %s; its height is the busiest bucket in it.", plural(c.per, "bucket"), spanText(c.per*bucket.Milliseconds())),
+		fmt.Sprintf("One scale for every mode: a full column is %d retries in one %s bucket.", c.top, clockText(bucket))}
+	return append(lines, c.draw(bucket)...)
+}
+
+// series is one row of a chart: a count per bucket index.
+type series struct {
+	title   string
+	buckets map[int64]int
+}
+
+// chart lays several series out on shared axes.
+type chart struct {
+	all  []series
+	per  int64 // buckets per column
+	cols int
+	top  int // the value of a full column
+}
+
+func newChart(all []series) chart {
 	var span int64
 	top := 0
-	for _, w := range waves {
-		span = max(span, w.last+1)
-		top = max(top, w.peak)
+	for _, s := range all {
+		for k, n := range s.buckets {
+			span = max(span, k+1)
+			top = max(top, n)
+		}
 	}
 	per := max((span+chartWidth-1)/chartWidth, 1)
-	cols := int((span + per - 1) / per)
-	lines := []string{fmt.Sprintf("Each column is %s = %s; its height is the busiest bucket in it.", plural(per, "bucket"), spanText(per*bucket.Milliseconds())),
-		fmt.Sprintf("One scale for every mode: a full column is %d retries in one %s bucket.", top, clockText(bucket))}
-	for _, w := range waves {
-		heights := make([]int, cols)
-		for k, n := range w.buckets {
-			heights[k/per] = max(heights[k/per], n)
+	return chart{all: all, per: per, cols: int((span + per - 1) / per), top: max(top, 1)}
+}
+
+// draw renders every series as columns over a shared time axis.
+func (c chart) draw(bucket time.Duration) []string {
+	var lines []string
+	for _, s := range c.all {
+		heights := make([]int, c.cols)
+		for k, n := range s.buckets {
+			heights[k/c.per] = max(heights[k/c.per], n)
 		}
-		lines = append(lines, "", fmt.Sprintf("%s — peak %d, %d filled buckets, last bucket %d", w.jitter, w.peak, w.filled(), w.last))
-		lines = append(lines, columnRows(heights, top)...)
-		lines = append(lines, axis(cols, per, bucket)...)
+		lines = append(lines, "", s.title)
+		lines = append(lines, columnRows(heights, c.top)...)
+		lines = append(lines, axis(c.cols, c.per, bucket)...)
 	}
 	return lines
 }

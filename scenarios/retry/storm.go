@@ -1,0 +1,237 @@
+package retry
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/breaker"
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	policy "outboxlab/core/retry"
+	"outboxlab/core/worker"
+	"outboxlab/scenarios"
+)
+
+const (
+	stormNoBreaker = "retry-storm-without-breaker"
+	stormBreaker   = "circuit-breaker"
+)
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    stormNoBreaker,
+		Family:  "retry",
+		Kind:    report.Before,
+		Pair:    stormBreaker,
+		Summary: "The gateway is down for a minute: every message keeps retrying on its own schedule and the gateway takes all the load",
+		Long: `A consumer drains an outbox of notifications through the worker, with
+exponential backoff and a retry budget. For a window the gateway is down and
+answers every send with 503. Each message backs off on its own schedule, so
+the consumer keeps calling: the gateway takes the whole retry load while it is
+trying to recover, and messages that did nothing wrong run out of attempts and
+are dead-lettered because of the outage.
+
+The comparison table beside it runs the AFTER design on the same seed.`,
+		Example: `  outboxlab retry-storm-without-breaker
+  outboxlab retry-storm-without-breaker --outage 3m       # a longer outage: the same storm, longer
+  outboxlab retry-storm-without-breaker --max-attempts 20 # enough attempts to outlast the outage: no dead letters, checks fail`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, false) },
+	})
+	scenarios.Register(&scenarios.Scenario{
+		Name:    stormBreaker,
+		Family:  "retry",
+		Kind:    report.After,
+		Pair:    stormNoBreaker,
+		Summary: "A consumer-wide circuit breaker: after K failures the consumer stops, probes after a cooldown, and resumes on recovery",
+		Long: `The same outbox, the same outage, the same per-message policy, with a circuit
+breaker in front of the consumer: closed; open after --failures-to-open
+consecutive failures, when the consumer stops claiming altogether; half-open
+after --cooldown, when one message goes through as a probe; closed again when
+a probe succeeds. Gateway calls during the outage fall to the ones that tripped
+the breaker and the probes, no message spends its retry budget on the outage,
+and every message is processed once the gateway is back.
+
+Shorten the cooldown to watch the probes use up one message's retry budget.`,
+		Example: `  outboxlab circuit-breaker
+  outboxlab circuit-breaker --failures-to-open 3 --cooldown 30s
+  outboxlab circuit-breaker --cooldown 5s     # probes too often: the probe message is dead-lettered, exit 1`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, true) },
+	})
+}
+
+// stormOptions are the pair's parameters. Both scenarios take all of them,
+// because each report compares both designs on the same seed.
+type stormOptions struct {
+	breaker bool // which design is this scenario's own
+
+	Messages       int
+	OutageStart    time.Duration
+	Outage         time.Duration
+	MaxAttempts    int
+	BaseBackoff    time.Duration
+	MaxBackoff     time.Duration
+	FailuresToOpen int
+	Cooldown       time.Duration
+}
+
+func bindStorm(fs *pflag.FlagSet, withBreaker bool) *stormOptions {
+	o := &stormOptions{breaker: withBreaker}
+	fs.IntVar(&o.Messages, "messages", 30, "notifications in the outbox, NTF-001 onwards")
+	fs.DurationVar(&o.OutageStart, "outage-start", 2*time.Second, "when the gateway goes down, after the run starts")
+	fs.DurationVar(&o.Outage, "outage", time.Minute, "how long the gateway stays down")
+	fs.IntVar(&o.MaxAttempts, "max-attempts", 6, "retry budget: attempts before a message is dead-lettered")
+	fs.DurationVar(&o.BaseBackoff, "base-backoff", time.Second, "backoff after a message's first failure; doubles each attempt")
+	fs.DurationVar(&o.MaxBackoff, "max-backoff", 30*time.Second, "cap on any one backoff")
+	fs.IntVar(&o.FailuresToOpen, "failures-to-open", 5, "AFTER: consecutive failures that open the breaker")
+	fs.DurationVar(&o.Cooldown, "cooldown", 20*time.Second, "AFTER: how long the breaker stays open before a probe")
+	return o
+}
+
+// stormSendTime is how long one send takes; the consumer sends one at a time.
+const stormSendTime = 200 * time.Millisecond
+
+func (o *stormOptions) Validate() error {
+	switch {
+	case o.Messages < 1 || o.Messages > 200:
+		return fmt.Errorf("--messages must be between 1 and 200, got %d", o.Messages)
+	case o.MaxAttempts < 1 || o.MaxAttempts > 50:
+		return fmt.Errorf("--max-attempts must be between 1 and 50, got %d", o.MaxAttempts)
+	case o.FailuresToOpen < 1 || o.FailuresToOpen > 50:
+		return fmt.Errorf("--failures-to-open must be between 1 and 50, got %d", o.FailuresToOpen)
+	case o.OutageStart < 0 || o.OutageStart > 10*time.Minute || o.OutageStart%time.Millisecond != 0:
+		return fmt.Errorf("--outage-start must be a whole number of milliseconds between 0s and 10m0s, got %s", o.OutageStart)
+	}
+	for _, f := range []struct {
+		name      string
+		v, lo, hi time.Duration
+	}{
+		{"--outage", o.Outage, time.Second, time.Hour},
+		{"--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour},
+		{"--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour},
+		{"--cooldown", o.Cooldown, time.Millisecond, time.Hour},
+	} {
+		if err := wholeMillis(f.name, f.v, f.lo, f.hi); err != nil {
+			return err
+		}
+	}
+	if o.MaxBackoff < o.BaseBackoff {
+		return fmt.Errorf("--max-backoff %s is below --base-backoff %s", o.MaxBackoff, o.BaseBackoff)
+	}
+	return nil
+}
+
+// stormRun is one design driven to its end on its own database.
+type stormRun struct {
+	breaker     bool
+	events      []worker.Event
+	transitions []breaker.Transition
+	stops       []event // the consumer standing still while the breaker is open
+	gw          *gateway
+	msgs        []outbox.Message
+	tables      []outbox.Table
+	ended       time.Time
+}
+
+func (o *stormOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	own, err := o.drive(ctx, env.DBPath, o.breaker)
+	if err != nil {
+		return nil, err
+	}
+	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.breaker)
+	if err != nil {
+		return nil, fmt.Errorf("run the partner design: %w", err)
+	}
+	before, after := own, partner
+	if o.breaker {
+		before, after = partner, own
+	}
+	return o.render(own, before, after), nil
+}
+
+// drive seeds a fresh outbox and lets one worker drain it, one message per
+// Step, each send taking stormSendTime; with a breaker, the consumer does not
+// claim at all while the breaker is open.
+func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool) (*stormRun, error) {
+	store, err := outbox.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	clk := clock.New()
+	gw := newGateway(stormSendTime, 0)
+	gw.downFrom = clk.Now().Add(o.OutageStart)
+	gw.downUntil = gw.downFrom.Add(o.Outage)
+	if err := o.seed(ctx, store, clk.Now()); err != nil {
+		return nil, err
+	}
+	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Batch: 1,
+		Policy: policy.Policy{Backoff: policy.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}, DeadLetter: true},
+		Handler: worker.HandlerFunc(func(_ context.Context, c outbox.Claim, now time.Time) (worker.Outcome, error) {
+			if s := gw.send("worker-1", c.Key, c.Attempt, now); !s.ok {
+				return worker.Outcome{}, errors.New(s.err)
+			}
+			return worker.Outcome{Detail: "sent"}, nil
+		})}
+	run := &stormRun{breaker: withBreaker, gw: gw}
+	var br *breaker.Breaker
+	if withBreaker {
+		br = breaker.New(o.FailuresToOpen, o.Cooldown)
+	}
+	limit := o.Messages*o.MaxAttempts*3 + 1000
+	for step := 0; ; step++ {
+		if step > limit {
+			return nil, fmt.Errorf("the worker did not settle after %d steps", limit)
+		}
+		if br != nil && !br.Allows(clk.Now()) {
+			run.stops = append(run.stops, event{at: clk.Now(), consumer: "worker-1",
+				text: fmt.Sprintf("breaker open: the consumer claims nothing until %s", clock.Stamp(br.ReopensAt()))})
+			clk.AdvanceTo(br.ReopensAt())
+			continue
+		}
+		res, err := w.Step(ctx)
+		if err != nil {
+			return nil, err
+		}
+		run.events = append(run.events, res.Events...)
+		if res.Idle {
+			break
+		}
+		for _, e := range res.Events {
+			if e.Kind == worker.Advanced {
+				continue
+			}
+			answered := clk.Advance(stormSendTime)
+			if br != nil {
+				br.Record(e.Kind == worker.Processed, answered)
+			}
+		}
+	}
+	run.ended = clk.Now()
+	if br != nil {
+		run.transitions = br.Transitions()
+	}
+	if run.msgs, err = store.Messages(ctx); err != nil {
+		return nil, err
+	}
+	run.tables, err = store.Tables(ctx)
+	return run, err
+}
+
+func (o *stormOptions) seed(ctx context.Context, store *outbox.Store, at time.Time) error {
+	return store.InTx(ctx, func(tx *sql.Tx) error {
+		for i := 1; i <= o.Messages; i++ {
+			if _, err := outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: noteKey(i), Type: notificationType,
+				MaxAttempts: o.MaxAttempts, CreatedAt: at}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

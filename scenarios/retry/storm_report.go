@@ -1,0 +1,251 @@
+package retry
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"outboxlab/core/breaker"
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	"outboxlab/core/worker"
+)
+
+const (
+	verdictStormReproduced = "A RETRY STORM — THE DOWN GATEWAY TAKES ALL THE LOAD, HEALTHY MESSAGES DEAD-LETTERED ❌"
+	verdictStormMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
+	verdictBreakerHeld     = "CIRCUIT BREAKER — THE CONSUMER STOPS AS A WHOLE, NOTHING LOST TO THE OUTAGE ✅"
+	verdictBreakerBroken   = "THE BREAKER DID NOT PROTECT THE MESSAGES — SEE THE FAILED CHECKS ❌"
+)
+
+// phase is a window of the run, by gateway health.
+type phase struct {
+	name     string
+	from, to time.Time // to is zero for the open-ended last phase
+}
+
+func (o *stormOptions) phases() []phase {
+	down := clock.Start.Add(o.OutageStart)
+	up := down.Add(o.Outage)
+	return []phase{{"before the outage", clock.Start, down}, {"during the outage", down, up}, {"after recovery", up, time.Time{}}}
+}
+
+func (p phase) holds(t time.Time) bool {
+	return !t.Before(p.from) && (p.to.IsZero() || t.Before(p.to))
+}
+
+// stormFigures are the numbers a design of the storm pair is judged by.
+type stormFigures struct {
+	calls, failed         []int // per phase
+	processed, dead, left int
+	affected              int // messages with at least one failed send
+	failedProbes, probes  int
+	lastProcessed         time.Time
+	closedAfterRecovery   bool
+	closedAt              time.Time
+}
+
+func (o *stormOptions) figures(run *stormRun) stormFigures {
+	ph := o.phases()
+	f := stormFigures{calls: make([]int, len(ph)), failed: make([]int, len(ph))}
+	hit := map[string]bool{}
+	for _, s := range run.gw.ledger {
+		for i, p := range ph {
+			if p.holds(s.at) {
+				f.calls[i]++
+				if !s.ok {
+					f.failed[i]++
+				}
+			}
+		}
+		if !s.ok {
+			hit[s.key] = true
+		}
+		if s.ok && s.done.After(f.lastProcessed) {
+			f.lastProcessed = s.done
+		}
+	}
+	f.affected = len(hit)
+	for _, m := range run.msgs {
+		switch m.Status {
+		case outbox.Processed:
+			f.processed++
+		case outbox.DeadLettered:
+			f.dead++
+		default:
+			f.left++
+		}
+	}
+	for _, t := range run.transitions {
+		if t.From == breaker.HalfOpen {
+			f.probes++
+			if t.To == breaker.Open {
+				f.failedProbes++
+			}
+			f.closedAfterRecovery = t.To == breaker.Closed && !t.At.Before(ph[2].from)
+			f.closedAt = t.At
+		}
+	}
+	return f
+}
+
+func (o *stormOptions) render(own, before, after *stormRun) *report.Report {
+	name, kind, partner := stormBreaker, report.After, stormNoBreaker
+	title := "Circuit breaker — AFTER: the consumer stops as a whole while the gateway is down"
+	if !o.breaker {
+		name, kind, partner = stormNoBreaker, report.Before, stormBreaker
+		title = "Retry storm without a breaker — BEFORE: every message keeps retrying into a down gateway"
+	}
+	r := report.New(name, kind)
+	r.Title(title)
+	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	o.writeSetup(r)
+	r.Section("Schema")
+	writeSchema(r, own.tables)
+	r.Section("Timeline (scenario clock)")
+	for _, l := range stormTimeline(own) {
+		r.Line(l)
+	}
+	r.Linef("Run ended at %s scenario time", clock.Stamp(own.ended))
+
+	r.Section("Gateway calls per phase (both designs, same seed)")
+	o.writePhases(r, o.figures(before), o.figures(after))
+	r.Section("Gateway calls per second, drawn")
+	o.drawCalls(r, before, after)
+	r.Section("Per-message table")
+	o.writePerMessage(r, own)
+
+	r.Section("Real BEFORE vs AFTER metrics")
+	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	o.writeStormMetrics(r, before, after)
+	o.stormChecks(r, own, o.figures(before), o.figures(after))
+	if o.breaker {
+		r.Checks("Safety checks")
+		r.Verdict(verdictBreakerHeld, verdictBreakerBroken)
+	} else {
+		r.Checks("Safety checks (the failure mode, reproduced)")
+		r.Verdict(verdictStormReproduced, verdictStormMissed)
+	}
+	o.recordStormMetrics(r, own)
+	return r
+}
+
+func (o *stormOptions) writeSetup(r *report.Report) {
+	ph := o.phases()
+	r.Linef("Outbox    %d notifications %s..%s (%s), MaxAttempts %d; the gateway is healthy for every one of them",
+		o.Messages, noteKey(1), noteKey(o.Messages), notificationType, o.MaxAttempts)
+	r.Linef("Outage    the gateway answers 503 to every send from %s until %s (%s)", clock.Stamp(ph[1].from), clock.Stamp(ph[1].to), clockText(o.Outage))
+	r.Linef("Worker    worker-1 claims one due message per Step; a send takes %s; backoff %s × 2^(n-1), capped at %s",
+		clockText(stormSendTime), clockText(o.BaseBackoff), clockText(o.MaxBackoff))
+	r.Linef("Breaker   AFTER only: opens after %d consecutive failures; half-open probe after %s; a good probe closes it",
+		o.FailuresToOpen, clockText(o.Cooldown))
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+}
+
+// stormTimeline merges worker events, breaker transitions and the consumer's
+// stops in time order; at one instant a transition comes first, then the stop.
+func stormTimeline(run *stormRun) []string {
+	type line struct {
+		at   time.Time
+		rank int
+		text string
+	}
+	var lines []line
+	for _, t := range run.transitions {
+		lines = append(lines, line{t.At, 0, fmt.Sprintf("%s  %-9s %s → %s: %s", clock.Stamp(t.At), "breaker", t.From, t.To, t.Reason)})
+	}
+	for _, s := range run.stops {
+		lines = append(lines, line{s.at, 1, fmt.Sprintf("%s  %-9s %s", clock.Stamp(s.at), s.consumer, s.text)})
+	}
+	for _, e := range run.events {
+		lines = append(lines, line{e.At, 2, fmt.Sprintf("%s  %-9s %s", clock.Stamp(e.At), e.Worker, stormEventText(e))})
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		if !lines[i].at.Equal(lines[j].at) {
+			return lines[i].at.Before(lines[j].at)
+		}
+		return lines[i].rank < lines[j].rank
+	})
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.text
+	}
+	return out
+}
+
+func stormEventText(e worker.Event) string {
+	head := fmt.Sprintf("%s attempt %d/%d ", e.Key, e.Attempt, e.MaxAttempts)
+	switch e.Kind {
+	case worker.Advanced:
+		return fmt.Sprintf("nothing due → clock advances to %s (%s + 1 ms)", clock.Stamp(e.NextAttempt), e.Detail)
+	case worker.Processed:
+		return head + "sent ✓ → Processed"
+	case worker.DeadLettered:
+		return head + "FAILED (" + e.Detail + ") → retry budget out → DEAD-LETTERED"
+	case worker.Refused:
+		return head + "transition REFUSED: " + e.Detail
+	}
+	return head + fmt.Sprintf("FAILED (%s) → backoff %s → due %s", e.Detail, clockText(e.Delay), clock.Stamp(e.NextAttempt))
+}
+
+func (o *stormOptions) writePhases(r *report.Report, b, a stormFigures) {
+	ph := o.phases()
+	var rows [][]string
+	bt, at, bf, af := 0, 0, 0, 0
+	for i, p := range ph {
+		window := clock.Stamp(p.from) + " – " + clock.Stamp(p.to)
+		if p.to.IsZero() {
+			window = "from " + clock.Stamp(p.from)
+		}
+		rows = append(rows, []string{p.name, window, callsText(b.calls[i], b.failed[i]), callsText(a.calls[i], a.failed[i])})
+		bt, at, bf, af = bt+b.calls[i], at+a.calls[i], bf+b.failed[i], af+a.failed[i]
+	}
+	rows = append(rows, []string{"total", "", callsText(bt, bf), callsText(at, af)})
+	r.Table([]string{"phase", "window", "BEFORE: no breaker", "AFTER: circuit breaker"}, rows)
+}
+
+func callsText(calls, failed int) string {
+	return fmt.Sprintf("%d calls (%d failed)", calls, failed)
+}
+
+func (o *stormOptions) drawCalls(r *report.Report, before, after *stormRun) {
+	perSecond := func(run *stormRun) map[int64]int {
+		out := map[int64]int{}
+		for _, s := range run.gw.ledger {
+			out[int64(s.at.Sub(clock.Start)/time.Second)]++
+		}
+		return out
+	}
+	c := newChart([]series{
+		{title: fmt.Sprintf("BEFORE: no breaker — %d calls", len(before.gw.ledger)), buckets: perSecond(before)},
+		{title: fmt.Sprintf("AFTER: circuit breaker — %d calls", len(after.gw.ledger)), buckets: perSecond(after)},
+	})
+	r.Linef("Each column is %s; its height is the busiest second in it; a full column is %d calls in one second.",
+		plural(c.per, "second"), c.top)
+	ph := o.phases()
+	r.Linef("The gateway is down from %s to %s after the start.", spanText(ph[1].from.Sub(clock.Start).Milliseconds()),
+		spanText(ph[1].to.Sub(clock.Start).Milliseconds()))
+	for _, l := range c.draw(time.Second) {
+		r.Line(l)
+	}
+}
+
+func (o *stormOptions) writePerMessage(r *report.Report, run *stormRun) {
+	rows := make([][]string, 0, len(run.msgs))
+	for _, m := range run.msgs {
+		sends, failed := 0, 0
+		for _, s := range run.gw.ledger {
+			if s.key == m.Key {
+				sends++
+				if !s.ok {
+					failed++
+				}
+			}
+		}
+		rows = append(rows, []string{m.Key, string(m.Status), strconv.Itoa(m.AttemptCount), strconv.Itoa(sends), strconv.Itoa(failed),
+			stampOrDash(m.ProcessedAt), stampOrDash(m.DeadLetteredAt)})
+	}
+	r.Table([]string{"Key", "Outbox status", "AttemptCount", "Sends", "Failed sends", "ProcessedAtUtc", "DeadLetteredAtUtc"}, rows)
+}
