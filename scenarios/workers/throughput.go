@@ -1,0 +1,191 @@
+package workers
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+	"outboxlab/core/worker"
+	"outboxlab/scenarios"
+)
+
+const throughputName = "worker-throughput"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    throughputName,
+		Family:  "workers",
+		Kind:    report.Experiment,
+		Summary: "Worker throughput: messages/s with 1, 2 and 4 workers, claims of 1 and of K, and a queue under overload",
+		Long: `Part 1 drains a backlog of --messages outbox messages from a real SQLite file
+with 1, 2 and 4 workers (real goroutines; real worker processes with
+--processes), first claiming one message at a time and then --batch messages
+per claim, and prints messages per second, the speed-up over one worker and the
+fraction of the file's raw write-transaction ceiling. Every claim and every
+settlement is a BEGIN IMMEDIATE transaction, and SQLite lets one writer in at a
+time: more workers add waiting, not writing; fewer write transactions per
+message is what pays. The checks are invariants (every message processed
+exactly once in the delivery ledger, none lost, one claim each, the exact
+number of write transactions), never timings; wall-clock lines end with
+[measured] and compare skips them.
+
+Part 2 runs on the scenario clock: a producer writes above the consumers'
+capacity for --produce-for, and the queue depth and the oldest message's age
+grow every tick, then drain once production stops. Those figures are exact.`,
+		Example: `  outboxlab worker-throughput
+  outboxlab worker-throughput --processes --messages 5000        # real worker processes on one file
+  outboxlab worker-throughput --handler-delay 1ms --messages 2000  # slow handlers: now more workers pay
+  outboxlab worker-throughput --produce-for 30s                    # a longer burst breaks the age limit`,
+		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindThroughput(fs) },
+	})
+}
+
+// throughputOptions are worker-throughput's parameters.
+type throughputOptions struct {
+	// Part 1: the drain.
+	Messages     int           // 20,000
+	Workers      []int         // 1, 2, 4
+	Batch        int           // 100
+	Processes    bool          // false: goroutines
+	HandlerDelay time.Duration // 0
+	Lease        time.Duration // worker.DefaultLease
+
+	// Part 2: overload on the scenario clock.
+	ProduceRate int           // 500 messages/s
+	ProduceFor  time.Duration // 10s
+	Consumers   int           // 2
+	ServiceTime time.Duration // 5ms
+	Tick        time.Duration // 100ms
+	MaxAge      time.Duration // 5s
+}
+
+func bindThroughput(fs *pflag.FlagSet) *throughputOptions {
+	o := &throughputOptions{}
+	fs.IntVar(&o.Messages, "messages", 20000, "messages each drain configuration drains")
+	fs.IntSliceVar(&o.Workers, "workers", []int{1, 2, 4}, "worker counts to drain with (comma list; the first is the speed-up baseline)")
+	fs.IntVar(&o.Batch, "batch", 100, "messages per claim in the batched configurations (the others claim 1)")
+	fs.BoolVar(&o.Processes, "processes", false, "run each worker as a real child process instead of a goroutine")
+	fs.DurationVar(&o.HandlerDelay, "handler-delay", 0, "real time each handler call waits outside any transaction, like a provider round-trip")
+	fs.DurationVar(&o.Lease, "lease", worker.DefaultLease, "how long a claim owns a message")
+	fs.IntVar(&o.ProduceRate, "produce-rate", 500, "overload: messages per second (scenario time) the producer writes")
+	fs.DurationVar(&o.ProduceFor, "produce-for", 10*time.Second, "overload: how long the producer writes")
+	fs.IntVar(&o.Consumers, "consumers", 2, "overload: consumer workers")
+	fs.DurationVar(&o.ServiceTime, "service-time", 5*time.Millisecond, "overload: scenario time one consumer spends on one message")
+	fs.DurationVar(&o.Tick, "tick", 100*time.Millisecond, "overload: scenario time between two samples (and two claims per consumer)")
+	fs.DurationVar(&o.MaxAge, "max-age", 5*time.Second, "overload: the oldest message's age must stay within this")
+	return o
+}
+
+// Limits that keep a run on one machine.
+const (
+	maxMessages = 1_000_000
+	maxWorkers  = 64
+	maxTicks    = 100_000
+)
+
+func (o *throughputOptions) Validate() error {
+	switch {
+	case o.Messages < 1 || o.Messages > maxMessages:
+		return fmt.Errorf("--messages must be between 1 and %d, got %d", maxMessages, o.Messages)
+	case len(o.Workers) == 0:
+		return fmt.Errorf("--workers needs at least one worker count")
+	case o.Batch < 2:
+		return fmt.Errorf("--batch must be at least 2 (the unbatched configurations claim 1), got %d", o.Batch)
+	case o.HandlerDelay < 0 || o.HandlerDelay > time.Second:
+		return fmt.Errorf("--handler-delay must be between 0 and 1s, got %s", o.HandlerDelay)
+	case o.Lease <= 0:
+		return fmt.Errorf("--lease must be positive, got %s", o.Lease)
+	}
+	seen := map[int]bool{}
+	for _, w := range o.Workers {
+		if w < 1 || w > maxWorkers {
+			return fmt.Errorf("--workers values must be between 1 and %d, got %d", maxWorkers, w)
+		}
+		if seen[w] {
+			return fmt.Errorf("--workers lists %d twice", w)
+		}
+		seen[w] = true
+	}
+	return o.validateOverload()
+}
+
+func (o *throughputOptions) validateOverload() error {
+	switch {
+	case o.ProduceRate < 1 || o.ProduceRate > 100_000:
+		return fmt.Errorf("--produce-rate must be between 1 and 100000 messages/s, got %d", o.ProduceRate)
+	case o.ProduceFor < o.Tick:
+		return fmt.Errorf("--produce-for must be at least one --tick (%s), got %s", o.Tick, o.ProduceFor)
+	case o.Consumers < 1 || o.Consumers > maxWorkers:
+		return fmt.Errorf("--consumers must be between 1 and %d, got %d", maxWorkers, o.Consumers)
+	case o.Tick < time.Millisecond || o.Tick%time.Millisecond != 0:
+		return fmt.Errorf("--tick must be a whole number of milliseconds, at least 1ms, got %s", o.Tick)
+	case o.ServiceTime <= 0 || o.ServiceTime > o.Tick:
+		return fmt.Errorf("--service-time must be positive and at most one --tick (%s), got %s", o.Tick, o.ServiceTime)
+	case o.MaxAge <= 0:
+		return fmt.Errorf("--max-age must be positive, got %s", o.MaxAge)
+	}
+	if c := o.capacity(); float64(o.ProduceRate) <= c {
+		return fmt.Errorf("--produce-rate %d/s is not above the consumers' capacity of %s/s (--consumers × --tick/--service-time): nothing would queue up", o.ProduceRate, rate(c))
+	}
+	produced := int64(o.ProduceRate) * int64(o.ProduceFor) / int64(time.Second)
+	// Overloaded consumers work every tick until the last message is done.
+	if ticks := produced/int64(o.Consumers*o.perTick()) + 1; produced > maxMessages || ticks > maxTicks {
+		return fmt.Errorf("--produce-rate × --produce-for makes %d messages over about %d ticks; keep it within %d messages and %d ticks", produced, ticks, maxMessages, maxTicks)
+	}
+	return nil
+}
+
+// perTick is how many messages one consumer finishes in one tick.
+func (o *throughputOptions) perTick() int { return int(o.Tick / o.ServiceTime) }
+
+// capacity is the consumers' messages per second of scenario time.
+func (o *throughputOptions) capacity() float64 {
+	return float64(o.Consumers*o.perTick()) / o.Tick.Seconds()
+}
+
+func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	prog := newProgress()
+	ceiling, err := measureCeiling(ctx, filepath.Join(env.Dir, "ceiling.db"))
+	if err != nil {
+		return nil, err
+	}
+	template := filepath.Join(env.Dir, "backlog.db")
+	if err := seedBacklog(ctx, template, o.Messages); err != nil {
+		return nil, err
+	}
+	var drains []*drainRun
+	for _, batch := range []int{1, o.Batch} {
+		for _, workers := range o.Workers {
+			cfg := drainConfig{Workers: workers, Batch: batch, Processes: o.Processes,
+				HandlerDelay: o.HandlerDelay, Lease: o.Lease, Messages: o.Messages}
+			path := filepath.Join(env.Dir, fmt.Sprintf("drain-%dw-%db.db", workers, batch))
+			if len(drains) == 0 {
+				path = env.DBPath // the first drain's file is the one --keep-db keeps
+			}
+			run, err := drain(ctx, template, path, cfg, prog)
+			if err != nil {
+				return nil, fmt.Errorf("drain with %s: %w", cfg.label(), err)
+			}
+			drains = append(drains, run)
+		}
+	}
+	over, err := o.overload(ctx, filepath.Join(env.Dir, "overload.db"))
+	if err != nil {
+		return nil, fmt.Errorf("run the overload: %w", err)
+	}
+	return o.render(ceiling, drains, over), nil
+}
+
+// baseline returns the drain with the first --workers count and the same claim size.
+func baseline(drains []*drainRun, first int, batch int) *drainRun {
+	i := slices.IndexFunc(drains, func(d *drainRun) bool { return d.cfg.Workers == first && d.cfg.Batch == batch })
+	if i < 0 {
+		return nil
+	}
+	return drains[i]
+}
