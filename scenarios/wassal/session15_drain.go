@@ -147,3 +147,57 @@ func readNotifications(ctx context.Context, store *outbox.Store) ([]notification
 	}
 	return out, rows.Err()
 }
+
+// rowOwner is who the outbox row names as its owner right now.
+type rowOwner struct {
+	worker string // empty unless the row is Processing
+	token  int64
+}
+
+func (d *day15) owner(ctx context.Context, id int64) (rowOwner, error) {
+	var o rowOwner
+	err := d.a.store.DB().QueryRowContext(ctx,
+		`SELECT CASE WHEN Status = 'Processing' THEN COALESCE(LockedBy, '') ELSE '' END, ClaimToken
+		   FROM OutboxMessages WHERE Id = ?`, id).Scan(&o.worker, &o.token)
+	if err != nil {
+		return o, fmt.Errorf("read the owner of outbox message %d: %w", id, err)
+	}
+	return o, nil
+}
+
+func (d *day15) release(workerID, key string) {
+	hs := d.holders[key][:0]
+	for _, h := range d.holders[key] {
+		if h.Worker != workerID {
+			hs = append(hs, h)
+		}
+	}
+	d.holders[key] = hs
+}
+
+func (d *day15) keysOf(ctx context.Context, ids []int64) string {
+	keys := make([]string, 0, len(ids))
+	for _, id := range ids {
+		var k string
+		d.a.store.DB().QueryRowContext(ctx, `SELECT MessageKey FROM OutboxMessages WHERE Id = ?`, id).Scan(&k)
+		keys = append(keys, k)
+	}
+	return keysText(keys)
+}
+
+func claimKeys(cs []outbox.Claim) []string {
+	keys := make([]string, len(cs))
+	for i, c := range cs {
+		keys[i] = c.Key
+	}
+	return keys
+}
+
+func appendOnce(keys []string, k string) []string {
+	for _, have := range keys {
+		if have == k {
+			return keys
+		}
+	}
+	return append(keys, k)
+}

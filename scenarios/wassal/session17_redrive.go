@@ -1,0 +1,142 @@
+package wassal
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/worker"
+)
+
+// redrivesSchema is Day 17's remediation record: one row per dead letter per
+// redrive, keeping the entry's terminal state as it was before the replay.
+const redrivesSchema = `CREATE TABLE IF NOT EXISTS Redrives (
+    Id                        INTEGER PRIMARY KEY,
+    MessageId                 INTEGER NOT NULL,
+    MessageKey                TEXT    NOT NULL,
+    Generation                INTEGER NOT NULL CHECK (Generation > 0),
+    Batch                     INTEGER NOT NULL,
+    Approver                  TEXT    NOT NULL,
+    Reason                    TEXT    NOT NULL,
+    RequestedAtUtc            TEXT    NOT NULL,
+    OriginalAttemptCount      INTEGER NOT NULL,
+    OriginalMaxAttempts       INTEGER,
+    OriginalLastError         TEXT,
+    OriginalDeadLetteredAtUtc TEXT,
+    Outcome                   TEXT    NOT NULL DEFAULT 'Replaying'
+                              CHECK (Outcome IN ('Replaying', 'Closed', 'DeadLetteredAgain', 'VerificationFailed')),
+    VerifiedTransactionId     TEXT,
+    ClosedAtUtc               TEXT
+) STRICT`
+
+// redriveRow is one row of Redrives.
+type redriveRow struct {
+	id, messageID              int64
+	key                        string
+	generation, batch          int
+	approver, reason           string
+	requestedAt                string
+	origAttempts, origMax      int
+	origLastError, origDeadAt  string
+	outcome, verifiedTx, close string
+}
+
+// blindRedrive is what someone does without a redrive procedure: one UPDATE
+// puts every dead letter back to Pending with its counters and history wiped,
+// and the ordinary worker takes them again.
+func (o *session17Options) blindRedrive(ctx context.Context, run *session17Run, store *outbox.Store, clk *clock.ScenarioClock) error {
+	res, err := store.DB().ExecContext(ctx,
+		`UPDATE OutboxMessages SET Status = 'Pending', AttemptCount = 0, LastError = NULL, NextAttemptUtc = NULL,
+		        DeadLetteredAtUtc = NULL, LockedBy = NULL, LockedUntilUtc = NULL
+		  WHERE Status = 'DeadLettered'`)
+	if err != nil {
+		return fmt.Errorf("reset dead letters: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	run.lines = append(run.lines, eventLine(clk.Now(), "", fmt.Sprintf(
+		"BLIND REDRIVE: UPDATE OutboxMessages SET Status = 'Pending', AttemptCount = 0, LastError = NULL, DeadLetteredAtUtc = NULL "+
+			"WHERE Status = 'DeadLettered' → %d row(s), all at once; no approver, no reason, no record", n)))
+	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: 10}
+	return run.stepUntilIdle(ctx, w, o.stepLimit())
+}
+
+// auditedRedrive authorises and records the redrive, then releases the dead
+// letters batch by batch, replays each batch under new claims, verifies every
+// replayed entry with the provider before closing it, and halts at the first
+// batch that dead-letters again.
+func (o *session17Options) auditedRedrive(ctx context.Context, run *session17Run, store *outbox.Store, clk *clock.ScenarioClock) error {
+	now := clk.Now()
+	err := store.InTx(ctx, func(tx *sql.Tx) error {
+		return outbox.AuditTx(ctx, tx, now, o.Approver, "redrive-approved", 0, fmt.Sprintf(
+			"generation 1 of %s; reason: %s; batches of %d, %d more attempt(s) each", keysText(run.deadKeys), o.Reason, o.Batch, o.RedriveAttempts))
+	})
+	if err != nil {
+		return err
+	}
+	run.lines = append(run.lines, eventLine(now, "", fmt.Sprintf(
+		"AUDITED REDRIVE approved by %s (%q): %d dead letter(s), batches of %d; audit record written",
+		o.Approver, o.Reason, len(run.deadKeys), o.Batch)))
+	w := &worker.Worker{ID: "redrive-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: o.Batch}
+	for start := 0; start < len(run.deadKeys); start += o.Batch {
+		if start > 0 {
+			clk.Advance(o.BatchInterval)
+		}
+		keys := run.deadKeys[start:min(start+o.Batch, len(run.deadKeys))]
+		run.batches = append(run.batches, keys)
+		if err := o.release(ctx, run, store, clk, len(run.batches), keys); err != nil {
+			return err
+		}
+		if err := run.stepUntilIdle(ctx, w, o.stepLimit()); err != nil {
+			return err
+		}
+		failed, err := o.verify(ctx, run, store, clk, keys)
+		if err != nil {
+			return err
+		}
+		if failed > 0 {
+			run.notRelease = run.deadKeys[start+len(keys):]
+			return o.halt(ctx, run, store, clk, len(run.batches), failed, len(keys))
+		}
+	}
+	return nil
+}
+
+// release puts one batch back in play: a Redrives row keeping each entry's
+// terminal state, Pending with its AttemptCount kept and MaxAttempts raised,
+// and an audit line each, in one transaction.
+func (o *session17Options) release(ctx context.Context, run *session17Run, store *outbox.Store, clk *clock.ScenarioClock, batch int, keys []string) error {
+	now := clk.Now()
+	return store.InTx(ctx, func(tx *sql.Tx) error {
+		for _, k := range keys {
+			m := run.before[k]
+			var gen int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) + 1 FROM Redrives WHERE MessageId = ?`, m.ID).Scan(&gen); err != nil {
+				return fmt.Errorf("count redrives of %s: %w", k, err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO Redrives (MessageId, MessageKey, Generation, Batch, Approver, Reason, RequestedAtUtc,
+				OriginalAttemptCount, OriginalMaxAttempts, OriginalLastError, OriginalDeadLetteredAtUtc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				m.ID, k, gen, batch, o.Approver, o.Reason, clock.ISO(now), m.AttemptCount, m.MaxAttempts, m.LastError, clock.ISO(m.DeadLetteredAt))
+			if err != nil {
+				return fmt.Errorf("record the redrive of %s: %w", k, err)
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE OutboxMessages SET Status = 'Pending', MaxAttempts = AttemptCount + ?, NextAttemptUtc = NULL
+				WHERE Id = ? AND Status = 'DeadLettered'`, o.RedriveAttempts, m.ID)
+			if err != nil {
+				return fmt.Errorf("release %s: %w", k, err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return fmt.Errorf("release %s: it is no longer dead-lettered", k)
+			}
+			detail := fmt.Sprintf("%s generation %d, batch %d: AttemptCount %d kept, MaxAttempts %d → %d; original error and dead-letter time kept in Redrives",
+				k, gen, batch, m.AttemptCount, m.MaxAttempts, m.AttemptCount+o.RedriveAttempts)
+			if err := outbox.AuditTx(ctx, tx, now, o.Approver, "redrive-released", m.ID, detail); err != nil {
+				return err
+			}
+			run.lines = append(run.lines, eventLine(now, k, "released: "+strings.TrimPrefix(detail, k+" ")))
+		}
+		return nil
+	})
+}

@@ -1,0 +1,157 @@
+package wassal
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+)
+
+const (
+	verdict17BeforeReproduced = "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE ❌"
+	verdict17BeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
+	verdict17AfterHeld        = "AUDITED REDRIVE — AUTHORISED, BATCHED, VERIFIED, HISTORY KEPT ✅"
+	verdict17AfterBroken      = "THE REDRIVE DID NOT CLOSE THE INCIDENT — SEE THE FAILED CHECKS ❌"
+)
+
+func (o *session17Options) render(own, before, after *session17Run) *report.Report {
+	name, kind, partner := session17After, report.After, session17Before
+	title := "Session 17 — AFTER: an audited dead-letter redrive"
+	if !o.audited {
+		name, kind, partner = session17Before, report.Before, session17After
+		title = "Session 17 — BEFORE: a blind dead-letter redrive"
+	}
+	r := report.New(name, kind)
+	r.Title(title)
+	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	o.writeSetup(r, own)
+
+	r.Section("Schema")
+	WriteSchema(r, own.tables)
+	r.Section("Timeline (scenario clock)")
+	for _, line := range own.lines {
+		r.Line(line)
+	}
+	r.Section("Per-message table")
+	o.writePerMessage(r, own)
+	r.Section("Payment ledger (Payments table)")
+	WritePaymentLedger(r, own.ledger.Payments)
+	r.Section("Outbox ledger (OutboxMessages table)")
+	WriteOutboxLedger(r, own.ledger.Messages)
+	r.Section("Redrive ledger (Redrives table)")
+	writeRedrives(r, own.redrives)
+	r.Section("Audit log (AuditLog table)")
+	writeAudit(r, own.audit)
+	r.Section("Provider ledger (every call)")
+	WriteProviderLedger(r, own.ledger)
+
+	r.Section("Real BEFORE vs AFTER metrics")
+	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	o.writeMetrics(r, o.figures(before), o.figures(after))
+
+	f := o.figures(own)
+	if o.audited {
+		o.afterChecks(r, own, f)
+		r.Checks("Safety checks")
+		r.Verdict(verdict17AfterHeld, verdict17AfterBroken)
+	} else {
+		o.beforeChecks(r, f)
+		r.Checks("Safety checks")
+		r.Verdict(verdict17BeforeReproduced, verdict17BeforeMissed)
+	}
+	o.recordMetrics(r, own, f)
+	return r
+}
+
+func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
+	keys := PaymentKeys(o.Payments)
+	r.Linef("Seed      %d payments %s..%s, PendingConfirmation, each with its %s outbox message (MaxAttempts %d)",
+		o.Payments, keys[0], keys[len(keys)-1], ConfirmType, o.MaxAttempts)
+	declined := ""
+	if o.DeclinedKey != "" {
+		declined = "; " + o.DeclinedKey + " declines"
+	}
+	r.Linef("Provider  the status API fails for %s until it is fixed%s; every other key pays", keysText(o.PoisonKeys), declined)
+	fixed := "still broken (--provider-fixed=false)"
+	if o.ProviderFixed {
+		fixed = "fixed (--provider-fixed)"
+	}
+	r.Linef("Redrive   at %s; the provider is %s", clock.Stamp(own.redriveAt), fixed)
+	if own.audited {
+		r.Linef("Design    audited: approver %q, reason %q; batches of %d, %s apart; +%d attempt(s) per entry on top of its count; verify before closing",
+			o.Approver, o.Reason, o.Batch, o.BatchInterval, o.RedriveAttempts)
+	} else {
+		r.Line("Design    blind: one UPDATE back to Pending with AttemptCount 0, LastError and DeadLetteredAtUtc cleared; the ordinary worker takes them")
+	}
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+}
+
+func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) {
+	l := run.ledger
+	made := attemptsMade(run)
+	redriven := map[string]redriveRow{}
+	for _, rd := range run.redrives {
+		redriven[rd.key] = rd
+	}
+	var rows [][]string
+	for _, k := range run.deadKeys {
+		b := run.before[k]
+		m, _ := l.Message(k)
+		pay, _ := l.Payment(k)
+		redrive := "reset to 0, no record"
+		verified := "—"
+		if run.audited {
+			redrive = "not released (halted)"
+			if rd, ok := redriven[k]; ok {
+				redrive = fmt.Sprintf("generation %d, batch %d", rd.generation, rd.batch)
+				verified = rd.outcome
+				if rd.verifiedTx != "" {
+					verified += " (" + rd.verifiedTx + ")"
+				}
+			}
+		}
+		rows = append(rows, []string{k, fmt.Sprintf("%d, %s", b.AttemptCount, clock.Stamp(b.DeadLetteredAt)), redrive,
+			fmt.Sprintf("%d / %d", m.AttemptCount, made[k]), string(m.Status), stampOrDash(m.DeadLetteredAt),
+			fmt.Sprintf("%d → %d", b.ClaimToken, m.ClaimToken), verified, string(pay.Status), dash(pay.ProviderTransactionID)})
+	}
+	r.Table([]string{"Key", "Dead letter: attempts, at", "Redrive", "AttemptCount / attempts made", "Outbox status",
+		"DeadLetteredAtUtc", "ClaimToken", "Verified", "Payment status", "Provider tx id"}, rows)
+}
+
+func writeRedrives(r *report.Report, rows []redriveRow) {
+	if len(rows) == 0 {
+		r.Line("(no rows: nothing recorded the redrive)")
+		return
+	}
+	out := make([][]string, 0, len(rows))
+	for _, rd := range rows {
+		out = append(out, []string{strconv.FormatInt(rd.id, 10), rd.key, strconv.Itoa(rd.generation), strconv.Itoa(rd.batch),
+			rd.approver, isoStamp(rd.requestedAt), fmt.Sprintf("%d/%d", rd.origAttempts, rd.origMax), isoStamp(rd.origDeadAt),
+			dash(rd.origLastError), rd.outcome, dash(rd.verifiedTx), isoStamp(rd.close)})
+	}
+	r.Table([]string{"Id", "Key", "Generation", "Batch", "Approver", "RequestedAtUtc", "Original attempts", "Original DeadLetteredAtUtc",
+		"Original LastError", "Outcome", "VerifiedTransactionId", "ClosedAtUtc"}, out)
+}
+
+func writeAudit(r *report.Report, entries []outbox.AuditEntry) {
+	rows := make([][]string, 0, len(entries))
+	for _, e := range entries {
+		id := "—"
+		if e.MessageID > 0 {
+			id = strconv.FormatInt(e.MessageID, 10)
+		}
+		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), isoStamp(e.At), e.Actor, e.Action, id, e.Detail})
+	}
+	r.Table([]string{"Id", "AtUtc", "Actor", "Action", "MessageId", "Detail"}, rows)
+}
+
+// isoStamp shortens a stored ISO time to the timeline's time of day.
+func isoStamp(iso string) string {
+	if i := strings.IndexByte(iso, 'T'); i >= 0 {
+		return iso[i+1:]
+	}
+	return dash(iso)
+}
