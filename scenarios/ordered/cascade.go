@@ -34,7 +34,7 @@ up by the retries. The run stops with no fix: order 42 does not exist.`,
   outboxlab ordered-crash-cascade --failing-message PaymentReceived   # the shipment throws "not Paid"
   outboxlab ordered-crash-cascade --max-attempts 5                    # more wasted attempts, longer stalls`,
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
-			return &cascadeOptions{options: bindOptions(fs, OrderPlaced, false)}
+			return &cascadeOptions{options: bindWithoutFix(fs, OrderPlaced)}
 		},
 	})
 	scenarios.Register(&scenarios.Scenario{

@@ -37,6 +37,19 @@ func bindOptions(fs *pflag.FlagSet, failing string, cancelled bool) *options {
 	return o
 }
 
+// bindWithoutFix registers the family's flags for a scenario whose run ends
+// before any fix: it has no --fix-after.
+func bindWithoutFix(fs *pflag.FlagSet, failing string) *options {
+	scratch := pflag.NewFlagSet("", pflag.ContinueOnError)
+	o := bindOptions(scratch, failing, false)
+	scratch.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "fix-after" {
+			fs.AddFlag(f)
+		}
+	})
+	return o
+}
+
 const maxOrders = 99
 
 func (o *options) Validate() error {

@@ -61,6 +61,7 @@ func TestValidate(t *testing.T) {
 		{cascadeName, []string{"--max-attempts", "0"}, "--max-attempts must be between 1 and 10, got 0"},
 		{cascadeName, []string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0s and 1m0s, got -1ms"},
 		{poisonedName, []string{"--fix-after", "0s"}, "--fix-after must be more than 0s and at most 24h0m0s, got 0s"},
+		{cascadeName, []string{"--max-attempts", "5"}, ""}, // the cascade has no fix, and no --fix-after: its default must still validate
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {
@@ -151,5 +152,16 @@ func TestFamilyIsRegistered(t *testing.T) {
 				t.Errorf("%s pairs with %s, which does not pair back with a different kind", name, s.Pair)
 			}
 		}
+	}
+}
+
+func TestCrashCascadeHasNoFixFlag(t *testing.T) {
+	fs := pflag.NewFlagSet(cascadeName, pflag.ContinueOnError)
+	scenarios.Lookup(cascadeName).Bind(fs)
+	if fs.Lookup("fix-after") != nil {
+		t.Error("ordered-crash-cascade takes --fix-after, but its run ends before any fix")
+	}
+	if fs.Lookup("failing-message") == nil || fs.Lookup("orders") == nil {
+		t.Error("ordered-crash-cascade lost the family's other flags")
 	}
 }
