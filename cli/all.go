@@ -42,7 +42,11 @@ scenario's checks failed, and says which.`,
 				failed  []string
 				rows    [][]string
 			)
-			for _, s := range list {
+			progress := isTerminal(cmd.ErrOrStderr())
+			for i, s := range list {
+				if progress {
+					fmt.Fprintf(cmd.ErrOrStderr(), "\r\x1b[K[%d/%d] %s", i+1, len(list), s.Name)
+				}
 				opts := s.Bind(pflag.NewFlagSet(s.Name, pflag.ContinueOnError))
 				out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(string, report.Result) {})
 				if err != nil {
@@ -63,6 +67,9 @@ scenario's checks failed, and says which.`,
 				}
 				rows = append(rows, []string{s.Name, string(s.Kind), fmt.Sprintf("%d/%d", passed, len(res.Checks)),
 					strconv.Itoa(exit), res.Verdict, pathOrDash(res.ReportPath)})
+			}
+			if progress {
+				fmt.Fprint(cmd.ErrOrStderr(), "\r\x1b[K")
 			}
 			w := cmd.OutOrStdout()
 			if common.JSON {
