@@ -1,0 +1,12 @@
+// Package crashloop proves the engine under kill -9: its test drains a file
+// outbox with worker processes it SIGKILLs and restarts at random moments.
+//
+// The package has no code of its own; run the proof with
+//
+//	go test -race ./core/crashloop                 # CI size: 150 messages under -race, 2000 without
+//	go test ./core/crashloop -crashloop.n=10000 -v # the size, with the counts printed
+//
+// Other flags: -crashloop.seed (the kill schedule; printed by every run),
+// -crashloop.workers (3), -crashloop.life (800ms: the longest a worker lives
+// once ready), -crashloop.timeout (60s + 20ms per message).
+package crashloop
