@@ -66,6 +66,9 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	run := &staleRun{fenced: fenced, max: o.drain.MaxRetryAttempts, emitter: em, alerts: gov.NewAlerts(o.drain.Options), started: clk.Now()}
 	run.answerAt = run.started.Add(o.SlowEmit)
 	slow := &slowEmitter{inner: em, entered: make(chan struct{}), release: make(chan struct{})}
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(slow.release) }) }
+	defer release() // on any early return, A's call ends instead of waiting forever
 	workerA, err := o.worker("worker-A", stA, slow, clk, run)
 	if err != nil {
 		return nil, err
@@ -91,7 +94,7 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	run.note(run.started, "worker-A's provider call is open; the provider will answer at %s", clock.Stamp(run.answerAt))
 	finishA := func() error {
 		clk.AdvanceTo(run.answerAt)
-		close(slow.release)
+		release()
 		if err := <-doneA; err != nil {
 			return err
 		}
