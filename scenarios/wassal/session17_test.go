@@ -1,0 +1,168 @@
+package wassal
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSession17Validate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{nil, ""},
+		{[]string{"--approver", "alice", "--reason", "INC-1: fixed", "--provider-fixed=false"}, ""},
+		{[]string{"--approver", ""}, "--approver is required: a redrive needs a named approver"},
+		{[]string{"--approver", "   "}, "--approver is required"},
+		{[]string{"--reason", ""}, "--reason is required: a redrive needs a recorded reason"},
+		{[]string{"--poison-key", "none"}, "--poison-key needs at least one payment key"},
+		{[]string{"--poison-key", "PAY-008"}, `--poison-key "PAY-008" is not a seeded payment (PAY-001..PAY-006)`},
+		{[]string{"--declined-key", "PAY-003"}, `--declined-key "PAY-003" is also a poison key`},
+		{[]string{"--max-attempts", "0"}, "--max-attempts must be between 1 and 20, got 0"},
+		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must not be negative"},
+		{[]string{"--redrive-after", "0s"}, "--redrive-after must be positive and at most 24h"},
+		{[]string{"--batch", "0"}, "--batch must be between 1 and 100, got 0"},
+		{[]string{"--batch-interval", "-1s"}, "--batch-interval must not be negative"},
+		{[]string{"--redrive-attempts", "0"}, "--redrive-attempts must be between 1 and 10, got 0"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			for _, name := range []string{session17Before, session17After} {
+				err := validateScenario(t, name, tt.args...)
+				switch {
+				case tt.wantErr == "" && err != nil:
+					t.Errorf("%s: Validate() = %v, want nil", name, err)
+				case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+					t.Errorf("%s: Validate() = %v, want an error containing %q", name, err, tt.wantErr)
+				}
+			}
+		})
+	}
+}
+
+func driveSession17(t *testing.T, audited bool, args ...string) (*session17Run, session17Figures) {
+	t.Helper()
+	opts, err := bindScenario(session17After, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts.(*session17Options)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	run, err := o.drive(context.Background(), filepath.Join(t.TempDir(), "outbox.db"), audited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, o.figures(run)
+}
+
+func TestSession17RedriveFiguresFollowTheFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                  string
+		audited               bool
+		args                  []string
+		wantReleased          string
+		wantParked            string
+		wantAttempts, wantBad int // worker attempts during the redrive, failed ones
+		wantProcessed         int
+		wantDeadAgain         int
+		wantUndercounted      string
+		wantVerified          int
+		wantBatches           int
+		wantAudit             int // redrive entries in the audit log
+	}{
+		{"blind, still broken", false, []string{"--provider-fixed=false"}, "PAY-002, PAY-003, PAY-004", "none", 9, 9, 0, 3, "PAY-002, PAY-003, PAY-004", 0, 0, 0},
+		{"blind, fixed", false, nil, "PAY-002, PAY-003, PAY-004", "none", 3, 0, 3, 0, "PAY-002, PAY-003, PAY-004", 0, 0, 0},
+		{"audited, fixed", true, nil, "PAY-002, PAY-003, PAY-004", "none", 3, 0, 3, 0, "none", 3, 2, 7},
+		{"audited, still broken", true, []string{"--provider-fixed=false"}, "PAY-002, PAY-003", "PAY-004", 2, 2, 0, 2, "none", 0, 1, 6},
+		{"audited, one at a time", true, []string{"--batch", "1"}, "PAY-002, PAY-003, PAY-004", "none", 3, 0, 3, 0, "none", 3, 3, 7},
+		{"audited, broken, three attempts each", true, []string{"--provider-fixed=false", "--redrive-attempts", "3", "--batch", "3"},
+			"PAY-002, PAY-003, PAY-004", "none", 9, 9, 0, 3, "none", 0, 1, 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, f := driveSession17(t, tt.audited, tt.args...)
+			if got := keysText(f.released); got != tt.wantReleased {
+				t.Errorf("released %s, want %s", got, tt.wantReleased)
+			}
+			if got := keysText(f.notReleased); got != tt.wantParked {
+				t.Errorf("left parked %s, want %s", got, tt.wantParked)
+			}
+			if f.redriveAttempts != tt.wantAttempts || f.failed != tt.wantBad {
+				t.Errorf("%d attempts during the redrive (%d failed), want %d (%d)", f.redriveAttempts, f.failed, tt.wantAttempts, tt.wantBad)
+			}
+			if len(f.processed) != tt.wantProcessed || len(f.deadAgain) != tt.wantDeadAgain {
+				t.Errorf("%d processed, %d dead-lettered again; want %d, %d", len(f.processed), len(f.deadAgain), tt.wantProcessed, tt.wantDeadAgain)
+			}
+			if got := keysText(f.undercounted); got != tt.wantUndercounted {
+				t.Errorf("rows undercounting their attempts: %s, want %s", got, tt.wantUndercounted)
+			}
+			if f.verifyCalls != tt.wantVerified || f.closed != tt.wantVerified || f.closedUnverified != 0 {
+				t.Errorf("%d verification checks, %d closed (%d unverified); want %d, %d, 0", f.verifyCalls, f.closed, f.closedUnverified, tt.wantVerified, tt.wantVerified)
+			}
+			if f.batches != tt.wantBatches || f.redriveAudit != tt.wantAudit {
+				t.Errorf("%d batches, %d redrive audit entries; want %d, %d", f.batches, f.redriveAudit, tt.wantBatches, tt.wantAudit)
+			}
+		})
+	}
+}
+
+// A redrive while the cause is not fixed dead-letters again and loses nothing:
+// the row counts every attempt, and its Redrives row keeps the first terminal state.
+func TestSession17FailedRedriveKeepsHistory(t *testing.T) {
+	t.Parallel()
+	run, f := driveSession17(t, true, "--provider-fixed=false")
+	m := messageOf(run.ledger, "PAY-002")
+	if m.Status != "DeadLettered" || m.AttemptCount != 4 || m.MaxAttempts != 4 || m.ClaimToken != 4 {
+		t.Errorf("PAY-002 = %s, attempts %d/%d, token %d; want DeadLettered, 4/4, token 4", m.Status, m.AttemptCount, m.MaxAttempts, m.ClaimToken)
+	}
+	if len(run.redrives) != 2 {
+		t.Fatalf("%d Redrives rows, want 2 (batch 1 only)", len(run.redrives))
+	}
+	rd := run.redrives[0]
+	if rd.key != "PAY-002" || rd.generation != 1 || rd.origAttempts != 3 || rd.origDeadAt != "2026-01-16T09:00:00.602Z" ||
+		!strings.Contains(rd.origLastError, "provider unavailable") || rd.outcome != "DeadLetteredAgain" || rd.approver != "ops-oncall" {
+		t.Errorf("Redrives row %+v: want PAY-002, generation 1, original 3 attempts at 09:00:00.602Z with its error, DeadLetteredAgain, by ops-oncall", rd)
+	}
+	if f.historyKept != 2 {
+		t.Errorf("history kept on %d rows, want 2", f.historyKept)
+	}
+	last := run.audit[len(run.audit)-1]
+	if last.Action != "redrive-halted" || !strings.Contains(last.Detail, "left parked: PAY-004") {
+		t.Errorf("last audit entry %+v, want the halt naming PAY-004 as left parked", last)
+	}
+}
+
+func TestSession17ChecksAndVerdicts(t *testing.T) {
+	t.Parallel()
+	rep := runScenario(t, session17After, "--approver", "alice", "--reason", "INC-9: fixed upstream")
+	wantChecks(t, rep, map[string]string{
+		"redrive authorised":                          `PASS approver alice, reason "INC-9: fixed upstream", 1 approval record`,
+		"bounded batches":                             "PASS largest batch 2 ≤ 2; 2 batch(es)",
+		"incident closed: every dead letter resolved": "PASS 3 of 3 closed; 0 dead-lettered again, 0 left parked; 0 PendingConfirmation",
+	})
+	approval := false
+	for _, line := range strings.Split(rep.Body(), "\n") {
+		approval = approval || strings.Contains(line, "│ alice ") && strings.Contains(line, "│ redrive-approved │") &&
+			strings.Contains(line, "generation 1 of PAY-002, PAY-003, PAY-004; reason: INC-9: fixed upstream;")
+	}
+	if !approval {
+		t.Error("the audit log has no approval by alice naming the entries and the reason")
+	}
+
+	rep = runScenario(t, session17Before, "--provider-fixed")
+	wantChecks(t, rep, map[string]string{
+		"poison loop started again":         "FAIL 0 failed attempts after the reset; 0 of 3 dead-lettered again",
+		"the rows' failure history is gone": "PASS AttemptCount undercounts on PAY-002, PAY-003, PAY-004; first DeadLetteredAtUtc lost on PAY-002, PAY-003, PAY-004",
+		"no record of who or why":           "PASS 0 redrive entries in the audit log",
+	})
+	if rep.Passed() {
+		t.Error("the blind redrive with the provider fixed passed: no poison loop, the failure mode is not reproduced")
+	}
+}
