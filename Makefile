@@ -23,3 +23,13 @@ vet:
 golden:
 	$(GO) test ./cli -run TestGoldenReports -update
 	git diff --stat testdata/golden
+
+# Benchmarks, not part of `make test`: the core's Go benchmarks (claim, complete,
+# fail-with-backoff, dead-letter, drain), then bench/ (its own module, so the lab
+# never depends on its peers): the drain against goqite and River in the same run,
+# the raw write ceiling, the claim at 10k and 1M rows, and the whole suite's wall
+# time and peak memory.
+.PHONY: bench
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2000x ./core/outbox ./core/worker
+	cd bench && $(GO) run .

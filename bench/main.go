@@ -1,0 +1,129 @@
+// Command bench measures the lab's drain against its peers in one run on one
+// machine: outboxlab's outbox, maragu.dev/goqite and River's SQLite driver on
+// the same driver, pragmas, file system and message count; the raw
+// write-transaction ceiling; the claim's latency at 10k and 1M rows; and the
+// whole suite's wall time and peak memory. It lives in its own module so the
+// lab itself never depends on its peers. Run it with make bench.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+)
+
+type options struct {
+	messages, batch       int
+	smallRows, largeRows  int
+	samples, ceilingCount int
+	labDir                string
+	skipRiver, skipSuite  bool
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.messages, "messages", 20000, "messages each contender sends and drains")
+	flag.IntVar(&o.batch, "batch", 100, "outboxlab's claim size in the batched drain")
+	flag.IntVar(&o.smallRows, "small-rows", 10_000, "outbox rows of the small claim-latency table")
+	flag.IntVar(&o.largeRows, "large-rows", 1_000_000, "outbox rows of the large claim-latency table")
+	flag.IntVar(&o.samples, "samples", 2000, "claims timed per table")
+	flag.IntVar(&o.ceilingCount, "ceiling", 5000, "single-row transactions timed for the raw ceiling")
+	flag.StringVar(&o.labDir, "lab", "..", "the lab's repository (for the suite run)")
+	flag.BoolVar(&o.skipRiver, "skip-river", false, "leave River out")
+	flag.BoolVar(&o.skipSuite, "skip-suite", false, "leave the suite run out")
+	flag.Parse()
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	dir, err := os.MkdirTemp("", "outboxlab-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Printf("outboxlab bench: %d cores (runtime.NumCPU), GOMAXPROCS %d, %s %s/%s\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Printf("Every contender: modernc.org/sqlite, WAL, synchronous=NORMAL, busy_timeout=10000, BEGIN IMMEDIATE, files in %s, %d messages.\n",
+		os.TempDir(), o.messages)
+	fmt.Println("Ratios compare figures measured in this same run; absolute figures move with the machine's load.")
+	fmt.Println()
+
+	progress("raw ceiling")
+	ceil, err := ceiling(ctx, dir, o.ceilingCount)
+	if err != nil {
+		return fmt.Errorf("raw ceiling: %w", err)
+	}
+	drains, riverErr, err := runDrains(ctx, dir, o)
+	if err != nil {
+		return err
+	}
+	printDrains(drains, ceil, riverErr)
+
+	var scales []scaleRun
+	for _, rows := range []int{o.smallRows, o.largeRows} {
+		progress(fmt.Sprintf("claim latency, %d rows", rows))
+		s, err := claimLatency(ctx, dir, rows, o.samples)
+		if err != nil {
+			return fmt.Errorf("claim latency: %w", err)
+		}
+		scales = append(scales, s)
+	}
+	printScale(scales, o.samples)
+
+	var suite, alone suiteRun
+	if !o.skipSuite {
+		progress("suite")
+		bin, err := buildLab(ctx, o.labDir, dir)
+		if err != nil {
+			return err
+		}
+		if suite, err = runLab(ctx, bin, o.labDir, "all", "--no-report"); err != nil {
+			return err
+		}
+		if alone, err = runLab(ctx, bin, o.labDir, "worker-throughput", "--no-report"); err != nil {
+			return err
+		}
+		printSuite(suite, alone)
+	}
+	printTargets(drains, scales, suite, o.skipSuite)
+	return nil
+}
+
+func runDrains(ctx context.Context, dir string, o options) (drains []result, riverErr error, err error) {
+	steps := []struct {
+		what string
+		fn   func() (result, error)
+	}{
+		{"outboxlab StepBatch, claim K", func() (result, error) { return labDrain(ctx, dir, o.messages, o.batch) }},
+		{"outboxlab StepBatch, claim 1", func() (result, error) { return labDrain(ctx, dir, o.messages, 1) }},
+		{"outboxlab Step, claim 1", func() (result, error) { return labStepDrain(ctx, dir, o.messages, 1) }},
+		{"goqite", func() (result, error) { return goqiteDrain(ctx, dir, o.messages) }},
+	}
+	for _, s := range steps {
+		progress(s.what)
+		r, err := s.fn()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.what, err)
+		}
+		drains = append(drains, r)
+	}
+	if o.skipRiver {
+		return drains, fmt.Errorf("left out (-skip-river)"), nil
+	}
+	progress("River")
+	r, err := riverDrain(ctx, dir, o.messages)
+	if err != nil {
+		return drains, err, nil
+	}
+	return append(drains, r), nil, nil
+}
+
+func progress(what string) {
+	fmt.Fprintf(os.Stderr, "bench: %s %s\n", time.Now().Format("15:04:05"), what)
+}

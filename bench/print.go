@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/core/report"
+)
+
+func printDrains(drains []result, ceil float64, riverErr error) {
+	goqite := drains[3]
+	var rows [][]string
+	for _, d := range drains {
+		rows = append(rows, []string{d.name, round(d.send), round(d.drain), fmt.Sprintf("%.0f", d.rate()),
+			fmt.Sprintf("%.2f×", d.rate()/goqite.rate()), fmt.Sprintf("%.2f×", d.rate()/ceil)})
+	}
+	fmt.Println("Drain: send N, then receive + process + complete (or delete) N, one worker")
+	fmt.Print(report.RenderTable([]string{"Contender", "Send N", "Drain N", "Messages/s", "vs goqite", "vs raw ceiling"}, rows))
+	fmt.Printf("Raw ceiling: %.0f single-row BEGIN IMMEDIATE; UPDATE; COMMIT transactions/s on the same file system.\n", ceil)
+	if riverErr != nil {
+		fmt.Printf("River: not measured: %v\n", riverErr)
+	}
+	fmt.Println()
+}
+
+func printScale(scales []scaleRun, samples int) {
+	var rows [][]string
+	for _, s := range scales {
+		rows = append(rows, []string{fmt.Sprint(s.rows), fmt.Sprint(s.live), fmt.Sprint(s.dead),
+			fmt.Sprintf("%s (p99 %s)", roundMicro(s.claimTx), roundMicro(s.claimTxP99)),
+			fmt.Sprintf("%s (p99 %s)", roundMicro(s.batcher), roundMicro(s.batP99))})
+	}
+	small, large := scales[0], scales[len(scales)-1]
+	rows = append(rows, []string{fmt.Sprintf("ratio %d / %d", large.rows, small.rows), "", "",
+		fmt.Sprintf("%.2f×", ratio(large.claimTx, small.claimTx)), fmt.Sprintf("%.2f×", ratio(large.batcher, small.batcher))})
+	fmt.Printf("Claim latency: one message, median of %d claims each rolled back (rest of the rows Processed)\n", samples)
+	fmt.Print(report.RenderTable([]string{"Outbox rows", "Pending", "DeadLettered", "ClaimTx (engine)", "Batcher claim"}, rows))
+	fmt.Println()
+}
+
+func printSuite(suite, alone suiteRun) {
+	fmt.Println("Suite")
+	fmt.Print(report.RenderTable([]string{"Command", "Wall time", "Peak RSS", "Exit"}, [][]string{
+		{"outboxlab all --no-report", round(suite.wall), fmt.Sprintf("%.1f MiB", float64(suite.maxRSS)/1024), fmt.Sprint(suite.exit)},
+		{"outboxlab worker-throughput --no-report", round(alone.wall), fmt.Sprintf("%.1f MiB", float64(alone.maxRSS)/1024), fmt.Sprint(alone.exit)},
+	}))
+	fmt.Println()
+}
+
+func printTargets(drains []result, scales []scaleRun, suite suiteRun, skipSuite bool) {
+	goqite := drains[3]
+	best := drains[0]
+	met := func(ok bool) string {
+		if ok {
+			return "yes"
+		}
+		return "NO"
+	}
+	small, large := scales[0], scales[len(scales)-1]
+	worst := max(ratio(large.claimTx, small.claimTx), ratio(large.batcher, small.batcher))
+	rows := [][]string{
+		{"one-worker drain ≥ 3× goqite's (batched claims)", fmt.Sprintf("%.2f× (%s)", best.rate()/goqite.rate(), best.name), met(best.rate() >= 3*goqite.rate())},
+		{"claim latency at 1M rows ≤ 1.5× at 10k", fmt.Sprintf("%.2f× (worse of the two claims)", worst), met(worst <= 1.5)},
+	}
+	if !skipSuite {
+		rows = append(rows, []string{"all --no-report under 2 s", round(suite.wall), met(suite.wall < 2*time.Second)})
+	}
+	fmt.Println("Targets")
+	fmt.Print(report.RenderTable([]string{"Target", "Measured", "Met"}, rows))
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+func round(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+func roundMicro(d time.Duration) string { return d.Round(time.Microsecond).String() }

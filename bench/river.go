@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+type benchArgs struct {
+	N int `json:"n"`
+}
+
+func (benchArgs) Kind() string { return "bench" }
+
+type benchWorker struct {
+	river.WorkerDefaults[benchArgs]
+	done *atomic.Int64
+}
+
+func (w *benchWorker) Work(context.Context, *river.Job[benchArgs]) error {
+	w.done.Add(1)
+	return nil
+}
+
+// riverDrain inserts n jobs (InsertMany) and works them with one River
+// client of one worker on the SQLite driver, polling every millisecond. The
+// drain is timed from Start to the n-th completion event.
+func riverDrain(ctx context.Context, dir string, n int) (result, error) {
+	res := result{name: "River v0.51.2 (riversqlite), 1 worker", n: n}
+	db, err := openDB(filepath.Join(dir, "river.db"))
+	if err != nil {
+		return res, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // riversqlite's advice: River runs operations in parallel, SQLite does not
+	driver := riversqlite.New(db)
+	migrator, err := rivermigrate.New(driver, nil)
+	if err != nil {
+		return res, fmt.Errorf("river migrator: %w", err)
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return res, fmt.Errorf("river migrate: %w", err)
+	}
+	var done atomic.Int64
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &benchWorker{done: &done})
+	client, err := river.NewClient(driver, &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
+		Workers:           workers,
+		FetchCooldown:     time.Millisecond,
+		FetchPollInterval: time.Millisecond,
+		Logger:            slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		return res, fmt.Errorf("river client: %w", err)
+	}
+	params := make([]river.InsertManyParams, n)
+	for i := range params {
+		params[i] = river.InsertManyParams{Args: benchArgs{N: i}}
+	}
+	start := time.Now()
+	if _, err := client.InsertMany(ctx, params); err != nil {
+		return res, fmt.Errorf("river insert: %w", err)
+	}
+	res.send = time.Since(start)
+	completed, cancel := client.Subscribe(river.EventKindJobCompleted)
+	defer cancel()
+	start = time.Now()
+	if err := client.Start(ctx); err != nil {
+		return res, fmt.Errorf("river start: %w", err)
+	}
+	deadline := time.After(10 * time.Minute)
+	for seen := 0; seen < n; {
+		select {
+		case <-completed:
+			seen++
+		case <-deadline:
+			return res, fmt.Errorf("river completed %d of %d in 10 minutes", seen, n)
+		}
+	}
+	res.drain = time.Since(start)
+	stopCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	if err := client.Stop(stopCtx); err != nil {
+		return res, fmt.Errorf("river stop: %w", err)
+	}
+	if got := done.Load(); got != int64(n) {
+		return res, fmt.Errorf("river worked %d of %d", got, n)
+	}
+	return res, nil
+}
