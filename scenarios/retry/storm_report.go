@@ -137,7 +137,7 @@ func (o *stormOptions) writeSetup(r *report.Report) {
 	r.Linef("Outbox    %d notifications %s..%s (%s), MaxAttempts %d; the gateway is healthy for every one of them",
 		o.Messages, noteKey(1), noteKey(o.Messages), notificationType, o.MaxAttempts)
 	r.Linef("Outage    the gateway answers 503 to every send from %s until %s (%s)", clock.Stamp(ph[1].from), clock.Stamp(ph[1].to), clockText(o.Outage))
-	r.Linef("Worker    worker-1 claims one due message per Step; a send takes %s; backoff %s × 2^(n-1), capped at %s",
+	r.Linef("Worker    worker-1 claims one due message per Step; a send takes %s; backoff %s × 2^(n-1), capped at %s, from the start of the failed send",
 		clockText(stormSendTime), clockText(o.BaseBackoff), clockText(o.MaxBackoff))
 	r.Linef("Breaker   AFTER only: opens after %d consecutive failures; half-open probe after %s; a good probe closes it",
 		o.FailuresToOpen, clockText(o.Cooldown))

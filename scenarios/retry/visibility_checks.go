@@ -30,7 +30,7 @@ func (o *visibilityOptions) writeMetrics(r *report.Report, before, after *pairRu
 		{"Dead-lettered", exits(b), exits(a)},
 		{"Pending / Processing at end", strconv.Itoa(b.left), strconv.Itoa(a.left)},
 		{"Last healthy notification out at", stampOrDash(b.lastHealthy), stampOrDash(a.lastHealthy)},
-		{"Run ended at", clock.Stamp(before.ended), clock.Stamp(after.ended)},
+		{"Run ended at", endText(before), endText(after)},
 	}
 	r.Table([]string{"Metric (real run)", "BEFORE (held backoff)", "AFTER (on the queue)"}, rows)
 }
@@ -80,6 +80,7 @@ func (o *visibilityOptions) recordMetrics(r *report.Report, run *pairRun, f pair
 	r.Metric("time_budget_exits", strings.Join(f.timeExits, ","))
 	r.Metric("left", f.left)
 	r.Metric("scenario_end", clock.ISO(run.ended))
+	r.Metric("demo_capped", run.capped)
 }
 
 func orNone(keys []string) string {
@@ -87,4 +88,11 @@ func orNone(keys []string) string {
 		return "none"
 	}
 	return strings.Join(keys, ", ")
+}
+
+func endText(run *pairRun) string {
+	if run.capped {
+		return clock.Stamp(run.ended) + " (demo cap: never settled)"
+	}
+	return clock.Stamp(run.ended)
 }

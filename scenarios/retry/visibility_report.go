@@ -138,6 +138,7 @@ func (o *visibilityOptions) writeSetup(r *report.Report) {
 	r.Linef("Designs   BEFORE: sleep through the backoff holding the message; AFTER: Pending with NextAttemptUtc = now + backoff")
 	r.Linef("Clock     a send takes %s; consumers are stepped in order on the scenario clock from %s; nothing sleeps for real",
 		clockText(sendTime), clock.ISO(clock.Start))
+	r.Linef("Demo cap  a run that has not settled %s after it started is stopped", clockText(o.horizon()))
 }
 
 func (o *visibilityOptions) writePerMessage(r *report.Report, run *pairRun) {

@@ -67,6 +67,7 @@ type pairRun struct {
 	otherWork  int           // sends started by a consumer while a message it put back waited out its backoff
 	exits      map[string]policy.Exit
 	ended      time.Time
+	capped     bool // the demo cap stopped a run that would not settle
 }
 
 // sim drives consumers against one outbox until nothing is left to do.
@@ -81,12 +82,24 @@ func (s *sim) log(at time.Time, who, format string, args ...any) {
 	s.run.events = append(s.run.events, event{at: at, consumer: who, text: fmt.Sprintf(format, args...)})
 }
 
+// horizon is the demo cap: how long a run may go on in scenario time before
+// it is stopped. A lease shorter than a send makes the claims go round forever.
+func (o *visibilityOptions) horizon() time.Duration {
+	return max(10*time.Minute, 3*o.TimeBudget)
+}
+
 // drive steps every due consumer at the current instant, in order; when none
 // is due it moves the clock to the next send or sleep end, backoff end or
 // lease expiry (plus the worker's 1 ms slack), and stops when there is none.
 func (s *sim) drive(ctx context.Context, consumers []*consumer) error {
+	horizon := clock.Start.Add(s.o.horizon())
 	for steps := 0; steps < 100000; steps++ {
 		now := s.clock.Now()
+		if now.After(horizon) {
+			s.run.capped, s.run.ended = true, now
+			s.log(now, "—", "demo cap: the run has not settled %s after it started; it is stopped here", clockText(s.o.horizon()))
+			return nil
+		}
 		acted := false
 		for _, c := range consumers {
 			if c.state != idle && c.until.After(now) {

@@ -1,0 +1,129 @@
+package retry
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+func TestVisibilityPairValidate(t *testing.T) {
+	testValidate(t, queueBackoff, []validateCase{
+		{nil, ""},
+		{[]string{"--consumers", "0"}, "--consumers must be between 1 and 20, got 0"},
+		{[]string{"--healthy", "-1"}, "--healthy must be between 0 and 50, got -1"},
+		{[]string{"--max-attempts", "0"}, "--max-attempts must be between 1 and 50, got 0"},
+		{[]string{"--visibility-timeout", "0s"}, "--visibility-timeout must be between 1ms and 1h0m0s, got 0s"},
+		{[]string{"--hang", "500ms"}, "--hang must be between 1s and 1h0m0s, got 500ms"},
+		{[]string{"--max-backoff", "1s"}, "--max-backoff 1s is below --base-backoff 5s"},
+		{[]string{"--time-budget", "1.5ms"}, "--time-budget must be a whole number of milliseconds, got 1.5ms"},
+	})
+}
+
+// runVisibility runs one scenario of the visibility pair and returns its
+// metrics in a fixed order, and whether its checks passed.
+func runVisibility(t *testing.T, name string, args ...string) (string, bool) {
+	t.Helper()
+	o := bind(t, name, args...).(*visibilityOptions)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := o.Run(context.Background(), envFor(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Result().Metrics
+	return fmt.Sprintf("overlaps %v concurrent %v extra %v refused %v held-past-lease %v other-work %v sends %v dead %v retry-out %q time-out %q left %v",
+		m["overlapping_holds"], m["concurrent_sends"], m["extra_deliveries"], m["refused_transitions"], m["held_past_lease"],
+		m["other_work_sends"], m["sends"], m["dead_lettered"], m["retry_budget_exits"], m["time_budget_exits"], m["left"]), r.Passed()
+}
+
+func TestVisibilityPairFiguresFollowTheFlags(t *testing.T) {
+	tests := []struct {
+		name       string
+		scenario   string
+		args       []string
+		want       string
+		wantPassed bool
+	}{
+		{"held defaults", heldBackoff, nil,
+			`overlaps 6 concurrent 14 extra 1 refused 5 held-past-lease 9 other-work 0 sends 28 dead 2 retry-out "" time-out "NTF-002,NTF-003" left 0`, true},
+		{"queue defaults: one message out by each budget", queueBackoff, nil,
+			`overlaps 0 concurrent 0 extra 0 refused 0 held-past-lease 0 other-work 3 sends 17 dead 2 retry-out "NTF-002" time-out "NTF-003" left 0`, true},
+		// A lease shorter than a hanging send: even on the queue's timeline the next consumer takes the
+		// message before the send ends, every holder's transition is refused, no budget can fire, and
+		// NTF-003 goes round (about one claim per 20 s lease) until the 10 min demo cap.
+		{"queue with a lease shorter than the hang", queueBackoff, []string{"--visibility-timeout", "20s"},
+			`overlaps 28 concurrent 29 extra 0 refused 29 held-past-lease 0 other-work 3 sends 43 dead 1 retry-out "NTF-002" time-out "" left 1`, false},
+		// A lease longer than every backoff: holding is wasteful but nobody else takes the message.
+		{"held with a lease longer than every backoff", heldBackoff, []string{"--visibility-timeout", "10m"},
+			`overlaps 0 concurrent 0 extra 0 refused 0 held-past-lease 0 other-work 0 sends 17 dead 2 retry-out "NTF-002" time-out "NTF-003" left 0`, false},
+		{"queue with a time budget that never binds", queueBackoff, []string{"--time-budget", "10m"},
+			`overlaps 0 concurrent 0 extra 0 refused 0 held-past-lease 0 other-work 3 sends 18 dead 2 retry-out "NTF-002,NTF-003" time-out "" left 0`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, passed := runVisibility(t, tt.scenario, tt.args...)
+			if got != tt.want {
+				t.Errorf("figures\n got %s\nwant %s", got, tt.want)
+			}
+			if passed != tt.wantPassed {
+				t.Errorf("checks passed = %v, want %v", passed, tt.wantPassed)
+			}
+		})
+	}
+}
+
+func TestStormPairValidate(t *testing.T) {
+	testValidate(t, stormBreaker, []validateCase{
+		{nil, ""},
+		{[]string{"--messages", "0"}, "--messages must be between 1 and 200, got 0"},
+		{[]string{"--failures-to-open", "0"}, "--failures-to-open must be between 1 and 50, got 0"},
+		{[]string{"--outage", "500ms"}, "--outage must be between 1s and 1h0m0s, got 500ms"},
+		{[]string{"--outage-start", "-1s"}, "--outage-start must be a whole number of milliseconds between 0s and 10m0s, got -1s"},
+		{[]string{"--cooldown", "0s"}, "--cooldown must be between 1ms and 1h0m0s, got 0s"},
+		{[]string{"--max-backoff", "500ms"}, "--max-backoff 500ms is below --base-backoff 1s"},
+	})
+}
+
+func TestStormPairCallsPerPhase(t *testing.T) {
+	tests := []struct {
+		name       string
+		scenario   string
+		args       []string
+		want       string // calls before, during, after the outage; processed; dead-lettered; breaker opens; probes
+		wantPassed bool
+	}{
+		{"no breaker defaults", stormNoBreaker, nil, "10 120 0 processed 10 dead 20 opens 0 probes 0", true},
+		{"breaker defaults", stormBreaker, nil, "10 7 20 processed 30 dead 0 opens 3 probes 3", true},
+		{"breaker opening sooner, probing later", stormBreaker, []string{"--failures-to-open", "3", "--cooldown", "30s"},
+			"10 4 20 processed 30 dead 0 opens 2 probes 2", true},
+		// Probing every 5 s spends the probe message's retry budget on the outage.
+		{"breaker probing too often", stormBreaker, []string{"--cooldown", "5s"}, "10 16 19 processed 29 dead 1 opens 12 probes 12", false},
+		// Enough attempts to outlast the outage: the storm is there, the dead letters are not.
+		{"no breaker, attempts outlast the outage", stormNoBreaker, []string{"--max-attempts", "20"},
+			"10 120 20 processed 30 dead 0 opens 0 probes 0", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := bind(t, tt.scenario, tt.args...).(*stormOptions)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := o.Run(context.Background(), envFor(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := r.Result().Metrics
+			got := fmt.Sprint(m["calls_before_outage"], " ", m["calls_during_outage"], " ", m["calls_after_recovery"],
+				" processed ", m["processed"], " dead ", m["dead_lettered"], " opens ", m["breaker_opens"], " probes ", m["probes"])
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+			if r.Passed() != tt.wantPassed {
+				t.Errorf("checks passed = %v, want %v:\n%s", r.Passed(), tt.wantPassed, r.Body())
+			}
+		})
+	}
+}
