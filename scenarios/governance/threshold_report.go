@@ -70,8 +70,16 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 	r.Check("no next retry timestamp on a dead-lettered entry", withNext == 0 && dl > 0,
 		fmt.Sprintf("%d of %d dead-lettered rows (both modes) carry NextRetryAtUtc", withNext, dl))
 	claimDL := countStatus(claim, gov.DeadLettered)
-	r.Check("claim mode: dead-lettering clears claim ownership", cleared == claimDL && claimDL > 0,
-		fmt.Sprintf("%d of %d dead-lettered rows were claimed (token > 0) and keep no owner or lease", cleared, claimDL))
+	fenced := 0
+	for _, l := range claim.log {
+		if l.To == gov.DeadLettered && l.Applied && l.ClaimToken > 0 && l.Actor == string(gov.ClaimMode)+"-drain" {
+			fenced++
+		}
+	}
+	r.Check("claim mode: dead-lettering goes through the claim-aware transition and clears ownership",
+		cleared == claimDL && fenced == claimDL && claimDL > 0,
+		fmt.Sprintf("%d of %d dead-letters written under the claim (token checked on the write); %d of %d rows keep no owner or lease",
+			fenced, claimDL, cleared, claimDL))
 	checkRetrySchedule(r, runs, o.drain)
 	checkUnexpected(r, runs)
 	checkProviderDeadLetter(r, runs)
