@@ -121,7 +121,7 @@ func (o *session13Options) writeSetup(r *report.Report) {
 	if o.CrashAfter == "" {
 		r.Line("Crash     none (--crash-after none): the service lives through the whole run")
 	} else {
-		r.Linef("Crash     the service (life 1, a real child process) is killed with SIGKILL right after %s; life 2 starts %s later in this process",
+		r.Linef("Crash     the service (life 1, a real child process) is killed with SIGKILL right after %s; life 2 starts %s later in the lab process, with fresh memory and connections",
 			o.CrashAfter, o.Downtime)
 	}
 	if o.durable {
