@@ -65,14 +65,9 @@ func run(ctx context.Context, o options) error {
 	}
 	printDrains(drains, ceil, riverErr)
 
-	var scales []scaleRun
-	for _, rows := range []int{o.smallRows, o.largeRows} {
-		progress(fmt.Sprintf("claim latency, %d rows", rows))
-		s, err := claimLatency(ctx, dir, rows, o.samples)
-		if err != nil {
-			return fmt.Errorf("claim latency: %w", err)
-		}
-		scales = append(scales, s)
+	scales, err := claimLatency(ctx, dir, []int{o.smallRows, o.largeRows}, o.samples)
+	if err != nil {
+		return fmt.Errorf("claim latency: %w", err)
 	}
 	printScale(scales, o.samples)
 
@@ -117,7 +112,7 @@ func runDrains(ctx context.Context, dir string, o options) (drains []result, riv
 		return drains, fmt.Errorf("left out (-skip-river)"), nil
 	}
 	progress("River")
-	r, err := riverDrain(ctx, dir, o.messages)
+	r, err := riverDrain(ctx, dir, o.messages, o.batch)
 	if err != nil {
 		return drains, err, nil
 	}

@@ -31,10 +31,12 @@ func (w *benchWorker) Work(context.Context, *river.Job[benchArgs]) error {
 }
 
 // riverDrain inserts n jobs (InsertMany) and works them with one River
-// client of one worker on the SQLite driver, polling every millisecond. The
-// drain is timed from Start to the n-th completion event.
-func riverDrain(ctx context.Context, dir string, n int) (result, error) {
-	res := result{name: "River v0.51.2 (riversqlite), 1 worker", n: n}
+// client on the SQLite driver, polling every millisecond. River fetches at
+// most MaxWorkers jobs per poll, so MaxWorkers is the batch outboxlab claims:
+// with 1 a poll brings one job and the cooldown bounds the rate. The drain is
+// timed from Start to the n-th completion event.
+func riverDrain(ctx context.Context, dir string, n, maxWorkers int) (result, error) {
+	res := result{name: fmt.Sprintf("River v0.51.2 (riversqlite), MaxWorkers %d", maxWorkers), n: n}
 	db, err := openDB(filepath.Join(dir, "river.db"))
 	if err != nil {
 		return res, err
@@ -53,7 +55,7 @@ func riverDrain(ctx context.Context, dir string, n int) (result, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &benchWorker{done: &done})
 	client, err := river.NewClient(driver, &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
 		Workers:           workers,
 		FetchCooldown:     time.Millisecond,
 		FetchPollInterval: time.Millisecond,

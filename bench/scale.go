@@ -22,18 +22,24 @@ type scaleRun struct {
 // liveRows is how many Pending messages wait at the end of every outbox.
 const liveRows = 1000
 
-// claimLatency fills an outbox with rows rows (1% DeadLettered, liveRows
-// Pending as the newest, the rest Processed) and times samples claims of one
-// message with the engine's ClaimTx and with the Batcher. Each claim runs in
-// a BEGIN IMMEDIATE transaction that is rolled back, so every sample sees the
-// same table.
-func claimLatency(ctx context.Context, dir string, rows, samples int) (scaleRun, error) {
-	run := scaleRun{rows: rows, live: liveRows}
+// scaleTable is one filled outbox with its two claims ready to time.
+type scaleTable struct {
+	run              scaleRun
+	store            *outbox.Store
+	batcher          *outbox.Batcher
+	claimTx, batched []time.Duration
+}
+
+// fillTable fills an outbox with rows rows (1% DeadLettered, liveRows
+// Pending as the newest, the rest Processed) and checkpoints it, so that the
+// claims read the database file, not a long write-ahead log.
+func fillTable(ctx context.Context, dir string, rows int) (*scaleTable, error) {
+	t := &scaleTable{run: scaleRun{rows: rows, live: liveRows}}
 	store, err := outbox.Open(ctx, filepath.Join(dir, fmt.Sprintf("scale-%d.db", rows)))
 	if err != nil {
-		return run, err
+		return nil, err
 	}
-	defer store.Close()
+	t.store = store
 	_, err = store.DB().ExecContext(ctx, `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < :rows)
 		INSERT INTO OutboxMessages (MessageKey, Type, Status, AttemptCount, CreatedAtUtc, ProcessedAtUtc, DeadLetteredAtUtc, LastError)
 		SELECT printf('MSG-%07d', i), 'Bench',
@@ -46,50 +52,106 @@ func claimLatency(ctx context.Context, dir string, rows, samples int) (scaleRun,
 		  FROM seq`,
 		sql.Named("rows", rows), sql.Named("live", liveRows), sql.Named("at", clock.ISO(clock.Start)))
 	if err != nil {
-		return run, fmt.Errorf("fill %d rows: %w", rows, err)
+		t.close()
+		return nil, fmt.Errorf("fill %d rows: %w", rows, err)
+	}
+	if _, err := store.DB().ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.close()
+		return nil, fmt.Errorf("checkpoint %d rows: %w", rows, err)
 	}
 	counts, err := store.Counts(ctx)
 	if err != nil {
-		return run, err
+		t.close()
+		return nil, err
 	}
-	run.dead = counts[outbox.DeadLettered]
-	b, err := store.NewBatcher(ctx)
-	if err != nil {
-		return run, err
+	t.run.dead = counts[outbox.DeadLettered]
+	if t.batcher, err = store.NewBatcher(ctx); err != nil {
+		t.close()
+		return nil, err
 	}
-	defer b.Close()
-	claimTx := func(tx *sql.Tx) ([]outbox.Claim, error) {
-		return outbox.ClaimTx(ctx, tx, "w1", clock.Start, time.Minute, 1)
-	}
-	batcher := func(tx *sql.Tx) ([]outbox.Claim, error) {
-		return b.ClaimTx(ctx, tx, "w1", clock.Start, time.Minute, 1)
-	}
-	if run.claimTx, run.claimTxP99, err = timeClaims(ctx, store, samples, claimTx); err != nil {
-		return run, err
-	}
-	run.batcher, run.batP99, err = timeClaims(ctx, store, samples, batcher)
-	return run, err
+	return t, nil
 }
 
-// timeClaims returns the median and the 99th percentile of samples claims.
-func timeClaims(ctx context.Context, store *outbox.Store, samples int, claim func(tx *sql.Tx) ([]outbox.Claim, error)) (time.Duration, time.Duration, error) {
-	took := make([]time.Duration, samples)
+func (t *scaleTable) close() {
+	if t.batcher != nil {
+		t.batcher.Close()
+	}
+	t.store.Close()
+}
+
+// claimLatency times samples claims of one message on each table, with the
+// engine's ClaimTx and with the Batcher. Each claim runs in a BEGIN
+// IMMEDIATE transaction that is rolled back, so every sample sees the same
+// table; the tables take turns in rounds, so that the machine's load drifts
+// over both alike.
+func claimLatency(ctx context.Context, dir string, rows []int, samples int) ([]scaleRun, error) {
+	var tables []*scaleTable
+	defer func() {
+		for _, t := range tables {
+			t.close()
+		}
+	}()
+	for _, n := range rows {
+		progress(fmt.Sprintf("fill %d rows", n))
+		t, err := fillTable(ctx, dir, n)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	const rounds = 10
+	for range rounds {
+		for _, t := range tables {
+			claimTx := func(tx *sql.Tx) ([]outbox.Claim, error) {
+				return outbox.ClaimTx(ctx, tx, "w1", clock.Start, time.Minute, 1)
+			}
+			batched := func(tx *sql.Tx) ([]outbox.Claim, error) {
+				return t.batcher.ClaimTx(ctx, tx, "w1", clock.Start, time.Minute, 1)
+			}
+			a, err := timeClaims(ctx, t.store, samples/rounds, claimTx)
+			if err != nil {
+				return nil, err
+			}
+			b, err := timeClaims(ctx, t.store, samples/rounds, batched)
+			if err != nil {
+				return nil, err
+			}
+			t.claimTx, t.batched = append(t.claimTx, a...), append(t.batched, b...)
+		}
+	}
+	out := make([]scaleRun, len(tables))
+	for i, t := range tables {
+		t.run.claimTx, t.run.claimTxP99 = percentiles(t.claimTx)
+		t.run.batcher, t.run.batP99 = percentiles(t.batched)
+		out[i] = t.run
+	}
+	return out, nil
+}
+
+// timeClaims times n claims.
+func timeClaims(ctx context.Context, store *outbox.Store, n int, claim func(tx *sql.Tx) ([]outbox.Claim, error)) ([]time.Duration, error) {
+	took := make([]time.Duration, n)
 	for i := range took {
 		start := time.Now()
 		tx, err := store.DB().BeginTx(ctx, nil)
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 		cs, err := claim(tx)
 		tx.Rollback()
 		took[i] = time.Since(start)
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 		if len(cs) != 1 {
-			return 0, 0, fmt.Errorf("claim found %d messages, want 1", len(cs))
+			return nil, fmt.Errorf("claim found %d messages, want 1", len(cs))
 		}
 	}
+	return took, nil
+}
+
+// percentiles returns the median and the 99th percentile.
+func percentiles(took []time.Duration) (time.Duration, time.Duration) {
 	slices.Sort(took)
-	return took[len(took)/2], took[len(took)*99/100], nil
+	return took[len(took)/2], took[len(took)*99/100]
 }
