@@ -40,7 +40,7 @@ are dead-lettered because of the outage.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab retry-storm-without-breaker
-  outboxlab retry-storm-without-breaker --outage 3m       # a longer outage: the same storm, longer
+  outboxlab retry-storm-without-breaker --messages 60     # a bigger backlog: 275 calls into the down gateway
   outboxlab retry-storm-without-breaker --max-attempts 20 # enough attempts to outlast the outage: no dead letters, checks fail`,
 		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, false) },
 	})
@@ -58,7 +58,10 @@ a probe succeeds. Gateway calls during the outage fall to the ones that tripped
 the breaker and the probes, no message spends its retry budget on the outage,
 and every message is processed once the gateway is back.
 
-Shorten the cooldown to watch the probes use up one message's retry budget.`,
+A probe is a real message, so each failed probe spends that message's retry
+budget: a cooldown too short for the outage (--cooldown 5s), or an outage too
+long for the budget (--outage 3m), dead-letters the probe message, and the
+checks say so.`,
 		Example: `  outboxlab circuit-breaker
   outboxlab circuit-breaker --failures-to-open 3 --cooldown 30s
   outboxlab circuit-breaker --cooldown 5s     # probes too often: the probe message is dead-lettered, exit 1`,

@@ -39,7 +39,7 @@ While they sleep, consumers do no other work.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab backoff-held-past-visibility-timeout
-  outboxlab backoff-held-past-visibility-timeout --visibility-timeout 2m   # a lease longer than every backoff: no overlap, the checks fail
+  outboxlab backoff-held-past-visibility-timeout --visibility-timeout 2m   # no backoff outlives the lease, nothing sent twice: the checks fail
   outboxlab backoff-held-past-visibility-timeout --consumers 5`,
 		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
 	})
