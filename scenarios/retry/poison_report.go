@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -158,4 +159,33 @@ func (o *poisonOptions) writeLifetimes(r *report.Report, runs []*poisonRun) {
 		}
 	}
 	r.Table([]string{"counter position", "lifetime", "started", "deliveries", "ended", "how it ended"}, rows)
+}
+
+// read loads what the run left in its database.
+func (o *poisonOptions) read(ctx context.Context, store *outbox.Store, run *poisonRun) error {
+	var err error
+	if run.msgs, err = store.Messages(ctx); err != nil {
+		return err
+	}
+	if run.audit, err = store.Audit(ctx); err != nil {
+		return err
+	}
+	if run.tables, err = store.Tables(ctx); err != nil {
+		return err
+	}
+	rows, err := store.DB().QueryContext(ctx, `SELECT MessageId, Failures FROM CatchCounters`)
+	if err != nil {
+		return fmt.Errorf("read catch counters: %w", err)
+	}
+	defer rows.Close()
+	run.catches = map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return fmt.Errorf("read catch counters: %w", err)
+		}
+		run.catches[id] = n
+	}
+	return rows.Err()
 }
