@@ -139,6 +139,12 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if err != nil {
 		return outcome{}, cannotRun(fmt.Errorf("run %s: %w", s.Name, err))
 	}
+	if _, err := os.Stat(env.DBPath); os.IsNotExist(err) {
+		dbNote = "none (this scenario computes without a database)"
+		if c.KeepDB {
+			os.RemoveAll(tmp)
+		}
+	}
 	content := report.Header(report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version}) + rep.Body()
 	res := rep.Result()
 	show(content, res)

@@ -26,18 +26,22 @@ type Bar struct {
 
 var eighths = []rune(" ▏▎▍▌▋▊▉█")
 
-// Bars draws a horizontal bar chart: one row per bar, the longest bar width
-// cells wide, partial cells drawn in eighths.
-func Bars(name, title string, bars []Bar, width int) Figure {
-	maxV, labelW := 0.0, 0
+// Bars draws a horizontal bar chart: one row per bar, partial cells drawn in
+// eighths. A bar of value scale is width cells long; scale 0 means the
+// longest bar's value (charts meant to be compared pass a shared scale).
+func Bars(name, title string, bars []Bar, width int, scale float64) Figure {
+	maxV, labelW := scale, 0
 	for _, b := range bars {
-		maxV = math.Max(maxV, b.Value)
+		if scale <= 0 {
+			maxV = math.Max(maxV, b.Value)
+		}
 		labelW = max(labelW, len([]rune(b.Label)))
 	}
 	var t strings.Builder
 	fmt.Fprintf(&t, "%s\n", title)
 	for _, b := range bars {
-		fmt.Fprintf(&t, "%s │%s %s\n", pad(b.Label, labelW), hbar(b.Value, maxV, width), b.Note)
+		line := fmt.Sprintf("%s │%s %s", pad(b.Label, labelW), hbar(b.Value, maxV, width), b.Note)
+		t.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 
 	const rowH, left, barW = 22, 160, 480.0

@@ -22,7 +22,7 @@ func wellFormed(t *testing.T, svg string) {
 }
 
 func TestBars(t *testing.T) {
-	f := Bars("schedule", "Waits", []Bar{{"attempt 1", 200, "200 ms"}, {"attempt 2", 400, "400 ms"}, {"attempt 3", 50, "50 ms"}}, 8)
+	f := Bars("schedule", "Waits", []Bar{{"attempt 1", 200, "200 ms"}, {"attempt 2", 400, "400 ms"}, {"attempt 3", 50, "50 ms"}}, 8, 0)
 	want := "Waits\n" +
 		"attempt 1 │████     200 ms\n" +
 		"attempt 2 │████████ 400 ms\n" +
@@ -64,4 +64,20 @@ func TestTimelinePlacesMarksOnTheAxis(t *testing.T) {
 		t.Errorf("timeline =\n%s", f.Text)
 	}
 	wellFormed(t, f.SVG)
+}
+
+func TestPanelsShareOneScale(t *testing.T) {
+	svg := PanelsSVG("Waves", []Panel{{"tall", []int{10, 0}}, {"flat", []int{5, 5}}}, func(i int) string { return "b" })
+	wellFormed(t, svg)
+	// Every panel is drawn against the highest peak of all: a count of 5 is half as tall as 10.
+	if !strings.Contains(svg, `height="120.00"`) || strings.Count(svg, `height="60.00"`) != 2 {
+		t.Errorf("panels not on one scale:\n%s", svg)
+	}
+}
+
+func TestBarsOnASharedScale(t *testing.T) {
+	f := Bars("b", "Half", []Bar{{"a", 200, ""}}, 8, 400)
+	if want := "Half\na │████\n"; f.Text != want {
+		t.Errorf("text = %q, want %q", f.Text, want)
+	}
 }

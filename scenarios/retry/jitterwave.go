@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/jsrand"
+	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	policy "outboxlab/core/retry"
 	"outboxlab/scenarios"
@@ -123,6 +124,7 @@ func (o *jitterWaveOptions) render(waves []wave) *report.Report {
 	for _, l := range drawWaves(waves, o.Bucket) {
 		r.Line(l)
 	}
+	r.Figure(plot.SVGOnly("wave", "The retry wave", waveSVG(waves, o.Bucket)))
 
 	r.Section("Where the numbers come from: the first consumers")
 	o.writeFirstConsumers(r, waves)

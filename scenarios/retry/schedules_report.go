@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/core/plot"
 	"outboxlab/core/report"
 )
 
@@ -32,6 +33,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 
 	r.Section("Waits per failed attempt (ms), as the worker wrote them (the seed's first table)")
 	o.writeWaits(r, runs)
+	o.drawWaits(r, runs)
 
 	r.Section(fmt.Sprintf("What fits in a %s retry budget (the seed's second table)", clockText(o.Budget)))
 	rows := make([][]string, len(runs))
@@ -176,4 +178,27 @@ func metricKey(key string) string {
 		out = append(out, c)
 	}
 	return string(out)
+}
+
+// drawWaits draws each schedule that waits at all as bars, one per attempt,
+// all on the scale of the longest wait of any schedule.
+func (o *schedulesOptions) drawWaits(r *report.Report, runs []measured) {
+	var longest time.Duration
+	for _, m := range runs {
+		for _, w := range m.waits {
+			longest = max(longest, w)
+		}
+	}
+	for _, m := range runs {
+		if sum(m.waits) == 0 {
+			continue // immediate: nothing to draw
+		}
+		bars := make([]plot.Bar, 0, len(m.waits)+1)
+		for i, w := range m.waits {
+			bars = append(bars, plot.Bar{Label: fmt.Sprintf("attempt %d", i+1), Value: float64(w), Note: clock.Millis(w)})
+		}
+		r.Line("")
+		r.Figure(plot.Bars("waits-"+metricKey(m.key), "Waits per attempt — "+m.name+" (one scale for every schedule)",
+			bars, 48, float64(longest)))
+	}
 }

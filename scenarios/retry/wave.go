@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/plot"
 	policy "outboxlab/core/retry"
 )
 
@@ -169,4 +170,22 @@ func clockText(d time.Duration) string {
 		return fmt.Sprintf("%d min", ms/60000)
 	}
 	return spanText(ms)
+}
+
+// waveSVG draws every mode's retries per bucket stacked on one shared scale.
+func waveSVG(waves []wave, bucket time.Duration) string {
+	var last int64
+	for _, w := range waves {
+		last = max(last, w.last)
+	}
+	panels := make([]plot.Panel, len(waves))
+	for i, w := range waves {
+		counts := make([]int, last+1)
+		for k, n := range w.buckets {
+			counts[k] = n
+		}
+		panels[i] = plot.Panel{Title: fmt.Sprintf("%s — peak %d per %s", w.jitter, w.peak, clockText(bucket)), Counts: counts}
+	}
+	title := fmt.Sprintf("Retries per %s bucket after the failure, one scale for every mode", clockText(bucket))
+	return plot.PanelsSVG(title, panels, func(i int) string { return spanText(int64(i) * bucket.Milliseconds()) })
 }
