@@ -68,7 +68,7 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 
 var (
 	reportName = regexp.MustCompile(`^([A-Za-z0-9-]+)-RunReport-\d{8}-\d{6}(-\d+)?\.txt$`)
-	plotName   = regexp.MustCompile(`^[A-Za-z0-9-]+-RunReport-\d{8}-\d{6}(-\d+)?-[a-z0-9-]+\.svg$`)
+	plotName   = regexp.MustCompile(`^[A-Za-z0-9-]+-RunReport-\d{8}-\d{6}(-\d+)?-[a-z0-9_-]+\.svg$`)
 )
 
 // reports DIR TITLE N VAR checks that DIR holds exactly N reports named as
