@@ -20,8 +20,10 @@ import (
 // returns a Result with Claimed 0. Workers that share a clock or a file must
 // not push time past each other's leases; when to wait is the caller's decision.
 //
-// An error from an Apply, or from the database, rolls the whole settlement
-// back: the batch's claims stay leased and are claimed again once the lease ends.
+// An error from an Apply or from the database rolls the whole settlement
+// back, and a context cancelled during a handler stops the step before it;
+// either way the batch's claims stay leased and are claimed again once the
+// lease ends.
 func (w *Worker) StepBatch(ctx context.Context, b *outbox.Batcher) (Result, error) {
 	now := w.Clock.Now()
 	claims, err := b.Claim(ctx, w.ID, now, w.lease(), max(w.Batch, 1))

@@ -94,7 +94,7 @@ func (o *throughputOptions) writeMeasured(r *report.Report, ceiling float64, dra
 			speedup, fmt.Sprintf("%.2f×", d.rate()/ceiling), strings.Join(split, " / ")})
 	}
 	table := report.RenderTable([]string{"Configuration", "Drain time", "Messages/s",
-		fmt.Sprintf("Speed-up over %d", o.Workers[0]), "× raw ceiling", "Messages per worker"}, rows)
+		fmt.Sprintf("Speed-up vs %d worker(s)", o.Workers[0]), "× raw ceiling", "Messages per worker"}, rows)
 	for _, l := range strings.Split(strings.TrimSuffix(table, "\n"), "\n") {
 		measured("%s", l)
 	}
