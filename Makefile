@@ -8,7 +8,7 @@ build:
 
 # Everything CI checks: formatting, vet, and every test under the race detector.
 test: check
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 check: fmt vet
 

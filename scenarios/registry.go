@@ -24,6 +24,12 @@ type Scenario struct {
 	Long    string // what the run shows, for --help
 	Example string // 2-3 example invocations, for --help
 
+	// GoldenArgs are the flags the golden-report test runs the scenario with,
+	// for a scenario whose default run is too long for a unit test (a
+	// throughput drain); empty means the defaults. Its golden body is then
+	// the body of that smaller run, and the defaults are run by `all`.
+	GoldenArgs []string
+
 	// Bind registers the scenario's parameters on fs and returns the options
 	// they fill in. It is called once per command.
 	Bind func(fs *pflag.FlagSet) Options
