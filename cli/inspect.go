@@ -92,7 +92,7 @@ func openReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	if fi.IsDir() {
 		return nil, usagef("%s is a directory, not a database file", path)
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(2000)")
+	db, err := sql.Open("sqlite", "file:"+sqlitedb.EscapePath(path)+"?mode=ro&_pragma=busy_timeout(2000)")
 	if err != nil {
 		return nil, cannotRun(fmt.Errorf("open %s: %w", path, err))
 	}

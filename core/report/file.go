@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"outboxlab/core/plot"
 )
@@ -33,11 +35,21 @@ func Header(m Meta) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, HeaderStart)
 	fmt.Fprintf(&b, "started:  %s\n", m.Started.UTC().Format(time.RFC3339))
-	fmt.Fprintf(&b, "command:  %s\n", m.Command)
-	fmt.Fprintf(&b, "database: %s\n", m.Database)
-	fmt.Fprintf(&b, "version:  outboxlab %s\n", m.Version)
+	fmt.Fprintf(&b, "command:  %s\n", oneLine(m.Command))
+	fmt.Fprintf(&b, "database: %s\n", oneLine(m.Database))
+	fmt.Fprintf(&b, "version:  outboxlab %s\n", oneLine(m.Version))
 	fmt.Fprintln(&b, HeaderEnd)
 	return b.String()
+}
+
+// oneLine keeps a header field on its line: a field holding a line break or
+// another control character (a hostile --report-dir, say) is quoted, so it can
+// never end the header early.
+func oneLine(field string) string {
+	if strings.IndexFunc(field, unicode.IsControl) < 0 {
+		return field
+	}
+	return strconv.Quote(field)
 }
 
 // SplitHeader separates a report's run-metadata header from its body.

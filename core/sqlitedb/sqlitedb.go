@@ -49,10 +49,10 @@ func Open(ctx context.Context, path, schema string) (*sql.DB, error) {
 
 // OpenNoInit opens path with the lab's settings without touching the schema.
 func OpenNoInit(path string) (*sql.DB, error) {
-	if path == "" || strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open database: unusable path %q", path)
+	if path == "" {
+		return nil, fmt.Errorf("open database: empty path")
 	}
-	dsn := "file:" + path + "?_txlock=immediate" +
+	dsn := "file:" + EscapePath(path) + "?_txlock=immediate" +
 		"&_pragma=busy_timeout(10000)" +
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(NORMAL)" +
@@ -86,4 +86,10 @@ func InTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("commit transaction: %w", err)
 	}
 	return nil
+}
+
+// EscapePath makes a file path safe inside a "file:" URI: '?' and '#' would
+// otherwise end the path, and '%' would start an escape.
+func EscapePath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
 }

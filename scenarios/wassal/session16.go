@@ -104,6 +104,11 @@ func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
 
 const maxPayments = 999
 
+// maxDuration bounds every duration flag. Scenario time is stored as text that
+// sorts in time order only up to the year 9999; a day per backoff keeps even
+// 10,000 attempts far inside that.
+const maxDuration = 24 * time.Hour
+
 func (o *session16Options) Validate() error {
 	if o.Payments < 1 || o.Payments > maxPayments {
 		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
@@ -138,12 +143,12 @@ func (o *session16Options) Validate() error {
 		return fmt.Errorf("--retry-cap must be between 1 and 10000, got %d", o.RetryCap)
 	case o.MaxAttempts > o.RetryCap:
 		return fmt.Errorf("--max-attempts %d is above --retry-cap %d; raise --retry-cap so the policy can finish", o.MaxAttempts, o.RetryCap)
-	case o.BaseBackoff < 0:
-		return fmt.Errorf("--base-backoff must not be negative, got %s", o.BaseBackoff)
-	case o.MaxBackoff < 0:
-		return fmt.Errorf("--max-backoff must not be negative, got %s", o.MaxBackoff)
-	case o.Lease <= 0:
-		return fmt.Errorf("--lease must be positive, got %s", o.Lease)
+	case o.BaseBackoff < 0 || o.BaseBackoff > maxDuration:
+		return fmt.Errorf("--base-backoff must be between 0 and %s, got %s", maxDuration, o.BaseBackoff)
+	case o.MaxBackoff < 0 || o.MaxBackoff > maxDuration:
+		return fmt.Errorf("--max-backoff must be between 0 and %s, got %s", maxDuration, o.MaxBackoff)
+	case o.Lease <= 0 || o.Lease > maxDuration:
+		return fmt.Errorf("--lease must be more than 0 and at most %s, got %s", maxDuration, o.Lease)
 	case o.Batch < 1:
 		return fmt.Errorf("--batch must be at least 1, got %d", o.Batch)
 	}
@@ -152,14 +157,15 @@ func (o *session16Options) Validate() error {
 
 // session16Run is one design driven to its end on its own database.
 type session16Run struct {
-	naive   bool
-	events  []worker.Event
-	capped  bool // the demo cap stopped the run
-	ledger  Ledger
-	tables  []outbox.Table
-	prov    *provider.Provider
-	started time.Time
-	ended   time.Time
+	naive      bool
+	events     []worker.Event
+	capped     bool     // the demo cap stopped the run
+	cappedKeys []string // the poison messages that reached it
+	ledger     Ledger
+	tables     []outbox.Table
+	prov       *provider.Provider
+	started    time.Time
+	ended      time.Time
 }
 
 func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
@@ -221,7 +227,7 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 		if res.Idle {
 			break
 		}
-		if o.poisonCapped(attempts, terminal) {
+		if run.cappedKeys = o.poisonCapped(attempts, terminal); len(run.cappedKeys) > 0 {
 			run.capped = true
 			break
 		}
@@ -237,18 +243,16 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 	return run, nil
 }
 
-// poisonCapped reports whether every poison message still in play has
-// reached the demo cap, which is where a naive run is stopped.
-func (o *session16Options) poisonCapped(attempts map[string]int, terminal map[string]bool) bool {
-	live := 0
+// poisonCapped reports whether a poison message still in play has reached the
+// demo cap, which is where a naive run is stopped: it would go on forever.
+// One is enough: with one message per poll the first poison message starves
+// the others, which then never reach the cap at all.
+func (o *session16Options) poisonCapped(attempts map[string]int, terminal map[string]bool) []string {
+	var capped []string
 	for _, k := range o.PoisonKeys {
-		if terminal[k] {
-			continue
-		}
-		live++
-		if attempts[k] < o.RetryCap {
-			return false
+		if !terminal[k] && attempts[k] >= o.RetryCap {
+			capped = append(capped, k)
 		}
 	}
-	return live > 0
+	return capped
 }

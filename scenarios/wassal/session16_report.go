@@ -45,7 +45,7 @@ func (o *session16Options) render(own, before, after *session16Run) *report.Repo
 	}
 	if own.capped {
 		r.Linef("%s  %-8s demo cap: %s reached %d attempts and would be claimed again forever; the run stops here",
-			clock.Stamp(own.ended), "—", strings.Join(o.PoisonKeys, ", "), o.RetryCap)
+			clock.Stamp(own.ended), "—", strings.Join(own.cappedKeys, ", "), o.RetryCap)
 	}
 	r.Linef("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
 		clock.Stamp(own.ended), claims, own.ledger.Refused)

@@ -39,8 +39,8 @@ func TestSession16Validate(t *testing.T) {
 		{[]string{"--declined-key", "PAY-077"}, `--declined-key "PAY-077" is not a seeded payment`},
 		{[]string{"--max-attempts", "-2"}, "--max-attempts must be at least 1, got -2"},
 		{[]string{"--retry-cap", "0"}, "--retry-cap must be between 1 and 10000, got 0"},
-		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must not be negative"},
-		{[]string{"--lease", "0s"}, "--lease must be positive"},
+		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0 and 24h0m0s, got -1ms"},
+		{[]string{"--lease", "0s"}, "--lease must be more than 0 and at most 24h0m0s, got 0s"},
 		{[]string{"--batch", "0"}, "--batch must be at least 1, got 0"},
 	}
 	for _, tt := range tests {
@@ -146,6 +146,34 @@ func TestDay16PairIsRegistered(t *testing.T) {
 	for _, name := range []string{session16Before, session16After, "poison-retried-forever", "retry-with-dead-letter"} {
 		if scenarios.Lookup(name) == nil {
 			t.Errorf("%s is not registered", name)
+		}
+	}
+}
+
+// With one message per poll the first poison message starves the second; the
+// demo cap must still stop the run rather than wait for both to reach it.
+func TestSession16CapStopsWhenOnePoisonStarvesAnother(t *testing.T) {
+	for _, naive := range []bool{true, false} {
+		o, run := runDesign(t, naive, "--poison-key", "PAY-001,PAY-002", "--batch", "1", "--dead-letter=false")
+		f := o.figures(run)
+		if !naive {
+			// The policy's backoff lets PAY-002 through between PAY-001's attempts,
+			// one step behind it, so the cap stops the run with PAY-002 at 9.
+			if !run.capped || joinInts(f.poisonAttempts) != "10, 9" {
+				t.Errorf("AFTER without the exit: capped %v, attempts %s; want capped at 10, 9", run.capped, joinInts(f.poisonAttempts))
+			}
+			continue
+		}
+		if !run.capped || joinInts(f.poisonAttempts) != "10, 0" || strings.Join(run.cappedKeys, ",") != "PAY-001" {
+			t.Errorf("BEFORE: capped %v by %v, attempts %s; want capped by PAY-001 at 10, 0", run.capped, run.cappedKeys, joinInts(f.poisonAttempts))
+		}
+	}
+}
+
+func TestSession16DurationsStayInsideStorableTime(t *testing.T) {
+	for _, args := range [][]string{{"--base-backoff", "25h"}, {"--max-backoff", "2000000h"}, {"--lease", "2562047h"}} {
+		if err := parse(t, false, args...).Validate(); err == nil {
+			t.Errorf("Validate(%v) accepted a duration that overflows the stored time format", args)
 		}
 	}
 }
