@@ -1,14 +1,24 @@
 # outboxlab: build, test and check. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: build test check vet fmt golden
+.PHONY: build test check vet fmt golden fuzz
 
 build:
 	$(GO) build -o outboxlab .
 
-# Everything CI checks: formatting, vet, and every test under the race detector.
+# Everything CI checks: formatting, vet, every test under the race detector,
+# then each fuzz target for a few seconds (the seed corpora already run in go test).
 test: check
 	$(GO) test -race -count=1 -timeout 30m ./...
+	$(MAKE) fuzz
+
+FUZZTIME ?= 4s
+fuzz:
+	$(GO) test ./core/report -run '^$$' -fuzz '^FuzzSplitHeader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./core/report -run '^$$' -fuzz '^FuzzHeaderRoundTrip$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./core/jsrand -run '^$$' -fuzz '^FuzzNext$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./core/jsrand -run '^$$' -fuzz '^FuzzRound$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/fuzzopts -run '^$$' -fuzz '^FuzzSession16Options$$' -fuzztime $(FUZZTIME)
 
 check: fmt vet
 
