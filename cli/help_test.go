@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"outboxlab/scenarios"
+)
+
+// TestEveryScenarioTeaches holds every scenario to what its --help promises a
+// student: a description of what the run shows, and two or three examples
+// with flags that change the story.
+func TestEveryScenarioTeaches(t *testing.T) {
+	for _, s := range scenarios.All() {
+		if len(s.Long) < 200 {
+			t.Errorf("%s: Long is %d characters; say what the run shows", s.Name, len(s.Long))
+		}
+		if s.Summary == "" || strings.Contains(s.Summary, "\n") {
+			t.Errorf("%s: Summary must be one line", s.Name)
+		}
+		examples, withFlags := 0, 0
+		for _, line := range strings.Split(s.Example, "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "outboxlab ") {
+				examples++
+				if strings.Contains(line, " --") {
+					withFlags++
+				}
+			}
+		}
+		if examples < 2 || withFlags < 1 {
+			t.Errorf("%s: %d examples, %d with flags; want 2-3 examples, at least one changing a flag", s.Name, examples, withFlags)
+		}
+		if s.Pair != "" {
+			p := scenarios.Lookup(s.Pair)
+			if p == nil || p.Pair != s.Name {
+				t.Errorf("%s pairs with %s, which does not pair back", s.Name, s.Pair)
+			}
+		}
+	}
+}
