@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
 )
 
 // Entry is one governance outbox row as stored (GovernanceOutboxEntry).
@@ -65,7 +65,7 @@ func scanEntry(sc scanner) (Entry, error) {
 		src sql.NullString
 	}{{&e.NextRetryAt, next}, {&e.ClaimLeaseUntil, lease}, {&e.CreatedAt, created}, {&e.UpdatedAt, updated},
 		{&e.DeliveredAt, deliv}, {&e.DeadLetteredAt, dead}} {
-		if *f.dst, err = parseTime(f.src); err != nil {
+		if *f.dst, err = sqlitedb.ParseNullTime(f.src); err != nil {
 			return e, err
 		}
 	}
@@ -126,29 +126,4 @@ func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
 		out[st] = n
 	}
 	return out, rows.Err()
-}
-
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return clock.ISO(t)
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func parseTime(ns sql.NullString) (time.Time, error) {
-	if !ns.Valid {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(clock.ISOLayout, ns.String)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("parse stored time %q: %w", ns.String, err)
-	}
-	return t, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
 )
 
 // Remediation is a host-owned, audited decision about one entry. The built-in
@@ -71,7 +72,7 @@ func recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, now time.Tim
 		        AffectedFromUtc, AffectedToUtc, RetryCountBefore, RetryCountAfter, ReplayEntryId)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		clock.ISO(now), id, r.Action, r.Reviewer, r.Reason, r.Approval, r.Ticket,
-		nullTime(r.AffectedFrom), nullTime(r.AffectedTo), before, after, replayID)
+		sqlitedb.NullTime(r.AffectedFrom), sqlitedb.NullTime(r.AffectedTo), before, after, replayID)
 	if err != nil {
 		return fmt.Errorf("record remediation of governance entry %d: %w", id, err)
 	}
@@ -102,7 +103,7 @@ func (s *Store) Remediations(ctx context.Context) ([]RemediationRecord, error) {
 			dst *time.Time
 			src sql.NullString
 		}{{&r.At, at}, {&r.AffectedFrom, from}, {&r.AffectedTo, till}} {
-			if *f.dst, err = parseTime(f.src); err != nil {
+			if *f.dst, err = sqlitedb.ParseNullTime(f.src); err != nil {
 				return nil, fmt.Errorf("read remediation log: %w", err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
 )
 
 // LogEntry is one row of the transition log: a transition a drain tried to
@@ -28,7 +29,7 @@ func logTransitionTx(ctx context.Context, tx *sql.Tx, id int64, actor string, to
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO GovernanceOutboxTransitions (AtUtc, EntryId, Actor, ClaimToken, FromStatus, ToStatus, RetryCount, ReasonCode, Outcome)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		clock.ISO(t.At), id, actor, token, string(from), string(t.To), t.RetryCount, nullString(t.ReasonCode), outcome)
+		clock.ISO(t.At), id, actor, token, string(from), string(t.To), t.RetryCount, sqlitedb.NullString(t.ReasonCode), outcome)
 	if err != nil {
 		return fmt.Errorf("log transition of governance entry %d: %w", id, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
 )
 
 // ErrReplayNotAuthorized is returned by a replay that lacks any of reviewer,
@@ -138,10 +139,10 @@ func (s *Store) Incidents(ctx context.Context) ([]Incident, error) {
 			return nil, fmt.Errorf("read incidents: %w", err)
 		}
 		in.Open = status == "Open"
-		if in.OpenedAt, err = parseTime(sql.NullString{String: opened, Valid: true}); err != nil {
+		if in.OpenedAt, err = sqlitedb.ParseNullTime(sql.NullString{String: opened, Valid: true}); err != nil {
 			return nil, err
 		}
-		if in.ClosedAt, err = parseTime(closed); err != nil {
+		if in.ClosedAt, err = sqlitedb.ParseNullTime(closed); err != nil {
 			return nil, err
 		}
 		out = append(out, in)

@@ -1,10 +1,7 @@
 -- outboxlab governance schema: the governance outbox, its transition log and the host's remediation log.
 -- Times are UTC text with milliseconds (2026-01-16T09:00:00.201Z): fixed width, so text order is time order.
 
-CREATE TABLE IF NOT EXISTS LabInfo (
-    Key   TEXT PRIMARY KEY,
-    Value TEXT NOT NULL
-) STRICT;
+-- LabInfo, the marker that this is a lab database, is created by core/sqlitedb.
 
 -- One governance emission waiting to reach its provider. Payload may hold protected
 -- content (prompts, credentials): the lab never prints it and alerts never carry it.

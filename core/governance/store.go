@@ -7,13 +7,11 @@ import (
 	"database/sql"
 	_ "embed"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"outboxlab/core/clock"
-
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	"outboxlab/core/sqlitedb"
 )
 
 //go:embed schema.sql
@@ -33,31 +31,11 @@ type Store struct {
 // Open opens (creating if needed) the database file at path and applies the
 // schema. Two Stores may be open on the same file, as two workers would be.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if path == "" || strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open governance database: unusable path %q", path)
-	}
-	dsn := "file:" + path + "?_txlock=immediate" +
-		"&_pragma=busy_timeout(10000)" +
-		"&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)" +
-		"&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqlitedb.OpenVersioned(ctx, path, SchemaVersion, Schema)
 	if err != nil {
-		return nil, fmt.Errorf("open governance database %s: %w", path, err)
-	}
-	s := &Store{db: db, path: path}
-	if err := s.InTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, Schema); err != nil {
-			return fmt.Errorf("create governance schema in %s: %w", path, err)
-		}
-		_, err := tx.ExecContext(ctx,
-			`INSERT INTO LabInfo (Key, Value) VALUES ('schema', ?) ON CONFLICT (Key) DO NOTHING`, SchemaVersion)
-		return err
-	}); err != nil {
-		db.Close()
 		return nil, err
 	}
-	return s, nil
+	return &Store{db: db, path: path}, nil
 }
 
 // DB returns the underlying handle, for scenario queries.
@@ -72,18 +50,7 @@ func (s *Store) Refused() int64 { return s.refused.Load() }
 
 // InTx runs fn in one BEGIN IMMEDIATE transaction, committing when fn returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit transaction: %w", err)
-	}
-	return nil
+	return sqlitedb.InTx(ctx, s.db, fn)
 }
 
 // NewEntry is what a producer writes to the governance outbox.
@@ -131,27 +98,11 @@ func (s *Store) Insert(ctx context.Context, e NewEntry) (id int64, err error) {
 }
 
 // Table is one table of the schema.
-type Table struct {
-	Name string
-	SQL  string
-}
+type Table = sqlitedb.Table
 
 // Tables lists the schema's tables with their CREATE statements, as SQLite reports them.
 func (s *Store) Tables(ctx context.Context) ([]Table, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY rowid`)
-	if err != nil {
-		return nil, fmt.Errorf("read governance schema: %w", err)
-	}
-	defer rows.Close()
-	var out []Table
-	for rows.Next() {
-		var t Table
-		if err := rows.Scan(&t.Name, &t.SQL); err != nil {
-			return nil, fmt.Errorf("read governance schema: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return sqlitedb.Tables(ctx, s.db)
 }
 
 // ColumnDefault returns the declared default of a GovernanceOutboxEntries

@@ -155,3 +155,14 @@ func TestQuarantineKeepsRetryHistoryAndRecordsTheDecision(t *testing.T) {
 		t.Error("a terminal entry was quarantined twice")
 	}
 }
+
+func TestOpenMarksAGovernanceDatabase(t *testing.T) {
+	s := newStore(t)
+	var version string
+	if err := s.DB().QueryRowContext(context.Background(), `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != SchemaVersion {
+		t.Errorf("LabInfo schema = %q, want %q", version, SchemaVersion)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
 )
 
 // live is every status a drain may still select.
@@ -30,9 +31,9 @@ const setTransition = `Status = :to, RetryCount = :retry, NextRetryAtUtc = :next
 	ClaimOwner = NULL, ClaimLeaseUntilUtc = NULL, UpdatedAtUtc = :at`
 
 func transitionArgs(t Transition) []any {
-	return []any{sql.Named("to", string(t.To)), sql.Named("retry", t.RetryCount), sql.Named("next", nullTime(t.NextRetryAt)),
-		sql.Named("ecode", nullString(t.ErrorCode)), sql.Named("emsg", nullString(t.ErrorMessage)),
-		sql.Named("rcode", nullString(t.ReasonCode)), sql.Named("rmsg", nullString(t.ReasonMessage)),
+	return []any{sql.Named("to", string(t.To)), sql.Named("retry", t.RetryCount), sql.Named("next", sqlitedb.NullTime(t.NextRetryAt)),
+		sql.Named("ecode", sqlitedb.NullString(t.ErrorCode)), sql.Named("emsg", sqlitedb.NullString(t.ErrorMessage)),
+		sql.Named("rcode", sqlitedb.NullString(t.ReasonCode)), sql.Named("rmsg", sqlitedb.NullString(t.ReasonMessage)),
 		sql.Named("at", clock.ISO(t.At))}
 }
 
@@ -173,7 +174,7 @@ func (s *Store) NextDue(ctx context.Context, now time.Time) (at time.Time, ok bo
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("find next due governance entry: %w", err)
 	}
-	at, err = parseTime(next)
+	at, err = sqlitedb.ParseNullTime(next)
 	return at, next.Valid, err
 }
 

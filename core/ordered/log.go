@@ -181,10 +181,3 @@ func nullInt(n int64) any {
 	}
 	return n
 }
-
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return clock.ISO(t)
-}

@@ -3,10 +3,7 @@
 -- back (poisoned correlation ids, blocked keys, paused partitions) and the failure events it published.
 -- Times are UTC text with milliseconds (2026-01-16T09:00:00.201Z): fixed width, so text order is time order.
 
-CREATE TABLE IF NOT EXISTS LabInfo (
-    Key   TEXT PRIMARY KEY,
-    Value TEXT NOT NULL
-) STRICT;
+-- LabInfo, the marker that this is a lab database, is created by core/sqlitedb.
 
 -- The log. A record's place is (Partition, Offset); a redriven copy is a new record at the
 -- end of its partition that keeps the producer's MessageId and points back with RedriveOf.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
 )
 
 // Partition is the consumer's state in one partition.
@@ -89,7 +90,7 @@ func advanceTx(ctx context.Context, tx *sql.Tx, partition int) error {
 func retryTx(ctx context.Context, tx *sql.Tx, partition, attempts int, next time.Time, lastErr string) error {
 	_, err := tx.ExecContext(ctx,
 		`UPDATE ConsumerPartitions SET HeadAttempts = ?, NextAttemptUtc = ?, LastError = ? WHERE Partition = ?`,
-		attempts, nullTime(next), lastErr, partition)
+		attempts, sqlitedb.NullTime(next), lastErr, partition)
 	if err != nil {
 		return fmt.Errorf("schedule retry in partition %d: %w", partition, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
 )
 
 // Status is an outbox message's state.
@@ -194,7 +195,7 @@ func (s *Store) CompleteTx(ctx context.Context, tx *sql.Tx, c Claim, now time.Ti
 func (s *Store) RetryTx(ctx context.Context, tx *sql.Tx, c Claim, next time.Time, lastError string) error {
 	return s.transition(ctx, tx, "retry", c,
 		`Status = 'Pending', NextAttemptUtc = :next, LastError = :err, LockedBy = NULL, LockedUntilUtc = NULL`,
-		sql.Named("next", nullTime(next)), sql.Named("err", nullString(lastError)))
+		sql.Named("next", sqlitedb.NullTime(next)), sql.Named("err", sqlitedb.NullString(lastError)))
 }
 
 // DeadLetterTx parks a claimed message: terminal, out of the claim's way, its
@@ -204,7 +205,7 @@ func (s *Store) DeadLetterTx(ctx context.Context, tx *sql.Tx, c Claim, now time.
 	err := s.transition(ctx, tx, "dead-letter", c,
 		`Status = 'DeadLettered', DeadLetteredAtUtc = :now, LastError = :err,
 		 NextAttemptUtc = NULL, LockedBy = NULL, LockedUntilUtc = NULL`,
-		sql.Named("now", clock.ISO(now)), sql.Named("err", nullString(lastError)))
+		sql.Named("now", clock.ISO(now)), sql.Named("err", sqlitedb.NullString(lastError)))
 	if err != nil {
 		return err
 	}
@@ -243,6 +244,6 @@ func (s *Store) NextWakeup(ctx context.Context, now time.Time) (at time.Time, ok
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("find next wake-up: %w", err)
 	}
-	at, err = parseTime(next)
+	at, err = sqlitedb.ParseNullTime(next)
 	return at, next.Valid, err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
 )
 
 // PaymentStatus is a payment's business state.
@@ -39,7 +40,7 @@ func InsertPaymentTx(ctx context.Context, tx *sql.Tx, p Payment) (int64, error) 
 	res, err := tx.ExecContext(ctx,
 		`INSERT INTO Payments (PaymentKey, AmountCents, Status, ProviderTransactionId, CreatedAtUtc, UpdatedAtUtc)
 		 VALUES (?, ?, ?, ?, ?, ?)`,
-		p.Key, p.AmountCents, p.Status, nullString(p.ProviderTransactionID), clock.ISO(p.CreatedAt), clock.ISO(p.CreatedAt))
+		p.Key, p.AmountCents, p.Status, sqlitedb.NullString(p.ProviderTransactionID), clock.ISO(p.CreatedAt), clock.ISO(p.CreatedAt))
 	if err != nil {
 		return 0, fmt.Errorf("insert payment %s: %w", p.Key, err)
 	}
@@ -52,7 +53,7 @@ func ResolvePaymentTx(ctx context.Context, tx *sql.Tx, key string, status Paymen
 	res, err := tx.ExecContext(ctx,
 		`UPDATE Payments SET Status = ?, ProviderTransactionId = ?, UpdatedAtUtc = ?
 		  WHERE PaymentKey = ? AND Status = 'PendingConfirmation'`,
-		status, nullString(providerTxID), clock.ISO(now), key)
+		status, sqlitedb.NullString(providerTxID), clock.ISO(now), key)
 	if err != nil {
 		return false, fmt.Errorf("resolve payment %s: %w", key, err)
 	}
@@ -83,10 +84,10 @@ func (s *Store) Payments(ctx context.Context) ([]Payment, error) {
 			return nil, fmt.Errorf("list payments: %w", err)
 		}
 		p.ProviderTransactionID = txID.String
-		if p.CreatedAt, err = parseTime(created); err != nil {
+		if p.CreatedAt, err = sqlitedb.ParseNullTime(created); err != nil {
 			return nil, err
 		}
-		if p.UpdatedAt, err = parseTime(updated); err != nil {
+		if p.UpdatedAt, err = sqlitedb.ParseNullTime(updated); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

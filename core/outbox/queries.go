@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"outboxlab/core/sqlitedb"
 )
 
 // Messages returns every outbox row in creation order.
@@ -53,7 +55,7 @@ func scanMessage(rows *sql.Rows) (Message, error) {
 		{(&m.ProcessedAt), processed},
 		{(&m.DeadLetteredAt), deadLettered},
 	} {
-		t, err := parseTime(f.src)
+		t, err := sqlitedb.ParseNullTime(f.src)
 		if err != nil {
 			return m, err
 		}

@@ -76,28 +76,11 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // Tables lists the schema's tables with their CREATE statements, as SQLite
 // itself reports them.
 func (s *Store) Tables(ctx context.Context) ([]Table, error) {
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY rowid`)
-	if err != nil {
-		return nil, fmt.Errorf("read schema: %w", err)
-	}
-	defer rows.Close()
-	var out []Table
-	for rows.Next() {
-		var t Table
-		if err := rows.Scan(&t.Name, &t.SQL); err != nil {
-			return nil, fmt.Errorf("read schema: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return sqlitedb.Tables(ctx, s.db)
 }
 
 // Table is one table of the schema.
-type Table struct {
-	Name string
-	SQL  string
-}
+type Table = sqlitedb.Table
 
 // AuditTx appends one line to the audit log.
 func AuditTx(ctx context.Context, tx *sql.Tx, at time.Time, actor, action string, messageID int64, detail string) error {
@@ -117,28 +100,3 @@ func AuditTx(ctx context.Context, tx *sql.Tx, at time.Time, actor, action string
 // ErrNotOwner is returned by a transition whose caller no longer owns the claim:
 // the lease was taken over, or the message already reached another state.
 var ErrNotOwner = errors.New("claim no longer owned")
-
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return clock.ISO(t)
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func parseTime(ns sql.NullString) (time.Time, error) {
-	if !ns.Valid {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(clock.ISOLayout, ns.String)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("parse stored time %q: %w", ns.String, err)
-	}
-	return t, nil
-}

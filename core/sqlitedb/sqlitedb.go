@@ -12,7 +12,8 @@ import (
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
-// SchemaVersion is written to LabInfo by Open.
+// SchemaVersion is written to LabInfo by Open. A family with a schema of its
+// own records its own version with OpenVersioned.
 const SchemaVersion = "outboxlab/1"
 
 // labInfo marks a database as the lab's.
@@ -22,14 +23,23 @@ const labInfo = `CREATE TABLE IF NOT EXISTS LabInfo (
 ) STRICT;`
 
 // Open opens (creating if needed) the database file at path, applies schema
-// (idempotent DDL, may be empty) and marks the file as a lab database.
-// Every transaction begun on the returned handle is BEGIN IMMEDIATE.
+// (idempotent DDL, may be empty) and marks the file as a lab database of
+// version SchemaVersion. Every transaction begun on the returned handle is
+// BEGIN IMMEDIATE.
 func Open(ctx context.Context, path, schema string) (*sql.DB, error) {
+	return OpenVersioned(ctx, path, SchemaVersion, schema)
+}
+
+// OpenVersioned is Open for a family with a schema of its own: it applies
+// each of schemas in order and records version in LabInfo unless the file
+// already has one. version must start with "outboxlab" for IsLab (and
+// inspect) to know the file.
+func OpenVersioned(ctx context.Context, path, version string, schemas ...string) (*sql.DB, error) {
 	db, err := OpenNoInit(path)
 	if err != nil {
 		return nil, err
 	}
-	for _, ddl := range []string{labInfo, schema} {
+	for _, ddl := range append([]string{labInfo}, schemas...) {
 		if strings.TrimSpace(ddl) == "" {
 			continue
 		}
@@ -39,7 +49,7 @@ func Open(ctx context.Context, path, schema string) (*sql.DB, error) {
 		}
 	}
 	_, err = db.ExecContext(ctx,
-		`INSERT INTO LabInfo (Key, Value) VALUES ('schema', ?) ON CONFLICT (Key) DO NOTHING`, SchemaVersion)
+		`INSERT INTO LabInfo (Key, Value) VALUES ('schema', ?) ON CONFLICT (Key) DO NOTHING`, version)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("record schema version: %w", err)
@@ -92,4 +102,30 @@ func InTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
 // otherwise end the path, and '%' would start an escape.
 func EscapePath(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+}
+
+// Table is one table of a lab database.
+type Table struct {
+	Name string
+	SQL  string
+}
+
+// Tables lists db's tables with their CREATE statements, as SQLite itself
+// reports them, in creation order.
+func Tables(ctx context.Context, db *sql.DB) ([]Table, error) {
+	rows, err := db.QueryContext(ctx,
+		`SELECT name, sql FROM sqlite_schema WHERE type = 'table' ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("read schema: %w", err)
+	}
+	defer rows.Close()
+	var out []Table
+	for rows.Next() {
+		var t Table
+		if err := rows.Scan(&t.Name, &t.SQL); err != nil {
+			return nil, fmt.Errorf("read schema: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
 }

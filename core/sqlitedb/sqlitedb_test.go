@@ -6,7 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestOpenMarksTheFileAndTransactionsTakeTheWriteLock(t *testing.T) {
@@ -66,5 +68,80 @@ func TestOpenTakesAnyPath(t *testing.T) {
 	db.Close()
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("the database is not where it was asked to be: %v", err)
+	}
+}
+
+func TestOpenVersionedRecordsTheFamilysVersionOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lab.db")
+	// The second schema indexes a table of the first: schemas apply in order.
+	db, err := OpenVersioned(ctx, path, "outboxlab/family-1",
+		`CREATE TABLE IF NOT EXISTS A (X INTEGER) STRICT;`,
+		`CREATE TABLE IF NOT EXISTS B (Y INTEGER) STRICT; CREATE INDEX IF NOT EXISTS IX_A ON A (X);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// Reopening, even as another family, keeps the version the file was made with.
+	db, err = Open(ctx, path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var version string
+	if err := db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != "outboxlab/family-1" {
+		t.Errorf("LabInfo schema = %q, want outboxlab/family-1", version)
+	}
+	if !IsLab(ctx, db) {
+		t.Error("IsLab = false for a family's version starting with outboxlab")
+	}
+	tables, err := Tables(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tb := range tables {
+		names = append(names, tb.Name)
+	}
+	if got, want := strings.Join(names, " "), "LabInfo A B"; got != want {
+		t.Errorf("Tables() = %s, want %s", got, want)
+	}
+}
+
+func TestIsLabRefusesAnotherVersion(t *testing.T) {
+	ctx := context.Background()
+	db, err := OpenVersioned(ctx, filepath.Join(t.TempDir(), "other.db"), "someone-else/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if IsLab(ctx, db) {
+		t.Error("IsLab = true for a version that does not start with outboxlab")
+	}
+}
+
+func TestStoredTimesRoundTrip(t *testing.T) {
+	at := time.Date(2026, 1, 16, 9, 0, 0, 201_000_000, time.UTC)
+	if got := NullTime(at); got != "2026-01-16T09:00:00.201Z" {
+		t.Errorf("NullTime(%v) = %v, want 2026-01-16T09:00:00.201Z", at, got)
+	}
+	if got := NullTime(time.Time{}); got != nil {
+		t.Errorf("NullTime(zero) = %v, want nil", got)
+	}
+	if got := NullString(""); got != nil {
+		t.Errorf(`NullString("") = %v, want nil`, got)
+	}
+	back, err := ParseNullTime(sql.NullString{String: "2026-01-16T09:00:00.201Z", Valid: true})
+	if err != nil || !back.Equal(at) {
+		t.Errorf("ParseNullTime = %v, %v; want %v", back, err, at)
+	}
+	if back, err := ParseNullTime(sql.NullString{}); err != nil || !back.IsZero() {
+		t.Errorf("ParseNullTime(NULL) = %v, %v; want the zero time", back, err)
+	}
+	if _, err := ParseNullTime(sql.NullString{String: "yesterday", Valid: true}); err == nil {
+		t.Error(`ParseNullTime("yesterday") succeeded`)
 	}
 }
