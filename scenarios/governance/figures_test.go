@@ -3,6 +3,8 @@ package governance
 import (
 	"fmt"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 // metric reads a metric as text, for comparisons that do not care about JSON types.
@@ -22,7 +24,7 @@ func TestThresholdFollowsTheFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.args), func(t *testing.T) {
-			res := run(t, thresholdName, tt.args...)
+			res := scenariotest.Run(t, thresholdName, tt.args...).Result()
 			if res.Passed != tt.wantPassed {
 				t.Errorf("passed = %v, want %v: %+v", res.Passed, tt.wantPassed, res.Checks)
 			}
@@ -37,7 +39,7 @@ func TestThresholdFollowsTheFlags(t *testing.T) {
 }
 
 func TestDeferralsNeverCount(t *testing.T) {
-	res := run(t, deferredName, "--deferrals", "20")
+	res := scenariotest.Run(t, deferredName, "--deferrals", "20").Result()
 	if !res.Passed || metric(res.Metrics, "retry_count") != "map[GOV-001:0 GOV-002:0 GOV-003:5]" || metric(res.Metrics, "emitter_calls") != "33" {
 		t.Errorf("passed %v, retry_count %s, calls %s; want GOV-001 at 0 after 20 deferrals, 21+4+8 calls",
 			res.Passed, metric(res.Metrics, "retry_count"), metric(res.Metrics, "emitter_calls"))
@@ -59,7 +61,7 @@ func TestDeadLetterOffNeedsAHostPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.args), func(t *testing.T) {
-			res := run(t, disabledName, tt.args...)
+			res := scenariotest.Run(t, disabledName, tt.args...).Result()
 			if res.Passed != tt.wantPassed || metric(res.Metrics, "retry_count") != tt.wantRetry ||
 				metric(res.Metrics, "quarantined") != tt.quarantined || metric(res.Metrics, "demo_capped") != tt.capped {
 				t.Errorf("passed %v retry %s quarantined %s capped %s; want %v %s %s %s", res.Passed, metric(res.Metrics, "retry_count"),
@@ -77,7 +79,7 @@ func TestLegacyColumnNeverDecides(t *testing.T) {
 		{nil, "map[GOV-001:8 GOV-002:8 GOV-003:8 GOV-004:8]"},
 		{[]string{"--max-retry-attempts", "5"}, "map[GOV-001:5 GOV-002:5 GOV-003:5 GOV-004:6]"},
 	} {
-		res := run(t, legacyName, tt.args...)
+		res := scenariotest.Run(t, legacyName, tt.args...).Result()
 		if !res.Passed || metric(res.Metrics, "retry_count") != tt.want || metric(res.Metrics, "dead_lettered") != "4" {
 			t.Errorf("%v: passed %v, retry_count %s, dead %s; want %s, all 4 dead-lettered", tt.args, res.Passed,
 				metric(res.Metrics, "retry_count"), metric(res.Metrics, "dead_lettered"), tt.want)
@@ -101,7 +103,7 @@ func TestStaleClaimPair(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+fmt.Sprint(tt.args), func(t *testing.T) {
-			m := run(t, tt.name, tt.args...)
+			m := scenariotest.Run(t, tt.name, tt.args...).Result()
 			got := []string{metric(m.Metrics, "stale_write_applied"), metric(m.Metrics, "row_after_stale_write"),
 				metric(m.Metrics, "deliveries"), metric(m.Metrics, "false_dead_letters"), metric(m.Metrics, "refused_logged")}
 			want := []string{tt.applied, tt.after, tt.deliveries, tt.falseDLs, tt.refused}
@@ -113,11 +115,11 @@ func TestStaleClaimPair(t *testing.T) {
 }
 
 func TestAlertsNeverCarryTheSecret(t *testing.T) {
-	if res := run(t, alertsName); !res.Passed || metric(res.Metrics, "dead_letter_counter") != "3" || metric(res.Metrics, "alert_lines") != "7" {
+	if res := scenariotest.Run(t, alertsName).Result(); !res.Passed || metric(res.Metrics, "dead_letter_counter") != "3" || metric(res.Metrics, "alert_lines") != "7" {
 		t.Errorf("defaults: passed %v, counter %s, lines %s; want 3 dead-letters, 7 lines", res.Passed,
 			metric(res.Metrics, "dead_letter_counter"), metric(res.Metrics, "alert_lines"))
 	}
-	res := run(t, alertsName, "--verbose-alerts")
+	res := scenariotest.Run(t, alertsName, "--verbose-alerts").Result()
 	for _, c := range res.Checks {
 		if c.Name == "no payload, prompt or secret in alerts, output or report" && c.Passed {
 			t.Errorf("a careless host leaked payloads and the check passed: %s", c.Detail)
@@ -133,7 +135,7 @@ func TestReplay(t *testing.T) {
 		{nil, "2", "4", "3"},
 		{[]string{"--rejected-key", "none", "--replay-batch", "1"}, "0", "5", "5"},
 	} {
-		m := run(t, replayName, tt.args...)
+		m := scenariotest.Run(t, replayName, tt.args...).Result()
 		got := fmt.Sprint(metric(m.Metrics, "incidents_open"), metric(m.Metrics, "incidents_closed"), metric(m.Metrics, "replay_batches"))
 		if !m.Passed || got != fmt.Sprint(tt.open, tt.closed, tt.batches) {
 			t.Errorf("%v: passed %v, open/closed/batches %s; want %s %s %s", tt.args, m.Passed, got, tt.open, tt.closed, tt.batches)

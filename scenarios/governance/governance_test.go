@@ -1,48 +1,14 @@
 package governance
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
-	"outboxlab/core/report"
 	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
 )
 
 var names = []string{thresholdName, deferredName, disabledName, legacyName, staleBefore, staleAfter, alertsName, replayName}
-
-// bind parses args for the scenario called name.
-func bind(t *testing.T, name string, args ...string) scenarios.Options {
-	t.Helper()
-	s := scenarios.Lookup(name)
-	if s == nil {
-		t.Fatalf("%s is not registered", name)
-	}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	o := s.Bind(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
-// run runs the scenario called name with args and returns its result.
-func run(t *testing.T, name string, args ...string) report.Result {
-	t.Helper()
-	o := bind(t, name, args...)
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	r, err := o.Run(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Result()
-}
 
 func TestValidateNamesTheFlag(t *testing.T) {
 	tests := []struct {
@@ -73,7 +39,7 @@ func TestValidateNamesTheFlag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {
-			err := bind(t, tt.name, tt.args...).Validate()
+			err := scenariotest.Bind(t, tt.name, tt.args...).Validate()
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("Validate() = %v, want nil", err)

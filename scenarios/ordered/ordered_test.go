@@ -1,47 +1,17 @@
 package ordered
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/report"
 	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
 )
 
 var names = []string{orphanName, dependsOnName, cascadeName, poisonedName, corruptionName, replayName, blockKeyName, failureEventName}
-
-func bind(t *testing.T, name string, args ...string) scenarios.Options {
-	t.Helper()
-	s := scenarios.Lookup(name)
-	if s == nil {
-		t.Fatalf("%s is not registered", name)
-	}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	opts := s.Bind(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return opts
-}
-
-func runScenario(t *testing.T, name string, args ...string) report.Result {
-	t.Helper()
-	opts := bind(t, name, args...)
-	if err := opts.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	rep, err := opts.Run(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep.Result()
-}
 
 func TestValidate(t *testing.T) {
 	tests := []struct {
@@ -65,7 +35,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {
-			err := bind(t, tt.name, tt.args...).Validate()
+			err := scenariotest.Bind(t, tt.name, tt.args...).Validate()
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("Validate() = %v, want nil", err)
@@ -104,7 +74,7 @@ func TestFiguresFollowTheFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
-			res := runScenario(t, tt.name, tt.args...)
+			res := scenariotest.Run(t, tt.name, tt.args...).Result()
 			m := res.Metrics
 			got := fmt.Sprintf("passed %v, dead %v, parked %v, out of order %v, equal %v, failing order %v",
 				res.Passed, m["dead_letters"], m["parked"], m["applied_out_of_order"], m["orders_equal_in_order"], m["failing_order_end_state"])
@@ -130,7 +100,7 @@ func TestBlockKeyCountsTheStoppedOrders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run("args "+strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
-			m := runScenario(t, blockKeyName, tt.args...).Metrics
+			m := scenariotest.Run(t, blockKeyName, tt.args...).Result().Metrics
 			got := fmt.Sprint(m["pause_unrelated_orders_stopped"], m["pause_unrelated_records_held"], m["key_unrelated_orders_stopped"],
 				m["key_unrelated_records_held"], m["pause_longest_other_wait_ms"], m["key_longest_other_wait_ms"])
 			want := fmt.Sprint(tt.pauseOrders, tt.pauseRecords, 0, 0, tt.pauseWaitMs, tt.keyWaitMs)
