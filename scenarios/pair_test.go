@@ -1,0 +1,97 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"outboxlab/core/report"
+)
+
+var testPair = Pair{Before: "demo-broken", After: "demo-fixed", BeforeTitle: "Demo — BEFORE", AfterTitle: "Demo — AFTER"}
+
+func TestPairNewReportNamesBothSides(t *testing.T) {
+	tests := []struct {
+		after    bool
+		wantKind report.Kind
+		wantBody string
+	}{
+		{false, report.Before, "Demo — BEFORE\n=============\nScenario  demo-broken (BEFORE; pairs with demo-fixed)\n"},
+		{true, report.After, "Demo — AFTER\n============\nScenario  demo-fixed (AFTER; pairs with demo-broken)\n"},
+	}
+	for _, tt := range tests {
+		r := testPair.NewReport(tt.after)
+		if r.Kind != tt.wantKind {
+			t.Errorf("NewReport(%v).Kind = %s, want %s", tt.after, r.Kind, tt.wantKind)
+		}
+		if got := r.Body(); got != tt.wantBody {
+			t.Errorf("NewReport(%v) body = %q, want %q", tt.after, got, tt.wantBody)
+		}
+	}
+}
+
+func TestCompareSectionNamesTheOwnColumn(t *testing.T) {
+	r := testPair.NewReport(false)
+	CompareSection(r)
+	want := "\n## Real BEFORE vs AFTER metrics\n\nBoth designs ran in this invocation on the same seed; this scenario's own run is the BEFORE column.\n"
+	if got := r.Body()[len(testPair.NewReport(false).Body()):]; got != want {
+		t.Errorf("CompareSection wrote %q, want %q", got, want)
+	}
+}
+
+func TestRunPairOrdersTheRuns(t *testing.T) {
+	env := Env{Dir: "/run", DBPath: "/run/outbox.db"}
+	partnerDB := filepath.Join("/run", "partner.db")
+	tests := []struct {
+		ownIsAfter bool
+		want       string // own, before, after: each run named by its design and database
+	}{
+		{false, "before@/run/outbox.db before@/run/outbox.db after@" + partnerDB},
+		{true, "after@/run/outbox.db before@" + partnerDB + " after@/run/outbox.db"},
+	}
+	for _, tt := range tests {
+		drive := func(_ context.Context, path string, after bool) (string, error) {
+			if after {
+				return "after@" + path, nil
+			}
+			return "before@" + path, nil
+		}
+		var got string
+		render := func(own, before, after string) *report.Report {
+			got = fmt.Sprint(own, " ", before, " ", after)
+			return report.New("demo", report.After)
+		}
+		if _, err := RunPair(context.Background(), env, tt.ownIsAfter, drive, render); err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("RunPair(ownIsAfter %v) rendered %q, want %q", tt.ownIsAfter, got, tt.want)
+		}
+	}
+}
+
+func TestRunPairSaysWhichDesignFailed(t *testing.T) {
+	boom := errors.New("boom")
+	render := func(own, before, after int) *report.Report { t.Fatal("rendered after a failed run"); return nil }
+	tests := []struct {
+		failOn  string // the database whose run fails
+		wantErr string
+	}{
+		{"outbox.db", "boom"},
+		{"partner.db", "run the partner design: boom"},
+	}
+	for _, tt := range tests {
+		drive := func(_ context.Context, path string, _ bool) (int, error) {
+			if filepath.Base(path) == tt.failOn {
+				return 0, boom
+			}
+			return 1, nil
+		}
+		_, err := RunPair(context.Background(), Env{Dir: "/run", DBPath: "/run/outbox.db"}, true, drive, render)
+		if !errors.Is(err, boom) || err.Error() != tt.wantErr {
+			t.Errorf("failing %s: err = %v, want %q wrapping boom", tt.failOn, err, tt.wantErr)
+		}
+	}
+}
