@@ -22,10 +22,8 @@ type figures struct {
 	paid, failed              int
 	dupPayments, dupMessages  int
 	maxPayRows, maxMsgRows    int
-	fake                      int
-	paidWithID, otherWithID   int
-	paidWithoutID             int
 	refused                   int64
+	txIDs
 }
 
 func (o *session16Options) figures(r *session16Run) figures {
@@ -78,8 +76,7 @@ func (o *session16Options) figures(r *session16Run) figures {
 	}
 	f.dupPayments, f.dupMessages = l.DuplicateRows()
 	f.maxPayRows, f.maxMsgRows = l.MaxRowsPerKey()
-	f.fake = l.FakeSuccesses()
-	f.paidWithID, f.otherWithID, f.paidWithoutID = l.TxIDs(r.prov)
+	f.txIDs = readTxIDs(l, r.prov)
 	f.refused = l.Refused
 	return f
 }

@@ -3,7 +3,6 @@ package wassal
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -142,19 +141,7 @@ type session13Run struct {
 }
 
 func (o *session13Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.drive(ctx, env.DBPath, o.durable)
-	if err != nil {
-		return nil, err
-	}
-	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.durable)
-	if err != nil {
-		return nil, fmt.Errorf("run the partner design: %w", err)
-	}
-	before, after := own, partner
-	if o.durable {
-		before, after = partner, own
-	}
-	return o.render(own, before, after), nil
+	return scenarios.RunPair(ctx, env, o.durable, o.drive, o.render)
 }
 
 func (o *session13Options) newProvider() *provider.Provider {

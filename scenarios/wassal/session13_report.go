@@ -9,6 +9,7 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // session13Figures are the numbers a Day 13 run is judged by.
@@ -20,10 +21,7 @@ type session13Figures struct {
 	paid, failed       int
 	chargedNotPaid     []string // the provider took the money; our books do not say Paid
 	charges, maxCharge int
-	fake               int
-	paidWithID         int
-	otherWithID        int
-	paidWithoutID      int
+	txIDs
 }
 
 func (o *session13Options) figures(run *session13Run) session13Figures {
@@ -46,78 +44,46 @@ func (o *session13Options) figures(run *session13Run) session13Figures {
 	}
 	f.paid, f.failed = paidFailed(l.Payments)
 	f.maxCharge = maxCallsPerKey(l.Calls, provider.OpCharge)
-	f.fake = l.FakeSuccesses()
-	f.paidWithID, f.otherWithID, f.paidWithoutID = l.TxIDs(run.prov)
+	f.txIDs = readTxIDs(l, run.prov)
 	return f
 }
 
-const (
-	verdict13BeforeReproduced = "PENDING WORK KEPT IN MEMORY — LOST WITH THE PROCESS ❌"
-	verdict13BeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
-	verdict13AfterHeld        = "DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART ✅"
-	verdict13AfterBroken      = "THE PENDING WORK DID NOT REACH A RESULT — SEE THE FAILED CHECKS ❌"
-)
+var session13Day = day{
+	Pair: scenarios.Pair{
+		Before: session13Before, BeforeTitle: "Session 13 — BEFORE: pending work lost on restart",
+		After: session13After, AfterTitle: "Session 13 — AFTER: durable reconciliation survives a restart",
+	},
+	reproduced: "PENDING WORK KEPT IN MEMORY — LOST WITH THE PROCESS ❌",
+	held:       "DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART ✅",
+	broken:     "THE PENDING WORK DID NOT REACH A RESULT — SEE THE FAILED CHECKS ❌",
+}
 
 func (o *session13Options) render(own, before, after *session13Run) *report.Report {
-	name, kind, partner := session13After, report.After, session13Before
-	title := "Session 13 — AFTER: durable reconciliation survives a restart"
-	if !o.durable {
-		name, kind, partner = session13Before, report.Before, session13After
-		title = "Session 13 — BEFORE: pending work lost on restart"
-	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	r := session13Day.NewReport(o.durable)
 	o.writeSetup(r)
-
-	r.Section("Schema")
-	WriteSchema(r, own.tables)
-	r.Section("Timeline (scenario clock)")
-	for _, line := range own.lines {
-		r.Line(line)
-	}
-
+	writeSchemaAndTimeline(r, own.tables, own.lines)
 	r.Section("Per-message table")
 	o.writePerPayment(r, own)
-	r.Section("Payment ledger (Payments table)")
-	WritePaymentLedger(r, own.ledger.Payments)
-	r.Section("Outbox ledger (OutboxMessages table)")
-	if len(own.ledger.Messages) == 0 {
-		r.Line("(no rows: the in-memory design writes nothing to the outbox)")
-	} else {
-		WriteOutboxLedger(r, own.ledger.Messages)
-	}
-	r.Section("Provider ledger (every call)")
-	WriteProviderLedger(r, own.ledger)
-
-	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	writeLedgers(r, own.ledger, "(no rows: the in-memory design writes nothing to the outbox)")
+	scenarios.CompareSection(r)
 	o.writeMetrics(r, before, after)
 
 	f := o.figures(own)
 	if o.durable {
 		o.afterChecks(r, own, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdict13AfterHeld, verdict13AfterBroken)
 	} else {
 		o.beforeChecks(r, own, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdict13BeforeReproduced, verdict13BeforeMissed)
 	}
+	session13Day.closeReport(r, o.durable)
 	o.recordMetrics(r, own, f)
 	return r
 }
 
 func (o *session13Options) writeSetup(r *report.Report) {
-	keys := PaymentKeys(o.Payments)
-	r.Linef("Requests  %d payments %s..%s, one every %s from %s; each is written, then charged",
-		o.Payments, keys[0], keys[len(keys)-1], clock.Millis(requestGap), clock.Stamp(clock.Start))
-	declined := "no key is declined"
-	if o.DeclinedKey != "" {
-		declined = o.DeclinedKey + " is declined"
-	}
+	r.Linef("Requests  %s, one every %s from %s; each is written, then charged",
+		paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start))
 	r.Linef("Provider  charge answers lost (the provider takes the charge, the service times out): %s; %s; every other key pays",
-		keysText(o.TimeoutKeys), declined)
+		keysText(o.TimeoutKeys), declinedText(o.DeclinedKey))
 	if o.CrashAfter == "" {
 		r.Line("Crash     none (--crash-after none): the service lives through the whole run")
 	} else {
@@ -138,7 +104,7 @@ func (o *session13Options) writeSetup(r *report.Report) {
 	} else {
 		r.Linef("Watch     the run watches until %s after the restart", o.Observe)
 	}
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+	writeClockLine(r, clock.Start)
 }
 
 func (o *session13Options) writePerPayment(r *report.Report, run *session13Run) {
@@ -234,8 +200,7 @@ func (o *session13Options) afterChecks(r *report.Report, run *session13Run, f se
 func (o *session13Options) integrityChecks13(r *report.Report, f session13Figures) {
 	r.Check("never charged twice", f.maxCharge <= 1,
 		fmt.Sprintf("%d charges for %d payments, max %d per payment", f.charges, f.submitted, f.maxCharge))
-	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", f.paidWithID, f.otherWithID, f.fake)
-	r.Check("tx ids only from provider, Paid only", f.otherWithID == 0 && f.paidWithoutID == 0 && f.fake == 0, detail)
+	f.txIDs.check(r)
 }
 
 func (o *session13Options) recordMetrics(r *report.Report, run *session13Run, f session13Figures) {

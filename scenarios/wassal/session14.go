@@ -3,7 +3,6 @@ package wassal
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -122,19 +121,10 @@ type session14Run struct {
 }
 
 func (o *session14Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.drive(ctx, env.DBPath, o.atomicFor(o.atomic))
-	if err != nil {
-		return nil, err
+	drive := func(ctx context.Context, path string, after bool) (*session14Run, error) {
+		return o.drive(ctx, path, o.atomicFor(after))
 	}
-	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), o.atomicFor(!o.atomic))
-	if err != nil {
-		return nil, fmt.Errorf("run the partner design: %w", err)
-	}
-	before, after := own, partner
-	if o.atomic {
-		before, after = partner, own
-	}
-	return o.render(own, before, after), nil
+	return scenarios.RunPair(ctx, env, o.atomic, drive, o.render)
 }
 
 func (o *session14Options) drive(ctx context.Context, path string, atomic bool) (*session14Run, error) {

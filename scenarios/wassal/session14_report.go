@@ -8,6 +8,7 @@ import (
 	"outboxlab/core/clock"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // session14Figures are the numbers a Day 14 run is judged by.
@@ -23,10 +24,7 @@ type session14Figures struct {
 	ghostChecks           []string
 	paid, failed          int
 	dupPayments, dupMsgs  int
-	fake                  int
-	paidWithID            int
-	otherWithID           int
-	paidWithoutID         int
+	txIDs
 }
 
 func (o *session14Options) figures(run *session14Run) session14Figures {
@@ -59,67 +57,44 @@ func (o *session14Options) figures(run *session14Run) session14Figures {
 	}
 	f.paid, f.failed = paidFailed(l.Payments)
 	f.dupPayments, f.dupMsgs = l.DuplicateRows()
-	f.fake = l.FakeSuccesses()
-	f.paidWithID, f.otherWithID, f.paidWithoutID = l.TxIDs(run.prov)
+	f.txIDs = readTxIDs(l, run.prov)
 	return f
 }
 
-const (
-	verdict14BeforeReproduced = "A DUAL WRITE — EITHER ORDER LOSES WORK OR LEAVES A GHOST ❌"
-	verdict14BeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
-	verdict14AfterHeld        = "TRANSACTIONAL OUTBOX — BOTH OR NEITHER, EVERY PAYMENT HAS ITS MESSAGE ✅"
-	verdict14AfterBroken      = "THE PAYMENT AND ITS MESSAGE DID NOT COMMIT TOGETHER — SEE THE FAILED CHECKS ❌"
-)
+var session14Day = day{
+	Pair: scenarios.Pair{
+		Before: session14Before, BeforeTitle: "Session 14 — BEFORE: a dual write loses the message or leaves a ghost",
+		After: session14After, AfterTitle: "Session 14 — AFTER: the transactional outbox, both rows or neither",
+	},
+	reproduced: "A DUAL WRITE — EITHER ORDER LOSES WORK OR LEAVES A GHOST ❌",
+	held:       "TRANSACTIONAL OUTBOX — BOTH OR NEITHER, EVERY PAYMENT HAS ITS MESSAGE ✅",
+	broken:     "THE PAYMENT AND ITS MESSAGE DID NOT COMMIT TOGETHER — SEE THE FAILED CHECKS ❌",
+}
 
 func (o *session14Options) render(own, before, after *session14Run) *report.Report {
-	name, kind, partner := session14After, report.After, session14Before
-	title := "Session 14 — AFTER: the transactional outbox, both rows or neither"
-	if !o.atomic {
-		name, kind, partner = session14Before, report.Before, session14After
-		title = "Session 14 — BEFORE: a dual write loses the message or leaves a ghost"
-	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	r := session14Day.NewReport(o.atomic)
 	o.writeSetup(r, own)
-
-	r.Section("Schema")
-	WriteSchema(r, own.tables)
-	r.Section("Timeline (scenario clock)")
-	for _, line := range own.lines {
-		r.Line(line)
-	}
+	writeSchemaAndTimeline(r, own.tables, own.lines)
 	r.Section("Per-message table")
 	o.writePerRequest(r, own)
-	r.Section("Payment ledger (Payments table)")
-	WritePaymentLedger(r, own.ledger.Payments)
-	r.Section("Outbox ledger (OutboxMessages table)")
-	WriteOutboxLedger(r, own.ledger.Messages)
-	r.Section("Provider ledger (every call)")
-	WriteProviderLedger(r, own.ledger)
-
-	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	writeLedgers(r, own.ledger, "")
+	scenarios.CompareSection(r)
 	o.writeMetrics(r, o.figures(before), o.figures(after))
 
 	f := o.figures(own)
 	if o.atomic {
 		o.afterChecks(r, own, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdict14AfterHeld, verdict14AfterBroken)
 	} else {
 		o.beforeChecks(r, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdict14BeforeReproduced, verdict14BeforeMissed)
 	}
+	session14Day.closeReport(r, o.atomic)
 	o.recordMetrics(r, f)
 	return r
 }
 
 func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
-	keys := PaymentKeys(o.Payments)
-	r.Linef("Requests  %d payments %s..%s, one every %s from %s; each writes a payment row and its %s outbox row",
-		o.Payments, keys[0], keys[len(keys)-1], clock.Millis(requestGap), clock.Stamp(clock.Start), ConfirmType)
+	r.Linef("Requests  %s, one every %s from %s; each writes a payment row and its %s outbox row",
+		paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start), ConfirmType)
 	design := "dual write: two separate transactions"
 	if own.atomic {
 		design = "one BEGIN IMMEDIATE transaction for both rows"
@@ -134,12 +109,8 @@ func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
 		r.Linef("Crashes   each life is a real child process, killed with SIGKILL between its two writes of: %s; a new life starts %s later",
 			keysText(o.CrashAt), restartDelay)
 	}
-	declined := "no key is declined"
-	if o.DeclinedKey != "" {
-		declined = o.DeclinedKey + " is declined"
-	}
-	r.Linef("Relay     after the last life, relay-1 drains the outbox and asks the provider for each status; %s, every other key pays", declined)
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+	r.Linef("Relay     after the last life, relay-1 drains the outbox and asks the provider for each status; %s, every other key pays", declinedText(o.DeclinedKey))
+	writeClockLine(r, clock.Start)
 }
 
 func (o *session14Options) writePerRequest(r *report.Report, run *session14Run) {
@@ -230,7 +201,7 @@ func (o *session14Options) beforeChecks(r *report.Report, f session14Figures) {
 		fmt.Sprintf("%s PendingConfirmation after the relay, %d status checks", keysText(f.lost), f.lostChecks))
 	r.Check("the ghost reached the provider", len(f.ghostChecks) > 0,
 		fmt.Sprintf("status checks for %s, a payment our books never had", keysText(f.ghostChecks)))
-	o.integrityChecks14(r, f)
+	f.txIDs.check(r)
 }
 
 func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f session14Figures) {
@@ -244,12 +215,7 @@ func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f se
 	r.Check("no ghosts", len(f.ghosts) == 0, fmt.Sprintf("%d outbox rows without a payment", len(f.ghosts)))
 	r.Check("every payment confirmed", len(f.pendingAfter) == 0,
 		fmt.Sprintf("%d PendingConfirmation; %d Paid, %d Failed", len(f.pendingAfter), f.paid, f.failed))
-	o.integrityChecks14(r, f)
-}
-
-func (o *session14Options) integrityChecks14(r *report.Report, f session14Figures) {
-	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", f.paidWithID, f.otherWithID, f.fake)
-	r.Check("tx ids only from provider, Paid only", f.otherWithID == 0 && f.paidWithoutID == 0 && f.fake == 0, detail)
+	f.txIDs.check(r)
 }
 
 func (o *session14Options) recordMetrics(r *report.Report, f session14Figures) {

@@ -3,7 +3,6 @@ package wassal
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -156,17 +155,8 @@ type refusal struct {
 }
 
 func (o *session15Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.drive(ctx, env.DBPath, o.naive)
-	if err != nil {
-		return nil, err
+	drive := func(ctx context.Context, path string, after bool) (*session15Run, error) {
+		return o.drive(ctx, path, !after)
 	}
-	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.naive)
-	if err != nil {
-		return nil, fmt.Errorf("run the partner design: %w", err)
-	}
-	before, after := own, partner
-	if !o.naive {
-		before, after = partner, own
-	}
-	return o.render(own, before, after), nil
+	return scenarios.RunPair(ctx, env, !o.naive, drive, o.render)
 }

@@ -90,7 +90,7 @@ func (o *session15Options) beforeChecks(r *report.Report, run *session15Run, f s
 		detail = fmt.Sprintf("%s Processing under worker-c at %s, no lease to expire", keysText(f.stuck), clock.Stamp(run.ended))
 	}
 	r.Check("a dead worker's message is stuck in Processing", run.crashed != "" && len(f.stuck) > 0, detail)
-	o.integrityChecks15(r, f)
+	f.txIDs.check(r)
 }
 
 func (o *session15Options) afterChecks(r *report.Report, run *session15Run, f session15Figures) {
@@ -119,12 +119,7 @@ func (o *session15Options) afterChecks(r *report.Report, run *session15Run, f se
 		fmt.Sprintf("%d notifications for %d payments, max %d per payment", f.notifications, len(run.ledger.Payments), f.maxNotified))
 	r.Check("queue drained", len(f.stuck) == 0 && f.pendingMessages == 0,
 		fmt.Sprintf("%d pending / %d processing", f.pendingMessages, len(f.stuck)))
-	o.integrityChecks15(r, f)
-}
-
-func (o *session15Options) integrityChecks15(r *report.Report, f session15Figures) {
-	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", f.paidWithID, f.otherWithID, f.fake)
-	r.Check("tx ids only from provider, Paid only", f.otherWithID == 0 && f.paidWithoutID == 0 && f.fake == 0, detail)
+	f.txIDs.check(r)
 }
 
 func (o *session15Options) recordMetrics(r *report.Report, run *session15Run, f session15Figures) {

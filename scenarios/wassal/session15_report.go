@@ -10,6 +10,7 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // session15Figures are the numbers a Day 15 run is judged by.
@@ -29,10 +30,7 @@ type session15Figures struct {
 	pending         []string // payments still PendingConfirmation
 	unnotified      []string // payments resolved without a notification, or never
 	paid, failed    int
-	fake            int
-	paidWithID      int
-	otherWithID     int
-	paidWithoutID   int
+	txIDs
 }
 
 func (o *session15Options) figures(run *session15Run) session15Figures {
@@ -70,69 +68,45 @@ func (o *session15Options) figures(run *session15Run) session15Figures {
 		}
 	}
 	f.paid, f.failed = paidFailed(l.Payments)
-	f.fake = l.FakeSuccesses()
-	f.paidWithID, f.otherWithID, f.paidWithoutID = l.TxIDs(run.prov)
+	f.txIDs = readTxIDs(l, run.prov)
 	return f
 }
 
-const (
-	verdict15BeforeReproduced = "NO ATOMIC CLAIM, NO LEASE — WORK DONE TWICE, A DEAD WORKER'S MESSAGE STUCK FOREVER ❌"
-	verdict15BeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
-	verdict15AfterHeld        = "OUTBOX LEASING — ONE OWNER AT A TIME, OWNERSHIP EXPIRES, LATE OWNERS REFUSED ✅"
-	verdict15AfterBroken      = "OWNERSHIP DID NOT HOLD — SEE THE FAILED CHECKS ❌"
-)
+var session15Day = day{
+	Pair: scenarios.Pair{
+		Before: session15Before, BeforeTitle: "Session 15 — BEFORE: double processing without a lease",
+		After: session15After, AfterTitle: "Session 15 — AFTER: outbox leasing, one owner at a time",
+	},
+	reproduced: "NO ATOMIC CLAIM, NO LEASE — WORK DONE TWICE, A DEAD WORKER'S MESSAGE STUCK FOREVER ❌",
+	held:       "OUTBOX LEASING — ONE OWNER AT A TIME, OWNERSHIP EXPIRES, LATE OWNERS REFUSED ✅",
+	broken:     "OWNERSHIP DID NOT HOLD — SEE THE FAILED CHECKS ❌",
+}
 
 func (o *session15Options) render(own, before, after *session15Run) *report.Report {
-	name, kind, partner := session15After, report.After, session15Before
-	title := "Session 15 — AFTER: outbox leasing, one owner at a time"
-	if o.naive {
-		name, kind, partner = session15Before, report.Before, session15After
-		title = "Session 15 — BEFORE: double processing without a lease"
-	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	r := session15Day.NewReport(!o.naive)
 	o.writeSetup(r, own)
-
-	r.Section("Schema")
-	WriteSchema(r, own.tables)
-	r.Section("Timeline (scenario clock)")
-	for _, line := range own.lines {
-		r.Line(line)
-	}
+	writeSchemaAndTimeline(r, own.tables, own.lines)
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)
-	r.Section("Payment ledger (Payments table)")
-	WritePaymentLedger(r, own.ledger.Payments)
-	r.Section("Outbox ledger (OutboxMessages table)")
-	WriteOutboxLedger(r, own.ledger.Messages)
-	r.Section("Notification ledger (PaymentNotifications table)")
-	writeNotifications(r, own.notifications)
-	r.Section("Provider ledger (every call)")
-	WriteProviderLedger(r, own.ledger)
-
-	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	writeLedgers(r, own.ledger, "", ledgerTable{"Notification ledger (PaymentNotifications table)",
+		func(r *report.Report) { writeNotifications(r, own.notifications) }})
+	scenarios.CompareSection(r)
 	o.writeMetrics(r, o.figures(before), o.figures(after))
 
 	f := o.figures(own)
 	if o.naive {
 		o.beforeChecks(r, own, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdict15BeforeReproduced, verdict15BeforeMissed)
 	} else {
 		o.afterChecks(r, own, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdict15AfterHeld, verdict15AfterBroken)
 	}
+	session15Day.closeReport(r, !o.naive)
 	o.recordMetrics(r, own, f)
 	return r
 }
 
 func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
-	keys := PaymentKeys(o.Payments)
-	r.Linef("Seed      %d payments %s..%s, PendingConfirmation, each with its %s outbox message (the Day 14 outbox)",
-		o.Payments, keys[0], keys[len(keys)-1], ConfirmType)
+	r.Linef("Seed      %s, PendingConfirmation, each with its %s outbox message (the Day 14 outbox)",
+		paymentRange(o.Payments), ConfirmType)
 	if own.naive {
 		r.Line("Claim     naive: SELECT the oldest Pending rows, then UPDATE each to Processing in a separate statement; no lease, no token; complete by id")
 	} else {
@@ -153,12 +127,8 @@ func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
 	r.Linef("Workers   %s worker-c (a real child process) claims one message and is killed %s", stampAt(crashActAt), crash)
 	r.Linef("          %s worker-a and worker-b poll %s, up to %d messages each", stampAt(raceActAt), overlap, o.Batch)
 	r.Linef("          %s worker-a claims one more, asks the provider and stalls %s before recording the answer; worker-b drains the rest", stampAt(stallActAt), o.Stall)
-	declined := "no key is declined"
-	if o.DeclinedKey != "" {
-		declined = o.DeclinedKey + " is declined"
-	}
-	r.Linef("Provider  %s; every other key pays; each answer is recorded with a customer notification, in the completing transaction", declined)
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+	r.Linef("Provider  %s; every other key pays; each answer is recorded with a customer notification, in the completing transaction", declinedText(o.DeclinedKey))
+	writeClockLine(r, clock.Start)
 }
 
 func stampAt(d time.Duration) string { return clock.Stamp(clock.Start.Add(d)) }

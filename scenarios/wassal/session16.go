@@ -3,7 +3,6 @@ package wassal
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -169,19 +168,10 @@ type session16Run struct {
 }
 
 func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.drive(ctx, env.DBPath, o.naive)
-	if err != nil {
-		return nil, err
+	drive := func(ctx context.Context, path string, after bool) (*session16Run, error) {
+		return o.drive(ctx, path, !after)
 	}
-	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.naive)
-	if err != nil {
-		return nil, fmt.Errorf("run the partner design: %w", err)
-	}
-	before, after := own, partner
-	if !o.naive {
-		before, after = partner, own
-	}
-	return o.render(own, before, after), nil
+	return scenarios.RunPair(ctx, env, !o.naive, drive, o.render)
 }
 
 // policy is the failure policy of a design: the naive one retries at once,

@@ -9,60 +9,29 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
+	"outboxlab/scenarios"
 )
 
-const (
-	verdictBeforeReproduced = "A POISON MESSAGE RETRIED FOREVER — NO LIMIT, NO EXIT ❌"
-	verdictBeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
-	verdictAfterHeld        = "BOUNDED RETRY + DEAD-LETTER — THE QUEUE KEEPS MOVING ✅"
-	verdictAfterBroken      = "THE RETRY POLICY DID NOT HOLD — SEE THE FAILED CHECKS ❌"
-)
+var session16Day = day{
+	Pair: scenarios.Pair{
+		Before: session16Before, BeforeTitle: "Session 16 — BEFORE: a poison message retried forever",
+		After: session16After, AfterTitle: "Session 16 — AFTER: bounded retry, backoff and a dead-letter exit",
+	},
+	reproduced: "A POISON MESSAGE RETRIED FOREVER — NO LIMIT, NO EXIT ❌",
+	held:       "BOUNDED RETRY + DEAD-LETTER — THE QUEUE KEEPS MOVING ✅",
+	broken:     "THE RETRY POLICY DID NOT HOLD — SEE THE FAILED CHECKS ❌",
+}
 
 func (o *session16Options) render(own, before, after *session16Run) *report.Report {
-	name, kind, partner := session16After, report.After, session16Before
-	title := "Session 16 — AFTER: bounded retry, backoff and a dead-letter exit"
-	if o.naive {
-		name, kind, partner = session16Before, report.Before, session16After
-		title = "Session 16 — BEFORE: a poison message retried forever"
-	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	r := session16Day.NewReport(!o.naive)
 	o.writeSetup(r, own)
-
-	r.Section("Schema")
-	WriteSchema(r, own.tables)
-
-	r.Section("Timeline (scenario clock)")
-	for _, e := range own.events {
-		r.Line(TimelineLine(e))
-	}
-	claims := 0
-	for _, e := range own.events {
-		if e.Kind != worker.Advanced {
-			claims++
-		}
-	}
-	if own.capped {
-		r.Linef("%s  %-8s demo cap: %s reached %d attempts and would be claimed again forever; the run stops here",
-			clock.Stamp(own.ended), "—", strings.Join(own.cappedKeys, ", "), o.RetryCap)
-	}
-	r.Linef("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
-		clock.Stamp(own.ended), claims, own.ledger.Refused)
+	writeSchemaAndTimeline(r, own.tables, o.timeline(own))
 	r.Line("")
 	r.Figure(AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended))
-
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)
-	r.Section("Payment ledger (Payments table)")
-	WritePaymentLedger(r, own.ledger.Payments)
-	r.Section("Outbox ledger (OutboxMessages table)")
-	WriteOutboxLedger(r, own.ledger.Messages)
-	r.Section("Provider ledger (every call)")
-	WriteProviderLedger(r, own.ledger)
-
-	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	writeLedgers(r, own.ledger, "")
+	scenarios.CompareSection(r)
 	o.writeMetrics(r, o.figures(before), o.figures(after), before, after)
 
 	f := o.figures(own)
@@ -71,20 +40,32 @@ func (o *session16Options) render(own, before, after *session16Run) *report.Repo
 	} else {
 		o.afterChecks(r, f)
 	}
-	r.Checks("Safety checks")
-	if o.naive {
-		r.Verdict(verdictBeforeReproduced, verdictBeforeMissed)
-	} else {
-		r.Verdict(verdictAfterHeld, verdictAfterBroken)
-	}
+	session16Day.closeReport(r, !o.naive)
 	o.recordMetrics(r, own, f)
 	return r
 }
 
+// timeline is the run's worker events, then how the run ended.
+func (o *session16Options) timeline(run *session16Run) []string {
+	var lines []string
+	claims := 0
+	for _, e := range run.events {
+		lines = append(lines, TimelineLine(e))
+		if e.Kind != worker.Advanced {
+			claims++
+		}
+	}
+	if run.capped {
+		lines = append(lines, fmt.Sprintf("%s  %-8s demo cap: %s reached %d attempts and would be claimed again forever; the run stops here",
+			clock.Stamp(run.ended), "—", strings.Join(run.cappedKeys, ", "), o.RetryCap))
+	}
+	return append(lines, fmt.Sprintf("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
+		clock.Stamp(run.ended), claims, run.ledger.Refused))
+}
+
 func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
-	keys := PaymentKeys(o.Payments)
-	r.Linef("Seed      %d payments %s..%s, PendingConfirmation, each written with its %s outbox message in one transaction",
-		o.Payments, keys[0], keys[len(keys)-1], ConfirmType)
+	r.Linef("Seed      %s, PendingConfirmation, each written with its %s outbox message in one transaction",
+		paymentRange(o.Payments), ConfirmType)
 	var script []string
 	for _, k := range o.PoisonKeys {
 		script = append(script, k+": status check always fails (poison)")
@@ -108,7 +89,7 @@ func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 	}
 	r.Linef("Worker    worker-1 claims up to %d due messages per poll; lease %s", o.Batch, o.Lease)
 	r.Linef("Demo cap  the run is stopped if a poison message reaches %d attempts", o.RetryCap)
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(own.started))
+	writeClockLine(r, own.started)
 }
 
 func (o *session16Options) writePerMessage(r *report.Report, run *session16Run) {
@@ -150,11 +131,7 @@ func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, 
 		return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
 	}
 	status := func(f figures) string {
-		parts := make([]string, len(f.poisonStatuses))
-		for i, s := range f.poisonStatuses {
-			parts[i] = string(s)
-		}
-		s := strings.Join(parts, ", ")
+		s := joinStatuses(f.poisonStatuses)
 		if !allEqual(f.poisonStatuses, outbox.DeadLettered) && !allEqual(f.poisonStatuses, outbox.Processed) {
 			s += " (never ends)"
 		}
@@ -201,7 +178,7 @@ func (o *session16Options) afterChecks(r *report.Report, f figures) {
 	}
 	r.Check("poison dead-lettered with LastError",
 		allEqual(f.poisonStatuses, outbox.DeadLettered) && f.poisonErrorsSet,
-		fmt.Sprintf("status %s, %s", statuses(f.poisonStatuses), errText))
+		fmt.Sprintf("status %s, %s", joinStatuses(f.poisonStatuses), errText))
 	r.Check("queue drained", f.pending == 0 && f.processing == 0,
 		fmt.Sprintf("%d pending / %d processing", f.pending, f.processing))
 	o.integrityChecks(r, f)
@@ -210,7 +187,7 @@ func (o *session16Options) afterChecks(r *report.Report, f figures) {
 func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f figures) {
 	r.Check("poison retried with no limit",
 		run.capped && allEqual(f.poisonStatuses, outbox.Pending),
-		fmt.Sprintf("AttemptCount %s at the demo cap of %d, status %s", joinInts(f.poisonAttempts), o.RetryCap, statuses(f.poisonStatuses)))
+		fmt.Sprintf("AttemptCount %s at the demo cap of %d, status %s", joinInts(f.poisonAttempts), o.RetryCap, joinStatuses(f.poisonStatuses)))
 	r.Check("no dead-letter exit", f.deadLettered == 0, fmt.Sprintf("%d dead-lettered", f.deadLettered))
 	wasted := 0
 	for _, n := range f.poisonAttempts {
@@ -239,8 +216,8 @@ func (o *session16Options) recordMetrics(r *report.Report, run *session16Run, f 
 	r.Metric("healthy_processed", f.healthyProcessed)
 	r.Metric("healthy_total", f.healthy)
 	r.Metric("poison_attempts", f.poisonAttempts)
-	r.Metric("poison_final_status", statuses(f.poisonStatuses))
-	r.Metric("poison_payment_status", paymentStatuses(f.poisonPayments))
+	r.Metric("poison_final_status", joinStatuses(f.poisonStatuses))
+	r.Metric("poison_payment_status", joinStatuses(f.poisonPayments))
 	r.Metric("retries_with_backoff", len(f.backoffs))
 	backoffs := make([]int64, len(f.backoffs))
 	for i, d := range f.backoffs {
@@ -260,20 +237,4 @@ func (o *session16Options) recordMetrics(r *report.Report, run *session16Run, f 
 	r.Metric("refused_transitions", f.refused)
 	r.Metric("demo_capped", run.capped)
 	r.Metric("scenario_end", clock.ISO(run.ended))
-}
-
-func statuses(ss []outbox.Status) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
-		parts[i] = string(s)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func paymentStatuses(ss []outbox.PaymentStatus) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
-		parts[i] = string(s)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -110,7 +110,7 @@ func TestSession16FiguresFollowTheFlags(t *testing.T) {
 			if run.capped != tt.wantCapped {
 				t.Errorf("capped = %v, want %v", run.capped, tt.wantCapped)
 			}
-			if got := paymentStatuses(f.poisonPayments); got != "PendingConfirmation" {
+			if got := joinStatuses(f.poisonPayments); got != "PendingConfirmation" {
 				t.Errorf("poison payment %s, want PendingConfirmation: a retry policy never invents an outcome", got)
 			}
 		})

@@ -3,7 +3,6 @@ package wassal
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -165,19 +164,7 @@ type session17Run struct {
 }
 
 func (o *session17Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.drive(ctx, env.DBPath, o.audited)
-	if err != nil {
-		return nil, err
-	}
-	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.audited)
-	if err != nil {
-		return nil, fmt.Errorf("run the partner design: %w", err)
-	}
-	before, after := own, partner
-	if o.audited {
-		before, after = partner, own
-	}
-	return o.render(own, before, after), nil
+	return scenarios.RunPair(ctx, env, o.audited, o.drive, o.render)
 }
 
 func (o *session17Options) policy() retry.Policy {

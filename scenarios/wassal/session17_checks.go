@@ -25,8 +25,7 @@ type session17Figures struct {
 	approvals, redriveAudit     int
 	closed, closedUnverified    int
 	pending                     []string
-	fake, paidWithID            int
-	otherWithID, paidWithoutID  int
+	txIDs
 }
 
 // attemptsMade counts the attempts workers really made on each message.
@@ -101,8 +100,7 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 			f.approvals++
 		}
 	}
-	f.fake = l.FakeSuccesses()
-	f.paidWithID, f.otherWithID, f.paidWithoutID = l.TxIDs(run.prov)
+	f.txIDs = readTxIDs(l, run.prov)
 	return f
 }
 
@@ -163,7 +161,7 @@ func (o *session17Options) beforeChecks(r *report.Report, f session17Figures) {
 	r.Check("the rows' failure history is gone", len(f.undercounted) > 0 && len(f.deadAtLost) > 0,
 		fmt.Sprintf("AttemptCount undercounts on %s; first DeadLetteredAtUtc lost on %s", keysText(f.undercounted), keysText(f.deadAtLost)))
 	r.Check("no record of who or why", f.redriveAudit == 0, fmt.Sprintf("%d redrive entries in the audit log", f.redriveAudit))
-	o.integrityChecks17(r, f)
+	f.txIDs.check(r)
 }
 
 func (o *session17Options) afterChecks(r *report.Report, run *session17Run, f session17Figures) {
@@ -184,12 +182,7 @@ func (o *session17Options) afterChecks(r *report.Report, run *session17Run, f se
 	r.Check("incident closed: every dead letter resolved", f.closed == len(f.dead) && len(f.pending) == 0,
 		fmt.Sprintf("%d of %d closed; %d dead-lettered again, %d left parked; %d PendingConfirmation",
 			f.closed, len(f.dead), len(f.deadAgain), len(f.notReleased), len(f.pending)))
-	o.integrityChecks17(r, f)
-}
-
-func (o *session17Options) integrityChecks17(r *report.Report, f session17Figures) {
-	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", f.paidWithID, f.otherWithID, f.fake)
-	r.Check("tx ids only from provider, Paid only", f.otherWithID == 0 && f.paidWithoutID == 0 && f.fake == 0, detail)
+	f.txIDs.check(r)
 }
 
 func (o *session17Options) recordMetrics(r *report.Report, run *session17Run, f session17Figures) {

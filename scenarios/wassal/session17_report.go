@@ -8,68 +8,45 @@ import (
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
-const (
-	verdict17BeforeReproduced = "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE ❌"
-	verdict17BeforeMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
-	verdict17AfterHeld        = "AUDITED REDRIVE — AUTHORISED, BATCHED, VERIFIED, HISTORY KEPT ✅"
-	verdict17AfterBroken      = "THE REDRIVE DID NOT CLOSE THE INCIDENT — SEE THE FAILED CHECKS ❌"
-)
+var session17Day = day{
+	Pair: scenarios.Pair{
+		Before: session17Before, BeforeTitle: "Session 17 — BEFORE: a blind dead-letter redrive",
+		After: session17After, AfterTitle: "Session 17 — AFTER: an audited dead-letter redrive",
+	},
+	reproduced: "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE ❌",
+	held:       "AUDITED REDRIVE — AUTHORISED, BATCHED, VERIFIED, HISTORY KEPT ✅",
+	broken:     "THE REDRIVE DID NOT CLOSE THE INCIDENT — SEE THE FAILED CHECKS ❌",
+}
 
 func (o *session17Options) render(own, before, after *session17Run) *report.Report {
-	name, kind, partner := session17After, report.After, session17Before
-	title := "Session 17 — AFTER: an audited dead-letter redrive"
-	if !o.audited {
-		name, kind, partner = session17Before, report.Before, session17After
-		title = "Session 17 — BEFORE: a blind dead-letter redrive"
-	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	r := session17Day.NewReport(o.audited)
 	o.writeSetup(r, own)
-
-	r.Section("Schema")
-	WriteSchema(r, own.tables)
-	r.Section("Timeline (scenario clock)")
-	for _, line := range own.lines {
-		r.Line(line)
-	}
+	writeSchemaAndTimeline(r, own.tables, own.lines)
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)
-	r.Section("Payment ledger (Payments table)")
-	WritePaymentLedger(r, own.ledger.Payments)
-	r.Section("Outbox ledger (OutboxMessages table)")
-	WriteOutboxLedger(r, own.ledger.Messages)
-	r.Section("Redrive ledger (Redrives table)")
-	writeRedrives(r, own.redrives)
-	r.Section("Audit log (AuditLog table)")
-	writeAudit(r, own.audit)
-	r.Section("Provider ledger (every call)")
-	WriteProviderLedger(r, own.ledger)
-
-	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	writeLedgers(r, own.ledger, "",
+		ledgerTable{"Redrive ledger (Redrives table)", func(r *report.Report) { writeRedrives(r, own.redrives) }},
+		ledgerTable{"Audit log (AuditLog table)", func(r *report.Report) { writeAudit(r, own.audit) }})
+	scenarios.CompareSection(r)
 	o.writeMetrics(r, o.figures(before), o.figures(after))
 
 	f := o.figures(own)
 	if o.audited {
 		o.afterChecks(r, own, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdict17AfterHeld, verdict17AfterBroken)
 	} else {
 		o.beforeChecks(r, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdict17BeforeReproduced, verdict17BeforeMissed)
 	}
+	session17Day.closeReport(r, o.audited)
 	o.recordMetrics(r, own, f)
 	return r
 }
 
 func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
-	keys := PaymentKeys(o.Payments)
-	r.Linef("Seed      %d payments %s..%s, PendingConfirmation, each with its %s outbox message (MaxAttempts %d)",
-		o.Payments, keys[0], keys[len(keys)-1], ConfirmType, o.MaxAttempts)
+	r.Linef("Seed      %s, PendingConfirmation, each with its %s outbox message (MaxAttempts %d)",
+		paymentRange(o.Payments), ConfirmType, o.MaxAttempts)
 	declined := ""
 	if o.DeclinedKey != "" {
 		declined = "; " + o.DeclinedKey + " declines"
@@ -86,7 +63,7 @@ func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
 	} else {
 		r.Line("Design    blind: one UPDATE back to Pending with AttemptCount 0, LastError and DeadLetteredAtUtc cleared; the ordinary worker takes them")
 	}
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+	writeClockLine(r, clock.Start)
 }
 
 func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) {

@@ -155,3 +155,12 @@ func joinMillis(ds []time.Duration) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// joinStatuses lists statuses, outbox or payment ones, for a report line.
+func joinStatuses[S ~string](ss []S) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ", ")
+}
