@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"outboxlab/core/clock"
 )
 
 // wholeMillis checks that a duration flag is a whole number of milliseconds
@@ -65,4 +67,18 @@ func secondsText(d time.Duration) string {
 		return fmt.Sprintf("%d s", ms/1000)
 	}
 	return fmt.Sprintf("%d.%03d s", ms/1000, ms%1000)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func stampOrDash(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return clock.Stamp(t)
 }

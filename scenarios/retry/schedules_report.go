@@ -10,6 +10,7 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/plot"
 	"outboxlab/core/report"
+	"outboxlab/scenarios/wassal"
 )
 
 // notificationType is the outbox message type of this family: the course
@@ -29,7 +30,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	r.Linef("Clock      scenario time starts %s for each schedule; nothing sleeps", clock.ISO(clock.Start))
 
 	r.Section("Schema")
-	writeSchema(r, tables)
+	wassal.WriteSchema(r, tables)
 
 	r.Section("Waits per failed attempt (ms), as the worker wrote them (the seed's first table)")
 	o.writeWaits(r, runs)
@@ -45,7 +46,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	r.Section("The runs on the outbox")
 	o.writeRuns(r, runs, msgs)
 	r.Section("Outbox ledger (OutboxMessages table)")
-	writeOutboxLedger(r, msgs)
+	wassal.WriteOutboxLedger(r, msgs)
 
 	o.checks(r, runs, msgs)
 	r.Checks("Checks (the properties the seed states)")

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -143,19 +142,7 @@ type stormRun struct {
 }
 
 func (o *stormOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.drive(ctx, env.DBPath, o.breaker)
-	if err != nil {
-		return nil, err
-	}
-	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.breaker)
-	if err != nil {
-		return nil, fmt.Errorf("run the partner design: %w", err)
-	}
-	before, after := own, partner
-	if o.breaker {
-		before, after = partner, own
-	}
-	return o.render(own, before, after), nil
+	return scenarios.RunPair(ctx, env, o.breaker, o.drive, o.render)
 }
 
 // drive seeds a fresh outbox and lets one worker drain it, one message per

@@ -11,6 +11,8 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
+	"outboxlab/scenarios"
+	"outboxlab/scenarios/wassal"
 )
 
 const (
@@ -91,19 +93,16 @@ func (o *stormOptions) figures(run *stormRun) stormFigures {
 	return f
 }
 
+var stormPair = scenarios.Pair{
+	Before: stormNoBreaker, BeforeTitle: "Retry storm without a breaker — BEFORE: every message keeps retrying into a down gateway",
+	After: stormBreaker, AfterTitle: "Circuit breaker — AFTER: the consumer stops as a whole while the gateway is down",
+}
+
 func (o *stormOptions) render(own, before, after *stormRun) *report.Report {
-	name, kind, partner := stormBreaker, report.After, stormNoBreaker
-	title := "Circuit breaker — AFTER: the consumer stops as a whole while the gateway is down"
-	if !o.breaker {
-		name, kind, partner = stormNoBreaker, report.Before, stormBreaker
-		title = "Retry storm without a breaker — BEFORE: every message keeps retrying into a down gateway"
-	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	r := stormPair.NewReport(o.breaker)
 	o.writeSetup(r)
 	r.Section("Schema")
-	writeSchema(r, own.tables)
+	wassal.WriteSchema(r, own.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, l := range stormTimeline(own) {
 		r.Line(l)
@@ -117,8 +116,7 @@ func (o *stormOptions) render(own, before, after *stormRun) *report.Report {
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)
 
-	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	scenarios.CompareSection(r)
 	o.writeStormMetrics(r, before, after)
 	o.stormChecks(r, own, o.figures(before), o.figures(after))
 	if o.breaker {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -147,19 +146,10 @@ func (o *visibilityOptions) scripts() []script {
 }
 
 func (o *visibilityOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.drive(ctx, env.DBPath, o.held)
-	if err != nil {
-		return nil, err
+	drive := func(ctx context.Context, path string, after bool) (*pairRun, error) {
+		return o.drive(ctx, path, !after)
 	}
-	partner, err := o.drive(ctx, filepath.Join(env.Dir, "partner.db"), !o.held)
-	if err != nil {
-		return nil, fmt.Errorf("run the partner design: %w", err)
-	}
-	before, after := own, partner
-	if !o.held {
-		before, after = partner, own
-	}
-	return o.render(own, before, after), nil
+	return scenarios.RunPair(ctx, env, !o.held, drive, o.render)
 }
 
 // drive seeds a fresh outbox and runs the consumers of one design to the end.

@@ -9,6 +9,8 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	policy "outboxlab/core/retry"
+	"outboxlab/scenarios"
+	"outboxlab/scenarios/wassal"
 )
 
 const (
@@ -81,20 +83,17 @@ func (o *visibilityOptions) figures(run *pairRun) pairFigures {
 	return f
 }
 
+var visibilityPair = scenarios.Pair{
+	Before: heldBackoff, BeforeTitle: "Backoff held past the visibility timeout — BEFORE: the consumer sleeps holding the message",
+	After: queueBackoff, AfterTitle: "Backoff on the queue's timeline — AFTER: put the message back, visible again after the backoff",
+}
+
 func (o *visibilityOptions) render(own, before, after *pairRun) *report.Report {
-	name, kind, partner := queueBackoff, report.After, heldBackoff
-	title := "Backoff on the queue's timeline — AFTER: put the message back, visible again after the backoff"
-	if o.held {
-		name, kind, partner = heldBackoff, report.Before, queueBackoff
-		title = "Backoff held past the visibility timeout — BEFORE: the consumer sleeps holding the message"
-	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	r := visibilityPair.NewReport(!o.held)
 	o.writeSetup(r)
 
 	r.Section("Schema")
-	writeSchema(r, own.tables)
+	wassal.WriteSchema(r, own.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, e := range own.events {
 		r.Linef("%s  %-9s %s", clock.Stamp(e.at), e.consumer, e.text)
@@ -108,10 +107,9 @@ func (o *visibilityOptions) render(own, before, after *pairRun) *report.Report {
 	r.Section("Gateway ledger (every send)")
 	writeSends(r, own.gw.ledger)
 	r.Section("Outbox ledger (OutboxMessages table)")
-	writeOutboxLedger(r, own.msgs)
+	wassal.WriteOutboxLedger(r, own.msgs)
 
-	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", kind)
+	scenarios.CompareSection(r)
 	o.writeMetrics(r, before, after)
 
 	f := o.figures(own)
