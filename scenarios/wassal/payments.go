@@ -86,22 +86,7 @@ func ScriptText(p *provider.Provider, key string) string {
 // ConfirmHandler asks the provider for a payment's status and, on an answer,
 // records it on the payment in the same transaction that completes the message.
 // It never charges: the provider is only asked what happened.
-func ConfirmHandler(p *provider.Provider) worker.Handler {
-	return worker.HandlerFunc(func(ctx context.Context, c outbox.Claim, now time.Time) (worker.Outcome, error) {
-		a, err := p.CheckStatus(ctx, c.Key, now)
-		if err != nil {
-			return worker.Outcome{}, err
-		}
-		status, detail := outbox.Paid, fmt.Sprintf("status check → Paid (%s)", a.TransactionID)
-		if a.Outcome == provider.Declined {
-			status, detail = outbox.Failed, "status check → Declined → payment Failed"
-		}
-		return worker.Outcome{Detail: detail, Apply: func(ctx context.Context, tx *sql.Tx) error {
-			_, err := outbox.ResolvePaymentTx(ctx, tx, c.Key, status, a.TransactionID, now)
-			return err
-		}}, nil
-	})
-}
+func ConfirmHandler(p *provider.Provider) worker.Handler { return confirmVia(p) }
 
 // Ledger is the state a run leaves behind, read back from the database and the provider.
 type Ledger struct {

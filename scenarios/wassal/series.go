@@ -3,7 +3,9 @@ package wassal
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +31,17 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// maxPayments is the most payments a day seeds: keys run PAY-001..PAY-999.
+const maxPayments = 999
+
+// paymentsFlag checks --payments.
+func paymentsFlag(n int) error {
+	if n < 1 || n > maxPayments {
+		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, n)
+	}
+	return nil
 }
 
 // none is how a key flag says "no key".
@@ -194,4 +207,39 @@ func confirmVia(p statusChecker) worker.Handler {
 			return err
 		}}, nil
 	})
+}
+
+// openChild is how each Day's child process starts: it parses the child's
+// flags, reads the scenario times its parent passed in the flags named by
+// times, then opens the parent's database at db. When it cannot, it has said
+// why on stderr (for bad flags, the flag package has) and ok is false: the
+// child exits childFailed.
+func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *string, times ...*string) (*outbox.Store, []time.Time, bool) {
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, false
+	}
+	at := make([]time.Time, len(times))
+	for i, iso := range times {
+		var err error
+		if at[i], err = time.Parse(clock.ISOLayout, *iso); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return nil, nil, false
+		}
+	}
+	store, err := outbox.OpenExisting(ctx, *db)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return nil, nil, false
+	}
+	return store, at, true
+}
+
+// childFailed is the exit code of a child process that could not do its work.
+const childFailed = 3
+
+// failChild says on stderr why a child could not go on and returns childFailed.
+func failChild(err error) int {
+	fmt.Fprintln(os.Stderr, err)
+	return childFailed
 }

@@ -96,8 +96,8 @@ func bindSession13(fs *pflag.FlagSet, durable bool) *session13Options {
 }
 
 func (o *session13Options) Validate() error {
-	if o.Payments < 1 || o.Payments > maxPayments {
-		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
+	if err := paymentsFlag(o.Payments); err != nil {
+		return err
 	}
 	var err error
 	if o.TimeoutKeys, err = keysFlag("timeout-key", o.TimeoutKeys, o.Payments); err != nil {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -214,35 +213,20 @@ func runSession13Child(ctx context.Context, args []string, stdout io.Writer) int
 	reconcile := fs.Bool("reconcile", true, "run the reconciler")
 	start := fs.String("start", clock.ISO(clock.Start), "scenario time at the start")
 	windowEnd := fs.String("window-end", "", "end of the observation window")
-	fs.SetOutput(os.Stderr)
-	if err := fs.Parse(args); err != nil {
-		return 3
-	}
-	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, err)
-		return 3
-	}
-	startAt, err := time.Parse(clock.ISOLayout, *start)
-	if err != nil {
-		return fail(err)
-	}
-	end, err := time.Parse(clock.ISOLayout, *windowEnd)
-	if err != nil {
-		return fail(err)
-	}
-	store, err := outbox.OpenExisting(ctx, *db)
-	if err != nil {
-		return fail(err)
+	store, at, ok := openChild(ctx, fs, args, db, start, windowEnd)
+	if !ok {
+		return childFailed
 	}
 	defer store.Close()
+	startAt, end := at[0], at[1]
 	svc := &session13Service{durable: *durable, life: *life, store: store, provider: provider.NewClient(*url),
 		clock: clock.NewAt(startAt), recheck: *recheck, reconcile: *reconcile, out: stdout}
-	err = svc.serve(ctx, *first, *last, *crashAfter, end)
+	err := svc.serve(ctx, *first, *last, *crashAfter, end)
 	if errors.Is(err, errCrash) {
 		child.Die()
 	}
 	if err != nil {
-		return fail(err)
+		return failChild(err)
 	}
 	return 0
 }

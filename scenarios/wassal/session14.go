@@ -90,8 +90,8 @@ func bindSession14(fs *pflag.FlagSet, atomic bool) *session14Options {
 }
 
 func (o *session14Options) Validate() error {
-	if o.Payments < 1 || o.Payments > maxPayments {
-		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
+	if err := paymentsFlag(o.Payments); err != nil {
+		return err
 	}
 	var err error
 	if o.CrashAt, err = keysFlag("crash-at", o.CrashAt, o.Payments); err != nil {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"outboxlab/core/child"
@@ -131,25 +130,14 @@ func runSession14Child(ctx context.Context, args []string, stdout io.Writer) int
 	last := fs.Int("last", 1, "last request")
 	crashAt := fs.String("crash-at", "", "die between the two writes of this key's request")
 	start := fs.String("start", clock.ISO(clock.Start), "scenario time at the start")
-	fs.SetOutput(os.Stderr)
-	if err := fs.Parse(args); err != nil {
-		return 3
-	}
-	startAt, err := time.Parse(clock.ISOLayout, *start)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 3
-	}
-	store, err := outbox.OpenExisting(ctx, *db)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 3
+	store, at, ok := openChild(ctx, fs, args, db, start)
+	if !ok {
+		return childFailed
 	}
 	defer store.Close()
-	svc := &session14Service{atomic: *atomic, order: *order, life: *life, store: store, clock: clock.NewAt(startAt), out: stdout, die: child.Die}
+	svc := &session14Service{atomic: *atomic, order: *order, life: *life, store: store, clock: clock.NewAt(at[0]), out: stdout, die: child.Die}
 	if err := svc.serve(ctx, *first, *last, *crashAt); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 3
+		return failChild(err)
 	}
 	return 0
 }

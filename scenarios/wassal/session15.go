@@ -104,8 +104,8 @@ func bindSession15(fs *pflag.FlagSet, naive bool) *session15Options {
 }
 
 func (o *session15Options) Validate() error {
-	if o.Payments < 1 || o.Payments > maxPayments {
-		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
+	if err := paymentsFlag(o.Payments); err != nil {
+		return err
 	}
 	switch {
 	case o.Batch < 1 || o.Batch > 100:

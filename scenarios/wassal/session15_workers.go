@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"outboxlab/core/child"
@@ -121,27 +120,16 @@ func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int
 	lease := fs.Duration("lease", 30*time.Second, "lease of the claim")
 	at := fs.String("at", clock.ISO(clock.Start), "scenario time of the poll")
 	afterCall := fs.Bool("after-call", true, "die after the provider answered rather than right after claiming")
-	fs.SetOutput(os.Stderr)
-	if err := fs.Parse(args); err != nil {
-		return 3
-	}
-	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, err)
-		return 3
-	}
-	now, err := time.Parse(clock.ISOLayout, *at)
-	if err != nil {
-		return fail(err)
-	}
-	store, err := outbox.OpenExisting(ctx, *db)
-	if err != nil {
-		return fail(err)
+	store, times, ok := openChild(ctx, fs, args, db, at)
+	if !ok {
+		return childFailed
 	}
 	defer store.Close()
+	now := times[0]
 	w := &outboxWorker{id: "worker-c", naive: *naive, store: store, prov: provider.NewClient(*url), lease: *lease}
 	claims, err := w.claim(ctx, now, 1)
 	if err != nil {
-		return fail(err)
+		return failChild(err)
 	}
 	if len(claims) == 0 {
 		fmt.Fprintln(stdout, eventLine(now, "", "worker-c (a child process) polls: nothing to claim"))
@@ -152,7 +140,7 @@ func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int
 	if *afterCall {
 		a, err := w.prov.CheckStatus(ctx, c.Key, now)
 		if err != nil {
-			return fail(err)
+			return failChild(err)
 		}
 		text += " → status check → " + answerText(a)
 	}

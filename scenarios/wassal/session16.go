@@ -101,16 +101,14 @@ func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
 	return o
 }
 
-const maxPayments = 999
-
 // maxDuration bounds every duration flag. Scenario time is stored as text that
 // sorts in time order only up to the year 9999; a day per backoff keeps even
 // 10,000 attempts far inside that.
 const maxDuration = 24 * time.Hour
 
 func (o *session16Options) Validate() error {
-	if o.Payments < 1 || o.Payments > maxPayments {
-		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
+	if err := paymentsFlag(o.Payments); err != nil {
+		return err
 	}
 	keys := PaymentKeys(o.Payments)
 	if len(o.PoisonKeys) == 0 {
@@ -126,11 +124,9 @@ func (o *session16Options) Validate() error {
 		}
 		seen[k] = true
 	}
-	if o.DeclinedKey == "none" {
-		o.DeclinedKey = ""
-	}
-	if o.DeclinedKey != "" && !slices.Contains(keys, o.DeclinedKey) {
-		return fmt.Errorf("--declined-key %q is not a seeded payment (PAY-001..%s)", o.DeclinedKey, keys[len(keys)-1])
+	var err error
+	if o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments); err != nil {
+		return err
 	}
 	if seen[o.DeclinedKey] {
 		return fmt.Errorf("--declined-key %q is also a poison key; a declined payment is a healthy one", o.DeclinedKey)

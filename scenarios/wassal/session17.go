@@ -106,8 +106,8 @@ func bindSession17(fs *pflag.FlagSet, audited bool) *session17Options {
 }
 
 func (o *session17Options) Validate() error {
-	if o.Payments < 1 || o.Payments > maxPayments {
-		return fmt.Errorf("--payments must be between 1 and %d, got %d", maxPayments, o.Payments)
+	if err := paymentsFlag(o.Payments); err != nil {
+		return err
 	}
 	var err error
 	if o.PoisonKeys, err = keysFlag("poison-key", o.PoisonKeys, o.Payments); err != nil {
