@@ -9,14 +9,22 @@ import (
 	"outboxlab/core/clock"
 )
 
-// wholeMillis checks that a duration flag is a whole number of milliseconds
+// millisFlag is a duration flag that must be a whole number of milliseconds
 // within [lo, hi]: the course's scripts compute in integer milliseconds.
-func wholeMillis(flag string, v, lo, hi time.Duration) error {
-	switch {
-	case v < lo || v > hi:
-		return fmt.Errorf("%s must be between %s and %s, got %s", flag, lo, hi, v)
-	case v%time.Millisecond != 0:
-		return fmt.Errorf("%s must be a whole number of milliseconds, got %s", flag, v)
+type millisFlag struct {
+	name      string
+	v, lo, hi time.Duration
+}
+
+// wholeMillis checks flags in order and reports the first that is off.
+func wholeMillis(flags ...millisFlag) error {
+	for _, f := range flags {
+		switch {
+		case f.v < f.lo || f.v > f.hi:
+			return fmt.Errorf("%s must be between %s and %s, got %s", f.name, f.lo, f.hi, f.v)
+		case f.v%time.Millisecond != 0:
+			return fmt.Errorf("%s must be a whole number of milliseconds, got %s", f.name, f.v)
+		}
 	}
 	return nil
 }

@@ -74,17 +74,12 @@ func (o *jitterWaveOptions) Validate() error {
 	case o.Seed < 0 || o.Seed > jsrand.MaxSeed:
 		return fmt.Errorf("--seed must be between 0 and %d, got %d", int64(jsrand.MaxSeed), o.Seed)
 	}
-	for _, f := range []struct {
-		name      string
-		v, lo, hi time.Duration
-	}{
-		{"--bucket", o.Bucket, time.Millisecond, time.Hour},
-		{"--base", o.Base, time.Millisecond, time.Hour},
-		{"--cap", o.Cap, time.Millisecond, time.Hour},
-	} {
-		if err := wholeMillis(f.name, f.v, f.lo, f.hi); err != nil {
-			return err
-		}
+	if err := wholeMillis(
+		millisFlag{"--bucket", o.Bucket, time.Millisecond, time.Hour},
+		millisFlag{"--base", o.Base, time.Millisecond, time.Hour},
+		millisFlag{"--cap", o.Cap, time.Millisecond, time.Hour},
+	); err != nil {
+		return err
 	}
 	if o.Cap < o.Base {
 		return fmt.Errorf("--cap %s is below --base %s", o.Cap, o.Base)

@@ -65,18 +65,13 @@ func (o *schedulesOptions) Validate() error {
 	if o.Attempts < 1 || o.Attempts > 20 {
 		return fmt.Errorf("--attempts must be between 1 and 20, got %d", o.Attempts)
 	}
-	for _, f := range []struct {
-		name      string
-		v, lo, hi time.Duration
-	}{
-		{"--base", o.Base, time.Millisecond, time.Hour},
-		{"--cap", o.Cap, time.Millisecond, 24 * time.Hour},
-		{"--fixed", o.Fixed, time.Millisecond, time.Hour},
-		{"--budget", o.Budget, time.Millisecond, 24 * time.Hour},
-	} {
-		if err := wholeMillis(f.name, f.v, f.lo, f.hi); err != nil {
-			return err
-		}
+	if err := wholeMillis(
+		millisFlag{"--base", o.Base, time.Millisecond, time.Hour},
+		millisFlag{"--cap", o.Cap, time.Millisecond, 24 * time.Hour},
+		millisFlag{"--fixed", o.Fixed, time.Millisecond, time.Hour},
+		millisFlag{"--budget", o.Budget, time.Millisecond, 24 * time.Hour},
+	); err != nil {
+		return err
 	}
 	if o.Cap < o.Base {
 		return fmt.Errorf("--cap %s is below --base %s", o.Cap, o.Base)

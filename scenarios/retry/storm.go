@@ -110,18 +110,13 @@ func (o *stormOptions) Validate() error {
 	case o.OutageStart < 0 || o.OutageStart > 10*time.Minute || o.OutageStart%time.Millisecond != 0:
 		return fmt.Errorf("--outage-start must be a whole number of milliseconds between 0s and 10m0s, got %s", o.OutageStart)
 	}
-	for _, f := range []struct {
-		name      string
-		v, lo, hi time.Duration
-	}{
-		{"--outage", o.Outage, time.Second, time.Hour},
-		{"--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour},
-		{"--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour},
-		{"--cooldown", o.Cooldown, time.Millisecond, time.Hour},
-	} {
-		if err := wholeMillis(f.name, f.v, f.lo, f.hi); err != nil {
-			return err
-		}
+	if err := wholeMillis(
+		millisFlag{"--outage", o.Outage, time.Second, time.Hour},
+		millisFlag{"--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour},
+		millisFlag{"--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour},
+		millisFlag{"--cooldown", o.Cooldown, time.Millisecond, time.Hour},
+	); err != nil {
+		return err
 	}
 	if o.MaxBackoff < o.BaseBackoff {
 		return fmt.Errorf("--max-backoff %s is below --base-backoff %s", o.MaxBackoff, o.BaseBackoff)

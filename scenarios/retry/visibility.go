@@ -108,19 +108,14 @@ func (o *visibilityOptions) Validate() error {
 	case o.MaxAttempts < 1 || o.MaxAttempts > 50:
 		return fmt.Errorf("--max-attempts must be between 1 and 50, got %d", o.MaxAttempts)
 	}
-	for _, f := range []struct {
-		name      string
-		v, lo, hi time.Duration
-	}{
-		{"--visibility-timeout", o.Visibility, time.Millisecond, time.Hour},
-		{"--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour},
-		{"--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour},
-		{"--time-budget", o.TimeBudget, time.Millisecond, 24 * time.Hour},
-		{"--hang", o.Hang, sendTime, time.Hour},
-	} {
-		if err := wholeMillis(f.name, f.v, f.lo, f.hi); err != nil {
-			return err
-		}
+	if err := wholeMillis(
+		millisFlag{"--visibility-timeout", o.Visibility, time.Millisecond, time.Hour},
+		millisFlag{"--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour},
+		millisFlag{"--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour},
+		millisFlag{"--time-budget", o.TimeBudget, time.Millisecond, 24 * time.Hour},
+		millisFlag{"--hang", o.Hang, sendTime, time.Hour},
+	); err != nil {
+		return err
 	}
 	if o.MaxBackoff < o.BaseBackoff {
 		return fmt.Errorf("--max-backoff %s is below --base-backoff %s", o.MaxBackoff, o.BaseBackoff)
