@@ -3,6 +3,8 @@ package retry
 import (
 	"testing"
 	"time"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestDurationTexts(t *testing.T) {
@@ -30,7 +32,7 @@ func TestDurationTexts(t *testing.T) {
 
 // The fixed schedule's column is named after its flag, as the seed names it "fixed 2 s".
 func TestScheduleNamesFollowTheFlags(t *testing.T) {
-	o := bind(t, backoffSchedules, "--fixed", "1500ms").(*schedulesOptions)
+	o := scenariotest.Bind(t, backoffSchedules, "--fixed", "1500ms").(*schedulesOptions)
 	if got := o.schedules()[1].name; got != "fixed 1500 ms" {
 		t.Errorf("fixed schedule named %q, want %q", got, "fixed 1500 ms")
 	}

@@ -1,10 +1,11 @@
 package retry
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestJitterWaveValidate(t *testing.T) {
@@ -36,14 +37,7 @@ func TestJitterWaveMatchesTheSeedsScript(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
-			o := bind(t, jitterWave, tt.args...).(*jitterWaveOptions)
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := o.Run(context.Background(), envFor(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := scenariotest.Run(t, jitterWave, tt.args...)
 			m := r.Result().Metrics
 			for i, key := range []string{"no_jitter", "full_jitter", "decorrelated_jitter"} {
 				got := fmt.Sprint(m["requests_"+key], " ", m["peak_"+key], " ", m["filled_buckets_"+key], " ", m["last_bucket_"+key])
@@ -59,11 +53,7 @@ func TestJitterWaveMatchesTheSeedsScript(t *testing.T) {
 }
 
 func TestJitterWaveWithOneConsumerFailsItsChecks(t *testing.T) {
-	o := bind(t, jitterWave, "--consumers", "1").(*jitterWaveOptions)
-	r, err := o.Run(context.Background(), envFor(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := scenariotest.Run(t, jitterWave, "--consumers", "1")
 	var failed []string
 	for _, c := range r.Result().Checks {
 		if !c.Passed {

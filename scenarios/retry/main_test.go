@@ -2,14 +2,11 @@ package retry
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"outboxlab/core/child"
-	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
 )
 
 // TestMain lets poison-counter re-execute this test binary as a consumer lifetime.
@@ -18,21 +15,6 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
-}
-
-// bind parses args into the options of the named scenario.
-func bind(t *testing.T, name string, args ...string) scenarios.Options {
-	t.Helper()
-	s := scenarios.Lookup(name)
-	if s == nil {
-		t.Fatalf("%s is not registered", name)
-	}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	o := s.Bind(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return o
 }
 
 // validateCase is one row of a Validate table: no error wanted when wantErr is empty.
@@ -45,7 +27,7 @@ func testValidate(t *testing.T, name string, tests []validateCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
-			err := bind(t, name, tt.args...).Validate()
+			err := scenariotest.Bind(t, name, tt.args...).Validate()
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("Validate() = %v, want nil", err)
@@ -54,12 +36,6 @@ func testValidate(t *testing.T, name string, tests []validateCase) {
 			}
 		})
 	}
-}
-
-// envFor is a fresh run directory, as the harness gives one.
-func envFor(t *testing.T) scenarios.Env {
-	dir := t.TempDir()
-	return scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")}
 }
 
 // caseName names a subtest after its flags ("defaults" for none); a "#" in a

@@ -1,9 +1,10 @@
 package retry
 
 import (
-	"context"
 	"fmt"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestVisibilityPairValidate(t *testing.T) {
@@ -23,14 +24,7 @@ func TestVisibilityPairValidate(t *testing.T) {
 // metrics in a fixed order, and whether its checks passed.
 func runVisibility(t *testing.T, name string, args ...string) (string, bool) {
 	t.Helper()
-	o := bind(t, name, args...).(*visibilityOptions)
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := o.Run(context.Background(), envFor(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := scenariotest.Run(t, name, args...)
 	m := r.Result().Metrics
 	return fmt.Sprintf("overlaps %v concurrent %v extra %v refused %v held-past-lease %v other-work %v sends %v dead %v retry-out %q time-out %q left %v",
 		m["overlapping_holds"], m["concurrent_sends"], m["extra_deliveries"], m["refused_transitions"], m["held_past_lease"],
@@ -107,14 +101,7 @@ func TestStormPairCallsPerPhase(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o := bind(t, tt.scenario, tt.args...).(*stormOptions)
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := o.Run(context.Background(), envFor(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := scenariotest.Run(t, tt.scenario, tt.args...)
 			m := r.Result().Metrics
 			got := fmt.Sprint(m["calls_before_outage"], " ", m["calls_during_outage"], " ", m["calls_after_recovery"],
 				" processed ", m["processed"], " dead ", m["dead_lettered"], " opens ", m["breaker_opens"], " probes ", m["probes"])

@@ -3,11 +3,13 @@ package retry
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestPoisonCounterValidate(t *testing.T) {
@@ -105,14 +107,7 @@ func TestPoisonCounterRealDeathsMatchTheSeedsAlgorithm(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
 			t.Parallel() // each case waits on its own child processes
-			o := bind(t, poisonCounter, tt.args...).(*poisonOptions)
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := o.Run(context.Background(), envFor(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := scenariotest.Run(t, poisonCounter, tt.args...)
 			m := r.Result().Metrics
 			for _, pos := range []struct {
 				key        string
@@ -136,8 +131,8 @@ func TestPoisonCounterRealDeathsMatchTheSeedsAlgorithm(t *testing.T) {
 // counter counts it and dead-letters at the threshold. Only a death skips it.
 func TestOnCatchCounterCountsCatchableFailures(t *testing.T) {
 	ctx := context.Background()
-	o := bind(t, poisonCounter, "--messages", "1", "--lethal", "1", "--threshold", "2").(*poisonOptions)
-	store, err := outbox.Open(ctx, envFor(t).DBPath)
+	o := scenariotest.Bind(t, poisonCounter, "--messages", "1", "--lethal", "1", "--threshold", "2").(*poisonOptions)
+	store, err := outbox.Open(ctx, filepath.Join(t.TempDir(), "outbox.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
 package retry
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestBackoffSchedulesValidate(t *testing.T) {
@@ -39,14 +40,7 @@ func TestBackoffSchedulesMatchTheSeedsScript(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
-			o := bind(t, backoffSchedules, tt.args...).(*schedulesOptions)
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := o.Run(context.Background(), envFor(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := scenariotest.Run(t, backoffSchedules, tt.args...)
 			m := r.Result().Metrics
 			for i, key := range []string{"immediate", "fixed", "exponential", "exponential_cap"} {
 				waits := m["waits_ms_"+key].([]int64)
@@ -65,11 +59,7 @@ func TestBackoffSchedulesMatchTheSeedsScript(t *testing.T) {
 // The waits in the table are what the worker wrote to the outbox: the run
 // leaves one dead-lettered message per schedule with attempts+1 attempts.
 func TestBackoffSchedulesRunOnTheOutbox(t *testing.T) {
-	o := bind(t, backoffSchedules, "--attempts", "3").(*schedulesOptions)
-	r, err := o.Run(context.Background(), envFor(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := scenariotest.Run(t, backoffSchedules, "--attempts", "3")
 	body := r.Body()
 	for _, want := range []string{
 		"│ SCHEDULE-exponential-cap │ DeadLettered │ 4            │ 4           │",

@@ -6,46 +6,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
 )
 
-// runScenario runs a registered scenario with args the way the harness does
-// (bind, validate, run in a fresh directory) and returns its report.
-func runScenario(t *testing.T, name string, args ...string) *report.Report {
+// driveDesign validates args for the scenario called name, then drives one
+// design of it (drive's bool) on a fresh database; it returns the options and the run.
+func driveDesign[O scenarios.Options, R any](t *testing.T, drive func(O, context.Context, string, bool) (R, error),
+	name string, design bool, args ...string) (O, R) {
 	t.Helper()
-	opts, err := bindScenario(name, args...)
+	o := scenariotest.Bind(t, name, args...).(O)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	run, err := drive(o, context.Background(), filepath.Join(t.TempDir(), "outbox.db"), design)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := opts.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	rep, err := opts.Run(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
-}
-
-// validateScenario binds args and returns what Validate says.
-func validateScenario(t *testing.T, name string, args ...string) error {
-	t.Helper()
-	opts, err := bindScenario(name, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return opts.Validate()
-}
-
-func bindScenario(name string, args ...string) (scenarios.Options, error) {
-	s := scenarios.Lookup(name)
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	opts := s.Bind(fs)
-	return opts, fs.Parse(args)
+	return o, run
 }
 
 // checkDetails maps each check of a report to "PASS detail" or "FAIL detail".
@@ -87,5 +66,5 @@ func TestPrintScenario(t *testing.T) {
 	if name == "" {
 		t.Skip("set -print NAME to print a scenario's report")
 	}
-	t.Log("\n" + runScenario(t, name, strings.Fields(*printArgs)...).Body())
+	t.Log("\n" + scenariotest.Run(t, name, strings.Fields(*printArgs)...).Body())
 }

@@ -1,10 +1,10 @@
 package wassal
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestSession13Validate(t *testing.T) {
@@ -27,7 +27,7 @@ func TestSession13Validate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			err := validateScenario(t, session13After, tt.args...)
+			err := scenariotest.Bind(t, session13After, tt.args...).Validate()
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("Validate() = %v, want nil", err)
@@ -42,18 +42,7 @@ func TestSession13Validate(t *testing.T) {
 // process) and returns the run and its figures.
 func driveSession13(t *testing.T, durable bool, args ...string) (*session13Run, session13Figures) {
 	t.Helper()
-	opts, err := bindScenario(session13After, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := opts.(*session13Options)
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	run, err := o.drive(context.Background(), filepath.Join(t.TempDir(), "outbox.db"), durable)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, run := driveDesign(t, (*session13Options).drive, session13After, durable, args...)
 	return run, o.figures(run)
 }
 
@@ -126,14 +115,14 @@ func TestSession13ChildReallyDiesAndTheReconcilerWaitsForTheDueTime(t *testing.T
 
 func TestSession13ChecksAndVerdicts(t *testing.T) {
 	t.Parallel()
-	rep := runScenario(t, session13Before, "--crash-after", "none")
+	rep := scenariotest.Run(t, session13Before, "--crash-after", "none")
 	wantChecks(t, rep, map[string]string{
 		"pending work lost with the process": "FAIL 0 payment(s) pending at the crash, 0 still PendingConfirmation at 09:01:00.500Z: none",
 	})
 	if rep.Passed() {
 		t.Error("BEFORE without a crash passed: memory is enough when nothing dies, the failure mode is not reproduced")
 	}
-	rep = runScenario(t, session13After)
+	rep = scenariotest.Run(t, session13After)
 	wantChecks(t, rep, map[string]string{
 		"pending work survived the restart": "PASS 2 pending payment(s), 2 re-check row(s) on disk after the crash",
 		"every payment ends Paid or Failed": "PASS 0 PendingConfirmation; 5 Paid, 1 Failed",

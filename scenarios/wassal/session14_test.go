@@ -1,10 +1,10 @@
 package wassal
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestSession14Validate(t *testing.T) {
@@ -23,7 +23,7 @@ func TestSession14Validate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			err := validateScenario(t, session14Before, tt.args...)
+			err := scenariotest.Bind(t, session14Before, tt.args...).Validate()
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("Validate() = %v, want nil", err)
@@ -32,7 +32,7 @@ func TestSession14Validate(t *testing.T) {
 			}
 		})
 	}
-	opts, _ := bindScenario(session14Before, "--crash-at", "PAY-005,PAY-001")
+	opts := scenariotest.Bind(t, session14Before, "--crash-at", "PAY-005,PAY-001")
 	opts.Validate()
 	if got := keysText(opts.(*session14Options).CrashAt); got != "PAY-001, PAY-005" {
 		t.Errorf("crash keys %s, want them in request order PAY-001, PAY-005", got)
@@ -41,18 +41,7 @@ func TestSession14Validate(t *testing.T) {
 
 func driveSession14(t *testing.T, atomic bool, args ...string) (*session14Run, session14Figures) {
 	t.Helper()
-	opts, err := bindScenario(session14After, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := opts.(*session14Options)
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	run, err := o.drive(context.Background(), filepath.Join(t.TempDir(), "outbox.db"), atomic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, run := driveDesign(t, (*session14Options).drive, session14After, atomic, args...)
 	return run, o.figures(run)
 }
 
@@ -122,7 +111,7 @@ func TestSession14LivesAlternateWriteOrder(t *testing.T) {
 
 func TestSession14OneTransactionOffFailsTheAfterChecks(t *testing.T) {
 	t.Parallel()
-	rep := runScenario(t, session14After, "--one-transaction=false")
+	rep := scenariotest.Run(t, session14After, "--one-transaction=false")
 	wantChecks(t, rep, map[string]string{
 		"each crash left both rows or neither":     "FAIL 2 crash(es) between the writes, 2 request(s) half-written",
 		"every payment has exactly one outbox row": "FAIL 4 of 5",

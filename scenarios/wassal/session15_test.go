@@ -1,11 +1,11 @@
 package wassal
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestSession15Validate(t *testing.T) {
@@ -25,7 +25,7 @@ func TestSession15Validate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			err := validateScenario(t, session15After, tt.args...)
+			err := scenariotest.Bind(t, session15After, tt.args...).Validate()
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("Validate() = %v, want nil", err)
@@ -38,18 +38,7 @@ func TestSession15Validate(t *testing.T) {
 
 func driveSession15(t *testing.T, naive bool, args ...string) (*session15Run, session15Figures) {
 	t.Helper()
-	opts, err := bindScenario(session15After, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := opts.(*session15Options)
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	run, err := o.drive(context.Background(), filepath.Join(t.TempDir(), "outbox.db"), naive)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, run := driveDesign(t, (*session15Options).drive, session15After, naive, args...)
 	return run, o.figures(run)
 }
 

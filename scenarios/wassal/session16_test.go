@@ -2,7 +2,6 @@ package wassal
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -58,15 +57,11 @@ func TestSession16Validate(t *testing.T) {
 
 func runDesign(t *testing.T, naive bool, args ...string) (*session16Options, *session16Run) {
 	t.Helper()
-	o := parse(t, naive, args...)
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
+	name := session16After
+	if naive {
+		name = session16Before
 	}
-	run, err := o.drive(context.Background(), filepath.Join(t.TempDir(), "outbox.db"), naive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o, run
+	return driveDesign(t, (*session16Options).drive, name, naive, args...)
 }
 
 func TestSession16FiguresFollowTheFlags(t *testing.T) {

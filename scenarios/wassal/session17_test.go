@@ -1,10 +1,10 @@
 package wassal
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 func TestSession17Validate(t *testing.T) {
@@ -31,7 +31,7 @@ func TestSession17Validate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			for _, name := range []string{session17Before, session17After} {
-				err := validateScenario(t, name, tt.args...)
+				err := scenariotest.Bind(t, name, tt.args...).Validate()
 				switch {
 				case tt.wantErr == "" && err != nil:
 					t.Errorf("%s: Validate() = %v, want nil", name, err)
@@ -45,18 +45,7 @@ func TestSession17Validate(t *testing.T) {
 
 func driveSession17(t *testing.T, audited bool, args ...string) (*session17Run, session17Figures) {
 	t.Helper()
-	opts, err := bindScenario(session17After, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := opts.(*session17Options)
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	run, err := o.drive(context.Background(), filepath.Join(t.TempDir(), "outbox.db"), audited)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, run := driveDesign(t, (*session17Options).drive, session17After, audited, args...)
 	return run, o.figures(run)
 }
 
@@ -141,7 +130,7 @@ func TestSession17FailedRedriveKeepsHistory(t *testing.T) {
 
 func TestSession17ChecksAndVerdicts(t *testing.T) {
 	t.Parallel()
-	rep := runScenario(t, session17After, "--approver", "alice", "--reason", "INC-9: fixed upstream")
+	rep := scenariotest.Run(t, session17After, "--approver", "alice", "--reason", "INC-9: fixed upstream")
 	wantChecks(t, rep, map[string]string{
 		"redrive authorised":                          `PASS approver alice, reason "INC-9: fixed upstream", 1 approval record`,
 		"bounded batches":                             "PASS largest batch 2 ≤ 2; 2 batch(es)",
@@ -156,7 +145,7 @@ func TestSession17ChecksAndVerdicts(t *testing.T) {
 		t.Error("the audit log has no approval by alice naming the entries and the reason")
 	}
 
-	rep = runScenario(t, session17Before, "--provider-fixed")
+	rep = scenariotest.Run(t, session17Before, "--provider-fixed")
 	wantChecks(t, rep, map[string]string{
 		"poison loop started again":         "FAIL 0 failed attempts after the reset; 0 of 3 dead-lettered again",
 		"the rows' failure history is gone": "PASS AttemptCount undercounts on PAY-002, PAY-003, PAY-004; first DeadLetteredAtUtc lost on PAY-002, PAY-003, PAY-004",
