@@ -29,6 +29,14 @@ func wholeMillis(flags ...millisFlag) error {
 	return nil
 }
 
+// capNotBelowBase checks that a cap flag is not below the base it caps.
+func capNotBelowBase(capFlag string, ceiling time.Duration, baseFlag string, base time.Duration) error {
+	if ceiling < base {
+		return fmt.Errorf("%s %s is below %s %s", capFlag, ceiling, baseFlag, base)
+	}
+	return nil
+}
+
 func joinMillis(ds []time.Duration) string {
 	parts := make([]string, len(ds))
 	for i, d := range ds {

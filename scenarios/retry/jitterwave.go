@@ -81,10 +81,7 @@ func (o *jitterWaveOptions) Validate() error {
 	); err != nil {
 		return err
 	}
-	if o.Cap < o.Base {
-		return fmt.Errorf("--cap %s is below --base %s", o.Cap, o.Base)
-	}
-	return nil
+	return capNotBelowBase("--cap", o.Cap, "--base", o.Base)
 }
 
 func (o *jitterWaveOptions) Run(_ context.Context, _ scenarios.Env) (*report.Report, error) {

@@ -73,10 +73,7 @@ func (o *schedulesOptions) Validate() error {
 	); err != nil {
 		return err
 	}
-	if o.Cap < o.Base {
-		return fmt.Errorf("--cap %s is below --base %s", o.Cap, o.Base)
-	}
-	return nil
+	return capNotBelowBase("--cap", o.Cap, "--base", o.Base)
 }
 
 // schedule is one of the four backoff schedules, as the engine's Backoff.

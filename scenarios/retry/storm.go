@@ -118,10 +118,7 @@ func (o *stormOptions) Validate() error {
 	); err != nil {
 		return err
 	}
-	if o.MaxBackoff < o.BaseBackoff {
-		return fmt.Errorf("--max-backoff %s is below --base-backoff %s", o.MaxBackoff, o.BaseBackoff)
-	}
-	return nil
+	return capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff)
 }
 
 // stormRun is one design driven to its end on its own database.

@@ -117,10 +117,7 @@ func (o *visibilityOptions) Validate() error {
 	); err != nil {
 		return err
 	}
-	if o.MaxBackoff < o.BaseBackoff {
-		return fmt.Errorf("--max-backoff %s is below --base-backoff %s", o.MaxBackoff, o.BaseBackoff)
-	}
-	return nil
+	return capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff)
 }
 
 func (o *visibilityOptions) backoff() policy.Backoff {
