@@ -66,27 +66,20 @@ type cascadeOptions struct {
 }
 
 func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	before := design{contain: ordered.DeadLetterOnly, idempotent: true, strict: true, recovery: noFix}
-	after := design{contain: ordered.PoisonCorrelation, idempotent: true, strict: true, recovery: replay}
-	own, partner := before, after
-	id := identity{name: cascadeName, pair: poisonedName, kind: report.Before,
-		title: "Ordered messages — BEFORE: a crash cascade into the dead-letter queue"}
-	if o.after {
-		own, partner = after, before
-		id = identity{name: poisonedName, pair: cascadeName, kind: report.After,
-			title: "Ordered messages — AFTER: remember poisoned correlation ids, park what carries them"}
+	before := side{
+		name:   cascadeName,
+		title:  "Ordered messages — BEFORE: a crash cascade into the dead-letter queue",
+		design: design{contain: ordered.DeadLetterOnly, idempotent: true, strict: true, recovery: noFix},
 	}
-	run, b, a, err := o.executePair(ctx, env, own, partner, o.after)
+	after := side{
+		name:   poisonedName,
+		title:  "Ordered messages — AFTER: remember poisoned correlation ids, park what carries them",
+		design: design{contain: ordered.PoisonCorrelation, idempotent: true, strict: true, recovery: replay},
+	}
+	r, run, err := o.reportPair(ctx, env, before, after, o.after, nil)
 	if err != nil {
 		return nil, err
 	}
-	r := o.start(id, run)
-	writeSchema(r, run.tables)
-	o.writeLog(r, run.log)
-	writeTimeline(r, run)
-	writeQueues(r, run)
-	o.writeStates(r, run)
-	o.writePairTable(r, id.kind, b, a)
 	if o.after {
 		o.poisonedChecks(r, run)
 		r.Metric("hold_reads", run.holdReads)

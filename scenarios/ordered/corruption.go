@@ -75,30 +75,24 @@ func bindCorruption(fs *pflag.FlagSet, after bool) *corruptionOptions {
 }
 
 func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	before := design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive}
-	after := design{contain: ordered.PoisonCorrelation, idempotent: o.Idempotent, recovery: replayTwice}
-	own, partner := before, after
-	id := identity{name: corruptionName, pair: replayName, kind: report.Before,
-		title: "Ordered messages — BEFORE: silent corruption after a redrive"}
-	if o.after {
-		own, partner = after, before
-		id = identity{name: replayName, pair: corruptionName, kind: report.After,
-			title: "Ordered messages — AFTER: replay by correlation id, in sequence order, then unblock"}
+	before := side{
+		name:   corruptionName,
+		title:  "Ordered messages — BEFORE: silent corruption after a redrive",
+		design: design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive},
 	}
-	run, b, a, err := o.executePair(ctx, env, own, partner, o.after)
+	after := side{
+		name:   replayName,
+		title:  "Ordered messages — AFTER: replay by correlation id, in sequence order, then unblock",
+		design: design{contain: ordered.PoisonCorrelation, idempotent: o.Idempotent, recovery: replayTwice},
+	}
+	var extra func(*report.Report, *run)
+	if o.after {
+		extra = o.writeReplays
+	}
+	r, run, err := o.reportPair(ctx, env, before, after, o.after, extra)
 	if err != nil {
 		return nil, err
 	}
-	r := o.start(id, run)
-	writeSchema(r, run.tables)
-	o.writeLog(r, run.log)
-	writeTimeline(r, run)
-	writeQueues(r, run)
-	if o.after {
-		o.writeReplays(r, run)
-	}
-	o.writeStates(r, run)
-	o.writePairTable(r, id.kind, b, a)
 	if o.after {
 		o.replayChecks(r, run)
 		return o.finish(r, run, "REPLAYED IN SEQUENCE ORDER, THEN UNBLOCKED — THE ORDER ENDS CANCELLED ✅",

@@ -75,27 +75,20 @@ func bindOrphan(fs *pflag.FlagSet, after bool) *orphanOptions {
 }
 
 func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	before := design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive}
-	after := design{contain: ordered.DeadLetterOnly, dependsOn: o.DependsOn || !o.after, idempotent: true, recovery: replay}
-	own, partner := before, after
-	id := identity{name: orphanName, pair: dependsOnName, kind: report.Before,
-		title: "Ordered messages — BEFORE: orphans after a dead letter"}
-	if o.after {
-		own, partner = after, before
-		id = identity{name: dependsOnName, pair: orphanName, kind: report.After,
-			title: "Ordered messages — AFTER: sequence numbers with dependsOn"}
+	before := side{
+		name:   orphanName,
+		title:  "Ordered messages — BEFORE: orphans after a dead letter",
+		design: design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive},
 	}
-	run, b, a, err := o.executePair(ctx, env, own, partner, o.after)
+	after := side{
+		name:   dependsOnName,
+		title:  "Ordered messages — AFTER: sequence numbers with dependsOn",
+		design: design{contain: ordered.DeadLetterOnly, dependsOn: o.DependsOn || !o.after, idempotent: true, recovery: replay},
+	}
+	r, run, err := o.reportPair(ctx, env, before, after, o.after, nil)
 	if err != nil {
 		return nil, err
 	}
-	r := o.start(id, run)
-	writeSchema(r, run.tables)
-	o.writeLog(r, run.log)
-	writeTimeline(r, run)
-	writeQueues(r, run)
-	o.writeStates(r, run)
-	o.writePairTable(r, id.kind, b, a)
 	if o.after {
 		o.dependsOnChecks(r, run)
 		return o.finish(r, run, "DEPENDENCIES CHECKED — NOTHING APPLIED BEFORE WHAT IT NEEDS ✅",

@@ -1,11 +1,48 @@
 package ordered
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
+
+// side is one scenario of a BEFORE/AFTER pair: its name, its report title
+// and the design it runs.
+type side struct {
+	name, title string
+	design      design
+}
+
+// reportPair runs the own side of a pair on the scenario's database and the
+// other side beside it, then writes the sections every pair report shares:
+// header, schema, log, timeline, queues, states and the pair table. extra,
+// when not nil, writes the own side's sections between queues and states.
+// The caller adds its checks and finishes the report.
+func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, after side, ownIsAfter bool,
+	extra func(*report.Report, *run)) (*report.Report, *run, error) {
+	own, partner, kind := before, after, report.Before
+	if ownIsAfter {
+		own, partner, kind = after, before, report.After
+	}
+	run, b, a, err := o.executePair(ctx, env, own.design, partner.design, ownIsAfter)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := o.start(identity{name: own.name, pair: partner.name, kind: kind, title: own.title}, run)
+	writeSchema(r, run.tables)
+	o.writeLog(r, run.log)
+	writeTimeline(r, run)
+	writeQueues(r, run)
+	if extra != nil {
+		extra(r, run)
+	}
+	o.writeStates(r, run)
+	o.writePairTable(r, kind, b, a)
+	return r, run, nil
+}
 
 // writePairTable compares a BEFORE and an AFTER design that ran on the same
 // log in one invocation.
