@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"outboxlab/core/clock"
 )
 
 // millisFlag is a duration flag that must be a whole number of milliseconds
@@ -53,17 +51,6 @@ func joinInt64s(xs []int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// plural writes n and the noun, with an s unless n is 1.
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // shownValues is how many values of a list a table cell shows.
 const shownValues = 6
 
@@ -83,18 +70,4 @@ func secondsText(d time.Duration) string {
 		return fmt.Sprintf("%d s", ms/1000)
 	}
 	return fmt.Sprintf("%d.%03d s", ms/1000, ms%1000)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-func stampOrDash(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return clock.Stamp(t)
 }

@@ -17,7 +17,7 @@ func (o *stormOptions) writeStormMetrics(r *report.Report, before, after *stormR
 		{"Processed", fmt.Sprintf("%d / %d", b.processed, o.Messages), fmt.Sprintf("%d / %d", a.processed, o.Messages)},
 		{"Dead-lettered because of the outage", strconv.Itoa(b.dead), strconv.Itoa(a.dead)},
 		{"Pending / Processing at end", strconv.Itoa(b.left), strconv.Itoa(a.left)},
-		{"Last notification sent at", stampOrDash(b.lastProcessed), stampOrDash(a.lastProcessed)},
+		{"Last notification sent at", report.StampOrDash(b.lastProcessed), report.StampOrDash(a.lastProcessed)},
 		{"Run ended at", clock.Stamp(before.ended), clock.Stamp(after.ended)},
 	}
 	r.Table([]string{"Metric (real run)", "BEFORE (no breaker)", "AFTER (circuit breaker)"}, rows)

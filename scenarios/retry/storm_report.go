@@ -221,7 +221,7 @@ func (o *stormOptions) drawCalls(r *report.Report, before, after *stormRun) {
 		{title: fmt.Sprintf("AFTER: circuit breaker — %d calls", len(after.gw.ledger)), buckets: perSecond(after)},
 	})
 	r.Linef("Each column is %s; its height is the busiest second in it; a full column is %d calls in one second.",
-		plural(c.per, "second"), c.top)
+		report.Plural(c.per, "second"), c.top)
 	ph := o.phases()
 	r.Linef("The gateway is down from %s to %s after the start.", spanText(ph[1].from.Sub(clock.Start).Milliseconds()),
 		spanText(ph[1].to.Sub(clock.Start).Milliseconds()))
@@ -243,7 +243,7 @@ func (o *stormOptions) writePerMessage(r *report.Report, run *stormRun) {
 			}
 		}
 		rows = append(rows, []string{m.Key, string(m.Status), strconv.Itoa(m.AttemptCount), strconv.Itoa(sends), strconv.Itoa(failed),
-			stampOrDash(m.ProcessedAt), stampOrDash(m.DeadLetteredAt)})
+			report.StampOrDash(m.ProcessedAt), report.StampOrDash(m.DeadLetteredAt)})
 	}
 	r.Table([]string{"Key", "Outbox status", "AttemptCount", "Sends", "Failed sends", "ProcessedAtUtc", "DeadLetteredAtUtc"}, rows)
 }

@@ -29,7 +29,7 @@ func (o *visibilityOptions) writeMetrics(r *report.Report, before, after *pairRu
 		{"Processed", strconv.Itoa(b.processed), strconv.Itoa(a.processed)},
 		{"Dead-lettered", exits(b), exits(a)},
 		{"Pending / Processing at end", strconv.Itoa(b.left), strconv.Itoa(a.left)},
-		{"Last healthy notification out at", stampOrDash(b.lastHealthy), stampOrDash(a.lastHealthy)},
+		{"Last healthy notification out at", report.StampOrDash(b.lastHealthy), report.StampOrDash(a.lastHealthy)},
 		{"Run ended at", endText(before), endText(after)},
 	}
 	r.Table([]string{"Metric (real run)", "BEFORE (held backoff)", "AFTER (on the queue)"}, rows)
@@ -41,7 +41,7 @@ func (o *visibilityOptions) heldChecks(r *report.Report, run *pairRun, f pairFig
 	r.Check("a second consumer runs the same job concurrently", f.overlaps > 0 && run.concurrent > 0,
 		fmt.Sprintf("%d overlapping holds, %d sends while another consumer held the message", f.overlaps, run.concurrent))
 	r.Check("a notification goes out twice", f.duplicates > 0,
-		plural(int64(f.duplicates), "extra delivery"))
+		report.Plural(int64(f.duplicates), "extra delivery"))
 	r.Check("the owner check refuses the first holder only after its send", run.refused > 0,
 		fmt.Sprintf("%d transitions refused", run.refused))
 	r.Check("a consumer asleep holding a message does no other work", run.heldSleep > 0 && run.otherWork == 0,
@@ -52,7 +52,7 @@ func (o *visibilityOptions) queueChecks(r *report.Report, run *pairRun, f pairFi
 	r.Check("no two consumers ever hold one message", f.overlaps == 0 && run.concurrent == 0,
 		fmt.Sprintf("%d overlapping holds, %d concurrent sends", f.overlaps, run.concurrent))
 	r.Check("no notification goes out twice", f.duplicates == 0 && f.processedOnce == f.processedKeys,
-		fmt.Sprintf("%d of %d processed sent exactly once, %s", f.processedOnce, f.processedKeys, plural(int64(f.duplicates), "extra delivery")))
+		fmt.Sprintf("%d of %d processed sent exactly once, %s", f.processedOnce, f.processedKeys, report.Plural(int64(f.duplicates), "extra delivery")))
 	r.Check("no consumer holds a message through a backoff", run.heldSleep == 0 && run.refused == 0,
 		fmt.Sprintf("%s asleep holding, %d transitions refused", clockText(run.heldSleep), run.refused))
 	r.Check("consumers do other work while messages back off", run.otherWork > 0,

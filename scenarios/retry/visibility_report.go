@@ -150,7 +150,7 @@ func (o *visibilityOptions) writePerMessage(r *report.Report, run *pairRun) {
 		}
 		exit := string(run.exits[m.Key])
 		rows = append(rows, []string{m.Key, run.gw.scripts[m.Key].String(), string(m.Status), strconv.Itoa(m.AttemptCount),
-			strconv.Itoa(sends), strconv.Itoa(run.gw.delivered(m.Key)), dash(exit), dash(m.LastError)})
+			strconv.Itoa(sends), strconv.Itoa(run.gw.delivered(m.Key)), report.Dash(exit), report.Dash(m.LastError)})
 	}
 	r.Table([]string{"Key", "Gateway script", "Outbox status", "Claims (AttemptCount)", "Sends", "Delivered to customer",
 		"Way out", "LastError"}, rows)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"outboxlab/core/plot"
+	"outboxlab/core/report"
 	policy "outboxlab/core/retry"
 )
 
@@ -66,7 +67,7 @@ func drawWaves(waves []wave, bucket time.Duration) []string {
 			buckets: w.buckets}
 	}
 	c := newChart(all)
-	lines := []string{fmt.Sprintf("Each column is %s = %s; its height is the busiest bucket in it.", plural(c.per, "bucket"), spanText(c.per*bucket.Milliseconds())),
+	lines := []string{fmt.Sprintf("Each column is %s = %s; its height is the busiest bucket in it.", report.Plural(c.per, "bucket"), spanText(c.per*bucket.Milliseconds())),
 		fmt.Sprintf("One scale for every mode: a full column is %d retries in one %s bucket.", c.top, clockText(bucket))}
 	return append(lines, c.draw(bucket)...)
 }
