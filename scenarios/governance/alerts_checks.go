@@ -118,7 +118,7 @@ func (o *alertsOptions) checkRepeats(r *report.Report, run *driveRun) {
 	for _, c := range run.alerts.ByReason() {
 		if c.Count > 1 {
 			key := c.ReasonCode + " on " + c.Provider
-			want = append(want, fmt.Sprintf("%s ×%d → %s", key, c.Count, plural(repeats[key], "repeat alert")))
+			want = append(want, fmt.Sprintf("%s ×%d → %s", key, c.Count, report.Plural(repeats[key], "repeat alert")))
 			ok = ok && repeats[key] == c.Count-1
 		}
 	}

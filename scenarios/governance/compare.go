@@ -12,8 +12,8 @@ import (
 // outcome is what one entry ended as, in words two runs can be compared by.
 func outcome(run *driveRun, e gov.Entry) string {
 	return fmt.Sprintf("%s rc=%d reason=%s/%s next=%s err=%s delivered=%s dead=%s calls=%d", e.Status, e.RetryCount,
-		e.ReasonCode, e.ReasonMessage, stampOrDash(e.NextRetryAt), e.LastErrorCode, stampOrDash(e.DeliveredAt),
-		stampOrDash(e.DeadLetteredAt), run.emitter.CallsFor(e.Key))
+		e.ReasonCode, e.ReasonMessage, report.StampOrDash(e.NextRetryAt), e.LastErrorCode, report.StampOrDash(e.DeliveredAt),
+		report.StampOrDash(e.DeadLetteredAt), run.emitter.CallsFor(e.Key))
 }
 
 // transitions renders a run's transition log without who wrote it, so the
@@ -63,7 +63,7 @@ func writeSideBySide(r *report.Report, store, claim *driveRun) {
 		rows = append(rows, []string{s.Key, store.emitter.ScriptText(s.Key),
 			fmt.Sprintf("%s, RetryCount %d, %s", s.Status, s.RetryCount, calls(store.emitter.CallsFor(s.Key))),
 			fmt.Sprintf("%s, RetryCount %d, %s", c.Status, c.RetryCount, calls(claim.emitter.CallsFor(c.Key))),
-			dash(c.ReasonCode), stampOrDash(c.NextRetryAt), ownerText(c)})
+			report.Dash(c.ReasonCode), report.StampOrDash(c.NextRetryAt), ownerText(c)})
 	}
 	r.Table([]string{"Entry", "Emitter script", "Store drain", "Claim drain", "ReasonCode", "NextRetryAtUtc", "Claim (claim drain)"}, rows)
 }

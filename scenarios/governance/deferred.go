@@ -134,7 +134,7 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 	n3, f3 := claim.emitter.CallsFor(g3.Key), failures(claim, g3.Key)
 	r.Check("only failed attempts reach the threshold", g3.Status == gov.DeadLettered && g3.RetryCount == o.drain.MaxRetryAttempts && f3 == o.drain.MaxRetryAttempts,
 		fmt.Sprintf("%s %s on emission %d: %s + %d deferrals, RetryCount %d/%d",
-			g3.Key, g3.Status, n3, plural(f3, "failure"), n3-f3, g3.RetryCount, o.drain.MaxRetryAttempts))
+			g3.Key, g3.Status, n3, report.Plural(f3, "failure"), n3-f3, g3.RetryCount, o.drain.MaxRetryAttempts))
 	checkNotDelivery(r, runs)
 }
 

@@ -55,7 +55,7 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 
 	failed := failures(claim, g1.Key)
 	r.Check("retry history is never reset", g1.RetryCount == failed && rem.RetryCountBefore == rem.RetryCountAfter && (len(claim.remediations) == 0 || rem.RetryCountAfter == failed),
-		fmt.Sprintf("RetryCount %d = %s in the emitter ledger; remediation RetryCount %d → %d", g1.RetryCount, plural(failed, "failed emission"), rem.RetryCountBefore, rem.RetryCountAfter))
+		fmt.Sprintf("RetryCount %d = %s in the emitter ledger; remediation RetryCount %d → %d", g1.RetryCount, report.Plural(failed, "failed emission"), rem.RetryCountBefore, rem.RetryCountAfter))
 
 	passed := 0
 	for _, l := range claim.alerts.Lines() {
@@ -95,7 +95,7 @@ func writeRemediations(r *report.Report, recs []gov.RemediationRecord, entries [
 			window = clock.Stamp(m.AffectedFrom) + " – " + clock.Stamp(m.AffectedTo)
 		}
 		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), clock.Stamp(m.At), keys[m.EntryID], m.Action, m.Reviewer,
-			m.Reason, m.Approval, m.Ticket, window, fmt.Sprintf("%d → %d", m.RetryCountBefore, m.RetryCountAfter), dash(keys[m.ReplayEntryID])})
+			m.Reason, m.Approval, m.Ticket, window, fmt.Sprintf("%d → %d", m.RetryCountBefore, m.RetryCountAfter), report.Dash(keys[m.ReplayEntryID])})
 	}
 	r.Table([]string{"#", "AtUtc", "Entry", "Action", "Reviewer", "Reason", "Approval", "Ticket", "Affected window",
 		"RetryCount (entry)", "Replay entry"}, rows)

@@ -3,8 +3,6 @@ package governance
 import (
 	"fmt"
 	"strconv"
-	"strings"
-	"time"
 
 	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
@@ -91,9 +89,9 @@ func writeEntryLedger(r *report.Report, entries []gov.Entry) {
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
 		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), e.Key, string(e.Status), strconv.Itoa(e.RetryCount),
-			strconv.Itoa(e.MaxRetryCount), stampOrDash(e.NextRetryAt), dash(e.ClaimOwner), stampOrDash(e.ClaimLeaseUntil),
-			strconv.FormatInt(e.ClaimToken, 10), dash(e.LastErrorCode), dash(e.ReasonCode),
-			stampOrDash(e.DeliveredAt), stampOrDash(e.DeadLetteredAt), fmt.Sprintf("%d B", len(e.Payload))})
+			strconv.Itoa(e.MaxRetryCount), report.StampOrDash(e.NextRetryAt), report.Dash(e.ClaimOwner), report.StampOrDash(e.ClaimLeaseUntil),
+			strconv.FormatInt(e.ClaimToken, 10), report.Dash(e.LastErrorCode), report.Dash(e.ReasonCode),
+			report.StampOrDash(e.DeliveredAt), report.StampOrDash(e.DeadLetteredAt), fmt.Sprintf("%d B", len(e.Payload))})
 	}
 	r.Table([]string{"Id", "Key", "Status", "RetryCount", "MaxRetryCount", "NextRetryAtUtc", "ClaimOwner",
 		"ClaimLeaseUntilUtc", "ClaimToken", "LastErrorCode", "ReasonCode", "DeliveredAtUtc", "DeadLetteredAtUtc", "Payload"}, rows)
@@ -112,7 +110,7 @@ func writeTransitionLog(r *report.Report, log []gov.LogEntry, entries []gov.Entr
 			outcome = "REFUSED"
 		}
 		rows = append(rows, []string{strconv.FormatInt(l.ID, 10), clock.Stamp(l.At), keys[l.EntryID], l.Actor,
-			strconv.FormatInt(l.ClaimToken, 10), string(l.From), string(l.To), strconv.Itoa(l.RetryCount), dash(l.ReasonCode), outcome})
+			strconv.FormatInt(l.ClaimToken, 10), string(l.From), string(l.To), strconv.Itoa(l.RetryCount), report.Dash(l.ReasonCode), outcome})
 	}
 	r.Table([]string{"#", "AtUtc", "Entry", "Actor", "ClaimToken", "From", "To", "RetryCount", "ReasonCode", "Outcome"}, rows)
 }
@@ -140,37 +138,4 @@ func writeCounters(r *report.Report, a *gov.Alerts) {
 }
 
 // calls says "1 call", "5 calls".
-func calls(n int) string { return plural(n, "call") }
-
-// plural says "1 thing", "5 things", "2 deliveries".
-func plural(n int, thing string) string {
-	switch {
-	case n == 1:
-		return "1 " + thing
-	case strings.HasSuffix(thing, "y"):
-		return strconv.Itoa(n) + " " + strings.TrimSuffix(thing, "y") + "ies"
-	}
-	return strconv.Itoa(n) + " " + thing + "s"
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-func stampOrDash(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return clock.Stamp(t)
-}
-
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ", ")
-}
+func calls(n int) string { return report.Plural(n, "call") }

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/report"
 
 	gov "outboxlab/core/governance"
-	"outboxlab/core/report"
 )
 
 func (o *replayOptions) checks(r *report.Report, run *replayRun) {
@@ -100,7 +100,7 @@ func (o *replayOptions) checkOriginals(r *report.Report, run *replayRun) {
 		fmt.Sprintf("%d of %d originals still DeadLettered with the same reason, time and token; %d original dead-letter transitions still in the log", kept, n, history))
 	r.Check("retry counters are never reset, and the record says so", counters == n,
 		fmt.Sprintf("%d of %d originals keep their RetryCount (%s), and each replay record says so (before = after); each replay starts its own count at 0",
-			counters, n, joinInts(retryCounts(run.before))))
+			counters, n, report.JoinInts(retryCounts(run.before))))
 	r.Check("each replay references its original and runs under claims of its own", fresh == n,
 		fmt.Sprintf("%d of %d replays point at their original, share its correlation id and were claimed with their own tokens", fresh, n))
 }

@@ -76,7 +76,7 @@ func (o *replayOptions) writePairs(r *report.Report, run *replayRun) {
 			state = "closed, receipt " + in.ProviderReceipt
 		}
 		rows = append(rows, []string{orig.Key, fmt.Sprintf("%s (%s), RetryCount %d, token %d", orig.Status, orig.ReasonCode, orig.RetryCount, orig.ClaimToken),
-			dash(rep.Key), fmt.Sprintf("%s, RetryCount %d, token %d", rep.Status, rep.RetryCount, rep.ClaimToken), dash(rep.ReasonCode),
+			report.Dash(rep.Key), fmt.Sprintf("%s, RetryCount %d, token %d", rep.Status, rep.RetryCount, rep.ClaimToken), report.Dash(rep.ReasonCode),
 			fmt.Sprintf("#%d %s", in.ID, state)})
 	}
 	r.Table([]string{"Original", "Original after the replay", "Replay", "Replay outcome", "Replay reason", "Original's incident"}, rows)
@@ -94,7 +94,7 @@ func writeIncidents(r *report.Report, run *replayRun) {
 			status = "Closed"
 		}
 		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], clock.Stamp(in.OpenedAt), in.ReasonCode, status,
-			stampOrDash(in.ClosedAt), dash(in.ClosedBy), dash(in.ProviderReceipt)})
+			report.StampOrDash(in.ClosedAt), report.Dash(in.ClosedBy), report.Dash(in.ProviderReceipt)})
 	}
 	r.Table([]string{"#", "Entry", "OpenedAtUtc", "ReasonCode", "Status", "ClosedAtUtc", "ClosedBy", "ProviderReceipt"}, rows)
 }

@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
+	"outboxlab/core/report"
 )
 
 // replayRun is the outage, the review and the replays, read back from the database.
@@ -100,7 +101,7 @@ func (o *replayOptions) drainAndOpen(ctx context.Context, d *gov.Drain, s *gov.S
 			return err
 		}
 		if n > 0 {
-			run.host(clk.Now(), "opens %s for the new dead-letters", plural(n, "incident"))
+			run.host(clk.Now(), "opens %s for the new dead-letters", report.Plural(n, "incident"))
 		}
 		if res.Idle {
 			return nil

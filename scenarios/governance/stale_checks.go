@@ -25,9 +25,9 @@ func (o *staleOptions) beforeChecks(r *report.Report, run *staleRun, f staleFigu
 		fmt.Sprintf("B wrote %s; right after A the row reads %s", f.bTerminal.Transition.To, rowText(run.afterA)))
 	harm := f.deliveries > 1 || f.falseDeadLetters > 0
 	r.Check("the overwrite did real harm", harm,
-		fmt.Sprintf("%s of one entry, %s for a delivered entry", plural(f.deliveries, "delivery"), plural(f.falseDeadLetters, "dead-letter alert")))
+		fmt.Sprintf("%s of one entry, %s for a delivered entry", report.Plural(f.deliveries, "delivery"), report.Plural(f.falseDeadLetters, "dead-letter alert")))
 	r.Check("nothing refused or counted it", f.refused == 0 && f.refusedLog == 0,
-		fmt.Sprintf("%s counted, %d in the transition log", plural(int(f.refused), "refused write"), f.refusedLog))
+		fmt.Sprintf("%s counted, %d in the transition log", report.Plural(int(f.refused), "refused write"), f.refusedLog))
 }
 
 func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleFigures) {
@@ -38,13 +38,13 @@ func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleFigur
 	r.Check("worker-A's stale write was refused by the claim check", f.aWrite.Kind == gov.Refused && f.aLog.ID > 0 && !f.aLog.Applied,
 		fmt.Sprintf("worker-A wrote with token %d; the row carries token %d and no owner → %s", f.aLog.ClaimToken, f.final.ClaimToken, kindText(f.aWrite)))
 	r.Check("the refusal was counted", f.refused == 1 && f.refusedLog == 1,
-		fmt.Sprintf("%s counted by the store, %d in the transition log", plural(int(f.refused), "refused write"), f.refusedLog))
+		fmt.Sprintf("%s counted by the store, %d in the transition log", report.Plural(int(f.refused), "refused write"), f.refusedLog))
 	unchanged := run.afterA.Status == b.Transition.To && f.final.Status == b.Transition.To &&
 		f.final.RetryCount == o.PriorFailures && f.final.NextRetryAt.IsZero() && f.final.DeliveredAt.Equal(b.At)
 	r.Check("the terminal row stands", unchanged,
-		fmt.Sprintf("right after A: %s; delivered at %s", rowText(run.afterA), stampOrDash(f.final.DeliveredAt)))
+		fmt.Sprintf("right after A: %s; delivered at %s", rowText(run.afterA), report.StampOrDash(f.final.DeliveredAt)))
 	r.Check("delivered exactly once, no false dead-letter", f.deliveries == 1 && f.falseDeadLetters == 0,
-		fmt.Sprintf("%s, %s", plural(f.deliveries, "delivery"), plural(f.falseDeadLetters, "dead-letter alert")))
+		fmt.Sprintf("%s, %s", report.Plural(f.deliveries, "delivery"), report.Plural(f.falseDeadLetters, "dead-letter alert")))
 }
 
 func kindText(ev gov.Event) string {

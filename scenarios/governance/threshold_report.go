@@ -40,7 +40,7 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 			n := failures(run, ev.Entry.Key)
 			ok = ok && ev.Transition.RetryCount == maxAttempts && n == maxAttempts
 			if run == claim {
-				atThreshold = append(atThreshold, fmt.Sprintf("%s on failed attempt %d/%d (%s)", ev.Entry.Key, ev.Transition.RetryCount, maxAttempts, plural(n, "failed call")))
+				atThreshold = append(atThreshold, fmt.Sprintf("%s on failed attempt %d/%d (%s)", ev.Entry.Key, ev.Transition.RetryCount, maxAttempts, report.Plural(n, "failed call")))
 			}
 		}
 	}
