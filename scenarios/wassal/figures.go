@@ -80,16 +80,3 @@ func (o *session16Options) figures(r *session16Run) figures {
 	f.refused = l.Refused
 	return f
 }
-
-// allEqual reports whether every value in xs equals want (false for none).
-func allEqual[T comparable](xs []T, want T) bool {
-	if len(xs) == 0 {
-		return false
-	}
-	for _, x := range xs {
-		if x != want {
-			return false
-		}
-	}
-	return true
-}

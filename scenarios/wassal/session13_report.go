@@ -134,7 +134,7 @@ func (o *session13Options) writePerPayment(r *report.Report, run *session13Run) 
 			}
 		}
 		checks := callsAfter(l.Calls, provider.OpStatusCheck, p.Key, clock.Start)
-		rows = append(rows, []string{p.Key, life, seen, said, kept, strconv.Itoa(checks), string(p.Status), dash(p.ProviderTransactionID)})
+		rows = append(rows, []string{p.Key, life, seen, said, kept, strconv.Itoa(checks), string(p.Status), report.Dash(p.ProviderTransactionID)})
 	}
 	r.Table([]string{"Key", "Life", "Charge answer", "Provider took the charge as", "Pending work kept in",
 		"Status checks", "Payment status", "Provider tx id"}, rows)

@@ -131,7 +131,7 @@ func (o *session14Options) writePerRequest(r *report.Report, run *session14Run) 
 		msg, hasMsg := l.Message(key)
 		payment, status, txID := "—", "—", "—"
 		if hasPay {
-			payment, status, txID = strconv.FormatInt(pay.ID, 10), string(pay.Status), dash(pay.ProviderTransactionID)
+			payment, status, txID = strconv.FormatInt(pay.ID, 10), string(pay.Status), report.Dash(pay.ProviderTransactionID)
 		}
 		outboxRow, outboxStatus := "—", "—"
 		if hasMsg {

@@ -147,10 +147,10 @@ func (o *session15Options) writePerMessage(r *report.Report, run *session15Run) 
 	for _, m := range l.Messages {
 		pay, _ := l.Payment(m.Key)
 		by := notified[m.Key]
-		rows = append(rows, []string{m.Key, dash(strings.Join(run.claimedBy[m.Key], ", ")),
+		rows = append(rows, []string{m.Key, report.Dash(strings.Join(run.claimedBy[m.Key], ", ")),
 			strconv.Itoa(callsAfter(l.Calls, provider.OpStatusCheck, m.Key, clock.Start)),
 			fmt.Sprintf("%d %s", len(by), parenList(by)), strconv.Itoa(run.completions[m.Key]), strconv.Itoa(refused[m.Key]),
-			string(m.Status), dash(m.LockedBy), string(pay.Status)})
+			string(m.Status), report.Dash(m.LockedBy), string(pay.Status)})
 	}
 	r.Table([]string{"Key", "Claimed by", "Status checks", "Notifications", "Completions committed", "Refused",
 		"Outbox status", "LockedBy", "Payment status"}, rows)

@@ -103,7 +103,7 @@ func (o *session16Options) writePerMessage(r *report.Report, run *session16Run) 
 		pay, _ := l.Payment(m.Key)
 		rows = append(rows, []string{m.Key, ScriptText(run.prov, m.Key), string(m.Status), strconv.Itoa(m.AttemptCount),
 			maxAttemptsText(m.MaxAttempts), strconv.Itoa(calls[m.Key]), string(pay.Status),
-			dash(pay.ProviderTransactionID), dash(m.LastError)})
+			report.Dash(pay.ProviderTransactionID), report.Dash(m.LastError)})
 	}
 	r.Table([]string{"Key", "Provider script", "Outbox status", "Attempts", "MaxAttempts", "Provider calls",
 		"Payment status", "Provider tx id", "LastError"}, rows)
@@ -111,13 +111,13 @@ func (o *session16Options) writePerMessage(r *report.Report, run *session16Run) 
 
 func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, after *session16Run) {
 	attempts := func(f figures, run *session16Run) string {
-		s := joinInts(f.poisonAttempts)
+		s := report.JoinInts(f.poisonAttempts)
 		switch {
 		case run.naive && run.capped:
 			return s + " (capped; unbounded)"
 		case run.naive:
 			return s
-		case allEqual(f.poisonAttempts, o.MaxAttempts):
+		case report.AllEqual(f.poisonAttempts, o.MaxAttempts):
 			return s + " (= MaxAttempts)"
 		case run.capped:
 			return s + " (capped; MaxAttempts ignored)"
@@ -131,8 +131,8 @@ func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, 
 		return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
 	}
 	status := func(f figures) string {
-		s := joinStatuses(f.poisonStatuses)
-		if !allEqual(f.poisonStatuses, outbox.DeadLettered) && !allEqual(f.poisonStatuses, outbox.Processed) {
+		s := report.JoinStrings(f.poisonStatuses)
+		if !report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && !report.AllEqual(f.poisonStatuses, outbox.Processed) {
 			s += " (never ends)"
 		}
 		return s
@@ -170,15 +170,15 @@ func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, 
 
 func (o *session16Options) afterChecks(r *report.Report, f figures) {
 	r.Check("poison tried exactly MaxAttempts",
-		allEqual(f.poisonAttempts, o.MaxAttempts),
-		fmt.Sprintf("%s / %d", joinInts(f.poisonAttempts), o.MaxAttempts))
+		report.AllEqual(f.poisonAttempts, o.MaxAttempts),
+		fmt.Sprintf("%s / %d", report.JoinInts(f.poisonAttempts), o.MaxAttempts))
 	errText := "error set"
 	if !f.poisonErrorsSet {
 		errText = "error missing"
 	}
 	r.Check("poison dead-lettered with LastError",
-		allEqual(f.poisonStatuses, outbox.DeadLettered) && f.poisonErrorsSet,
-		fmt.Sprintf("status %s, %s", joinStatuses(f.poisonStatuses), errText))
+		report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && f.poisonErrorsSet,
+		fmt.Sprintf("status %s, %s", report.JoinStrings(f.poisonStatuses), errText))
 	r.Check("queue drained", f.pending == 0 && f.processing == 0,
 		fmt.Sprintf("%d pending / %d processing", f.pending, f.processing))
 	o.integrityChecks(r, f)
@@ -186,8 +186,8 @@ func (o *session16Options) afterChecks(r *report.Report, f figures) {
 
 func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f figures) {
 	r.Check("poison retried with no limit",
-		run.capped && allEqual(f.poisonStatuses, outbox.Pending),
-		fmt.Sprintf("AttemptCount %s at the demo cap of %d, status %s", joinInts(f.poisonAttempts), o.RetryCap, joinStatuses(f.poisonStatuses)))
+		run.capped && report.AllEqual(f.poisonStatuses, outbox.Pending),
+		fmt.Sprintf("AttemptCount %s at the demo cap of %d, status %s", report.JoinInts(f.poisonAttempts), o.RetryCap, report.JoinStrings(f.poisonStatuses)))
 	r.Check("no dead-letter exit", f.deadLettered == 0, fmt.Sprintf("%d dead-lettered", f.deadLettered))
 	wasted := 0
 	for _, n := range f.poisonAttempts {
@@ -216,8 +216,8 @@ func (o *session16Options) recordMetrics(r *report.Report, run *session16Run, f 
 	r.Metric("healthy_processed", f.healthyProcessed)
 	r.Metric("healthy_total", f.healthy)
 	r.Metric("poison_attempts", f.poisonAttempts)
-	r.Metric("poison_final_status", joinStatuses(f.poisonStatuses))
-	r.Metric("poison_payment_status", joinStatuses(f.poisonPayments))
+	r.Metric("poison_final_status", report.JoinStrings(f.poisonStatuses))
+	r.Metric("poison_payment_status", report.JoinStrings(f.poisonPayments))
 	r.Metric("retries_with_backoff", len(f.backoffs))
 	backoffs := make([]int64, len(f.backoffs))
 	for i, d := range f.backoffs {

@@ -10,6 +10,7 @@ import (
 
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
+	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
 
@@ -90,7 +91,7 @@ func TestSession16FiguresFollowTheFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o, run := runDesign(t, tt.naive, tt.args...)
 			f := o.figures(run)
-			if !allEqual(f.poisonAttempts, tt.wantAttempts) {
+			if !report.AllEqual(f.poisonAttempts, tt.wantAttempts) {
 				t.Errorf("poison attempts %v, want %d", f.poisonAttempts, tt.wantAttempts)
 			}
 			if f.calls != tt.wantCalls || f.failedCalls != tt.wantFailed {
@@ -105,7 +106,7 @@ func TestSession16FiguresFollowTheFlags(t *testing.T) {
 			if run.capped != tt.wantCapped {
 				t.Errorf("capped = %v, want %v", run.capped, tt.wantCapped)
 			}
-			if got := joinStatuses(f.poisonPayments); got != "PendingConfirmation" {
+			if got := report.JoinStrings(f.poisonPayments); got != "PendingConfirmation" {
 				t.Errorf("poison payment %s, want PendingConfirmation: a retry policy never invents an outcome", got)
 			}
 		})
@@ -154,13 +155,13 @@ func TestSession16CapStopsWhenOnePoisonStarvesAnother(t *testing.T) {
 		if !naive {
 			// The policy's backoff lets PAY-002 through between PAY-001's attempts,
 			// one step behind it, so the cap stops the run with PAY-002 at 9.
-			if !run.capped || joinInts(f.poisonAttempts) != "10, 9" {
-				t.Errorf("AFTER without the exit: capped %v, attempts %s; want capped at 10, 9", run.capped, joinInts(f.poisonAttempts))
+			if !run.capped || report.JoinInts(f.poisonAttempts) != "10, 9" {
+				t.Errorf("AFTER without the exit: capped %v, attempts %s; want capped at 10, 9", run.capped, report.JoinInts(f.poisonAttempts))
 			}
 			continue
 		}
-		if !run.capped || joinInts(f.poisonAttempts) != "10, 0" || strings.Join(run.cappedKeys, ",") != "PAY-001" {
-			t.Errorf("BEFORE: capped %v by %v, attempts %s; want capped by PAY-001 at 10, 0", run.capped, run.cappedKeys, joinInts(f.poisonAttempts))
+		if !run.capped || report.JoinInts(f.poisonAttempts) != "10, 0" || strings.Join(run.cappedKeys, ",") != "PAY-001" {
+			t.Errorf("BEFORE: capped %v by %v, attempts %s; want capped by PAY-001 at 10, 0", run.capped, run.cappedKeys, report.JoinInts(f.poisonAttempts))
 		}
 	}
 }

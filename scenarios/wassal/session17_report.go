@@ -91,8 +91,8 @@ func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) 
 			}
 		}
 		rows = append(rows, []string{k, fmt.Sprintf("%d, %s", b.AttemptCount, clock.Stamp(b.DeadLetteredAt)), redrive,
-			fmt.Sprintf("%d / %d", m.AttemptCount, made[k]), string(m.Status), stampOrDash(m.DeadLetteredAt),
-			fmt.Sprintf("%d → %d", b.ClaimToken, m.ClaimToken), verified, string(pay.Status), dash(pay.ProviderTransactionID)})
+			fmt.Sprintf("%d / %d", m.AttemptCount, made[k]), string(m.Status), report.StampOrDash(m.DeadLetteredAt),
+			fmt.Sprintf("%d → %d", b.ClaimToken, m.ClaimToken), verified, string(pay.Status), report.Dash(pay.ProviderTransactionID)})
 	}
 	r.Table([]string{"Key", "Dead letter: attempts, at", "Redrive", "AttemptCount / attempts made", "Outbox status",
 		"DeadLetteredAtUtc", "ClaimToken", "Verified", "Payment status", "Provider tx id"}, rows)
@@ -107,7 +107,7 @@ func writeRedrives(r *report.Report, rows []redriveRow) {
 	for _, rd := range rows {
 		out = append(out, []string{strconv.FormatInt(rd.id, 10), rd.key, strconv.Itoa(rd.generation), strconv.Itoa(rd.batch),
 			rd.approver, isoStamp(rd.requestedAt), fmt.Sprintf("%d/%d", rd.origAttempts, rd.origMax), isoStamp(rd.origDeadAt),
-			dash(rd.origLastError), rd.outcome, dash(rd.verifiedTx), isoStamp(rd.close)})
+			report.Dash(rd.origLastError), rd.outcome, report.Dash(rd.verifiedTx), isoStamp(rd.close)})
 	}
 	r.Table([]string{"Id", "Key", "Generation", "Batch", "Approver", "RequestedAtUtc", "Original attempts", "Original DeadLetteredAtUtc",
 		"Original LastError", "Outcome", "VerifiedTransactionId", "ClosedAtUtc"}, out)
@@ -130,5 +130,5 @@ func isoStamp(iso string) string {
 	if i := strings.IndexByte(iso, 'T'); i >= 0 {
 		return iso[i+1:]
 	}
-	return dash(iso)
+	return report.Dash(iso)
 }

@@ -86,7 +86,7 @@ func WritePaymentLedger(r *report.Report, pays []outbox.Payment) {
 	rows := make([][]string, 0, len(pays))
 	for _, p := range pays {
 		rows = append(rows, []string{strconv.FormatInt(p.ID, 10), p.Key, money(p.AmountCents), string(p.Status),
-			dash(p.ProviderTransactionID), clock.Stamp(p.CreatedAt), clock.Stamp(p.UpdatedAt)})
+			report.Dash(p.ProviderTransactionID), clock.Stamp(p.CreatedAt), clock.Stamp(p.UpdatedAt)})
 	}
 	r.Table([]string{"Id", "PaymentKey", "Amount", "Status", "ProviderTransactionId", "CreatedAtUtc", "UpdatedAtUtc"}, rows)
 }
@@ -96,9 +96,9 @@ func WriteOutboxLedger(r *report.Report, msgs []outbox.Message) {
 	rows := make([][]string, 0, len(msgs))
 	for _, m := range msgs {
 		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), m.Key, string(m.Status),
-			strconv.Itoa(m.AttemptCount), maxAttemptsText(m.MaxAttempts), stampOrDash(m.NextAttemptAt),
-			dash(m.LockedBy), stampOrDash(m.LockedUntil), strconv.FormatInt(m.ClaimToken, 10),
-			stampOrDash(m.ProcessedAt), stampOrDash(m.DeadLetteredAt), dash(m.LastError)})
+			strconv.Itoa(m.AttemptCount), maxAttemptsText(m.MaxAttempts), report.StampOrDash(m.NextAttemptAt),
+			report.Dash(m.LockedBy), report.StampOrDash(m.LockedUntil), strconv.FormatInt(m.ClaimToken, 10),
+			report.StampOrDash(m.ProcessedAt), report.StampOrDash(m.DeadLetteredAt), report.Dash(m.LastError)})
 	}
 	r.Table([]string{"Id", "Key", "Status", "AttemptCount", "MaxAttempts", "NextAttemptUtc", "LockedBy",
 		"LockedUntilUtc", "ClaimToken", "ProcessedAtUtc", "DeadLetteredAtUtc", "LastError"}, rows)
@@ -112,7 +112,7 @@ func WriteProviderLedger(r *report.Report, l Ledger) {
 		if c.Failed() {
 			result = "FAILED: " + c.Err
 		}
-		rows = append(rows, []string{strconv.Itoa(c.Seq), clock.Stamp(c.At), c.Op, c.Key, result, dash(c.TransactionID)})
+		rows = append(rows, []string{strconv.Itoa(c.Seq), clock.Stamp(c.At), c.Op, c.Key, result, report.Dash(c.TransactionID)})
 	}
 	r.Table([]string{"#", "At", "Call", "Key", "Result", "TransactionId"}, rows)
 }
@@ -126,41 +126,10 @@ func maxAttemptsText(n int) string {
 
 func money(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }
 
-func dash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-func stampOrDash(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return clock.Stamp(t)
-}
-
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ", ")
-}
-
 func joinMillis(ds []time.Duration) string {
 	parts := make([]string, len(ds))
 	for i, d := range ds {
 		parts[i] = clock.Millis(d)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// joinStatuses lists statuses, outbox or payment ones, for a report line.
-func joinStatuses[S ~string](ss []S) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
-		parts[i] = string(s)
 	}
 	return strings.Join(parts, ", ")
 }
