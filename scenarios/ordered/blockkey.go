@@ -89,13 +89,13 @@ func (o *blockKeyOptions) writeComparison(r *report.Report, pause, key *run) {
 		if len(s.others) == 0 {
 			return "0"
 		}
-		return fmt.Sprintf("%d (order %s)", len(s.others), joinOrders(s.others))
+		return fmt.Sprintf("%d (order %s)", len(s.others), report.JoinInts(s.others))
 	}
 	flowing := func(x *run) string {
 		return fmt.Sprintf("%d / %d", o.Partitions-len(x.idle.paused), o.Partitions)
 	}
 	bookkeeping := func(x *run) string {
-		return fmt.Sprintf("%s, %s", plural(len(x.holds), "hold"), plural(len(x.end.parked), "parked record"))
+		return fmt.Sprintf("%s, %s", report.Plural(len(x.holds), "hold"), report.Plural(len(x.end.parked), "parked record"))
 	}
 	same := func(x *run) string {
 		n, _ := endSame(x)
@@ -120,7 +120,7 @@ func (o *blockKeyOptions) blockKeyChecks(r *report.Report, pause, key *run) {
 	want := o.expectedStopped(key)
 	r.Check("pausing the partition stopped every other order behind the failure on it", fmt.Sprint(ps.others) == fmt.Sprint(want),
 		fmt.Sprintf("order %s stopped; the log has order %s behind %s on partition %d",
-			dashIfEmpty(joinOrders(ps.others)), dashIfEmpty(joinOrders(want)), o.failingRecord(key).Place(), o.FailingOrder%o.Partitions))
+			report.Dash(report.JoinInts(ps.others)), report.Dash(report.JoinInts(want)), o.failingRecord(key).Place(), o.FailingOrder%o.Partitions))
 	wantOwn := o.later() + 1
 	r.Check("the key block held only the failing order's records", ks.failingRecord == wantOwn && ps.failingRecord == wantOwn,
 		fmt.Sprintf("%d with the key block, %d with the pause, of %d", ks.failingRecord, ps.failingRecord, wantOwn))
@@ -132,7 +132,7 @@ func (o *blockKeyOptions) blockKeyChecks(r *report.Report, pause, key *run) {
 		n, differ := endSame(x.run)
 		detail := fmt.Sprintf("%d / %d orders", n, len(x.run.end.states))
 		if len(differ) > 0 {
-			detail += "; differs: order " + joinOrders(differ)
+			detail += "; differs: order " + report.JoinInts(differ)
 		}
 		r.Check("end state = in-order end state ("+x.name+")", len(differ) == 0, detail)
 	}

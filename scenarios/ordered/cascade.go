@@ -145,7 +145,7 @@ func (o *cascadeOptions) poisonedChecks(r *report.Report, run *run) {
 	r.Check("a store read on every record the consumer read", run.holdReads == consumed,
 		fmt.Sprintf("%d reads for %d records read (%d records, retries read again)", run.holdReads, consumed, len(run.log)))
 	r.Check("the id removed after the replay", !hold.ReleasedAt.IsZero() && hold.ReleasedAt.Equal(run.fixAt),
-		fmt.Sprintf("%s released at %s", key, stampOrDash(hold.ReleasedAt)))
+		fmt.Sprintf("%s released at %s", key, report.StampOrDash(hold.ReleasedAt)))
 	o.checkReplayInSequence(r, run, 0)
 	o.checkOthersFlowed(r, run)
 	o.checkEndSame(r, run)

@@ -1,11 +1,10 @@
 package ordered
 
 import (
+	"fmt"
 	"slices"
 
-	"fmt"
 	"outboxlab/core/ordered"
-
 	"outboxlab/core/report"
 )
 
@@ -34,7 +33,7 @@ func (o *options) checkEndSame(r *report.Report, run *run) {
 	same, differ := endSame(run)
 	detail := fmt.Sprintf("%d / %d orders", same, len(run.end.states))
 	if len(differ) > 0 {
-		detail += "; differs: order " + joinOrders(differ)
+		detail += "; differs: order " + report.JoinInts(differ)
 	}
 	r.Check("end state = in-order end state", len(differ) == 0, detail)
 }
@@ -93,5 +92,5 @@ func (o *options) checkReplayInSequence(r *report.Report, run *run, i int) {
 		want = append(want, seq)
 	}
 	r.Check("replay applied in sequence order", !failed && slices.Equal(seqs, want),
-		fmt.Sprintf("sequences [%s] applied, want [%s]", joinOrders(seqs), joinOrders(want)))
+		fmt.Sprintf("sequences [%s] applied, want [%s]", report.JoinInts(seqs), report.JoinInts(want)))
 }

@@ -109,16 +109,16 @@ func (o *corruptionOptions) corruptionChecks(r *report.Report, run *run) {
 	var deadSince, appliedAt []string
 	for _, d := range run.idle.dead {
 		if d.Record.ID == rec.ID {
-			deadSince = append(deadSince, stampOrDash(d.At))
+			deadSince = append(deadSince, report.StampOrDash(d.At))
 		}
 	}
 	for _, e := range o.failingEvents(run, ordered.Applied) {
 		if e.Via == ordered.ViaLog && e.Record.RedriveOf == 0 && e.Record.Sequence > rec.Sequence && e.At.Before(run.fixAt) {
-			appliedAt = append(appliedAt, fmt.Sprintf("%d#%d %s at %s", o.FailingOrder, e.Record.Sequence, e.Record.Type, stampOrDash(e.At)))
+			appliedAt = append(appliedAt, fmt.Sprintf("%d#%d %s at %s", o.FailingOrder, e.Record.Sequence, e.Record.Type, report.StampOrDash(e.At)))
 		}
 	}
 	r.Check("later messages applied while it sat in the DLQ", len(deadSince) == 1 && o.later() > 0 && len(appliedAt) == o.later(),
-		fmt.Sprintf("%s; %s in the DLQ since %s", dashIfEmpty(joinStrings(appliedAt)), rec.MessageID, dashIfEmpty(joinStrings(deadSince))))
+		fmt.Sprintf("%s; %s in the DLQ since %s", report.Dash(joinStrings(appliedAt)), rec.MessageID, report.Dash(joinStrings(deadSince))))
 	failures := 0
 	for _, e := range run.timeline {
 		if e.ev != nil && !e.at.Before(run.fixAt) && slices.Contains([]ordered.EventKind{ordered.Retrying, ordered.DeadLettered}, e.ev.Kind) {
@@ -145,10 +145,10 @@ func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
 	released := "—"
 	for _, h := range run.holds {
 		if h.Scope == ordered.ScopeCorrelation && h.Value == orderKey(o.FailingOrder) && !h.ReleasedAt.IsZero() {
-			released = stampOrDash(h.ReleasedAt)
+			released = report.StampOrDash(h.ReleasedAt)
 		}
 	}
-	r.Check("unblocked after the replay, not before", released == stampOrDash(run.fixAt),
+	r.Check("unblocked after the replay, not before", released == report.StampOrDash(run.fixAt),
 		fmt.Sprintf("%s released at %s", orderKey(o.FailingOrder), released))
 	noop := len(run.replays) == 2 && run.replays[1].Applied == 0 && slices.Equal(run.afterEach[0], run.afterEach[1])
 	detail := "no second replay"

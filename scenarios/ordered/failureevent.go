@@ -67,7 +67,7 @@ func (o *failureEventOptions) writeEvents(r *report.Report, run *run) {
 	var rows [][]string
 	for _, e := range run.failures {
 		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), e.Type, e.CorrelationID, recordByID(run, e.LogRecordID).Place(),
-			clock.Stamp(e.PublishedAt), stampOrDash(e.DeliveredAt), e.Reason})
+			clock.Stamp(e.PublishedAt), report.StampOrDash(e.DeliveredAt), e.Reason})
 	}
 	table(r, []string{"Id", "Type", "CorrelationId", "Record", "PublishedAt", "DeliveredAt", "Reason"}, rows)
 	r.Section("Listener: customer care (CustomerCareLog)")
@@ -91,7 +91,7 @@ func (o *failureEventOptions) failureEventChecks(r *report.Report, run *run) {
 	}
 	r.Check("one failure event per dead letter, in its transaction", len(run.failures) == len(run.end.dead) && matched == len(run.end.dead),
 		fmt.Sprintf("%s for %s, %d published at the dead letter's instant",
-			plural(len(run.failures), "event"), plural(len(run.end.dead), "dead letter"), matched))
+			report.Plural(len(run.failures), "event"), report.Plural(len(run.end.dead), "dead letter"), matched))
 	heard := 0
 	for _, c := range run.care {
 		for _, e := range run.failures {
@@ -102,7 +102,7 @@ func (o *failureEventOptions) failureEventChecks(r *report.Report, run *run) {
 	}
 	r.Check("the listener recorded each event exactly once", heard == len(run.failures) && len(run.care) == len(run.failures) && run.lateDeliv == 0,
 		fmt.Sprintf("%s for %s; a second pass took %d",
-			plural(len(run.care), "record"), plural(len(run.failures), "event"), run.lateDeliv))
+			report.Plural(len(run.care), "record"), report.Plural(len(run.failures), "event"), run.lateDeliv))
 	parked := o.failingEvents(run, ordered.Parked)
 	r.Check("later messages of the poisoned id parked", len(parked) == o.later(),
 		fmt.Sprintf("%d / %d parked", len(parked), o.later()))

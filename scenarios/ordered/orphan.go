@@ -127,7 +127,7 @@ func (o *options) checkRedriveAtEnd(r *report.Report, run *run) {
 		}
 	}
 	r.Check("the redriven copy landed at the end of the line", copyPlace != "" && behind == o.later(),
-		fmt.Sprintf("%s copied from %s to %s, behind %d of its %d later messages", rec.MessageID, rec.Place(), dashIfEmpty(copyPlace), behind, o.later()))
+		fmt.Sprintf("%s copied from %s to %s, behind %d of its %d later messages", rec.MessageID, rec.Place(), report.Dash(copyPlace), behind, o.later()))
 }
 
 func (o *orphanOptions) dependsOnChecks(r *report.Report, run *run) {

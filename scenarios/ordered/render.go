@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/ordered"
@@ -132,7 +131,7 @@ func (o *options) writeLog(r *report.Report, log []ordered.Record) {
 			}
 			recs = append(recs, fmt.Sprintf("%d#%d", id, rec.Sequence))
 		}
-		rows = append(rows, []string{strconv.Itoa(p), dashIfEmpty(joinOrders(orders)), dashIfEmpty(strings.Join(recs, " "))})
+		rows = append(rows, []string{strconv.Itoa(p), report.Dash(report.JoinInts(orders)), report.Dash(strings.Join(recs, " "))})
 	}
 	r.Table([]string{"Partition", "Orders", "Records, offset 0 onwards"}, rows)
 }
@@ -155,20 +154,20 @@ func writeQueues(r *report.Report, run *run) {
 	var rows [][]string
 	for _, d := range run.end.dead {
 		rows = append(rows, []string{strconv.FormatInt(d.ID, 10), d.Record.Place(), d.Record.MessageID, d.Record.Type,
-			strconv.Itoa(d.Attempts), clock.Stamp(d.At), stampOrDash(d.RedrivenAt), stampOrDash(d.ReplayedAt), d.Reason})
+			strconv.Itoa(d.Attempts), clock.Stamp(d.At), report.StampOrDash(d.RedrivenAt), report.StampOrDash(d.ReplayedAt), d.Reason})
 	}
 	table(r, []string{"Id", "Record", "MessageId", "Type", "Attempts", "DeadLetteredAt", "RedrivenAt", "ReplayedAt", "LastError"}, rows)
 	r.Section("Parked records (ParkedMessages)")
 	rows = nil
 	for _, p := range run.end.parked {
 		rows = append(rows, []string{strconv.FormatInt(p.ID, 10), p.Record.Place(), p.Record.MessageID, p.Record.Type,
-			clock.Stamp(p.At), stampOrDash(p.ReplayedAt), p.Reason})
+			clock.Stamp(p.At), report.StampOrDash(p.ReplayedAt), p.Reason})
 	}
 	table(r, []string{"Id", "Record", "MessageId", "Type", "ParkedAt", "ReplayedAt", "Reason"}, rows)
 	r.Section("Holds (poisoned correlation ids, blocked keys, paused partitions)")
 	rows = nil
 	for _, h := range run.holds {
-		rows = append(rows, []string{strconv.FormatInt(h.ID, 10), h.Scope, h.Value, clock.Stamp(h.HeldAt), stampOrDash(h.ReleasedAt), h.Reason})
+		rows = append(rows, []string{strconv.FormatInt(h.ID, 10), h.Scope, h.Value, clock.Stamp(h.HeldAt), report.StampOrDash(h.ReleasedAt), h.Reason})
 	}
 	table(r, []string{"Id", "Scope", "Value", "HeldAt", "ReleasedAt", "Reason"}, rows)
 }
@@ -202,18 +201,4 @@ func table(r *report.Report, header []string, rows [][]string) {
 		return
 	}
 	r.Table(header, rows)
-}
-
-func stampOrDash(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return clock.Stamp(t)
-}
-
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"outboxlab/core/report"
 )
 
 // orderState is what the order service knows about one order: the figures
@@ -20,7 +22,7 @@ type orderState struct {
 }
 
 func (s orderState) String() string {
-	rows := fmt.Sprintf("%s, %s", plural(s.Payments, "payment"), plural(s.Shipments, "shipment"))
+	rows := fmt.Sprintf("%s, %s", report.Plural(s.Payments, "payment"), report.Plural(s.Shipments, "shipment"))
 	if !s.Exists {
 		return "no order row; " + rows
 	}
@@ -53,7 +55,7 @@ type orphans struct{ payments, shipments int }
 func (o orphans) total() int { return o.payments + o.shipments }
 
 func (o orphans) String() string {
-	return fmt.Sprintf("%s and %s with no order", plural(o.payments, "payment"), plural(o.shipments, "shipment"))
+	return fmt.Sprintf("%s and %s with no order", report.Plural(o.payments, "payment"), report.Plural(o.shipments, "shipment"))
 }
 
 func readOrphans(ctx context.Context, db *sql.DB) (orphans, error) {
@@ -79,21 +81,6 @@ func sameStates(got, want []orderState) (same int, differ []int) {
 		differ = append(differ, got[i].ID)
 	}
 	return same, differ
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func joinOrders(ids []int) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprint(id)
-	}
-	return strings.Join(parts, ", ")
 }
 
 func joinStrings(xs []string) string { return strings.Join(xs, "; ") }
