@@ -50,7 +50,7 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report) {
 	if o.Processes {
 		how = "real child processes, each opening the file itself"
 	}
-	r.Linef("Workers   %s; %s", joinInts(o.Workers, ", "), how)
+	r.Linef("Workers   %s; %s", report.JoinInts(o.Workers), how)
 	r.Linef("Claims    1 message per claim, then %d (--batch); lease %s, never reached: nothing crashes here", o.Batch, o.Lease)
 	delay := "returns at once"
 	if o.HandlerDelay > 0 {
@@ -204,12 +204,4 @@ func rate(v float64) string {
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-func joinInts(xs []int, sep string) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, sep)
 }
