@@ -66,7 +66,7 @@ scenario's checks failed, and says which.`,
 					failed = append(failed, s.Name)
 				}
 				rows = append(rows, []string{s.Name, string(s.Kind), fmt.Sprintf("%d/%d", passed, len(res.Checks)),
-					strconv.Itoa(exit), res.Verdict, pathOrDash(res.ReportPath)})
+					strconv.Itoa(exit), res.Verdict, report.Dash(res.ReportPath)})
 			}
 			if progress {
 				fmt.Fprint(cmd.ErrOrStderr(), "\r\x1b[K")
@@ -92,11 +92,4 @@ scenario's checks failed, and says which.`,
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().StringVar(&family, "family", "", "run only this family's scenarios")
 	return cmd
-}
-
-func pathOrDash(p string) string {
-	if p == "" {
-		return "—"
-	}
-	return p
 }

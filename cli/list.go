@@ -44,7 +44,7 @@ func newListCmd() *cobra.Command {
 				var rows [][]string
 				for _, e := range entries {
 					if e.Family == family {
-						rows = append(rows, []string{e.Name, string(e.Kind), pairText(e.Pair), e.Summary})
+						rows = append(rows, []string{e.Name, string(e.Kind), report.Dash(e.Pair), e.Summary})
 					}
 				}
 				fmt.Fprint(w, report.RenderTable([]string{"Scenario", "Kind", "Pairs with", "Summary"}, rows))
@@ -56,11 +56,4 @@ func newListCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalogue as JSON")
 	return cmd
-}
-
-func pairText(p string) string {
-	if p == "" {
-		return "—"
-	}
-	return p
 }
