@@ -28,25 +28,12 @@ func (r result) rate() float64 { return float64(r.n) / r.drain.Seconds() }
 // Processing is a counter; the Processed transition is owner-checked.
 func labDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 	res := result{name: fmt.Sprintf("outboxlab StepBatch, claim %d", batch), n: n}
-	store, err := outbox.Open(ctx, filepath.Join(dir, fmt.Sprintf("lab-%d.db", batch)))
+	store, send, err := openAndSend(ctx, filepath.Join(dir, fmt.Sprintf("lab-%d.db", batch)), n)
 	if err != nil {
 		return res, err
 	}
 	defer store.Close()
-	start := time.Now()
-	err = store.InTx(ctx, func(tx *sql.Tx) error {
-		for i := range n {
-			if _, err := outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: fmt.Sprintf("MSG-%07d", i+1), Type: "Bench",
-				Payload: `{"n":1}`, CreatedAt: clock.Start}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return res, err
-	}
-	res.send = time.Since(start)
+	res.send = send
 
 	b, err := store.NewBatcher(ctx)
 	if err != nil {
@@ -59,7 +46,7 @@ func labDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 			processed++
 			return worker.Outcome{}, nil
 		})}
-	start = time.Now()
+	start := time.Now()
 	for {
 		r, err := w.StepBatch(ctx, b)
 		if err != nil {
@@ -80,15 +67,14 @@ func labDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 	return res, nil
 }
 
-// labStepDrain is the engine's general path, for reference: worker.Step,
-// whose completions take one transaction each.
-func labStepDrain(ctx context.Context, dir string, n, batch int) (result, error) {
-	res := result{name: fmt.Sprintf("outboxlab Step, claim %d", batch), n: n}
-	store, err := outbox.Open(ctx, filepath.Join(dir, fmt.Sprintf("lab-step-%d.db", batch)))
+// openAndSend opens a fresh outbox at path and enqueues n messages in one
+// transaction (EnqueueTx), returning the store and how long the send took.
+// The caller closes the store.
+func openAndSend(ctx context.Context, path string, n int) (*outbox.Store, time.Duration, error) {
+	store, err := outbox.Open(ctx, path)
 	if err != nil {
-		return res, err
+		return nil, 0, err
 	}
-	defer store.Close()
 	start := time.Now()
 	err = store.InTx(ctx, func(tx *sql.Tx) error {
 		for i := range n {
@@ -100,14 +86,27 @@ func labStepDrain(ctx context.Context, dir string, n, batch int) (result, error)
 		return nil
 	})
 	if err != nil {
+		store.Close()
+		return nil, 0, err
+	}
+	return store, time.Since(start), nil
+}
+
+// labStepDrain is the engine's general path, for reference: worker.Step,
+// whose completions take one transaction each.
+func labStepDrain(ctx context.Context, dir string, n, batch int) (result, error) {
+	res := result{name: fmt.Sprintf("outboxlab Step, claim %d", batch), n: n}
+	store, send, err := openAndSend(ctx, filepath.Join(dir, fmt.Sprintf("lab-step-%d.db", batch)), n)
+	if err != nil {
 		return res, err
 	}
-	res.send = time.Since(start)
+	defer store.Close()
+	res.send = send
 	w := &worker.Worker{ID: "w1", Store: store, Clock: clock.New(), Batch: batch,
 		Handler: worker.HandlerFunc(func(context.Context, outbox.Claim, time.Time) (worker.Outcome, error) {
 			return worker.Outcome{}, nil
 		})}
-	start = time.Now()
+	start := time.Now()
 	for {
 		r, err := w.Step(ctx)
 		if err != nil {
