@@ -72,39 +72,6 @@ func fmtKeys(keys []string) string {
 }
 
 // The batch claim must gate exactly as ClaimTx does.
-func TestBatchClaimGating(t *testing.T) {
-	ctx := context.Background()
-	tests := []struct {
-		name      string
-		prepare   func(t *testing.T, s *Store)
-		at        time.Duration
-		wantClaim bool
-	}{
-		{"pending is claimable", func(*testing.T, *Store) {}, 0, true},
-		{"leased row is not claimable", leased, 29 * time.Second, false},
-		{"lease expiring now is not yet claimable", leased, 30 * time.Second, false},
-		{"expired lease is claimable", leased, 30*time.Second + ms, true},
-		{"backoff not elapsed", backedOff, 199 * ms, false},
-		{"backoff elapsed exactly", backedOff, 200 * ms, true},
-		{"dead-lettered never claimable", deadLettered, time.Hour, false},
-		{"processed never claimable", processed, time.Hour, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newStore(t)
-			enqueue(t, s, "PAY-001")
-			tt.prepare(t, s)
-			cs, err := newBatcher(t, s).Claim(ctx, "w2", clock.Start.Add(tt.at), 30*time.Second, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := len(cs) == 1; got != tt.wantClaim {
-				t.Errorf("claimed = %v, want %v", got, tt.wantClaim)
-			}
-		})
-	}
-}
-
 func TestCompleteBatchRefusesOnlyTheStaleClaim(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)

@@ -73,8 +73,19 @@ func TestClaimIncrementsAttemptAndTakesOldestFirst(t *testing.T) {
 	}
 }
 
+// TestClaimGating holds both forms of the claim (the engine's ClaimTx and the
+// batched one-statement claim) to one gate: live, not leased, past its backoff.
 func TestClaimGating(t *testing.T) {
 	ctx := context.Background()
+	type claimFunc func(t *testing.T, s *Store, at time.Time) ([]Claim, error)
+	claimers := map[string]claimFunc{
+		"ClaimTx": func(_ *testing.T, s *Store, at time.Time) ([]Claim, error) {
+			return s.Claim(ctx, "w2", at, 30*time.Second, 10)
+		},
+		"Batcher": func(t *testing.T, s *Store, at time.Time) ([]Claim, error) {
+			return newBatcher(t, s).Claim(ctx, "w2", at, 30*time.Second, 10)
+		},
+	}
 	tests := []struct {
 		name      string
 		prepare   func(t *testing.T, s *Store) // leaves PAY-001 in some state at clock.Start
@@ -90,19 +101,21 @@ func TestClaimGating(t *testing.T) {
 		{"dead-lettered never claimable", deadLettered, time.Hour, false},
 		{"processed never claimable", processed, time.Hour, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newStore(t)
-			enqueue(t, s, "PAY-001")
-			tt.prepare(t, s)
-			cs, err := s.Claim(ctx, "w2", clock.Start.Add(tt.at), 30*time.Second, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := len(cs) == 1; got != tt.wantClaim {
-				t.Errorf("claimed = %v, want %v", got, tt.wantClaim)
-			}
-		})
+	for form, claim := range claimers {
+		for _, tt := range tests {
+			t.Run(form+"/"+tt.name, func(t *testing.T) {
+				s := newStore(t)
+				enqueue(t, s, "PAY-001")
+				tt.prepare(t, s)
+				cs, err := claim(t, s, clock.Start.Add(tt.at))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := len(cs) == 1; got != tt.wantClaim {
+					t.Errorf("claimed = %v, want %v", got, tt.wantClaim)
+				}
+			})
+		}
 	}
 }
 
