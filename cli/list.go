@@ -17,6 +17,8 @@ type catalogueEntry struct {
 	Kind    report.Kind `json:"kind"`
 	Pair    string      `json:"pair,omitempty"`
 	Summary string      `json:"summary"`
+	// FailsWith are the flags that make the scenario's checks fail (exit 1).
+	FailsWith []string `json:"fails_with"`
 }
 
 func newListCmd() *cobra.Command {
@@ -30,7 +32,7 @@ func newListCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var entries []catalogueEntry
 			for _, s := range scenarios.All() {
-				entries = append(entries, catalogueEntry{s.Name, s.Aliases, s.Family, s.Kind, s.Pair, s.Summary})
+				entries = append(entries, catalogueEntry{s.Name, s.Aliases, s.Family, s.Kind, s.Pair, s.Summary, s.FailsWith})
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {

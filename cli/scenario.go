@@ -39,7 +39,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		Aliases: s.Aliases,
 		Short:   s.Summary,
 		Long:    fmt.Sprintf("%s\n\n%s scenario of family %s", s.Long, s.Kind, s.Family),
-		Example: s.Example,
+		Example: scenarioExample(s),
 		GroupID: s.Family,
 		Args:    noArgs,
 	}
@@ -87,6 +87,23 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		return nil
 	}
 	return cmd
+}
+
+// scenarioExample is the scenario's own examples, then the one that makes
+// its checks fail, so every --help shows how to watch a check catch something.
+func scenarioExample(s *scenarios.Scenario) string {
+	if len(s.FailsWith) == 0 {
+		return s.Example
+	}
+	because := "the fix switched off"
+	switch s.Kind {
+	case report.Before:
+		because = "the failure does not happen"
+	case report.Experiment:
+		because = "the property breaks"
+	}
+	return fmt.Sprintf("%s\n  outboxlab %s %s   # %s: the checks fail, exit 1",
+		strings.TrimRight(s.Example, "\n"), s.Name, strings.Join(s.FailsWith, " "), because)
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {

@@ -31,9 +31,30 @@ type Scenario struct {
 	// the body of that smaller run, and the defaults are run by `all`.
 	GoldenArgs []string
 
+	// FailsWith are flags under which the scenario's checks fail (exit 1):
+	// for an AFTER, the switch that removes its safety mechanism; for a
+	// BEFORE, flags under which the failure it demonstrates does not happen;
+	// for an EXPERIMENT, a parameter that breaks the property it states.
+	// Every scenario has them: a test runs each scenario with them and
+	// requires exit 1, so no check can be one that never fails.
+	FailsWith []string
+
+	// Limits are the accepted extremes of the scenario's numeric and
+	// duration flags, the same bounds its Validate enforces. A test runs
+	// each flag at its Min and its Max (the others at their defaults), all
+	// at Min and all at Max, and requires the run to finish (exit 0 or 1);
+	// one step beyond a limit must be refused (exit 2).
+	Limits []Limit
+
 	// Bind registers the scenario's parameters on fs and returns the options
 	// they fill in. It is called once per command.
 	Bind func(fs *pflag.FlagSet) Options
+}
+
+// Limit is the accepted range of one flag, as flag values.
+type Limit struct {
+	Flag     string // without the leading dashes
+	Min, Max string
 }
 
 // Options is a scenario's parameters once bound to flags.

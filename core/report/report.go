@@ -114,9 +114,16 @@ func (r *Report) Check(name string, passed bool, detail string) {
 	r.checks = append(r.checks, Check{Name: name, Passed: passed, Detail: detail})
 }
 
+// NoChecks is the line Checks writes for a report that recorded none: a run
+// that judged nothing has not passed.
+const NoChecks = "FAIL  no checks recorded: this run judged nothing, so it has not passed"
+
 // Checks writes the recorded checks as a section, one PASS/FAIL line each.
 func (r *Report) Checks(title string) {
 	r.Section(title)
+	if len(r.checks) == 0 {
+		r.Line("  " + NoChecks)
+	}
 	for _, c := range r.checks {
 		mark := "PASS"
 		if !c.Passed {
@@ -126,8 +133,12 @@ func (r *Report) Checks(title string) {
 	}
 }
 
-// Passed reports whether every recorded check passed (true when there are none).
+// Passed reports whether at least one check was recorded and every recorded
+// check passed. A report with no checks has not passed: it judged nothing.
 func (r *Report) Passed() bool {
+	if len(r.checks) == 0 {
+		return false
+	}
 	for _, c := range r.checks {
 		if !c.Passed {
 			return false

@@ -85,3 +85,24 @@ func TestChecksAndVerdict(t *testing.T) {
 		t.Errorf("Result = %+v, want failed with verdict BROKEN and 2 checks", res)
 	}
 }
+
+// A report that recorded no checks judged nothing: it must not pass, and its
+// checks section and verdict must say so.
+func TestNoChecksIsNotPassed(t *testing.T) {
+	r := New("demo", After)
+	r.Checks("Safety checks")
+	r.Verdict("HELD", "BROKEN")
+	if r.Passed() {
+		t.Error("Passed() = true with no checks, want false")
+	}
+	if res := r.Result(); res.Passed || res.Verdict != "BROKEN" {
+		t.Errorf("Result = %+v, want not passed with verdict BROKEN", res)
+	}
+	if body := r.Body(); !strings.Contains(body, NoChecks) {
+		t.Errorf("body lacks %q:\n%s", NoChecks, body)
+	}
+	r.Check("queue drained", true, "0 pending")
+	if !r.Passed() {
+		t.Error("Passed() = false with one passing check, want true")
+	}
+}
