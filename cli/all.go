@@ -42,7 +42,15 @@ scenario's checks failed, and says which.`,
 				failed  []string
 				rows    [][]string
 			)
-			progress := isTerminal(cmd.ErrOrStderr())
+			if !common.NoReport {
+				// Resolve once: a "resolves to" note is said once, not per scenario.
+				dir, err := resolveReportDir(common.ReportDir, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				common.ReportDir = dir
+			}
+			progress := smartTerminal(cmd.ErrOrStderr())
 			for i, s := range list {
 				if progress {
 					fmt.Fprintf(cmd.ErrOrStderr(), "\r\x1b[K[%d/%d] %s", i+1, len(list), s.Name)

@@ -19,12 +19,16 @@ const (
 )
 
 // useColor reports whether w is a terminal that wants colour: never when
-// NO_COLOR is set (https://no-color.org) or TERM is dumb, never into a file or pipe.
+// NO_COLOR is set to a non-empty value (https://no-color.org: an empty one
+// does not count), never on a dumb terminal, never into a file or pipe.
 func useColor(w io.Writer) bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	return isTerminal(w)
+	return os.Getenv("NO_COLOR") == "" && smartTerminal(w)
+}
+
+// smartTerminal reports whether w is a terminal that understands escape
+// codes (progress lines and colour go only there): not TERM=dumb.
+func smartTerminal(w io.Writer) bool {
+	return os.Getenv("TERM") != "dumb" && isTerminal(w)
 }
 
 // isTerminal reports whether w is a terminal (progress lines go only there).

@@ -44,21 +44,26 @@ func TestColorOnlyOnATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	run := func(noColor bool) string {
+	run := func(env ...string) string {
 		cmd := exec.Command(scriptPath, "-qec", exe+" retry-with-dead-letter --dead-letter=false --report-dir "+dir, "/dev/null")
 		cmd.Env = append(os.Environ(), child.EnvVar+"=cli-main-for-tests", "TERM=xterm")
-		if noColor {
-			cmd.Env = append(cmd.Env, "NO_COLOR=1")
-		}
+		cmd.Env = append(cmd.Env, env...)
 		out, _ := cmd.Output() // exit 1: the checks fail by design
 		return string(out)
 	}
-	colored := run(false)
-	if !strings.Contains(colored, "\x1b[31m\x1b[1mFAIL\x1b[0m  poison tried exactly MaxAttempts") {
+	const redFail = "\x1b[31m\x1b[1mFAIL\x1b[0m  poison tried exactly MaxAttempts"
+	if colored := run(); !strings.Contains(colored, redFail) {
 		t.Errorf("no red FAIL on a terminal:\n%.600s", colored)
 	}
-	if plain := run(true); strings.Contains(plain, "\x1b[") {
+	if plain := run("NO_COLOR=1"); strings.Contains(plain, "\x1b[") {
 		t.Error("NO_COLOR output contains escape codes")
+	}
+	if plain := run("TERM=dumb"); strings.Contains(plain, "\x1b[") {
+		t.Error("TERM=dumb output contains escape codes")
+	}
+	// no-color.org: an empty NO_COLOR does not switch colour off.
+	if colored := run("NO_COLOR="); !strings.Contains(colored, redFail) {
+		t.Errorf("an empty NO_COLOR switched colour off:\n%.600s", colored)
 	}
 	reports, _ := filepath.Glob(dir + "/session-16/*.txt")
 	for _, r := range reports {
@@ -67,7 +72,7 @@ func TestColorOnlyOnATerminal(t *testing.T) {
 			t.Errorf("report %s contains escape codes", r)
 		}
 	}
-	if len(reports) != 2 {
-		t.Errorf("%d reports written, want 2", len(reports))
+	if len(reports) != 4 {
+		t.Errorf("%d reports written, want 4", len(reports))
 	}
 }

@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
+	"strconv"
 	"strings"
-	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"outboxlab/core/child"
 	"outboxlab/scenarios"
@@ -26,7 +27,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if code, ok := child.RunIfChild(); ok {
 		return code
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	survivePipeClose()
+	ctx, stop := interruptible(context.Background(), stderr)
 	defer stop()
 	root := newRoot(args)
 	root.SetArgs(args)
@@ -45,8 +47,44 @@ func errorAlreadyReported(err error) bool {
 	return errors.Is(err, ErrChecksFailed)
 }
 
+// oneLine folds an error onto one line and shows any control character in
+// it escaped, so a hostile argument can never write to the terminal raw.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return escapeControls(strings.Join(strings.Fields(s), " "))
+}
+
+// escapeControls shows control characters as Go escapes (\x1b, \n).
+func escapeControls(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// refuseControlCharacters rejects a flag value holding a control character
+// (ESC, a line break, ...): it could forge report lines or reach the
+// terminal raw. Every string flag of every command goes through it.
+func refuseControlCharacters(fs *pflag.FlagSet) error {
+	var bad error
+	fs.Visit(func(f *pflag.Flag) {
+		if bad != nil {
+			return
+		}
+		if i := strings.IndexFunc(f.Value.String(), unicode.IsControl); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(f.Value.String()[i:])
+			bad = usagef("--%s must not contain control characters (found %s)", f.Name, strconv.QuoteRune(r))
+		}
+	})
+	return bad
 }
 
 func newRoot(args []string) *cobra.Command {
@@ -72,6 +110,10 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		return refuseControlCharacters(cmd.Flags())
+	}
+	root.SetHelpCommand(newHelpCmd(root))
 	root.CompletionOptions.HiddenDefaultCmd = false
 
 	cmdline := "outboxlab " + strings.Join(args, " ")

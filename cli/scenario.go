@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -68,8 +70,11 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			enc.SetEscapeHTML(false)
-			if err := enc.Encode(out.result); err != nil {
+			if err := enc.Encode(out.result); err != nil && !closedOutput(err) {
 				return cannotRun(fmt.Errorf("print result: %w", err))
+			}
+			if common.KeepDB {
+				fmt.Fprintf(cmd.ErrOrStderr(), "database: %s\n", out.dbNote)
 			}
 		} else {
 			fmt.Fprintln(w)
@@ -106,6 +111,10 @@ func scenarioExample(s *scenarios.Scenario) string {
 		strings.TrimRight(s.Example, "\n"), s.Name, strings.Join(s.FailsWith, " "), because)
 }
 
+// closedOutput reports whether err is a write to an output the reader has
+// closed (`| head`): the run still counts, so it is not an error.
+func closedOutput(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		return usagef("%s takes no arguments, got %q", cmd.Name(), args[0])
@@ -137,13 +146,15 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 			return outcome{}, cannotRun(err)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "outboxlab-"+s.Name+"-")
+	sweepRunDirs()
+	tmp, err := makeRunDir(s.Name)
 	if err != nil {
-		return outcome{}, cannotRun(fmt.Errorf("create temporary directory: %w", err))
+		return outcome{}, cannotRun(err)
 	}
 	env := scenarios.Env{Dir: tmp, DBPath: filepath.Join(tmp, "outbox.db")}
 	dbNote := env.DBPath + " (temporary; deleted after the run)"
 	if c.KeepDB {
+		keepRunDir(tmp)
 		dbNote = env.DBPath + " (kept: inspect it with 'outboxlab inspect --db " + env.DBPath + "')"
 	} else {
 		defer os.RemoveAll(tmp)
@@ -151,7 +162,11 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 
 	rep, err := runGuarded(ctx, opts, env)
 	if ctx.Err() != nil {
-		return outcome{}, cannotRun(fmt.Errorf("%s interrupted; no report was written", s.Name))
+		msg := fmt.Sprintf("%s interrupted; no report was written", s.Name)
+		if c.KeepDB {
+			msg += "; database kept at " + env.DBPath
+		}
+		return outcome{}, cannotRun(errors.New(msg))
 	}
 	if err != nil {
 		return outcome{}, cannotRun(fmt.Errorf("run %s: %w", s.Name, err))
@@ -166,10 +181,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	res := rep.Result()
 	show(content, res)
 	if !c.NoReport {
-		if res.ReportPath, err = report.Write(dir, s.Name, started, []byte(content)); err != nil {
-			return outcome{}, cannotRun(err)
-		}
-		if res.Plots, err = report.WriteFigures(res.ReportPath, rep.Figures()); err != nil {
+		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, []byte(content), rep.Figures()); err != nil {
 			return outcome{}, cannotRun(err)
 		}
 	}

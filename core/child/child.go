@@ -44,8 +44,9 @@ func Register(name string, fn Func) {
 // RunIfChild runs the registered entry point when this process was started as
 // a child, and returns its exit code and true; otherwise it returns false.
 func RunIfChild() (int, bool) {
-	name, ok := os.LookupEnv(EnvVar)
-	if !ok {
+	name := os.Getenv(EnvVar)
+	if name == "" {
+		// Unset or empty: an ordinary run. Only a registered name makes a child.
 		return 0, false
 	}
 	// The child is not a child of itself: anything it runs (even cli.Main) sees a plain process.
@@ -69,6 +70,7 @@ func Command(ctx context.Context, name string, args ...string) (*exec.Cmd, error
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = append(withoutChildVar(os.Environ()), EnvVar+"="+name)
+	dieWithParent(cmd)
 	return cmd, nil
 }
 

@@ -6,7 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func init() {
@@ -15,6 +19,20 @@ func init() {
 		return 0
 	})
 	Register("test-exit", func(context.Context, []string, io.Writer) int { return 7 })
+	Register("test-sleep", func(context.Context, []string, io.Writer) int {
+		time.Sleep(time.Minute)
+		return 0
+	})
+	// test-parent starts a grandchild, prints its pid, and waits to be killed.
+	Register("test-parent", func(ctx context.Context, _ []string, stdout io.Writer) int {
+		cmd, err := Command(ctx, "test-sleep")
+		if err != nil || cmd.Start() != nil {
+			return 3
+		}
+		fmt.Fprintln(stdout, cmd.Process.Pid)
+		cmd.Wait()
+		return 0
+	})
 	Register("test-die", func(_ context.Context, args []string, _ io.Writer) int {
 		// Write a marker, then die before the second write can happen.
 		os.WriteFile(args[0], []byte("before"), 0o600)
@@ -60,5 +78,56 @@ func TestDieKillsTheProcessBeforeAnythingElseRuns(t *testing.T) {
 func TestUnknownEntryPointCannotRun(t *testing.T) {
 	if _, err := Run(context.Background(), "no-such-entry"); err == nil {
 		t.Fatal("running an unregistered child succeeded")
+	}
+}
+
+// TestChildDiesWithItsParent SIGKILLs a child that has a child of its own:
+// the grandchild must not outlive it (on Linux, the kernel kills it).
+func TestChildDiesWithItsParent(t *testing.T) {
+	parent, err := Command(context.Background(), "test-parent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 32)
+	n, _ := out.Read(buf)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil {
+		parent.Process.Kill()
+		t.Fatalf("parent printed %q, want the grandchild's pid", buf[:n])
+	}
+	parent.Process.Kill()
+	parent.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("grandchild %d outlived its SIGKILLed parent by 5 s", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid is a running process (not a zombie).
+func alive(pid int) bool {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+func TestEmptyChildVariableIsAnOrdinaryRun(t *testing.T) {
+	t.Setenv(EnvVar, "")
+	if _, ok := RunIfChild(); ok {
+		t.Error("an empty OUTBOXLAB_CHILD was taken for a child entry point")
 	}
 }

@@ -135,7 +135,12 @@ func Write(dir, name string, started time.Time, content []byte) (string, error) 
 			path = filepath.Join(dir, fmt.Sprintf("%s-%d.txt", base, n))
 		}
 		// A hard link never replaces an existing file, so two runs cannot overwrite each other.
-		err := os.Link(tmp.Name(), path)
+		err := link(tmp.Name(), path)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			// A file system without hard links (FAT, some network mounts):
+			// create the name exclusively and write it, removing a partial file.
+			err = writeExclusive(path, content)
+		}
 		if err == nil {
 			return path, nil
 		}
@@ -144,6 +149,45 @@ func Write(dir, name string, started time.Time, content []byte) (string, error) 
 		}
 	}
 	return "", fmt.Errorf("write report: too many reports named %s in %s", base, dir)
+}
+
+// link is os.Link; tests replace it to play a file system without hard links.
+var link = os.Link
+
+// writeExclusive creates path, failing if it exists, and writes content to
+// it; on a failed write the partial file is removed.
+func writeExclusive(path string, content []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
+// WriteAll writes the report and then its figures beside it. Either all of
+// it lands or none of it: when a figure cannot be written, the figures
+// already written and the report are removed and the error says so.
+func WriteAll(dir, name string, started time.Time, content []byte, figures []plot.Figure) (path string, plots []string, err error) {
+	path, err = Write(dir, name, started, content)
+	if err != nil {
+		return "", nil, err
+	}
+	plots, err = WriteFigures(path, figures)
+	if err != nil {
+		for _, p := range plots {
+			os.Remove(p)
+		}
+		os.Remove(path)
+		return "", nil, fmt.Errorf("%w; nothing of the report was kept", err)
+	}
+	return path, plots, nil
 }
 
 func unwrapPath(err error) error {
@@ -161,17 +205,8 @@ func WriteFigures(reportPath string, figures []plot.Figure) ([]string, error) {
 	var paths []string
 	for _, f := range figures {
 		path := base + "-" + f.Name + ".svg"
-		file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return paths, fmt.Errorf("write plot: %w", err)
-		}
-		_, err = file.WriteString(f.SVG)
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(path)
-			return paths, fmt.Errorf("write plot %s: %w", path, err)
+		if err := writeExclusive(path, []byte(f.SVG)); err != nil {
+			return paths, fmt.Errorf("write plot %s: %w", path, unwrapPath(err))
 		}
 		paths = append(paths, path)
 	}

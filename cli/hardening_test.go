@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"outboxlab/core/child"
+	"outboxlab/core/proc"
+)
+
+func init() {
+	// A command stuck where nothing looks at the context (a blocking read, say).
+	child.Register("cli-stuck-for-tests", func(_ context.Context, _ []string, stdout io.Writer) int {
+		_, stop := interruptible(context.Background(), os.Stderr)
+		defer stop()
+		fmt.Fprintln(stdout, "ready")
+		time.Sleep(time.Minute)
+		return 0
+	})
+	// A run that made its temporary directory and then hangs until killed.
+	child.Register("cli-rundir-for-tests", func(_ context.Context, _ []string, stdout io.Writer) int {
+		dir, err := makeRunDir("killed")
+		if err != nil {
+			return 3
+		}
+		os.WriteFile(filepath.Join(dir, "outbox.db"), make([]byte, 1<<20), 0o600)
+		fmt.Fprintln(stdout, dir)
+		time.Sleep(time.Minute)
+		return 0
+	})
+}
+
+// labCommand runs the lab's command line in a child process of this test binary.
+func labCommand(t *testing.T, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(append(os.Environ(), child.EnvVar+"=cli-main-for-tests"), env...)
+	return cmd
+}
+
+func exitOf(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// Output cut short (`| head -1`, quitting less) must not lose the run: it
+// completes, writes its report, cleans up and exits with its checks' code.
+func TestClosedStdoutStillWritesTheReport(t *testing.T) {
+	tmp, reports := t.TempDir(), t.TempDir()
+	cmd := labCommand(t, []string{"TMPDIR=" + tmp}, "ordered-block-key-not-partition", "--orders", "60", "--report-dir", reports)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	bufio.NewReader(r).ReadString('\n') // head -1
+	r.Close()
+	if code := exitOf(cmd.Wait()); code != ExitOK {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitOK, stderr.String())
+	}
+	if files, _ := filepath.Glob(filepath.Join(reports, "ordered", "*.txt")); len(files) != 1 {
+		t.Errorf("reports written: %v, want 1", files)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// The first Ctrl-C asks the run to stop; a second one ends the process at
+// once, whatever it is blocked on.
+func TestSecondInterruptStopsAtOnce(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), child.EnvVar+"=cli-stuck-for-tests")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bufio.NewReader(out).ReadString('\n')
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(50 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if code := exitOf(err); code != ExitCannotRun {
+			t.Errorf("exit %d, want %d", code, ExitCannotRun)
+		}
+		if !strings.Contains(stderr.String(), "interrupted again; stopping at once") {
+			t.Errorf("stderr = %q", stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("two Ctrl-Cs did not end the process within 5 s")
+	}
+}
+
+// A SIGKILLed run cannot clean up; the next run removes what it left, and
+// never a kept database or a live run's directory.
+func TestNextRunRemovesWhatAKilledRunLeft(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := exec.Command(exe)
+	killed.Env = append(os.Environ(), child.EnvVar+"=cli-rundir-for-tests")
+	out, err := killed.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	leftover := strings.TrimSpace(line)
+	killed.Process.Kill()
+	killed.Wait()
+	// The directory's mtime must be past the sweep's grace second.
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(leftover, old, old)
+
+	kept := filepath.Join(tmp, "outboxlab-kept-1")
+	os.Mkdir(kept, 0o700) // no owner file: a --keep-db directory
+	live := filepath.Join(tmp, "outboxlab-live-1")
+	os.Mkdir(live, 0o700)
+	os.WriteFile(filepath.Join(live, ownerFile), []byte(proc.Self().String()), 0o600)
+	os.Chtimes(live, old, old)
+
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"retry-with-dead-letter", "--no-report"}, &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Errorf("%s, left by a SIGKILLed run, is still there", leftover)
+	}
+	for _, dir := range []string{kept, live} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("%s was removed: %v", dir, err)
+		}
+	}
+}
+
+func TestHelpForNothingIsAUsageError(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"help", "nonexistent"}, &stdout, &stderr); code != ExitUsage {
+		t.Errorf("help nonexistent: exit %d, want %d", code, ExitUsage)
+	}
+	if !strings.Contains(stderr.String(), `no help for "nonexistent"`) {
+		t.Errorf("stderr = %q", stderr.String())
+	}
+	stdout.Reset()
+	if code := Main([]string{"help", "list"}, &stdout, &stderr); code != ExitOK || !strings.Contains(stdout.String(), "outboxlab list --json") {
+		t.Errorf("help list: exit %d, output %q", code, stdout.String())
+	}
+}
+
+// Control characters in any string flag could forge a report line or reach
+// the terminal raw: refused, with the character shown escaped. Spaces are fine.
+func TestControlCharactersInFlagsAreRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"session-17-audited-redrive", "--approver", "ops\x1b[31m"},
+		{"session-17-audited-redrive", "--reason", "ok\nVERDICT: forged ✅"},
+		{"retry-with-dead-letter", "--poison-key", "PAY-003,\x07"},
+		{"all", "--family", "wassal\x1b]0;x\x07"},
+		{"retry-with-dead-letter", "--report-dir", "rep\x1b"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(args, &stdout, &stderr)
+		if code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, ExitUsage)
+		}
+		if strings.ContainsAny(stderr.String(), "\x1b\x07") || strings.Count(stderr.String(), "\n") != 1 ||
+			!strings.Contains(stderr.String(), "must not contain control characters") {
+			t.Errorf("%q: stderr = %q, want one escaped line", args, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"session-17-audited-redrive", "--approver", "Jane Doe", "--no-report"}, &stdout, &stderr); code != ExitOK {
+		t.Errorf("--approver with a space: exit %d: %s", code, stderr.String())
+	}
+}
+
+func TestKeepDBIsSaidWithJSON(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"retry-with-dead-letter", "--json", "--keep-db", "--no-report"}, &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
+	if len(dirs) != 1 || !strings.Contains(stderr.String(), "database: "+dirs[0]+" (kept") {
+		t.Errorf("kept %v; stderr %q", dirs, stderr.String())
+	}
+	if strings.Contains(stdout.String(), "database:") {
+		t.Error("the kept-database note went into the JSON on stdout")
+	}
+}
+
+func TestAllSaysWhereReportsGoOnce(t *testing.T) {
+	base := t.TempDir()
+	t.Chdir(base)
+	os.Mkdir("sub", 0o755)
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"all", "--family", "governance", "--report-dir", "sub/../x"}, &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "resolves to"); n != 1 {
+		t.Errorf("the resolved report directory was said %d times, want once:\n%s", n, stderr.String())
+	}
+}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"outboxlab/core/proc"
+)
+
+// Every run's temporary directory is named runDirPrefix + scenario + a random
+// suffix, and holds an owner file naming the process that made it, so that a
+// later run can remove what a killed run left behind.
+const (
+	runDirPrefix = "outboxlab-"
+	ownerFile    = ".outboxlab-owner"
+)
+
+// makeRunDir creates a private temporary directory for one run of scenario
+// and records this process as its owner.
+func makeRunDir(scenario string) (string, error) {
+	dir, err := os.MkdirTemp("", runDirPrefix+scenario+"-")
+	if err != nil {
+		return "", fmt.Errorf("create temporary directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(proc.Self().String()+"\n"), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("create temporary directory: %w", err)
+	}
+	return dir, nil
+}
+
+// keepRunDir hands a run's directory to the user (--keep-db): without its
+// owner file no later sweep removes it.
+func keepRunDir(dir string) { os.Remove(filepath.Join(dir, ownerFile)) }
+
+// sweepRunDirs removes the temporary directories of lab runs whose process
+// is gone (killed with SIGKILL, say, so it could not clean up). A directory
+// without an owner file is the user's (--keep-db) or not ours: it stays.
+func sweepRunDirs() (removed []string) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), runDirPrefix+"*"))
+	for _, dir := range dirs {
+		raw, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue
+		}
+		owner, err := proc.ParseOwner(string(raw))
+		if err != nil || owner.Alive() {
+			continue
+		}
+		// A directory whose owner file was written a moment ago by a process
+		// that has since exited normally is being removed by it: leave it.
+		if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) < time.Second {
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
+			removed = append(removed, dir)
+		}
+	}
+	return removed
+}

@@ -1,0 +1,57 @@
+package proc
+
+import (
+	"os/exec"
+	"testing"
+)
+
+func TestSelfIsAlive(t *testing.T) {
+	o := Self()
+	if !o.Alive() {
+		t.Fatalf("%v: this process is not alive", o)
+	}
+	back, err := ParseOwner(o.String())
+	if err != nil || back != o {
+		t.Fatalf("ParseOwner(%q) = %v, %v; want %v", o.String(), back, err, o)
+	}
+}
+
+func TestExitedProcessIsGone(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if o := (Owner{PID: cmd.Process.Pid}); o.Alive() {
+		t.Errorf("%v: a process that exited is alive", o)
+	}
+}
+
+func TestReusedPIDIsNotTheOwner(t *testing.T) {
+	if Self().Start == 0 {
+		t.Skip("this system has no process start times")
+	}
+	// Alive short-cuts the calling process, so ask about a live child instead.
+	cmd := exec.Command("sleep", "5")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	start, err := startTime(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(Owner{PID: cmd.Process.Pid, Start: start}).Alive() {
+		t.Error("a running child is not alive")
+	}
+	if (Owner{PID: cmd.Process.Pid, Start: start + 1}).Alive() {
+		t.Error("a pid with another start time is taken for its owner")
+	}
+}
+
+func TestParseOwnerRefusesGarbage(t *testing.T) {
+	for _, s := range []string{"", "pid=0 start=1", "hello", "pid=-4 start=0"} {
+		if _, err := ParseOwner(s); err == nil {
+			t.Errorf("ParseOwner(%q) accepted it", s)
+		}
+	}
+}
