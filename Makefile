@@ -1,24 +1,40 @@
 # outboxlab: build, test and check. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: build test check vet fmt golden fuzz
+.PHONY: build test test-race test-lab check vet fmt golden fuzz fuzz-options
 
 build:
 	$(GO) build -o outboxlab .
 
-# Everything CI checks: formatting, vet, every test under the race detector,
-# then each fuzz target for a few seconds (the seed corpora already run in go test).
+# Everything CI checks: formatting, vet, the engine and the scenario families
+# under the race detector (where goroutines and processes really race), the
+# golden reports and end-to-end scripts without it (they run scenarios, not
+# races, and are several times slower under it), then every fuzz target for a
+# fixed number of inputs (a count, never a time: a time-based run can end on
+# the engine's own deadline). The two test runs build in parallel.
 test: check
-	$(GO) test -race -count=1 -timeout 30m ./...
-	$(MAKE) fuzz
+	$(MAKE) -j2 --output-sync=target test-race test-lab
+	$(MAKE) fuzz FUZZTIME=$(FUZZCOUNT)
 
-FUZZTIME ?= 4s
+test-race:
+	$(GO) test -race -count=1 -timeout 20m ./core/... ./scenarios/... ./internal/...
+
+test-lab:
+	$(GO) test -count=1 -timeout 20m . ./cli
+
+# The fuzz targets, none of which compiles SQLite. `make fuzz` alone fuzzes
+# each for FUZZTIME (a duration or a count such as 500x);
+# `make fuzz-options` fuzzes the Day 16 flags through real runs.
+FUZZCOUNT ?= 10000x
+FUZZTIME ?= 30s
 fuzz:
-	$(GO) test ./core/report -run '^$$' -fuzz '^FuzzSplitHeader$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./core/report -run '^$$' -fuzz '^FuzzHeaderRoundTrip$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./core/jsrand -run '^$$' -fuzz '^FuzzNext$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./core/jsrand -run '^$$' -fuzz '^FuzzRound$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/fuzzopts -run '^$$' -fuzz '^FuzzSession16Options$$' -fuzztime $(FUZZTIME)
+	scripts/fuzz.sh ./core/report FuzzSplitHeader $(FUZZTIME)
+	scripts/fuzz.sh ./core/report FuzzHeaderRoundTrip $(FUZZTIME)
+	scripts/fuzz.sh ./core/jsrand FuzzNext $(FUZZTIME)
+	scripts/fuzz.sh ./core/jsrand FuzzRound $(FUZZTIME)
+
+fuzz-options:
+	scripts/fuzz.sh ./internal/fuzzopts FuzzSession16Options $(FUZZTIME)
 
 check: fmt vet
 
