@@ -8,23 +8,27 @@ import (
 	"outboxlab/core/report"
 )
 
-// checkFailingDeadLettered: the bug's record used its attempts and was set aside.
+// checkFailingDeadLettered: the bug's record used its attempts and was set
+// aside. It reads the handler's ledger (how often the bug failed the record
+// before the fix) and the record's DeadLetters row.
 func (o *options) checkFailingDeadLettered(r *report.Report, run *run) {
 	rec := o.failingRecord(run)
-	attempts := 0
-	for _, d := range run.idle.dead {
-		if d.Record.ID == rec.ID {
-			attempts = d.Attempts
-		}
+	row, dead := deadLetterOf(run.idle, rec.ID)
+	failed := failedCalls(run, rec.ID, beforeFix)
+	detail := fmt.Sprintf("%s after %d / %d attempts", rec.MessageID, failed, o.MaxAttempts)
+	switch {
+	case !dead:
+		detail += "; not in DeadLetters"
+	case row.Attempts != failed:
+		detail += fmt.Sprintf("; its DeadLetters row says %d", row.Attempts)
 	}
-	r.Check(fmt.Sprintf("%s dead-lettered after MaxAttempts", o.FailingMessage), attempts == o.MaxAttempts,
-		fmt.Sprintf("%s after %d / %d attempts", rec.MessageID, attempts, o.MaxAttempts))
+	r.Check(fmt.Sprintf("%s dead-lettered after MaxAttempts", o.FailingMessage), dead && failed == o.MaxAttempts && row.Attempts == failed, detail)
 }
 
 // checkOthersFlowed: every other order reached its in-order state before any fix.
 func (o *options) checkOthersFlowed(r *report.Report, run *run) {
 	done, total := o.othersComplete(run)
-	r.Check("other keys kept flowing", done == total,
+	r.Check("other keys kept flowing", total > 0 && done == total,
 		fmt.Sprintf("%d / %d other orders complete before the fix", done, total))
 }
 
@@ -74,23 +78,54 @@ func (o *options) finish(r *report.Report, run *run, pass, fail string) *report.
 	return r
 }
 
-// checkReplayInSequence: replay pass i applied the failing record and every
-// later one, in sequence order, and released the holds.
+// checkReplayInSequence: replay pass i handed the failing record and every
+// later one to the handler, in sequence order, and none failed. It reads the
+// handler's ledger, not what the replay tool returned.
 func (o *options) checkReplayInSequence(r *report.Report, run *run, i int) {
 	var seqs []int
-	failed := true
-	if i < len(run.replays) {
-		failed = run.replays[i].Failed
-		for _, ev := range run.replays[i].Events {
-			if ev.Kind == ordered.Applied {
-				seqs = append(seqs, ev.Record.Sequence)
-			}
+	failed := 0
+	for _, c := range run.calls {
+		if c.stage != replayPass+stage(i) || c.rec.Key != orderKey(o.FailingOrder) {
+			continue
 		}
+		if c.err != nil {
+			failed++
+			continue
+		}
+		seqs = append(seqs, c.rec.Sequence)
 	}
 	want := make([]int, 0, 3)
 	for seq := o.failingSeq(); seq <= 3; seq++ {
 		want = append(want, seq)
 	}
-	r.Check("replay applied in sequence order", !failed && slices.Equal(seqs, want),
-		fmt.Sprintf("sequences [%s] applied, want [%s]", report.JoinInts(seqs), report.JoinInts(want)))
+	detail := fmt.Sprintf("sequences [%s] applied, want [%s]", report.JoinInts(seqs), report.JoinInts(want))
+	ran := i < len(run.replays)
+	switch {
+	case !ran:
+		detail += "; no replay ran"
+	case failed > 0:
+		detail += fmt.Sprintf("; %s failed again, the replay stopped", report.Plural(failed, "record"))
+	}
+	r.Check("replay applied in sequence order", ran && failed == 0 && slices.Equal(seqs, want), detail)
+}
+
+// laterRows are the rows of a queue (a snapshot's dead letters or parked
+// records) that hold a record of the failing order after the failing one.
+func (o *options) laterRows(rows []ordered.SetAside) []ordered.SetAside {
+	var out []ordered.SetAside
+	for _, a := range rows {
+		if a.Record.Key == orderKey(o.FailingOrder) && a.Record.Sequence > o.failingSeq() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// lastMessageNote explains a failing message that is the order's last: no
+// later message exists for the failure to damage or for a remedy to hold.
+func (o *options) lastMessageNote() string {
+	if o.later() > 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s is order %d's last message, nothing comes after it", o.FailingMessage, o.FailingOrder)
 }

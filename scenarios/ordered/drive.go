@@ -26,9 +26,11 @@ type design struct {
 	contain    ordered.Containment
 	dependsOn  bool
 	idempotent bool
-	publish    bool // publish a failure event with each dead letter, heard by customer care
+	publish    bool // publish a failure event with each dead letter
+	listen     bool // customer care takes the failure events after every step
 	strict     bool // the handler throws on missing earlier state
 	recovery   recovery
+	off        string // set when a flag switched the scenario's remedy off: what runs instead
 }
 
 // entry is one timeline line: a consumer event, a listener delivery or a note.
@@ -62,8 +64,9 @@ type run struct {
 	replays    []ordered.ReplayResult
 	afterEach  [][]orderState // the order table after each replay pass
 	redriven   []ordered.Event
-	holdReads  int
-	lateDeliv  int // deliveries made by a second listener pass at the end
+	holdReads  int    // as the consumer counted them: a cost shown, not checked
+	lateDeliv  int    // CustomerCareLog rows a second listener pass at the end added
+	calls      []call // the handler's ledger
 	finalLog   []ordered.Record
 	holds      []ordered.Hold
 	failures   []ordered.FailureEvent
@@ -89,7 +92,8 @@ func (o *options) drive(ctx context.Context, path string, d design) (*run, error
 		return nil, err
 	}
 	bug := &fault{orderID: o.FailingOrder, typ: o.FailingMessage}
-	c := &ordered.Consumer{Store: s, Clock: clk, Handler: &orderHandler{strict: d.strict, fault: bug},
+	h := &orderHandler{strict: d.strict, fault: bug}
+	c := &ordered.Consumer{Store: s, Clock: clk, Handler: h,
 		MaxAttempts: o.MaxAttempts, Backoff: retry.Backoff{Base: o.BaseBackoff},
 		Contain: d.contain, DependsOn: d.dependsOn, Idempotent: d.idempotent}
 	if d.publish {
@@ -105,21 +109,22 @@ func (o *options) drive(ctx context.Context, path string, d design) (*run, error
 		bug.fixed = true
 		r.fixAt = clk.Advance(o.FixAfter)
 		r.note(r.fixAt, fmt.Sprintf("FIX DEPLOYED (%s after the consumer went idle): the %s handler no longer fails", o.FixAfter, o.FailingMessage))
-		if err := r.recover(ctx, c, orderKey(o.FailingOrder)); err != nil {
+		h.stage = afterFix
+		if err := r.recover(ctx, c, h, orderKey(o.FailingOrder)); err != nil {
 			return nil, err
 		}
+		h.stage = afterFix
 		if err := r.drain(ctx, c, o.stepLimit()); err != nil {
 			return nil, err
 		}
 	}
-	if d.publish {
-		late, err := s.Deliver(ctx, clk.Now(), careListener)
-		if err != nil {
+	if d.listen {
+		if r.lateDeliv, err = r.secondListenerPass(ctx, s, clk.Now()); err != nil {
 			return nil, err
 		}
-		r.lateDeliv = len(late)
 	}
 	r.holdReads = c.HoldReads()
+	r.calls = h.calls
 	if r.end, err = o.snap(ctx, s, clk.Now()); err != nil {
 		return nil, err
 	}
@@ -137,7 +142,7 @@ func (r *run) drain(ctx context.Context, c *ordered.Consumer, limit int) error {
 			return err
 		}
 		r.add(res.Events)
-		if r.design.publish {
+		if r.design.listen {
 			ds, err := c.Store.Deliver(ctx, c.Clock.Now(), careListener)
 			if err != nil {
 				return err
@@ -153,7 +158,24 @@ func (r *run) drain(ctx context.Context, c *ordered.Consumer, limit int) error {
 	return fmt.Errorf("the consumer did not settle after %d steps", limit)
 }
 
-func (r *run) recover(ctx context.Context, c *ordered.Consumer, id string) error {
+// secondListenerPass runs customer care once more when everything is done and
+// returns how many rows it added to its own log: none, if each event was
+// taken once.
+func (r *run) secondListenerPass(ctx context.Context, s *ordered.Store, now time.Time) (int, error) {
+	before, err := readCare(ctx, s.DB())
+	if err != nil {
+		return 0, err
+	}
+	if _, err := s.Deliver(ctx, now, careListener); err != nil {
+		return 0, err
+	}
+	after, err := readCare(ctx, s.DB())
+	return len(after) - len(before), err
+}
+
+// recover deploys the design's way back after the fix; h learns which
+// replay pass is calling it.
+func (r *run) recover(ctx context.Context, c *ordered.Consumer, h *orderHandler, id string) error {
 	switch r.design.recovery {
 	case redrive:
 		r.note(c.Clock.Now(), "REDRIVE: the dead letters go back to the end of their partition, as a resubmitted message does")
@@ -172,6 +194,7 @@ func (r *run) recover(ctx context.Context, c *ordered.Consumer, id string) error
 				what = "REPLAY " + id + " AGAIN (the operator runs the tool a second time)"
 			}
 			r.note(c.Clock.Now(), what)
+			h.stage = replayPass + stage(i)
 			res, err := c.Replay(ctx, id)
 			if err != nil {
 				return err

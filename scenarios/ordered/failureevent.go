@@ -41,7 +41,7 @@ the dead letter, the id is released, and every order ends where an in-order run 
 type failureEventOptions struct{ *options }
 
 func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	d := design{contain: ordered.PoisonCorrelation, publish: true, idempotent: true, strict: true, recovery: replay}
+	d := design{contain: ordered.PoisonCorrelation, publish: true, listen: true, idempotent: true, strict: true, recovery: replay}
 	run, err := o.execute(ctx, env.DBPath, env, d, nil)
 	if err != nil {
 		return nil, err
@@ -103,9 +103,9 @@ func (o *failureEventOptions) failureEventChecks(r *report.Report, run *run) {
 	r.Check("the listener recorded each event exactly once", heard == len(run.failures) && len(run.care) == len(run.failures) && run.lateDeliv == 0,
 		fmt.Sprintf("%s for %s; a second pass took %d",
 			report.Plural(len(run.care), "record"), report.Plural(len(run.failures), "event"), run.lateDeliv))
-	parked := o.failingEvents(run, ordered.Parked)
-	r.Check("later messages of the poisoned id parked", len(parked) == o.later(),
-		fmt.Sprintf("%d / %d parked", len(parked), o.later()))
+	parked := len(o.laterRows(run.idle.parked))
+	r.Check("later messages of the poisoned id parked", parked == o.later(),
+		fmt.Sprintf("%d / %d parked", parked, o.later()))
 	o.checkReplayInSequence(r, run, 0)
 	o.checkOthersFlowed(r, run)
 	o.checkEndSame(r, run)

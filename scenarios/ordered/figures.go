@@ -48,18 +48,51 @@ func (o *options) failingRecord(run *run) ordered.Record {
 // later is how many messages of the failing order come after the failing one.
 func (o *options) later() int { return 3 - o.failingSeq() }
 
-// outOfOrder counts the applications whose dependency had not been applied before them.
+// applications are the handler's successful calls, in the order it made
+// them: its ledger of what it applied.
+func applications(run *run) []call {
+	var out []call
+	for _, c := range run.calls {
+		if c.err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// outOfOrder counts the applications, in the handler's ledger, whose
+// dependency had not been applied before them.
 func outOfOrder(run *run) int {
 	applied := map[string]bool{}
 	n := 0
-	for _, a := range run.applied {
-		rec := recordByID(run, a.LogRecordID)
-		if rec.DependsOn > 0 && !applied[fmt.Sprintf("%s/%d", rec.CorrelationID, rec.DependsOn)] {
+	for _, c := range applications(run) {
+		if c.rec.DependsOn > 0 && !applied[fmt.Sprintf("%s/%d", c.rec.CorrelationID, c.rec.DependsOn)] {
 			n++
 		}
-		applied[a.MessageID] = true
+		applied[fmt.Sprintf("%s/%d", c.rec.CorrelationID, c.rec.Sequence)] = true
 	}
 	return n
+}
+
+// failedCalls counts the handler's failed calls on the log record id during st.
+func failedCalls(run *run, id int64, st stage) int {
+	n := 0
+	for _, c := range run.calls {
+		if c.rec.ID == id && c.stage == st && c.err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// deadLetterOf finds the DeadLetters row of the log record id in a snapshot.
+func deadLetterOf(sn snapshot, id int64) (ordered.SetAside, bool) {
+	for _, d := range sn.dead {
+		if d.Record.ID == id {
+			return d, true
+		}
+	}
+	return ordered.SetAside{}, false
 }
 
 func recordByID(run *run, id int64) ordered.Record {
@@ -128,17 +161,6 @@ func (o *options) longestWait(run *run) time.Duration {
 	return longest
 }
 
-// failingEvents are the consumer's events for the failing order's records.
-func (o *options) failingEvents(run *run, kinds ...ordered.EventKind) []ordered.Event {
-	var out []ordered.Event
-	for _, e := range run.timeline {
-		if e.ev != nil && e.ev.Record.Key == orderKey(o.FailingOrder) && slices.Contains(kinds, e.ev.Kind) {
-			out = append(out, *e.ev)
-		}
-	}
-	return out
-}
-
 // endSame counts the orders whose end state equals the in-order run's.
 func endSame(run *run) (int, []int) { return sameStates(run.end.states, run.inOrder) }
 
@@ -160,13 +182,7 @@ func (o *options) executePair(ctx context.Context, env scenarios.Env, own, partn
 	return ownRun, ownRun, partnerRun, nil
 }
 
-// failedAttempts counts the handler's failures from the log, over the whole run.
+// failedAttempts counts the handler's failures over the whole run, from its ledger.
 func failedAttempts(run *run) int {
-	n := 0
-	for _, e := range run.timeline {
-		if e.ev != nil && (e.ev.Kind == ordered.Retrying || e.ev.Kind == ordered.DeadLettered || e.ev.Kind == ordered.Paused) {
-			n++
-		}
-	}
-	return n
+	return len(run.calls) - len(applications(run))
 }

@@ -86,21 +86,56 @@ func (f *fault) check(p payload, typ string) error {
 	if f == nil || f.fixed || p.OrderID != f.orderID || typ != f.typ {
 		return nil
 	}
-	return fmt.Errorf("%s handler bug: amount %s for order %d rejected", typ, money(p.AmountCents), p.OrderID)
+	return &bugError{fmt.Sprintf("%s handler bug: amount %s for order %d rejected", typ, money(p.AmountCents), p.OrderID)}
 }
+
+// bugError is a failure the bug itself caused, as opposed to a strict
+// handler's missing earlier state.
+type bugError struct{ msg string }
+
+func (e *bugError) Error() string { return e.msg }
 
 // orderHandler is the order service's consumer. A lenient one stores what it
 // is given and updates whatever order row there is; a strict one assumes the
-// earlier state exists and throws when it does not.
+// earlier state exists and throws when it does not. It keeps its own ledger
+// of every call, the record the checks read instead of the consumer's events.
 type orderHandler struct {
 	strict bool
 	fault  *fault
+	stage  stage // set by the driver: who is calling now
+	calls  []call
+}
+
+// stage is who hands records to the handler: the consumer before the fix,
+// a replay pass, or the consumer after the fix.
+type stage int
+
+const (
+	beforeFix stage = iota
+	afterFix
+	replayPass // replayPass + i is replay pass i (0-based)
+)
+
+// call is one Apply as the handler saw it.
+type call struct {
+	stage  stage
+	rec    ordered.Record
+	at     time.Time
+	err    error
+	faulty bool // the bug itself failed it (not missing state)
 }
 
 // errMissingState is what a strict handler throws.
 var errMissingState = errors.New("earlier state missing")
 
 func (h *orderHandler) Apply(ctx context.Context, tx *sql.Tx, r ordered.Record, now time.Time) (string, error) {
+	detail, err := h.change(ctx, tx, r, now)
+	var bug *bugError
+	h.calls = append(h.calls, call{stage: h.stage, rec: r, at: now, err: err, faulty: errors.As(err, &bug)})
+	return detail, err
+}
+
+func (h *orderHandler) change(ctx context.Context, tx *sql.Tx, r ordered.Record, now time.Time) (string, error) {
 	var p payload
 	if err := json.Unmarshal([]byte(r.Payload), &p); err != nil {
 		return "", fmt.Errorf("decode %s payload: %w", r.Type, err)

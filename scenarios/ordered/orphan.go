@@ -104,24 +104,25 @@ func (o *orphanOptions) orphanChecks(r *report.Report, run *run) {
 	n := outOfOrder(run)
 	r.Check("later messages applied without the state they need", n > 0 || run.idle.orphans.total() > 0,
 		fmt.Sprintf("%s when the consumer went idle; %d of %d applications before their dependency",
-			run.idle.orphans, n, len(run.applied)))
+			run.idle.orphans, n, len(applications(run)))+o.lastMessageNote())
 	o.checkRedriveAtEnd(r, run)
 	o.checkOthersFlowed(r, run)
 	o.checkEndDiffers(r, run, "after the redrive, the order differs from the in-order run")
 }
 
-// checkRedriveAtEnd: the redriven copy lands behind the messages that needed it.
+// checkRedriveAtEnd: the redriven copy lands behind the messages that
+// needed it. It reads the log as stored at the end of the run.
 func (o *options) checkRedriveAtEnd(r *report.Report, run *run) {
 	rec := o.failingRecord(run)
 	var copyPlace string
 	behind := 0
-	for _, ev := range run.redriven {
-		if ev.Record.MessageID != rec.MessageID {
+	for _, cp := range run.finalLog {
+		if cp.RedriveOf != rec.ID {
 			continue
 		}
-		copyPlace = ev.Record.Place()
+		copyPlace = cp.Place()
 		for _, other := range run.log {
-			if other.Key == rec.Key && other.Sequence > rec.Sequence && other.Offset < ev.Record.Offset {
+			if other.Key == rec.Key && other.Sequence > rec.Sequence && other.Offset < cp.Offset {
 				behind++
 			}
 		}
@@ -132,13 +133,13 @@ func (o *options) checkRedriveAtEnd(r *report.Report, run *run) {
 
 func (o *orphanOptions) dependsOnChecks(r *report.Report, run *run) {
 	n := outOfOrder(run)
-	r.Check("no record applied before its dependency", n == 0, fmt.Sprintf("%d of %d applications", n, len(run.applied)))
+	r.Check("no record applied before its dependency", n == 0, fmt.Sprintf("%d of %d applications", n, len(applications(run))))
 	r.Check("no orphan rows", run.idle.orphans.total() == 0 && run.end.orphans.total() == 0,
 		fmt.Sprintf("%s when idle; %s at the end", run.idle.orphans, run.end.orphans))
-	parked := o.failingEvents(run, ordered.Parked)
+	parked := o.laterRows(run.idle.parked)
 	reason := "—"
 	if len(parked) > 0 {
-		reason = parked[0].Detail
+		reason = parked[0].Reason
 	}
 	r.Check("later messages parked until their dependency is applied", len(parked) == o.later(),
 		fmt.Sprintf("%d / %d parked (%s)", len(parked), o.later(), reason))
