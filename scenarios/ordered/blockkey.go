@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -29,21 +30,37 @@ the record is dead-lettered, order-42 is blocked, its later records are parked,
 and the other orders of the partition carry on. The table counts the unrelated
 orders and records each design stopped, and how long they waited. After the
 fix the paused partition is resumed, and the blocked key is replayed in
-sequence order then unblocked; both end where an in-order run ends.`,
+sequence order then unblocked; both end where an in-order run ends.
+
+--block-key=false makes the second run pause the partition too: the unrelated
+orders stop in both and the checks fail (exit 1). So does a failing order with
+no other order behind it on its partition: the pause has nobody to stop.`,
 		Example: `  outboxlab ordered-block-key-not-partition
   outboxlab ordered-block-key-not-partition --partitions 1          # one partition: a pause stops every order
   outboxlab ordered-block-key-not-partition --orders 30 --partitions 4`,
+		FailsWith: []string{"--block-key=false"},
+		Limits:    familyLimits(true),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
-			return &blockKeyOptions{bindOptions(fs, PaymentReceived, false)}
+			o := &blockKeyOptions{options: bindOptions(fs, PaymentReceived, false), BlockKey: true}
+			fs.BoolVar(&o.BlockKey, "block-key", true,
+				"the second run blocks the failing key (--block-key=false pauses the partition, as the first run does)")
+			return o
 		},
 	})
 }
 
-type blockKeyOptions struct{ *options }
+type blockKeyOptions struct {
+	*options
+	BlockKey bool // the remedy of the scenario's own run
+}
 
 func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	keyDesign := design{contain: ordered.BlockKey, idempotent: true, strict: true, recovery: replay}
 	pauseDesign := design{contain: ordered.PausePartition, idempotent: true, strict: true, recovery: resume}
+	if !o.BlockKey {
+		keyDesign = pauseDesign
+		keyDesign.off = "--block-key=false: this run pauses the partition too, as run 1 does"
+	}
 	key, err := o.execute(ctx, env.DBPath, env, keyDesign, nil)
 	if err != nil {
 		return nil, err
@@ -60,7 +77,10 @@ func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	r.Line(containText(pauseDesign) + "; " + recoveryText(resume, ""))
 	writeTimeline(r, pause)
 	r.Section("Run 2 of 2: block the key (this scenario's own run, on its database)")
-	r.Line(containText(keyDesign) + "; " + recoveryText(replay, orderKey(o.FailingOrder)))
+	if keyDesign.off != "" {
+		r.Line("SWITCHED OFF by " + keyDesign.off)
+	}
+	r.Line(containText(keyDesign) + "; " + recoveryText(keyDesign.recovery, orderKey(o.FailingOrder)))
 	writeTimeline(r, key)
 	writeQueues(r, key)
 	o.writeStates(r, key)
@@ -110,7 +130,11 @@ func (o *blockKeyOptions) writeComparison(r *report.Report, pause, key *run) {
 		{"Bookkeeping rows", bookkeeping(pause), bookkeeping(key)},
 		{"Orders equal to the in-order run at the end", same(pause), same(key)},
 	}
-	r.Table([]string{"Metric (real run)", fmt.Sprintf("Pause partition %d", p), fmt.Sprintf("Block key %s", orderKey(o.FailingOrder))}, rows)
+	own := fmt.Sprintf("Block key %s", orderKey(o.FailingOrder))
+	if key.design.off != "" {
+		own += " (switched off: paused)"
+	}
+	r.Table([]string{"Metric (real run)", fmt.Sprintf("Pause partition %d", p), own}, rows)
 }
 
 func (o *blockKeyOptions) blockKeyChecks(r *report.Report, pause, key *run) {
@@ -118,9 +142,12 @@ func (o *blockKeyOptions) blockKeyChecks(r *report.Report, pause, key *run) {
 	r.Check("blocking the key stopped no unrelated order", len(ks.others) == 0 && ks.otherRecords == 0,
 		fmt.Sprintf("%d orders, %d records", len(ks.others), ks.otherRecords))
 	want := o.expectedStopped(key)
-	r.Check("pausing the partition stopped every other order behind the failure on it", fmt.Sprint(ps.others) == fmt.Sprint(want),
-		fmt.Sprintf("order %s stopped; the log has order %s behind %s on partition %d",
-			report.Dash(report.JoinInts(ps.others)), report.Dash(report.JoinInts(want)), o.failingRecord(key).Place(), o.FailingOrder%o.Partitions))
+	detail := fmt.Sprintf("order %s stopped; the log has order %s behind %s on partition %d",
+		report.Dash(report.JoinInts(ps.others)), report.Dash(report.JoinInts(want)), o.failingRecord(key).Place(), o.FailingOrder%o.Partitions)
+	if len(want) == 0 {
+		detail += ": the pause had nobody to stop, so the two runs cannot differ"
+	}
+	r.Check("pausing the partition stopped every other order behind the failure on it", len(want) > 0 && slices.Equal(ps.others, want), detail)
 	wantOwn := o.later() + 1
 	r.Check("the key block held only the failing order's records", ks.failingRecord == wantOwn && ps.failingRecord == wantOwn,
 		fmt.Sprintf("%d with the key block, %d with the pause, of %d", ks.failingRecord, ps.failingRecord, wantOwn))

@@ -31,12 +31,18 @@ after its attempts; PaymentReceived then throws "order 42 not found", is
 retried in place (its partition waiting out each backoff) and is dead-lettered
 too, and so is OrderShipped. One bug, every message of the order in the DLQ,
 healthy messages' attempts wasted, and the orders sharing the partition held
-up by the retries. The run stops with no fix: order 42 does not exist.`,
+up by the retries. The run stops with no fix: order 42 does not exist.
+
+When the failing message is the order's last one (--failing-message
+OrderShipped) nothing follows it into the DLQ: the checks say the cascade was
+not reproduced (exit 1).`,
 		Example: `  outboxlab ordered-crash-cascade
   outboxlab ordered-crash-cascade --failing-message PaymentReceived   # the shipment throws "not Paid"
   outboxlab ordered-crash-cascade --max-attempts 5                    # more wasted attempts, longer stalls`,
+		FailsWith: []string{"--failing-message=OrderShipped"},
+		Limits:    familyLimits(false),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
-			return &cascadeOptions{options: bindWithoutFix(fs, OrderPlaced)}
+			return &cascadeOptions{options: bindWithoutFix(fs, OrderPlaced), RememberPoisoned: true}
 		},
 	})
 	scenarios.Register(&scenarios.Scenario{
@@ -52,19 +58,28 @@ record, counted) and a record of a poisoned id goes to ParkedMessages at once,
 never to the handler. No cascade, no wasted attempts. After the fix, the dead
 and parked records of order-42 are replayed in sequence order and the id is
 removed from the holds: the rule for removing ids. Every order ends where an
-in-order run ends.`,
+in-order run ends.
+
+--remember-poisoned=false switches the guard off: the consumer only
+dead-letters, the cascade comes back and the checks fail (exit 1).`,
 		Example: `  outboxlab ordered-remember-poisoned-ids
   outboxlab ordered-remember-poisoned-ids --failing-message PaymentReceived
   outboxlab ordered-remember-poisoned-ids --orders 20 --partitions 4 --failing-order 50`,
+		FailsWith: []string{"--remember-poisoned=false"},
+		Limits:    familyLimits(true),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
-			return &cascadeOptions{options: bindOptions(fs, OrderPlaced, false), after: true}
+			o := &cascadeOptions{options: bindOptions(fs, OrderPlaced, false), after: true, RememberPoisoned: true}
+			fs.BoolVar(&o.RememberPoisoned, "remember-poisoned", true,
+				"remember a dead-lettered record's correlation id and park the later records that carry it (--remember-poisoned=false only dead-letters)")
+			return o
 		},
 	})
 }
 
 type cascadeOptions struct {
 	*options
-	after bool
+	after            bool
+	RememberPoisoned bool // the AFTER's guard; always on in the BEFORE's partner run
 }
 
 func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
@@ -77,6 +92,10 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 		name:   poisonedName,
 		title:  "Ordered messages — AFTER: remember poisoned correlation ids, park what carries them",
 		design: design{contain: ordered.PoisonCorrelation, idempotent: true, strict: true, recovery: replay},
+	}
+	if !o.RememberPoisoned {
+		after.design.contain = ordered.DeadLetterOnly
+		after.design.off = "--remember-poisoned=false: no correlation id is remembered, so nothing parks the later messages"
 	}
 	r, run, err := o.reportPair(ctx, env, before, after, o.after, nil)
 	if err != nil {

@@ -31,11 +31,17 @@ the dead letter is redriven the usual way, to the end of the line, and the
 payment moves the cancelled order back to Paid. Nothing failed after the fix,
 the DLQ is empty, the consumer is idle, and the data is wrong: the only check
 that catches it compares the final order table with the one an in-order run
-of the same log produces.`,
+of the same log produces.
+
+When the failing message is the order's last one (--failing-message
+OrderCancelled) nothing is applied while it waits and the redrive sets the
+order right: the checks say the corruption was not reproduced (exit 1).`,
 		Example: `  outboxlab ordered-silent-corruption
   outboxlab ordered-silent-corruption --failing-message OrderPlaced    # the cancel finds no order at all
   outboxlab ordered-silent-corruption --failing-order 45 --orders 10`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, false) },
+		FailsWith: []string{"--failing-message=OrderCancelled"},
+		Limits:    familyLimits(true),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, false) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    replayName,
@@ -55,8 +61,10 @@ Cancelled, as in an in-order run.
 --idempotent=false makes the second replay pay the order twice: the checks fail.`,
 		Example: `  outboxlab ordered-replay-in-order
   outboxlab ordered-replay-in-order --failing-message OrderPlaced   # replays 1, 2, 3
-  outboxlab ordered-replay-in-order --idempotent=false              # the second replay pays twice: exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, true) },
+  outboxlab ordered-replay-in-order --failing-order 45 --fix-after 1h`,
+		FailsWith: []string{"--idempotent=false"},
+		Limits:    familyLimits(true),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, true) },
 	})
 }
 
@@ -84,6 +92,9 @@ func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		name:   replayName,
 		title:  "Ordered messages — AFTER: replay by correlation id, in sequence order, then unblock",
 		design: design{contain: ordered.PoisonCorrelation, idempotent: o.Idempotent, recovery: replayTwice},
+	}
+	if !o.Idempotent {
+		after.design.off = "--idempotent=false: a record whose MessageId was applied is applied again"
 	}
 	var extra func(*report.Report, *run)
 	if o.after {

@@ -131,8 +131,6 @@ func (o *options) drive(ctx context.Context, path string, d design) (*run, error
 	return r, r.readLedgers(ctx, s)
 }
 
-func (o *options) stepLimit() int { return o.Orders*3*(o.MaxAttempts+2) + 100 }
-
 // drain steps the consumer until it is idle; with failure events on, the
 // listener takes what was published after every step.
 func (r *run) drain(ctx context.Context, c *ordered.Consumer, limit int) error {

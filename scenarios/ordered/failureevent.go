@@ -28,20 +28,34 @@ outbox, so the event exists exactly when the dead letter does). A listener,
 customer care, takes each event once and records what it does about it in
 its own table; a second pass of the listener finds nothing new. Later records
 of order-42 are parked; after the fix they are replayed in sequence order with
-the dead letter, the id is released, and every order ends where an in-order run ends.`,
+the dead letter, the id is released, and every order ends where an in-order run ends.
+
+--publish=false dead-letters without writing the event: customer care still
+listens, hears nothing, and the checks fail (exit 1).`,
 		Example: `  outboxlab ordered-publish-failure-event
   outboxlab ordered-publish-failure-event --failing-message OrderPlaced   # OrderPlacementFailed instead
   outboxlab ordered-publish-failure-event --failing-order 47 --partitions 2`,
+		FailsWith: []string{"--publish=false"},
+		Limits:    familyLimits(true),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
-			return &failureEventOptions{bindOptions(fs, PaymentReceived, false)}
+			o := &failureEventOptions{options: bindOptions(fs, PaymentReceived, false), Publish: true}
+			fs.BoolVar(&o.Publish, "publish", true,
+				"write a failure event in the dead-letter transaction (--publish=false dead-letters without one)")
+			return o
 		},
 	})
 }
 
-type failureEventOptions struct{ *options }
+type failureEventOptions struct {
+	*options
+	Publish bool
+}
 
 func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	d := design{contain: ordered.PoisonCorrelation, publish: true, listen: true, idempotent: true, strict: true, recovery: replay}
+	d := design{contain: ordered.PoisonCorrelation, publish: o.Publish, listen: true, idempotent: true, strict: true, recovery: replay}
+	if !o.Publish {
+		d.off = "--publish=false: the dead letter is written without a failure event; customer care still listens"
+	}
 	run, err := o.execute(ctx, env.DBPath, env, d, nil)
 	if err != nil {
 		return nil, err

@@ -2,8 +2,10 @@ package ordered
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -21,16 +23,24 @@ func TestValidate(t *testing.T) {
 	}{
 		{orphanName, nil, ""},
 		{replayName, []string{"--failing-message", "OrderCancelled"}, ""},
-		{orphanName, []string{"--orders", "0"}, "--orders must be between 1 and 99, got 0"},
-		{orphanName, []string{"--orders", "100"}, "--orders must be between 1 and 99, got 100"},
+		{orphanName, []string{"--orders", "1", "--failing-order", "41"}, "--orders must be between 2 and 99 (the failing order and at least one other), got 1"},
+		{orphanName, []string{"--orders", "100"}, "--orders must be between 2 and 99 (the failing order and at least one other), got 100"},
 		{orphanName, []string{"--partitions", "0"}, "--partitions must be between 1 and 16, got 0"},
+		{orphanName, []string{"--partitions", "17"}, "--partitions must be between 1 and 16, got 17"},
 		{blockKeyName, []string{"--failing-order", "40"}, "--failing-order 40 is not a produced order (41..48)"},
-		{blockKeyName, []string{"--orders", "1"}, "--failing-order 42 is not a produced order (41..41)"},
+		{blockKeyName, []string{"--orders", "20", "--failing-order", "61"}, "--failing-order 61 is not a produced order (41..60)"},
+		{blockKeyName, []string{"--orders", "99", "--failing-order", "139"}, ""}, // --failing-order's bound follows --orders
 		{orphanName, []string{"--failing-message", "OrderCancelled"}, `--failing-message "OrderCancelled" is not in order 42's stream (OrderPlaced, PaymentReceived, OrderShipped)`},
+		{orphanName, []string{"--failing-message", "Order Shipped"}, `--failing-message "Order Shipped" is not in order 42's stream (OrderPlaced, PaymentReceived, OrderShipped)`},
 		{corruptionName, []string{"--failing-message", "OrderShipped"}, `--failing-message "OrderShipped" is not in order 42's stream (OrderPlaced, PaymentReceived, OrderCancelled)`},
 		{cascadeName, []string{"--max-attempts", "0"}, "--max-attempts must be between 1 and 10, got 0"},
+		{cascadeName, []string{"--max-attempts", "11"}, "--max-attempts must be between 1 and 10, got 11"},
 		{cascadeName, []string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0s and 1m0s, got -1ms"},
-		{poisonedName, []string{"--fix-after", "0s"}, "--fix-after must be more than 0s and at most 24h0m0s, got 0s"},
+		{cascadeName, []string{"--base-backoff", "1m0.001s"}, "--base-backoff must be between 0s and 1m0s, got 1m0.001s"},
+		{cascadeName, []string{"--base-backoff", "1.5ms"}, "--base-backoff must be a whole number of milliseconds, got 1.5ms"},
+		{poisonedName, []string{"--fix-after", "0s"}, "--fix-after must be between 1ms and 24h0m0s, got 0s"},
+		{poisonedName, []string{"--fix-after", "24h0m0.001s"}, "--fix-after must be between 1ms and 24h0m0s, got 24h0m0.001s"},
+		{poisonedName, []string{"--fix-after", "1500us"}, "--fix-after must be a whole number of milliseconds, got 1.5ms"},
 		{cascadeName, []string{"--max-attempts", "5"}, ""}, // the cascade has no fix, and no --fix-after: its default must still validate
 	}
 	for _, tt := range tests {
@@ -43,6 +53,75 @@ func TestValidate(t *testing.T) {
 				t.Errorf("Validate() = %v, want %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestLimitsAreWhatValidateEnforces holds every declared limit to Validate:
+// the limit itself is accepted, one step beyond it is refused with an error
+// naming the flag.
+func TestLimitsAreWhatValidateEnforces(t *testing.T) {
+	for _, name := range names {
+		s := scenarios.Lookup(name)
+		if len(s.Limits) == 0 {
+			t.Errorf("%s declares no limits", name)
+		}
+		for _, l := range s.Limits {
+			beyondMin, beyondMax := stepBeyond(t, l.Min, -1), stepBeyond(t, l.Max, +1)
+			for _, v := range []string{l.Min, l.Max} {
+				if err := scenariotest.Bind(t, name, "--"+l.Flag, v).Validate(); err != nil {
+					t.Errorf("%s --%s %s: %v, want it accepted (a declared limit)", name, l.Flag, v, err)
+				}
+			}
+			for _, v := range []string{beyondMin, beyondMax} {
+				err := scenariotest.Bind(t, name, "--"+l.Flag, v).Validate()
+				if err == nil || !strings.HasPrefix(err.Error(), "--"+l.Flag+" ") {
+					t.Errorf("%s --%s %s: %v, want an error naming --%s", name, l.Flag, v, err, l.Flag)
+				}
+			}
+		}
+	}
+}
+
+// stepBeyond moves a limit one step: 1 for a count, 1ms for a duration.
+func stepBeyond(t *testing.T, v string, dir int) string {
+	t.Helper()
+	if n, err := strconv.Atoi(v); err == nil {
+		return strconv.Itoa(n + dir)
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("limit %q is neither a count nor a duration", v)
+	}
+	return (d + time.Duration(dir)*time.Millisecond).String()
+}
+
+// TestBudgetIsComputedFromTheFlags drives the budget arithmetic past the
+// flags' bounds, where Validate's range checks would stop a real run first.
+func TestBudgetIsComputedFromTheFlags(t *testing.T) {
+	tests := []struct {
+		o       options
+		wantErr string
+	}{
+		{options{Orders: maxOrders, MaxAttempts: maxAttempts, BaseBackoff: maxBaseBackoff, FixAfter: maxFixAfter}, ""},
+		{options{Orders: 200, MaxAttempts: 10, FixAfter: time.Minute},
+			"--orders 200 with --max-attempts 10 allow 7300 consumer steps a drain, over the limit of 4000"},
+		{options{Orders: 8, MaxAttempts: 13, BaseBackoff: time.Minute, FixAfter: maxFixAfter},
+			"--fix-after 24h0m0s with --base-backoff 1m0s and --max-attempts 13 let scenario time run 228h45m0.036s, over the limit of 168h0m0s"},
+	}
+	for _, tt := range tests {
+		err := tt.o.withinBudget()
+		if (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
+			t.Errorf("withinBudget(%+v) = %v, want %q", tt.o, err, tt.wantErr)
+		}
+	}
+	// At every flag's upper bound at once: 99 orders, 10 attempts, the
+	// longest backoff and fix.
+	o := options{Orders: maxOrders, MaxAttempts: maxAttempts, BaseBackoff: maxBaseBackoff, FixAfter: maxFixAfter}
+	if got, want := o.stepLimit(), 3664; got != want {
+		t.Errorf("stepLimit at the bounds = %d, want %d", got, want)
+	}
+	if got, want := o.span(), 24*time.Hour+3*(511*time.Minute+9*time.Millisecond); got != want {
+		t.Errorf("span at the bounds = %s, want %s", got, want)
 	}
 }
 

@@ -31,11 +31,17 @@ order 42 arrive next and a lenient handler stores them anyway: a payment and a
 shipment with no order to attach them to, while every other order flows. After
 the fix the dead letter is redriven the usual way, to the end of the line; the
 order is created, but as Placed, and the check that compares it with an
-in-order run of the same log says so.`,
+in-order run of the same log says so.
+
+When the failing message is the order's last one (--failing-message
+OrderShipped) no later message needs it: no orphans, and the checks say the
+failure was not reproduced (exit 1).`,
 		Example: `  outboxlab ordered-orphan
   outboxlab ordered-orphan --failing-message PaymentReceived   # the shipment runs without its payment
   outboxlab ordered-orphan --partitions 1 --orders 4          # one lane for everything`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindOrphan(fs, false) },
+		FailsWith: []string{"--failing-message=OrderShipped"},
+		Limits:    familyLimits(true),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindOrphan(fs, false) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    dependsOnName,
@@ -55,8 +61,10 @@ run ends.
 Switch the check off with --depends-on=false to watch the orphans come back.`,
 		Example: `  outboxlab ordered-depends-on
   outboxlab ordered-depends-on --failing-message PaymentReceived
-  outboxlab ordered-depends-on --depends-on=false   # orphans again: the checks fail, exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindOrphan(fs, true) },
+  outboxlab ordered-depends-on --partitions 1 --max-attempts 5`,
+		FailsWith: []string{"--depends-on=false"},
+		Limits:    familyLimits(true),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindOrphan(fs, true) },
 	})
 }
 
@@ -84,6 +92,9 @@ func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		name:   dependsOnName,
 		title:  "Ordered messages — AFTER: sequence numbers with dependsOn",
 		design: design{contain: ordered.DeadLetterOnly, dependsOn: o.DependsOn || !o.after, idempotent: true, recovery: replay},
+	}
+	if !after.design.dependsOn {
+		after.design.off = "--depends-on=false: no record's dependsOn is checked before it is applied"
 	}
 	r, run, err := o.reportPair(ctx, env, before, after, o.after, nil)
 	if err != nil {

@@ -37,6 +37,9 @@ func (o *options) start(id identity, own *run) *report.Report {
 	r.Linef("Consumer  one consumer, round-robin over the partitions; MaxAttempts %d, retried in place with backoff %s × 2^(n-1) while the partition waits",
 		o.MaxAttempts, clock.Millis(o.BaseBackoff))
 	r.Linef("Contain   %s", containText(own.design))
+	if own.design.off != "" {
+		r.Linef("Remedy    SWITCHED OFF by %s", own.design.off)
+	}
 	r.Linef("Recovery  %s", recoveryText(own.design.recovery, orderKey(o.FailingOrder)))
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
 	return r
@@ -74,8 +77,11 @@ func containText(d design) string {
 	if d.dependsOn {
 		parts = append(parts, "dependsOn check (a record whose dependency is not applied is parked)")
 	}
-	if d.publish {
+	switch {
+	case d.publish:
 		parts = append(parts, "a failure event published with each dead letter; customer care listens")
+	case d.listen:
+		parts = append(parts, "NO failure event published; customer care listens")
 	}
 	if d.idempotent {
 		parts = append(parts, "idempotent (an applied MessageId is skipped)")

@@ -1,0 +1,180 @@
+package ordered
+
+import (
+	"strings"
+	"testing"
+
+	"outboxlab/core/ordered"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
+)
+
+// checkNamed finds a check by name; a missing name fails the test, so a
+// renamed check cannot make an assertion pass by vanishing.
+func checkNamed(t *testing.T, res report.Result, name string) report.Check {
+	t.Helper()
+	for _, c := range res.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	var got []string
+	for _, c := range res.Checks {
+		got = append(got, c.Name)
+	}
+	t.Fatalf("no check named %q; the checks are %q", name, got)
+	return report.Check{}
+}
+
+// TestFailsWithFailsTheRightCheck runs every scenario with the flags its
+// registration says make its checks fail, and names the check that must
+// fail and the figure it must show.
+func TestFailsWithFailsTheRightCheck(t *testing.T) {
+	tests := []struct {
+		name, check, detail string
+	}{
+		{orphanName, "later messages applied without the state they need",
+			"0 payments and 0 shipments with no order when the consumer went idle; 0 of 24 applications before their dependency; " +
+				"OrderShipped is order 42's last message, nothing comes after it"},
+		{dependsOnName, "no orphan rows",
+			"1 payment and 1 shipment with no order when idle; 0 payments and 0 shipments with no order at the end"},
+		{cascadeName, "every later message of the order followed it into the DLQ",
+			"0 / 0 later messages dead-lettered after — attempts each (—); OrderShipped is order 42's last message, nothing comes after it"},
+		{poisonedName, "later messages parked, never handed to the handler", "0 / 2 parked; 6 handler attempts on them"},
+		{corruptionName, "later messages applied while it sat in the DLQ",
+			"—; order-42/3 in the DLQ since 09:00:00.602Z; OrderCancelled is order 42's last message, nothing comes after it"},
+		{replayName, "a second replay is a no-op", "2 resent, 0 skipped as already applied, 2 applied again; order table CHANGED"},
+		{blockKeyName, "blocking the key stopped no unrelated order", "2 orders, 4 records"},
+		{failureEventName, "one failure event per dead letter, in its transaction",
+			"0 events for 1 dead letter, 0 published at the dead letter's instant"},
+	}
+	if len(tests) != len(names) {
+		t.Fatalf("%d cases for %d scenarios", len(tests), len(names))
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			flags := scenarios.Lookup(tt.name).FailsWith
+			if len(flags) == 0 {
+				t.Fatal("no FailsWith")
+			}
+			res := scenariotest.Run(t, tt.name, flags...).Result()
+			if res.Passed {
+				t.Errorf("%s %s passed, want its checks to fail", tt.name, strings.Join(flags, " "))
+			}
+			c := checkNamed(t, res, tt.check)
+			if c.Passed || c.Detail != tt.detail {
+				t.Errorf("%s %s: check %q passed %v → %s\nwant it failed → %s", tt.name, strings.Join(flags, " "), tt.check, c.Passed, c.Detail, tt.detail)
+			}
+		})
+	}
+}
+
+// TestSwitchedOffRemedyIsSaid: a run whose remedy a flag switched off says so
+// in its header, and the checks that judge the remedy fail.
+func TestSwitchedOffRemedyIsSaid(t *testing.T) {
+	tests := []struct {
+		name  string
+		flag  string
+		check string
+	}{
+		{poisonedName, "--remember-poisoned=false", "correlation id remembered with the dead letter"},
+		{blockKeyName, "--block-key=false", "replay applied in sequence order"},
+		{failureEventName, "--publish=false", "one failure event per dead letter, in its transaction"},
+		{dependsOnName, "--depends-on=false", "no record applied before its dependency"},
+		{replayName, "--idempotent=false", "end state = in-order end state"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := scenariotest.Run(t, tt.name, tt.flag)
+			if !strings.Contains(r.Body(), "SWITCHED OFF by "+tt.flag+": ") {
+				t.Errorf("the report does not say %s switched the remedy off", tt.flag)
+			}
+			if c := checkNamed(t, r.Result(), tt.check); c.Passed {
+				t.Errorf("%s: %q passed → %s", tt.flag, tt.check, c.Detail)
+			}
+			if strings.Contains(scenariotest.Run(t, tt.name).Body(), "SWITCHED OFF") {
+				t.Error("the default run says its remedy is switched off")
+			}
+		})
+	}
+}
+
+// TestPauseWithNobodyBehindCannotWin: on its own partition the failing order
+// has no neighbour for a pause to stop, so the comparison proves nothing and
+// the check says why.
+func TestPauseWithNobodyBehindCannotWin(t *testing.T) {
+	res := scenariotest.Run(t, blockKeyName, "--partitions", "16").Result()
+	c := checkNamed(t, res, "pausing the partition stopped every other order behind the failure on it")
+	want := "order — stopped; the log has order — behind p10:1 on partition 10: the pause had nobody to stop, so the two runs cannot differ"
+	if c.Passed || c.Detail != want || res.Passed {
+		t.Errorf("passed %v → %s\nwant failed → %s", c.Passed, c.Detail, want)
+	}
+}
+
+// The checks read the handler's ledger and the stored rows. These runs are
+// built by hand so that the ledger and the rows disagree, as they would if
+// the consumer miscounted: the check must follow the ledger and say so.
+func TestChecksReadTheLedger(t *testing.T) {
+	o := &options{Orders: 8, Partitions: 3, FailingOrder: 42, FailingMessage: OrderPlaced, MaxAttempts: 3}
+	rec := ordered.Record{ID: 7, Partition: 0, Offset: 0, MessageID: "order-42/1", Key: "order-42", Type: OrderPlaced, Sequence: 1}
+	failed := func(n int) []call {
+		var out []call
+		for range n {
+			out = append(out, call{stage: beforeFix, rec: rec, err: &bugError{"bug"}, faulty: true})
+		}
+		return out
+	}
+	row := func(attempts int) snapshot {
+		return snapshot{dead: []ordered.SetAside{{ID: 1, Queue: ordered.QueueDeadLetter, Record: rec, Attempts: attempts}}}
+	}
+	tests := []struct {
+		desc   string
+		run    *run
+		passed bool
+		detail string
+	}{
+		{"ledger and row agree", &run{log: []ordered.Record{rec}, idle: row(3), calls: failed(3)}, true, "order-42/1 after 3 / 3 attempts"},
+		{"the row claims attempts the handler never saw", &run{log: []ordered.Record{rec}, idle: row(3), calls: failed(2)}, false,
+			"order-42/1 after 2 / 3 attempts; its DeadLetters row says 3"},
+		{"no dead letter stored", &run{log: []ordered.Record{rec}, calls: failed(3)}, false, "order-42/1 after 3 / 3 attempts; not in DeadLetters"},
+	}
+	for _, tt := range tests {
+		r := report.New("test", report.After)
+		o.checkFailingDeadLettered(r, tt.run)
+		c := checkNamed(t, r.Result(), "OrderPlaced dead-lettered after MaxAttempts")
+		if c.Passed != tt.passed || c.Detail != tt.detail {
+			t.Errorf("%s: passed %v → %s, want %v → %s", tt.desc, c.Passed, c.Detail, tt.passed, tt.detail)
+		}
+	}
+
+	// A replay pass that handed the records over out of sequence order, or
+	// not at all, fails whatever the replay tool reported.
+	seq := func(seqs ...int) []call {
+		var out []call
+		for _, n := range seqs {
+			out = append(out, call{stage: replayPass, rec: ordered.Record{Key: "order-42", Sequence: n}})
+		}
+		return out
+	}
+	replays := []ordered.ReplayResult{{Applied: 3}}
+	for _, tt := range []struct {
+		desc   string
+		run    *run
+		passed bool
+		detail string
+	}{
+		{"in order", &run{calls: seq(1, 2, 3), replays: replays}, true, "sequences [1, 2, 3] applied, want [1, 2, 3]"},
+		{"out of order", &run{calls: seq(1, 3, 2), replays: replays}, false, "sequences [1, 3, 2] applied, want [1, 2, 3]"},
+		{"no replay", &run{calls: seq(1, 2, 3)}, false, "sequences [1, 2, 3] applied, want [1, 2, 3]; no replay ran"},
+	} {
+		r := report.New("test", report.After)
+		o.checkReplayInSequence(r, tt.run, 0)
+		c := checkNamed(t, r.Result(), "replay applied in sequence order")
+		if c.Passed != tt.passed || c.Detail != tt.detail {
+			t.Errorf("%s: passed %v → %s, want %v → %s", tt.desc, c.Passed, c.Detail, tt.passed, tt.detail)
+		}
+	}
+}
