@@ -5,17 +5,23 @@ import (
 	"time"
 
 	"outboxlab/core/outbox"
+	"outboxlab/core/provider"
 	"outboxlab/core/worker"
 )
 
-// figures are the numbers a Day 16 run is judged by.
+// figures are the numbers a Day 16 run is judged by. The checks read them
+// from what the run left behind: the outbox and payment rows, and the
+// provider's ledger of every call it received.
 type figures struct {
 	healthy, healthyProcessed int
-	poisonAttempts            []int
+	poisonAttempts            []int // each poison row's AttemptCount
+	poisonCalls               []int // status checks the provider received for each poison key
+	poisonCeilings            int   // poison rows carrying a MaxAttempts ceiling
 	poisonStatuses            []outbox.Status
 	poisonPayments            []outbox.PaymentStatus
 	poisonErrorsSet           bool
-	backoffs                  []time.Duration // every backoff a poison retry waited, in order
+	atCap                     []string        // poison keys the provider was asked about --retry-cap times
+	backoffs                  []time.Duration // every backoff a poison retry waited, in order (timeline only)
 	deadLettered              int
 	calls, failedCalls        int
 	pending, processing       int
@@ -27,10 +33,27 @@ type figures struct {
 }
 
 func (o *session16Options) figures(r *session16Run) figures {
-	var f figures
-	l := r.ledger
+	f := o.ledgerFigures(r.ledger, r.prov)
+	for _, e := range r.events {
+		if e.Kind == worker.Retrying && e.Delay > 0 && slices.Contains(o.PoisonKeys, e.Key) {
+			f.backoffs = append(f.backoffs, e.Delay)
+		}
+	}
+	return f
+}
+
+// ledgerFigures reads the figures of a run from its rows and the provider's ledger.
+func (o *session16Options) ledgerFigures(l Ledger, prov *provider.Provider) figures {
+	f := figures{poisonErrorsSet: len(o.PoisonKeys) > 0}
 	poison := func(key string) bool { return slices.Contains(o.PoisonKeys, key) }
-	f.poisonErrorsSet = true
+	perKey := map[string]int{}
+	for _, c := range l.Calls {
+		f.calls++
+		perKey[c.Key]++
+		if c.Failed() {
+			f.failedCalls++
+		}
+	}
 	for _, m := range l.Messages {
 		switch m.Status {
 		case outbox.Pending:
@@ -42,8 +65,15 @@ func (o *session16Options) figures(r *session16Run) figures {
 		}
 		if poison(m.Key) {
 			f.poisonAttempts = append(f.poisonAttempts, m.AttemptCount)
+			f.poisonCalls = append(f.poisonCalls, perKey[m.Key])
+			if perKey[m.Key] >= o.RetryCap {
+				f.atCap = append(f.atCap, m.Key)
+			}
 			f.poisonStatuses = append(f.poisonStatuses, m.Status)
 			f.poisonErrorsSet = f.poisonErrorsSet && m.LastError != ""
+			if m.MaxAttempts > 0 {
+				f.poisonCeilings++
+			}
 			continue
 		}
 		f.healthy++
@@ -63,20 +93,9 @@ func (o *session16Options) figures(r *session16Run) figures {
 			f.failed++
 		}
 	}
-	for _, e := range r.events {
-		if e.Kind == worker.Retrying && e.Delay > 0 && poison(e.Key) {
-			f.backoffs = append(f.backoffs, e.Delay)
-		}
-	}
-	for _, c := range l.Calls {
-		f.calls++
-		if c.Failed() {
-			f.failedCalls++
-		}
-	}
 	f.dupPayments, f.dupMessages = l.DuplicateRows()
 	f.maxPayRows, f.maxMsgRows = l.MaxRowsPerKey()
-	f.txIDs = readTxIDs(l, r.prov)
+	f.txIDs = readTxIDs(l, prov)
 	f.refused = l.Refused
 	return f
 }

@@ -40,9 +40,10 @@ of them charged at the provider all along.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab session-13-pending-lost-on-restart
-  outboxlab session-13-pending-lost-on-restart --crash-after PAY-004   # life 2 remembers PAY-005, not PAY-003
-  outboxlab session-13-pending-lost-on-restart --crash-after none      # no crash: memory is enough, the checks fail`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession13(fs, false) },
+  outboxlab session-13-pending-lost-on-restart --crash-after PAY-004   # life 2 remembers PAY-005, not PAY-003`,
+		FailsWith: []string{"--crash-after", "none"},
+		Limits:    declare((&session13Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession13(fs, false) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session13After,
@@ -61,9 +62,10 @@ transaction id only when Paid.
 
 Switch the reconciler off with --reconciler=false to watch the safety checks catch it.`,
 		Example: `  outboxlab session-13-durable-reconciliation
-  outboxlab session-13-durable-reconciliation --timeout-key PAY-001,PAY-002,PAY-006
-  outboxlab session-13-durable-reconciliation --reconciler=false   # rows on disk, nobody reads them: exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession13(fs, true) },
+  outboxlab session-13-durable-reconciliation --timeout-key PAY-001,PAY-002,PAY-006`,
+		FailsWith: []string{"--reconciler=false"},
+		Limits:    declare((&session13Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession13(fs, true) },
 	})
 }
 
@@ -90,13 +92,26 @@ func bindSession13(fs *pflag.FlagSet, durable bool) *session13Options {
 	fs.StringVar(&o.CrashAfter, "crash-after", "PAY-006", `the service process is killed right after this key's request ("none": it never crashes)`)
 	fs.DurationVar(&o.RecheckAfter, "recheck-after", 5*time.Second, "how long after a lost answer the service asks the provider for the status")
 	fs.DurationVar(&o.Downtime, "downtime", 3*time.Second, "time between the crash and the restart")
-	fs.DurationVar(&o.Observe, "observe", time.Minute, "how long the run watches after the restart (after the last request when there is no crash)")
+	fs.DurationVar(&o.Observe, "observe", time.Minute, "how long the run watches after the restart and the last request")
 	fs.BoolVar(&o.Reconciler, "reconciler", true, "AFTER: the restarted service runs the reconciler (--reconciler=false leaves the rows unread)")
 	return o
 }
 
+// limits are the Day 13 flags' accepted ranges, with their current values.
+func (o *session13Options) limits() []limit {
+	return []limit{
+		intLimit("payments", o.Payments, 1, maxPayments),
+		durationLimit("recheck-after", o.RecheckAfter, time.Millisecond, maxFlagDuration),
+		durationLimit("downtime", o.Downtime, 0, maxFlagDuration),
+		durationLimit("observe", o.Observe, time.Millisecond, maxFlagDuration),
+	}
+}
+
+// Validate refuses what cannot run. A watch shorter than the re-check delay
+// is accepted: the re-checks then fall due after the run stops watching, and
+// the report says so.
 func (o *session13Options) Validate() error {
-	if err := paymentsFlag(o.Payments); err != nil {
+	if err := checkLimits(o.limits()); err != nil {
 		return err
 	}
 	var err error
@@ -106,20 +121,14 @@ func (o *session13Options) Validate() error {
 	if o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments); err != nil {
 		return err
 	}
-	if o.CrashAfter, err = keyFlag("crash-after", o.CrashAfter, o.Payments); err != nil {
-		return err
-	}
-	switch {
-	case o.RecheckAfter <= 0:
-		return fmt.Errorf("--recheck-after must be positive, got %s", o.RecheckAfter)
-	case o.Downtime < 0:
-		return fmt.Errorf("--downtime must not be negative, got %s", o.Downtime)
-	case o.Observe <= o.RecheckAfter:
-		return fmt.Errorf("--observe %s must be longer than --recheck-after %s, so every re-check falls due while the run watches", o.Observe, o.RecheckAfter)
-	case o.Observe > 24*time.Hour:
-		return fmt.Errorf("--observe must be at most 24h, got %s", o.Observe)
-	}
-	return nil
+	o.CrashAfter, err = keyFlag("crash-after", o.CrashAfter, o.Payments)
+	return err
+}
+
+// watchFrom is when the watch starts after a restart at restartAt: once
+// life 2 has also taken the last request.
+func (o *session13Options) watchFrom(restartAt time.Time) time.Time {
+	return later(restartAt, requestTime(o.Payments))
 }
 
 // session13Run is one design driven to its end: a first life in a child
@@ -172,7 +181,7 @@ func (o *session13Options) drive(ctx context.Context, path string, durable bool)
 		last = run.crashIndex
 		run.crashAt = requestTime(run.crashIndex)
 		run.restartAt = run.crashAt.Add(o.Downtime)
-		run.windowEnd = run.restartAt.Add(o.Observe)
+		run.windowEnd = o.watchFrom(run.restartAt).Add(o.Observe)
 	} else {
 		run.windowEnd = requestTime(o.Payments).Add(o.Observe)
 	}

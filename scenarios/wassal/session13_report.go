@@ -99,9 +99,12 @@ func (o *session13Options) writeSetup(r *report.Report) {
 	} else {
 		r.Linef("Design    in memory: a lost answer becomes a re-check due +%s in the process's memory", o.RecheckAfter)
 	}
-	if o.CrashAfter == "" {
+	switch restart := requestTime(keyIndex(o.CrashAfter)).Add(o.Downtime); {
+	case o.CrashAfter == "":
 		r.Linef("Watch     the run watches until %s after the last request", o.Observe)
-	} else {
+	case o.watchFrom(restart).After(restart):
+		r.Linef("Watch     the run watches until %s after the last request, which life 2 takes after the restart", o.Observe)
+	default:
 		r.Linef("Watch     the run watches until %s after the restart", o.Observe)
 	}
 	writeClockLine(r, clock.Start)

@@ -15,15 +15,15 @@ func TestSession13Validate(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]string{"--timeout-key", "none", "--declined-key", "none", "--crash-after", "none"}, ""},
-		{[]string{"--payments", "0"}, "--payments must be between 1 and 999, got 0"},
+		{[]string{"--payments", "0"}, "--payments must be between 1 and 500, got 0"},
 		{[]string{"--timeout-key", "PAY-007"}, `--timeout-key "PAY-007" is not a seeded payment (PAY-001..PAY-006)`},
 		{[]string{"--timeout-key", "PAY-003,PAY-003"}, `--timeout-key "PAY-003" is listed twice`},
 		{[]string{"--crash-after", "PAY-9"}, `--crash-after "PAY-9" is not a seeded payment`},
 		{[]string{"--declined-key", "PAY-000"}, `--declined-key "PAY-000" is not a seeded payment`},
-		{[]string{"--recheck-after", "0s"}, "--recheck-after must be positive, got 0s"},
-		{[]string{"--downtime", "-1s"}, "--downtime must not be negative"},
-		{[]string{"--observe", "5s"}, "--observe 5s must be longer than --recheck-after 5s"},
-		{[]string{"--observe", "25h"}, "--observe must be at most 24h"},
+		{[]string{"--recheck-after", "0s"}, "--recheck-after must be between 1ms and 24h, got 0s"},
+		{[]string{"--downtime", "-1s"}, "--downtime must be between 0s and 24h, got -1s"},
+		{[]string{"--observe", "5s"}, ""}, // the re-checks fall due after the watch: the report says so
+		{[]string{"--observe", "25h"}, "--observe must be between 1ms and 24h, got 25h"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -41,9 +41,10 @@ the provider. Either order of a dual write loses.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab session-14-dual-write-loses-message
-  outboxlab session-14-dual-write-loses-message --crash-at PAY-001,PAY-006
-  outboxlab session-14-dual-write-loses-message --crash-at none     # no crash, no damage: the checks fail`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession14(fs, false) },
+  outboxlab session-14-dual-write-loses-message --crash-at PAY-001,PAY-006`,
+		FailsWith: []string{"--crash-at", "none"},
+		Limits:    declare((&session14Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession14(fs, false) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session14After,
@@ -61,9 +62,10 @@ confirms every payment with the provider.
 
 Switch the transaction off with --one-transaction=false to watch the safety checks catch it.`,
 		Example: `  outboxlab session-14-transactional-outbox
-  outboxlab session-14-transactional-outbox --crash-at PAY-001,PAY-003,PAY-005
-  outboxlab session-14-transactional-outbox --one-transaction=false   # the dual write again: exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession14(fs, true) },
+  outboxlab session-14-transactional-outbox --crash-at PAY-001,PAY-003,PAY-005`,
+		FailsWith: []string{"--one-transaction=false"},
+		Limits:    declare((&session14Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession14(fs, true) },
 	})
 }
 
@@ -89,13 +91,25 @@ func bindSession14(fs *pflag.FlagSet, atomic bool) *session14Options {
 	return o
 }
 
+// maxCrashes bounds --crash-at: every crash ends a life of the service, and
+// every life is a real child process, in each of the two designs a report runs.
+const maxCrashes = 10
+
+// limits are the Day 14 flags' accepted ranges, with their current values.
+func (o *session14Options) limits() []limit {
+	return []limit{intLimit("payments", o.Payments, 1, maxPayments)}
+}
+
 func (o *session14Options) Validate() error {
-	if err := paymentsFlag(o.Payments); err != nil {
+	if err := checkLimits(o.limits()); err != nil {
 		return err
 	}
 	var err error
 	if o.CrashAt, err = keysFlag("crash-at", o.CrashAt, o.Payments); err != nil {
 		return err
+	}
+	if len(o.CrashAt) > maxCrashes {
+		return fmt.Errorf("--crash-at lists %d keys, at most %d: each crash is one more child process", len(o.CrashAt), maxCrashes)
 	}
 	slices.SortFunc(o.CrashAt, func(a, b string) int { return keyIndex(a) - keyIndex(b) })
 	o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments)

@@ -35,9 +35,10 @@ PAY-003, both ask the provider, both notify the customer, both complete.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab session-15-double-processing-without-lease
-  outboxlab session-15-double-processing-without-lease --batch 3       # three messages done twice
-  outboxlab session-15-double-processing-without-lease --overlap=false # polls apart: no race, the checks fail`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession15(fs, true) },
+  outboxlab session-15-double-processing-without-lease --batch 3       # three messages done twice`,
+		FailsWith: []string{"--overlap=false"},
+		Limits:    declare((&session15Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession15(fs, true) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session15After,
@@ -57,9 +58,10 @@ row no longer carries its worker and token. One notification per payment.
 
 Switch the owner check off with --fencing=false to watch the safety checks catch it.`,
 		Example: `  outboxlab session-15-outbox-leasing
-  outboxlab session-15-outbox-leasing --lease 1m         # worker-a is back in time: nothing to refuse
-  outboxlab session-15-outbox-leasing --fencing=false    # the late completion commits: exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession15(fs, false) },
+  outboxlab session-15-outbox-leasing --lease 1m         # worker-a is back in time: nothing to refuse`,
+		FailsWith: []string{"--fencing=false"},
+		Limits:    declare((&session15Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession15(fs, false) },
 	})
 }
 
@@ -103,20 +105,21 @@ func bindSession15(fs *pflag.FlagSet, naive bool) *session15Options {
 	return o
 }
 
+// limits are the Day 15 flags' accepted ranges, with their current values.
+func (o *session15Options) limits() []limit {
+	return []limit{
+		intLimit("payments", o.Payments, 1, maxPayments),
+		intLimit("batch", o.Batch, 1, 100),
+		durationLimit("lease", o.Lease, time.Millisecond, maxFlagDuration),
+		durationLimit("stall", o.Stall, 0, maxFlagDuration),
+	}
+}
+
 func (o *session15Options) Validate() error {
-	if err := paymentsFlag(o.Payments); err != nil {
+	if err := checkLimits(o.limits()); err != nil {
 		return err
 	}
-	switch {
-	case o.Batch < 1 || o.Batch > 100:
-		return fmt.Errorf("--batch must be between 1 and 100, got %d", o.Batch)
-	case o.Lease <= 0:
-		return fmt.Errorf("--lease must be positive, got %s", o.Lease)
-	case o.Stall < 0:
-		return fmt.Errorf("--stall must not be negative, got %s", o.Stall)
-	case o.Stall > 24*time.Hour || o.Lease > 24*time.Hour:
-		return fmt.Errorf("--lease and --stall must be at most 24h")
-	case o.CrashPoint != afterCall && o.CrashPoint != beforeCall:
+	if o.CrashPoint != afterCall && o.CrashPoint != beforeCall {
 		return fmt.Errorf(`--crash-point must be "after-call" or "before-call", got %q`, o.CrashPoint)
 	}
 	var err error

@@ -17,9 +17,9 @@ func TestSession15Validate(t *testing.T) {
 		{nil, ""},
 		{[]string{"--crash-point", "before-call", "--stall", "0s"}, ""},
 		{[]string{"--batch", "0"}, "--batch must be between 1 and 100, got 0"},
-		{[]string{"--lease", "0s"}, "--lease must be positive, got 0s"},
-		{[]string{"--stall", "-1s"}, "--stall must not be negative"},
-		{[]string{"--lease", "48h"}, "--lease and --stall must be at most 24h"},
+		{[]string{"--lease", "0s"}, "--lease must be between 1ms and 24h, got 0s"},
+		{[]string{"--stall", "-1s"}, "--stall must be between 0s and 24h, got -1s"},
+		{[]string{"--lease", "48h"}, "--lease must be between 1ms and 24h, got 48h"},
 		{[]string{"--crash-point", "sometime"}, `--crash-point must be "after-call" or "before-call", got "sometime"`},
 		{[]string{"--declined-key", "PAY-077"}, `--declined-key "PAY-077" is not a seeded payment`},
 	}

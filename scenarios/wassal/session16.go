@@ -42,7 +42,9 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab session-16-poison-message-retried-forever
   outboxlab poison-retried-forever --retry-cap 25     # the attempts just keep climbing
   outboxlab poison-retried-forever --batch 1          # the poison starves the messages behind it`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession16(fs, true) },
+		FailsWith: []string{"--poison-key", "none"},
+		Limits:    declare((&session16Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession16(fs, true) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session16After,
@@ -63,9 +65,10 @@ PendingConfirmation: dead-lettering stops the retries, it invents no outcome.
 Switch the exit off with --dead-letter=false to watch the safety checks catch it.`,
 		Example: `  outboxlab session-16-retry-with-dead-letter
   outboxlab retry-with-dead-letter --max-attempts 5    # backoffs 200/400/800/1600 ms
-  outboxlab retry-with-dead-letter --poison-key PAY-002,PAY-005 --declined-key PAY-006
-  outboxlab retry-with-dead-letter --dead-letter=false # no exit: the checks fail, exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession16(fs, false) },
+  outboxlab retry-with-dead-letter --poison-key PAY-002,PAY-005 --declined-key PAY-006`,
+		FailsWith: []string{"--dead-letter=false"},
+		Limits:    declare((&session16Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession16(fs, false) },
 	})
 }
 
@@ -89,7 +92,7 @@ type session16Options struct {
 func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
 	o := &session16Options{naive: naive}
 	fs.IntVar(&o.Payments, "payments", 6, "payments to seed, PAY-001 onwards, each with one outbox message")
-	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, "payment key(s) whose provider status check fails every time (comma list)")
+	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, `payment key(s) whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
 	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `healthy payment key the provider declines ("none" for no declines)`)
 	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "AFTER: attempts before a message is dead-lettered (MaxAttempts)")
 	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "AFTER: backoff after the first failure; doubles each attempt")
@@ -101,53 +104,63 @@ func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
 	return o
 }
 
-// maxDuration bounds every duration flag. Scenario time is stored as text that
-// sorts in time order only up to the year 9999; a day per backoff keeps even
-// 10,000 attempts far inside that.
-const maxDuration = 24 * time.Hour
+// maxPoisonAttempts bounds the work of a Day 16 run: the poison attempts of
+// both designs together (every one a claim, a provider call and a write).
+const maxPoisonAttempts = 2000
+
+// limits are the Day 16 flags' accepted ranges, with their current values.
+func (o *session16Options) limits() []limit {
+	return []limit{
+		intLimit("payments", o.Payments, 1, maxPayments),
+		intLimit("max-attempts", o.MaxAttempts, 1, 30),
+		durationLimit("base-backoff", o.BaseBackoff, 0, maxFlagDuration),
+		durationLimit("max-backoff", o.MaxBackoff, 0, maxFlagDuration),
+		intLimit("retry-cap", o.RetryCap, 1, 1000),
+		durationLimit("lease", o.Lease, time.Millisecond, maxFlagDuration),
+		intLimit("batch", o.Batch, 1, 100),
+	}
+}
 
 func (o *session16Options) Validate() error {
-	if err := paymentsFlag(o.Payments); err != nil {
+	if err := checkLimits(o.limits()); err != nil {
 		return err
 	}
-	keys := PaymentKeys(o.Payments)
-	if len(o.PoisonKeys) == 0 {
-		return fmt.Errorf("--poison-key needs at least one payment key")
-	}
-	seen := map[string]bool{}
-	for _, k := range o.PoisonKeys {
-		if !slices.Contains(keys, k) {
-			return fmt.Errorf("--poison-key %q is not a seeded payment (PAY-001..%s)", k, keys[len(keys)-1])
-		}
-		if seen[k] {
-			return fmt.Errorf("--poison-key %q is listed twice", k)
-		}
-		seen[k] = true
-	}
 	var err error
+	if o.PoisonKeys, err = keysFlag("poison-key", o.PoisonKeys, o.Payments); err != nil {
+		return err
+	}
 	if o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments); err != nil {
 		return err
 	}
-	if seen[o.DeclinedKey] {
+	if o.DeclinedKey != "" && slices.Contains(o.PoisonKeys, o.DeclinedKey) {
 		return fmt.Errorf("--declined-key %q is also a poison key; a declined payment is a healthy one", o.DeclinedKey)
 	}
-	switch {
-	case o.MaxAttempts < 1:
-		return fmt.Errorf("--max-attempts must be at least 1, got %d", o.MaxAttempts)
-	case o.RetryCap < 1 || o.RetryCap > 10000:
-		return fmt.Errorf("--retry-cap must be between 1 and 10000, got %d", o.RetryCap)
-	case o.MaxAttempts > o.RetryCap:
-		return fmt.Errorf("--max-attempts %d is above --retry-cap %d; raise --retry-cap so the policy can finish", o.MaxAttempts, o.RetryCap)
-	case o.BaseBackoff < 0 || o.BaseBackoff > maxDuration:
-		return fmt.Errorf("--base-backoff must be between 0 and %s, got %s", maxDuration, o.BaseBackoff)
-	case o.MaxBackoff < 0 || o.MaxBackoff > maxDuration:
-		return fmt.Errorf("--max-backoff must be between 0 and %s, got %s", maxDuration, o.MaxBackoff)
-	case o.Lease <= 0 || o.Lease > maxDuration:
-		return fmt.Errorf("--lease must be more than 0 and at most %s, got %s", maxDuration, o.Lease)
-	case o.Batch < 1:
-		return fmt.Errorf("--batch must be at least 1, got %d", o.Batch)
+	poison, policy := len(o.PoisonKeys), o.policyAttempts()
+	if work := poison * (o.RetryCap + policy); work > maxPoisonAttempts {
+		return fmt.Errorf("%d poison key(s) × (%d naive + %d policy attempts) = %d attempts, at most %d: "+
+			"fewer --poison-key or a lower --retry-cap", poison, o.RetryCap, policy, work, maxPoisonAttempts)
+	}
+	if s := (span(0)).backoffs(o.BaseBackoff, o.MaxBackoff, 1, policy-1); s.tooLong() {
+		return fmt.Errorf("%d policy attempts backing off from --base-backoff %s, doubling%s, would move the scenario clock %s: "+
+			"set --max-backoff or fewer attempts", policy, durationText(o.BaseBackoff), o.ceilingText(), s.text())
 	}
 	return nil
+}
+
+// policyAttempts is the most attempts a poison message gets under the Day 16
+// policy: MaxAttempts, unless the demo cap stops the run first or the exit is off.
+func (o *session16Options) policyAttempts() int {
+	if !o.DeadLetter {
+		return o.RetryCap
+	}
+	return min(o.MaxAttempts, o.RetryCap)
+}
+
+func (o *session16Options) ceilingText() string {
+	if o.MaxBackoff == 0 {
+		return " with no --max-backoff"
+	}
+	return " up to --max-backoff " + durationText(o.MaxBackoff)
 }
 
 // session16Run is one design driven to its end on its own database.

@@ -2,6 +2,7 @@ package wassal
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,8 +57,12 @@ func (o *session16Options) timeline(run *session16Run) []string {
 		}
 	}
 	if run.capped {
-		lines = append(lines, fmt.Sprintf("%s  %-8s demo cap: %s reached %d attempts and would be claimed again forever; the run stops here",
-			clock.Stamp(run.ended), "—", strings.Join(run.cappedKeys, ", "), o.RetryCap))
+		again := "would be claimed again forever"
+		if !run.naive && o.DeadLetter {
+			again = fmt.Sprintf("has not reached its MaxAttempts %d (--retry-cap is lower)", o.MaxAttempts)
+		}
+		lines = append(lines, fmt.Sprintf("%s  %-8s demo cap: %s reached %d attempts and %s; the run stops here",
+			clock.Stamp(run.ended), "—", strings.Join(run.cappedKeys, ", "), o.RetryCap, again))
 	}
 	return append(lines, fmt.Sprintf("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
 		clock.Stamp(run.ended), claims, run.ledger.Refused))
@@ -73,7 +78,11 @@ func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 	if o.DeclinedKey != "" {
 		script = append(script, o.DeclinedKey+": declines (the healthy key chosen to be declined)")
 	}
-	r.Linef("Provider  %s; every other key pays", strings.Join(script, "; "))
+	if len(script) == 0 {
+		r.Line("Provider  every key pays (--poison-key none, --declined-key none)")
+	} else {
+		r.Linef("Provider  %s; every other key pays", strings.Join(script, "; "))
+	}
 	if o.naive {
 		r.Line("Policy    naive: on failure straight back to Pending; no MaxAttempts, no backoff, no dead-letter")
 	} else {
@@ -113,12 +122,16 @@ func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, 
 	attempts := func(f figures, run *session16Run) string {
 		s := report.JoinInts(f.poisonAttempts)
 		switch {
+		case len(f.poisonAttempts) == 0:
+			return report.Empty + " (no poison key)"
 		case run.naive && run.capped:
 			return s + " (capped; unbounded)"
 		case run.naive:
 			return s
 		case report.AllEqual(f.poisonAttempts, o.MaxAttempts):
 			return s + " (= MaxAttempts)"
+		case run.capped && o.DeadLetter:
+			return s + " (capped before MaxAttempts)"
 		case run.capped:
 			return s + " (capped; MaxAttempts ignored)"
 		}
@@ -131,6 +144,9 @@ func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, 
 		return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
 	}
 	status := func(f figures) string {
+		if len(f.poisonStatuses) == 0 {
+			return report.Empty + " (no poison key)"
+		}
 		s := report.JoinStrings(f.poisonStatuses)
 		if !report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && !report.AllEqual(f.poisonStatuses, outbox.Processed) {
 			s += " (never ends)"
@@ -168,27 +184,63 @@ func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, 
 	r.Table([]string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"}, rows)
 }
 
+// noPoison is every Day 16 check's figure when --poison-key none leaves
+// nothing to fail.
+const noPoison = "no poison key (--poison-key none): no status check failed"
+
 func (o *session16Options) afterChecks(r *report.Report, f figures) {
-	r.Check("poison tried exactly MaxAttempts",
-		report.AllEqual(f.poisonAttempts, o.MaxAttempts),
-		fmt.Sprintf("%s / %d", report.JoinInts(f.poisonAttempts), o.MaxAttempts))
-	errText := "error set"
-	if !f.poisonErrorsSet {
-		errText = "error missing"
+	if len(o.PoisonKeys) == 0 {
+		r.Check("poison tried exactly MaxAttempts", true, noPoison+", nothing to retry")
+		r.Check("poison dead-lettered with LastError", true, noPoison+", nothing to dead-letter")
+	} else {
+		r.Check("poison tried exactly MaxAttempts",
+			report.AllEqual(f.poisonCalls, o.MaxAttempts) && slices.Equal(f.poisonAttempts, f.poisonCalls),
+			o.triedDetail(f))
+		errText := "error set"
+		if !f.poisonErrorsSet {
+			errText = "error missing"
+		}
+		r.Check("poison dead-lettered with LastError",
+			report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && f.poisonErrorsSet,
+			fmt.Sprintf("status %s, %s", report.JoinStrings(f.poisonStatuses), errText))
 	}
-	r.Check("poison dead-lettered with LastError",
-		report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && f.poisonErrorsSet,
-		fmt.Sprintf("status %s, %s", report.JoinStrings(f.poisonStatuses), errText))
 	r.Check("queue drained", f.pending == 0 && f.processing == 0,
 		fmt.Sprintf("%d pending / %d processing", f.pending, f.processing))
 	o.integrityChecks(r, f)
 }
 
+// triedDetail is the figure of "poison tried exactly MaxAttempts": the
+// status checks the provider received per poison key, against MaxAttempts,
+// and why they differ when they do.
+func (o *session16Options) triedDetail(f figures) string {
+	detail := fmt.Sprintf("%s / %d", report.JoinInts(f.poisonCalls), o.MaxAttempts)
+	if !slices.Equal(f.poisonAttempts, f.poisonCalls) {
+		detail += fmt.Sprintf(" (the rows' AttemptCount says %s)", report.JoinInts(f.poisonAttempts))
+	}
+	switch {
+	case report.AllEqual(f.poisonCalls, o.MaxAttempts):
+	case !o.DeadLetter:
+		detail += fmt.Sprintf("; the dead-letter exit is off, so only the demo cap (--retry-cap %d) stopped them", o.RetryCap)
+	case o.RetryCap < o.MaxAttempts:
+		detail += fmt.Sprintf("; the demo cap (--retry-cap %d) stopped the run before MaxAttempts", o.RetryCap)
+	}
+	return detail
+}
+
 func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f figures) {
-	r.Check("poison retried with no limit",
-		run.capped && report.AllEqual(f.poisonStatuses, outbox.Pending),
-		fmt.Sprintf("AttemptCount %s at the demo cap of %d, status %s", report.JoinInts(f.poisonAttempts), o.RetryCap, report.JoinStrings(f.poisonStatuses)))
-	r.Check("no dead-letter exit", f.deadLettered == 0, fmt.Sprintf("%d dead-lettered", f.deadLettered))
+	if len(o.PoisonKeys) == 0 {
+		r.Check("poison retried with no limit", false, noPoison+", nothing was retried")
+		r.Check("no dead-letter exit", false, noPoison+", no message needed an exit")
+	} else {
+		r.Check("poison retried with no limit",
+			len(f.atCap) > 0 && report.AllEqual(f.poisonStatuses, outbox.Pending) && slices.Equal(f.poisonAttempts, f.poisonCalls),
+			fmt.Sprintf("AttemptCount %s at the demo cap of %d, status %s", report.JoinInts(f.poisonAttempts), o.RetryCap, report.JoinStrings(f.poisonStatuses)))
+		detail := fmt.Sprintf("%d dead-lettered", f.deadLettered)
+		if f.poisonCeilings > 0 {
+			detail += fmt.Sprintf("; %d poison row(s) carry a MaxAttempts ceiling", f.poisonCeilings)
+		}
+		r.Check("no dead-letter exit", f.deadLettered == 0 && f.poisonCeilings == 0 && len(f.atCap) > 0, detail)
+	}
 	wasted := 0
 	for _, n := range f.poisonAttempts {
 		wasted += n
@@ -196,8 +248,12 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f f
 	r.Check("provider calls wasted on the poison",
 		f.failedCalls > 0 && f.failedCalls == wasted,
 		fmt.Sprintf("%d of %d status checks failed", f.failedCalls, f.calls))
+	ended := "when the run was stopped"
+	if !run.capped {
+		ended = "when the run ended by itself"
+	}
 	r.Check("queue never drains", f.pending+f.processing > 0,
-		fmt.Sprintf("%d pending / %d processing when the run was stopped", f.pending, f.processing))
+		fmt.Sprintf("%d pending / %d processing %s", f.pending, f.processing, ended))
 	o.integrityChecks(r, f)
 }
 
@@ -205,11 +261,7 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f f
 func (o *session16Options) integrityChecks(r *report.Report, f figures) {
 	r.Check("no duplicate payment/outbox rows", f.maxPayRows <= 1 && f.maxMsgRows <= 1,
 		fmt.Sprintf("max %d per key", max(f.maxPayRows, f.maxMsgRows)))
-	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id", f.paidWithID, f.otherWithID)
-	if f.paidWithoutID > 0 {
-		detail += fmt.Sprintf(", %d Paid without a provider id", f.paidWithoutID)
-	}
-	r.Check("tx ids only from provider, Paid only", f.otherWithID == 0 && f.paidWithoutID == 0, detail)
+	f.txIDs.check(r)
 }
 
 func (o *session16Options) recordMetrics(r *report.Report, run *session16Run, f figures) {

@@ -31,17 +31,17 @@ func TestSession16Validate(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]string{"--poison-key", "PAY-002,PAY-004", "--declined-key", "none"}, ""},
-		{[]string{"--payments", "0"}, "--payments must be between 1 and 999, got 0"},
-		{[]string{"--payments", "1000"}, "--payments must be between 1 and 999, got 1000"},
+		{[]string{"--payments", "0"}, "--payments must be between 1 and 500, got 0"},
+		{[]string{"--payments", "501"}, "--payments must be between 1 and 500, got 501"},
 		{[]string{"--payments", "2"}, `--poison-key "PAY-003" is not a seeded payment (PAY-001..PAY-002)`},
 		{[]string{"--poison-key", "PAY-003,PAY-003"}, `--poison-key "PAY-003" is listed twice`},
 		{[]string{"--declined-key", "PAY-003"}, "is also a poison key"},
 		{[]string{"--declined-key", "PAY-077"}, `--declined-key "PAY-077" is not a seeded payment`},
-		{[]string{"--max-attempts", "-2"}, "--max-attempts must be at least 1, got -2"},
-		{[]string{"--retry-cap", "0"}, "--retry-cap must be between 1 and 10000, got 0"},
-		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0 and 24h0m0s, got -1ms"},
-		{[]string{"--lease", "0s"}, "--lease must be more than 0 and at most 24h0m0s, got 0s"},
-		{[]string{"--batch", "0"}, "--batch must be at least 1, got 0"},
+		{[]string{"--max-attempts", "-2"}, "--max-attempts must be between 1 and 30, got -2"},
+		{[]string{"--retry-cap", "0"}, "--retry-cap must be between 1 and 1000, got 0"},
+		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0s and 24h, got -1ms"},
+		{[]string{"--lease", "0s"}, "--lease must be between 1ms and 24h, got 0s"},
+		{[]string{"--batch", "0"}, "--batch must be between 1 and 100, got 0"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

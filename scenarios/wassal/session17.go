@@ -3,6 +3,7 @@ package wassal
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,9 +41,10 @@ original failure history is gone.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab session-17-blind-redrive
-  outboxlab session-17-blind-redrive --provider-fixed   # the replay succeeds, the history is still gone: exit 1
   outboxlab session-17-blind-redrive --poison-key PAY-001,PAY-006 --max-attempts 4`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession17(fs, false) },
+		FailsWith: []string{"--provider-fixed"},
+		Limits:    declare((&session17Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession17(fs, false) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session17After,
@@ -63,9 +65,10 @@ redrive: the cause is not fixed, and the history says so.
 
 Try --provider-fixed=false: the first batch fails, the redrive halts, nothing is lost, exit 1.`,
 		Example: `  outboxlab session-17-audited-redrive --approver alice --reason "INC-4711: status API restored"
-  outboxlab session-17-audited-redrive --batch 1 --batch-interval 5s
-  outboxlab session-17-audited-redrive --provider-fixed=false   # halts after batch 1, history kept: exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSession17(fs, true) },
+  outboxlab session-17-audited-redrive --batch 1 --batch-interval 5s`,
+		FailsWith: []string{"--provider-fixed=false"},
+		Limits:    declare((&session17Options{}).limits()),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession17(fs, true) },
 	})
 }
 
@@ -105,42 +108,68 @@ func bindSession17(fs *pflag.FlagSet, audited bool) *session17Options {
 	return o
 }
 
+// maxRedriveAttempts bounds the work of a Day 17 run: the attempts on the
+// poison messages in both designs, the Day 16 drain and the redrive together.
+const maxRedriveAttempts = 2000
+
+// limits are the Day 17 flags' accepted ranges, with their current values.
+func (o *session17Options) limits() []limit {
+	return []limit{
+		intLimit("payments", o.Payments, 1, maxPayments),
+		intLimit("max-attempts", o.MaxAttempts, 1, 20),
+		durationLimit("base-backoff", o.BaseBackoff, 0, 5*time.Second),
+		durationLimit("redrive-after", o.RedriveAfter, time.Millisecond, maxFlagDuration),
+		intLimit("batch", o.Batch, 1, 100),
+		durationLimit("batch-interval", o.BatchInterval, 0, maxFlagDuration),
+		intLimit("redrive-attempts", o.RedriveAttempts, 1, 10),
+	}
+}
+
 func (o *session17Options) Validate() error {
-	if err := paymentsFlag(o.Payments); err != nil {
+	if err := checkLimits(o.limits()); err != nil {
 		return err
 	}
 	var err error
 	if o.PoisonKeys, err = keysFlag("poison-key", o.PoisonKeys, o.Payments); err != nil {
 		return err
 	}
-	if len(o.PoisonKeys) == 0 {
-		return fmt.Errorf("--poison-key needs at least one payment key: a redrive needs dead letters")
-	}
 	if o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments); err != nil {
 		return err
 	}
-	switch {
-	case o.DeclinedKey != "" && strings.Contains(","+strings.Join(o.PoisonKeys, ",")+",", ","+o.DeclinedKey+","):
-		return fmt.Errorf("--declined-key %q is also a poison key; a declined payment is a healthy one", o.DeclinedKey)
-	case o.MaxAttempts < 1 || o.MaxAttempts > 20:
-		return fmt.Errorf("--max-attempts must be between 1 and 20, got %d", o.MaxAttempts)
-	case o.BaseBackoff < 0:
-		return fmt.Errorf("--base-backoff must not be negative, got %s", o.BaseBackoff)
-	case o.RedriveAfter <= 0 || o.RedriveAfter > 24*time.Hour:
-		return fmt.Errorf("--redrive-after must be positive and at most 24h, got %s", o.RedriveAfter)
-	case strings.TrimSpace(o.Approver) == "":
-		return fmt.Errorf("--approver is required: a redrive needs a named approver")
-	case strings.TrimSpace(o.Reason) == "":
-		return fmt.Errorf("--reason is required: a redrive needs a recorded reason")
-	case o.Batch < 1 || o.Batch > 100:
-		return fmt.Errorf("--batch must be between 1 and 100, got %d", o.Batch)
-	case o.BatchInterval < 0:
-		return fmt.Errorf("--batch-interval must not be negative, got %s", o.BatchInterval)
-	case o.RedriveAttempts < 1 || o.RedriveAttempts > 10:
-		return fmt.Errorf("--redrive-attempts must be between 1 and 10, got %d", o.RedriveAttempts)
-	}
 	o.Approver, o.Reason = strings.TrimSpace(o.Approver), strings.TrimSpace(o.Reason)
+	switch {
+	case o.DeclinedKey != "" && slices.Contains(o.PoisonKeys, o.DeclinedKey):
+		return fmt.Errorf("--declined-key %q is also a poison key; a declined payment is a healthy one", o.DeclinedKey)
+	case o.Approver == "":
+		return fmt.Errorf("--approver is required: a redrive needs a named approver")
+	case o.Reason == "":
+		return fmt.Errorf("--reason is required: a redrive needs a recorded reason")
+	}
+	// Each poison message is tried MaxAttempts times in the Day 16 drain of
+	// both designs, then again: MaxAttempts times after a blind reset, at most
+	// --redrive-attempts times plus one verification after an audited release.
+	poison := len(o.PoisonKeys)
+	if work := poison * (3*o.MaxAttempts + o.RedriveAttempts + 1); work > maxRedriveAttempts {
+		return fmt.Errorf("%d poison key(s) × (3 × %d --max-attempts + %d --redrive-attempts + 1) = %d attempts, at most %d: "+
+			"fewer --poison-key or fewer attempts", poison, o.MaxAttempts, o.RedriveAttempts, work, maxRedriveAttempts)
+	}
+	if s := o.span(); s.tooLong() {
+		return fmt.Errorf("the run would move the scenario clock %s: lower --base-backoff, --batch-interval or the attempts", s.text())
+	}
 	return nil
+}
+
+// span is the furthest a Day 17 run moves the scenario clock: the Day 16
+// drain's backoffs, the wait for the redrive, then either every batch of the
+// redrive with its pause or the backoffs of a redrive that fails again.
+func (o *session17Options) span() span {
+	drain := span(0).backoffs(o.BaseBackoff, 0, 1, o.MaxAttempts-1)
+	s := drain.add(1, o.RedriveAfter)
+	batches := (len(o.PoisonKeys) + o.Batch - 1) / o.Batch
+	blind := s.backoffs(o.BaseBackoff, 0, 1, o.MaxAttempts-1)
+	audited := s.add(int64(max(batches-1, 0)), o.BatchInterval).
+		backoffs(o.BaseBackoff, 0, o.MaxAttempts+1, o.MaxAttempts+o.RedriveAttempts-1)
+	return max(blind, audited)
 }
 
 // session17Run is one design: the Day 16 drain that makes the dead letters,

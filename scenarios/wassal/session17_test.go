@@ -18,14 +18,14 @@ func TestSession17Validate(t *testing.T) {
 		{[]string{"--approver", ""}, "--approver is required: a redrive needs a named approver"},
 		{[]string{"--approver", "   "}, "--approver is required"},
 		{[]string{"--reason", ""}, "--reason is required: a redrive needs a recorded reason"},
-		{[]string{"--poison-key", "none"}, "--poison-key needs at least one payment key"},
+		{[]string{"--poison-key", "none"}, ""}, // no dead letters: nothing to redrive, and the report says so
 		{[]string{"--poison-key", "PAY-008"}, `--poison-key "PAY-008" is not a seeded payment (PAY-001..PAY-006)`},
 		{[]string{"--declined-key", "PAY-003"}, `--declined-key "PAY-003" is also a poison key`},
 		{[]string{"--max-attempts", "0"}, "--max-attempts must be between 1 and 20, got 0"},
-		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must not be negative"},
-		{[]string{"--redrive-after", "0s"}, "--redrive-after must be positive and at most 24h"},
+		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0s and 5s, got -1ms"},
+		{[]string{"--redrive-after", "0s"}, "--redrive-after must be between 1ms and 24h, got 0s"},
 		{[]string{"--batch", "0"}, "--batch must be between 1 and 100, got 0"},
-		{[]string{"--batch-interval", "-1s"}, "--batch-interval must not be negative"},
+		{[]string{"--batch-interval", "-1s"}, "--batch-interval must be between 0s and 24h, got -1s"},
 		{[]string{"--redrive-attempts", "0"}, "--redrive-attempts must be between 1 and 10, got 0"},
 	}
 	for _, tt := range tests {
