@@ -3,6 +3,7 @@ package workers
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,21 +18,28 @@ const overloadType = "OverloadMessage"
 // sample is the queue as the database shows it at the end of one tick.
 type sample struct {
 	At        time.Time
-	Produced  int           // messages written so far
-	Processed int           // messages the consumers finished so far
+	Produced  int           // messages the producer wrote so far
+	Processed int           // rows in the delivery ledger, each written with a Processed transition
 	Depth     int           // live rows (Pending or Processing)
 	OldestAge time.Duration // At minus the oldest live row's CreatedAtUtc; 0 when empty
 }
 
 // overloadRun is part 2's record.
 type overloadRun struct {
+	plan        overloadPlan // what the arithmetic says each tick should show
 	samples     []sample
-	model       []int // the depth the arithmetic predicts for each tick
-	produced    int
 	stopTick    int // index of the sample at which production ended
 	ledger      ledgerFigures
 	maxLatency  time.Duration // ProcessedAtUtc - CreatedAtUtc, worst message
 	meanLatency time.Duration
+}
+
+// overfed reports whether the producer writes faster than the consumers finish.
+func (o *throughputOptions) overfed() bool { return float64(o.ProduceRate) > o.capacity() }
+
+// tickEnd is the end of tick k (1-based) in scenario time.
+func (o *throughputOptions) tickEnd(k int) time.Time {
+	return clock.Start.Add(time.Duration(k) * o.Tick)
 }
 
 // createdAt is when the producer writes message j (0-based): evenly spaced at ProduceRate.
@@ -47,7 +55,10 @@ func (o *throughputOptions) total() int {
 // overload drives part 2 on the scenario clock. Each tick the producer writes
 // the messages created during it (one transaction), the clock moves to the
 // tick's end, and each consumer claims and settles up to Tick/ServiceTime
-// messages; then the tick's depth and oldest age are read from the database.
+// messages; then the tick's depth, ledger and oldest age are read from the
+// database. It stops once production has ended and the queue is empty, or a
+// few ticks after the arithmetic says it should have drained: then the last
+// sample shows what was left.
 func (o *throughputOptions) overload(ctx context.Context, path string) (*overloadRun, error) {
 	store, err := outbox.Open(ctx, path)
 	if err != nil {
@@ -63,59 +74,47 @@ func (o *throughputOptions) overload(ctx context.Context, path string) (*overloa
 		return nil, err
 	}
 	defer b.Close()
-	ledger, err := store.DB().PrepareContext(ctx, insertDelivery)
+	stmts, err := prepareDeliveries(ctx, store.DB())
 	if err != nil {
-		return nil, fmt.Errorf("prepare the delivery ledger: %w", err)
+		return nil, err
 	}
-	defer ledger.Close()
+	defer stmts.Close()
 	consumers := make([]*worker.Worker, o.Consumers)
 	for i := range consumers {
-		id := fmt.Sprintf("consumer-%d", i+1)
-		consumers[i] = &worker.Worker{ID: id, Store: store, Clock: clk, Lease: o.Lease, Batch: o.perTick(),
+		ledger := &deliveryLedger{stmts: stmts, worker: fmt.Sprintf("consumer-%d", i+1)}
+		consumers[i] = &worker.Worker{ID: ledger.worker, Store: store, Clock: clk, Lease: o.Lease, Batch: o.perTick(),
 			Handler: worker.HandlerFunc(func(ctx context.Context, c outbox.Claim, _ time.Time) (worker.Outcome, error) {
-				return worker.Outcome{Apply: func(ctx context.Context, tx *sql.Tx) error {
-					_, err := tx.StmtContext(ctx, ledger).ExecContext(ctx, c.MessageID, id, c.Attempt)
-					return err
-				}}, nil
+				return worker.Outcome{Apply: func(ctx context.Context, tx *sql.Tx) error { return ledger.record(ctx, tx, c) }}, nil
 			})}
 	}
 
-	run := &overloadRun{stopTick: -1}
-	total, processed := o.total(), 0
-	for k := 1; ; k++ {
-		if k > maxTicks {
-			return nil, fmt.Errorf("the queue did not drain within %d ticks", maxTicks)
-		}
-		end := clock.Start.Add(time.Duration(k) * o.Tick)
-		if err := o.produce(ctx, store, &run.produced, total, end); err != nil {
+	run := &overloadRun{plan: o.plan(), stopTick: -1}
+	planned := len(run.plan.depths)
+	total, produced := o.total(), 0
+	for k := 1; k <= planned+max(10, planned/10); k++ {
+		end := o.tickEnd(k)
+		if err := o.produce(ctx, store, &produced, total, end); err != nil {
 			return nil, err
 		}
 		clk.AdvanceTo(end)
 		for _, w := range consumers {
-			res, err := w.StepBatch(ctx, b)
-			if err != nil {
+			if _, err := w.StepBatch(ctx, b); err != nil {
 				return nil, err
-			}
-			for _, e := range res.Events {
-				if e.Kind == worker.Processed {
-					processed++
-				}
 			}
 		}
 		s, err := sampleQueue(ctx, store, end)
 		if err != nil {
 			return nil, err
 		}
-		s.Produced, s.Processed = run.produced, processed
+		s.Produced = produced
 		run.samples = append(run.samples, s)
-		if run.produced == total && run.stopTick < 0 {
+		if produced == total && run.stopTick < 0 {
 			run.stopTick = len(run.samples) - 1
 		}
-		if run.produced == total && s.Depth == 0 {
+		if produced == total && s.Depth == 0 {
 			break
 		}
 	}
-	run.model = o.modelDepths(len(run.samples))
 	if run.ledger, err = readLedger(ctx, store); err != nil {
 		return nil, err
 	}
@@ -144,7 +143,8 @@ func sampleQueue(ctx context.Context, store *outbox.Store, at time.Time) (sample
 	s := sample{At: at}
 	var oldest sql.NullString
 	err := store.DB().QueryRowContext(ctx,
-		`SELECT COUNT(*), MIN(CreatedAtUtc) FROM OutboxMessages WHERE Status IN ('Pending', 'Processing')`).Scan(&s.Depth, &oldest)
+		`SELECT COUNT(*), MIN(CreatedAtUtc), (SELECT COUNT(*) FROM Deliveries)
+		   FROM OutboxMessages WHERE Status IN ('Pending', 'Processing')`).Scan(&s.Depth, &oldest, &s.Processed)
 	if err != nil {
 		return s, fmt.Errorf("sample the queue: %w", err)
 	}
@@ -158,36 +158,27 @@ func sampleQueue(ctx context.Context, store *outbox.Store, at time.Time) (sample
 	return s, nil
 }
 
-// modelDepths is the depth each tick should show by arithmetic alone: what
-// was produced by the tick's end, less what the consumers could have
-// finished (never more than was there).
-func (o *throughputOptions) modelDepths(ticks int) []int {
-	out := make([]int, ticks)
-	total, produced, done := o.total(), 0, 0
-	for k := range ticks {
-		end := clock.Start.Add(time.Duration(k+1) * o.Tick)
-		for produced < total && o.createdAt(produced).Before(end) {
-			produced++
-		}
-		done = min(done+o.Consumers*o.perTick(), produced)
-		out[k] = produced - done
-	}
-	return out
-}
-
-// latencies reads every message's wait from creation to Processed.
+// latencies reads every Processed message's wait from creation to Processed,
+// one row at a time.
 func (o *throughputOptions) latencies(ctx context.Context, store *outbox.Store, run *overloadRun) error {
-	msgs, err := store.Messages(ctx)
+	rows, err := store.DB().QueryContext(ctx, `SELECT CreatedAtUtc, ProcessedAtUtc FROM OutboxMessages WHERE Status = 'Processed'`)
 	if err != nil {
-		return err
+		return fmt.Errorf("read the latencies: %w", err)
 	}
+	defer rows.Close()
 	var sum time.Duration
 	n := 0
-	for _, m := range msgs {
-		if m.Status != outbox.Processed {
-			continue
+	for rows.Next() {
+		var created, processed string
+		if err := rows.Scan(&created, &processed); err != nil {
+			return fmt.Errorf("read the latencies: %w", err)
 		}
-		d := m.ProcessedAt.Sub(m.CreatedAt)
+		c, err1 := time.Parse(clock.ISOLayout, created)
+		p, err2 := time.Parse(clock.ISOLayout, processed)
+		if err := errors.Join(err1, err2); err != nil {
+			return fmt.Errorf("read the latencies: %w", err)
+		}
+		d := p.Sub(c)
 		run.maxLatency = max(run.maxLatency, d)
 		sum += d
 		n++
@@ -195,5 +186,5 @@ func (o *throughputOptions) latencies(ctx context.Context, store *outbox.Store, 
 	if n > 0 {
 		run.meanLatency = (sum / time.Duration(n)).Round(time.Millisecond)
 	}
-	return nil
+	return rows.Err()
 }

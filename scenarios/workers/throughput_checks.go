@@ -23,86 +23,117 @@ func (d *drainRun) totals() (claims, settlements, calls, refused int) {
 	return claims, settlements, calls, refused
 }
 
-// allDrains reports whether ok holds for every drain, and lists the
-// configurations where it does not.
-func allDrains(drains []*drainRun, ok func(d *drainRun) bool) (bool, string) {
-	var bad []string
-	for _, d := range drains {
-		if !ok(d) {
-			bad = append(bad, d.cfg.label())
+// checkDrains records the check name, judging every drain and saying what
+// each showed: the figure when all drains show the same, otherwise the most
+// common one and then each drain that differs, by configuration.
+func checkDrains(r *report.Report, drains []*drainRun, name string, judge func(d *drainRun) (ok bool, figure string)) {
+	ok := true
+	figures := make([]string, len(drains))
+	count := map[string]int{}
+	for i, d := range drains {
+		good, f := judge(d)
+		ok, figures[i] = ok && good, f
+		count[f]++
+	}
+	common := figures[0]
+	for _, f := range figures {
+		if count[f] > count[common] {
+			common = f
 		}
 	}
-	if len(bad) == 0 {
-		return true, ""
+	if count[common] == len(drains) {
+		r.Check(name, ok, fmt.Sprintf("%s in each of the %d drains", common, len(drains)))
+		return
 	}
-	return false, "; not in: " + strings.Join(bad, ", ")
+	parts := []string{fmt.Sprintf("%s in %d of the %d drains", common, count[common], len(drains))}
+	for i, d := range drains {
+		if figures[i] != common {
+			parts = append(parts, d.cfg.label()+": "+figures[i])
+		}
+	}
+	r.Check(name, ok, strings.Join(parts, "; "))
 }
 
+// drainChecks judge each drain by what its file holds once the workers are
+// done: the outbox rows, the delivery ledger and its settlements. Only the
+// handler calls and the claims come from the workers' side: the handler is
+// the scenario's stand-in for a provider and counts its own calls, and the
+// claims are the calls the worker loop made.
 func (o *throughputOptions) drainChecks(r *report.Report, drains []*drainRun) {
 	n := o.Messages
-	each := fmt.Sprintf("in each of the %d drains", len(drains))
-
-	ok, bad := allDrains(drains, func(d *drainRun) bool {
-		return d.ledger.Processed == n && d.ledger.Live == 0 && d.ledger.Undelivered == 0
+	checkDrains(r, drains, "every message Processed, none lost", func(d *drainRun) (bool, string) {
+		l := d.ledger
+		f := fmt.Sprintf("%d/%d Processed, %d left live, %d without a delivery", l.Processed, l.Total, l.Live, l.Undelivered)
+		if l.Total != n {
+			f += fmt.Sprintf(" (the backlog was %d)", n)
+		}
+		return l.Total == n && l.Processed == n && l.Live == 0 && l.Undelivered == 0, f
 	})
-	r.Check("every message Processed, none lost", ok,
-		fmt.Sprintf("%d/%d Processed, 0 left live, 0 without a delivery %s%s", n, n, each, bad))
-
-	ok, bad = allDrains(drains, func(d *drainRun) bool { return d.ledger.Deliveries == n && d.ledger.Unique == n })
-	r.Check("exactly once in the delivery ledger", ok,
-		fmt.Sprintf("%d ledger rows for %d distinct messages %s%s", n, n, each, bad))
-
-	ok, bad = allDrains(drains, func(d *drainRun) bool {
-		return d.ledger.Attempts == n && d.ledger.MaxTries == 1 && d.ledger.DeliveredWrongTries == 0
+	checkDrains(r, drains, "exactly once in the delivery ledger", func(d *drainRun) (bool, string) {
+		l := d.ledger
+		return l.Deliveries == n && l.Unique == n, fmt.Sprintf("%d ledger rows for %d distinct messages", l.Deliveries, l.Unique)
 	})
-	r.Check("one claim per message (AttemptCount 1)", ok, fmt.Sprintf("AttemptCount sum %d, max 1 %s%s", n, each, bad))
-
-	ok, bad = allDrains(drains, func(d *drainRun) bool {
-		_, _, calls, refused := d.totals()
-		return calls == n && refused == 0
+	checkDrains(r, drains, "one claim per message (AttemptCount 1)", func(d *drainRun) (bool, string) {
+		l := d.ledger
+		f := fmt.Sprintf("AttemptCount sum %d, max %d", l.Attempts, l.MaxTries)
+		if l.DeliveredWrongTries > 0 {
+			f += fmt.Sprintf(", %d deliveries recorded under another attempt", l.DeliveredWrongTries)
+		}
+		return l.Attempts == n && l.MaxTries == 1 && l.DeliveredWrongTries == 0, f
 	})
-	r.Check("handler called once per message, nothing refused", ok,
-		fmt.Sprintf("%d handler calls, 0 refused transitions %s%s", n, each, bad))
-
-	ok, bad = allDrains(drains, func(d *drainRun) bool {
-		claims, settlements, _, _ := d.totals()
-		batches := (n + d.cfg.Batch - 1) / d.cfg.Batch
-		return claims == batches+d.cfg.Workers && settlements == batches
+	checkDrains(r, drains, "handler called once per message, every call settled", func(d *drainRun) (bool, string) {
+		_, _, calls, _ := d.totals()
+		return calls == n && d.ledger.Deliveries == calls, fmt.Sprintf("%d handler calls for %d ledger rows", calls, d.ledger.Deliveries)
 	})
-	r.Check("write transactions: ⌈N/claim⌉ claims and settlements, plus 1 empty claim per worker", ok,
-		o.txText(drains)+bad)
+	o.transactionCheck(r, drains)
 }
 
-// txText lists the transaction counts of the first worker count, per claim size.
-func (o *throughputOptions) txText(drains []*drainRun) string {
+// transactionCheck holds each drain to ⌈N/claim⌉ settlement transactions in
+// its ledger, none larger than a claim, each matching one claim the workers
+// made, plus the one empty claim that stops each worker.
+func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRun) {
+	figure := func(d *drainRun) string {
+		claims, _, _, _ := d.totals()
+		return fmt.Sprintf("claim %d, %d worker(s): %d claims, %d ledger settlements of ≤ %s",
+			d.cfg.Batch, d.cfg.Workers, claims, d.ledger.Settlements, report.Plural(d.ledger.LargestSettlement, "message"))
+	}
+	ok := true
+	var bad []string
+	for _, d := range drains {
+		claims, settled, _, _ := d.totals()
+		l := d.ledger
+		if l.Settlements != ceilDiv(o.Messages, d.cfg.Batch) || l.LargestSettlement > d.cfg.Batch ||
+			settled != l.Settlements || claims != l.Settlements+d.cfg.Workers {
+			ok = false
+			bad = append(bad, figure(d))
+		}
+	}
 	var parts []string
 	for _, batch := range []int{1, o.Batch} {
-		d := baseline(drains, o.Workers[0], batch)
-		claims, settlements, _, _ := d.totals()
-		parts = append(parts, fmt.Sprintf("claim %d, %d worker(s): %d claims + %d settlements", batch, o.Workers[0], claims, settlements))
+		parts = append(parts, figure(baseline(drains, o.Workers[0], batch)))
 	}
-	return strings.Join(parts, "; ")
+	detail := strings.Join(parts, "; ")
+	if len(bad) > 0 {
+		detail += "; but " + strings.Join(bad, "; ")
+	}
+	r.Check("write transactions: ⌈N/claim⌉ settlements, one per claim, plus 1 empty claim per worker", ok, detail)
 }
 
 func (o *throughputOptions) overloadChecks(r *report.Report, over *overloadRun) {
+	planned := over.plan.depths
 	matched := 0
 	for i, s := range over.samples {
-		if s.Depth == over.model[i] && s.Produced == s.Processed+s.Depth {
+		if i < len(planned) && s.Depth == planned[i] && s.Produced == s.Processed+s.Depth {
 			matched++
 		}
 	}
+	ticks := max(len(over.samples), len(planned))
 	stop := over.samples[over.stopTick]
-	r.Check("queue depth = produced − capacity, every tick", matched == len(over.samples),
-		fmt.Sprintf("%d/%d ticks match; %d queued when production stopped at %s", matched, len(over.samples),
+	r.Check("queue depth = produced − capacity, every tick", matched == ticks,
+		fmt.Sprintf("%d/%d ticks match; %d queued when production stopped at %s", matched, ticks,
 			stop.Depth, clock.Stamp(stop.At)))
 
-	growing := stop.OldestAge > 0
-	for i := 1; i <= over.stopTick; i++ {
-		growing = growing && over.samples[i].OldestAge >= over.samples[i-1].OldestAge
-	}
-	r.Check("oldest-message age grows while overloaded", growing,
-		fmt.Sprintf("%s → %s over %d ticks, never falling", clock.Millis(over.samples[0].OldestAge),
-			clock.Millis(stop.OldestAge), over.stopTick+1))
+	r.Check(o.ageGrowth(over))
 
 	last := over.samples[len(over.samples)-1]
 	want := time.Duration(float64(stop.Depth) / o.capacity() * float64(time.Second))
@@ -115,10 +146,34 @@ func (o *throughputOptions) overloadChecks(r *report.Report, over *overloadRun) 
 		fmt.Sprintf("peak %s, limit %s", clock.Millis(peak), clock.Millis(o.MaxAge)))
 
 	l := over.ledger
+	detail := fmt.Sprintf("%d produced, %d Processed, %d ledger rows, %d distinct, max AttemptCount %d",
+		l.Total, l.Processed, l.Deliveries, l.Unique, l.MaxTries)
+	if l.Total != o.total() {
+		detail += fmt.Sprintf(" (the producer was to write %d)", o.total())
+	}
 	r.Check("every produced message processed exactly once (overload)",
-		l.Processed == over.produced && l.Live == 0 && l.Deliveries == over.produced && l.Unique == over.produced && l.MaxTries == 1,
-		fmt.Sprintf("%d produced, %d Processed, %d ledger rows, %d distinct, max AttemptCount %d",
-			over.produced, l.Processed, l.Deliveries, l.Unique, l.MaxTries))
+		l.Total == o.total() && l.Processed == l.Total && l.Live == 0 && l.Deliveries == l.Total && l.Unique == l.Total && l.MaxTries == 1,
+		detail)
+}
+
+// ageGrowth is the check that the oldest message's age, as sampled from the
+// file, never fell while production ran, and that something was waiting when
+// it stopped.
+func (o *throughputOptions) ageGrowth(over *overloadRun) (string, bool, string) {
+	const name = "oldest-message age grows while overloaded"
+	stop := over.samples[over.stopTick]
+	for i := 1; i <= over.stopTick; i++ {
+		if prev, s := over.samples[i-1], over.samples[i]; s.OldestAge < prev.OldestAge {
+			return name, false, fmt.Sprintf("fell from %s to %s at %s", clock.Millis(prev.OldestAge),
+				clock.Millis(s.OldestAge), clock.Stamp(s.At))
+		}
+	}
+	if stop.Depth == 0 {
+		return name, false, fmt.Sprintf("nothing was waiting when production stopped at %s: %d messages/s produced, %s/s consumed",
+			clock.Stamp(stop.At), o.ProduceRate, rate(o.capacity()))
+	}
+	return name, true, fmt.Sprintf("%s → %s over %d ticks, never falling", clock.Millis(over.samples[0].OldestAge),
+		clock.Millis(stop.OldestAge), over.stopTick+1)
 }
 
 func (o *throughputOptions) recordMetrics(r *report.Report, ceiling float64, drains []*drainRun, over *overloadRun) {
@@ -139,7 +194,7 @@ func (o *throughputOptions) recordMetrics(r *report.Report, ceiling float64, dra
 	r.Metric("drains", configs)
 	r.Metric("measured_ceiling_tx_per_s", ceiling)
 	stop, last := over.samples[over.stopTick], over.samples[len(over.samples)-1]
-	r.Metric("overload_produced", over.produced)
+	r.Metric("overload_produced", over.ledger.Total)
 	r.Metric("overload_capacity_per_s", o.capacity())
 	r.Metric("overload_depth_at_stop", stop.Depth)
 	r.Metric("overload_stop", clock.ISO(stop.At))

@@ -144,8 +144,14 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun) {
 		o.ProduceRate, o.ProduceFor, o.total(), o.total())
 	r.Linef("Consumers %d × %d messages per %s tick (service time %s) = %s messages/s",
 		o.Consumers, o.perTick(), o.Tick, o.ServiceTime, rate(capacity))
-	r.Linef("Overload  %s messages/s more than the consumers finish; depth and age are read from the file every tick",
-		rate(float64(o.ProduceRate)-capacity))
+	if o.overfed() {
+		r.Linef("Overload  %s messages/s more than the consumers finish; depth and age are read from the file every tick",
+			rate(float64(o.ProduceRate)-capacity))
+	} else {
+		r.Linef("Overload  none: %d messages/s is not above the consumers' %s/s, so no backlog can build up;",
+			o.ProduceRate, rate(capacity))
+		r.Line("          depth and age are still read from the file every tick, and the growth check fails")
+	}
 	r.Line("")
 	every := max(1, int(time.Second/o.Tick))
 	var rows [][]string
@@ -154,8 +160,10 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun) {
 		switch {
 		case i == over.stopTick:
 			note = "production stops"
-		case i == len(over.samples)-1:
+		case i == len(over.samples)-1 && s.Depth == 0:
 			note = "drained"
+		case i == len(over.samples)-1:
+			note = "run ends, not drained"
 		case (i+1)%every != 0:
 			continue
 		}
@@ -174,13 +182,22 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun) {
 	r.Figure(plotColumns("oldest-age", "Oldest message age per tick (ms)", ages, label))
 	r.Line("")
 	stop, last := over.samples[over.stopTick], over.samples[len(over.samples)-1]
-	r.Linef("Production stopped at %s with %d queued; the backlog drained at %s, %s later.",
-		clock.Stamp(stop.At), stop.Depth, clock.Stamp(last.At), last.At.Sub(stop.At))
+	if last.Depth == 0 {
+		r.Linef("Production stopped at %s with %d queued; the backlog drained at %s, %s later.",
+			clock.Stamp(stop.At), stop.Depth, clock.Stamp(last.At), last.At.Sub(stop.At))
+	} else {
+		r.Linef("Production stopped at %s with %d queued; at %s, %d ticks after the arithmetic says the queue",
+			clock.Stamp(stop.At), stop.Depth, clock.Stamp(last.At), len(over.samples)-len(over.plan.depths))
+		r.Linef("is empty, %d messages were still waiting, and the run stopped there.", last.Depth)
+	}
 	r.Linef("Oldest message age peaked at %s; latency from creation to Processed: worst %s, mean %s.",
 		clock.Millis(peakAge(over)), clock.Millis(over.maxLatency), clock.Millis(over.meanLatency))
 	r.Line("Depth says how much is waiting; age says how long the oldest has waited, which is what a user feels.")
 	r.Line("Both grow by the same arithmetic every tick while production outpaces the consumers, and only")
 	r.Line("capacity above the production rate brings them back: here, the producer stopping.")
+	if !o.overfed() {
+		r.Line("This run's production never outpaced the consumers, so neither grew: it shows no overload.")
+	}
 }
 
 func ageText(s sample) string {

@@ -31,19 +31,32 @@ func TestThroughputValidate(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]string{"--workers", "1,8", "--batch", "2", "--processes"}, ""},
-		{[]string{"--messages", "0"}, "--messages must be between 1 and 1000000, got 0"},
-		{[]string{"--workers", "1,0"}, "--workers values must be between 1 and 64, got 0"},
+		{[]string{"--produce-rate", "300"}, ""}, // not overloaded: legal, and its checks fail
+		{[]string{"--consumers", "3"}, ""},
+		{[]string{"--messages", "0"}, "--messages must be between 1 and 5000, got 0"},
+		{[]string{"--messages", "5001"}, "--messages must be between 1 and 5000, got 5001"},
+		{[]string{"--workers", "1,0"}, "--workers must be between 1 and 64, got 0"},
 		{[]string{"--workers", "2,2"}, "--workers lists 2 twice"},
-		{[]string{"--batch", "1"}, "--batch must be at least 2"},
-		{[]string{"--handler-delay", "-1ms"}, "--handler-delay must be between 0 and 1s"},
-		{[]string{"--lease", "0s"}, "--lease must be positive"},
-		{[]string{"--produce-rate", "400"}, "--produce-rate 400/s is not above the consumers' capacity of 400/s"},
-		{[]string{"--consumers", "3"}, "--produce-rate 500/s is not above the consumers' capacity of 600/s"},
-		{[]string{"--service-time", "200ms"}, "--service-time must be positive and at most one --tick (100ms)"},
-		{[]string{"--tick", "1500us"}, "--tick must be a whole number of milliseconds"},
-		{[]string{"--produce-for", "50ms"}, "--produce-for must be at least one --tick"},
-		{[]string{"--produce-rate", "100000", "--produce-for", "20s"}, "keep it within 1000000 messages"},
-		{[]string{"--max-age", "0s"}, "--max-age must be positive"},
+		{[]string{"--batch", "1"}, "--batch must be between 2 and 1000 (the unbatched configurations claim 1), got 1"},
+		{[]string{"--handler-delay", "-1ms"}, "--handler-delay must be between 0s and 1ms, got -1ms"},
+		{[]string{"--lease", "0s"}, "--lease must be between 1ms and 1h0m0s, got 0s"},
+		{[]string{"--service-time", "200ms"}, "--service-time must be between 1ms and 100ms, got 200ms"},
+		{[]string{"--tick", "50ms", "--service-time", "60ms"}, "--service-time must be at most one --tick (50ms), got 60ms"},
+		{[]string{"--tick", "5500us"}, "--tick must be a whole number of milliseconds, got 5.5ms"},
+		{[]string{"--produce-for", "999ms"}, "--produce-for must be between 1s and 50s, got 999ms"},
+		{[]string{"--produce-for", "1000000h"}, "--produce-for must be between 1s and 50s, got 1000000h0m0s"},
+		{[]string{"--max-age", "0s"}, "--max-age must be between 1ms and 1h0m0s, got 0s"},
+		// Each flag within its range, together too much work.
+		{[]string{"--messages", "5000", "--workers", "1,2,4,8,16"},
+			"--messages 5000 over --workers 1,2,4,8,16, --batch 100 and --handler-delay 0s is about 16s of drain work " +
+				"(50562 write transactions, 0s of handler waits); the limit is 12s"},
+		{[]string{"--messages", "2500", "--handler-delay", "1ms"},
+			"is about 13s of drain work (15164 write transactions, 8.875s of handler waits); the limit is 12s"},
+		{[]string{"--messages", "5000", "--workers", "64", "--processes"},
+			"--messages 5000 over --workers 64 as processes, --batch 100 and --handler-delay 0s is about 14s of drain work"},
+		{[]string{"--consumers", "64", "--tick", "5ms", "--service-time", "5ms"},
+			"--produce-rate 500 for --produce-for 10s against --consumers 64 at --service-time 5ms per --tick 5ms " +
+				"is about 1m5s of overload work (2000 ticks, 258000 write transactions); the limit is 5s"},
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
@@ -95,7 +108,8 @@ func TestDrainInvariants(t *testing.T) {
 			if calls != n || refused != 0 {
 				t.Errorf("%d handler calls, %d refused; want %d, 0", calls, refused, n)
 			}
-			want := ledgerFigures{Processed: n, Attempts: n, MaxTries: 1, Deliveries: n, Unique: n}
+			want := ledgerFigures{Total: n, Processed: n, Attempts: n, MaxTries: 1, Deliveries: n, Unique: n,
+				Settlements: tt.wantSettlement, LargestSettlement: tt.cfg.Batch}
 			if run.ledger != want {
 				t.Errorf("ledger %+v, want %+v", run.ledger, want)
 			}
@@ -146,13 +160,13 @@ func TestOverloadFigures(t *testing.T) {
 				t.Errorf("peak age %s, want %s", got, tt.wantPeakAge)
 			}
 			for i, s := range over.samples {
-				if s.Depth != over.model[i] || s.Produced != s.Processed+s.Depth {
+				if s.Depth != over.plan.depths[i] || s.Produced != s.Processed+s.Depth {
 					t.Fatalf("tick %d: depth %d (arithmetic says %d), produced %d, processed %d",
-						i+1, s.Depth, over.model[i], s.Produced, s.Processed)
+						i+1, s.Depth, over.plan.depths[i], s.Produced, s.Processed)
 				}
 			}
-			if l := over.ledger; l.Processed != over.produced || l.Deliveries != over.produced || l.Unique != over.produced {
-				t.Errorf("ledger %+v for %d produced", l, over.produced)
+			if l, n := over.ledger, o.total(); l.Total != n || l.Processed != n || l.Deliveries != n || l.Unique != n {
+				t.Errorf("ledger %+v for %d produced", l, n)
 			}
 		})
 	}
@@ -175,7 +189,10 @@ func TestThroughputReport(t *testing.T) {
 	}
 	for _, want := range []string{
 		"│ 2 workers, claim 50 │ 4        │ 2             │ 0.06                 │ 100           │ 100       │ 100 (100 distinct) │ 100 (max 1)      │",
-		"  PASS  write transactions: ⌈N/claim⌉ claims and settlements, plus 1 empty claim per worker → claim 1, 1 worker(s): 101 claims + 100 settlements; claim 50, 1 worker(s): 3 claims + 2 settlements",
+		"  PASS  write transactions: ⌈N/claim⌉ settlements, one per claim, plus 1 empty claim per worker → " +
+			"claim 1, 1 worker(s): 101 claims, 100 ledger settlements of ≤ 1 message; " +
+			"claim 50, 1 worker(s): 3 claims, 2 ledger settlements of ≤ 50 messages",
+		"  PASS  handler called once per message, every call settled → 100 handler calls for 100 ledger rows in each of the 4 drains",
 		"  PASS  queue depth = produced − capacity, every tick → 15/15 ticks match; 100 queued when production stopped at 09:00:01.000Z",
 		"  PASS  oldest-message age within --max-age → peak 467 ms, limit 5000 ms",
 		"VERDICT: " + verdictHeld,

@@ -1,0 +1,241 @@
+package workers
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// intRange is the accepted range of one integer flag.
+type intRange struct {
+	flag     string
+	min, max int
+	why      string // optional, after the range in the refusal
+}
+
+func (r intRange) check(v int) error {
+	if v < r.min || v > r.max {
+		return fmt.Errorf("--%s must be between %d and %d%s, got %d", r.flag, r.min, r.max, r.why, v)
+	}
+	return nil
+}
+
+func (r intRange) limit() scenarios.Limit {
+	return scenarios.Limit{Flag: r.flag, Min: strconv.Itoa(r.min), Max: strconv.Itoa(r.max)}
+}
+
+// durationRange is the accepted range of one duration flag.
+type durationRange struct {
+	flag     string
+	min, max time.Duration
+}
+
+func (r durationRange) check(v time.Duration) error {
+	if v < r.min || v > r.max {
+		return fmt.Errorf("--%s must be between %s and %s, got %s", r.flag, r.min, r.max, v)
+	}
+	return nil
+}
+
+func (r durationRange) limit() scenarios.Limit {
+	return scenarios.Limit{Flag: r.flag, Min: r.min.String(), Max: r.max.String()}
+}
+
+// The flags' ranges, declared once: Validate enforces them and the registry
+// lists them. Every flag at its maximum together stays within the work
+// budgets below, and so does each extreme with the other flags at their
+// defaults; other combinations may be refused by a budget.
+var (
+	messagesRange     = intRange{flag: "messages", min: 1, max: 5000}
+	workersRange      = intRange{flag: "workers", min: 1, max: 64}
+	batchRange        = intRange{flag: "batch", min: 2, max: 1000, why: " (the unbatched configurations claim 1)"}
+	handlerDelayRange = durationRange{flag: "handler-delay", min: 0, max: time.Millisecond}
+	leaseRange        = durationRange{flag: "lease", min: time.Millisecond, max: time.Hour}
+
+	produceRateRange = intRange{flag: "produce-rate", min: 1, max: 1000}
+	produceForRange  = durationRange{flag: "produce-for", min: time.Second, max: 50 * time.Second}
+	consumersRange   = intRange{flag: "consumers", min: 1, max: 64}
+	serviceTimeRange = durationRange{flag: "service-time", min: time.Millisecond, max: 100 * time.Millisecond}
+	tickRange        = durationRange{flag: "tick", min: 5 * time.Millisecond, max: time.Second}
+	maxAgeRange      = durationRange{flag: "max-age", min: time.Millisecond, max: time.Hour}
+)
+
+// throughputLimits are the ranges as the registry declares them.
+func throughputLimits() []scenarios.Limit {
+	return []scenarios.Limit{
+		messagesRange.limit(), workersRange.limit(), batchRange.limit(), handlerDelayRange.limit(), leaseRange.limit(),
+		produceRateRange.limit(), produceForRange.limit(), consumersRange.limit(), serviceTimeRange.limit(),
+		tickRange.limit(), maxAgeRange.limit(),
+	}
+}
+
+func (o *throughputOptions) Validate() error {
+	if err := o.validateRanges(); err != nil {
+		return err
+	}
+	seen := map[int]bool{}
+	for _, w := range o.Workers {
+		if seen[w] {
+			return fmt.Errorf("--workers lists %d twice", w)
+		}
+		seen[w] = true
+	}
+	switch {
+	case o.Tick%time.Millisecond != 0:
+		return fmt.Errorf("--tick must be a whole number of milliseconds, got %s", o.Tick)
+	case o.ServiceTime > o.Tick:
+		return fmt.Errorf("--service-time must be at most one --tick (%s), got %s", o.Tick, o.ServiceTime)
+	}
+	if w := o.drainWork(); w.total > drainBudget {
+		as := ""
+		if o.Processes {
+			as = " as processes"
+		}
+		return fmt.Errorf("--messages %d over --workers %s%s, --batch %d and --handler-delay %s is about %s of drain work "+
+			"(%d write transactions, %s of handler waits); the limit is %s",
+			o.Messages, joinWorkers(o.Workers), as, o.Batch, o.HandlerDelay, w.total.Round(time.Second), w.tx,
+			w.waits.Round(time.Millisecond), drainBudget)
+	}
+	if w := o.plan().work(o); w.total > overloadBudget {
+		return fmt.Errorf("--produce-rate %d for --produce-for %s against --consumers %d at --service-time %s per --tick %s "+
+			"is about %s of overload work (%d ticks, %d write transactions); the limit is %s",
+			o.ProduceRate, o.ProduceFor, o.Consumers, o.ServiceTime, o.Tick, w.total.Round(time.Second), w.ticks, w.tx,
+			overloadBudget)
+	}
+	return nil
+}
+
+func (o *throughputOptions) validateRanges() error {
+	if len(o.Workers) == 0 {
+		return fmt.Errorf("--workers needs at least one worker count")
+	}
+	for _, w := range o.Workers {
+		if err := workersRange.check(w); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		r intRange
+		v int
+	}{{messagesRange, o.Messages}, {batchRange, o.Batch}, {produceRateRange, o.ProduceRate}, {consumersRange, o.Consumers}} {
+		if err := c.r.check(c.v); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		r durationRange
+		v time.Duration
+	}{{handlerDelayRange, o.HandlerDelay}, {leaseRange, o.Lease}, {produceForRange, o.ProduceFor},
+		{serviceTimeRange, o.ServiceTime}, {tickRange, o.Tick}, {maxAgeRange, o.MaxAge}} {
+		if err := c.r.check(c.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The work budgets and the cost model behind them. Validate refuses a run
+// whose arithmetic says it needs more than a budget; the costs are what a
+// busy two-core machine pays, so a run within budget finishes well inside a
+// minute there. No stopwatch is involved: the same flags are always accepted
+// or always refused.
+const (
+	drainBudget    = 12 * time.Second
+	overloadBudget = 5 * time.Second
+
+	txCost        = 250 * time.Microsecond // one BEGIN IMMEDIATE write transaction
+	contendedAt   = 32                     // workers at which a drain's transaction costs twice txCost
+	drainFileCost = 30 * time.Millisecond  // copying, opening and reading back one drain's file
+	goroutineCost = 2 * time.Millisecond   // one worker goroutine joining the queue for the write lock
+	processCost   = 50 * time.Millisecond  // starting one worker process
+	insertCost    = 10 * time.Microsecond  // the producer writing one message
+	depthRowCost  = 100 * time.Nanosecond  // reading one queued row when sampling the depth
+	ledgerRowCost = 10 * time.Nanosecond   // counting one ledger row when sampling
+)
+
+// drainWork is part 1's cost by arithmetic.
+type drainWork struct {
+	tx           int           // write transactions: claims and settlements
+	waits, total time.Duration // handler waits on the busiest worker; everything
+}
+
+func (o *throughputOptions) drainWork() drainWork {
+	var w drainWork
+	start := goroutineCost
+	if o.Processes {
+		start = processCost
+	}
+	for _, batch := range []int{1, o.Batch} {
+		batches := ceilDiv(o.Messages, batch)
+		for _, workers := range o.Workers {
+			tx := 2*batches + workers // a claim and a settlement per batch, an empty claim per worker
+			w.tx += tx
+			w.total += time.Duration(tx) * txCost * time.Duration(contendedAt+workers) / contendedAt
+			// A free worker claims the next batch, so the busiest handles ⌈batches/workers⌉.
+			w.waits += time.Duration(ceilDiv(batches, workers)*batch) * o.HandlerDelay
+			w.total += drainFileCost + time.Duration(workers)*start
+		}
+	}
+	w.total += w.waits
+	return w
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// overloadPlan is part 2 by arithmetic alone: what the producer writes and
+// the depth each tick should show, from the first tick to the one that
+// drains the queue.
+type overloadPlan struct {
+	total    int   // messages the producer writes
+	depths   []int // queue depth at the end of each tick
+	produced []int // messages written by the end of each tick
+	stopTick int   // index of the tick in which production ends
+}
+
+// plan runs the arithmetic: each tick the producer writes the messages
+// created during it, and the consumers finish up to Consumers × Tick/ServiceTime
+// of what is there.
+func (o *throughputOptions) plan() overloadPlan {
+	p := overloadPlan{total: o.total(), stopTick: -1}
+	produced, done := 0, 0
+	for k := 1; ; k++ {
+		end := o.tickEnd(k)
+		for produced < p.total && o.createdAt(produced).Before(end) {
+			produced++
+		}
+		done = min(done+o.Consumers*o.perTick(), produced)
+		p.depths, p.produced = append(p.depths, produced-done), append(p.produced, produced)
+		if produced == p.total && p.stopTick < 0 {
+			p.stopTick = k - 1
+		}
+		if produced == p.total && done == produced {
+			return p
+		}
+	}
+}
+
+// overloadWork is part 2's cost by arithmetic.
+type overloadWork struct {
+	ticks, tx int
+	total     time.Duration
+}
+
+func (p overloadPlan) work(o *throughputOptions) overloadWork {
+	w := overloadWork{ticks: len(p.depths)}
+	w.tx = w.ticks * (1 + 2*o.Consumers) // the producer's, and each consumer's claim and settlement
+	var depthRows, ledgerRows int
+	for i, d := range p.depths {
+		depthRows += d
+		ledgerRows += p.produced[i] - d
+	}
+	w.total = time.Duration(w.tx)*txCost + time.Duration(p.total)*insertCost +
+		time.Duration(depthRows)*depthRowCost + time.Duration(ledgerRows)*ledgerRowCost
+	return w
+}
+
+// joinWorkers prints a --workers list as the flag takes it.
+func joinWorkers(ws []int) string { return strings.ReplaceAll(report.JoinInts(ws), " ", "") }
