@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"outboxlab/core/report"
 )
 
 // millisFlag is a duration flag that must be a whole number of milliseconds
@@ -70,4 +72,30 @@ func secondsText(d time.Duration) string {
 		return fmt.Sprintf("%d s", ms/1000)
 	}
 	return fmt.Sprintf("%d.%03d s", ms/1000, ms%1000)
+}
+
+// explain writes under the checks why they failed for these flags: a failed
+// check is a finding, and the report says what caused it. Each reason is a
+// WHY line; a reason with line breaks continues under its first line.
+func explain(r *report.Report, reasons []string) {
+	for _, why := range reasons {
+		for i, line := range strings.Split(why, "\n") {
+			if i == 0 {
+				r.Line("  WHY   " + line)
+			} else {
+				r.Line("        " + line)
+			}
+		}
+	}
+}
+
+// failedChecks is the set of the names of r's failed checks.
+func failedChecks(r *report.Report) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range r.Result().Checks {
+		if !c.Passed {
+			out[c.Name] = true
+		}
+	}
+	return out
 }

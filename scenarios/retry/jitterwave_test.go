@@ -2,18 +2,22 @@ package retry
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"outboxlab/core/jsrand"
+	"outboxlab/core/report"
+	policy "outboxlab/core/retry"
 	"outboxlab/scenarios/scenariotest"
 )
 
 func TestJitterWaveValidate(t *testing.T) {
 	testValidate(t, jitterWave, []validateCase{
 		{nil, ""},
-		{[]string{"--seed", "0", "--consumers", "10000", "--attempts", "100"}, ""},
+		{[]string{"--seed", "0", "--consumers", "10000", "--attempts", "50"}, ""},
 		{[]string{"--consumers", "0"}, "--consumers must be between 1 and 10000, got 0"},
-		{[]string{"--attempts", "101"}, "--attempts must be between 1 and 100, got 101"},
+		{[]string{"--attempts", "51"}, "--attempts must be between 1 and 50, got 51"},
 		{[]string{"--seed", "-1"}, "--seed must be between 0 and 9007199254740991, got -1"},
 		{[]string{"--bucket", "0s"}, "--bucket must be between 1ms and 1h0m0s, got 0s"},
 		{[]string{"--base", "1.5ms"}, "--base must be a whole number of milliseconds, got 1.5ms"},
@@ -67,7 +71,7 @@ func TestJitterWaveWithOneConsumerFailsItsChecks(t *testing.T) {
 }
 
 func TestDrawnWaveKeepsEveryFilledBucketVisible(t *testing.T) {
-	w := wave{buckets: map[int64]int{0: 200, 3: 1, 9: 100}, peak: 200, last: 9}
+	w := wave{buckets: []bucketCount{{0, 200}, {3, 1}, {9, 100}}, peak: 200, last: 9}
 	rows := columnRows([]int{200, 0, 0, 1, 0, 0, 0, 0, 0, 100}, 200)
 	if len(rows) != chartRows {
 		t.Fatalf("%d rows, want %d", len(rows), chartRows)
@@ -83,5 +87,103 @@ func TestDrawnWaveKeepsEveryFilledBucketVisible(t *testing.T) {
 	}
 	if w.filled() != 3 {
 		t.Errorf("filled() = %d, want 3", w.filled())
+	}
+}
+
+// The reference run is the seed's loop written apart from the lab's jitter:
+// on its own it prints node's numbers too.
+func TestJitterReferenceRunMatchesTheSeedsScript(t *testing.T) {
+	o := scenariotest.Bind(t, jitterWave, "--consumers", "50", "--attempts", "6", "--bucket", "250ms",
+		"--base", "300ms", "--cap", "5s", "--seed", "0").(*jitterWaveOptions)
+	want := [3]string{"300 50 6 57", "300 46 43 47", "300 23 66 78"}
+	for i, j := range policy.Jitters {
+		f, _ := referenceWave(j, o, wave{})
+		if got := fmt.Sprint(f.requests, " ", f.peak, " ", f.filled, " ", f.last); got != want[i] {
+			t.Errorf("%s: reference requests, peak, filled, last = %s, want %s", j, got, want[i])
+		}
+	}
+}
+
+// A wave that is not the seed's, by a single retry in a single bucket, fails
+// the check that holds it to the reference run; an unjittered wave off its
+// schedule fails the schedule's check too.
+func TestJitterWaveChecksCatchAWrongWave(t *testing.T) {
+	const (
+		reference = "each wave equals a reference run of jitter.mjs"
+		schedule  = "without jitter every consumer retries in the same bucket"
+	)
+	tests := []struct {
+		name       string
+		mode       int
+		tamper     func(w *wave)
+		wantFailed []string
+		wantDetail string
+	}{
+		{"full jitter counts one retry twice", 1, func(w *wave) { w.buckets[0].n++ },
+			[]string{reference}, "full jitter: bucket 0 holds 45 retries, the reference 44"},
+		{"full jitter loses a bucket", 1, func(w *wave) { w.buckets = w.buckets[1:] },
+			[]string{reference}, "full jitter: bucket 0 holds 0 retries, the reference 44"},
+		{"no jitter retries one bucket late", 0, func(w *wave) { w.buckets[3].index++ },
+			[]string{reference, schedule}, "no jitter: bucket 75 holds 0 retries, the reference 200"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := scenariotest.Bind(t, jitterWave).(*jitterWaveOptions)
+			b := policy.Backoff{Base: o.Base, Cap: o.Cap}
+			waves := make([]wave, len(policy.Jitters))
+			ref := make([]waveFigures, len(policy.Jitters))
+			diffs := make([]string, len(policy.Jitters))
+			for i, j := range policy.Jitters {
+				waves[i] = computeWave(j, b, o.Consumers, o.Attempts, o.Bucket, jsrand.New(o.Seed).Next)
+				if i == tt.mode {
+					tt.tamper(&waves[i])
+				}
+				ref[i], diffs[i] = referenceWave(j, o, waves[i])
+			}
+			r := report.New(jitterWave, report.Experiment)
+			o.checks(r, waves, ref, diffs)
+			for _, name := range []string{reference, schedule} {
+				c := checkNamed(t, r, name)
+				if want := slices.Contains(tt.wantFailed, name); c.Passed == want {
+					t.Errorf("%q passed = %v, want %v: %s", name, c.Passed, !want, c.Detail)
+				}
+			}
+			if got := checkNamed(t, r, reference).Detail; got != tt.wantDetail {
+				t.Errorf("detail %q, want %q", got, tt.wantDetail)
+			}
+			if r.Passed() {
+				t.Error("the report passed with a wrong wave")
+			}
+		})
+	}
+}
+
+// A failed property comes with the reason the flags caused it.
+func TestJitterWaveSaysWhyItsChecksFailed(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--consumers", "1"}, []string{"  WHY   one consumer is no crowd"}},
+		{[]string{"--bucket", "1h"}, []string{"  WHY   the 60 min bucket is wider than the schedule"}},
+		{[]string{"--cap", "500ms"}, []string{"  WHY   --cap equals --base (500 ms)", "  WHY   jitter did not thin the busiest bucket"}},
+		{[]string{"--attempts", "50", "--bucket", "1ms", "--cap", "1h", "--consumers", "100"},
+			[]string{"  WHY   once the schedule reaches the --cap of 60 min"}},
+	}
+	for _, tt := range tests {
+		t.Run(caseName(tt.args), func(t *testing.T) {
+			r := scenariotest.Run(t, jitterWave, tt.args...)
+			if r.Passed() {
+				t.Fatalf("checks passed, want a failure:\n%s", r.Body())
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(r.Body(), want) {
+					t.Errorf("report lacks %q:\n%s", want, r.Body())
+				}
+			}
+		})
+	}
+	if r := scenariotest.Run(t, jitterWave); strings.Contains(r.Body(), "WHY") {
+		t.Error("a passing run explains a failure")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"outboxlab/core/child"
+	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -45,4 +46,19 @@ func caseName(args []string) string {
 		return "defaults"
 	}
 	return strings.Join(args, " ")
+}
+
+// checkNamed returns r's check called name; a report without it fails the
+// test, so a renamed check cannot make a test pass by going missing.
+func checkNamed(t *testing.T, r *report.Report, name string) report.Check {
+	t.Helper()
+	var names []string
+	for _, c := range r.Result().Checks {
+		if c.Name == name {
+			return c
+		}
+		names = append(names, c.Name)
+	}
+	t.Fatalf("no check named %q; the report has %q", name, names)
+	return report.Check{}
 }

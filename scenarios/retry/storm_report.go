@@ -209,10 +209,14 @@ func callsText(calls, failed int) string {
 }
 
 func (o *stormOptions) drawCalls(r *report.Report, before, after *stormRun) {
-	perSecond := func(run *stormRun) map[int64]int {
-		out := map[int64]int{}
-		for _, s := range run.gw.ledger {
-			out[int64(s.at.Sub(clock.Start)/time.Second)]++
+	perSecond := func(run *stormRun) []bucketCount {
+		var out []bucketCount
+		for _, s := range run.gw.ledger { // in call order, so in time order
+			second := int64(s.at.Sub(clock.Start) / time.Second)
+			if len(out) == 0 || out[len(out)-1].index != second {
+				out = append(out, bucketCount{index: second})
+			}
+			out[len(out)-1].n++
 		}
 		return out
 	}

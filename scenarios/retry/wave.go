@@ -2,6 +2,7 @@ package retry
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,13 +11,21 @@ import (
 	policy "outboxlab/core/retry"
 )
 
+// shownConsumers is how many consumers' draws the report shows.
+const shownConsumers = 3
+
+// bucketCount is one bucket that saw retries.
+type bucketCount struct {
+	index int64 // bucket number after the failure
+	n     int   // retries in it
+}
+
 // wave is the retry moments of many consumers that failed at the same
 // instant, counted in buckets: the load the recovering resource sees.
 type wave struct {
 	jitter   policy.Jitter
-	waits    [][]time.Duration // per consumer, before each retry
-	moments  [][]int64         // per consumer, ms after the failure
-	buckets  map[int64]int     // bucket index → retries in it
+	first    [][]time.Duration // the first consumers' waits, for the report
+	buckets  []bucketCount     // by index; only buckets with retries
 	requests int
 	peak     int
 	last     int64 // highest bucket index with a retry in it
@@ -24,25 +33,34 @@ type wave struct {
 
 // computeWave is the seed's wave(mode, seed): a fresh generator per mode,
 // consumers drawing from it in turn, each moment the running sum of waits.
+// It keeps one bucket index per retry, so its memory is consumers × attempts
+// numbers, whatever the width of the buckets.
 func computeWave(j policy.Jitter, b policy.Backoff, consumers, attempts int, bucket time.Duration, rand func() float64) wave {
-	w := wave{jitter: j, buckets: map[int64]int{}}
+	w := wave{jitter: j}
 	width := bucket.Milliseconds()
+	indices := make([]int64, 0, consumers*attempts)
 	for c := 0; c < consumers; c++ {
 		waits := b.Waits(j, attempts, rand)
-		moments := make([]int64, len(waits))
 		var at int64
-		for i, d := range waits {
+		for _, d := range waits {
 			at += d.Milliseconds()
-			moments[i] = at
-			w.buckets[at/width]++ // moments are never negative: integer division is Math.floor
+			indices = append(indices, at/width) // moments are never negative: integer division is Math.floor
 		}
-		w.waits = append(w.waits, waits)
-		w.moments = append(w.moments, moments)
+		if c < shownConsumers {
+			w.first = append(w.first, waits)
+		}
 	}
-	for k, n := range w.buckets {
-		w.requests += n
-		w.peak = max(w.peak, n)
-		w.last = max(w.last, k)
+	slices.Sort(indices)
+	for i, k := range indices {
+		if i == 0 || k != indices[i-1] {
+			w.buckets = append(w.buckets, bucketCount{index: k})
+		}
+		w.buckets[len(w.buckets)-1].n++
+	}
+	for _, bc := range w.buckets {
+		w.requests += bc.n
+		w.peak = max(w.peak, bc.n)
+		w.last = max(w.last, bc.index)
 	}
 	return w
 }
@@ -72,10 +90,10 @@ func drawWaves(waves []wave, bucket time.Duration) []string {
 	return append(lines, c.draw(bucket)...)
 }
 
-// series is one row of a chart: a count per bucket index.
+// series is one row of a chart: the buckets that hold something, by index.
 type series struct {
 	title   string
-	buckets map[int64]int
+	buckets []bucketCount
 }
 
 // chart lays several series out on shared axes.
@@ -90,9 +108,9 @@ func newChart(all []series) chart {
 	var span int64
 	top := 0
 	for _, s := range all {
-		for k, n := range s.buckets {
-			span = max(span, k+1)
-			top = max(top, n)
+		for _, b := range s.buckets {
+			span = max(span, b.index+1)
+			top = max(top, b.n)
 		}
 	}
 	per := max((span+chartWidth-1)/chartWidth, 1)
@@ -103,15 +121,22 @@ func newChart(all []series) chart {
 func (c chart) draw(bucket time.Duration) []string {
 	var lines []string
 	for _, s := range c.all {
-		heights := make([]int, c.cols)
-		for k, n := range s.buckets {
-			heights[k/c.per] = max(heights[k/c.per], n)
-		}
+		heights := foldBuckets(s.buckets, c.per, c.cols)
 		lines = append(lines, "", s.title)
 		lines = append(lines, columnRows(heights, c.top)...)
 		lines = append(lines, axis(c.cols, c.per, bucket)...)
 	}
 	return lines
+}
+
+// foldBuckets groups buckets per to a column, cols columns, each column the
+// busiest bucket in its group.
+func foldBuckets(buckets []bucketCount, per int64, cols int) []int {
+	heights := make([]int, cols)
+	for _, b := range buckets {
+		heights[b.index/per] = max(heights[b.index/per], b.n)
+	}
+	return heights
 }
 
 var levels = []rune(" ▁▂▃▄▅▆▇█")
@@ -173,20 +198,27 @@ func clockText(d time.Duration) string {
 	return spanText(ms)
 }
 
+// svgColumns is the most columns the SVG wave draws: one per pixel of its
+// plot. A wider wave folds several buckets into one column, as the text
+// chart does, so the figure's size does not grow with the number of buckets.
+const svgColumns = 800
+
 // waveSVG draws every mode's retries per bucket stacked on one shared scale.
 func waveSVG(waves []wave, bucket time.Duration) string {
 	var last int64
 	for _, w := range waves {
 		last = max(last, w.last)
 	}
+	per := max((last+1+svgColumns-1)/svgColumns, 1)
+	cols := int((last + 1 + per - 1) / per)
 	panels := make([]plot.Panel, len(waves))
 	for i, w := range waves {
-		counts := make([]int, last+1)
-		for k, n := range w.buckets {
-			counts[k] = n
-		}
-		panels[i] = plot.Panel{Title: fmt.Sprintf("%s — peak %d per %s", w.jitter, w.peak, clockText(bucket)), Counts: counts}
+		panels[i] = plot.Panel{Title: fmt.Sprintf("%s — peak %d per %s", w.jitter, w.peak, clockText(bucket)),
+			Counts: foldBuckets(w.buckets, per, cols)}
 	}
 	title := fmt.Sprintf("Retries per %s bucket after the failure, one scale for every mode", clockText(bucket))
-	return plot.PanelsSVG(title, panels, func(i int) string { return spanText(int64(i) * bucket.Milliseconds()) })
+	if per > 1 {
+		title += fmt.Sprintf("; each column the busiest of %d buckets", per)
+	}
+	return plot.PanelsSVG(title, panels, func(i int) string { return spanText(int64(i) * per * bucket.Milliseconds()) })
 }

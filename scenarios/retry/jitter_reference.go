@@ -1,0 +1,104 @@
+package retry
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"outboxlab/core/jsrand"
+	policy "outboxlab/core/retry"
+)
+
+// waveFigures are what the seed's table prints for one mode.
+type waveFigures struct {
+	requests, peak, filled int
+	last                   int64
+}
+
+// referenceWave is the seed's jitter.mjs for one mode, written apart from
+// core/retry's Waits and from computeWave so that a check can hold them to
+// it: the course's formulas on JavaScript numbers (milliseconds as doubles),
+// the seed's generator, and a Map from bucket to count, as the script keeps.
+// It returns the table's figures and, when w's buckets differ from the
+// script's, the first difference.
+func referenceWave(j policy.Jitter, o *jitterWaveOptions, w wave) (waveFigures, string) {
+	g := jsrand.New(o.Seed)
+	base, ceiling, width := float64(o.Base.Milliseconds()), float64(o.Cap.Milliseconds()), float64(o.Bucket.Milliseconds())
+	counts := map[int64]int{}
+	for c := 0; c < o.Consumers; c++ {
+		t, previous := 0.0, base
+		for n := 1; n <= o.Attempts; n++ {
+			backoff := math.Min(ceiling, base*math.Pow(2, float64(n-1)))
+			wait := backoff
+			switch j {
+			case policy.FullJitter:
+				wait = jsrand.Round(float64(g.Next() * backoff))
+			case policy.DecorrelatedJitter:
+				previous = math.Min(ceiling, jsrand.Round(base+float64(g.Next()*(previous*3-base))))
+				wait = previous
+			}
+			t += wait
+			counts[int64(math.Floor(t/width))]++
+		}
+	}
+	var f waveFigures
+	for k, n := range counts {
+		f.requests += n
+		f.peak = max(f.peak, n)
+		f.last = max(f.last, k)
+	}
+	f.filled = len(counts)
+	return f, diffCounts(w.buckets, counts)
+}
+
+// diffCounts names the first bucket, in time order, where got and want
+// disagree, or "" when they hold the same retries.
+func diffCounts(got []bucketCount, want map[int64]int) string {
+	keys := sortedKeys(want)
+	for i := 0; i < max(len(got), len(keys)); i++ {
+		switch {
+		case i >= len(got) || (i < len(keys) && keys[i] < got[i].index):
+			return fmt.Sprintf("bucket %d holds 0 retries, the reference %d", keys[i], want[keys[i]])
+		case want[got[i].index] != got[i].n:
+			return fmt.Sprintf("bucket %d holds %d retries, the reference %d", got[i].index, got[i].n, want[got[i].index])
+		}
+	}
+	return ""
+}
+
+func sortedKeys(counts map[int64]int) []int64 {
+	keys := make([]int64, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// scheduleBuckets is where the unjittered schedule puts every retry: retry n
+// of every consumer in bucket ⌊(d1 + … + dn) / bucket⌋, dk = min(cap, base ×
+// 2^(k-1)), counted in whole milliseconds without overflow.
+func scheduleBuckets(o *jitterWaveOptions) map[int64]int {
+	out := map[int64]int{}
+	d, ceiling, at := o.Base.Milliseconds(), o.Cap.Milliseconds(), int64(0)
+	for n := 1; n <= o.Attempts; n++ {
+		at += min(d, ceiling)
+		if d < ceiling {
+			d *= 2
+		}
+		out[at/o.Bucket.Milliseconds()] += o.Consumers
+	}
+	return out
+}
+
+// bucketList prints a bucket map's indices in order, shortened.
+func bucketList(counts map[int64]int) string {
+	keys := sortedKeys(counts)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = strconv.FormatInt(k, 10)
+	}
+	return firstOf(strings.Join(parts, ", "))
+}
