@@ -38,6 +38,14 @@ func later(a, b time.Time) time.Time {
 // the two designs a report runs, so this bounds the work of every day.
 const maxPayments = 500
 
+// The fewest payments a day seeds is the highest key its defaults name (the
+// declined PAY-005 on every day; Day 13 also crashes after PAY-006): any
+// fewer and a default flag would name a payment that does not exist.
+const (
+	minPayments   = 5
+	minPayments13 = 6
+)
+
 // none is how a key flag says "no key".
 const none = "none"
 

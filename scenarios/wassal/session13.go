@@ -100,7 +100,7 @@ func bindSession13(fs *pflag.FlagSet, durable bool) *session13Options {
 // limits are the Day 13 flags' accepted ranges, with their current values.
 func (o *session13Options) limits() []limit {
 	return []limit{
-		intLimit("payments", o.Payments, 1, maxPayments),
+		intLimit("payments", o.Payments, minPayments13, maxPayments),
 		durationLimit("recheck-after", o.RecheckAfter, time.Millisecond, maxFlagDuration),
 		durationLimit("downtime", o.Downtime, 0, maxFlagDuration),
 		durationLimit("observe", o.Observe, time.Millisecond, maxFlagDuration),

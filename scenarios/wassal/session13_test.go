@@ -15,7 +15,7 @@ func TestSession13Validate(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]string{"--timeout-key", "none", "--declined-key", "none", "--crash-after", "none"}, ""},
-		{[]string{"--payments", "0"}, "--payments must be between 1 and 500, got 0"},
+		{[]string{"--payments", "5"}, "--payments must be between 6 and 500, got 5"},
 		{[]string{"--timeout-key", "PAY-007"}, `--timeout-key "PAY-007" is not a seeded payment (PAY-001..PAY-006)`},
 		{[]string{"--timeout-key", "PAY-003,PAY-003"}, `--timeout-key "PAY-003" is listed twice`},
 		{[]string{"--crash-after", "PAY-9"}, `--crash-after "PAY-9" is not a seeded payment`},

@@ -97,7 +97,7 @@ const maxCrashes = 10
 
 // limits are the Day 14 flags' accepted ranges, with their current values.
 func (o *session14Options) limits() []limit {
-	return []limit{intLimit("payments", o.Payments, 1, maxPayments)}
+	return []limit{intLimit("payments", o.Payments, minPayments, maxPayments)}
 }
 
 func (o *session14Options) Validate() error {

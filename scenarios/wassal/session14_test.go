@@ -16,7 +16,7 @@ func TestSession14Validate(t *testing.T) {
 		{nil, ""},
 		{[]string{"--crash-at", "none"}, ""},
 		{[]string{"--crash-at", "PAY-005,PAY-001"}, ""}, // sorted into request order
-		{[]string{"--payments", "501"}, "--payments must be between 1 and 500, got 501"},
+		{[]string{"--payments", "501"}, "--payments must be between 5 and 500, got 501"},
 		{[]string{"--crash-at", "PAY-002,PAY-002"}, `--crash-at "PAY-002" is listed twice`},
 		{[]string{"--crash-at", "PAY-010"}, `--crash-at "PAY-010" is not a seeded payment (PAY-001..PAY-006)`},
 		{[]string{"--declined-key", "PAY-7"}, `--declined-key "PAY-7" is not a seeded payment`},

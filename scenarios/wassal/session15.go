@@ -108,7 +108,7 @@ func bindSession15(fs *pflag.FlagSet, naive bool) *session15Options {
 // limits are the Day 15 flags' accepted ranges, with their current values.
 func (o *session15Options) limits() []limit {
 	return []limit{
-		intLimit("payments", o.Payments, 1, maxPayments),
+		intLimit("payments", o.Payments, minPayments, maxPayments),
 		intLimit("batch", o.Batch, 1, 100),
 		durationLimit("lease", o.Lease, time.Millisecond, maxFlagDuration),
 		durationLimit("stall", o.Stall, 0, maxFlagDuration),

@@ -111,7 +111,7 @@ const maxPoisonAttempts = 2000
 // limits are the Day 16 flags' accepted ranges, with their current values.
 func (o *session16Options) limits() []limit {
 	return []limit{
-		intLimit("payments", o.Payments, 1, maxPayments),
+		intLimit("payments", o.Payments, minPayments, maxPayments),
 		intLimit("max-attempts", o.MaxAttempts, 1, 30),
 		durationLimit("base-backoff", o.BaseBackoff, 0, maxFlagDuration),
 		durationLimit("max-backoff", o.MaxBackoff, 0, maxFlagDuration),

@@ -31,9 +31,10 @@ func TestSession16Validate(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]string{"--poison-key", "PAY-002,PAY-004", "--declined-key", "none"}, ""},
-		{[]string{"--payments", "0"}, "--payments must be between 1 and 500, got 0"},
-		{[]string{"--payments", "501"}, "--payments must be between 1 and 500, got 501"},
-		{[]string{"--payments", "2"}, `--poison-key "PAY-003" is not a seeded payment (PAY-001..PAY-002)`},
+		{[]string{"--payments", "4"}, "--payments must be between 5 and 500, got 4"},
+		{[]string{"--payments", "501"}, "--payments must be between 5 and 500, got 501"},
+		{[]string{"--poison-key", "PAY-006"}, ""},
+		{[]string{"--poison-key", "PAY-007"}, `--poison-key "PAY-007" is not a seeded payment (PAY-001..PAY-006)`},
 		{[]string{"--poison-key", "PAY-003,PAY-003"}, `--poison-key "PAY-003" is listed twice`},
 		{[]string{"--declined-key", "PAY-003"}, "is also a poison key"},
 		{[]string{"--declined-key", "PAY-077"}, `--declined-key "PAY-077" is not a seeded payment`},

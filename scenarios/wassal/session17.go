@@ -110,12 +110,12 @@ func bindSession17(fs *pflag.FlagSet, audited bool) *session17Options {
 
 // maxRedriveAttempts bounds the work of a Day 17 run: the attempts on the
 // poison messages in both designs, the Day 16 drain and the redrive together.
-const maxRedriveAttempts = 2000
+const maxRedriveAttempts = 1000
 
 // limits are the Day 17 flags' accepted ranges, with their current values.
 func (o *session17Options) limits() []limit {
 	return []limit{
-		intLimit("payments", o.Payments, 1, maxPayments),
+		intLimit("payments", o.Payments, minPayments, maxPayments),
 		intLimit("max-attempts", o.MaxAttempts, 1, 20),
 		durationLimit("base-backoff", o.BaseBackoff, 0, 5*time.Second),
 		durationLimit("redrive-after", o.RedriveAfter, time.Millisecond, maxFlagDuration),
