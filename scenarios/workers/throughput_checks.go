@@ -110,7 +110,9 @@ func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRu
 	}
 	var parts []string
 	for _, batch := range []int{1, o.Batch} {
-		parts = append(parts, figure(baseline(drains, o.Workers[0], batch)))
+		if d := baseline(drains, o.Workers[0], batch); d != nil {
+			parts = append(parts, figure(d))
+		}
 	}
 	detail := strings.Join(parts, "; ")
 	if len(bad) > 0 {

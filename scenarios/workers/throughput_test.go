@@ -73,17 +73,25 @@ func TestThroughputValidate(t *testing.T) {
 
 func drainOnce(t *testing.T, cfg drainConfig) *drainRun {
 	t.Helper()
+	run, _ := drainFile(t, cfg)
+	return run
+}
+
+// drainFile drains a fresh backlog with cfg and returns the run and its file.
+func drainFile(t *testing.T, cfg drainConfig) (*drainRun, string) {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	template := filepath.Join(dir, "backlog.db")
 	if err := seedBacklog(ctx, template, cfg.Messages); err != nil {
 		t.Fatal(err)
 	}
-	run, err := drain(ctx, template, filepath.Join(dir, "drain.db"), cfg, newProgress())
+	path := filepath.Join(dir, "drain.db")
+	run, err := drain(ctx, template, path, cfg, newProgress())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return run
+	return run, path
 }
 
 func TestDrainInvariants(t *testing.T) {
