@@ -35,6 +35,17 @@ cap keeps exponential backoff from thinning out without bound.`,
 		Example: `  outboxlab backoff-schedules
   outboxlab backoff-schedules --attempts 12 --cap 10s    # the cap takes over sooner
   outboxlab backoff-schedules --budget 1m --fixed 500ms  # a shorter budget, a faster fixed interval`,
+		// A budget shorter than the fixed interval: not one fixed wait fits in it.
+		FailsWith: []string{"--budget", "1s"},
+		// --cap may not be below --base: its minimum is --base's default, and
+		// --base's maximum is --cap's default.
+		Limits: []scenarios.Limit{
+			{Flag: "base", Min: "1ms", Max: "30s"},
+			{Flag: "cap", Min: "500ms", Max: "24h"},
+			{Flag: "fixed", Min: "1ms", Max: "1h"},
+			{Flag: "attempts", Min: "1", Max: "20"},
+			{Flag: "budget", Min: "1ms", Max: "24h"},
+		},
 		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSchedules(fs) },
 	})
 }
@@ -61,6 +72,10 @@ func bindSchedules(fs *pflag.FlagSet) *schedulesOptions {
 // fitLimit is where the seed's budget loop stops; it prints it as "unlimited".
 const fitLimit = 1000
 
+// Validate bounds the run: four messages of at most 21 attempts each through
+// the worker, and four budget loops of at most fitLimit steps, whatever the
+// durations; the longest wait, 1 h × 2^19, is some 60 years of scenario time,
+// well inside time.Time and time.Duration.
 func (o *schedulesOptions) Validate() error {
 	if o.Attempts < 1 || o.Attempts > 20 {
 		return fmt.Errorf("--attempts must be between 1 and 20, got %d", o.Attempts)
@@ -81,24 +96,53 @@ type schedule struct {
 	name    string
 	key     string // the outbox message that measures it
 	backoff policy.Backoff
+	seed    func(n int) int64 // the course's own formula for the wait after attempt n, in ms
 }
 
 func (o *schedulesOptions) schedules() []schedule {
+	base, ceiling, fixed := o.Base.Milliseconds(), o.Cap.Milliseconds(), o.Fixed.Milliseconds()
 	return []schedule{
-		{"immediate", "SCHEDULE-immediate", policy.Backoff{}},
-		{"fixed " + clockText(o.Fixed), "SCHEDULE-fixed", policy.Backoff{Base: o.Fixed, Cap: o.Fixed}},
-		{"exponential", "SCHEDULE-exponential", policy.Backoff{Base: o.Base}},
-		{"exponential + cap", "SCHEDULE-exponential-cap", policy.Backoff{Base: o.Base, Cap: o.Cap}},
+		{"immediate", "SCHEDULE-immediate", policy.Backoff{}, func(int) int64 { return 0 }},
+		{"fixed " + clockText(o.Fixed), "SCHEDULE-fixed", policy.Backoff{Base: o.Fixed, Cap: o.Fixed},
+			func(int) int64 { return fixed }},
+		{"exponential", "SCHEDULE-exponential", policy.Backoff{Base: o.Base},
+			func(n int) int64 { return doubled(base, n) }},
+		{"exponential + cap", "SCHEDULE-exponential-cap", policy.Backoff{Base: o.Base, Cap: o.Cap},
+			func(n int) int64 { return min(ceiling, doubled(base, n)) }},
 	}
+}
+
+// doubled is base × 2^(n-1) in milliseconds, saturating at 2^62 ms (some 146
+// million years) instead of overflowing.
+func doubled(base int64, n int) int64 {
+	d := base
+	for i := 1; i < n && d < 1<<62; i++ {
+		d *= 2
+	}
+	return min(d, 1<<62)
+}
+
+// seedFit is the seed's budget loop over the course's formula, written apart
+// from the engine's Backoff.Fit so that a check can hold the table to it:
+// take the next wait while the total stays within the budget, stop at limit.
+func seedFit(delay func(n int) int64, budget int64, limit int) (attempts int, elapsed int64) {
+	for attempts < limit {
+		next := delay(attempts + 1)
+		if elapsed+next > budget { // both below 2^62: no overflow
+			break
+		}
+		attempts++
+		elapsed += next
+	}
+	return attempts, elapsed
 }
 
 // measured is one schedule driven through the worker.
 type measured struct {
 	schedule
-	waits  []time.Duration // NextAttemptUtc − claim time after each failed attempt
-	claims []time.Time     // when each attempt was claimed
-	events []worker.Event
-	fit    int // waits that fit in the budget (the seed's loop)
+	waits  []time.Duration // NextAttemptUtc as the row holds it after each failed attempt, minus the call's time
+	claims []time.Time     // when the gateway was called: the handler's ledger
+	fit    int             // waits that fit in the budget: the engine's Backoff.Fit, the table's figure
 	spent  time.Duration
 }
 
@@ -108,13 +152,9 @@ func (o *schedulesOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 		return nil, err
 	}
 	defer store.Close()
-	var runs []measured
-	for _, s := range o.schedules() {
-		m, err := o.drive(ctx, store, s)
-		if err != nil {
-			return nil, fmt.Errorf("drive the %s schedule: %w", s.name, err)
-		}
-		runs = append(runs, m)
+	runs, err := o.measure(ctx, store)
+	if err != nil {
+		return nil, err
 	}
 	msgs, err := store.Messages(ctx)
 	if err != nil {
@@ -127,49 +167,76 @@ func (o *schedulesOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 	return o.render(runs, msgs, tables), nil
 }
 
+// measure drives every schedule's message through the worker on store.
+func (o *schedulesOptions) measure(ctx context.Context, store *outbox.Store) ([]measured, error) {
+	var runs []measured
+	for _, s := range o.schedules() {
+		m, err := o.drive(ctx, store, s)
+		if err != nil {
+			return nil, fmt.Errorf("drive the %s schedule: %w", s.name, err)
+		}
+		runs = append(runs, m)
+	}
+	return runs, nil
+}
+
 // errFails is what the notification gateway answers every attempt here.
 var errFails = errors.New("notification gateway unavailable (503)")
 
 // drive enqueues one message for s and lets a worker with s's backoff fail it
 // until its attempts run out: Attempts failures with a wait, then the last.
+// The handler keeps a ledger of its calls; after each attempt the message's
+// row is read back, and the wait is the NextAttemptUtc the worker persisted
+// minus the time of the call (none when the row is no longer Pending).
 func (o *schedulesOptions) drive(ctx context.Context, store *outbox.Store, s schedule) (measured, error) {
 	clk := clock.New()
 	if _, err := store.Enqueue(ctx, outbox.NewMessage{Key: s.key, Type: notificationType,
 		MaxAttempts: o.Attempts + 1, CreatedAt: clk.Now()}); err != nil {
 		return measured{}, err
 	}
+	m := measured{schedule: s}
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk,
 		Policy: policy.Policy{Backoff: s.backoff, DeadLetter: true},
-		Handler: worker.HandlerFunc(func(context.Context, outbox.Claim, time.Time) (worker.Outcome, error) {
+		Handler: worker.HandlerFunc(func(_ context.Context, _ outbox.Claim, now time.Time) (worker.Outcome, error) {
+			m.claims = append(m.claims, now)
 			return worker.Outcome{}, errFails
 		})}
-	m := measured{schedule: s}
 	for step := 0; ; step++ {
 		if step > 3*o.Attempts+10 {
 			return m, fmt.Errorf("the worker did not settle after %d steps", step)
 		}
+		calls := len(m.claims)
 		res, err := w.Step(ctx)
 		if err != nil {
 			return m, err
 		}
-		for _, e := range res.Events {
-			m.events = append(m.events, e)
-			if e.Kind == worker.Advanced {
-				continue
-			}
-			m.claims = append(m.claims, e.At)
-			if e.Kind == worker.Retrying {
-				wait := time.Duration(0)
-				if !e.NextAttempt.IsZero() {
-					wait = e.NextAttempt.Sub(e.At)
-				}
-				m.waits = append(m.waits, wait)
-			}
-		}
 		if res.Idle {
 			break
+		}
+		if len(m.claims) == calls {
+			continue // the clock moved to the next due time
+		}
+		row, err := messageRow(ctx, store, s.key)
+		if err != nil {
+			return m, err
+		}
+		if row.Status == outbox.Pending {
+			wait := time.Duration(0)
+			if !row.NextAttemptAt.IsZero() {
+				wait = row.NextAttemptAt.Sub(m.claims[len(m.claims)-1])
+			}
+			m.waits = append(m.waits, wait)
 		}
 	}
 	m.fit, m.spent = s.backoff.Fit(o.Budget, fitLimit)
 	return m, nil
+}
+
+// messageRow reads the outbox row of key as it is stored now.
+func messageRow(ctx context.Context, store *outbox.Store, key string) (outbox.Message, error) {
+	msgs, err := store.Messages(ctx)
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return messageByKey(msgs, key), nil
 }

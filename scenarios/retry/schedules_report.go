@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"outboxlab/core/clock"
@@ -50,6 +51,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 
 	o.checks(r, runs, msgs)
 	r.Checks("Checks (the properties the seed states)")
+	explain(r, o.whyFailed(r))
 	r.Verdict("BACKOFF MEASURED — THE CAP BOUNDS THE WAIT, ONLY A THRESHOLD STOPS IMMEDIATE RETRY ✅",
 		"THE SCHEDULES DID NOT BEHAVE AS THE SEED STATES — SEE THE FAILED CHECKS ❌")
 	for _, m := range runs {
@@ -104,45 +106,88 @@ func (o *schedulesOptions) writeRuns(r *report.Report, runs []measured, msgs []o
 	r.Table([]string{"schedule", "message", "attempts claimed", "first claim", "last claim", "final status", "AttemptCount"}, rows)
 }
 
+// checks judge what the worker persisted and what its handler was called
+// with against the course's own formula, and the budget table against a
+// reference run of the seed's loop.
 func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outbox.Message) {
 	immediate, fixed, exp, capped := runs[0], runs[1], runs[2], runs[3]
 	exact, detail := true, ""
 	for _, m := range runs {
-		want := m.backoff.Schedule(o.Attempts)
+		want := make([]time.Duration, o.Attempts)
+		for n := range want {
+			want[n] = time.Duration(m.seed(n+1)) * time.Millisecond
+		}
 		if !slices.Equal(m.waits, want) {
 			exact = false
-			detail += fmt.Sprintf("%s waited [%s], schedule says [%s]; ", m.name, joinMillis(m.waits), joinMillis(want))
+			detail += fmt.Sprintf("%s waited [%s], the formula says [%s]; ", m.name, joinMillis(m.waits), joinMillis(want))
 		}
 	}
 	if exact {
-		detail = fmt.Sprintf("%d waits × 4 schedules equal Backoff.Delay(n)", o.Attempts)
+		detail = fmt.Sprintf("%d waits × 4 schedules in NextAttemptUtc equal the course's formula", o.Attempts)
 	}
-	r.Check("the worker waited exactly the schedule", exact, detail)
+	r.Check("the worker waited exactly the schedule", exact, strings.TrimSuffix(detail, "; "))
 
 	dead := 0
 	for _, m := range runs {
-		if msg := messageByKey(msgs, m.key); msg.Status == outbox.DeadLettered && msg.AttemptCount == o.Attempts+1 {
+		msg := messageByKey(msgs, m.key)
+		if msg.Status == outbox.DeadLettered && msg.AttemptCount == o.Attempts+1 && len(m.claims) == o.Attempts+1 {
 			dead++
 		}
 	}
 	r.Check("every message dead-lettered when its attempts ran out", dead == len(runs),
-		fmt.Sprintf("%d of %d DeadLettered at AttemptCount %d", dead, len(runs), o.Attempts+1))
+		fmt.Sprintf("%d of %d DeadLettered at AttemptCount %d after %d calls", dead, len(runs), o.Attempts+1, o.Attempts+1))
 
-	r.Check("immediate retry never uses up a time budget", immediate.fit == fitLimit && immediate.spent == 0,
-		fmt.Sprintf("%s attempts, %d ms elapsed", fitText(immediate.fit), immediate.spent.Milliseconds()))
+	budget := o.Budget.Milliseconds()
+	ref := make([]struct {
+		fit   int
+		spent int64
+	}, len(runs))
+	same, detail := true, "the 4 schedules' attempts and times equal a reference run"
+	for i, m := range runs {
+		ref[i].fit, ref[i].spent = seedFit(m.seed, budget, fitLimit)
+		if m.fit != ref[i].fit || m.spent.Milliseconds() != ref[i].spent {
+			same = false
+			detail = fmt.Sprintf("%s: %s attempts in %d ms, the seed's loop %s in %d ms",
+				m.name, fitText(m.fit), m.spent.Milliseconds(), fitText(ref[i].fit), ref[i].spent)
+			break
+		}
+	}
+	r.Check("the budget table is the seed's loop", same, detail)
+
+	waited := "0 ms every time"
+	if longestWait(immediate.waits) > 0 {
+		waited = firstOf(joinMillis(immediate.waits)) + " ms"
+	}
+	r.Check("immediate retry never uses up a time budget",
+		longestWait(immediate.waits) == 0 && ref[0].fit == fitLimit && ref[0].spent == 0,
+		fmt.Sprintf("%s attempts, %d ms elapsed; the worker waited %s", fitText(ref[0].fit), ref[0].spent, waited))
+	even := !slices.ContainsFunc(fixed.waits, func(w time.Duration) bool { return w != o.Fixed })
 	r.Check("a fixed interval fills the budget with evenly spaced attempts",
-		fixed.fit > 0 && fixed.spent == time.Duration(fixed.fit)*o.Fixed && fixed.spent <= o.Budget,
-		fmt.Sprintf("%s × %s = %d ms of %d ms", fitText(fixed.fit), clockText(o.Fixed), fixed.spent.Milliseconds(), o.Budget.Milliseconds()))
+		even && ref[1].fit > 0 && ref[1].fit == int(min(budget/o.Fixed.Milliseconds(), fitLimit)),
+		fmt.Sprintf("%s × %s = %d ms of %d ms", fitText(ref[1].fit), clockText(o.Fixed), ref[1].spent, budget))
 
-	longest := slices.Max(capped.waits)
+	longest := longestWait(capped.waits)
 	r.Check("the cap bounds every wait", longest <= o.Cap,
 		fmt.Sprintf("longest capped wait %d ms ≤ %d ms", longest.Milliseconds(), o.Cap.Milliseconds()))
-	capBites := slices.Max(exp.waits) > o.Cap
+	capBites := longestWait(exp.waits) > o.Cap
 	lower := sum(capped.waits) < sum(exp.waits) || !capBites && sum(capped.waits) == sum(exp.waits)
 	r.Check("the cap lowers the total wait once it bites", lower,
 		fmt.Sprintf("%d ms vs %d ms uncapped", sum(capped.waits).Milliseconds(), sum(exp.waits).Milliseconds()))
-	r.Check("the cap fits at least as many attempts in the budget", capped.fit >= exp.fit,
-		fmt.Sprintf("%s vs %s uncapped", fitText(capped.fit), fitText(exp.fit)))
+}
+
+// whyFailed says what these flags did to the checks that failed.
+func (o *schedulesOptions) whyFailed(r *report.Report) []string {
+	failed := failedChecks(r)
+	var why []string
+	if failed["a fixed interval fills the budget with evenly spaced attempts"] && o.Fixed > o.Budget {
+		why = append(why, fmt.Sprintf("--fixed %s is longer than the --budget of %s: not one fixed wait fits in it",
+			clockText(o.Fixed), clockText(o.Budget)))
+		delete(failed, "a fixed interval fills the budget with evenly spaced attempts")
+	}
+	if len(failed) > 0 {
+		why = append(why, "no flag explains the other failures: the worker or the engine's Fit did not follow the course's formula")
+	}
+	return why
 }
 
 func fitText(n int) string {
@@ -150,6 +195,15 @@ func fitText(n int) string {
 		return "unlimited"
 	}
 	return strconv.Itoa(n)
+}
+
+// longestWait is the longest of ds, 0 for none.
+func longestWait(ds []time.Duration) time.Duration {
+	var longest time.Duration
+	for _, d := range ds {
+		longest = max(longest, d)
+	}
+	return longest
 }
 
 func sum(ds []time.Duration) time.Duration {

@@ -1,10 +1,16 @@
 package retry
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -12,6 +18,8 @@ func TestBackoffSchedulesValidate(t *testing.T) {
 	testValidate(t, backoffSchedules, []validateCase{
 		{nil, ""},
 		{[]string{"--attempts", "20", "--base", "1h", "--cap", "24h"}, ""},
+		{[]string{"--base", "30001ms"}, "--cap 30s is below --base 30.001s"},
+		{[]string{"--cap", "499ms"}, "--cap 499ms is below --base 500ms"},
 		{[]string{"--attempts", "0"}, "--attempts must be between 1 and 20, got 0"},
 		{[]string{"--attempts", "21"}, "--attempts must be between 1 and 20, got 21"},
 		{[]string{"--base", "0s"}, "--base must be between 1ms and 1h0m0s, got 0s"},
@@ -69,5 +77,90 @@ func TestBackoffSchedulesRunOnTheOutbox(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// Each check fails when what it reads is wrong: a wait the worker persisted
+// off the formula, a message that did not end dead-lettered, a budget table
+// off the seed's loop, a fixed interval not evenly spaced, a cap not applied.
+func TestBackoffSchedulesChecksCatchAWrongRun(t *testing.T) {
+	const (
+		exactly   = "the worker waited exactly the schedule"
+		dead      = "every message dead-lettered when its attempts ran out"
+		table     = "the budget table is the seed's loop"
+		immediate = "immediate retry never uses up a time budget"
+		fixed     = "a fixed interval fills the budget with evenly spaced attempts"
+		bounds    = "the cap bounds every wait"
+		lowers    = "the cap lowers the total wait once it bites"
+	)
+	ms := time.Millisecond
+	tests := []struct {
+		name       string
+		tamper     func(runs []measured, msgs []outbox.Message)
+		wantFailed []string
+	}{
+		{"nothing wrong", func([]measured, []outbox.Message) {}, nil},
+		{"the cap ignored", func(runs []measured, _ []outbox.Message) { runs[3].waits = slices.Clone(runs[2].waits) },
+			[]string{exactly, bounds, lowers}},
+		{"immediate retry waits a millisecond", func(runs []measured, _ []outbox.Message) { runs[0].waits[3] = ms },
+			[]string{exactly, immediate}},
+		{"one fixed wait a millisecond long", func(runs []measured, _ []outbox.Message) { runs[1].waits[0] += ms },
+			[]string{exactly, fixed}},
+		{"a message left Pending", func(_ []measured, msgs []outbox.Message) { msgs[2].Status = outbox.Pending },
+			[]string{dead}},
+		{"one call fewer than attempts", func(runs []measured, _ []outbox.Message) { runs[1].claims = runs[1].claims[1:] },
+			[]string{dead}},
+		{"Fit one attempt over the budget", func(runs []measured, _ []outbox.Message) { runs[3].fit++ },
+			[]string{table}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			o := scenariotest.Bind(t, backoffSchedules).(*schedulesOptions)
+			store, err := outbox.Open(ctx, filepath.Join(t.TempDir(), "outbox.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			runs, err := o.measure(ctx, store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs, err := store.Messages(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.tamper(runs, msgs)
+			r := report.New(backoffSchedules, report.Experiment)
+			o.checks(r, runs, msgs)
+			for _, name := range []string{exactly, dead, table, immediate, fixed, bounds, lowers} {
+				c := checkNamed(t, r, name)
+				if want := slices.Contains(tt.wantFailed, name); c.Passed == want {
+					t.Errorf("%q passed = %v, want %v: %s", name, c.Passed, !want, c.Detail)
+				}
+			}
+		})
+	}
+}
+
+// The seed's loop, written apart from the engine, prints node's budget table.
+func TestSeedFitReproducesTheSeedsBudgetTable(t *testing.T) {
+	o := scenariotest.Bind(t, backoffSchedules).(*schedulesOptions)
+	want := []string{"1000 0", "150 300000", "9 255500", "14 271500"}
+	for i, s := range o.schedules() {
+		n, elapsed := seedFit(s.seed, o.Budget.Milliseconds(), fitLimit)
+		if got := fmt.Sprint(n, " ", elapsed); got != want[i] {
+			t.Errorf("%s: seedFit = %s, want %s", s.name, got, want[i])
+		}
+	}
+}
+
+func TestBackoffSchedulesSaysWhyItsChecksFailed(t *testing.T) {
+	r := scenariotest.Run(t, backoffSchedules, "--budget", "1s")
+	if c := checkNamed(t, r, "a fixed interval fills the budget with evenly spaced attempts"); c.Passed {
+		t.Fatalf("the fixed interval fit a budget shorter than itself: %s", c.Detail)
+	}
+	if want := "  WHY   --fixed 2 s is longer than the --budget of 1 s: not one fixed wait fits in it"; !strings.Contains(r.Body(), want) {
+		t.Errorf("report lacks %q:\n%s", want, r.Body())
 	}
 }
