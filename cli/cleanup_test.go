@@ -202,3 +202,37 @@ func TestBadInputForEveryScenario(t *testing.T) {
 		})
 	}
 }
+
+// silentOptions is a scenario that runs and records no check at all.
+type silentOptions struct{}
+
+func (silentOptions) Validate() error { return nil }
+
+func (silentOptions) Run(context.Context, scenarios.Env) (*report.Report, error) {
+	r := report.New("session-98-silent", report.After)
+	r.Line("ran, judged nothing")
+	r.Checks("Safety checks")
+	r.Verdict("HELD", "NOTHING JUDGED")
+	return r, nil
+}
+
+// A run that judged nothing has not passed: exit 1, the report written, and
+// a line in it saying why.
+func TestScenarioWithoutChecksFails(t *testing.T) {
+	reports := t.TempDir()
+	s := &scenarios.Scenario{Name: "session-98-silent", Family: "test"}
+	var shown string
+	out, err := execute(context.Background(), s, silentOptions{}, commonOptions{ReportDir: reports}, "outboxlab x", &bytes.Buffer{}, func(content string, _ report.Result) { shown = content })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.result.Passed {
+		t.Error("a run with no checks passed")
+	}
+	if !strings.Contains(shown, report.NoChecks) || !strings.Contains(shown, "VERDICT: NOTHING JUDGED") {
+		t.Errorf("the report does not say it judged nothing:\n%s", shown)
+	}
+	if out.result.ReportPath == "" {
+		t.Error("no report written")
+	}
+}
