@@ -142,8 +142,8 @@ type session13Run struct {
 	restartAt  time.Time
 	windowEnd  time.Time
 	// What the crash left on disk, read with fresh connections before life 2 starts.
-	pendingAtCrash []string
-	rowsAtCrash    int
+	pendingAtCrash []string // payments PendingConfirmation
+	rowsAtCrash    []string // the keys of the re-check rows waiting in the outbox
 	ledger         Ledger
 	tables         []outbox.Table
 	prov           *provider.Provider
@@ -219,15 +219,20 @@ func (o *session13Options) restart(ctx context.Context, run *session13Run, store
 	if err != nil {
 		return err
 	}
-	counts, err := store.Counts(ctx)
+	msgs, err := store.Messages(ctx)
 	if err != nil {
 		return err
 	}
-	run.pendingAtCrash, run.rowsAtCrash = pendingKeys(pays), counts[outbox.Pending]
+	run.pendingAtCrash = pendingKeys(pays)
+	for _, m := range msgs {
+		if m.Status == outbox.Pending && m.Type == ConfirmType {
+			run.rowsAtCrash = append(run.rowsAtCrash, m.Key)
+		}
+	}
 	text := fmt.Sprintf("RESTART: life 2 starts with fresh memory (0 re-checks) and fresh connections; "+
 		"%d payment(s) PendingConfirmation on disk (%s), and nothing says to ask about them", len(run.pendingAtCrash), keysText(run.pendingAtCrash))
 	if run.durable {
-		text = fmt.Sprintf("RESTART: life 2 starts with fresh memory and fresh connections; re-check rows waiting in the outbox: %d", run.rowsAtCrash)
+		text = fmt.Sprintf("RESTART: life 2 starts with fresh memory and fresh connections; re-check rows waiting in the outbox: %d", len(run.rowsAtCrash))
 	}
 	run.lines = append(run.lines, eventLine(run.restartAt, "", text))
 

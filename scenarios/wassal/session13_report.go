@@ -155,7 +155,7 @@ func (o *session13Options) writeMetrics(r *report.Report, before, after *session
 		if !run.crashed {
 			return "no crash"
 		}
-		return fmt.Sprintf("%d / %d", len(run.pendingAtCrash), run.rowsAtCrash)
+		return fmt.Sprintf("%d / %d", len(run.pendingAtCrash), len(run.rowsAtCrash))
 	}
 	stuck := func(f session13Figures) string {
 		if len(f.stillPending) == 0 {
@@ -177,25 +177,68 @@ func (o *session13Options) writeMetrics(r *report.Report, before, after *session
 	r.Table([]string{"Metric (real run)", "BEFORE (memory)", "AFTER (durable)"}, rows)
 }
 
+// noCrash is the figure of a check about the crash when there was none.
+const noCrash = "no crash (--crash-after none)"
+
 func (o *session13Options) beforeChecks(r *report.Report, run *session13Run, f session13Figures) {
+	lost := fmt.Sprintf("%d payment(s) pending at the crash, %d still PendingConfirmation at %s: %s",
+		len(run.pendingAtCrash), len(f.stillPending), clock.Stamp(run.windowEnd), keysText(f.stillPending))
+	asked := fmt.Sprintf("%d status checks for them after the restart", f.checksAfterRestart)
+	if !run.crashed {
+		lost = fmt.Sprintf("%s: the process kept its memory; %d still PendingConfirmation at %s: %s",
+			noCrash, len(f.stillPending), clock.Stamp(run.windowEnd), keysText(f.stillPending))
+		asked = noCrash + ": no restart, nothing to forget"
+	}
 	r.Check("pending work lost with the process",
-		run.crashed && len(run.pendingAtCrash) > 0 && slices.Equal(f.stillPending, run.pendingAtCrash),
-		fmt.Sprintf("%d payment(s) pending at the crash, %d still PendingConfirmation at %s: %s",
-			len(run.pendingAtCrash), len(f.stillPending), clock.Stamp(run.windowEnd), keysText(f.stillPending)))
-	r.Check("nobody asked the provider again", run.crashed && len(run.pendingAtCrash) > 0 && f.checksAfterRestart == 0,
-		fmt.Sprintf("%d status checks for them after the restart", f.checksAfterRestart))
+		run.crashed && len(run.pendingAtCrash) > 0 && slices.Equal(f.stillPending, run.pendingAtCrash), lost)
+	r.Check("nobody asked the provider again", run.crashed && len(run.pendingAtCrash) > 0 && f.checksAfterRestart == 0, asked)
 	o.integrityChecks13(r, f)
 }
 
 func (o *session13Options) afterChecks(r *report.Report, run *session13Run, f session13Figures) {
-	survived := fmt.Sprintf("%d pending payment(s), %d re-check row(s) on disk after the crash", len(run.pendingAtCrash), run.rowsAtCrash)
-	if !run.crashed {
-		survived = "no crash (--crash-after none): nothing had to survive"
+	survived := fmt.Sprintf("%d pending payment(s), %d re-check row(s) on disk after the crash", len(run.pendingAtCrash), len(run.rowsAtCrash))
+	if missing := without(run.pendingAtCrash, run.rowsAtCrash); len(missing) > 0 {
+		survived += "; no re-check row for " + keysText(missing)
 	}
-	r.Check("pending work survived the restart", !run.crashed || run.rowsAtCrash == len(run.pendingAtCrash), survived)
+	if !run.crashed {
+		survived = noCrash + ": nothing had to survive"
+	}
+	r.Check("pending work survived the restart", !run.crashed || len(without(run.pendingAtCrash, run.rowsAtCrash)) == 0, survived)
 	r.Check("every payment ends Paid or Failed", len(f.stillPending) == 0,
-		fmt.Sprintf("%d PendingConfirmation; %d Paid, %d Failed", len(f.stillPending), f.paid, f.failed))
+		fmt.Sprintf("%d PendingConfirmation; %d Paid, %d Failed", len(f.stillPending), f.paid, f.failed)+o.whyPending(run, f))
 	o.integrityChecks13(r, f)
+}
+
+// whyPending says, from the outbox rows, why payments are still pending at
+// the end of an AFTER run: nobody read their re-check rows, or the rows fell
+// due after the watch ended.
+func (o *session13Options) whyPending(run *session13Run, f session13Figures) string {
+	var late []string
+	for _, k := range f.stillPending {
+		if m, ok := run.ledger.Message(k); ok && m.Status == outbox.Pending && m.NextAttemptAt.After(run.windowEnd) {
+			late = append(late, k)
+		}
+	}
+	switch {
+	case len(f.stillPending) == 0:
+		return ""
+	case !o.Reconciler:
+		return "; the reconciler is off (--reconciler=false): nobody reads the re-check rows"
+	case len(late) > 0:
+		return fmt.Sprintf("; the re-checks of %s fall due after the watch ends (--observe %s)", keysText(late), durationText(o.Observe))
+	}
+	return ""
+}
+
+// without returns the keys of a that b lacks.
+func without(a, b []string) []string {
+	var out []string
+	for _, k := range a {
+		if !slices.Contains(b, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // integrityChecks13 are what both designs must keep: nothing charged twice,
@@ -211,7 +254,7 @@ func (o *session13Options) recordMetrics(r *report.Report, run *session13Run, f 
 	r.Metric("lost_charge_answers", len(f.lostAnswers))
 	r.Metric("crashed", run.crashed)
 	r.Metric("pending_at_crash", len(run.pendingAtCrash))
-	r.Metric("recheck_rows_at_crash", run.rowsAtCrash)
+	r.Metric("recheck_rows_at_crash", len(run.rowsAtCrash))
 	r.Metric("status_checks_after_restart", f.checksAfterRestart)
 	r.Metric("still_pending", len(f.stillPending))
 	r.Metric("still_pending_keys", keysText(f.stillPending))

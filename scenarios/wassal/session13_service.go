@@ -189,6 +189,11 @@ func (s *session13Service) reconcileUntil(ctx context.Context, windowEnd time.Ti
 			return err
 		}
 		for _, e := range res.Events {
+			if e.Kind == worker.Advanced && e.NextAttempt.After(windowEnd) {
+				s.say(eventLine(e.At, "", fmt.Sprintf("reconciler: nothing due; the next re-check falls due %s, after the watch ends",
+					clock.Stamp(e.NextAttempt.Add(-worker.WakeupSlack)))))
+				return nil
+			}
 			s.say(TimelineLine(e))
 		}
 		if res.Idle {

@@ -18,6 +18,7 @@ type session14Figures struct {
 	paymentRows, messages int
 	lost, ghosts          []string
 	leftBehind            []string // failed requests that still left a row
+	halfWritten           []string // failed requests that left one of their two rows
 	oneEach               int      // payments with exactly one outbox row
 	pendingAfter          []string
 	lostChecks            int // status checks for lost payments
@@ -36,6 +37,9 @@ func (o *session14Options) figures(run *session14Run) session14Figures {
 		_, msg := l.Message(k)
 		if pay || msg {
 			f.leftBehind = append(f.leftBehind, k)
+		}
+		if pay != msg {
+			f.halfWritten = append(f.halfWritten, k)
 		}
 	}
 	perKey := map[string]int{}
@@ -205,11 +209,14 @@ func (o *session14Options) beforeChecks(r *report.Report, f session14Figures) {
 }
 
 func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f session14Figures) {
-	detail := fmt.Sprintf("%d crash(es) between the writes, %d request(s) half-written", len(f.failedRequests), len(f.leftBehind))
+	detail := fmt.Sprintf("%d crash(es) between the writes, %d request(s) half-written", len(f.failedRequests), len(f.halfWritten))
+	if len(f.halfWritten) > 0 {
+		detail += ": " + keysText(f.halfWritten)
+	}
 	if len(f.failedRequests) == 0 {
 		detail = "no crash (--crash-at none): nothing to roll back"
 	}
-	r.Check("each crash left both rows or neither", len(f.leftBehind) == 0, detail)
+	r.Check("each crash left both rows or neither", len(f.halfWritten) == 0, detail)
 	r.Check("every payment has exactly one outbox row", f.oneEach == f.paymentRows && len(f.lost) == 0,
 		fmt.Sprintf("%d of %d", f.oneEach, f.paymentRows))
 	r.Check("no ghosts", len(f.ghosts) == 0, fmt.Sprintf("%d outbox rows without a payment", len(f.ghosts)))
@@ -227,7 +234,7 @@ func (o *session14Options) recordMetrics(r *report.Report, f session14Figures) {
 	r.Metric("lost_work_keys", keysText(f.lost))
 	r.Metric("ghosts", len(f.ghosts))
 	r.Metric("ghost_keys", keysText(f.ghosts))
-	r.Metric("half_written_requests", len(f.leftBehind))
+	r.Metric("half_written_requests", len(f.halfWritten))
 	r.Metric("payments_with_one_outbox_row", f.oneEach)
 	r.Metric("pending_after_relay", len(f.pendingAfter))
 	r.Metric("ghost_status_checks", len(f.ghostChecks))

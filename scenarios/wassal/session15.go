@@ -86,10 +86,11 @@ type session15Options struct {
 	Fencing     bool
 }
 
-// Crash points of worker-c.
+// Crash points of worker-c; with noCrash it finishes its message and exits.
 const (
 	afterCall  = "after-call"
 	beforeCall = "before-call"
+	noCrash15  = "none"
 )
 
 func bindSession15(fs *pflag.FlagSet, naive bool) *session15Options {
@@ -98,7 +99,7 @@ func bindSession15(fs *pflag.FlagSet, naive bool) *session15Options {
 	fs.IntVar(&o.Batch, "batch", 2, "messages worker-a and worker-b each take per poll")
 	fs.DurationVar(&o.Lease, "lease", 30*time.Second, "AFTER: how long a claim owns a message")
 	fs.DurationVar(&o.Stall, "stall", 45*time.Second, "how long worker-a stalls between the provider's answer and recording it")
-	fs.StringVar(&o.CrashPoint, "crash-point", afterCall, `when worker-c dies: "after-call" (the provider answered) or "before-call" (right after claiming)`)
+	fs.StringVar(&o.CrashPoint, "crash-point", afterCall, `when worker-c dies: "after-call" (the provider answered), "before-call" (right after claiming) or "none" (it finishes its message)`)
 	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
 	fs.BoolVar(&o.Overlap, "overlap", true, "worker-a and worker-b poll at the same moment (--overlap=false: worker-b polls after worker-a's claim)")
 	fs.BoolVar(&o.Fencing, "fencing", true, "AFTER: completions check the claim's worker and token (--fencing=false: complete by id)")
@@ -119,8 +120,8 @@ func (o *session15Options) Validate() error {
 	if err := checkLimits(o.limits()); err != nil {
 		return err
 	}
-	if o.CrashPoint != afterCall && o.CrashPoint != beforeCall {
-		return fmt.Errorf(`--crash-point must be "after-call" or "before-call", got %q`, o.CrashPoint)
+	if o.CrashPoint != afterCall && o.CrashPoint != beforeCall && o.CrashPoint != noCrash15 {
+		return fmt.Errorf(`--crash-point must be "after-call", "before-call" or "none", got %q`, o.CrashPoint)
 	}
 	var err error
 	o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments)
@@ -133,10 +134,10 @@ type session15Run struct {
 	lines         []string
 	takenAtOnce   []string       // messages claimed while another worker's claim was still valid
 	takeovers     []takeover     // messages claimed after another worker's lease expired
-	refused       []refusal      // completions refused because the claim was lost
-	lateCommitted []refusal      // completions that committed although the row had moved on
+	lateAttempts  []refusal      // completions tried while the row named another owner or token
 	completions   map[string]int // completions committed, per key
 	crashed       string         // the message worker-c held when it died
+	crashedRow    outbox.Message // its row as the crash left it on disk
 	ended         time.Time
 	ledger        Ledger
 	notifications []notification

@@ -75,36 +75,47 @@ func (o *session15Options) writeMetrics(r *report.Report, b, a session15Figures)
 	r.Table([]string{"Metric (real run)", "BEFORE (select-then-update)", "AFTER (lease + token)"}, rows)
 }
 
+// noDeath is the figure of a check about worker-c's death when it did not die.
+const noDeath = "worker-c did not die (--crash-point none)"
+
 func (o *session15Options) beforeChecks(r *report.Report, run *session15Run, f session15Figures) {
-	detail := countWith(f.takenAtOnce) + ": both read before either wrote"
-	if len(f.takenAtOnce) == 0 {
+	detail := countWith(f.processedByTwo) + ": both read before either wrote"
+	if len(f.processedByTwo) == 0 {
 		detail = "0: no message was held by two workers at once"
 	}
-	r.Check("two workers processed the same message", len(f.takenAtOnce) > 0, detail)
+	r.Check("two workers processed the same message", len(f.processedByTwo) > 0, detail)
 	r.Check("duplicate provider calls", len(f.repeated) > 0,
 		fmt.Sprintf("%d status checks for %d payments; asked twice: %s", f.calls, len(run.ledger.Payments), keysText(f.repeated)))
 	r.Check("duplicate effect: customer notified twice", f.maxNotified > 1,
 		fmt.Sprintf("%d notifications for %d payments; twice: %s", f.notifications, len(run.ledger.Payments), keysText(f.notifiedTwice)))
 	detail = "worker-c held nothing when it died"
-	if run.crashed != "" {
+	switch {
+	case o.CrashPoint == noCrash15:
+		detail = noDeath + ": nothing was left behind"
+	case run.crashed != "" && f.crashStuck:
 		detail = fmt.Sprintf("%s Processing under worker-c at %s, no lease to expire", keysText(f.stuck), clock.Stamp(run.ended))
+	case run.crashed != "":
+		detail = fmt.Sprintf("%s is %s at %s: it did not stay with worker-c", run.crashed, messageOf(run.ledger, run.crashed).Status, clock.Stamp(run.ended))
 	}
-	r.Check("a dead worker's message is stuck in Processing", run.crashed != "" && len(f.stuck) > 0, detail)
+	r.Check("a dead worker's message is stuck in Processing", f.crashStuck, detail)
 	f.txIDs.check(r)
 }
 
 func (o *session15Options) afterChecks(r *report.Report, run *session15Run, f session15Figures) {
 	r.Check("one owner at a time", len(f.takenAtOnce) == 0,
 		fmt.Sprintf("%d messages claimed while another claim was still valid", len(f.takenAtOnce)))
-	tookOver, detail := false, "worker-c held nothing when it died"
-	for _, t := range f.takeovers {
-		if t.key == run.crashed && t.from == "worker-c" {
-			tookOver = true
-			detail = fmt.Sprintf("%s: worker-c's lease ended %s, %s took it at %s (token %d)",
-				t.key, clock.Stamp(t.expired), t.to, clock.Stamp(t.at), t.token)
-		}
+	detail := "worker-c held nothing when it died"
+	switch t := f.crashTakeover; {
+	case o.CrashPoint == noCrash15:
+		detail = noDeath + ": no lease to take over"
+	case t != nil:
+		detail = fmt.Sprintf("%s: worker-c's lease ended %s, %s took it at %s (token %d)",
+			t.key, clock.Stamp(t.expired), t.to, clock.Stamp(t.at), t.token)
+	case run.crashed != "":
+		detail = fmt.Sprintf("%s is %s at %s: nobody finished it after worker-c's lease ended",
+			run.crashed, messageOf(run.ledger, run.crashed).Status, clock.Stamp(run.ended))
 	}
-	r.Check("a dead worker's lease expired and another took over", run.crashed == "" || tookOver, detail)
+	r.Check("a dead worker's lease expired and another took over", run.crashed == "" || f.crashTakeover != nil, detail)
 	late := "no worker came back after losing its claim"
 	switch {
 	case len(f.lateCommitted) > 0:

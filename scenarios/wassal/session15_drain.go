@@ -106,7 +106,6 @@ func (d *day15) finish(ctx context.Context, store *outbox.Store) error {
 	if run.ledger, err = ReadLedger(ctx, store, run.prov); err != nil {
 		return err
 	}
-	run.ledger.Refused = int64(len(run.refused)) // each worker has its own store; count the refusals the run saw
 	if run.tables, err = store.Tables(ctx); err != nil {
 		return err
 	}

@@ -85,13 +85,23 @@ func (d *day15) say(at time.Time, key, text string) {
 func (d *day15) crash(ctx context.Context, path, url string) error {
 	now := d.clk.AdvanceTo(clock.Start.Add(crashActAt))
 	exit, err := child.Run(ctx, session15Child, "-db", path, "-provider", url, "-naive="+strconv.FormatBool(d.a.naive),
-		"-lease", d.o.Lease.String(), "-at", clock.ISO(now), "-after-call="+strconv.FormatBool(d.o.CrashPoint == afterCall))
+		"-fenced="+strconv.FormatBool(d.run.fenced), "-lease", d.o.Lease.String(), "-at", clock.ISO(now), "-crash-point", d.o.CrashPoint)
 	if err != nil {
 		return fmt.Errorf("run worker-c: %w", err)
 	}
 	d.run.lines = append(d.run.lines, outputLines(exit.Output)...)
-	if !exit.Died() {
-		return nil // nothing to claim: worker-c exited on its own
+	switch {
+	case d.o.CrashPoint == noCrash15 && exit.Code != 0:
+		return fmt.Errorf("worker-c exited with code %d", exit.Code)
+	case d.o.CrashPoint != noCrash15 && !exit.Died():
+		return fmt.Errorf("worker-c should have been killed, but it exited with code %d", exit.Code)
+	case d.o.CrashPoint == noCrash15: // worker-c finished its message and exited
+		ns, err := readNotifications(ctx, d.a.store)
+		for _, n := range ns {
+			d.run.claimedBy[n.key] = append(d.run.claimedBy[n.key], n.by)
+			d.run.completions[n.key]++
+		}
+		return err
 	}
 	msgs, err := d.a.store.Messages(ctx)
 	if err != nil {
@@ -99,7 +109,7 @@ func (d *day15) crash(ctx context.Context, path, url string) error {
 	}
 	for _, m := range msgs {
 		if m.Status == outbox.Processing && m.LockedBy == "worker-c" {
-			d.run.crashed = m.Key
+			d.run.crashed, d.run.crashedRow = m.Key, m
 			d.run.claimedBy[m.Key] = append(d.run.claimedBy[m.Key], m.LockedBy)
 			d.holders[m.Key] = append(d.holders[m.Key], outbox.Claim{MessageID: m.ID, Key: m.Key, Worker: m.LockedBy,
 				Token: m.ClaimToken, LeaseUntil: m.LockedUntil})
@@ -250,14 +260,13 @@ func (d *day15) record(ctx context.Context, w *outboxWorker, c outbox.Claim, a p
 	}
 	d.release(w.id, c.Key)
 	x := refusal{key: c.Key, worker: w.id, token: c.Token, ownerToken: owner.token, at: now}
+	if late {
+		d.run.lateAttempts = append(d.run.lateAttempts, x)
+	}
 	if refused {
-		d.run.refused = append(d.run.refused, x)
 		d.say(now, c.Key, fmt.Sprintf("%s → REFUSED: the row now carries token %d, not %s's %d; the transaction rolls back (no payment update, no notification)",
 			head, owner.token, w.id, c.Token))
 		return nil
-	}
-	if late {
-		d.run.lateCommitted = append(d.run.lateCommitted, x)
 	}
 	d.run.completions[c.Key]++
 	status, _ := resolution(a)

@@ -2,6 +2,7 @@ package wassal
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,19 +14,24 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session15Figures are the numbers a Day 15 run is judged by.
+// session15Figures are the numbers a Day 15 run is judged by. The checks
+// read them from what the run left behind: the provider's ledger, the
+// notifications the completing transactions committed, and the outbox rows.
 type session15Figures struct {
-	takenAtOnce     []string
+	takenAtOnce     []string // asked about twice less than a lease apart: two owners at once
+	processedByTwo  []string // completed (customer notified) by two different workers
 	calls           int
 	repeated        []string // payments asked about more than once
 	notifications   int
 	maxNotified     int
 	notifiedTwice   []string
-	maxCompletions  int
-	refused         []refusal
-	lateCommitted   []refusal
+	maxCompletions  int       // completions committed for one message: one notification each
+	refused         []refusal // late completions that left no notification
+	lateCommitted   []refusal // late completions whose notification committed
 	takeovers       []takeover
-	stuck           []string // outbox rows still Processing
+	crashTakeover   *takeover // who finished the dead worker's message, after its lease ended
+	crashStuck      bool      // the dead worker's message is still Processing under worker-c
+	stuck           []string  // outbox rows still Processing
 	pendingMessages int
 	pending         []string // payments still PendingConfirmation
 	unnotified      []string // payments resolved without a notification, or never
@@ -35,29 +41,45 @@ type session15Figures struct {
 
 func (o *session15Options) figures(run *session15Run) session15Figures {
 	l := run.ledger
-	f := session15Figures{takenAtOnce: run.takenAtOnce, refused: run.refused, lateCommitted: run.lateCommitted, takeovers: run.takeovers,
-		notifications: len(run.notifications), pending: pendingKeys(l.Payments)}
-	perKey := map[string]int{}
+	f := session15Figures{takeovers: run.takeovers, notifications: len(run.notifications), pending: pendingKeys(l.Payments)}
+	askedAt := map[string][]time.Time{}
 	for _, c := range l.Calls {
 		f.calls++
-		if perKey[c.Key]++; perKey[c.Key] == 2 {
+		if askedAt[c.Key] = append(askedAt[c.Key], c.At); len(askedAt[c.Key]) == 2 {
 			f.repeated = append(f.repeated, c.Key)
 		}
 	}
-	notified := map[string]int{}
+	for _, k := range f.repeated {
+		if atOnce(askedAt[k], o.Lease) {
+			f.takenAtOnce = append(f.takenAtOnce, k)
+		}
+	}
+	notified, by := map[string]int{}, map[string][]string{}
 	for _, n := range run.notifications {
 		if notified[n.key]++; notified[n.key] == 2 {
 			f.notifiedTwice = append(f.notifiedTwice, n.key)
 		}
 		f.maxNotified = max(f.maxNotified, notified[n.key])
+		if !slices.Contains(by[n.key], n.by) {
+			if by[n.key] = append(by[n.key], n.by); len(by[n.key]) == 2 {
+				f.processedByTwo = append(f.processedByTwo, n.key)
+			}
+		}
 	}
+	f.maxCompletions = f.maxNotified
 	for _, p := range l.Payments {
 		if notified[p.Key] == 0 {
 			f.unnotified = append(f.unnotified, p.Key)
 		}
 	}
-	for _, n := range run.completions {
-		f.maxCompletions = max(f.maxCompletions, n)
+	for _, x := range run.lateAttempts {
+		if slices.ContainsFunc(run.notifications, func(n notification) bool {
+			return n.key == x.key && n.by == x.worker && n.at == clock.ISO(x.at)
+		}) {
+			f.lateCommitted = append(f.lateCommitted, x)
+		} else {
+			f.refused = append(f.refused, x)
+		}
 	}
 	for _, m := range l.Messages {
 		switch m.Status {
@@ -67,9 +89,51 @@ func (o *session15Options) figures(run *session15Run) session15Figures {
 			f.pendingMessages++
 		}
 	}
+	f.crashTakeover, f.crashStuck = crashOutcome(run)
 	f.paid, f.failed = paidFailed(l.Payments)
 	f.txIDs = readTxIDs(l, run.prov)
 	return f
+}
+
+// atOnce reports whether two of a key's provider calls came less than a
+// lease apart: each worker asks the provider as soon as it claims, so the
+// second asked while the first's claim was still valid.
+func atOnce(times []time.Time, lease time.Duration) bool {
+	times = slices.Clone(times)
+	slices.SortFunc(times, time.Time.Compare)
+	for i := 1; i < len(times); i++ {
+		if times[i].Sub(times[i-1]) < lease {
+			return true
+		}
+	}
+	return false
+}
+
+// crashOutcome reads what became of the message worker-c died holding: the
+// row as the crash left it, the row at the end, the notifications and the
+// provider's ledger. It was taken over when its row was claimed again, it
+// ended Processed, and another worker asked the provider and notified the
+// customer after worker-c's lease ended; it is stuck when the row still names
+// worker-c as its owner.
+func crashOutcome(run *session15Run) (*takeover, bool) {
+	if run.crashed == "" {
+		return nil, false
+	}
+	at, final := run.crashedRow, messageOf(run.ledger, run.crashed)
+	stuck := final.Status == outbox.Processing && final.LockedBy == "worker-c"
+	if final.Status != outbox.Processed || final.ClaimToken <= at.ClaimToken || at.LockedUntil.IsZero() {
+		return nil, stuck
+	}
+	asked := slices.ContainsFunc(run.ledger.Calls, func(c provider.Call) bool {
+		return c.Key == run.crashed && c.At.After(at.LockedUntil)
+	})
+	for _, n := range run.notifications {
+		sent, err := time.Parse(clock.ISOLayout, n.at)
+		if n.key == run.crashed && n.by != "worker-c" && err == nil && sent.After(at.LockedUntil) && asked {
+			return &takeover{key: run.crashed, from: "worker-c", to: n.by, expired: at.LockedUntil, at: sent, token: final.ClaimToken}, stuck
+		}
+	}
+	return nil, stuck
 }
 
 var session15Day = day{
@@ -87,13 +151,13 @@ func (o *session15Options) render(own, before, after *session15Run) *report.Repo
 	o.writeSetup(r, own)
 	writeSchemaAndTimeline(r, own.tables, own.lines)
 	r.Section("Per-message table")
-	o.writePerMessage(r, own)
+	f := o.figures(own)
+	o.writePerMessage(r, own, f)
 	writeLedgers(r, own.ledger, "", ledgerTable{"Notification ledger (PaymentNotifications table)",
 		func(r *report.Report) { writeNotifications(r, own.notifications) }})
 	scenarios.CompareSection(r)
 	o.writeMetrics(r, o.figures(before), o.figures(after))
 
-	f := o.figures(own)
 	if o.naive {
 		o.beforeChecks(r, own, f)
 	} else {
@@ -124,7 +188,11 @@ func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
 	if !o.Overlap {
 		overlap = "one after the other (--overlap=false)"
 	}
-	r.Linef("Workers   %s worker-c (a real child process) claims one message and is killed %s", stampAt(crashActAt), crash)
+	if o.CrashPoint == noCrash15 {
+		r.Linef("Workers   %s worker-c (a real child process) claims one message and finishes it; it is not killed (--crash-point none)", stampAt(crashActAt))
+	} else {
+		r.Linef("Workers   %s worker-c (a real child process) claims one message and is killed %s", stampAt(crashActAt), crash)
+	}
 	r.Linef("          %s worker-a and worker-b poll %s, up to %d messages each", stampAt(raceActAt), overlap, o.Batch)
 	r.Linef("          %s worker-a claims one more, asks the provider and stalls %s before recording the answer; worker-b drains the rest", stampAt(stallActAt), o.Stall)
 	r.Linef("Provider  %s; every other key pays; each answer is recorded with a customer notification, in the completing transaction", declinedText(o.DeclinedKey))
@@ -133,14 +201,14 @@ func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
 
 func stampAt(d time.Duration) string { return clock.Stamp(clock.Start.Add(d)) }
 
-func (o *session15Options) writePerMessage(r *report.Report, run *session15Run) {
+func (o *session15Options) writePerMessage(r *report.Report, run *session15Run, f session15Figures) {
 	l := run.ledger
 	notified := map[string][]string{}
 	for _, n := range run.notifications {
 		notified[n.key] = append(notified[n.key], n.by)
 	}
 	refused := map[string]int{}
-	for _, x := range run.refused {
+	for _, x := range f.refused {
 		refused[x.key]++
 	}
 	var rows [][]string

@@ -20,7 +20,7 @@ func TestSession15Validate(t *testing.T) {
 		{[]string{"--lease", "0s"}, "--lease must be between 1ms and 24h, got 0s"},
 		{[]string{"--stall", "-1s"}, "--stall must be between 0s and 24h, got -1s"},
 		{[]string{"--lease", "48h"}, "--lease must be between 1ms and 24h, got 48h"},
-		{[]string{"--crash-point", "sometime"}, `--crash-point must be "after-call" or "before-call", got "sometime"`},
+		{[]string{"--crash-point", "sometime"}, `--crash-point must be "after-call", "before-call" or "none", got "sometime"`},
 		{[]string{"--declined-key", "PAY-077"}, `--declined-key "PAY-077" is not a seeded payment`},
 	}
 	for _, tt := range tests {

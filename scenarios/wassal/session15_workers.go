@@ -117,16 +117,17 @@ func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int
 	db := fs.String("db", "", "database file")
 	url := fs.String("provider", "", "provider URL")
 	naive := fs.Bool("naive", false, "select-then-update instead of the atomic claim")
+	fenced := fs.Bool("fenced", false, "complete only while the claim is still this worker's")
 	lease := fs.Duration("lease", 30*time.Second, "lease of the claim")
 	at := fs.String("at", clock.ISO(clock.Start), "scenario time of the poll")
-	afterCall := fs.Bool("after-call", true, "die after the provider answered rather than right after claiming")
+	crashPoint := fs.String("crash-point", afterCall, "when to die: after-call, before-call, or none")
 	store, times, ok := openChild(ctx, fs, args, db, at)
 	if !ok {
 		return childFailed
 	}
 	defer store.Close()
 	now := times[0]
-	w := &outboxWorker{id: "worker-c", naive: *naive, store: store, prov: provider.NewClient(*url), lease: *lease}
+	w := &outboxWorker{id: "worker-c", naive: *naive, fenced: *fenced, store: store, prov: provider.NewClient(*url), lease: *lease}
 	claims, err := w.claim(ctx, now, 1)
 	if err != nil {
 		return failChild(err)
@@ -137,14 +138,23 @@ func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int
 	}
 	c := claims[0]
 	text := "worker-c (a child process) " + w.claimText(c)
-	if *afterCall {
-		a, err := w.prov.CheckStatus(ctx, c.Key, now)
-		if err != nil {
-			return failChild(err)
-		}
-		text += " → status check → " + answerText(a)
+	if *crashPoint == beforeCall {
+		fmt.Fprintln(stdout, eventLine(now, c.Key, text+" → killed (SIGKILL) before recording anything"))
+		child.Die()
 	}
-	fmt.Fprintln(stdout, eventLine(now, c.Key, text+" → killed (SIGKILL) before recording anything"))
-	child.Die()
+	a, err := w.prov.CheckStatus(ctx, c.Key, now)
+	if err != nil {
+		return failChild(err)
+	}
+	text += " → status check → " + answerText(a)
+	if *crashPoint == afterCall {
+		fmt.Fprintln(stdout, eventLine(now, c.Key, text+" → killed (SIGKILL) before recording anything"))
+		child.Die()
+	}
+	if refused, err := w.finish(ctx, c, a, now); err != nil || refused {
+		return failChild(fmt.Errorf("worker-c could not record %s (refused %v): %v", c.Key, refused, err))
+	}
+	status, _ := resolution(a)
+	fmt.Fprintln(stdout, eventLine(now, c.Key, fmt.Sprintf("%s → payment %s, customer notified → Processed; exits normally (--crash-point none)", text, status)))
 	return 0
 }
