@@ -175,21 +175,21 @@ func (o *session17Options) span() span {
 // session17Run is one design: the Day 16 drain that makes the dead letters,
 // then a redrive of them.
 type session17Run struct {
-	audited    bool
-	lines      []string
-	events     []worker.Event
-	redriveAt  time.Time
-	before     map[string]outbox.Message // each dead letter as it stood before the redrive
-	deadKeys   []string
-	batches    [][]string // audited: the keys released per batch
-	notRelease []string   // audited: dead letters left parked when the redrive halted
-	verifyAt   map[string]time.Time
-	ended      time.Time
-	ledger     Ledger
-	audit      []outbox.AuditEntry
-	redrives   []redriveRow
-	tables     []outbox.Table
-	prov       *provider.Provider
+	audited        bool
+	lines          []string
+	events         []worker.Event
+	redriveAt      time.Time
+	before         map[string]outbox.Message // each dead letter as it stood before the redrive
+	deadKeys       []string
+	batches        [][]string // audited: the keys released per batch
+	notRelease     []string   // audited: dead letters left parked when the redrive halted
+	callsAtRedrive int        // calls in the provider's ledger when the redrive began
+	ended          time.Time
+	ledger         Ledger
+	audit          []outbox.AuditEntry
+	redrives       []redriveRow
+	tables         []outbox.Table
+	prov           *provider.Provider
 }
 
 func (o *session17Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
@@ -213,7 +213,7 @@ func (o *session17Options) drive(ctx context.Context, path string, audited bool)
 	if err := SeedDurableOutbox(ctx, store, o.Payments, o.MaxAttempts, clk.Now()); err != nil {
 		return nil, err
 	}
-	run := &session17Run{audited: audited, prov: NewProvider(o.PoisonKeys, o.DeclinedKey), verifyAt: map[string]time.Time{}}
+	run := &session17Run{audited: audited, prov: NewProvider(o.PoisonKeys, o.DeclinedKey)}
 	run.lines = append(run.lines, eventLine(clk.Now(), "", fmt.Sprintf(
 		"DAY 16: worker-1 drains; MaxAttempts %d, backoff %s × 2^(n-1), dead-letter exit; the status API fails for %s",
 		o.MaxAttempts, clock.Millis(o.BaseBackoff), keysText(o.PoisonKeys))))
@@ -274,6 +274,7 @@ func (o *session17Options) takeStock(ctx context.Context, run *session17Run, sto
 			run.deadKeys = append(run.deadKeys, m.Key)
 		}
 	}
+	run.callsAtRedrive = len(run.prov.Calls())
 	run.redriveAt = clk.AdvanceTo(clock.Start.Add(o.RedriveAfter))
 	state := "is still broken"
 	if o.ProviderFixed {
@@ -282,7 +283,11 @@ func (o *session17Options) takeStock(ctx context.Context, run *session17Run, sto
 			run.prov.Script(k, provider.Rule{Outcome: provider.Paid})
 		}
 	}
+	late := ""
+	if run.redriveAt.After(clock.Start.Add(o.RedriveAfter)) {
+		late = fmt.Sprintf(" (--redrive-after %s fell inside the Day 16 drain: the redrive starts when it ends)", durationText(o.RedriveAfter))
+	}
 	run.lines = append(run.lines, eventLine(run.redriveAt, "", fmt.Sprintf(
-		"%d dead letter(s) parked (%s); the provider's status API %s", len(run.deadKeys), keysText(run.deadKeys), state)))
+		"%d dead letter(s) parked (%s); the provider's status API %s%s", len(run.deadKeys), keysText(run.deadKeys), state, late)))
 	return nil
 }

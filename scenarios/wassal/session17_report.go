@@ -35,7 +35,7 @@ func (o *session17Options) render(own, before, after *session17Run) *report.Repo
 
 	f := o.figures(own)
 	if o.audited {
-		o.afterChecks(r, own, f)
+		o.afterChecks(r, f)
 	} else {
 		o.beforeChecks(r, f)
 	}
@@ -51,7 +51,11 @@ func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
 	if o.DeclinedKey != "" {
 		declined = "; " + o.DeclinedKey + " declines"
 	}
-	r.Linef("Provider  the status API fails for %s until it is fixed%s; every other key pays", keysText(o.PoisonKeys), declined)
+	if len(o.PoisonKeys) == 0 {
+		r.Linef("Provider  the status API never fails (--poison-key none)%s; every other key pays", declined)
+	} else {
+		r.Linef("Provider  the status API fails for %s until it is fixed%s; every other key pays", keysText(o.PoisonKeys), declined)
+	}
 	fixed := "still broken (--provider-fixed=false)"
 	if o.ProviderFixed {
 		fixed = "fixed (--provider-fixed)"

@@ -40,7 +40,6 @@ func (o *session17Options) verify(ctx context.Context, run *session17Run, store 
 		case outbox.Processed:
 			pay, _ := l.Payment(k)
 			a, err := run.prov.CheckStatus(ctx, k, now)
-			run.verifyAt[k] = now
 			if err == nil && agrees(a, pay) {
 				outcome, action, verifiedTx = "Closed", "redrive-verified", a.TransactionID
 				detail = fmt.Sprintf("%s: status check says %s, payment row says %s → redrive closed", k, answerText(a), pay.Status)
