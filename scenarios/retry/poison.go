@@ -41,7 +41,16 @@ and the messages behind it are processed. Both runs use their own database
 file and print the seed's table from what those files hold.`,
 		Example: `  outboxlab poison-counter
   outboxlab poison-counter --lethal 2,4 --threshold 2    # two poison messages, isolated sooner
-  outboxlab poison-counter --max-restarts 2              # too few restarts: the at-delivery run cannot finish, checks fail`,
+  outboxlab poison-counter --threshold 1                 # every message dead-lettered at its first delivery`,
+		// Too few restarts: the at-delivery run cannot reach the threshold before the bound.
+		FailsWith: []string{"--max-restarts", "2"},
+		// --lethal is a list of message numbers within --messages, not a range;
+		// with its default, 3, --messages goes down to 3 (1 with --lethal 1).
+		Limits: []scenarios.Limit{
+			{Flag: "messages", Min: "3", Max: "100"},
+			{Flag: "threshold", Min: "1", Max: "100"},
+			{Flag: "max-restarts", Min: "1", Max: strconv.Itoa(maxLifetimes)},
+		},
 		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindPoison(fs) },
 	})
 }
@@ -63,6 +72,12 @@ func bindPoison(fs *pflag.FlagSet) *poisonOptions {
 	return o
 }
 
+// maxLifetimes bounds --max-restarts. The run starts at most twice that many
+// real child processes (one supervisor loop per counter position), each
+// delivering at most --messages notifications: 30 processes and 3000
+// deliveries at the limits, about a second and a half of process start-ups.
+const maxLifetimes = 15
+
 func (o *poisonOptions) Validate() error {
 	switch {
 	case o.Messages < 1 || o.Messages > 100:
@@ -71,8 +86,8 @@ func (o *poisonOptions) Validate() error {
 		return fmt.Errorf("--lethal needs at least one message number")
 	case o.Threshold < 1 || o.Threshold > 100:
 		return fmt.Errorf("--threshold must be between 1 and 100, got %d", o.Threshold)
-	case o.MaxRestarts < 1 || o.MaxRestarts > 50:
-		return fmt.Errorf("--max-restarts must be between 1 and 50, got %d", o.MaxRestarts)
+	case o.MaxRestarts < 1 || o.MaxRestarts > maxLifetimes:
+		return fmt.Errorf("--max-restarts must be between 1 and %d, got %d", maxLifetimes, o.MaxRestarts)
 	}
 	seen := map[int]bool{}
 	for _, n := range o.Lethal {
@@ -127,6 +142,15 @@ type poisonRun struct {
 }
 
 func (o *poisonOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	runs, err := o.superviseBoth(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	return o.render(runs), nil
+}
+
+// superviseBoth runs each counter position to its end on its own database.
+func (o *poisonOptions) superviseBoth(ctx context.Context, env scenarios.Env) ([]*poisonRun, error) {
 	positions := []counterPosition{
 		{"on catch", false, "on-catch.db"},
 		{"at delivery", true, filepath.Base(env.DBPath)},
@@ -139,7 +163,7 @@ func (o *poisonOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		}
 		runs = append(runs, run)
 	}
-	return o.render(runs), nil
+	return runs, nil
 }
 
 // supervise seeds a fresh outbox and starts consumer lifetimes, one child

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"outboxlab/core/clock"
@@ -12,6 +13,16 @@ import (
 func (o *poisonOptions) checks(r *report.Report, figs []poisonFigures) {
 	onCatch, atDelivery := figs[0], figs[1]
 	lethal := len(o.Lethal)
+	var got, want []string
+	for i, f := range figs {
+		got = append(got, seedTable{f.restarts, f.delivered, f.deaths, f.processed, f.deadLetters, f.remaining}.String())
+		want = append(want, seedPoisonCounter(o.Messages, o.Lethal, o.Threshold, o.MaxRestarts, i == 1).String())
+	}
+	detail := fmt.Sprintf("%s and %s, as a reference run of poison-counter.mjs", got[0], got[1])
+	if !slices.Equal(got, want) {
+		detail = fmt.Sprintf("%s and %s; a reference run of poison-counter.mjs: %s and %s", got[0], got[1], want[0], want[1])
+	}
+	r.Check("the table is the seed's algorithm", slices.Equal(got, want), detail)
 	r.Check("on catch: the threshold is never reached",
 		onCatch.deadLetters == 0 && report.AllEqual(onCatch.lethalCatchCounter, 0),
 		fmt.Sprintf("lethal deliveries %s, caught failures %s, %d dead letters",
@@ -48,4 +59,38 @@ func mustParseISO(s string) time.Time {
 		panic(fmt.Sprintf("stored time %q is not ISO: %v", s, err))
 	}
 	return t
+}
+
+// whyFailed says what these flags did to the checks that failed.
+func (o *poisonOptions) whyFailed(r *report.Report, runs []*poisonRun, figs []poisonFigures) []string {
+	failed := failedChecks(r)
+	atDelivery := figs[1]
+	var why []string
+	if o.Threshold == 1 && failed["at delivery: the messages behind the poison are processed"] {
+		isolated := 0
+		for _, m := range runs[1].msgs {
+			if m.Status == outbox.DeadLettered && m.AttemptCount == 1 && !slices.Contains(o.lethalKeys(), m.Key) {
+				isolated++
+			}
+		}
+		why = append(why, fmt.Sprintf("a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n"+
+			"%s dead-lettered unprocessed at AttemptCount 1", report.Plural(int64(isolated), "healthy notification")))
+		delete(failed, "at delivery: the messages behind the poison are processed")
+	}
+	if atDelivery.remaining > 0 && atDelivery.restarts == o.MaxRestarts {
+		need := len(o.Lethal)*(o.Threshold-1) + 1
+		why = append(why, fmt.Sprintf("--max-restarts %d stopped the at-delivery run with %s left: isolating %s\n"+
+			"at threshold %d costs %d × (%d − 1) deaths, so it needs at least %d lifetimes",
+			o.MaxRestarts, report.Plural(int64(atDelivery.remaining), "message"), report.Plural(int64(len(o.Lethal)), "lethal message"),
+			o.Threshold, len(o.Lethal), o.Threshold, need))
+		for _, name := range []string{"at delivery: each lethal message isolated on delivery number threshold",
+			"at delivery: the queue empties before the bound", "at delivery: the messages behind the poison are processed",
+			"at delivery: isolation still costs threshold − 1 deaths per lethal message"} {
+			delete(failed, name)
+		}
+	}
+	if len(failed) > 0 {
+		why = append(why, "no flag explains the other failures: the real run did not do what the seed's algorithm does")
+	}
+	return why
 }

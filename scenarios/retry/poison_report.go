@@ -24,8 +24,17 @@ type poisonFigures struct {
 	lethalStatuses                       []outbox.Status
 }
 
+// figures reads one run's numbers from what it left: lifetimes started from
+// the audit log, deliveries from the audit entries the children wrote in
+// their claim transactions, deaths from how the child processes exited, and
+// statuses, attempt counts, claim tokens and catch counters from the rows.
 func (o *poisonOptions) figures(run *poisonRun) poisonFigures {
-	f := poisonFigures{restarts: len(run.lifetimes)}
+	var f poisonFigures
+	for _, a := range run.audit {
+		if a.Actor == "supervisor" && a.Action == "started" {
+			f.restarts++
+		}
+	}
 	lethal := o.lethalKeys()
 	for _, l := range run.lifetimes {
 		f.delivered += l.deliveries
@@ -99,6 +108,7 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 
 	o.checks(r, figs)
 	r.Checks("Checks (the properties the seed states)")
+	explain(r, o.whyFailed(r, runs, figs))
 	r.Verdict("THE COUNTER BELONGS AT DELIVERY — IT ISOLATES THE MESSAGE THAT KILLS THE PROCESS ✅",
 		"THE SEED'S RESULT WAS NOT REPRODUCED FOR THESE FLAGS — SEE THE FAILED CHECKS ⚠️")
 	for i, f := range figs {

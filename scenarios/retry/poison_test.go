@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -20,67 +23,16 @@ func TestPoisonCounterValidate(t *testing.T) {
 		{[]string{"--lethal", "6"}, "--lethal 6 is not a message number (1..5)"},
 		{[]string{"--lethal", "2,2"}, "--lethal 2 is listed twice"},
 		{[]string{"--threshold", "0"}, "--threshold must be between 1 and 100, got 0"},
-		{[]string{"--max-restarts", "51"}, "--max-restarts must be between 1 and 50, got 51"},
+		{[]string{"--max-restarts", "15"}, ""},
+		{[]string{"--max-restarts", "16"}, "--max-restarts must be between 1 and 15, got 16"},
 	})
 }
 
-// seedPoisonCounter is the seed's poison-counter.mjs, line for line: the
-// oracle the real child-process runs are held to, for any flags.
-func seedPoisonCounter(messages int, lethal []int, threshold, maxRestarts int, atDelivery bool) string {
-	type msg struct {
-		id, attempt int
-		status      string
-	}
-	queue := make([]*msg, messages)
-	for i := range queue {
-		queue[i] = &msg{id: i + 1, status: "pending"}
-	}
-	dead, delivered, deaths, restarts := 0, 0, 0, 0
-	for b := 1; b <= maxRestarts; b++ {
-		restarts = b
-		var pending []*msg
-		for _, m := range queue {
-			if m.status == "pending" {
-				pending = append(pending, m)
-			}
-		}
-		for _, m := range pending {
-			delivered++
-			if atDelivery {
-				m.attempt++
-				if m.attempt >= threshold {
-					m.status = "dead"
-					dead++
-					continue
-				}
-			}
-			if slices.Contains(lethal, m.id) {
-				deaths++
-				break
-			}
-			m.status = "processed"
-		}
-		if !slices.ContainsFunc(queue, func(m *msg) bool { return m.status == "pending" }) {
-			break
-		}
-	}
-	processed, remaining := 0, 0
-	for _, m := range queue {
-		switch m.status {
-		case "processed":
-			processed++
-		case "pending":
-			remaining++
-		}
-	}
-	return fmt.Sprint(restarts, delivered, deaths, processed, dead, remaining)
-}
-
 func TestSeedOracleReproducesTheSeedsTable(t *testing.T) {
-	if got := seedPoisonCounter(5, []int{3}, 3, 12, false); got != "12 14 12 2 0 3" {
+	if got := seedPoisonCounter(5, []int{3}, 3, 12, false).String(); got != "12 14 12 2 0 3" {
 		t.Errorf("on catch %s, want the seed's 12 14 12 2 0 3", got)
 	}
-	if got := seedPoisonCounter(5, []int{3}, 3, 12, true); got != "3 7 2 4 1 0" {
+	if got := seedPoisonCounter(5, []int{3}, 3, 12, true).String(); got != "3 7 2 4 1 0" {
 		t.Errorf("at delivery %s, want the seed's 3 7 2 4 1 0", got)
 	}
 }
@@ -113,9 +65,9 @@ func TestPoisonCounterRealDeathsMatchTheSeedsAlgorithm(t *testing.T) {
 				key        string
 				atDelivery bool
 			}{{"on_catch", false}, {"at_delivery", true}} {
-				got := fmt.Sprint(m["restarts_"+pos.key], m["delivered_"+pos.key], m["process_deaths_"+pos.key],
-					m["processed_"+pos.key], m["dead_letters_"+pos.key], m["remaining_"+pos.key])
-				want := seedPoisonCounter(tt.messages, tt.lethal, tt.threshold, tt.restarts, pos.atDelivery)
+				got := fmt.Sprint(m["restarts_"+pos.key], " ", m["delivered_"+pos.key], " ", m["process_deaths_"+pos.key], " ",
+					m["processed_"+pos.key], " ", m["dead_letters_"+pos.key], " ", m["remaining_"+pos.key])
+				want := seedPoisonCounter(tt.messages, tt.lethal, tt.threshold, tt.restarts, pos.atDelivery).String()
 				if got != want {
 					t.Errorf("%s: restarts delivered deaths processed dead remaining = %s, want %s", pos.key, got, want)
 				}
@@ -154,5 +106,82 @@ func TestOnCatchCounterCountsCatchableFailures(t *testing.T) {
 	}
 	if msgs[0].LastError != "job panicked: malformed body" {
 		t.Errorf("LastError %q, want the caught panic", msgs[0].LastError)
+	}
+}
+
+// The checks read what the runs left: a lifetime or a delivery missing from
+// the audit log, or a death that was not a SIGKILL, fails them.
+func TestPoisonCounterChecksCatchAWrongRun(t *testing.T) {
+	t.Parallel()
+	const (
+		seedTable = "the table is the seed's algorithm"
+		audited   = "the audit log and the queue agree on every delivery"
+		sigkill   = "every death was a real SIGKILL on a lethal message"
+	)
+	o := scenariotest.Bind(t, poisonCounter).(*poisonOptions)
+	dir := t.TempDir()
+	runs, err := o.superviseBoth(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropAudit := func(run *poisonRun, action string) {
+		i := slices.IndexFunc(run.audit, func(a outbox.AuditEntry) bool { return a.Action == action })
+		run.audit = slices.Delete(slices.Clone(run.audit), i, i+1)
+	}
+	tests := []struct {
+		name       string
+		tamper     func(runs []*poisonRun)
+		wantFailed []string
+	}{
+		{"nothing wrong", func([]*poisonRun) {}, nil},
+		{"a lifetime missing from the audit log", func(runs []*poisonRun) { dropAudit(runs[1], "started") }, []string{seedTable}},
+		{"a death by another signal", func(runs []*poisonRun) { runs[0].lifetimes[4].signal = "terminated" }, []string{sigkill}},
+		{"a delivery not counted", func(runs []*poisonRun) { runs[1].lifetimes[0].deliveries-- }, []string{seedTable, audited}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			copies := make([]*poisonRun, len(runs))
+			for i, run := range runs {
+				c := *run
+				c.lifetimes = slices.Clone(run.lifetimes)
+				copies[i] = &c
+			}
+			tt.tamper(copies)
+			r := report.New(poisonCounter, report.Experiment)
+			o.checks(r, []poisonFigures{o.figures(copies[0]), o.figures(copies[1])})
+			for _, name := range []string{seedTable, audited, sigkill} {
+				c := checkNamed(t, r, name)
+				if want := slices.Contains(tt.wantFailed, name); c.Passed == want {
+					t.Errorf("%q passed = %v, want %v: %s", name, c.Passed, !want, c.Detail)
+				}
+			}
+		})
+	}
+}
+
+// A failed check comes with what the flags did.
+func TestPoisonCounterSaysWhyItsChecksFailed(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--threshold", "1", "--max-restarts", "2"},
+			"  WHY   a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n" +
+				"        4 healthy notifications dead-lettered unprocessed at AttemptCount 1\n"},
+		{[]string{"--max-restarts", "2"},
+			"  WHY   --max-restarts 2 stopped the at-delivery run with 3 messages left: isolating 1 lethal message\n" +
+				"        at threshold 3 costs 1 × (3 − 1) deaths, so it needs at least 3 lifetimes\n"},
+	}
+	for _, tt := range tests {
+		t.Run(caseName(tt.args), func(t *testing.T) {
+			t.Parallel()
+			r := scenariotest.Run(t, poisonCounter, tt.args...)
+			if r.Passed() || !strings.Contains(r.Body(), tt.want) {
+				t.Errorf("passed = %v; report lacks %q:\n%s", r.Passed(), tt.want, r.Body())
+			}
+			if strings.Contains(r.Body(), "no flag explains") {
+				t.Errorf("a failure the flags explain is reported as unexplained:\n%s", r.Body())
+			}
+		})
 	}
 }
