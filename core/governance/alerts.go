@@ -3,8 +3,11 @@ package governance
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"outboxlab/core/clock"
 )
@@ -60,28 +63,44 @@ func (a *Alerts) Observe(ev Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t, e := ev.Transition, ev.Entry
-	attempt := fmt.Sprintf("attempt=%d/%d", t.RetryCount, a.opts.MaxRetryAttempts)
+	attempt := Field("attempt", fmt.Sprintf("%d/%d", t.RetryCount, a.opts.MaxRetryAttempts))
 	switch {
 	case t.To == DeadLettered:
 		a.total++
 		key := [2]string{t.ReasonCode, e.Provider}
 		a.byReason[key]++
-		a.add(t.At, "ALERT", AlertDeadLettered, e, fmt.Sprintf("reason=%s %s dead_lettered_total=%d", t.ReasonCode, attempt, a.total))
+		a.add(t.At, "ALERT", AlertDeadLettered, e, Field("reason", t.ReasonCode), attempt, Field("dead_lettered_total", strconv.Itoa(a.total)))
 		if n := a.byReason[key]; n > 1 {
 			a.lines = append(a.lines, AlertLine{At: t.At, Level: "ALERT", Name: AlertDeadLetterRepeat, EntryID: e.ID,
-				Text: fmt.Sprintf("%s reason=%s provider=%s count=%d", AlertDeadLetterRepeat, t.ReasonCode, e.Provider, n)})
+				Text: strings.Join([]string{AlertDeadLetterRepeat, Field("reason", t.ReasonCode), Field("provider", e.Provider),
+					Field("count", strconv.Itoa(n))}, " ")})
 		}
 	case t.To == Failed && t.PastThreshold && t.RetryCount == a.opts.MaxRetryAttempts:
-		a.add(t.At, "ALERT", AlertThresholdPassed, e, attempt+" next_retry="+clock.Stamp(t.NextRetryAt))
+		a.add(t.At, "ALERT", AlertThresholdPassed, e, attempt, Field("next_retry", clock.Stamp(t.NextRetryAt)))
 	case t.To == Failed && t.RetryCount == a.opts.MaxRetryAttempts-1:
-		a.add(t.At, "WARN", AlertThresholdNear, e, attempt+" next_retry="+clock.Stamp(t.NextRetryAt))
+		a.add(t.At, "WARN", AlertThresholdNear, e, attempt, Field("next_retry", clock.Stamp(t.NextRetryAt)))
 	}
 }
 
-func (a *Alerts) add(at time.Time, level, name string, e Entry, tail string) {
-	text := fmt.Sprintf("%s entry=%d key=%s correlation=%s receipt=%s provider=%s region=%s tenant=%s workload=%s %s",
-		name, e.ID, e.Key, e.CorrelationID, e.DecisionReceiptID, e.Provider, e.Region, e.Tenant, e.Workload, tail)
-	a.lines = append(a.lines, AlertLine{At: at, Level: level, Name: name, EntryID: e.ID, Text: text})
+func (a *Alerts) add(at time.Time, level, name string, e Entry, tail ...string) {
+	fields := append([]string{name, Field("entry", strconv.FormatInt(e.ID, 10)), Field("key", e.Key),
+		Field("correlation", e.CorrelationID), Field("receipt", e.DecisionReceiptID), Field("provider", e.Provider),
+		Field("region", e.Region), Field("tenant", e.Tenant), Field("workload", e.Workload)}, tail...)
+	a.lines = append(a.lines, AlertLine{At: at, Level: level, Name: name, EntryID: e.ID, Text: strings.Join(fields, " ")})
+}
+
+// Field renders one key=value pair of an alert line. A value that is empty or
+// holds a space, a quote, an equals sign or anything unprintable is quoted
+// (Go syntax), so every field stays one token however the host configured
+// its reason codes: reason="poison message" is still the reason.
+func Field(key, value string) string {
+	plain := value != "" && !strings.ContainsFunc(value, func(r rune) bool {
+		return r == '"' || r == '=' || r == '\\' || unicode.IsSpace(r) || !unicode.IsPrint(r)
+	})
+	if plain {
+		return key + "=" + value
+	}
+	return key + "=" + strconv.Quote(value)
 }
 
 // Lines returns every line emitted so far, in order.

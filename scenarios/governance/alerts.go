@@ -2,7 +2,7 @@ package governance
 
 import (
 	"context"
-	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -36,9 +36,13 @@ check fails.`,
 		Example: `  outboxlab governance-dead-letter-alerts
   outboxlab governance-dead-letter-alerts --max-retry-attempts 3   # warnings at 2, dead-letters at 3
   outboxlab governance-dead-letter-alerts --verbose-alerts         # a careless host leaks the secret (exit 1)`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindAlerts(fs) },
+		FailsWith: []string{"--verbose-alerts"},
+		Limits:    alertsBounds.limits(),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindAlerts(fs) },
 	})
 }
+
+var alertsBounds = drainBounds()
 
 type alertsOptions struct {
 	drain *drainFlags
@@ -47,19 +51,20 @@ type alertsOptions struct {
 }
 
 func bindAlerts(fs *pflag.FlagSet) *alertsOptions {
-	o := &alertsOptions{drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	o := &alertsOptions{drain: bindDrainFlags(fs, gov.DefaultOptions(), alertsBounds)}
 	fs.BoolVar(&o.VerboseAlerts, "verbose-alerts", false, "a careless host: alert lines also carry the entry's payload")
 	return o
 }
 
+// Validate refuses only what cannot run. MaxRetryAttempts 1 is legal: the
+// first failure is then the threshold, and the warning check says that no
+// warning can come before a dead-letter.
 func (o *alertsOptions) Validate() error {
 	if err := o.drain.validate(); err != nil {
 		return err
 	}
-	if o.drain.MaxRetryAttempts < 2 {
-		return fmt.Errorf("--max-retry-attempts must be at least 2 here, got %d: the warning comes at MaxRetryAttempts-1", o.drain.MaxRetryAttempts)
-	}
-	return nil
+	// One claim drain of the five entries, followed by a pass a day later.
+	return o.drain.withinBudget(o.drain.entriesLoad(o.specs()).add(load{span: 24 * time.Hour}))
 }
 
 func (o *alertsOptions) specs() []entrySpec {

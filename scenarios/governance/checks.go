@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
@@ -12,72 +13,121 @@ import (
 
 // The checks several governance scenarios share, each over every run given.
 
-// checkRetrySchedule: a failure below the threshold is Failed and due again
-// after the backoff for its failed attempt number.
+// checkRetrySchedule: a failure below the threshold is persisted Failed,
+// due again after the documented delay for its failed attempt number, and the
+// provider is called again then. It reads each row as persisted right after
+// the failure, computes the delay on its own (scheduledDelay, not the
+// policy's backoff) and finds the next call in the provider's ledger.
 func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
-	n, ok := 0, 0
-	var delays []string
+	n, ok, ended := 0, 0, 0
+	var delays []time.Duration
 	for i, run := range runs {
-		for _, ev := range run.events {
-			t := ev.Transition
-			if ev.Kind != gov.Handled || ev.Result.Kind != gov.ResultFailed || t.RetryCount >= f.MaxRetryAttempts {
-				continue
-			}
-			n++
-			if t.To == gov.Failed && t.NextRetryAt.Equal(t.At.Add(f.backoff().Delay(t.RetryCount))) {
-				ok++
-			}
-			if d := clock.Millis(t.Delay); i == len(runs)-1 && !slices.Contains(delays, d) {
-				delays = append(delays, d)
+		for _, key := range run.keys() {
+			ems := run.emissions(key)
+			for j, e := range ems {
+				if !e.failed() || !e.logged || e.log.RetryCount >= f.MaxRetryAttempts {
+					continue
+				}
+				n++
+				row := e.row
+				want := scheduledDelay(f.RetryBackoff, f.MaxRetryBackoff, e.log.RetryCount)
+				persisted := e.log.To == gov.Failed && row.Status == gov.Failed && row.RetryCount == e.log.RetryCount &&
+					row.NextRetryAt.Equal(row.UpdatedAt.Add(want))
+				calledAgain := false
+				if j+1 < len(ems) {
+					next := ems[j+1].call.At
+					calledAgain = !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= gov.WakeupSlack
+				} else if run.capped || run.entry(key).Status.Terminal() {
+					// Nothing called it again because the run or the entry ended first.
+					calledAgain = true
+					ended++
+				}
+				if persisted && calledAgain {
+					ok++
+				}
+				if d := row.NextRetryAt.Sub(row.UpdatedAt); i == len(runs)-1 && !slices.Contains(delays, d) {
+					delays = append(delays, d)
+				}
 			}
 		}
+	}
+	slices.Sort(delays)
+	shown := make([]string, len(delays))
+	for i, d := range delays {
+		shown[i] = clock.Millis(d)
+	}
+	detail := fmt.Sprintf("%d of %d failures below %d (all modes): row Failed, NextRetryAtUtc = UpdatedAtUtc + %s, called again then (%s)",
+		ok, n, f.MaxRetryAttempts, f.scheduleText(), orNone(strings.Join(shown, ", "), "none"))
+	if ended > 0 {
+		detail += fmt.Sprintf("; %d not called again: the run or the entry ended first", ended)
 	}
 	// With MaxRetryAttempts 1 the first failure is the threshold: nothing is ever below it.
-	r.Check("below the threshold a failure is retried on schedule", (n > 0 || f.MaxRetryAttempts == 1) && ok == n,
-		fmt.Sprintf("%d of %d failures below %d (all modes) → Failed, next retry = failure time + backoff(n) (%s)",
-			ok, n, f.MaxRetryAttempts, orNone(strings.Join(delays, ", "), "none")))
+	r.Check("below the threshold a failure is retried on schedule", (n > 0 || f.MaxRetryAttempts == 1) && ok == n, detail)
 }
 
-// checkUnexpected: errors and panics count as failed attempts and the drain carries on.
+// checkUnexpected: errors and panics count as failures and the drain carries
+// on. The provider's ledger says which calls errored or panicked; the
+// transition log and the rows say what was persisted for each.
 func checkUnexpected(r *report.Report, runs []*driveRun) {
-	errs, panics, counted := 0, 0, 0
+	errs, panics, counted, unlogged := 0, 0, 0, 0
 	for _, run := range runs {
-		for _, ev := range run.events {
-			if ev.Kind != gov.Handled || ev.Unexpected == gov.Expected {
-				continue
-			}
-			if ev.Unexpected == gov.UnexpectedPanic {
-				panics++
-			} else {
-				errs++
-			}
-			if ev.Transition.RetryCount == ev.Entry.RetryCount+1 && (ev.Transition.To == gov.Failed || ev.Transition.To == gov.DeadLettered) {
-				counted++
+		for _, key := range run.keys() {
+			for _, e := range run.emissions(key) {
+				if !e.logged {
+					unlogged++
+				}
+				code := gov.CodeUnexpectedError
+				switch {
+				case e.call.Step.Panic != "":
+					panics++
+					code = gov.CodePanic
+				case e.call.Step.Error != "":
+					errs++
+				default:
+					continue
+				}
+				if e.logged && e.log.RetryCount == e.before+1 && (e.log.To == gov.Failed || e.log.To == gov.DeadLettered) &&
+					e.row.LastErrorCode == code {
+					counted++
+				}
 			}
 		}
 	}
-	r.Check("emitter errors and panics count as failures; the drain never crashed", errs+panics > 0 && counted == errs+panics,
-		fmt.Sprintf("%d errors and %d panics over %d drains, %d persisted as failed attempts; every drain finished its run",
-			errs, panics, len(runs), counted))
+	detail := fmt.Sprintf("%d errors and %d panics over %d drains, %d persisted as failed attempts; every drain finished its run",
+		errs, panics, len(runs), counted)
+	if unlogged > 0 {
+		detail += fmt.Sprintf("; %d calls have no persisted transition", unlogged)
+	}
+	r.Check("emitter errors and panics count as failures; the drain never crashed", errs+panics > 0 && counted == errs+panics && unlogged == 0,
+		detail)
 }
 
 // checkProviderDeadLetter: a provider-returned dead-letter is terminal at once,
-// whatever the retry count, and the entry is never emitted again.
+// whatever the retry count, and the entry is never emitted again: the row
+// records the provider's code at the call's time, and the ledger has no later call.
 func checkProviderDeadLetter(r *report.Report, runs []*driveRun) {
 	n, ok := 0, 0
 	var detail []string
 	for i, run := range runs {
-		for _, ev := range run.events {
-			if ev.Kind != gov.Handled || ev.Result.Kind != gov.ResultDeadLetter {
-				continue
-			}
-			n++
-			t, calls := ev.Transition, run.handled(ev.Entry.Key)
-			if t.To == gov.DeadLettered && t.RetryCount == ev.Entry.RetryCount && t.ReasonCode == ev.Result.Code && calls[len(calls)-1].At.Equal(ev.At) {
-				ok++
-			}
-			if i == len(runs)-1 {
-				detail = append(detail, fmt.Sprintf("%s DeadLettered on call %d with %s, RetryCount %d", ev.Entry.Key, len(calls), t.ReasonCode, t.RetryCount))
+		for _, key := range run.keys() {
+			ems := run.emissions(key)
+			for j, e := range ems {
+				if e.kind() != gov.ResultDeadLetter {
+					continue
+				}
+				n++
+				code := e.call.Step.Result.Code
+				if code == "" {
+					code = gov.CodeProviderRejected
+				}
+				row := e.row
+				if e.logged && e.log.To == gov.DeadLettered && e.log.RetryCount == e.before && row.Status == gov.DeadLettered &&
+					row.ReasonCode == code && row.DeadLetteredAt.Equal(e.call.At) && j == len(ems)-1 {
+					ok++
+				}
+				if i == len(runs)-1 {
+					detail = append(detail, fmt.Sprintf("%s %s on call %d with %s, RetryCount %d", key, row.Status, j+1, row.ReasonCode, row.RetryCount))
+				}
 			}
 		}
 	}
@@ -85,25 +135,34 @@ func checkProviderDeadLetter(r *report.Report, runs []*driveRun) {
 		fmt.Sprintf("%d of %d: %s", ok, n, orNone(strings.Join(detail, "; "), "none returned")))
 }
 
-// checkNoReplay: nothing is emitted after a terminal transition, and a pass a
-// day later selects nothing: dead-letters are never replayed automatically.
+// checkNoReplay: the provider's ledger holds no call for an entry after its
+// persisted terminal transition, and none from a pass a day after the run:
+// dead-letters are never replayed automatically.
 func checkNoReplay(r *report.Report, runs []*driveRun) {
-	after, later := 0, 0
+	after, later, passes := 0, 0, 0
 	for _, run := range runs {
-		later += run.laterSelected
-		terminal := map[string]bool{}
-		for _, ev := range run.events {
-			if ev.Kind != gov.Handled {
-				continue
+		for _, key := range run.keys() {
+			ended := false
+			for _, e := range run.emissions(key) {
+				if ended {
+					after++
+				}
+				ended = ended || (e.logged && e.log.To.Terminal())
 			}
-			if terminal[ev.Entry.Key] {
-				after++
-			}
-			terminal[ev.Entry.Key] = ev.Transition.To.Terminal()
+		}
+		if !run.laterAt.IsZero() {
+			passes++
+			later += callsSince(run.calls, run.laterAt)
 		}
 	}
-	r.Check("no automatic replay of terminal entries", after == 0 && later == 0,
-		fmt.Sprintf("%d emissions after a terminal transition; a pass 24 h later selected %d entries", after, later))
+	detail := fmt.Sprintf("%d emissions after a terminal transition; a pass 24 h later called the provider %d times", after, later)
+	switch {
+	case passes == 0:
+		detail = fmt.Sprintf("%d emissions after a terminal transition; no pass 24 h later: the demo cap ended the run", after)
+	case passes < len(runs):
+		detail += fmt.Sprintf(" (the demo cap ended %d of the %d drains before it)", len(runs)-passes, len(runs))
+	}
+	r.Check("no automatic replay of terminal entries", after == 0 && later == 0, detail)
 }
 
 // checkNotDelivery: a dead-letter is never counted or stamped as a delivery.

@@ -74,14 +74,3 @@ func ownerText(e gov.Entry) string {
 	}
 	return fmt.Sprintf("%s until %s (token %d)", e.ClaimOwner, clock.Stamp(e.ClaimLeaseUntil), e.ClaimToken)
 }
-
-// failures counts the failed results (including errors and panics) an entry's emissions produced.
-func failures(run *driveRun, key string) int {
-	n := 0
-	for _, ev := range run.handled(key) {
-		if ev.Result.Kind == gov.ResultFailed {
-			n++
-		}
-	}
-	return n
-}

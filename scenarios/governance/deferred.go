@@ -30,9 +30,14 @@ MaxRetryAttempts-th emission. Both drain modes run; the checks compare them.`,
 		Example: `  outboxlab governance-deferred-results
   outboxlab governance-deferred-results --deferrals 20        # still RetryCount 0, still delivered
   outboxlab governance-deferred-results --max-retry-attempts 3 --defer-after 10s`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindDeferred(fs) },
+		FailsWith: []string{"--dead-letter-on-max-retry-attempts=false"},
+		Limits:    deferredBounds.limits(),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindDeferred(fs) },
 	})
 }
+
+var deferredBounds = drainBounds(intBound("deferrals", 0, 200), intBound("pendings", 0, 200),
+	durationBound("defer-after", time.Millisecond, 24*time.Hour))
 
 type deferredOptions struct {
 	drain      *drainFlags
@@ -42,7 +47,7 @@ type deferredOptions struct {
 }
 
 func bindDeferred(fs *pflag.FlagSet) *deferredOptions {
-	o := &deferredOptions{drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	o := &deferredOptions{drain: bindDrainFlags(fs, gov.DefaultOptions(), deferredBounds)}
 	fs.IntVar(&o.Deferrals, "deferrals", 7, "deferred results GOV-001 gets before it is delivered")
 	fs.IntVar(&o.Pendings, "pendings", 3, "pending results GOV-002 gets before it is delivered")
 	fs.DurationVar(&o.DeferAfter, "defer-after", 2*time.Second, "how long the emitter asks the drain to wait after a pending or deferred result")
@@ -53,15 +58,8 @@ func (o *deferredOptions) Validate() error {
 	if err := o.drain.validate(); err != nil {
 		return err
 	}
-	switch {
-	case o.Deferrals < 0 || o.Deferrals > maxAttemptsLimit:
-		return fmt.Errorf("--deferrals must be between 0 and %d, got %d", maxAttemptsLimit, o.Deferrals)
-	case o.Pendings < 0 || o.Pendings > maxAttemptsLimit:
-		return fmt.Errorf("--pendings must be between 0 and %d, got %d", maxAttemptsLimit, o.Pendings)
-	case o.DeferAfter <= 0:
-		return fmt.Errorf("--defer-after must be positive, got %s", o.DeferAfter)
-	}
-	return nil
+	// Two drains of the three entries, each followed by a pass a day later.
+	return o.drain.withinBudget(o.drain.entriesLoad(o.specs()).drains(2).add(load{span: 24 * time.Hour}))
 }
 
 // interleavedDeferrals is how many deferrals GOV-003 gets between its first failures.
@@ -100,51 +98,57 @@ func (o *deferredOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 	runs := []*driveRun{store, claim}
 	checkSameOutcome(r, store, claim)
-	waits, kept, pendings, onTime := 0, 0, 0, 0
+	// The ledger says which calls were pending or deferred and what they
+	// asked; the log and the rows say what was persisted; the next ledger
+	// call says when the entry came back.
+	waits, kept, pendingCalls, pendings, onTime := 0, 0, 0, 0, 0
 	for _, run := range runs {
-		for i, ev := range run.events {
-			k := ev.Result.Kind
-			if ev.Kind != gov.Handled || (k != gov.ResultDeferred && k != gov.ResultPending) {
-				continue
-			}
-			waits++
-			t := ev.Transition
-			if t.To == gov.Deferred && t.RetryCount == ev.Entry.RetryCount {
-				kept++
-			}
-			if k == gov.ResultPending && t.To == gov.Deferred {
-				pendings++
-			}
-			if next, ok := nextEmission(run, i); t.NextRetryAt.Equal(t.At.Add(ev.Result.RetryAfter)) && ok &&
-				!next.Before(t.NextRetryAt) && next.Sub(t.NextRetryAt) <= gov.WakeupSlack {
-				onTime++
+		for _, key := range run.keys() {
+			ems := run.emissions(key)
+			for j, e := range ems {
+				k := e.kind()
+				if k != gov.ResultDeferred && k != gov.ResultPending {
+					continue
+				}
+				waits++
+				row, deferred := e.row, e.logged && e.log.To == gov.Deferred && e.row.Status == gov.Deferred
+				if deferred && e.log.RetryCount == e.before && row.RetryCount == e.before {
+					kept++
+				}
+				if k == gov.ResultPending {
+					pendingCalls++
+					if deferred {
+						pendings++
+					}
+				}
+				if j+1 < len(ems) && row.NextRetryAt.Equal(row.UpdatedAt.Add(e.call.Step.Result.RetryAfter)) {
+					next := ems[j+1].call.At
+					if !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= gov.WakeupSlack {
+						onTime++
+					}
+				}
 			}
 		}
 	}
 	r.Check("pending and deferred results never increment RetryCount", waits > 0 && kept == waits,
 		fmt.Sprintf("%d of %d pending/deferred results (both modes) left RetryCount unchanged and the entry Deferred", kept, waits))
-	r.Check("pending is kept deferred like deferred", pendings == 2*o.Pendings,
+	r.Check("pending is kept deferred like deferred", pendings == 2*o.Pendings && pendingCalls == pendings,
 		fmt.Sprintf("%d pending results (both modes) persisted as Deferred, %d expected", pendings, 2*o.Pendings))
 	r.Check("deferred entries stay eligible and come back when the emitter asked", waits > 0 && onTime == waits,
 		fmt.Sprintf("%d of %d re-emitted at NextRetryAtUtc (= result time + %s) + at most 1 ms", onTime, waits, o.DeferAfter))
 
 	g1, g3 := claim.entry(entryKey(1)), claim.entry(entryKey(3))
+	deferrals := 0
+	for _, e := range claim.emissions(g1.Key) {
+		if e.kind() == gov.ResultDeferred {
+			deferrals++
+		}
+	}
 	r.Check("deferrals never consume the threshold", g1.Status == gov.Delivered && g1.RetryCount == 0,
-		fmt.Sprintf("%s deferred %d times (MaxRetryAttempts %d) → %s with RetryCount %d", g1.Key, o.Deferrals, o.drain.MaxRetryAttempts, g1.Status, g1.RetryCount))
-	n3, f3 := claim.emitter.CallsFor(g3.Key), failures(claim, g3.Key)
+		fmt.Sprintf("%s deferred %d times (MaxRetryAttempts %d) → %s with RetryCount %d", g1.Key, deferrals, o.drain.MaxRetryAttempts, g1.Status, g1.RetryCount))
+	n3, f3 := claim.emitter.CallsFor(g3.Key), claim.failedCalls(g3.Key)
 	r.Check("only failed attempts reach the threshold", g3.Status == gov.DeadLettered && g3.RetryCount == o.drain.MaxRetryAttempts && f3 == o.drain.MaxRetryAttempts,
 		fmt.Sprintf("%s %s on emission %d: %s + %d deferrals, RetryCount %d/%d",
 			g3.Key, g3.Status, n3, report.Plural(f3, "failure"), n3-f3, g3.RetryCount, o.drain.MaxRetryAttempts))
 	checkNotDelivery(r, runs)
-}
-
-// nextEmission returns when the entry of run.events[i] was next emitted.
-func nextEmission(run *driveRun, i int) (time.Time, bool) {
-	key := run.events[i].Entry.Key
-	for _, ev := range run.events[i+1:] {
-		if (ev.Kind == gov.Handled || ev.Kind == gov.Refused) && ev.Entry.Key == key {
-			return ev.EmittedAt, true
-		}
-	}
-	return time.Time{}, false
 }

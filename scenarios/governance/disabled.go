@@ -34,9 +34,13 @@ the run, and the check that asks for a host terminal policy fails.`,
 		Example: `  outboxlab governance-dead-letter-disabled
   outboxlab governance-dead-letter-disabled --host-review-after 0    # no host policy: retried until the demo cap (exit 1)
   outboxlab governance-dead-letter-disabled --host-review-after 11 --max-retry-attempts 3`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindDisabled(fs) },
+		FailsWith: []string{"--host-review-after", "0"},
+		Limits:    disabledBounds.limits(),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindDisabled(fs) },
 	})
 }
+
+var disabledBounds = drainBounds(intBound("host-review-after", 0, 500))
 
 type disabledOptions struct {
 	drain           *drainFlags
@@ -46,22 +50,21 @@ type disabledOptions struct {
 func bindDisabled(fs *pflag.FlagSet) *disabledOptions {
 	def := gov.DefaultOptions()
 	def.DeadLetterOnMaxRetryAttempts = false
-	o := &disabledOptions{drain: bindDrainFlags(fs, def)}
+	o := &disabledOptions{drain: bindDrainFlags(fs, def, disabledBounds)}
 	fs.IntVar(&o.HostReviewAfter, "host-review-after", 8, "host policy: quarantine an entry for manual review once its RetryCount reaches this (0: the host has no policy)")
 	return o
 }
 
+// Validate refuses only what cannot run. A host review or a threshold the
+// demo cap never lets the run reach is legal: the checks then say what the
+// run did not show.
 func (o *disabledOptions) Validate() error {
 	if err := o.drain.validate(); err != nil {
 		return err
 	}
-	switch {
-	case o.drain.MaxRetryAttempts >= o.drain.RetryCap:
-		return fmt.Errorf("--max-retry-attempts %d must be below --retry-cap %d so the run can go past the threshold", o.drain.MaxRetryAttempts, o.drain.RetryCap)
-	case o.HostReviewAfter < 0 || o.HostReviewAfter > o.drain.RetryCap:
-		return fmt.Errorf("--host-review-after must be between 0 and --retry-cap %d, got %d", o.drain.RetryCap, o.HostReviewAfter)
-	}
-	return nil
+	// Two drains of the two entries, each followed by a pass a day later.
+	// The host's review can only end GOV-001 sooner.
+	return o.drain.withinBudget(o.drain.entriesLoad(o.specs()).drains(2).add(load{span: 24 * time.Hour}))
 }
 
 func (o *disabledOptions) specs() []entrySpec {

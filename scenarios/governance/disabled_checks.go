@@ -14,23 +14,33 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	maxAttempts := o.drain.MaxRetryAttempts
 	checkSameOutcome(r, store, claim)
 
+	// The ledger says which calls failed; the rows as persisted right after
+	// say whether the entry stayed retryable.
 	atThreshold, beyond := 0, 0
 	detail := "no failure reached the threshold"
 	for _, run := range runs {
-		for _, ev := range run.handled(entryKey(1)) {
-			t := ev.Transition
+		for _, e := range run.emissions(entryKey(1)) {
+			retryable := e.failed() && e.logged && e.log.To == gov.Failed && e.row.Status == gov.Failed && !e.row.NextRetryAt.IsZero()
 			switch {
-			case t.RetryCount == maxAttempts && t.To == gov.Failed && !t.NextRetryAt.IsZero():
+			case retryable && e.log.RetryCount == maxAttempts:
 				atThreshold++
 				if run == claim {
-					detail = fmt.Sprintf("GOV-001 failed attempt %d/%d → Failed, next retry %s", t.RetryCount, maxAttempts, clock.Stamp(t.NextRetryAt))
+					detail = fmt.Sprintf("GOV-001 failed attempt %d/%d → Failed, next retry %s", e.row.RetryCount, maxAttempts, clock.Stamp(e.row.NextRetryAt))
 				}
-			case t.RetryCount > maxAttempts:
+			case retryable && e.log.RetryCount > maxAttempts:
 				beyond++
 			}
 		}
 	}
 	g1 := claim.entry(entryKey(1))
+	// Say what ended the run before a failure past the threshold, if something did.
+	switch {
+	case beyond > 0:
+	case claim.capped:
+		detail += fmt.Sprintf(" (the demo cap, --retry-cap %d, stopped the run first)", o.drain.RetryCap)
+	case g1.Status == gov.Quarantined && g1.RetryCount <= maxAttempts:
+		detail += fmt.Sprintf(" (the host's review quarantined GOV-001 at RetryCount %d first)", g1.RetryCount)
+	}
 	r.Check("failures stay eligible for retry past MaxRetryAttempts", atThreshold == 2 && beyond > 0,
 		fmt.Sprintf("%s; %d failed attempts past the threshold (both modes); RetryCount reached %d", detail, beyond, g1.RetryCount))
 
@@ -53,7 +63,7 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	r.Check("the host supplied another terminal policy, audited", g1.Status == gov.Quarantined && len(claim.remediations) == 1 && audited && !claim.capped,
 		hostDetail)
 
-	failed := failures(claim, g1.Key)
+	failed := claim.failedCalls(g1.Key)
 	r.Check("retry history is never reset", g1.RetryCount == failed && rem.RetryCountBefore == rem.RetryCountAfter && (len(claim.remediations) == 0 || rem.RetryCountAfter == failed),
 		fmt.Sprintf("RetryCount %d = %s in the emitter ledger; remediation RetryCount %d → %d", g1.RetryCount, report.Plural(failed, "failed emission"), rem.RetryCountBefore, rem.RetryCountAfter))
 

@@ -23,18 +23,22 @@ type driveSpec struct {
 // driveRun is a drain run driven to its end, read back from the database.
 type driveRun struct {
 	mode         gov.Mode
+	owner        string // the drain's name: the Actor of its transitions
 	events       []gov.Event
 	timeline     []string
 	alerts       *gov.Alerts
 	emitter      *gov.Scripted
+	calls        []gov.Call           // the provider's ledger, every call in order
+	seeded       map[string]gov.Entry // each row as seeded, read back before the drain starts
+	rows         map[string][]gov.Entry
 	entries      []gov.Entry
 	log          []gov.LogEntry
 	remediations []gov.RemediationRecord
 	tables       []gov.Table
 	capped       bool // the demo cap stopped the run
-	// laterSelected is what one more pass a day after the run selected:
-	// nothing, unless something still waits (terminal entries are never replayed).
-	laterSelected int
+	// laterAt is when one more pass ran, a day after the run; zero when the
+	// demo cap ended the run instead.
+	laterAt time.Time
 	// maxRetryCountDefault is the legacy column's declared default, as SQLite reports it.
 	maxRetryCountDefault string
 	started              time.Time
@@ -42,7 +46,9 @@ type driveRun struct {
 }
 
 // drive seeds the entries on a fresh database at path and drains them in
-// spec.mode until nothing is left to do or the demo cap stops the run.
+// spec.mode until nothing is left to do or the demo cap stops the run. After
+// every pass it reads back the row of each entry the pass handled: rows[key]
+// holds the entry as persisted after each of its transitions, in order.
 func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) {
 	store, err := gov.Open(ctx, path)
 	if err != nil {
@@ -54,19 +60,26 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 	if err := seedEntries(ctx, store, em, spec.entries, clk.Now()); err != nil {
 		return nil, err
 	}
+	owner := string(spec.mode) + "-drain"
 	d, err := gov.NewDrain(gov.Config{Options: spec.flags.Options, Backoff: spec.flags.backoff(), Mode: spec.mode,
-		Owner: string(spec.mode) + "-drain"}, store, em, clk)
+		Owner: owner}, store, em, clk)
 	if err != nil {
 		return nil, err
 	}
-	run := &driveRun{mode: spec.mode, alerts: gov.NewAlerts(spec.flags.Options), emitter: em, started: clk.Now()}
+	run := &driveRun{mode: spec.mode, owner: owner, alerts: gov.NewAlerts(spec.flags.Options), emitter: em,
+		rows: map[string][]gov.Entry{}, started: clk.Now()}
+	if run.seeded, err = rowsByKey(ctx, store); err != nil {
+		return nil, err
+	}
 	d.Observe(run.alerts.Observe)
 	d.Observe(func(ev gov.Event) {
 		if ev.Kind != gov.Claimed {
 			run.timeline = append(run.timeline, timelineLine(ev, spec.flags.MaxRetryAttempts))
 		}
 	})
-	limit := len(spec.entries)*(max(spec.flags.RetryCap, spec.flags.MaxRetryAttempts)+len(spec.entries)+20)*2 + 100
+	// Every pass emits or moves the clock to the next emission, so a run
+	// makes at most two passes per emitter call, and Validate bounded those.
+	limit := 2*spec.flags.entriesLoad(spec.entries).calls + 2
 	for pass := 0; ; pass++ {
 		if pass > limit {
 			return nil, fmt.Errorf("the %s drain did not settle after %d passes", spec.mode, limit)
@@ -76,6 +89,9 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 			return nil, err
 		}
 		run.events = append(run.events, res.Events...)
+		if err := run.readBack(ctx, store, res.Events); err != nil {
+			return nil, err
+		}
 		if spec.host != nil {
 			lines, err := spec.host(ctx, store, clk.Now())
 			if err != nil {
@@ -86,41 +102,66 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 		if res.Idle {
 			break
 		}
-		if !spec.flags.DeadLetterOnMaxRetryAttempts && run.failuresReached(spec.flags.RetryCap) {
+		if !spec.flags.DeadLetterOnMaxRetryAttempts && run.failuresReached(res.Events, spec.flags.RetryCap) {
 			run.capped = true
 			break
 		}
 	}
 	run.ended = clk.Now()
 	if !run.capped {
-		clk.Advance(24 * time.Hour)
-		later, err := d.Pass(ctx)
-		if err != nil {
+		run.laterAt = clk.Advance(24 * time.Hour)
+		if _, err := d.Pass(ctx); err != nil {
 			return nil, err
 		}
-		run.laterSelected = later.Selected
 	}
 	return run, run.read(ctx, store)
 }
 
-// failuresReached reports whether the last transition of some entry left it
-// live with at least cap failures: the demo cap.
-func (r *driveRun) failuresReached(cap int) bool {
-	last := map[int64]gov.Transition{}
-	for _, ev := range r.events {
-		if ev.Kind == gov.Handled {
-			last[ev.Entry.ID] = ev.Transition
+// readBack appends to rows the persisted row of every entry a pass handled.
+func (r *driveRun) readBack(ctx context.Context, store *gov.Store, events []gov.Event) error {
+	var rows map[string]gov.Entry
+	for _, ev := range events {
+		if ev.Kind != gov.Handled {
+			continue
 		}
+		if rows == nil {
+			var err error
+			if rows, err = rowsByKey(ctx, store); err != nil {
+				return err
+			}
+		}
+		r.rows[ev.Entry.Key] = append(r.rows[ev.Entry.Key], rows[ev.Entry.Key])
 	}
-	for _, t := range last {
-		if !t.To.Terminal() && t.RetryCount >= cap {
-			return true
+	return nil
+}
+
+func rowsByKey(ctx context.Context, store *gov.Store) (map[string]gov.Entry, error) {
+	entries, err := store.Entries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]gov.Entry, len(entries))
+	for _, e := range entries {
+		out[e.Key] = e
+	}
+	return out, nil
+}
+
+// failuresReached reports whether a pass left some entry live, as its row
+// now reads, with at least cap failed attempts: the demo cap.
+func (r *driveRun) failuresReached(events []gov.Event, cap int) bool {
+	for _, ev := range events {
+		if rows := r.rows[ev.Entry.Key]; ev.Kind == gov.Handled && len(rows) > 0 {
+			if last := rows[len(rows)-1]; !last.Status.Terminal() && last.RetryCount >= cap {
+				return true
+			}
 		}
 	}
 	return false
 }
 
 func (r *driveRun) read(ctx context.Context, store *gov.Store) (err error) {
+	r.calls = r.emitter.Calls()
 	if r.entries, err = store.Entries(ctx); err != nil {
 		return err
 	}
@@ -145,17 +186,6 @@ func (r *driveRun) entry(key string) gov.Entry {
 		}
 	}
 	return gov.Entry{}
-}
-
-// handled returns the Handled events of one entry, in order.
-func (r *driveRun) handled(key string) []gov.Event {
-	var out []gov.Event
-	for _, ev := range r.events {
-		if ev.Kind == gov.Handled && ev.Entry.Key == key {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
 
 // driveBoth drains the same entries twice: the store drain on env's database,

@@ -4,8 +4,24 @@ import (
 	"fmt"
 	"testing"
 
+	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
 )
+
+// checkNamed returns the check called name. A missing name fails the test:
+// a renamed check must not let the assertions about it pass unnoticed.
+func checkNamed(t *testing.T, res report.Result, name string) report.Check {
+	t.Helper()
+	var names []string
+	for _, c := range res.Checks {
+		if c.Name == name {
+			return c
+		}
+		names = append(names, c.Name)
+	}
+	t.Fatalf("%s has no check %q; its checks: %q", res.Scenario, name, names)
+	return report.Check{}
+}
 
 // metric reads a metric as text, for comparisons that do not care about JSON types.
 func metric(m map[string]any, key string) string { return fmt.Sprint(m[key]) }
@@ -120,10 +136,8 @@ func TestAlertsNeverCarryTheSecret(t *testing.T) {
 			metric(res.Metrics, "dead_letter_counter"), metric(res.Metrics, "alert_lines"))
 	}
 	res := scenariotest.Run(t, alertsName, "--verbose-alerts").Result()
-	for _, c := range res.Checks {
-		if c.Name == "no payload, prompt or secret in alerts, output or report" && c.Passed {
-			t.Errorf("a careless host leaked payloads and the check passed: %s", c.Detail)
-		}
+	if c := checkNamed(t, res, "no payload, prompt or secret in alerts, output or report"); c.Passed {
+		t.Errorf("a careless host leaked payloads and the check passed: %s", c.Detail)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -32,19 +33,29 @@ MaxRetryCount is an ordinary retryable failure, and each dead-letters at 8 — n
 		Example: `  outboxlab governance-legacy-max-retry-count
   outboxlab governance-legacy-max-retry-count --max-retry-attempts 15   # GOV-003's legacy 12 does not stop it either
   outboxlab governance-legacy-max-retry-count --max-retry-attempts 5    # the record already at 5 dead-letters on its next failure`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindLegacy(fs) },
+		FailsWith: []string{"--dead-letter-on-max-retry-attempts=false"},
+		Limits:    legacyBounds.limits(),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindLegacy(fs) },
 	})
 }
+
+var legacyBounds = drainBounds()
 
 type legacyOptions struct{ drain *drainFlags }
 
 func bindLegacy(fs *pflag.FlagSet) *legacyOptions {
 	def := gov.DefaultOptions()
 	def.MaxRetryAttempts = 8
-	return &legacyOptions{drain: bindDrainFlags(fs, def)}
+	return &legacyOptions{drain: bindDrainFlags(fs, def, legacyBounds)}
 }
 
-func (o *legacyOptions) Validate() error { return o.drain.validate() }
+func (o *legacyOptions) Validate() error {
+	if err := o.drain.validate(); err != nil {
+		return err
+	}
+	// Two drains of the four entries, each followed by a pass a day later.
+	return o.drain.withinBudget(o.drain.entriesLoad(o.specs()).drains(2).add(load{span: 24 * time.Hour}))
+}
 
 func (o *legacyOptions) specs() []entrySpec {
 	return []entrySpec{
@@ -82,17 +93,20 @@ type legacyFigures struct {
 	deadAt       int    // RetryCount on dead-lettering, 0 if not dead-lettered
 }
 
+// legacyOf reads one entry's figures from the provider's ledger, the
+// transition log and the legacy column as seeded.
 func legacyOf(run *driveRun, key string) legacyFigures {
 	var f legacyFigures
-	for _, ev := range run.handled(key) {
-		if ev.Entry.RetryCount >= ev.Entry.MaxRetryCount {
+	legacy := run.seeded[key].MaxRetryCount
+	for _, e := range run.emissions(key) {
+		if e.before >= legacy {
 			f.selectedPast++
 		}
-		if ev.Result.Kind == gov.ResultFailed && ev.Transition.RetryCount == ev.Entry.MaxRetryCount {
-			f.atLegacy = string(ev.Transition.To)
+		if e.failed() && e.logged && e.log.RetryCount == legacy {
+			f.atLegacy = string(e.log.To)
 		}
-		if ev.Transition.To == gov.DeadLettered {
-			f.deadAt = ev.Transition.RetryCount
+		if e.logged && e.log.To == gov.DeadLettered {
+			f.deadAt = e.log.RetryCount
 		}
 	}
 	return f
@@ -116,28 +130,46 @@ func (o *legacyOptions) writeLegacy(r *report.Report, run *driveRun) {
 func (o *legacyOptions) checks(r *report.Report, store, claim *driveRun) {
 	maxAttempts := o.drain.MaxRetryAttempts
 	checkSameOutcome(r, store, claim)
+	// Kept: every row still holds the legacy value it was seeded with (the
+	// column's declared default when the producer gave none); the drain never
+	// rewrote it.
+	declared, _ := strconv.Atoi(claim.maxRetryCountDefault)
+	kept, rows := 0, 0
+	for _, run := range []*driveRun{store, claim} {
+		for _, s := range o.specs() {
+			want := s.MaxRetryCount
+			if want == 0 {
+				want = declared
+			}
+			rows++
+			if run.seeded[s.Key].MaxRetryCount == want && run.entry(s.Key).MaxRetryCount == want {
+				kept++
+			}
+		}
+	}
 	g1 := claim.entry(entryKey(1))
-	r.Check("the legacy MaxRetryCount column is kept, default 5", claim.maxRetryCountDefault == "5" && g1.MaxRetryCount == 5,
-		fmt.Sprintf("declared DEFAULT %s; %s, inserted without it, stores %d", claim.maxRetryCountDefault, g1.Key, g1.MaxRetryCount))
+	r.Check("the legacy MaxRetryCount column is kept, default 5", claim.maxRetryCountDefault == "5" && g1.MaxRetryCount == 5 && kept == rows,
+		fmt.Sprintf("declared DEFAULT %s; %s, inserted without it, stores %d; %d of %d rows (both modes) still hold the value they were seeded with",
+			claim.maxRetryCountDefault, g1.Key, g1.MaxRetryCount, kept, rows))
 
 	var selected, atLegacy, dead []string
 	selOK, atOK, deadOK, selTotal := true, true, true, 0
 	for _, s := range o.specs() {
-		e, f := claim.entry(s.Key), legacyOf(claim, s.Key)
-		if e.MaxRetryCount < maxAttempts || s.PriorFailures >= e.MaxRetryCount {
+		legacy, f := claim.seeded[s.Key].MaxRetryCount, legacyOf(claim, s.Key)
+		if legacy < maxAttempts || s.PriorFailures >= legacy {
 			selOK = selOK && f.selectedPast > 0
 		}
 		selTotal += f.selectedPast
 		if f.selectedPast > 0 {
-			selected = append(selected, fmt.Sprintf("%s %d× at ≥ %d", s.Key, f.selectedPast, e.MaxRetryCount))
+			selected = append(selected, fmt.Sprintf("%s %d× at ≥ %d", s.Key, f.selectedPast, legacy))
 		}
 		if f.atLegacy != "" {
-			atOK = atOK && (f.atLegacy == string(gov.Failed) || e.MaxRetryCount >= maxAttempts)
-			atLegacy = append(atLegacy, fmt.Sprintf("%s failure %d → %s", s.Key, e.MaxRetryCount, f.atLegacy))
+			atOK = atOK && (f.atLegacy == string(gov.Failed) || legacy >= maxAttempts)
+			atLegacy = append(atLegacy, fmt.Sprintf("%s failure %d → %s", s.Key, legacy, f.atLegacy))
 		}
 		want := max(maxAttempts, s.PriorFailures+1)
-		deadOK = deadOK && f.deadAt == want && e.Status == gov.DeadLettered
-		dead = append(dead, fmt.Sprintf("%s (legacy %d) at %d", s.Key, e.MaxRetryCount, f.deadAt))
+		deadOK = deadOK && f.deadAt == want && claim.entry(s.Key).Status == gov.DeadLettered
+		dead = append(dead, fmt.Sprintf("%s (legacy %d) at %d", s.Key, legacy, f.deadAt))
 	}
 	r.Check("retry selection is not suppressed by MaxRetryCount", selOK && selTotal > 0,
 		orNone(strings.Join(selected, "; "), "no entry was selected past its MaxRetryCount"))

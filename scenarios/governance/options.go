@@ -11,10 +11,6 @@ import (
 	"outboxlab/core/retry"
 )
 
-// maxAttemptsLimit bounds --max-retry-attempts in the lab: every attempt is a
-// real row update, and a student's typo should not run for minutes.
-const maxAttemptsLimit = 1000
-
 // optionFlag maps each GovernanceOutboxOptions field to its flag.
 var optionFlag = map[string]string{
 	"MaxRetryAttempts":             "--max-retry-attempts",
@@ -30,12 +26,16 @@ type drainFlags struct {
 	RetryBackoff    time.Duration
 	MaxRetryBackoff time.Duration
 	RetryCap        int
+
+	fs     *pflag.FlagSet // where the scenario's flags were parsed
+	bounds bounds         // the ranges of the scenario's numeric flags
 }
 
 // bindDrainFlags registers the options with def as their defaults; scenarios
-// whose story needs another default (8 attempts, dead-letter off) say so in def.
-func bindDrainFlags(fs *pflag.FlagSet, def gov.Options) *drainFlags {
-	f := &drainFlags{}
+// whose story needs another default (8 attempts, dead-letter off) say so in
+// def. bs are the ranges of all the scenario's numeric flags, checked by validate.
+func bindDrainFlags(fs *pflag.FlagSet, def gov.Options, bs bounds) *drainFlags {
+	f := &drainFlags{fs: fs, bounds: bs}
 	fs.IntVar(&f.MaxRetryAttempts, "max-retry-attempts", def.MaxRetryAttempts,
 		"MaxRetryAttempts: failed emission attempts permitted; the failure being processed counts")
 	fs.BoolVar(&f.DeadLetterOnMaxRetryAttempts, "dead-letter-on-max-retry-attempts", def.DeadLetterOnMaxRetryAttempts,
@@ -50,8 +50,9 @@ func bindDrainFlags(fs *pflag.FlagSet, def gov.Options) *drainFlags {
 	return f
 }
 
-// validate resolves the options exactly as the drain will, and names the flag
-// behind the first bad one.
+// validate resolves the options exactly as the drain will, naming the flag
+// behind the first bad one, then checks every numeric flag of the scenario
+// against its declared range.
 func (f *drainFlags) validate() error {
 	if _, err := f.Options.Resolve(); err != nil {
 		var oe *gov.OptionError
@@ -60,21 +61,19 @@ func (f *drainFlags) validate() error {
 		}
 		return err
 	}
-	switch {
-	case f.MaxRetryAttempts > maxAttemptsLimit:
-		return fmt.Errorf("--max-retry-attempts must be at most %d in the lab, got %d", maxAttemptsLimit, f.MaxRetryAttempts)
-	case f.RetryBackoff < 0:
-		return fmt.Errorf("--retry-backoff must not be negative, got %s", f.RetryBackoff)
-	case f.MaxRetryBackoff < 0:
-		return fmt.Errorf("--max-retry-backoff must not be negative, got %s", f.MaxRetryBackoff)
-	case f.RetryCap < 1 || f.RetryCap > 10*maxAttemptsLimit:
-		return fmt.Errorf("--retry-cap must be between 1 and %d, got %d", 10*maxAttemptsLimit, f.RetryCap)
-	}
-	return nil
+	return f.bounds.check(f.fs)
 }
 
 func (f *drainFlags) backoff() retry.Backoff {
 	return retry.Backoff{Base: f.RetryBackoff, Cap: f.MaxRetryBackoff}
+}
+
+// scheduleText states the retry schedule: "1s × 2^(n-1) capped at 1m0s".
+func (f *drainFlags) scheduleText() string {
+	if f.MaxRetryBackoff > 0 {
+		return fmt.Sprintf("%s × 2^(n-1) capped at %s", f.RetryBackoff, f.MaxRetryBackoff)
+	}
+	return fmt.Sprintf("%s × 2^(n-1), no cap", f.RetryBackoff)
 }
 
 // describe writes the resolved options and schedule as setup lines.

@@ -29,13 +29,24 @@ its DeadLettered status, terminal reason, retry count and history), records the
 reviewer, reason, approval, ticket and affected window, and runs under claims of
 its own; entries are released in controlled batches; and an incident is closed
 only when the provider confirms a receipt for the replay. One replay (--rejected-key)
-is rejected by the provider again, so its incident stays open.`,
+is rejected by the provider again, so its incident stays open. --close-without-receipt
+plays a careless host that closes every incident once its replay ran, citing the
+ticket instead of the provider's receipt: the receipt check fails.`,
 		Example: `  outboxlab governance-host-replay
   outboxlab governance-host-replay --replay-batch 1         # one entry at a time
-  outboxlab governance-host-replay --rejected-key none      # every incident closes`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },
+  outboxlab governance-host-replay --rejected-key none      # every incident closes
+  outboxlab governance-host-replay --close-without-receipt  # a careless host (exit 1)`,
+		FailsWith: []string{"--close-without-receipt"},
+		Limits:    replayBounds.limits(),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },
 	})
 }
+
+// maxReplayEntries bounds --entries: every entry fails up to the threshold in the outage.
+const maxReplayEntries = 10
+
+var replayBounds = drainBounds(intBound("entries", 1, maxReplayEntries), intBound("replay-batch", 1, maxReplayEntries),
+	durationBound("review-after", time.Minute, 30*24*time.Hour), durationBound("batch-interval", 0, 24*time.Hour))
 
 type replayOptions struct {
 	drain       *drainFlags
@@ -44,15 +55,23 @@ type replayOptions struct {
 	RejectedKey string
 	ReviewAfter time.Duration
 	Interval    time.Duration
+	// CloseWithoutReceipt plays a careless host that closes every incident
+	// once its replay ran, citing the ticket instead of the provider's receipt.
+	CloseWithoutReceipt bool
+	// unseededRejected is a default --rejected-key beyond --entries: no
+	// replay is rejected, and the report says why.
+	unseededRejected string
 }
 
 func bindReplay(fs *pflag.FlagSet) *replayOptions {
-	o := &replayOptions{drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	o := &replayOptions{drain: bindDrainFlags(fs, gov.DefaultOptions(), replayBounds)}
 	fs.IntVar(&o.Entries, "entries", 5, "entries caught in the provider outage, GOV-001 onwards")
 	fs.IntVar(&o.ReplayBatch, "replay-batch", 2, "entries the host releases for replay at a time")
 	fs.StringVar(&o.RejectedKey, "rejected-key", entryKey(3), `entry whose replay the provider rejects again ("none" for none)`)
 	fs.DurationVar(&o.ReviewAfter, "review-after", time.Hour, "when, after the run starts, the host reviews and replays")
 	fs.DurationVar(&o.Interval, "batch-interval", time.Minute, "pause between two replay batches, so the provider is not flooded again")
+	fs.BoolVar(&o.CloseWithoutReceipt, "close-without-receipt", false,
+		"a careless host: close every incident once its replay ran, citing the ticket instead of the provider's receipt")
 	return o
 }
 
@@ -63,21 +82,24 @@ func (o *replayOptions) Validate() error {
 	if o.RejectedKey == "none" {
 		o.RejectedKey = ""
 	}
-	switch {
-	case o.Entries < 1 || o.Entries > 99:
-		return fmt.Errorf("--entries must be between 1 and 99, got %d", o.Entries)
-	case o.ReplayBatch < 1:
-		return fmt.Errorf("--replay-batch must be at least 1, got %d", o.ReplayBatch)
-	case o.RejectedKey != "" && !validKey(o.RejectedKey, o.Entries):
-		return fmt.Errorf("--rejected-key %q is not a seeded entry (%s..%s)", o.RejectedKey, entryKey(1), entryKey(o.Entries))
-	case o.ReviewAfter < time.Minute:
-		return fmt.Errorf("--review-after must be at least 1m, got %s", o.ReviewAfter)
-	case o.ReviewAfter > 30*24*time.Hour:
-		return fmt.Errorf("--review-after must be at most 720h, got %s", o.ReviewAfter)
-	case o.Interval < 0 || o.Interval > 24*time.Hour:
-		return fmt.Errorf("--batch-interval must be between 0s and 24h, got %s", o.Interval)
+	if o.RejectedKey != "" && !validKey(o.RejectedKey, o.Entries) {
+		// A key named on the command line must be seeded; the default key
+		// beyond a smaller --entries just means no replay is rejected.
+		if o.drain.fs.Changed("rejected-key") {
+			return fmt.Errorf("--rejected-key %q is not a seeded entry (%s..%s)", o.RejectedKey, entryKey(1), entryKey(o.Entries))
+		}
+		o.unseededRejected, o.RejectedKey = o.RejectedKey, ""
 	}
-	return nil
+	return o.drain.withinBudget(o.load())
+}
+
+// load is the outage drain, then, from the review on, one call per replay in
+// batches an interval apart; the review waits for the outage drain to end.
+func (o *replayOptions) load() load {
+	outage := o.drain.entriesLoad(o.specs())
+	batches := (o.Entries + o.ReplayBatch - 1) / o.ReplayBatch
+	replays := load{calls: o.Entries, span: addSat(mulSat(o.Interval, batches-1), mulSat(gov.WakeupSlack, o.Entries))}
+	return load{calls: outage.calls, span: max(outage.span, o.ReviewAfter)}.add(replays)
 }
 
 func validKey(key string, n int) bool {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/report"
@@ -22,18 +23,45 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 	r.Check("every dead-letter opened an incident", dlTransitions > 0 && len(run.incidents) == dlTransitions,
 		fmt.Sprintf("%d dead-letter transitions, %d incidents", dlTransitions, len(run.incidents)))
 
-	after, terminal := 0, map[string]bool{}
-	for _, ev := range run.events {
-		if ev.Kind != gov.Handled {
+	// The provider's ledger against the transition log: no call for an
+	// original after its terminal transition, none from the pass at review.
+	terminalAt := map[int64]time.Time{}
+	logged := map[int64]int{} // transitions up to the terminal one
+	for _, l := range run.log {
+		if _, ended := terminalAt[l.EntryID]; ended || !l.Applied {
 			continue
 		}
-		if terminal[ev.Entry.Key] {
-			after++
+		logged[l.EntryID]++
+		if l.To.Terminal() {
+			terminalAt[l.EntryID] = l.At
 		}
-		terminal[ev.Entry.Key] = ev.Transition.To.Terminal()
 	}
-	r.Check("the drain never replays a dead-letter", run.laterSelected == 0 && after == 0,
-		fmt.Sprintf("a pass %s later selected %d entries; %d emissions of any entry after its terminal transition", o.ReviewAfter, run.laterSelected, after))
+	ids, seen := map[string]int64{}, map[string]int{}
+	for _, e := range run.entries {
+		ids[e.Key] = e.ID
+	}
+	after := 0
+	for _, c := range run.calls {
+		id := ids[c.Key]
+		if seen[c.Key]++; seen[c.Key] > logged[id] {
+			if _, ended := terminalAt[id]; ended {
+				after++
+			}
+		}
+	}
+	wasDead := map[string]bool{}
+	for _, b := range run.before {
+		wasDead[b.Key] = b.Status.Terminal()
+	}
+	atReview := 0
+	for _, c := range run.calls[run.reviewCalls[0]:run.reviewCalls[1]] {
+		if wasDead[c.Key] {
+			atReview++
+		}
+	}
+	r.Check("the drain never replays a dead-letter", atReview == 0 && after == 0,
+		fmt.Sprintf("a pass %s later called the provider %d times for a dead-letter; %d emissions of any entry after its terminal transition",
+			run.review.Sub(run.started), atReview, after))
 
 	r.Check("a replay without explicit authorization is refused and writes nothing",
 		errors.Is(run.unauthorized, gov.ErrReplayNotAuthorized) && run.writtenByNoAuth == 0,
@@ -105,27 +133,38 @@ func (o *replayOptions) checkOriginals(r *report.Report, run *replayRun) {
 		fmt.Sprintf("%d of %d replays point at their original, share its correlation id and were claimed with their own tokens", fresh, n))
 }
 
-// checkBatches: each release held at most ReplayBatch entries, and only the
-// released ones were emitted before the next release.
+// checkBatches: each release held at most ReplayBatch replays, only the
+// released ones were emitted (the provider's ledger) before the next
+// release, and releases (the replays' persisted creation times) were at
+// least the interval apart.
 func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
+	created := map[string]time.Time{}
+	for _, e := range run.entries {
+		created[e.Key] = e.CreatedAt
+	}
 	ok := len(run.batches) > 0
 	var sizes, times []string
+	var prev time.Time
 	for i, b := range run.batches {
 		emitted := map[string]bool{}
-		for _, ev := range run.events[b.from:b.till] {
-			if ev.Kind == gov.Handled {
-				emitted[ev.Entry.Key] = true
-			}
+		for _, c := range run.calls[b.from:b.till] {
+			emitted[c.Key] = true
 		}
 		ok = ok && len(b.keys) <= o.ReplayBatch && len(emitted) == len(b.keys)
 		for k := range emitted {
 			ok = ok && slices.Contains(b.keys, k)
 		}
-		if i > 0 {
-			ok = ok && b.at.Sub(run.batches[i-1].at) >= o.Interval
+		var at time.Time
+		for _, k := range b.keys {
+			ok = ok && (at.IsZero() || created[k].Equal(at))
+			at = created[k]
 		}
+		if i > 0 {
+			ok = ok && at.Sub(prev) >= o.Interval
+		}
+		prev = at
 		sizes = append(sizes, fmt.Sprint(len(emitted)))
-		times = append(times, clock.Stamp(b.at))
+		times = append(times, clock.Stamp(at))
 	}
 	r.Check("replays go out in controlled batches", ok,
 		fmt.Sprintf("%d batches of at most %d, released at %s, each drained before the next (emitted per batch: %s)",

@@ -19,10 +19,22 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	}
 	r.Linef("Drain     claim drain, claims for %s; after every pass the host opens an incident per new dead-letter", gov.DefaultLease)
 	rejected := "the provider accepts every replay"
-	if o.RejectedKey != "" {
+	switch {
+	case o.RejectedKey != "":
 		rejected = o.RejectedKey + "'s replay is rejected by the provider again (provider.schema_rejected)"
+	case o.unseededRejected != "":
+		rejected += fmt.Sprintf(" (%s, the default --rejected-key, is not among the %d entries)", o.unseededRejected, o.Entries)
 	}
 	r.Linef("Review    %s after the start the host reviews; replays go out %d at a time, %s apart; %s", o.ReviewAfter, o.ReplayBatch, o.Interval, rejected)
+	if late := run.started.Add(o.ReviewAfter); run.review.After(late) {
+		r.Linef("          the outage drain ran until %s, past %s: the host reviews when it ends", clock.Stamp(run.review), clock.Stamp(late))
+	}
+	if o.CloseWithoutReceipt {
+		r.Line("Host      CARELESS (--close-without-receipt): closes every incident citing its ticket, never asks the provider")
+	}
+	if !o.drain.DeadLetterOnMaxRetryAttempts {
+		r.Linef("Demo cap  with dead-lettering off, the outage drain is stopped if a live entry reaches %d failures", o.drain.RetryCap)
+	}
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(run.started))
 	r.Section("Schema")
 	writeSchema(r, run.tables)
@@ -112,7 +124,7 @@ func (o *replayOptions) recordMetrics(r *report.Report, run *replayRun) {
 	r.Metric("incidents_closed", closed)
 	r.Metric("replays", len(run.remediations))
 	r.Metric("replay_batches", len(run.batches))
-	r.Metric("later_selected", run.laterSelected)
+	r.Metric("later_selected", run.reviewCalls[1]-run.reviewCalls[0])
 	r.Metric("unauthorized_refused", run.unauthorized != nil)
 	r.Metric("scenario_end", clock.ISO(run.ended))
 }

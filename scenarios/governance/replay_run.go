@@ -17,8 +17,12 @@ type replayRun struct {
 	events          []gov.Event
 	alerts          *gov.Alerts
 	emitter         *gov.Scripted
+	calls           []gov.Call  // the provider's ledger
 	before          []gov.Entry // the originals just before the host's review
-	laterSelected   int         // what a drain pass at review time selected
+	outageEnded     time.Time   // when the outage drain went idle (or the demo cap stopped it)
+	capped          bool        // the demo cap stopped the outage drain
+	review          time.Time   // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
+	reviewCalls     [2]int      // the ledger's calls[from:till] are the drain pass's at review time
 	unauthorized    error       // the refusal of the replay without an approval
 	writtenByNoAuth int         // entries + remediations the refused replay added
 	batches         []replayBatch
@@ -31,11 +35,11 @@ type replayRun struct {
 	ended           time.Time
 }
 
-// replayBatch is one release of replays and the events that drained it.
+// replayBatch is one release of replays and the provider calls that drained it.
 type replayBatch struct {
 	at         time.Time
 	keys       []string // replay entry keys released
-	from, till int      // its events are events[from:till]
+	from, till int      // its calls are the ledger's calls[from:till]
 }
 
 func (r *replayRun) host(at time.Time, format string, args ...any) {
@@ -65,18 +69,20 @@ func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, er
 			run.lines = append(run.lines, timelineLine(ev, o.drain.MaxRetryAttempts))
 		}
 	})
-	if err := o.drainAndOpen(ctx, d, store, clk, run); err != nil {
+	if run.capped, err = o.drainAndOpen(ctx, d, store, clk, run); err != nil {
 		return nil, err
 	}
+	run.outageEnded = clk.Now()
 	if run.before, err = store.Entries(ctx); err != nil {
 		return nil, err
 	}
-	clk.AdvanceTo(run.started.Add(o.ReviewAfter))
+	run.review = clk.AdvanceTo(run.started.Add(o.ReviewAfter))
+	run.reviewCalls[0] = len(em.Calls())
 	later, err := d.Pass(ctx)
 	if err != nil {
 		return nil, err
 	}
-	run.laterSelected = later.Selected
+	run.reviewCalls[1] = len(em.Calls())
 	run.host(clk.Now(), "review starts; a drain pass selects %d entries: the drain never replays a dead-letter", later.Selected)
 	if err := o.refuseUnauthorized(ctx, store, clk.Now(), run); err != nil {
 		return nil, err
@@ -89,25 +95,48 @@ func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, er
 }
 
 // drainAndOpen drains until idle; after every pass the host opens an incident
-// for each new dead-letter.
-func (o *replayOptions) drainAndOpen(ctx context.Context, d *gov.Drain, s *gov.Store, clk *clock.ScenarioClock, run *replayRun) error {
-	for range 10000 {
+// for each new dead-letter. With dead-lettering off nothing ends a failing
+// entry, so the demo cap stops the drain once a live entry has failed
+// RetryCap times, and capped says so.
+func (o *replayOptions) drainAndOpen(ctx context.Context, d *gov.Drain, s *gov.Store, clk *clock.ScenarioClock, run *replayRun) (capped bool, err error) {
+	// Every pass emits or moves the clock to the next emission; Validate bounded the emissions.
+	limit := 2*o.load().calls + 2
+	for range limit {
 		res, err := d.Pass(ctx)
 		if err != nil {
-			return err
+			return false, err
 		}
 		n, err := s.OpenIncidents(ctx, clk.Now())
 		if err != nil {
-			return err
+			return false, err
 		}
 		if n > 0 {
 			run.host(clk.Now(), "opens %s for the new dead-letters", report.Plural(n, "incident"))
 		}
 		if res.Idle {
-			return nil
+			return false, nil
+		}
+		if !o.drain.DeadLetterOnMaxRetryAttempts {
+			if capped, err := liveAtCap(ctx, s, o.drain.RetryCap); capped || err != nil {
+				return capped, err
+			}
 		}
 	}
-	return errors.New("the claim drain did not settle after 10000 passes")
+	return false, fmt.Errorf("the claim drain did not settle after %d passes", limit)
+}
+
+// liveAtCap reports whether a live entry has failed at least cap times, as persisted.
+func liveAtCap(ctx context.Context, s *gov.Store, cap int) (bool, error) {
+	entries, err := s.Entries(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if !e.Status.Terminal() && e.RetryCount >= cap {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // refuseUnauthorized tries a replay with no approval, which must write nothing.
@@ -164,7 +193,7 @@ func (o *replayOptions) replayInBatches(ctx context.Context, d *gov.Drain, s *go
 		if i > 0 {
 			clk.Advance(o.Interval)
 		}
-		batch := replayBatch{at: clk.Now(), from: len(run.events)}
+		batch := replayBatch{at: clk.Now(), from: len(run.emitter.Calls())}
 		replayed := map[string]gov.Entry{}
 		for _, orig := range originals[i:min(i+o.ReplayBatch, len(originals))] {
 			if orig.Key == o.RejectedKey {
@@ -179,10 +208,10 @@ func (o *replayOptions) replayInBatches(ctx context.Context, d *gov.Drain, s *go
 			run.host(clk.Now(), "replays %s as %s (approval %s, ticket %s; %s keeps RetryCount %d and its reason)",
 				orig.Key, e.Key, auth.Approval, auth.Ticket, orig.Key, orig.RetryCount)
 		}
-		if err := o.drainAndOpen(ctx, d, s, clk, run); err != nil {
+		if _, err := o.drainAndOpen(ctx, d, s, clk, run); err != nil {
 			return err
 		}
-		batch.till = len(run.events)
+		batch.till = len(run.emitter.Calls())
 		run.batches = append(run.batches, batch)
 		if err := o.closeOnReceipt(ctx, s, clk.Now(), run, originals[i:min(i+o.ReplayBatch, len(originals))], replayed); err != nil {
 			return err
@@ -205,12 +234,19 @@ func (o *replayOptions) closeOnReceipt(ctx context.Context, s *gov.Store, now ti
 				continue
 			}
 			receipt, ok := run.emitter.Receipt(rep.Key)
+			if o.CloseWithoutReceipt {
+				receipt, ok = o.authorization(time.Time{}, time.Time{}).Ticket, true
+			}
 			if !ok {
 				run.host(now, "incident #%d (%s) stays open: the provider holds no receipt for %s", in.ID, orig.Key, rep.Key)
 				continue
 			}
 			if err := s.CloseIncident(ctx, in.ID, now, "ops-oncall (r.okafor)", receipt); err != nil {
 				return err
+			}
+			if o.CloseWithoutReceipt {
+				run.host(now, "closes incident #%d (%s) citing ticket %s, without asking the provider about %s", in.ID, orig.Key, receipt, rep.Key)
+				continue
 			}
 			run.host(now, "closes incident #%d (%s): the provider confirms %s with receipt %s", in.ID, orig.Key, rep.Key, receipt)
 		}
@@ -219,6 +255,7 @@ func (o *replayOptions) closeOnReceipt(ctx context.Context, s *gov.Store, now ti
 }
 
 func (r *replayRun) read(ctx context.Context, s *gov.Store) (err error) {
+	r.calls = r.emitter.Calls()
 	if r.entries, err = s.Entries(ctx); err != nil {
 		return err
 	}

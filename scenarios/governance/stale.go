@@ -39,7 +39,9 @@ The comparison table beside it runs the AFTER design on the same interleaving.`,
 		Example: `  outboxlab governance-stale-claim-overwrites
   outboxlab governance-stale-claim-overwrites --prior-failures 4   # the late write dead-letters a delivered entry
   outboxlab governance-stale-claim-overwrites --slow-emit 20s      # A answers inside its lease: nothing to reproduce (exit 1)`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, false) },
+		FailsWith: []string{"--slow-emit", "20s"},
+		Limits:    staleBounds.limits(),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, false) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    staleAfter,
@@ -53,13 +55,21 @@ delivers, then A's late failure arrives. This time every claim-mode write carrie
 the claim: it applies only while the row is live and still has the writer's owner
 and token. B's delivery cleared the claim and ended the entry, so A's write matches
 no row: it is refused, logged as refused in the transition log and counted, and
-B's Delivered row stands — delivered once, no false dead-letter.`,
+B's Delivered row stands — delivered once, no false dead-letter. --claim-check=false
+switches the check off: A's write lands by Id alone, as in the BEFORE design, and the
+safety checks fail.`,
 		Example: `  outboxlab governance-fenced-claim
   outboxlab governance-fenced-claim --prior-failures 4    # A's would-be dead-letter is refused too
-  outboxlab governance-fenced-claim --lease 10s --slow-emit 11s`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, true) },
+  outboxlab governance-fenced-claim --lease 10s --slow-emit 11s
+  outboxlab governance-fenced-claim --claim-check=false   # writes by Id alone: the stale write lands (exit 1)`,
+		FailsWith: []string{"--claim-check=false"},
+		Limits:    staleBounds.limits(),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, true) },
 	})
 }
+
+var staleBounds = drainBounds(durationBound("lease", time.Millisecond, 24*time.Hour),
+	durationBound("slow-emit", time.Millisecond, 24*time.Hour), intBound("prior-failures", 0, 100))
 
 // staleOptions are the pair's parameters; both scenarios take all of them,
 // since each report compares both designs on the same interleaving.
@@ -70,35 +80,42 @@ type staleOptions struct {
 	Lease         time.Duration
 	SlowEmit      time.Duration
 	PriorFailures int
+	// ClaimCheck is the AFTER's safety mechanism: its writes carry the
+	// claim. Switched off, its own run writes by Id alone.
+	ClaimCheck bool
 }
 
 func bindStale(fs *pflag.FlagSet, fenced bool) *staleOptions {
-	o := &staleOptions{fenced: fenced, drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	o := &staleOptions{fenced: fenced, drain: bindDrainFlags(fs, gov.DefaultOptions(), staleBounds), ClaimCheck: fenced}
 	fs.DurationVar(&o.Lease, "lease", gov.DefaultLease, "how long a claim owns the entry")
 	fs.DurationVar(&o.SlowEmit, "slow-emit", 45*time.Second, "how long worker A's provider call takes; longer than --lease reproduces the race")
 	fs.IntVar(&o.PriorFailures, "prior-failures", 0, "RetryCount GOV-001 already carries (MaxRetryAttempts-1 makes A's late failure the threshold one)")
+	if fenced {
+		fs.BoolVar(&o.ClaimCheck, "claim-check", true, "every write carries the claim (false: this design writes by Id alone, as the BEFORE does)")
+	}
 	return o
 }
 
+// Validate refuses only what cannot run: a provider call that answers
+// inside the lease, or a history already at the threshold, is legal; the
+// checks then say what the run did not show.
 func (o *staleOptions) Validate() error {
 	if err := o.drain.validate(); err != nil {
 		return err
 	}
-	switch {
-	case o.Lease <= 0:
-		return fmt.Errorf("--lease must be positive, got %s", o.Lease)
-	case o.SlowEmit <= 0:
-		return fmt.Errorf("--slow-emit must be positive, got %s", o.SlowEmit)
-	case o.SlowEmit > 24*time.Hour:
-		return fmt.Errorf("--slow-emit must be at most 24h, got %s", o.SlowEmit)
-	case o.PriorFailures < 0 || o.PriorFailures >= o.drain.MaxRetryAttempts:
-		return fmt.Errorf("--prior-failures must be between 0 and --max-retry-attempts - 1 (%d), got %d", o.drain.MaxRetryAttempts-1, o.PriorFailures)
-	}
-	return nil
+	// Per design: A's call, then B's delivery, or B's redelivery after A's
+	// late failure and its retry delay.
+	l := o.drain.entryLoad(o.spec())
+	return o.drain.withinBudget(load{calls: l.calls + 1, span: addSat(addSat(o.Lease, o.SlowEmit), l.span)}.drains(2))
+}
+
+// spec is the one entry both workers drain.
+func (o *staleOptions) spec() entrySpec {
+	return entrySpec{Key: entryKey(1), Role: "claimed by A, then by B", Steps: []gov.Step{timeout, gov.Deliver()}, PriorFailures: o.PriorFailures}
 }
 
 func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.race(ctx, env.DBPath, o.fenced)
+	own, err := o.race(ctx, env.DBPath, o.fenced && o.ClaimCheck)
 	if err != nil {
 		return nil, err
 	}

@@ -11,18 +11,24 @@ import (
 // raceChecks are what both designs must show: the interleaving really happened.
 func (o *staleOptions) raceChecks(r *report.Report, f staleFigures) {
 	r.Check("worker-A's lease expired while its provider call was still open", f.leaseExpiredOpen,
-		fmt.Sprintf("A: %s; B claimed %s; A's answer at %s", claimText(f.aClaim), claimText(f.bClaim), clock.Stamp(f.aWrite.At)))
-	b := f.bTerminal
-	r.Check("worker-B, the current claim owner, reached a terminal state", b.Token > 0 && b.Token > f.aClaim.Token,
-		fmt.Sprintf("%s by worker-B holding token %d", transitionAt(b), b.Token))
+		fmt.Sprintf("A: %s; B claimed %s; A's answer at %s", claimText(f.aClaim), claimText(f.bClaim), answerText(f.aLog)))
+	r.Check("worker-B, the current claim owner, reached a terminal state", f.bLog.ID > 0 && f.bClaim.row.ClaimToken > f.aClaim.row.ClaimToken,
+		fmt.Sprintf("%s by worker-B holding token %d", transitionAt(f.bLog), f.bClaim.row.ClaimToken))
+}
+
+func answerText(l gov.LogEntry) string {
+	if l.ID == 0 {
+		return "never written"
+	}
+	return clock.Stamp(l.At)
 }
 
 func (o *staleOptions) beforeChecks(r *report.Report, run *staleRun, f staleFigures) {
 	o.raceChecks(r, f)
 	r.Check("worker-A's late write landed over the terminal row", f.aLog.Applied && f.aLog.From.Terminal(),
 		fmt.Sprintf("transition log: worker-A %s → %s, applied, written by Id with no claim token checked", f.aLog.From, f.aLog.To))
-	r.Check("the terminal transition was lost", run.afterA.Status != f.bTerminal.Transition.To,
-		fmt.Sprintf("B wrote %s; right after A the row reads %s", f.bTerminal.Transition.To, rowText(run.afterA)))
+	r.Check("the terminal transition was lost", f.bLog.ID > 0 && run.afterA.Status != f.bLog.To,
+		fmt.Sprintf("B wrote %s; right after A the row reads %s", f.bLog.To, rowText(run.afterA)))
 	harm := f.deliveries > 1 || f.falseDeadLetters > 0
 	r.Check("the overwrite did real harm", harm,
 		fmt.Sprintf("%s of one entry, %s for a delivered entry", report.Plural(f.deliveries, "delivery"), report.Plural(f.falseDeadLetters, "dead-letter alert")))
@@ -32,26 +38,22 @@ func (o *staleOptions) beforeChecks(r *report.Report, run *staleRun, f staleFigu
 
 func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleFigures) {
 	o.raceChecks(r, f)
-	b := f.bTerminal
-	r.Check("the terminal transition cleared the claim", b.Token > 0 && f.final.ClaimOwner == "" && f.final.ClaimLeaseUntil.IsZero(),
+	r.Check("the terminal transition cleared the claim", f.bLog.ID > 0 && f.final.ClaimOwner == "" && f.final.ClaimLeaseUntil.IsZero(),
 		fmt.Sprintf("final row: %s", rowText(f.final)))
-	r.Check("worker-A's stale write was refused by the claim check", f.aWrite.Kind == gov.Refused && f.aLog.ID > 0 && !f.aLog.Applied,
-		fmt.Sprintf("worker-A wrote with token %d; the row carries token %d and no owner → %s", f.aLog.ClaimToken, f.final.ClaimToken, kindText(f.aWrite)))
+	outcome := "applied"
+	if !f.aLog.Applied {
+		outcome = "refused"
+	}
+	r.Check("worker-A's stale write was refused by the claim check", f.aLog.ID > 0 && !f.aLog.Applied && f.final.ClaimToken != f.aLog.ClaimToken,
+		fmt.Sprintf("worker-A wrote with token %d; the row carries token %d and no owner → %s", f.aLog.ClaimToken, f.final.ClaimToken, outcome))
 	r.Check("the refusal was counted", f.refused == 1 && f.refusedLog == 1,
 		fmt.Sprintf("%s counted by the store, %d in the transition log", report.Plural(int(f.refused), "refused write"), f.refusedLog))
-	unchanged := run.afterA.Status == b.Transition.To && f.final.Status == b.Transition.To &&
-		f.final.RetryCount == o.PriorFailures && f.final.NextRetryAt.IsZero() && f.final.DeliveredAt.Equal(b.At)
+	unchanged := f.bLog.ID > 0 && run.afterA.Status == f.bLog.To && f.final.Status == f.bLog.To &&
+		f.final.RetryCount == o.PriorFailures && f.final.NextRetryAt.IsZero() && f.final.DeliveredAt.Equal(f.bLog.At)
 	r.Check("the terminal row stands", unchanged,
 		fmt.Sprintf("right after A: %s; delivered at %s", rowText(run.afterA), report.StampOrDash(f.final.DeliveredAt)))
 	r.Check("delivered exactly once, no false dead-letter", f.deliveries == 1 && f.falseDeadLetters == 0,
 		fmt.Sprintf("%s, %s", report.Plural(f.deliveries, "delivery"), report.Plural(f.falseDeadLetters, "dead-letter alert")))
-}
-
-func kindText(ev gov.Event) string {
-	if ev.Kind == gov.Refused {
-		return "refused"
-	}
-	return string(ev.Kind)
 }
 
 func (o *staleOptions) recordMetrics(r *report.Report, run *staleRun, f staleFigures) {

@@ -21,12 +21,15 @@ type staleRun struct {
 	answerAt time.Time // when A's provider call returns
 	afterA   gov.Entry // the row as it reads right after A's write
 	emitter  *gov.Scripted
+	calls    []gov.Call  // the provider's ledger: worker-A's one call first
+	claims   []claimSeen // every claim, as the row read right after it
 	alerts   *gov.Alerts
 	refused  int64 // refusals counted by the two store handles
 	refusedL int   // refusals in the transition log
 	entries  []gov.Entry
 	log      []gov.LogEntry
 	tables   []gov.Table
+	claimErr error // a claim whose row could not be read back
 	started  time.Time
 	ended    time.Time
 }
@@ -36,6 +39,30 @@ func (r *staleRun) record(ev gov.Event) {
 	defer r.mu.Unlock()
 	r.events = append(r.events, ev)
 	r.lines = append(r.lines, r.line(ev))
+}
+
+// claimSeen is one claim as persisted: the row read back right after it.
+type claimSeen struct {
+	worker string
+	row    gov.Entry
+	at     time.Time // when the worker called the provider under it (the ledger); set by figures
+}
+
+// observeClaims reads the row back after every claim worker makes through s.
+func (r *staleRun) observeClaims(ctx context.Context, worker string, s *gov.Store) func(gov.Event) {
+	return func(ev gov.Event) {
+		if ev.Kind != gov.Claimed {
+			return
+		}
+		row, err := s.EntryByKey(ctx, ev.Entry.Key)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err != nil {
+			r.claimErr = err
+			return
+		}
+		r.claims = append(r.claims, claimSeen{worker: worker, row: row})
+	}
 }
 
 func (r *staleRun) note(at time.Time, format string, args ...any) {
@@ -59,7 +86,7 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	defer stB.Close()
 	clk := clock.New()
 	em := gov.NewScripted()
-	spec := entrySpec{Key: entryKey(1), Role: "claimed by A, then by B", Steps: []gov.Step{timeout, gov.Deliver()}, PriorFailures: o.PriorFailures}
+	spec := o.spec()
 	if err := seedEntries(ctx, stA, em, []entrySpec{spec}, clk.Now()); err != nil {
 		return nil, err
 	}
@@ -69,11 +96,11 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	var releaseOnce sync.Once
 	release := func() { releaseOnce.Do(func() { close(slow.release) }) }
 	defer release() // on any early return, A's call ends instead of waiting forever
-	workerA, err := o.worker("worker-A", stA, slow, clk, run)
+	workerA, err := o.worker(ctx, "worker-A", stA, slow, clk, run)
 	if err != nil {
 		return nil, err
 	}
-	workerB, err := o.worker("worker-B", stB, em, clk, run)
+	workerB, err := o.worker(ctx, "worker-B", stB, em, clk, run)
 	if err != nil {
 		return nil, err
 	}
@@ -128,13 +155,14 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	return run, run.read(ctx, stA, stB)
 }
 
-func (o *staleOptions) worker(name string, s *gov.Store, em gov.Emitter, clk *clock.ScenarioClock, run *staleRun) (*gov.Drain, error) {
+func (o *staleOptions) worker(ctx context.Context, name string, s *gov.Store, em gov.Emitter, clk *clock.ScenarioClock, run *staleRun) (*gov.Drain, error) {
 	d, err := gov.NewDrain(gov.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: gov.ClaimMode,
 		Owner: name, Lease: o.Lease, Batch: 1, Unfenced: !run.fenced}, s, em, clk)
 	if err != nil {
 		return nil, err
 	}
 	d.Observe(run.alerts.Observe)
+	d.Observe(run.observeClaims(ctx, name, s))
 	d.Observe(run.record)
 	return d, nil
 }
@@ -151,6 +179,10 @@ func drainToIdle(ctx context.Context, d *gov.Drain) error {
 }
 
 func (r *staleRun) read(ctx context.Context, stA, stB *gov.Store) (err error) {
+	if r.claimErr != nil {
+		return r.claimErr
+	}
+	r.calls = r.emitter.Calls()
 	r.refused = stA.Refused() + stB.Refused()
 	if r.refusedL, err = stA.RefusedTransitions(ctx); err != nil {
 		return err

@@ -9,13 +9,14 @@ import (
 	"outboxlab/core/report"
 )
 
-// staleFigures are the numbers the pair is judged by.
+// staleFigures are the numbers the pair is judged by, read from what was
+// recorded outside the workers: the rows read back after each claim, the
+// provider's ledger, the transition log, the alert log and the final row.
 type staleFigures struct {
-	aClaim, bClaim   gov.Event // the first claim of each worker
-	bTerminal        gov.Event // B's first terminal transition
-	aWrite           gov.Event // A's late write (Handled or Refused)
-	aLog             gov.LogEntry
-	leaseExpiredOpen bool // B claimed after A's lease ended and before A's answer
+	aClaim, bClaim   claimSeen    // the first claim of each worker
+	bLog             gov.LogEntry // worker-B's first applied terminal transition
+	aLog             gov.LogEntry // worker-A's late write, applied or refused
+	leaseExpiredOpen bool         // B called the provider after A's lease ended and before A's answer
 	final            gov.Entry
 	deliveries       int
 	falseDeadLetters int // dead-letter alerts for an entry the provider had accepted
@@ -25,26 +26,31 @@ type staleFigures struct {
 
 func (r *staleRun) figures() staleFigures {
 	var f staleFigures
-	for _, ev := range r.events {
+	// Worker-A makes the ledger's first call and no other; worker-B makes
+	// the rest, each in the pass of its claim.
+	var bCalls []gov.Call
+	if len(r.calls) > 1 {
+		bCalls = r.calls[1:]
+	}
+	for _, c := range r.claims {
 		switch {
-		case ev.Kind == gov.Claimed && ev.Drainer == "worker-A" && f.aClaim.Token == 0:
-			f.aClaim = ev
-		case ev.Kind == gov.Claimed && ev.Drainer == "worker-B" && f.bClaim.Token == 0:
-			f.bClaim = ev
-		case ev.Kind == gov.Handled && ev.Drainer == "worker-B" && ev.Transition.To.Terminal() && f.bTerminal.Token == 0:
-			f.bTerminal = ev
-		case ev.Kind != gov.Claimed && ev.Drainer == "worker-A":
-			f.aWrite = ev
+		case c.worker == "worker-A" && f.aClaim.row.ClaimToken == 0 && len(r.calls) > 0:
+			f.aClaim, f.aClaim.at = c, r.calls[0].At
+		case c.worker == "worker-B" && f.bClaim.row.ClaimToken == 0 && len(bCalls) > 0:
+			f.bClaim, f.bClaim.at = c, bCalls[0].At
 		}
 	}
 	for _, l := range r.log {
-		if l.Actor == "worker-A" {
+		switch {
+		case l.Actor == "worker-A":
 			f.aLog = l
+		case l.Actor == "worker-B" && l.Applied && l.To.Terminal() && f.bLog.ID == 0:
+			f.bLog = l
 		}
 	}
-	f.leaseExpiredOpen = f.bClaim.Token > 0 && f.bClaim.At.After(f.aClaim.LeaseUntil) && r.answerAt.After(f.bClaim.At)
+	f.leaseExpiredOpen = f.bClaim.row.ClaimToken > 0 && f.bClaim.at.After(f.aClaim.row.ClaimLeaseUntil) && f.aLog.At.After(f.bClaim.at)
 	f.final = r.entries[0]
-	for _, c := range r.emitter.Calls() {
+	for _, c := range r.calls {
 		if c.Step.Result.Kind == gov.ResultDelivered {
 			f.deliveries++
 		}
@@ -80,7 +86,10 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 	r.Linef("Workers   worker-A and worker-B: one SQLite file, two connections, real goroutines; claims last %s", o.Lease)
 	r.Linef("Race      worker-A's provider call takes %s; worker-B claims once A's lease has ended", o.SlowEmit)
 	write := "every claim-mode write carries the claim: Id AND ClaimOwner AND ClaimToken AND a live status"
-	if !o.fenced {
+	switch {
+	case !own.fenced && o.fenced:
+		write = "claim-mode writes are keyed by Id alone: the claim check is switched off (--claim-check=false)"
+	case !own.fenced:
 		write = "claim-mode writes are keyed by Id alone (no claim-token check)"
 	}
 	r.Linef("Writes    %s", write)
@@ -125,12 +134,16 @@ func (o *staleOptions) writeComparison(r *report.Report, before, after *staleRun
 		if f.aLog.Applied {
 			return fmt.Sprintf("APPLIED over %s (written by Id, no token checked)", f.aLog.From)
 		}
-		return fmt.Sprintf("REFUSED (token %d, row token %d)", f.aLog.ClaimToken, f.bClaim.Token)
+		return fmt.Sprintf("REFUSED (token %d, row token %d)", f.aLog.ClaimToken, f.bClaim.row.ClaimToken)
+	}
+	afterHead := "AFTER (claim check)"
+	if !after.fenced {
+		afterHead = "AFTER (claim check off)"
 	}
 	rows := [][]string{
 		{"worker-A's claim", claimText(b.aClaim), claimText(a.aClaim)},
 		{"worker-B's claim", claimText(b.bClaim), claimText(a.bClaim)},
-		{"worker-B's transition", transitionAt(b.bTerminal), transitionAt(a.bTerminal)},
+		{"worker-B's transition", transitionAt(b.bLog), transitionAt(a.bLog)},
 		{"worker-A's late write at " + clock.Stamp(before.answerAt), write(b), write(a)},
 		{"Row right after A's write", rowText(before.afterA), rowText(after.afterA)},
 		{"Final row", rowText(b.final), rowText(a.final)},
@@ -138,19 +151,19 @@ func (o *staleOptions) writeComparison(r *report.Report, before, after *staleRun
 		{"Dead-letter alerts for a delivered entry", strconv.Itoa(b.falseDeadLetters), strconv.Itoa(a.falseDeadLetters)},
 		{"Refused writes (counted / logged)", fmt.Sprintf("%d / %d", b.refused, b.refusedLog), fmt.Sprintf("%d / %d", a.refused, a.refusedLog)},
 	}
-	r.Table([]string{"Metric (real run)", "BEFORE (by Id)", "AFTER (claim check)"}, rows)
+	r.Table([]string{"Metric (real run)", "BEFORE (by Id)", afterHead}, rows)
 }
 
-func claimText(ev gov.Event) string {
-	if ev.Token == 0 {
+func claimText(c claimSeen) string {
+	if c.row.ClaimToken == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("token %d at %s, lease until %s", ev.Token, clock.Stamp(ev.At), clock.Stamp(ev.LeaseUntil))
+	return fmt.Sprintf("token %d at %s, lease until %s", c.row.ClaimToken, clock.Stamp(c.at), clock.Stamp(c.row.ClaimLeaseUntil))
 }
 
-func transitionAt(ev gov.Event) string {
-	if ev.Token == 0 {
+func transitionAt(l gov.LogEntry) string {
+	if l.ID == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%s at %s", ev.Transition.To, clock.Stamp(ev.At))
+	return fmt.Sprintf("%s at %s", l.To, clock.Stamp(l.At))
 }

@@ -2,7 +2,7 @@ package governance
 
 import (
 	"context"
-	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -34,9 +34,13 @@ dead-letter is terminal at once. The checks compare the two modes entry by entry
   outboxlab governance-threshold --max-retry-attempts 8          # the poison entries dead-letter at 8
   outboxlab governance-threshold --max-retry-attempts 4          # GOV-005's fourth failure is now the threshold
   outboxlab governance-threshold --dead-letter-reason-code acme.poison_message`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindThreshold(fs) },
+		FailsWith: []string{"--dead-letter-on-max-retry-attempts=false"},
+		Limits:    thresholdBounds.limits(),
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindThreshold(fs) },
 	})
 }
+
+var thresholdBounds = drainBounds(intBound("recovering-failures", 0, 1000), intBound("panics", 0, 1000))
 
 type thresholdOptions struct {
 	drain *drainFlags
@@ -47,7 +51,7 @@ type thresholdOptions struct {
 }
 
 func bindThreshold(fs *pflag.FlagSet) *thresholdOptions {
-	o := &thresholdOptions{drain: bindDrainFlags(fs, gov.DefaultOptions())}
+	o := &thresholdOptions{drain: bindDrainFlags(fs, gov.DefaultOptions(), thresholdBounds)}
 	fs.IntVar(&o.RecoveringFailures, "recovering-failures", 4, "failures GOV-005 suffers before it is delivered")
 	fs.IntVar(&o.Panics, "panics", 2, "times the emitter panics on GOV-004 before delivering it")
 	return o
@@ -57,13 +61,8 @@ func (o *thresholdOptions) Validate() error {
 	if err := o.drain.validate(); err != nil {
 		return err
 	}
-	switch {
-	case o.RecoveringFailures < 0 || o.RecoveringFailures > maxAttemptsLimit:
-		return fmt.Errorf("--recovering-failures must be between 0 and %d, got %d", maxAttemptsLimit, o.RecoveringFailures)
-	case o.Panics < 0 || o.Panics > maxAttemptsLimit:
-		return fmt.Errorf("--panics must be between 0 and %d, got %d", maxAttemptsLimit, o.Panics)
-	}
-	return nil
+	// Two drains of the six entries, each followed by a pass a day later.
+	return o.drain.withinBudget(o.drain.entriesLoad(o.specs()).drains(2).add(load{span: 24 * time.Hour}))
 }
 
 // specs are the six entries, one per emitter behaviour.

@@ -29,25 +29,43 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 	runs := []*driveRun{store, claim}
 	checkSameOutcome(r, store, claim)
 
+	// The ledger says which calls failed; the log and the rows say what was
+	// persisted for each. A threshold dead-letter is one persisted for a failed call.
 	var atThreshold []string
-	ok, seen := true, 0
+	ok, seen, missed, stable := true, 0, 0, 0
 	for _, run := range runs {
-		for _, ev := range run.events {
-			if ev.Kind != gov.Handled || !ev.Transition.Threshold {
-				continue
-			}
-			seen++
-			n := failures(run, ev.Entry.Key)
-			ok = ok && ev.Transition.RetryCount == maxAttempts && n == maxAttempts
-			if run == claim {
-				atThreshold = append(atThreshold, fmt.Sprintf("%s on failed attempt %d/%d (%s)", ev.Entry.Key, ev.Transition.RetryCount, maxAttempts, report.Plural(n, "failed call")))
+		for _, key := range run.keys() {
+			failed := run.seeded[key].RetryCount
+			for _, e := range run.emissions(key) {
+				if !e.failed() {
+					continue
+				}
+				failed++
+				if !e.logged || e.log.To != gov.DeadLettered {
+					if failed >= maxAttempts {
+						missed++
+					}
+					continue
+				}
+				seen++
+				n := run.failedCalls(key)
+				ok = ok && e.log.RetryCount == maxAttempts && failed == maxAttempts && n == maxAttempts
+				if e.row.ReasonCode == o.drain.DeadLetterReasonCode && e.row.ReasonMessage == o.drain.DeadLetterReasonMessage {
+					stable++
+				}
+				if run == claim {
+					atThreshold = append(atThreshold, fmt.Sprintf("%s on failed attempt %d/%d (%s)", key, e.log.RetryCount, maxAttempts, report.Plural(n, "failed call")))
+				}
 			}
 		}
 	}
-	r.Check("the failure being processed counts toward the threshold", ok && seen > 0,
-		orNone(strings.Join(atThreshold, "; "), "no entry reached the threshold")+" in both modes")
+	detail := orNone(strings.Join(atThreshold, "; "), "no entry was dead-lettered at the threshold") + " in both modes"
+	if missed > 0 {
+		detail += fmt.Sprintf("; %d failed attempts at or past %d/%d left their entry live", missed, maxAttempts, maxAttempts)
+	}
+	r.Check("the failure being processed counts toward the threshold", ok && seen > 0 && missed == 0, detail)
 
-	stable, dl, withNext, cleared := 0, 0, 0, 0
+	dl, withNext, cleared := 0, 0, 0
 	for _, run := range runs {
 		for _, e := range run.entries {
 			if e.Status != gov.DeadLettered {
@@ -59,9 +77,6 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 			}
 			if run == claim && e.ClaimOwner == "" && e.ClaimLeaseUntil.IsZero() && e.ClaimToken > 0 {
 				cleared++
-			}
-			if e.ReasonCode == o.drain.DeadLetterReasonCode && e.ReasonMessage == o.drain.DeadLetterReasonMessage {
-				stable++
 			}
 		}
 	}

@@ -1,0 +1,94 @@
+package governance
+
+import (
+	"time"
+
+	gov "outboxlab/core/governance"
+)
+
+// What the checks judge a drain run by: never the figures the drain or the
+// policy computed for their events, but what was recorded outside them.
+
+// emission is one emitter call as the sources of truth recorded it: the
+// provider's ledger, the transition the drain persisted for it (the
+// transition log) and the entry's row right after, read back from the database.
+type emission struct {
+	call   gov.Call
+	log    gov.LogEntry // zero when no transition was persisted for the call
+	logged bool
+	row    gov.Entry // zero when the row was not read back
+	before int       // the entry's RetryCount as persisted before the call
+}
+
+// failed reports whether the provider's ledger shows the call as a failed
+// attempt: a failed result, an error or a panic.
+func (e emission) failed() bool { return failedStep(e.call.Step) }
+
+// kind is the result the provider's ledger shows ("" for an error or a panic).
+func (e emission) kind() gov.ResultKind {
+	if e.call.Step.Panic != "" || e.call.Step.Error != "" {
+		return ""
+	}
+	return e.call.Step.Result.Kind
+}
+
+// emissions pairs key's calls in the provider's ledger with the transitions
+// the drain persisted for it, in order: one drain writes one transition per
+// call. Host decisions (a quarantine) are in the log under another actor.
+func (r *driveRun) emissions(key string) []emission {
+	id := r.entry(key).ID
+	var logs []gov.LogEntry
+	for _, l := range r.log {
+		if l.EntryID == id && l.Actor == r.owner {
+			logs = append(logs, l)
+		}
+	}
+	rows := r.rows[key]
+	before := r.seeded[key].RetryCount
+	var out []emission
+	for _, c := range r.calls {
+		if c.Key != key {
+			continue
+		}
+		e := emission{call: c, before: before}
+		if i := len(out); i < len(logs) {
+			e.log, e.logged, before = logs[i], true, logs[i].RetryCount
+		}
+		if i := len(out); i < len(rows) {
+			e.row = rows[i]
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// failedCalls counts the failed attempts key's ledger shows.
+func (r *driveRun) failedCalls(key string) int {
+	n := 0
+	for _, c := range r.calls {
+		if c.Key == key && failedStep(c.Step) {
+			n++
+		}
+	}
+	return n
+}
+
+// callsSince counts the ledger's calls made at or after t.
+func callsSince(calls []gov.Call, t time.Time) int {
+	n := 0
+	for _, c := range calls {
+		if !c.At.Before(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// keys returns the entry keys of a run in creation order.
+func (r *driveRun) keys() []string {
+	out := make([]string, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = e.Key
+	}
+	return out
+}
