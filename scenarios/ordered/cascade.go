@@ -186,7 +186,7 @@ func (o *cascadeOptions) poisonedChecks(r *report.Report, run *run) {
 	}
 	r.Check("later messages parked, never handed to the handler", parked == o.later() && handled == 0,
 		fmt.Sprintf("%d / %d parked; %d handler attempts on them", parked, o.later(), handled))
-	released := fmt.Sprintf("%s released at %s", key, report.StampOrDash(hold.ReleasedAt))
+	released := fmt.Sprintf("%s released at %s", key, stamp(hold.ReleasedAt))
 	if hold.ID == 0 {
 		released += "; it was never held"
 	}

@@ -119,14 +119,14 @@ func (o *corruptionOptions) corruptionChecks(r *report.Report, run *run) {
 	rec := o.failingRecord(run)
 	var deadSince, appliedAt []string
 	if d, ok := deadLetterOf(run.idle, rec.ID); ok {
-		deadSince = append(deadSince, report.StampOrDash(d.At))
+		deadSince = append(deadSince, stamp(d.At))
 	}
 	// AppliedMessages rows of the order's later records, from the log (not
 	// a redriven copy) and before the fix.
 	for _, a := range run.applied {
 		later := recordByID(run, a.LogRecordID)
 		if later.Key == rec.Key && later.Sequence > rec.Sequence && a.Via == ordered.ViaLog && later.RedriveOf == 0 && a.At.Before(run.fixAt) {
-			appliedAt = append(appliedAt, fmt.Sprintf("%d#%d %s at %s", o.FailingOrder, later.Sequence, later.Type, report.StampOrDash(a.At)))
+			appliedAt = append(appliedAt, fmt.Sprintf("%d#%d %s at %s", o.FailingOrder, later.Sequence, later.Type, stamp(a.At)))
 		}
 	}
 	r.Check("later messages applied while it sat in the DLQ", len(deadSince) == 1 && o.later() > 0 && len(appliedAt) == o.later(),
@@ -157,10 +157,10 @@ func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
 	released := "—"
 	for _, h := range run.holds {
 		if h.Scope == ordered.ScopeCorrelation && h.Value == orderKey(o.FailingOrder) && !h.ReleasedAt.IsZero() {
-			released = report.StampOrDash(h.ReleasedAt)
+			released = stamp(h.ReleasedAt)
 		}
 	}
-	r.Check("unblocked after the replay, not before", released == report.StampOrDash(run.fixAt),
+	r.Check("unblocked after the replay, not before", released == stamp(run.fixAt),
 		fmt.Sprintf("%s released at %s", orderKey(o.FailingOrder), released))
 	// The replay tool resends every dead and parked record of the id; the
 	// handler's ledger says how many of them it applied again.
@@ -173,11 +173,14 @@ func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
 		}
 	}
 	handed, again := 0, 0
-	for _, c := range run.calls {
+	var failed *call
+	for i, c := range run.calls {
 		if c.stage == replayPass+1 {
 			handed++
 			if c.err == nil {
 				again++
+			} else if failed == nil {
+				failed = &run.calls[i]
 			}
 		}
 	}
@@ -191,8 +194,12 @@ func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
 		}
 		detail = fmt.Sprintf("%d resent, %d skipped as already applied, %d applied again; order table %s",
 			resent, resent-handed, again, changed)
+		if failed != nil {
+			detail = fmt.Sprintf("%d to resend, %d applied again, then %d#%d %s FAILED (%v) and the replay stopped; order table %s",
+				resent, again, o.FailingOrder, failed.rec.Sequence, failed.rec.Type, failed.err, changed)
+		}
 	}
-	r.Check("a second replay is a no-op", ran && again == 0 && unchanged, detail)
+	r.Check("a second replay is a no-op", ran && again == 0 && failed == nil && unchanged, detail)
 	o.checkOthersFlowed(r, run)
 	o.checkEndSame(r, run)
 	if ran {

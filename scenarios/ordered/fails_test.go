@@ -3,7 +3,9 @@ package ordered
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"outboxlab/core/clock"
 	"outboxlab/core/ordered"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -176,5 +178,39 @@ func TestChecksReadTheLedger(t *testing.T) {
 		if c.Passed != tt.passed || c.Detail != tt.detail {
 			t.Errorf("%s: passed %v → %s, want %v → %s", tt.desc, c.Passed, c.Detail, tt.passed, tt.detail)
 		}
+	}
+}
+
+// TestStampSaysTheDay: scenario time can run past midnight (a fix after 24h,
+// long backoffs); a time of day alone would run backwards in the timeline.
+func TestStampSaysTheDay(t *testing.T) {
+	start := clock.Start
+	for _, tt := range []struct {
+		at   time.Time
+		want string
+	}{
+		{start, "09:00:00.000Z"},
+		{start.Add(14*time.Hour + 59*time.Minute + 59*time.Second), "23:59:59.000Z"},
+		{start.Add(15 * time.Hour), "00:00:00.000Z+1d"},
+		{start.Add(24*time.Hour + 602*time.Millisecond), "09:00:00.602Z+1d"},
+		{start.Add(49 * time.Hour), "10:00:00.000Z+2d"},
+		{time.Time{}, "—"},
+	} {
+		if got := stamp(tt.at); got != tt.want {
+			t.Errorf("stamp(%s) = %q, want %q", tt.at, got, tt.want)
+		}
+	}
+}
+
+// TestSecondReplayThatFailsIsNoNoOp: a consumer that is not idempotent
+// replays OrderPlaced again, the order's primary key refuses it and the
+// replay stops. The order table is unchanged, but the operator got a failed
+// replay, not a no-op.
+func TestSecondReplayThatFailsIsNoNoOp(t *testing.T) {
+	res := scenariotest.Run(t, replayName, "--idempotent=false", "--failing-message", OrderPlaced).Result()
+	c := checkNamed(t, res, "a second replay is a no-op")
+	if c.Passed || res.Passed || !strings.HasPrefix(c.Detail, "3 to resend, 0 applied again, then 42#1 OrderPlaced FAILED (") ||
+		!strings.HasSuffix(c.Detail, ") and the replay stopped; order table unchanged") {
+		t.Errorf("passed %v → %s; want it failed on 42#1 with the order table unchanged", c.Passed, c.Detail)
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/clock"
 	"outboxlab/core/ordered"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -81,13 +80,13 @@ func (o *failureEventOptions) writeEvents(r *report.Report, run *run) {
 	var rows [][]string
 	for _, e := range run.failures {
 		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), e.Type, e.CorrelationID, recordByID(run, e.LogRecordID).Place(),
-			clock.Stamp(e.PublishedAt), report.StampOrDash(e.DeliveredAt), e.Reason})
+			stamp(e.PublishedAt), stamp(e.DeliveredAt), e.Reason})
 	}
 	table(r, []string{"Id", "Type", "CorrelationId", "Record", "PublishedAt", "DeliveredAt", "Reason"}, rows)
 	r.Section("Listener: customer care (CustomerCareLog)")
 	rows = nil
 	for _, c := range run.care {
-		rows = append(rows, []string{strconv.FormatInt(c.EventID, 10), c.EventType, c.CorrelationID, clock.Stamp(c.At), c.Action})
+		rows = append(rows, []string{strconv.FormatInt(c.EventID, 10), c.EventType, c.CorrelationID, stamp(c.At), c.Action})
 	}
 	table(r, []string{"EventId", "EventType", "CorrelationId", "At", "Action"}, rows)
 	r.Linef("A second listener pass at the end of the run took %d events.", run.lateDeliv)

@@ -160,20 +160,20 @@ func writeQueues(r *report.Report, run *run) {
 	var rows [][]string
 	for _, d := range run.end.dead {
 		rows = append(rows, []string{strconv.FormatInt(d.ID, 10), d.Record.Place(), d.Record.MessageID, d.Record.Type,
-			strconv.Itoa(d.Attempts), clock.Stamp(d.At), report.StampOrDash(d.RedrivenAt), report.StampOrDash(d.ReplayedAt), d.Reason})
+			strconv.Itoa(d.Attempts), stamp(d.At), stamp(d.RedrivenAt), stamp(d.ReplayedAt), d.Reason})
 	}
 	table(r, []string{"Id", "Record", "MessageId", "Type", "Attempts", "DeadLetteredAt", "RedrivenAt", "ReplayedAt", "LastError"}, rows)
 	r.Section("Parked records (ParkedMessages)")
 	rows = nil
 	for _, p := range run.end.parked {
 		rows = append(rows, []string{strconv.FormatInt(p.ID, 10), p.Record.Place(), p.Record.MessageID, p.Record.Type,
-			clock.Stamp(p.At), report.StampOrDash(p.ReplayedAt), p.Reason})
+			stamp(p.At), stamp(p.ReplayedAt), p.Reason})
 	}
 	table(r, []string{"Id", "Record", "MessageId", "Type", "ParkedAt", "ReplayedAt", "Reason"}, rows)
 	r.Section("Holds (poisoned correlation ids, blocked keys, paused partitions)")
 	rows = nil
 	for _, h := range run.holds {
-		rows = append(rows, []string{strconv.FormatInt(h.ID, 10), h.Scope, h.Value, clock.Stamp(h.HeldAt), report.StampOrDash(h.ReleasedAt), h.Reason})
+		rows = append(rows, []string{strconv.FormatInt(h.ID, 10), h.Scope, h.Value, stamp(h.HeldAt), stamp(h.ReleasedAt), h.Reason})
 	}
 	table(r, []string{"Id", "Scope", "Value", "HeldAt", "ReleasedAt", "Reason"}, rows)
 }

@@ -2,14 +2,16 @@ package ordered
 
 import (
 	"fmt"
+	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/ordered"
+	"outboxlab/core/report"
 )
 
 // timelineLine renders one timeline entry in scenario time.
 func timelineLine(e entry) string {
-	at := clock.Stamp(e.at)
+	at := stamp(e.at)
 	switch {
 	case e.note != "":
 		return fmt.Sprintf("%s  ━━ %s", at, e.note)
@@ -24,7 +26,8 @@ func timelineLine(e entry) string {
 	other := fmt.Sprintf("%s  %-6s %-9s ", at, "—", rec.Key)
 	switch ev.Kind {
 	case ordered.Advanced:
-		return fmt.Sprintf("%s  %-6s nothing due → clock advances to %s (%s + 1 ms)", at, "—", clock.Stamp(ev.NextAttempt), ev.Detail)
+		return fmt.Sprintf("%s  %-6s nothing due → clock advances to %s (next due %s + 1 ms)",
+			at, "—", stamp(ev.NextAttempt), stamp(ev.NextAttempt.Add(-ordered.WakeupSlack)))
 	case ordered.Applied:
 		if ev.Via == ordered.ViaReplay {
 			return head + "REPLAYED → applied: " + ev.Detail
@@ -43,7 +46,7 @@ func timelineLine(e entry) string {
 		if ev.Delay == 0 {
 			return line + " → retried at once"
 		}
-		return line + fmt.Sprintf(" → backoff %s → due %s (the partition waits)", clock.Millis(ev.Delay), clock.Stamp(ev.NextAttempt))
+		return line + fmt.Sprintf(" → backoff %s → due %s (the partition waits)", clock.Millis(ev.Delay), stamp(ev.NextAttempt))
 	case ordered.DeadLettered:
 		return head + fmt.Sprintf("attempt %d/%d FAILED (%s) → DEAD-LETTERED", ev.Attempt, ev.MaxAttempts, ev.Detail)
 	case ordered.Paused:
@@ -65,4 +68,18 @@ func timelineLine(e entry) string {
 		return head + "REPLAY FAILED (" + ev.Detail + "): replay stopped, holds kept"
 	}
 	return head + string(ev.Kind) + ": " + ev.Detail
+}
+
+// stamp is a timeline time of day, with the day added once scenario time has
+// passed midnight of the day it started (a long backoff or fix):
+// 09:00:00.602Z+1d. The zero time is report.Empty.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return report.Empty
+	}
+	s := clock.Stamp(t)
+	if days := t.Sub(clock.Start.Truncate(24*time.Hour)) / (24 * time.Hour); days > 0 {
+		s += fmt.Sprintf("+%dd", days)
+	}
+	return s
 }
