@@ -43,20 +43,20 @@ func TestThroughputValidate(t *testing.T) {
 		{[]string{"--service-time", "200ms"}, "--service-time must be between 1ms and 100ms, got 200ms"},
 		{[]string{"--tick", "50ms", "--service-time", "60ms"}, "--service-time must be at most one --tick (50ms), got 60ms"},
 		{[]string{"--tick", "5500us"}, "--tick must be a whole number of milliseconds, got 5.5ms"},
-		{[]string{"--produce-for", "999ms"}, "--produce-for must be between 1s and 50s, got 999ms"},
-		{[]string{"--produce-for", "1000000h"}, "--produce-for must be between 1s and 50s, got 1000000h0m0s"},
+		{[]string{"--produce-for", "999ms"}, "--produce-for must be between 1s and 30s, got 999ms"},
+		{[]string{"--produce-for", "1000000h"}, "--produce-for must be between 1s and 30s, got 1000000h0m0s"},
 		{[]string{"--max-age", "0s"}, "--max-age must be between 1ms and 1h0m0s, got 0s"},
 		// Each flag within its range, together too much work.
 		{[]string{"--messages", "5000", "--workers", "1,2,4,8,16"},
-			"--messages 5000 over --workers 1,2,4,8,16, --batch 100 and --handler-delay 0s is about 16s of drain work " +
-				"(50562 write transactions, 0s of handler waits); the limit is 12s"},
+			"--messages 5000 over --workers 1,2,4,8,16, --batch 100 and --handler-delay 0s is about 19s of drain work " +
+				"(50562 write transactions, 0s of handler waits); the limit is 15s"},
 		{[]string{"--messages", "2500", "--handler-delay", "1ms"},
-			"is about 13s of drain work (15164 write transactions, 8.875s of handler waits); the limit is 12s"},
-		{[]string{"--messages", "5000", "--workers", "64", "--processes"},
-			"--messages 5000 over --workers 64 as processes, --batch 100 and --handler-delay 0s is about 14s of drain work"},
+			"is about 16s of drain work (15164 write transactions, 10.65s of handler waits); the limit is 15s"},
+		{[]string{"--workers", "16,32,64", "--processes"},
+			"--messages 1000 over --workers 16,32,64 as processes, --batch 100 and --handler-delay 0s is about 16s of drain work"},
 		{[]string{"--consumers", "64", "--tick", "5ms", "--service-time", "5ms"},
 			"--produce-rate 500 for --produce-for 10s against --consumers 64 at --service-time 5ms per --tick 5ms " +
-				"is about 1m5s of overload work (2000 ticks, 258000 write transactions); the limit is 5s"},
+				"is about 22s of overload work (2000 ticks, 135000 write transactions); the limit is 6s"},
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
