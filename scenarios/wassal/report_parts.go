@@ -108,8 +108,12 @@ func readTxIDs(l Ledger, p *provider.Provider) txIDs {
 	return t
 }
 
-// check records the transaction-id check, fake outcomes included.
+// check records the transaction-id check, fake outcomes included: every day
+// keeps it, and it is the only place it is declared.
 func (t txIDs) check(r *report.Report) {
 	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", t.paidWithID, t.otherWithID, t.fake)
+	if t.paidWithoutID > 0 {
+		detail += fmt.Sprintf(", %d Paid without a provider id", t.paidWithoutID)
+	}
 	r.Check("tx ids only from provider, Paid only", t.otherWithID == 0 && t.paidWithoutID == 0 && t.fake == 0, detail)
 }

@@ -27,27 +27,57 @@ func driveDesign[O scenarios.Options, R any](t *testing.T, drive func(O, context
 	return o, run
 }
 
-// checkDetails maps each check of a report to "PASS detail" or "FAIL detail".
-func checkDetails(rep *report.Report) map[string]string {
-	out := map[string]string{}
+// checkNamed returns the check of rep called name; a report without it
+// fails the test, so a renamed or dropped check cannot pass unseen.
+func checkNamed(t *testing.T, rep *report.Report, name string) report.Check {
+	t.Helper()
 	for _, c := range rep.Result().Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("the report has no check %q", name)
+	return report.Check{}
+}
+
+// wantChecks fails the test for every named check whose mark and detail
+// differ, or that the report lacks.
+func wantChecks(t *testing.T, rep *report.Report, want map[string]string) {
+	t.Helper()
+	for name, w := range want {
+		c := checkNamed(t, rep, name)
 		mark := "PASS "
 		if !c.Passed {
 			mark = "FAIL "
 		}
-		out[c.Name] = mark + c.Detail
+		if got := mark + c.Detail; got != w {
+			t.Errorf("check %q = %q, want %q", name, got, w)
+		}
 	}
-	return out
 }
 
-// wantChecks fails the test for every named check whose mark and detail differ.
-func wantChecks(t *testing.T, rep *report.Report, want map[string]string) {
+// judged records the checks judge makes on a fresh report and returns it.
+func judged(judge func(r *report.Report)) *report.Report {
+	r := report.New("test", report.After)
+	judge(r)
+	return r
+}
+
+// wantFail fails the test unless rep's check called name failed with a
+// figure containing detail.
+func wantFail(t *testing.T, rep *report.Report, name, detail string) {
 	t.Helper()
-	got := checkDetails(rep)
-	for name, w := range want {
-		if got[name] != w {
-			t.Errorf("check %q = %q, want %q", name, got[name], w)
-		}
+	c := checkNamed(t, rep, name)
+	if c.Passed || !strings.Contains(c.Detail, detail) {
+		t.Errorf("check %q passed=%v detail %q; want it failed, its figure containing %q", name, c.Passed, c.Detail, detail)
+	}
+}
+
+// wantPass fails the test unless rep's check called name passed.
+func wantPass(t *testing.T, rep *report.Report, name string) {
+	t.Helper()
+	if c := checkNamed(t, rep, name); !c.Passed {
+		t.Errorf("check %q failed: %s", name, c.Detail)
 	}
 }
 
