@@ -186,11 +186,7 @@ func (o *cascadeOptions) poisonedChecks(r *report.Report, run *run) {
 	}
 	r.Check("later messages parked, never handed to the handler", parked == o.later() && handled == 0,
 		fmt.Sprintf("%d / %d parked; %d handler attempts on them", parked, o.later(), handled))
-	released := fmt.Sprintf("%s released at %s", key, stamp(hold.ReleasedAt))
-	if hold.ID == 0 {
-		released += "; it was never held"
-	}
-	r.Check("the id removed after the replay", !hold.ReleasedAt.IsZero() && hold.ReleasedAt.Equal(run.fixAt), released)
+	o.checkReleasedAfterReplay(r, run, "the id removed after the replay")
 	o.checkReplayInSequence(r, run, 0)
 	o.checkOthersFlowed(r, run)
 	o.checkEndSame(r, run)

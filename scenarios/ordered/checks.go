@@ -3,6 +3,7 @@ package ordered
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"outboxlab/core/ordered"
 	"outboxlab/core/report"
@@ -128,4 +129,40 @@ func (o *options) lastMessageNote() string {
 		return ""
 	}
 	return fmt.Sprintf("; %s is order %d's last message, nothing comes after it", o.FailingMessage, o.FailingOrder)
+}
+
+// checkReleasedAfterReplay: the failing order's correlation id was released
+// by the replay after the fix, and only once the handler had applied every
+// record of it that was set aside (the rule for removing ids). It reads the
+// Holds row, the DeadLetters and ParkedMessages rows and the handler's ledger.
+func (o *options) checkReleasedAfterReplay(r *report.Report, run *run, name string) {
+	key := orderKey(o.FailingOrder)
+	var hold ordered.Hold
+	for _, h := range run.holds {
+		if h.Scope == ordered.ScopeCorrelation && h.Value == key {
+			hold = h
+		}
+	}
+	var missing []string
+	total := 0
+	for _, a := range slices.Concat(run.end.dead, run.end.parked) {
+		if a.Record.CorrelationID != key {
+			continue
+		}
+		total++
+		replayed := slices.ContainsFunc(run.calls, func(c call) bool {
+			return c.stage >= replayPass && c.err == nil && c.rec.MessageID == a.Record.MessageID
+		})
+		if !replayed {
+			missing = append(missing, fmt.Sprintf("%d#%d", o.FailingOrder, a.Record.Sequence))
+		}
+	}
+	detail := fmt.Sprintf("%s released at %s", key, stamp(hold.ReleasedAt))
+	switch {
+	case hold.ID == 0:
+		detail += "; it was never held"
+	case len(missing) > 0:
+		detail += fmt.Sprintf("; %d of its %d set-aside records not replayed (%s)", len(missing), total, strings.Join(missing, ", "))
+	}
+	r.Check(name, hold.ID > 0 && hold.ReleasedAt.Equal(run.fixAt) && len(missing) == 0, detail)
 }

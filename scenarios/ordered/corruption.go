@@ -154,14 +154,7 @@ func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
 	r.Check("later messages parked while it was dead", parked == o.later(),
 		fmt.Sprintf("%d / %d parked", parked, o.later()))
 	o.checkReplayInSequence(r, run, 0)
-	released := "—"
-	for _, h := range run.holds {
-		if h.Scope == ordered.ScopeCorrelation && h.Value == orderKey(o.FailingOrder) && !h.ReleasedAt.IsZero() {
-			released = stamp(h.ReleasedAt)
-		}
-	}
-	r.Check("unblocked after the replay, not before", released == stamp(run.fixAt),
-		fmt.Sprintf("%s released at %s", orderKey(o.FailingOrder), released))
+	o.checkReleasedAfterReplay(r, run, "unblocked after the replay, not before")
 	// The replay tool resends every dead and parked record of the id; the
 	// handler's ledger says how many of them it applied again.
 	resent := 0

@@ -214,3 +214,42 @@ func TestSecondReplayThatFailsIsNoNoOp(t *testing.T) {
 		t.Errorf("passed %v → %s; want it failed on 42#1 with the order table unchanged", c.Passed, c.Detail)
 	}
 }
+
+// TestReleaseWaitsForTheReplay: a hold released at the fix while a record of
+// the id was never replayed breaks the rule for removing ids, whatever the
+// timestamps say.
+func TestReleaseWaitsForTheReplay(t *testing.T) {
+	o := &options{Orders: 8, Partitions: 3, FailingOrder: 42, FailingMessage: PaymentReceived, MaxAttempts: 3}
+	fix := clock.Start.Add(5 * time.Minute)
+	rec2 := ordered.Record{ID: 4, MessageID: "order-42/2", Key: "order-42", CorrelationID: "order-42", Sequence: 2}
+	rec3 := ordered.Record{ID: 7, MessageID: "order-42/3", Key: "order-42", CorrelationID: "order-42", Sequence: 3}
+	base := func(calls ...call) *run {
+		return &run{
+			fixAt: fix,
+			holds: []ordered.Hold{{ID: 1, Scope: ordered.ScopeCorrelation, Value: "order-42", ReleasedAt: fix}},
+			end: snapshot{dead: []ordered.SetAside{{ID: 1, Record: rec2}},
+				parked: []ordered.SetAside{{ID: 1, Record: rec3}}},
+			calls: calls,
+		}
+	}
+	for _, tt := range []struct {
+		desc   string
+		run    *run
+		passed bool
+		detail string
+	}{
+		{"both replayed", base(call{stage: replayPass, rec: rec2}, call{stage: replayPass, rec: rec3}), true,
+			"order-42 released at 09:05:00.000Z"},
+		{"one never replayed", base(call{stage: replayPass, rec: rec2}), false,
+			"order-42 released at 09:05:00.000Z; 1 of its 2 set-aside records not replayed (42#3)"},
+		{"one failed in the replay", base(call{stage: replayPass, rec: rec2}, call{stage: replayPass, rec: rec3, err: &bugError{"bug"}}), false,
+			"order-42 released at 09:05:00.000Z; 1 of its 2 set-aside records not replayed (42#3)"},
+	} {
+		r := report.New("test", report.After)
+		o.checkReleasedAfterReplay(r, tt.run, "released after the replay")
+		c := checkNamed(t, r.Result(), "released after the replay")
+		if c.Passed != tt.passed || c.Detail != tt.detail {
+			t.Errorf("%s: passed %v → %s, want %v → %s", tt.desc, c.Passed, c.Detail, tt.passed, tt.detail)
+		}
+	}
+}
