@@ -43,7 +43,7 @@ no other order behind it on its partition: the pause has nobody to stop.`,
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
 			o := &blockKeyOptions{options: bindOptions(fs, PaymentReceived, false), BlockKey: true}
 			fs.BoolVar(&o.BlockKey, "block-key", true,
-				"the second run blocks the failing key (--block-key=false pauses the partition, as the first run does)")
+				"the second run blocks the failing key (false: it pauses the partition too)")
 			return o
 		},
 	})

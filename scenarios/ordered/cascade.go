@@ -70,7 +70,7 @@ dead-letters, the cascade comes back and the checks fail (exit 1).`,
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
 			o := &cascadeOptions{options: bindOptions(fs, OrderPlaced, false), after: true, RememberPoisoned: true}
 			fs.BoolVar(&o.RememberPoisoned, "remember-poisoned", true,
-				"remember a dead-lettered record's correlation id and park the later records that carry it (--remember-poisoned=false only dead-letters)")
+				"park the later records of a dead-lettered record's correlation id (false: only dead-letter)")
 			return o
 		},
 	})
@@ -95,7 +95,7 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 	}
 	if !o.RememberPoisoned {
 		after.design.contain = ordered.DeadLetterOnly
-		after.design.off = "--remember-poisoned=false: no correlation id is remembered, so nothing parks the later messages"
+		after.design.off = "--remember-poisoned=false: nothing parks the later messages"
 	}
 	r, run, err := o.reportPair(ctx, env, before, after, o.after, nil)
 	if err != nil {

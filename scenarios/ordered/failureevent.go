@@ -39,7 +39,7 @@ listens, hears nothing, and the checks fail (exit 1).`,
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
 			o := &failureEventOptions{options: bindOptions(fs, PaymentReceived, false), Publish: true}
 			fs.BoolVar(&o.Publish, "publish", true,
-				"write a failure event in the dead-letter transaction (--publish=false dead-letters without one)")
+				"write a failure event with each dead letter, in its transaction (false: write none)")
 			return o
 		},
 	})
@@ -53,7 +53,7 @@ type failureEventOptions struct {
 func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	d := design{contain: ordered.PoisonCorrelation, publish: o.Publish, listen: true, idempotent: true, strict: true, recovery: replay}
 	if !o.Publish {
-		d.off = "--publish=false: the dead letter is written without a failure event; customer care still listens"
+		d.off = "--publish=false: no failure event is written; customer care still listens"
 	}
 	run, err := o.execute(ctx, env.DBPath, env, d, nil)
 	if err != nil {
