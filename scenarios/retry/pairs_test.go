@@ -1,9 +1,16 @@
 package retry
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"outboxlab/core/clock"
+	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -71,7 +78,10 @@ func TestVisibilityPairFiguresFollowTheFlags(t *testing.T) {
 func TestStormPairValidate(t *testing.T) {
 	testValidate(t, stormBreaker, []validateCase{
 		{nil, ""},
-		{[]string{"--messages", "0"}, "--messages must be between 1 and 200, got 0"},
+		{[]string{"--messages", "0"}, "--messages must be between 1 and 100, got 0"},
+		{[]string{"--messages", "101"}, "--messages must be between 1 and 100, got 101"},
+		{[]string{"--max-attempts", "21"}, "--max-attempts must be between 1 and 20, got 21"},
+		{[]string{"--messages", "100", "--max-attempts", "20"}, ""},
 		{[]string{"--failures-to-open", "0"}, "--failures-to-open must be between 1 and 50, got 0"},
 		{[]string{"--outage", "500ms"}, "--outage must be between 1s and 1h0m0s, got 500ms"},
 		{[]string{"--outage-start", "-1s"}, "--outage-start must be a whole number of milliseconds between 0s and 10m0s, got -1s"},
@@ -94,6 +104,8 @@ func TestStormPairCallsPerPhase(t *testing.T) {
 			"10 4 20 processed 30 dead 0 opens 2 probes 2", true},
 		// Probing every 5 s spends the probe message's retry budget on the outage.
 		{"breaker probing too often", stormBreaker, []string{"--cooldown", "5s"}, "10 16 19 processed 29 dead 1 opens 12 probes 12", false},
+		// The breaker switched off: the AFTER side storms like the BEFORE one.
+		{"breaker switched off", stormBreaker, []string{"--breaker=false"}, "10 120 0 processed 10 dead 20 opens 0 probes 0", false},
 		// Enough attempts to outlast the outage: the storm is there, the dead letters are not.
 		{"no breaker, attempts outlast the outage", stormNoBreaker, []string{"--max-attempts", "20"},
 			"10 120 20 processed 30 dead 0 opens 0 probes 0", false},
@@ -110,6 +122,97 @@ func TestStormPairCallsPerPhase(t *testing.T) {
 			}
 			if r.Passed() != tt.wantPassed {
 				t.Errorf("checks passed = %v, want %v:\n%s", r.Passed(), tt.wantPassed, r.Body())
+			}
+		})
+	}
+}
+
+// replayBreaker judges a ledger by the course's breaker rule alone: calls
+// made during a cooldown are counted against the consumer.
+func TestReplayBreakerJudgesTheLedger(t *testing.T) {
+	at := func(s float64) time.Time { return clock.Start.Add(time.Duration(s * float64(time.Second))) }
+	call := func(key string, s float64, ok bool) send {
+		return send{key: key, at: at(s), done: at(s + 0.2), ok: ok}
+	}
+	outage := phase{from: at(1), to: at(30)}
+	tests := []struct {
+		name   string
+		ledger []send
+		want   string // opens probes failed-probes while-open tripping closed-after-recovery
+	}{
+		{"two failures open it, a failed probe after the cooldown reopens it, a good one closes it",
+			[]send{call("A", 1, false), call("B", 1.2, false), call("A", 11.4, false), call("B", 31.6, true), call("C", 31.8, true)},
+			"opens 2 probes 2 failed 1 while-open 0 tripping 2 closed true"},
+		{"a call during the cooldown is made while it is open",
+			[]send{call("A", 1, false), call("B", 1.2, false), call("C", 1.4, false), call("A", 40, true)},
+			"opens 1 probes 1 failed 0 while-open 1 tripping 2 closed true"},
+		{"a success resets the count: it never opens",
+			[]send{call("A", 0, true), call("B", 1, false), call("C", 2, true), call("D", 3, false)},
+			"opens 0 probes 0 failed 0 while-open 0 tripping 2 closed false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := replayBreaker(tt.ledger, 2, 10*time.Second, outage)
+			got := fmt.Sprintf("opens %d probes %d failed %d while-open %d tripping %d closed %v",
+				r.opens, r.probes, r.failedProbes, r.whileOpen, r.tripping, r.closedRecovery)
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// The AFTER checks read the gateway's ledger: one call slipped in during a
+// cooldown fails the check that the consumer only trips the breaker and probes.
+func TestCircuitBreakerChecksCatchACallWhileOpen(t *testing.T) {
+	const onlyTrips = "during the outage the consumer only trips the breaker and probes"
+	o := scenariotest.Bind(t, stormBreaker).(*stormOptions)
+	dir := t.TempDir()
+	before, err := o.drive(context.Background(), filepath.Join(dir, "before.db"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := o.drive(context.Background(), filepath.Join(dir, "after.db"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tamper := range []bool{false, true} {
+		run := *after
+		gw := *after.gw
+		run.gw = &gw
+		if tamper { // one more call 1 s after the breaker opened at 09:00:03.000Z
+			extra := send{key: "NTF-016", at: clock.Start.Add(4 * time.Second), done: clock.Start.Add(4200 * time.Millisecond)}
+			i := slices.IndexFunc(gw.ledger, func(s send) bool { return s.at.After(extra.at) })
+			gw.ledger = slices.Insert(slices.Clone(after.gw.ledger), i, extra)
+		}
+		r := report.New(stormBreaker, report.After)
+		o.stormChecks(r, o.figures(before), o.figures(&run))
+		if c := checkNamed(t, r, onlyTrips); c.Passed == tamper {
+			t.Errorf("with a call while open %v: passed = %v: %s", tamper, c.Passed, c.Detail)
+		}
+	}
+}
+
+// A failed check comes with what the flags did.
+func TestStormPairSaysWhyItsChecksFailed(t *testing.T) {
+	tests := []struct {
+		scenario string
+		args     []string
+		want     string
+	}{
+		{stormBreaker, []string{"--breaker=false"}, "  WHY   --breaker=false switches the breaker off"},
+		{stormBreaker, []string{"--cooldown", "5s"},
+			"        NTF-011 failed its 6 attempts, 5 of them as probes (one every 5 s of the 1 min outage)"},
+		{stormNoBreaker, []string{"--max-attempts", "20"}, "  WHY   20 attempts retry for 451 s (backoff 1 s doubling, capped at 30 s)"},
+		{stormNoBreaker, []string{"--max-attempts", "1"}, "  WHY   with --max-attempts 1 a failed message is dead-lettered at once"},
+		{stormNoBreaker, []string{"--outage-start", "10m"}, "  WHY   the gateway went down 10 min after the start"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario+" "+caseName(tt.args), func(t *testing.T) {
+			t.Parallel()
+			r := scenariotest.Run(t, tt.scenario, tt.args...)
+			if r.Passed() || !strings.Contains(r.Body(), tt.want) {
+				t.Errorf("passed = %v; report lacks %q:\n%s", r.Passed(), tt.want, r.Body())
 			}
 		})
 	}

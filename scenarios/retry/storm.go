@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -39,9 +40,11 @@ are dead-lettered because of the outage.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab retry-storm-without-breaker
-  outboxlab retry-storm-without-breaker --messages 60     # a bigger backlog: 275 calls into the down gateway
-  outboxlab retry-storm-without-breaker --max-attempts 20 # enough attempts to outlast the outage: no dead letters, checks fail`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, false) },
+  outboxlab retry-storm-without-breaker --messages 60     # a bigger backlog: 275 calls into the down gateway`,
+		// Enough attempts to outlast the outage: the storm, but no dead letters.
+		FailsWith: []string{"--max-attempts", "20"},
+		Limits:    stormLimits,
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, false) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    stormBreaker,
@@ -64,7 +67,10 @@ checks say so.`,
 		Example: `  outboxlab circuit-breaker
   outboxlab circuit-breaker --failures-to-open 3 --cooldown 30s
   outboxlab circuit-breaker --cooldown 5s     # probes too often: the probe message is dead-lettered, exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, true) },
+		// The breaker switched off: the consumer retries into the down gateway.
+		FailsWith: []string{"--breaker=false"},
+		Limits:    stormLimits,
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, true) },
 	})
 }
 
@@ -81,6 +87,7 @@ type stormOptions struct {
 	MaxBackoff     time.Duration
 	FailuresToOpen int
 	Cooldown       time.Duration
+	Breaker        bool
 }
 
 func bindStorm(fs *pflag.FlagSet, withBreaker bool) *stormOptions {
@@ -93,7 +100,31 @@ func bindStorm(fs *pflag.FlagSet, withBreaker bool) *stormOptions {
 	fs.DurationVar(&o.MaxBackoff, "max-backoff", 30*time.Second, "cap on any one backoff")
 	fs.IntVar(&o.FailuresToOpen, "failures-to-open", 5, "AFTER: consecutive failures that open the breaker")
 	fs.DurationVar(&o.Cooldown, "cooldown", 20*time.Second, "AFTER: how long the breaker stays open before a probe")
+	fs.BoolVar(&o.Breaker, "breaker", true, "AFTER: the consumer-wide circuit breaker (--breaker=false switches it off)")
 	return o
+}
+
+// The pair's work bounds. One worker claims each message at most
+// --max-attempts times, so a design makes at most 100 × 20 = 2000 claims, as
+// many clock advances and as many breaker stops: both designs in about a
+// second. The scenario time they span does not matter: nothing sleeps.
+const (
+	stormMaxMessages = 100
+	stormMaxAttempts = 20
+)
+
+// stormLimits are the pair's flag limits. --max-backoff may not be below
+// --base-backoff: its minimum is --base-backoff's default, and
+// --base-backoff's maximum is --max-backoff's default.
+var stormLimits = []scenarios.Limit{
+	{Flag: "messages", Min: "1", Max: strconv.Itoa(stormMaxMessages)},
+	{Flag: "outage-start", Min: "0s", Max: "10m"},
+	{Flag: "outage", Min: "1s", Max: "1h"},
+	{Flag: "max-attempts", Min: "1", Max: strconv.Itoa(stormMaxAttempts)},
+	{Flag: "base-backoff", Min: "1ms", Max: "30s"},
+	{Flag: "max-backoff", Min: "1s", Max: "1h"},
+	{Flag: "failures-to-open", Min: "1", Max: "50"},
+	{Flag: "cooldown", Min: "1ms", Max: "1h"},
 }
 
 // stormSendTime is how long one send takes; the consumer sends one at a time.
@@ -101,10 +132,10 @@ const stormSendTime = 200 * time.Millisecond
 
 func (o *stormOptions) Validate() error {
 	switch {
-	case o.Messages < 1 || o.Messages > 200:
-		return fmt.Errorf("--messages must be between 1 and 200, got %d", o.Messages)
-	case o.MaxAttempts < 1 || o.MaxAttempts > 50:
-		return fmt.Errorf("--max-attempts must be between 1 and 50, got %d", o.MaxAttempts)
+	case o.Messages < 1 || o.Messages > stormMaxMessages:
+		return fmt.Errorf("--messages must be between 1 and %d, got %d", stormMaxMessages, o.Messages)
+	case o.MaxAttempts < 1 || o.MaxAttempts > stormMaxAttempts:
+		return fmt.Errorf("--max-attempts must be between 1 and %d, got %d", stormMaxAttempts, o.MaxAttempts)
 	case o.FailuresToOpen < 1 || o.FailuresToOpen > 50:
 		return fmt.Errorf("--failures-to-open must be between 1 and 50, got %d", o.FailuresToOpen)
 	case o.OutageStart < 0 || o.OutageStart > 10*time.Minute || o.OutageStart%time.Millisecond != 0:
@@ -161,6 +192,7 @@ func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool)
 			}
 			return worker.Outcome{Detail: "sent"}, nil
 		})}
+	withBreaker = withBreaker && o.Breaker
 	run := &stormRun{breaker: withBreaker, gw: gw}
 	var br *breaker.Breaker
 	if withBreaker {

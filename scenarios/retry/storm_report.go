@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"outboxlab/core/breaker"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
@@ -38,15 +37,15 @@ func (p phase) holds(t time.Time) bool {
 	return !t.Before(p.from) && (p.to.IsZero() || t.Before(p.to))
 }
 
-// stormFigures are the numbers a design of the storm pair is judged by.
+// stormFigures are the numbers a design of the storm pair is judged by: the
+// gateway's ledger, the outbox rows, and the breaker rule replayed over the
+// ledger.
 type stormFigures struct {
 	calls, failed         []int // per phase
 	processed, dead, left int
 	affected              int // messages with at least one failed send
-	failedProbes, probes  int
 	lastProcessed         time.Time
-	closedAfterRecovery   bool
-	closedAt              time.Time
+	breaker               breakerReplay
 }
 
 func (o *stormOptions) figures(run *stormRun) stormFigures {
@@ -80,16 +79,7 @@ func (o *stormOptions) figures(run *stormRun) stormFigures {
 			f.left++
 		}
 	}
-	for _, t := range run.transitions {
-		if t.From == breaker.HalfOpen {
-			f.probes++
-			if t.To == breaker.Open {
-				f.failedProbes++
-			}
-			f.closedAfterRecovery = t.To == breaker.Closed && !t.At.Before(ph[2].from)
-			f.closedAt = t.At
-		}
-	}
+	f.breaker = replayBreaker(run.gw.ledger, o.FailuresToOpen, o.Cooldown, ph[1])
 	return f
 }
 
@@ -118,12 +108,15 @@ func (o *stormOptions) render(own, before, after *stormRun) *report.Report {
 
 	scenarios.CompareSection(r)
 	o.writeStormMetrics(r, before, after)
-	o.stormChecks(r, own, o.figures(before), o.figures(after))
+	b, a := o.figures(before), o.figures(after)
+	o.stormChecks(r, b, a)
 	if o.breaker {
 		r.Checks("Safety checks")
+		explain(r, o.whyBreakerFailed(r, after, a))
 		r.Verdict(verdictBreakerHeld, verdictBreakerBroken)
 	} else {
 		r.Checks("Safety checks (the failure mode, reproduced)")
+		explain(r, o.whyStormMissed(r, b))
 		r.Verdict(verdictStormReproduced, verdictStormMissed)
 	}
 	o.recordStormMetrics(r, own)
