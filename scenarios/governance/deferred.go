@@ -90,7 +90,7 @@ func (o *deferredOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	}.write(r, store, claim)
 	o.checks(r, store, claim)
 	r.Checks("Checks")
-	r.Verdict("DEFERRALS WAIT, ONLY FAILURES COUNT TOWARD THE THRESHOLD ✅", "DEFERRED RESULTS WERE NOT KEPT APART FROM FAILURES — SEE THE FAILED CHECKS ❌")
+	r.Verdict("DEFERRALS WAIT, ONLY FAILURES COUNT TOWARD THE THRESHOLD ✅", "DEFERRALS AND FAILURES DID NOT END AS STATED — SEE THE FAILED CHECKS ❌")
 	recordMetrics(r, claim, o.drain)
 	return r, nil
 }

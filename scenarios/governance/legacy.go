@@ -81,7 +81,7 @@ func (o *legacyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	o.checks(r, store, claim)
 	r.Checks("Checks")
 	r.Verdict(fmt.Sprintf("MAXRETRYATTEMPTS %d IS THE POLICY; THE LEGACY COLUMN SUPPRESSES NOTHING ✅", o.drain.MaxRetryAttempts),
-		"THE LEGACY COLUMN OVERRODE THE DRAIN OPTIONS — SEE THE FAILED CHECKS ❌")
+		"MAXRETRYATTEMPTS DID NOT DECIDE EVERY DEAD-LETTER — SEE THE FAILED CHECKS ❌")
 	recordMetrics(r, claim, o.drain)
 	return r, nil
 }
@@ -169,7 +169,12 @@ func (o *legacyOptions) checks(r *report.Report, store, claim *driveRun) {
 		}
 		want := max(maxAttempts, s.PriorFailures+1)
 		deadOK = deadOK && f.deadAt == want && claim.entry(s.Key).Status == gov.DeadLettered
-		dead = append(dead, fmt.Sprintf("%s (legacy %d) at %d", s.Key, legacy, f.deadAt))
+		if f.deadAt > 0 {
+			dead = append(dead, fmt.Sprintf("%s (legacy %d) at %d", s.Key, legacy, f.deadAt))
+		} else {
+			final := claim.entry(s.Key)
+			dead = append(dead, fmt.Sprintf("%s (legacy %d) not dead-lettered: %s, RetryCount %d", s.Key, legacy, final.Status, final.RetryCount))
+		}
 	}
 	r.Check("retry selection is not suppressed by MaxRetryCount", selOK && selTotal > 0,
 		orNone(strings.Join(selected, "; "), "no entry was selected past its MaxRetryCount"))

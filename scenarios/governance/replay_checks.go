@@ -184,7 +184,7 @@ func retryCounts(es []gov.Entry) []int {
 // checkReceipts: an incident is closed only with the provider's receipt for
 // the replay; without one it stays open.
 func (o *replayOptions) checkReceipts(r *report.Report, run *replayRun) {
-	closed, justified, open := 0, 0, 0
+	closed, cited, open, unconfirmed := 0, 0, 0, 0
 	var stillOpen []string
 	for _, b := range run.before {
 		in, ok := run.incidentOf(b.ID)
@@ -197,16 +197,24 @@ func (o *replayOptions) checkReceipts(r *report.Report, run *replayRun) {
 		case !in.Open:
 			closed++
 			if has && in.ProviderReceipt == receipt {
-				justified++
+				cited++
 			}
 		default:
 			open++
 			if !has {
-				justified++
+				unconfirmed++
 			}
 			stillOpen = append(stillOpen, fmt.Sprintf("%s (replay %s %s)", b.Key, rep.Key, rep.Status))
 		}
 	}
-	r.Check("an incident closes only on a provider-side receipt", closed+open > 0 && justified == closed+open,
-		fmt.Sprintf("%d closed, each citing the provider's receipt for its replay; %d open: %s", closed, open, orNone(strings.Join(stillOpen, ", "), "none")))
+	closedText := "each citing the provider's receipt for its replay"
+	if cited < closed {
+		closedText = fmt.Sprintf("only %d citing the provider's receipt for its replay", cited)
+	}
+	openText := ""
+	if unconfirmed < open {
+		openText = fmt.Sprintf(" (%d of them confirmed by the provider)", open-unconfirmed)
+	}
+	r.Check("an incident closes only on a provider-side receipt", closed+open > 0 && cited == closed && unconfirmed == open,
+		fmt.Sprintf("%d closed, %s; %d open%s: %s", closed, closedText, open, openText, orNone(strings.Join(stillOpen, ", "), "none")))
 }
