@@ -6,6 +6,7 @@ package sqlitedb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -77,9 +78,31 @@ func OpenNoInit(path string) (*sql.DB, error) {
 // IsLab reports whether db carries a LabInfo marker written by any lab store
 // (every family's schema version starts with "outboxlab").
 func IsLab(ctx context.Context, db *sql.DB) bool {
-	var version string
-	err := db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
+	version, err := LabVersion(ctx, db)
 	return err == nil && strings.HasPrefix(version, "outboxlab")
+}
+
+// RowQuerier is a *sql.DB, *sql.Conn or *sql.Tx.
+type RowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// LabVersion returns the schema version recorded in q's LabInfo table, or ""
+// when there is no such table or no version in it. An error is SQLite's
+// (a lock held elsewhere: see IsBusy).
+func LabVersion(ctx context.Context, q RowQuerier) (string, error) {
+	var tables int
+	err := q.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'LabInfo'`).Scan(&tables)
+	if err != nil || tables == 0 {
+		return "", err
+	}
+	var version string
+	err = q.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return version, err
 }
 
 // InTx runs fn in one BEGIN IMMEDIATE transaction, committing when fn returns nil.
