@@ -11,11 +11,11 @@ import (
 
 // timelineLine renders one drain event in scenario time.
 func timelineLine(ev gov.Event, maxAttempts int) string {
-	at := clock.Stamp(ev.At)
+	at := gov.Stamp(ev.At)
 	who := string(ev.Mode)
 	if ev.Kind == gov.Advanced {
 		return fmt.Sprintf("%s  %-5s —        nothing due → clock advances to %s (next due %s + 1 ms)",
-			at, who, clock.Stamp(ev.Due.Add(gov.WakeupSlack)), clock.Stamp(ev.Due))
+			at, who, gov.Stamp(ev.Due.Add(gov.WakeupSlack)), gov.Stamp(ev.Due))
 	}
 	head := fmt.Sprintf("%s  %-5s %s  ", at, who, ev.Entry.Key)
 	if ev.Mode == gov.ClaimMode {
@@ -56,7 +56,7 @@ func transitionText(t gov.Transition, mode gov.Mode, maxAttempts int) string {
 	case t.To == gov.Delivered:
 		return "Delivered"
 	case t.To == gov.Deferred:
-		return fmt.Sprintf("Deferred, RetryCount stays %d/%d, next check %s", t.RetryCount, maxAttempts, clock.Stamp(t.NextRetryAt))
+		return fmt.Sprintf("Deferred, RetryCount stays %d/%d, next check %s", t.RetryCount, maxAttempts, gov.Stamp(t.NextRetryAt))
 	case t.To == gov.DeadLettered && t.Threshold:
 		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts → DEAD-LETTERED %s, no next retry%s",
 			t.RetryCount, maxAttempts, t.ReasonCode, cleared)
@@ -64,13 +64,13 @@ func transitionText(t gov.Transition, mode gov.Mode, maxAttempts int) string {
 		return fmt.Sprintf("DEAD-LETTERED at once (the provider's terminal result), RetryCount %d/%d%s", t.RetryCount, maxAttempts, cleared)
 	case t.PastThreshold && t.RetryCount == maxAttempts:
 		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts, but DeadLetterOnMaxRetryAttempts is false → Failed, next retry %s (+%s)",
-			t.RetryCount, maxAttempts, clock.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+			t.RetryCount, maxAttempts, gov.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
 	case t.PastThreshold:
 		return fmt.Sprintf("failed attempt %d/%d, past the threshold → Failed, next retry %s (+%s)",
-			t.RetryCount, maxAttempts, clock.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+			t.RetryCount, maxAttempts, gov.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
 	}
 	return fmt.Sprintf("failed attempt %d/%d < %d → Failed, next retry %s (+%s)",
-		t.RetryCount, maxAttempts, maxAttempts, clock.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+		t.RetryCount, maxAttempts, maxAttempts, gov.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
 }
 
 // writeSchema prints the tables a run created, as SQLite reports them.
@@ -89,9 +89,9 @@ func writeEntryLedger(r *report.Report, entries []gov.Entry) {
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
 		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), e.Key, string(e.Status), strconv.Itoa(e.RetryCount),
-			strconv.Itoa(e.MaxRetryCount), report.StampOrDash(e.NextRetryAt), report.Dash(e.ClaimOwner), report.StampOrDash(e.ClaimLeaseUntil),
+			strconv.Itoa(e.MaxRetryCount), gov.StampOrDash(e.NextRetryAt), report.Dash(e.ClaimOwner), gov.StampOrDash(e.ClaimLeaseUntil),
 			strconv.FormatInt(e.ClaimToken, 10), report.Dash(e.LastErrorCode), report.Dash(e.ReasonCode),
-			report.StampOrDash(e.DeliveredAt), report.StampOrDash(e.DeadLetteredAt), fmt.Sprintf("%d B", len(e.Payload))})
+			gov.StampOrDash(e.DeliveredAt), gov.StampOrDash(e.DeadLetteredAt), fmt.Sprintf("%d B", len(e.Payload))})
 	}
 	r.Table([]string{"Id", "Key", "Status", "RetryCount", "MaxRetryCount", "NextRetryAtUtc", "ClaimOwner",
 		"ClaimLeaseUntilUtc", "ClaimToken", "LastErrorCode", "ReasonCode", "DeliveredAtUtc", "DeadLetteredAtUtc", "Payload"}, rows)
@@ -109,7 +109,7 @@ func writeTransitionLog(r *report.Report, log []gov.LogEntry, entries []gov.Entr
 		if !l.Applied {
 			outcome = "REFUSED"
 		}
-		rows = append(rows, []string{strconv.FormatInt(l.ID, 10), clock.Stamp(l.At), keys[l.EntryID], l.Actor,
+		rows = append(rows, []string{strconv.FormatInt(l.ID, 10), gov.Stamp(l.At), keys[l.EntryID], l.Actor,
 			strconv.FormatInt(l.ClaimToken, 10), string(l.From), string(l.To), strconv.Itoa(l.RetryCount), report.Dash(l.ReasonCode), outcome})
 	}
 	r.Table([]string{"#", "AtUtc", "Entry", "Actor", "ClaimToken", "From", "To", "RetryCount", "ReasonCode", "Outcome"}, rows)

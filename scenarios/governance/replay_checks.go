@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/core/clock"
 	"outboxlab/core/report"
 
 	gov "outboxlab/core/governance"
@@ -164,7 +163,7 @@ func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
 		}
 		prev = at
 		sizes = append(sizes, fmt.Sprint(len(emitted)))
-		times = append(times, clock.Stamp(at))
+		times = append(times, gov.Stamp(at))
 	}
 	r.Check("replays go out in controlled batches", ok,
 		fmt.Sprintf("%d batches of at most %d, released at %s, each drained before the next (emitted per batch: %s)",

@@ -27,7 +27,7 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	}
 	r.Linef("Review    %s after the start the host reviews; replays go out %d at a time, %s apart; %s", o.ReviewAfter, o.ReplayBatch, o.Interval, rejected)
 	if late := run.started.Add(o.ReviewAfter); run.review.After(late) {
-		r.Linef("          the outage drain ran until %s, past %s: the host reviews when it ends", clock.Stamp(run.review), clock.Stamp(late))
+		r.Linef("          the outage drain ran until %s, past %s: the host reviews when it ends", gov.Stamp(run.review), gov.Stamp(late))
 	}
 	if o.CloseWithoutReceipt {
 		r.Line("Host      CARELESS (--close-without-receipt): closes every incident citing its ticket, never asks the provider")
@@ -105,8 +105,8 @@ func writeIncidents(r *report.Report, run *replayRun) {
 		if !in.Open {
 			status = "Closed"
 		}
-		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], clock.Stamp(in.OpenedAt), in.ReasonCode, status,
-			report.StampOrDash(in.ClosedAt), report.Dash(in.ClosedBy), report.Dash(in.ProviderReceipt)})
+		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], gov.Stamp(in.OpenedAt), in.ReasonCode, status,
+			gov.StampOrDash(in.ClosedAt), report.Dash(in.ClosedBy), report.Dash(in.ProviderReceipt)})
 	}
 	r.Table([]string{"#", "Entry", "OpenedAtUtc", "ReasonCode", "Status", "ClosedAtUtc", "ClosedBy", "ProviderReceipt"}, rows)
 }
@@ -125,6 +125,7 @@ func (o *replayOptions) recordMetrics(r *report.Report, run *replayRun) {
 	r.Metric("replays", len(run.remediations))
 	r.Metric("replay_batches", len(run.batches))
 	r.Metric("later_selected", run.reviewCalls[1]-run.reviewCalls[0])
+	r.Metric("demo_capped", run.capped)
 	r.Metric("unauthorized_refused", run.unauthorized != nil)
 	r.Metric("scenario_end", clock.ISO(run.ended))
 }

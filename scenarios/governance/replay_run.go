@@ -19,7 +19,6 @@ type replayRun struct {
 	emitter         *gov.Scripted
 	calls           []gov.Call  // the provider's ledger
 	before          []gov.Entry // the originals just before the host's review
-	outageEnded     time.Time   // when the outage drain went idle (or the demo cap stopped it)
 	capped          bool        // the demo cap stopped the outage drain
 	review          time.Time   // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
 	reviewCalls     [2]int      // the ledger's calls[from:till] are the drain pass's at review time
@@ -43,7 +42,7 @@ type replayBatch struct {
 }
 
 func (r *replayRun) host(at time.Time, format string, args ...any) {
-	r.lines = append(r.lines, fmt.Sprintf("%s  host  %s", clock.Stamp(at), fmt.Sprintf(format, args...)))
+	r.lines = append(r.lines, fmt.Sprintf("%s  host  %s", gov.Stamp(at), fmt.Sprintf(format, args...)))
 }
 
 func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, error) {
@@ -72,7 +71,6 @@ func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, er
 	if run.capped, err = o.drainAndOpen(ctx, d, store, clk, run); err != nil {
 		return nil, err
 	}
-	run.outageEnded = clk.Now()
 	if run.before, err = store.Entries(ctx); err != nil {
 		return nil, err
 	}

@@ -67,6 +67,7 @@ const (
 	verdictStaleMissed     = "THE STALE OVERWRITE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
 	verdictFencedHeld      = "THE CLAIM CHECK REFUSED THE STALE WRITE — THE TERMINAL ROW STANDS ✅"
 	verdictFencedBroken    = "THE CLAIM CHECK DID NOT HOLD — SEE THE FAILED CHECKS ❌"
+	verdictFencedNoRace    = "NO STALE WRITE TO REFUSE: WORKER-A ANSWERED INSIDE ITS LEASE — SEE THE FAILED CHECKS ⚠️"
 )
 
 func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
@@ -115,7 +116,11 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 	if o.fenced {
 		o.afterChecks(r, own, f)
 		r.Checks("Safety checks")
-		r.Verdict(verdictFencedHeld, verdictFencedBroken)
+		broken := verdictFencedBroken
+		if !f.leaseExpiredOpen {
+			broken = verdictFencedNoRace
+		}
+		r.Verdict(verdictFencedHeld, broken)
 	} else {
 		o.beforeChecks(r, own, f)
 		r.Checks("Safety checks")
@@ -144,7 +149,7 @@ func (o *staleOptions) writeComparison(r *report.Report, before, after *staleRun
 		{"worker-A's claim", claimText(b.aClaim), claimText(a.aClaim)},
 		{"worker-B's claim", claimText(b.bClaim), claimText(a.bClaim)},
 		{"worker-B's transition", transitionAt(b.bLog), transitionAt(a.bLog)},
-		{"worker-A's late write at " + clock.Stamp(before.answerAt), write(b), write(a)},
+		{"worker-A's late write at " + gov.Stamp(before.answerAt), write(b), write(a)},
 		{"Row right after A's write", rowText(before.afterA), rowText(after.afterA)},
 		{"Final row", rowText(b.final), rowText(a.final)},
 		{"Deliveries to the provider", strconv.Itoa(b.deliveries), strconv.Itoa(a.deliveries)},
@@ -158,12 +163,12 @@ func claimText(c claimSeen) string {
 	if c.row.ClaimToken == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("token %d at %s, lease until %s", c.row.ClaimToken, clock.Stamp(c.at), clock.Stamp(c.row.ClaimLeaseUntil))
+	return fmt.Sprintf("token %d at %s, lease until %s", c.row.ClaimToken, gov.Stamp(c.at), gov.Stamp(c.row.ClaimLeaseUntil))
 }
 
 func transitionAt(l gov.LogEntry) string {
 	if l.ID == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%s at %s", l.To, clock.Stamp(l.At))
+	return fmt.Sprintf("%s at %s", l.To, gov.Stamp(l.At))
 }
