@@ -34,8 +34,7 @@ they are in the database and nowhere in the alerts, the terminal or the report.
 --verbose-alerts plays a careless host that logs payloads: the secret leaks and the
 check fails.`,
 		Example: `  outboxlab governance-dead-letter-alerts
-  outboxlab governance-dead-letter-alerts --max-retry-attempts 3   # warnings at 2, dead-letters at 3
-  outboxlab governance-dead-letter-alerts --verbose-alerts         # a careless host leaks the secret (exit 1)`,
+  outboxlab governance-dead-letter-alerts --max-retry-attempts 3   # warnings at 2, dead-letters at 3`,
 		FailsWith: []string{"--verbose-alerts"},
 		Limits:    alertsBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindAlerts(fs) },

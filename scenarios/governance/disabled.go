@@ -31,7 +31,6 @@ GOV-002 fails twice and is delivered, as usual. Set --host-review-after 0 to see
 happens without a host policy: the entry is still retrying when the demo cap stops
 the run, and the check that asks for a host terminal policy fails.`,
 		Example: `  outboxlab governance-dead-letter-disabled
-  outboxlab governance-dead-letter-disabled --host-review-after 0    # no host policy: retried until the demo cap (exit 1)
   outboxlab governance-dead-letter-disabled --host-review-after 11 --max-retry-attempts 3`,
 		FailsWith: []string{"--host-review-after", "0"},
 		Limits:    disabledBounds.limits(),

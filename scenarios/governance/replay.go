@@ -34,8 +34,7 @@ plays a careless host that closes every incident once its replay ran, citing the
 ticket instead of the provider's receipt: the receipt check fails.`,
 		Example: `  outboxlab governance-host-replay
   outboxlab governance-host-replay --replay-batch 1         # one entry at a time
-  outboxlab governance-host-replay --rejected-key none      # every incident closes
-  outboxlab governance-host-replay --close-without-receipt  # a careless host (exit 1)`,
+  outboxlab governance-host-replay --rejected-key none      # every incident closes`,
 		FailsWith: []string{"--close-without-receipt"},
 		Limits:    replayBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },

@@ -37,8 +37,7 @@ failure is the threshold one, and a delivered entry is reported as a dead-letter
 
 The comparison table beside it runs the AFTER design on the same interleaving.`,
 		Example: `  outboxlab governance-stale-claim-overwrites
-  outboxlab governance-stale-claim-overwrites --prior-failures 4   # the late write dead-letters a delivered entry
-  outboxlab governance-stale-claim-overwrites --slow-emit 20s      # A answers inside its lease: nothing to reproduce (exit 1)`,
+  outboxlab governance-stale-claim-overwrites --prior-failures 4   # the late write dead-letters a delivered entry`,
 		FailsWith: []string{"--slow-emit", "20s"},
 		Limits:    staleBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, false) },
@@ -60,8 +59,7 @@ switches the check off: A's write lands by Id alone, as in the BEFORE design, an
 safety checks fail.`,
 		Example: `  outboxlab governance-fenced-claim
   outboxlab governance-fenced-claim --prior-failures 4    # A's would-be dead-letter is refused too
-  outboxlab governance-fenced-claim --lease 10s --slow-emit 11s
-  outboxlab governance-fenced-claim --claim-check=false   # writes by Id alone: the stale write lands (exit 1)`,
+  outboxlab governance-fenced-claim --lease 10s --slow-emit 11s`,
 		FailsWith: []string{"--claim-check=false"},
 		Limits:    staleBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, true) },
