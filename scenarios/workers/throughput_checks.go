@@ -189,7 +189,7 @@ func (o *throughputOptions) recordMetrics(r *report.Report, ceiling float64, dra
 		configs[i] = map[string]any{
 			"workers": d.cfg.Workers, "batch": d.cfg.Batch, "claims": claims, "settlements": settlements,
 			"handler_calls": calls, "refused": refused, "processed": d.ledger.Processed,
-			"ledger_rows": d.ledger.Deliveries, "ledger_distinct": d.ledger.Unique,
+			"ledger_rows": d.ledger.Deliveries, "ledger_distinct": d.ledger.Unique, "ledger_settlements": d.ledger.Settlements,
 			"measured_seconds": d.wall.Seconds(), "measured_msgs_per_s": d.rate(),
 		}
 	}

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,12 +87,8 @@ func (o *throughputOptions) writeMeasured(r *report.Report, ceiling float64, dra
 		if base := baseline(drains, o.Workers[0], d.cfg.Batch); base != nil {
 			speedup = fmt.Sprintf("%.2f×", d.rate()/base.rate())
 		}
-		var split []string
-		for _, t := range d.tallies {
-			split = append(split, strconv.Itoa(t.Processed))
-		}
 		rows = append(rows, []string{d.cfg.label(), d.wall.Round(time.Millisecond).String(), fmt.Sprintf("%.0f", d.rate()),
-			speedup, fmt.Sprintf("%.2f×", d.rate()/ceiling), strings.Join(split, " / ")})
+			speedup, fmt.Sprintf("%.2f×", d.rate()/ceiling), perWorker(d.tallies)})
 	}
 	table := report.RenderTable([]string{"Configuration", "Drain time", "Messages/s",
 		fmt.Sprintf("Speed-up vs %d worker(s)", o.Workers[0]), "× raw ceiling", "Messages per worker"}, rows)
@@ -101,6 +98,23 @@ func (o *throughputOptions) writeMeasured(r *report.Report, ceiling float64, dra
 	one, batched := baseline(drains, o.Workers[0], 1), baseline(drains, o.Workers[0], o.Batch)
 	measured("Claims of %d: %.1f× the messages/s of claims of 1, with %d worker(s). %s",
 		o.Batch, batched.rate()/one.rate(), o.Workers[0], o.spreadText(drains))
+}
+
+// perWorker lists how many messages each worker processed, or for more than
+// four workers the fewest and the most, so that the line stays readable.
+func perWorker(tallies []workerTally) string {
+	counts := make([]int, len(tallies))
+	for i, t := range tallies {
+		counts[i] = t.Processed
+	}
+	if len(counts) > 4 {
+		return fmt.Sprintf("%d to %d each", slices.Min(counts), slices.Max(counts))
+	}
+	parts := make([]string, len(counts))
+	for i, n := range counts {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, " / ")
 }
 
 // spreadText says how the largest worker count compared with the first, per claim size.
