@@ -220,6 +220,9 @@ func TestDisabledChecksCatchAWrongImplementation(t *testing.T) {
 		{"failures stay eligible for retry past MaxRetryAttempts", "the threshold failure was persisted with no next retry", func(_, c *driveRun) {
 			c.rows["GOV-001"][4].NextRetryAt = time.Time{}
 		}},
+		{"the host is told when the threshold passes without a dead-letter", "the sink alerted on a transition the log does not hold", func(_, c *driveRun) {
+			c.log[logAt(t, c, "GOV-001", 4)].RetryCount = 4
+		}},
 		{"retry history is never reset", "the row counts a failure the provider never saw", func(_, c *driveRun) {
 			c.calls[callAt(t, c, "GOV-001", 2)].Step = gov.Deliver()
 		}},

@@ -66,14 +66,24 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	r.Check("retry history is never reset", g1.RetryCount == failed && rem.RetryCountBefore == rem.RetryCountAfter && (len(claim.remediations) == 0 || rem.RetryCountAfter == failed),
 		fmt.Sprintf("RetryCount %d = %s in the emitter ledger; remediation RetryCount %d → %d", g1.RetryCount, report.Plural(failed, "failed emission"), rem.RetryCountBefore, rem.RetryCountAfter))
 
-	passed := 0
+	// The alert log against the transition log: one alert for the one
+	// persisted failure at the threshold that left GOV-001 retryable.
+	passed, reached := 0, 0
 	for _, l := range claim.alerts.Lines() {
 		if l.Name == gov.AlertThresholdPassed && l.EntryID == g1.ID {
 			passed++
 		}
 	}
-	r.Check("the host is told when the threshold passes without a dead-letter", passed == 1,
-		fmt.Sprintf("%d %s alert for GOV-001", passed, gov.AlertThresholdPassed))
+	for _, l := range claim.log {
+		if l.EntryID == g1.ID && l.Applied && l.To == gov.Failed && l.RetryCount == maxAttempts {
+			reached++
+		}
+	}
+	alertDetail := fmt.Sprintf("%d %s alert for GOV-001", passed, gov.AlertThresholdPassed)
+	if reached == 0 {
+		alertDetail += fmt.Sprintf("; GOV-001 never reached failed attempt %d/%d as Failed, so the run could not show it", maxAttempts, maxAttempts)
+	}
+	r.Check("the host is told when the threshold passes without a dead-letter", reached == 1 && passed == 1, alertDetail)
 	checkRetrySchedule(r, runs, o.drain)
 	quarantinedDelivered := 0
 	for _, run := range runs {
