@@ -1,0 +1,174 @@
+package wassal
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
+)
+
+// wassalScenarios are the ten scenarios of the family.
+func wassalScenarios(t *testing.T) []*scenarios.Scenario {
+	var out []*scenarios.Scenario
+	for _, s := range scenarios.All() {
+		if s.Family == "wassal" {
+			out = append(out, s)
+		}
+	}
+	if len(out) != 10 {
+		t.Fatalf("%d wassal scenarios registered, want 10", len(out))
+	}
+	return out
+}
+
+// beyond is v one step past a limit: ±1 for an int, ±1 ms for a duration.
+func beyond(t *testing.T, typ, v string, dir int) string {
+	t.Helper()
+	if typ == "duration" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return (d + time.Duration(dir)*time.Millisecond).String()
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strconv.Itoa(n + dir)
+}
+
+// Every declared limit is what Validate enforces: the extremes are accepted,
+// alone and all together, and one step beyond is refused in one line that
+// names the flag and its range.
+func TestLimitsAreWhatValidateEnforces(t *testing.T) {
+	t.Parallel()
+	for _, s := range wassalScenarios(t) {
+		fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
+		s.Bind(fs)
+		var allMin, allMax []string
+		for _, l := range s.Limits {
+			f := fs.Lookup(l.Flag)
+			if f == nil {
+				t.Fatalf("%s: limit on --%s, which it does not have", s.Name, l.Flag)
+			}
+			if f.Value.Type() != "int" && f.Value.Type() != "duration" {
+				t.Fatalf("%s: --%s is a %s", s.Name, l.Flag, f.Value.Type())
+			}
+			lo, hi := "--"+l.Flag+"="+l.Min, "--"+l.Flag+"="+l.Max
+			allMin, allMax = append(allMin, lo), append(allMax, hi)
+			for _, arg := range []string{lo, hi} {
+				if err := scenariotest.Bind(t, s.Name, arg).Validate(); err != nil {
+					t.Errorf("%s %s: %v", s.Name, arg, err)
+				}
+			}
+			want := fmt.Sprintf("--%s must be between %s and %s, got ", l.Flag, l.Min, l.Max)
+			for _, v := range []string{beyond(t, f.Value.Type(), l.Min, -1), beyond(t, f.Value.Type(), l.Max, +1)} {
+				err := scenariotest.Bind(t, s.Name, "--"+l.Flag+"="+v).Validate()
+				if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s --%s=%s: Validate() = %v, want one line starting %q", s.Name, l.Flag, v, err, want)
+				}
+			}
+		}
+		for _, args := range [][]string{allMin, allMax} {
+			if err := scenariotest.Bind(t, s.Name, args...).Validate(); err != nil {
+				t.Errorf("%s %s: %v", s.Name, strings.Join(args, " "), err)
+			}
+		}
+		seen := map[string]bool{}
+		for _, l := range s.Limits {
+			seen[l.Flag] = true
+		}
+		fs.VisitAll(func(f *pflag.Flag) {
+			if (f.Value.Type() == "int" || f.Value.Type() == "duration") && !seen[f.Name] {
+				t.Errorf("%s: --%s has no declared limit", s.Name, f.Name)
+			}
+		})
+	}
+}
+
+// The fewest payments a day accepts is the highest payment its default
+// flags name: fewer and a default would name a payment that is not seeded.
+func TestPaymentsMinimumIsTheHighestDefaultKey(t *testing.T) {
+	t.Parallel()
+	for _, s := range wassalScenarios(t) {
+		fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
+		s.Bind(fs)
+		highest := 0
+		fs.VisitAll(func(f *pflag.Flag) {
+			for _, k := range strings.Split(strings.Trim(f.DefValue, "[]"), ",") {
+				if strings.HasPrefix(k, "PAY-") {
+					highest = max(highest, keyIndex(k))
+				}
+			}
+		})
+		for _, l := range s.Limits {
+			if l.Flag == "payments" && l.Min != strconv.Itoa(highest) {
+				t.Errorf("%s: --payments from %s, but its defaults name PAY-%03d", s.Name, l.Min, highest)
+			}
+		}
+	}
+}
+
+// keysUpTo lists PAY-001..PAY-n for a flag.
+func keysUpTo(n int) string { return strings.Join(PaymentKeys(n), ",") }
+
+func TestValidateBoundsTheWorkOfSeveralFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string // empty: accepted
+	}{
+		{session16After, []string{"--poison-key", keysUpTo(150), "--declined-key", "none", "--payments", "150"}, ""},
+		{session16After, []string{"--poison-key", keysUpTo(160), "--declined-key", "none", "--payments", "160"},
+			"160 poison key(s) × (10 naive + 3 policy attempts) = 2080 attempts, at most 2000"},
+		{session16After, []string{"--retry-cap", "1000", "--max-attempts", "30"}, ""},
+		{session16After, []string{"--dead-letter=false", "--retry-cap", "1000", "--max-backoff", "24h"}, ""},
+		{session16After, []string{"--dead-letter=false", "--retry-cap", "1000"},
+			"1000 policy attempts backing off from --base-backoff 200ms, doubling with no --max-backoff, would move the scenario clock more than 100 years"},
+		{session17After, []string{"--poison-key", keysUpTo(4), "--declined-key", "none", "--max-attempts", "20", "--redrive-attempts", "10"}, ""},
+		{session17After, []string{"--poison-key", keysUpTo(15), "--declined-key", "none", "--max-attempts", "20", "--redrive-attempts", "10", "--payments", "15"},
+			"15 poison key(s) × (3 × 20 --max-attempts + 10 --redrive-attempts + 1) = 1065 attempts, at most 1000"},
+		{session14Before, []string{"--crash-at", keysUpTo(10), "--payments", "10"}, ""},
+		{session14Before, []string{"--crash-at", keysUpTo(11), "--payments", "11"}, "--crash-at lists 11 keys, at most 10"},
+		{session15After, []string{"--lease", "1500us"}, "--lease must be a whole number of milliseconds, got 1.5ms"},
+		{session16Before, []string{"--poison-key", " PAY-002 , PAY-004", "--declined-key", " none "}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+			err := scenariotest.Bind(t, tt.name, tt.args...).Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("Validate() = %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("Validate() = %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSpanAddsUpWithoutOverflowing(t *testing.T) {
+	t.Parallel()
+	if got := span(0).backoffs(200*time.Millisecond, 0, 1, 2); time.Duration(got) != 602*time.Millisecond {
+		t.Errorf("backoffs after attempts 1-2 = %s, want 602ms (200 + 400 ms, 1 ms slack each)", time.Duration(got))
+	}
+	if got := span(0).backoffs(time.Second, 3*time.Second, 1, 4); time.Duration(got) != 9004*time.Millisecond {
+		t.Errorf("capped backoffs = %s, want 9.004s (1 + 2 + 3 + 3 s)", time.Duration(got))
+	}
+	for _, s := range []span{
+		span(0).backoffs(maxFlagDuration, 0, 1, 10000),
+		span(0).add(1<<62, maxFlagDuration),
+		span(maxSpan).add(1, time.Millisecond),
+	} {
+		if !s.tooLong() || s.text() != "more than 100 years" {
+			t.Errorf("span %d: tooLong %v, %q; want past the budget", s, s.tooLong(), s.text())
+		}
+	}
+}
