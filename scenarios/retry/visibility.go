@@ -38,9 +38,11 @@ While they sleep, consumers do no other work.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab backoff-held-past-visibility-timeout
-  outboxlab backoff-held-past-visibility-timeout --visibility-timeout 2m   # no backoff outlives the lease, nothing sent twice: the checks fail
   outboxlab backoff-held-past-visibility-timeout --consumers 5`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
+		// A lease longer than every held backoff: no second consumer takes a message over.
+		FailsWith: []string{"--visibility-timeout", "10m"},
+		Limits:    visibilityLimits,
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
 	})
 	scenarios.Register(&scenarios.Scenario{
 		Name:    queueBackoff,
@@ -60,7 +62,10 @@ Make the visibility timeout shorter than a hanging send to watch the checks catc
 		Example: `  outboxlab backoff-on-queue-timeline
   outboxlab backoff-on-queue-timeline --time-budget 5m      # the hanging send now runs out of attempts instead
   outboxlab backoff-on-queue-timeline --visibility-timeout 20s   # shorter than a hanging send: overlaps, exit 1`,
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
+		// The AFTER design switched off: its consumers hold the message through the backoff.
+		FailsWith: []string{"--backoff-on-queue=false"},
+		Limits:    visibilityLimits,
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
 	})
 }
 
@@ -78,6 +83,7 @@ type visibilityOptions struct {
 	MaxAttempts   int
 	TimeBudget    time.Duration
 	Hang          time.Duration
+	OnQueue       bool
 }
 
 func bindVisibility(fs *pflag.FlagSet, held bool) *visibilityOptions {
@@ -91,7 +97,25 @@ func bindVisibility(fs *pflag.FlagSet, held bool) *visibilityOptions {
 	fs.IntVar(&o.MaxAttempts, "max-attempts", 5, "retry budget: attempts before a message is dead-lettered")
 	fs.DurationVar(&o.TimeBudget, "time-budget", 2*time.Minute, "time budget: no attempt starts later than this after the first delivery")
 	fs.DurationVar(&o.Hang, "hang", 25*time.Second, "how long a send of NTF-003 hangs before it times out")
+	fs.BoolVar(&o.OnQueue, "backoff-on-queue", true,
+		"AFTER: a failed send puts the message back on the queue (--backoff-on-queue=false: the consumer sleeps holding it)")
 	return o
+}
+
+// visibilityLimits are the pair's flag limits. --max-backoff may not be below
+// --base-backoff: its minimum is --base-backoff's default, and
+// --base-backoff's maximum is --max-backoff's default. Every combination
+// within them is also held to maxVisibilitySends by Validate.
+var visibilityLimits = []scenarios.Limit{
+	{Flag: "consumers", Min: "1", Max: "20"},
+	{Flag: "healthy", Min: "0", Max: "50"},
+	{Flag: "flaky-failures", Min: "0", Max: "20"},
+	{Flag: "visibility-timeout", Min: "1ms", Max: "1h"},
+	{Flag: "base-backoff", Min: "1ms", Max: "1m"},
+	{Flag: "max-backoff", Min: "5s", Max: "1h"},
+	{Flag: "max-attempts", Min: "1", Max: "50"},
+	{Flag: "time-budget", Min: "1ms", Max: "24h"},
+	{Flag: "hang", Min: "1s", Max: "1h"},
 }
 
 // sendTime is how long a send takes when it does not hang.
@@ -117,7 +141,50 @@ func (o *visibilityOptions) Validate() error {
 	); err != nil {
 		return err
 	}
-	return capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff)
+	if err := capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff); err != nil {
+		return err
+	}
+	if n := o.maxSends(); n > maxVisibilitySends {
+		going := fmt.Sprintf("shorter than --hang %s, so the hanging message goes round", clockText(o.Hang))
+		if o.Visibility < sendTime {
+			going = fmt.Sprintf("shorter than a send (%s), so every message can go round", clockText(sendTime))
+		}
+		return fmt.Errorf("--visibility-timeout %s is %s until the %s demo cap: up to %d sends with %d consumers, "+
+			"more than the %d this lab runs; raise --visibility-timeout or lower --consumers or --time-budget",
+			clockText(o.Visibility), going, clockText(o.horizon()), n, o.Consumers, maxVisibilitySends)
+	}
+	return nil
+}
+
+// maxVisibilitySends bounds the sends of an invocation (both designs): each
+// costs a few small transactions, and the bound is loose by about half:
+// the runs it admits take a second or so.
+const maxVisibilitySends = 6000
+
+// maxSends bounds the gateway sends of one invocation, both designs, from the
+// flags alone, whatever the consumers do:
+//   - A send takes at least sendTime and a consumer makes one at a time, so
+//     no design makes more than consumers × (horizon / sendTime + 1) before
+//     the demo cap stops it.
+//   - When the lease outlasts a one-second send, no claim of a message that
+//     does not hang is lost during its send: every delivery raises
+//     AttemptCount, and the retry budget ends the message within
+//     --max-attempts deliveries. A failing message is then sent at most
+//     1 + 2 + … + max-attempts times (a held consumer resends with the
+//     attempt it holds), a flaky one flaky-failures + max-attempts times, a
+//     healthy one once. The hanging message is bounded the same way when the
+//     lease outlasts --hang too; otherwise by consumers × (horizon / hang + 1).
+func (o *visibilityOptions) maxSends() int64 {
+	perDesign := int64(o.Consumers) * (int64(o.horizon()/sendTime) + 1)
+	if o.Visibility >= sendTime {
+		m := int64(o.MaxAttempts)
+		hanging := m * (m + 1) / 2
+		if o.Visibility < o.Hang {
+			hanging = int64(o.Consumers) * (int64(o.horizon()/o.Hang) + 1)
+		}
+		perDesign = min(perDesign, int64(o.Healthy)+int64(o.FlakyFailures)+m+m*(m+1)/2+hanging)
+	}
+	return 2 * perDesign
 }
 
 func (o *visibilityOptions) backoff() policy.Backoff {
@@ -139,7 +206,7 @@ func (o *visibilityOptions) scripts() []script {
 
 func (o *visibilityOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	drive := func(ctx context.Context, path string, after bool) (*pairRun, error) {
-		return o.drive(ctx, path, !after)
+		return o.drive(ctx, path, !after || !o.OnQueue)
 	}
 	return scenarios.RunPair(ctx, env, !o.held, drive, o.render)
 }
@@ -167,12 +234,12 @@ func (o *visibilityOptions) drive(ctx context.Context, path string, held bool) (
 	if err != nil {
 		return nil, fmt.Errorf("seed the outbox: %w", err)
 	}
-	run := &pairRun{held: held, gw: gw, exits: map[string]policy.Exit{}}
+	run := &pairRun{held: held, gw: gw}
 	consumers := make([]*consumer, o.Consumers)
 	for i := range consumers {
 		consumers[i] = &consumer{id: "worker-" + strconv.Itoa(i+1)}
 	}
-	s := &sim{o: o, store: store, clock: clk, run: run}
+	s := &sim{o: o, store: store, clock: clk, run: run, first: map[int64]time.Time{}}
 	if err := s.drive(ctx, consumers); err != nil {
 		return nil, err
 	}
@@ -180,6 +247,9 @@ func (o *visibilityOptions) drive(ctx context.Context, path string, held bool) (
 		return nil, err
 	}
 	if run.tables, err = store.Tables(ctx); err != nil {
+		return nil, err
+	}
+	if run.audit, err = store.Audit(ctx); err != nil {
 		return nil, err
 	}
 	run.refused = store.Refused()

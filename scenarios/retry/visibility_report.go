@@ -20,9 +20,12 @@ const (
 	verdictQueueBroken    = "THE QUEUE-TIMELINE DESIGN DID NOT HOLD — SEE THE FAILED CHECKS ❌"
 )
 
-// pairFigures are the numbers a design of the visibility pair is judged by.
+// pairFigures are the numbers a design of the visibility pair is judged by,
+// all read from what the run left (see visibility_truth.go).
 type pairFigures struct {
-	overlaps                     int
+	holds                        []heldMessage
+	holdFigures                      // what the holds show
+	orphans                      int // sends of a message the sender's latest delivery was not of
 	duplicates                   int // extra deliveries of notifications already sent
 	sends, failedSends           int
 	processed, dead, left        int
@@ -34,13 +37,12 @@ type pairFigures struct {
 
 func (o *visibilityOptions) figures(run *pairRun) pairFigures {
 	var f pairFigures
-	for i, a := range run.holds {
-		for _, b := range run.holds[i+1:] {
-			if a.key == b.key && a.consumer != b.consumer && a.from.Before(b.to) && b.from.Before(a.to) {
-				f.overlaps++
-			}
-		}
+	keys := map[int64]string{}
+	for _, m := range run.msgs {
+		keys[m.ID] = m.Key
 	}
+	f.holds, f.orphans = o.holdsFromTruth(run.audit, run.msgs, run.gw.ledger)
+	f.holdFigures = o.holdFigures(f.holds, run.audit, keys)
 	first, sends := map[string]time.Time{}, map[string]int{}
 	for _, s := range run.gw.ledger {
 		f.sends++
@@ -73,7 +75,7 @@ func (o *visibilityOptions) figures(run *pairRun) pairFigures {
 		default:
 			f.left++
 		}
-		switch run.exits[m.Key] {
+		switch exitOf(m) {
 		case policy.RetryBudgetOut:
 			f.retryExits = append(f.retryExits, m.Key)
 		case policy.TimeBudgetOut:
@@ -100,10 +102,11 @@ func (o *visibilityOptions) render(own, before, after *pairRun) *report.Report {
 	}
 	r.Linef("Run ended at %s scenario time", clock.Stamp(own.ended))
 
+	f := o.figures(own)
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)
 	r.Section("Overlapping holds (two consumers holding one message at once)")
-	o.writeOverlaps(r, own)
+	o.writeOverlaps(r, f)
 	r.Section("Gateway ledger (every send)")
 	writeSends(r, own.gw.ledger)
 	r.Section("Outbox ledger (OutboxMessages table)")
@@ -112,14 +115,15 @@ func (o *visibilityOptions) render(own, before, after *pairRun) *report.Report {
 	scenarios.CompareSection(r)
 	o.writeMetrics(r, before, after)
 
-	f := o.figures(own)
 	if o.held {
 		o.heldChecks(r, own, f)
 		r.Checks("Safety checks (the failure mode, reproduced)")
+		explain(r, o.whyHeldMissed(r, f))
 		r.Verdict(verdictHeldReproduced, verdictHeldMissed)
 	} else {
 		o.queueChecks(r, own, f)
 		r.Checks("Safety checks")
+		explain(r, o.whyQueueFailed(r, own, f))
 		r.Verdict(verdictQueueHeld, verdictQueueBroken)
 	}
 	o.recordMetrics(r, own, f)
@@ -134,6 +138,9 @@ func (o *visibilityOptions) writeSetup(r *report.Report) {
 	r.Linef("Policy    backoff %s × 2^(n-1), capped at %s; retry budget %d attempts; time budget %s from the first delivery",
 		clockText(o.BaseBackoff), clockText(o.MaxBackoff), o.MaxAttempts, clockText(o.TimeBudget))
 	r.Linef("Designs   BEFORE: sleep through the backoff holding the message; AFTER: Pending with NextAttemptUtc = now + backoff")
+	if !o.OnQueue {
+		r.Line("          --backoff-on-queue=false: the AFTER design is switched off, and its consumers hold the message too")
+	}
 	r.Linef("Clock     a send takes %s; consumers are stepped in order on the scenario clock from %s; nothing sleeps for real",
 		clockText(sendTime), clock.ISO(clock.Start))
 	r.Linef("Demo cap  a run that has not settled %s after it started is stopped", clockText(o.horizon()))
@@ -148,7 +155,7 @@ func (o *visibilityOptions) writePerMessage(r *report.Report, run *pairRun) {
 				sends++
 			}
 		}
-		exit := string(run.exits[m.Key])
+		exit := string(exitOf(m))
 		rows = append(rows, []string{m.Key, run.gw.scripts[m.Key].String(), string(m.Status), strconv.Itoa(m.AttemptCount),
 			strconv.Itoa(sends), strconv.Itoa(run.gw.delivered(m.Key)), report.Dash(exit), report.Dash(m.LastError)})
 	}
@@ -156,11 +163,15 @@ func (o *visibilityOptions) writePerMessage(r *report.Report, run *pairRun) {
 		"Way out", "LastError"}, rows)
 }
 
-func (o *visibilityOptions) writeOverlaps(r *report.Report, run *pairRun) {
+// shownOverlaps is how many overlapping holds the table lists; a lease far
+// shorter than a send makes thousands, and the first show the pattern.
+const shownOverlaps = 50
+
+func (o *visibilityOptions) writeOverlaps(r *report.Report, f pairFigures) {
 	var rows [][]string
-	for i, a := range run.holds {
-		for _, b := range run.holds[i+1:] {
-			if a.key == b.key && a.consumer != b.consumer && a.from.Before(b.to) && b.from.Before(a.to) {
+	for i, a := range f.holds {
+		for _, b := range f.holds[i+1:] {
+			if a.key == b.key && a.consumer != b.consumer && a.from.Before(b.to) && b.from.Before(a.to) && len(rows) < shownOverlaps {
 				rows = append(rows, []string{a.key, holdText(a), holdText(b)})
 			}
 		}
@@ -170,9 +181,12 @@ func (o *visibilityOptions) writeOverlaps(r *report.Report, run *pairRun) {
 		return
 	}
 	r.Table([]string{"Key", "first holder (claim → last transition; lease end)", "second holder"}, rows)
+	if f.overlaps > len(rows) {
+		r.Linef("… and %d more overlapping holds (%d in all)", f.overlaps-len(rows), f.overlaps)
+	}
 }
 
-func holdText(h hold) string {
+func holdText(h heldMessage) string {
 	return fmt.Sprintf("%s %s → %s (lease %s)", h.consumer, clock.Stamp(h.from), clock.Stamp(h.to), clock.Stamp(h.leaseEnd))
 }
 

@@ -25,23 +25,22 @@ const (
 
 // consumer is one consumer process, stepped on the scenario clock.
 type consumer struct {
-	id           string
-	state        consumerState
-	until        time.Time    // when the current send or sleep ends
-	claim        outbox.Claim // the message it holds
-	first        time.Time    // the held message's first delivery, from the audit log
-	attempt      int          // the attempt the current send is (AttemptCount plus retries made while holding)
-	pending      send         // the send in flight
-	hold         int          // index of its current hold in the run's holds
-	backoffUntil time.Time    // when the last message it put back on the queue is due again
+	id      string
+	state   consumerState
+	until   time.Time    // when the current send or sleep ends
+	claim   outbox.Claim // the message it holds
+	first   time.Time    // the held message's first delivery, from the audit log
+	attempt int          // the attempt the current send is (AttemptCount plus retries made while holding)
+	pending send         // the send in flight
+	hold    int          // index of its current hold in the run's holds
 }
 
-// hold is one consumer holding one message: from its claim to its last
-// transition on it (applied or refused).
+// hold is one consumer holding one message, as the consumer sees it, for the
+// timeline's "also holds it"; the checks read the holds from the audit log
+// and the gateway's ledger instead (visibility_truth.go).
 type hold struct {
 	consumer, key string
-	from, to      time.Time
-	leaseEnd      time.Time
+	from          time.Time
 	open          bool
 }
 
@@ -54,20 +53,16 @@ type event struct {
 
 // pairRun is one design of the visibility pair driven to its end.
 type pairRun struct {
-	held       bool
-	events     []event
-	holds      []hold
-	gw         *gateway
-	msgs       []outbox.Message
-	tables     []outbox.Table
-	refused    int64
-	heldSleep  time.Duration // consumer time spent sleeping while holding a message
-	outlived   int           // held backoffs that ran past the message's visibility timeout
-	concurrent int           // sends made while another consumer also held the message
-	otherWork  int           // sends started by a consumer while a message it put back waited out its backoff
-	exits      map[string]policy.Exit
-	ended      time.Time
-	capped     bool // the demo cap stopped a run that would not settle
+	held    bool
+	events  []event
+	holds   []hold
+	gw      *gateway
+	msgs    []outbox.Message
+	audit   []outbox.AuditEntry
+	tables  []outbox.Table
+	refused int64 // owner-checked updates the database matched no row for
+	ended   time.Time
+	capped  bool // the demo cap stopped a run that would not settle
 }
 
 // sim drives consumers against one outbox until nothing is left to do.
@@ -76,6 +71,11 @@ type sim struct {
 	store *outbox.Store
 	clock *clock.ScenarioClock
 	run   *pairRun
+	first map[int64]time.Time // message id → its first delivery, once read from the audit log
+	// nothingAt is the instant a claim last found nothing. Nothing a consumer
+	// does can make a message claimable at the same instant (a retry is due
+	// at least a millisecond later), so the others need not ask again.
+	nothingAt time.Time
 }
 
 func (s *sim) log(at time.Time, who, format string, args ...any) {
@@ -93,7 +93,10 @@ func (o *visibilityOptions) horizon() time.Duration {
 // lease expiry (plus the worker's 1 ms slack), and stops when there is none.
 func (s *sim) drive(ctx context.Context, consumers []*consumer) error {
 	horizon := clock.Start.Add(s.o.horizon())
-	for steps := 0; steps < 100000; steps++ {
+	// Each instant visited either moves a consumer (a claim, an answer, a
+	// wake-up: at most three per send) or moves the clock to one.
+	limit := 8*s.o.maxSends() + 100
+	for steps := int64(0); steps < limit; steps++ {
 		now := s.clock.Now()
 		if now.After(horizon) {
 			s.run.capped, s.run.ended = true, now
@@ -152,6 +155,9 @@ func (s *sim) step(ctx context.Context, c *consumer, now time.Time) (bool, error
 // claim takes the oldest deliverable message, records the delivery in the
 // audit log in the same transaction and reads the message's first delivery.
 func (s *sim) claim(ctx context.Context, c *consumer, now time.Time) (bool, error) {
+	if now.Equal(s.nothingAt) {
+		return false, nil
+	}
 	var got bool
 	err := s.store.InTx(ctx, func(tx *sql.Tx) error {
 		claims, err := outbox.ClaimTx(ctx, tx, c.id, now, s.o.Visibility, 1)
@@ -163,20 +169,29 @@ func (s *sim) claim(ctx context.Context, c *consumer, now time.Time) (bool, erro
 			fmt.Sprintf("%s delivery %d", c.claim.Key, c.claim.Attempt)); err != nil {
 			return err
 		}
+		if first, ok := s.first[c.claim.MessageID]; ok {
+			c.first = first // the log only grows, later: its first delivery stays the first
+			return nil
+		}
 		var first string
 		if err := tx.QueryRowContext(ctx, `SELECT MIN(AtUtc) FROM AuditLog WHERE Action = 'delivered' AND MessageId = ?`,
 			c.claim.MessageID).Scan(&first); err != nil {
 			return fmt.Errorf("read first delivery of %s: %w", c.claim.Key, err)
 		}
 		c.first = mustParseISO(first)
+		s.first[c.claim.MessageID] = c.first
 		return nil
 	})
-	if err != nil || !got {
+	if err != nil {
 		return false, err
+	}
+	if !got {
+		s.nothingAt = now
+		return false, nil
 	}
 	c.attempt = c.claim.Attempt
 	c.hold = len(s.run.holds)
-	s.run.holds = append(s.run.holds, hold{consumer: c.id, key: c.claim.Key, from: now, leaseEnd: c.claim.LeaseUntil, open: true})
+	s.run.holds = append(s.run.holds, hold{consumer: c.id, key: c.claim.Key, from: now, open: true})
 	s.startSend(c, now, fmt.Sprintf("claims it (delivery %d; invisible to others until %s)", c.claim.Attempt, clock.Stamp(c.claim.LeaseUntil)))
 	return true, nil
 }
@@ -192,10 +207,6 @@ func (s *sim) startSend(c *consumer, now time.Time, why string) {
 			verb = " also hold it"
 		}
 		also = " — while " + strings.Join(others, ", ") + verb
-		s.run.concurrent++
-	}
-	if now.Before(c.backoffUntil) {
-		s.run.otherWork++
 	}
 	s.log(now, c.id, "%s: %s, send #%d (attempt %d)%s", c.claim.Key, why, c.pending.seq, c.attempt, also)
 }
@@ -230,7 +241,6 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 		reason := exitReason(exit, s.o.budget(), c.attempt, elapsed+delay)
 		err := s.store.DeadLetter(ctx, c.claim, now, snd.err+"; "+reason)
 		if err == nil {
-			s.run.exits[key] = exit
 			s.log(now, c.id, "%s: send #%d failed (%s) → DEAD-LETTERED: %s", key, snd.seq, snd.err, reason)
 		}
 		return s.release(c, now, err, fmt.Sprintf("%s: send #%d failed (%s)", key, snd.seq, snd.err))
@@ -238,10 +248,8 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 	next := now.Add(delay)
 	if s.run.held {
 		c.state, c.until = sleeping, next
-		s.run.heldSleep += delay
 		past := ""
 		if next.After(c.claim.LeaseUntil) {
-			s.run.outlived++
 			past = fmt.Sprintf(" — past its visibility timeout at %s", clock.Stamp(c.claim.LeaseUntil))
 		}
 		s.log(now, c.id, "%s: send #%d failed (%s) → backoff %s, sleeping HOLDING the message until %s%s",
@@ -250,7 +258,6 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 	}
 	err := s.store.Retry(ctx, c.claim, next, snd.err)
 	if err == nil {
-		c.backoffUntil = next
 		s.log(now, c.id, "%s: send #%d failed (%s) → backoff %s on the queue: Pending, visible again at %s; the consumer moves on",
 			key, snd.seq, snd.err, clockText(delay), clock.Stamp(next))
 	}
@@ -260,8 +267,7 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 // release ends c's hold. A transition refused because another consumer
 // claimed the message meanwhile is not an error: it is the finding.
 func (s *sim) release(c *consumer, now time.Time, err error, what string) error {
-	h := &s.run.holds[c.hold]
-	h.to, h.open = now, false
+	s.run.holds[c.hold].open = false
 	if errors.Is(err, outbox.ErrNotOwner) {
 		s.log(now, c.id, "%s → transition REFUSED: the message was claimed by another consumer meanwhile", what)
 		return nil
