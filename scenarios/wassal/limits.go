@@ -119,10 +119,11 @@ func (s span) backoffs(base, ceiling time.Duration, from, to int) span {
 	return s
 }
 
-// tooLong is the refusal of a run that would move the clock past maxSpan.
+// tooLong reports whether the span moves the clock past maxSpan: a run that
+// long is refused.
 func (s span) tooLong() bool { return s > span(maxSpan) }
 
-// spanText says how far a span moves the clock, for a refusal.
+// text says how far a span moves the clock, for a refusal.
 func (s span) text() string {
 	if s.tooLong() {
 		return "more than 100 years"
