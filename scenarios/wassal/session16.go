@@ -140,7 +140,7 @@ func (o *session16Options) Validate() error {
 		return fmt.Errorf("%d poison key(s) × (%d naive + %d policy attempts) = %d attempts, at most %d: "+
 			"fewer --poison-key or a lower --retry-cap", poison, o.RetryCap, policy, work, maxPoisonAttempts)
 	}
-	if s := (span(0)).backoffs(o.BaseBackoff, o.MaxBackoff, 1, policy-1); s.tooLong() {
+	if s := span(0).backoffs(o.BaseBackoff, o.MaxBackoff, 1, policy-1); s.tooLong() {
 		return fmt.Errorf("%d policy attempts backing off from --base-backoff %s, doubling%s, would move the scenario clock %s: "+
 			"set --max-backoff or fewer attempts", policy, durationText(o.BaseBackoff), o.ceilingText(), s.text())
 	}
