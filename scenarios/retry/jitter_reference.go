@@ -77,17 +77,27 @@ func sortedKeys(counts map[int64]int) []int64 {
 	return keys
 }
 
-// scheduleBuckets is where the unjittered schedule puts every retry: retry n
-// of every consumer in bucket ⌊(d1 + … + dn) / bucket⌋, dk = min(cap, base ×
-// 2^(k-1)), counted in whole milliseconds without overflow.
-func scheduleBuckets(o *jitterWaveOptions) map[int64]int {
-	out := map[int64]int{}
+// scheduleMoments are the unjittered schedule's retry moments: retry n at
+// d1 + … + dn ms after the failure, dk = min(cap, base × 2^(k-1)), counted in
+// whole milliseconds without overflow.
+func scheduleMoments(o *jitterWaveOptions) []int64 {
+	out := make([]int64, o.Attempts)
 	d, ceiling, at := o.Base.Milliseconds(), o.Cap.Milliseconds(), int64(0)
-	for n := 1; n <= o.Attempts; n++ {
+	for n := range out {
 		at += min(d, ceiling)
 		if d < ceiling {
 			d *= 2
 		}
+		out[n] = at
+	}
+	return out
+}
+
+// scheduleBuckets is where the unjittered schedule puts every retry: retry n
+// of every consumer in the bucket of its moment.
+func scheduleBuckets(o *jitterWaveOptions) map[int64]int {
+	out := map[int64]int{}
+	for _, at := range scheduleMoments(o) {
 		out[at/o.Bucket.Milliseconds()] += o.Consumers
 	}
 	return out

@@ -109,8 +109,9 @@ func TestJitterReferenceRunMatchesTheSeedsScript(t *testing.T) {
 // schedule fails the schedule's check too.
 func TestJitterWaveChecksCatchAWrongWave(t *testing.T) {
 	const (
-		reference = "each wave equals a reference run of jitter.mjs"
-		schedule  = "without jitter every consumer retries in the same bucket"
+		reference  = "each wave equals a reference run of jitter.mjs"
+		schedule   = "without jitter every consumer retries in the same bucket"
+		neverLater = "full jitter never retries later than no jitter"
 	)
 	tests := []struct {
 		name       string
@@ -125,6 +126,8 @@ func TestJitterWaveChecksCatchAWrongWave(t *testing.T) {
 			[]string{reference}, "full jitter: bucket 0 holds 0 retries, the reference 44"},
 		{"no jitter retries one bucket late", 0, func(w *wave) { w.buckets[3].index++ },
 			[]string{reference, schedule}, "no jitter: bucket 75 holds 0 retries, the reference 200"},
+		{"a full-jitter wait drawn above its backoff", 1, func(w *wave) { w.latest[2] = 3501 },
+			[]string{neverLater}, "800 / 800 / 800 retries in 4 / 65 / 163 buckets"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,7 +145,7 @@ func TestJitterWaveChecksCatchAWrongWave(t *testing.T) {
 			}
 			r := report.New(jitterWave, report.Experiment)
 			o.checks(r, waves, ref, diffs)
-			for _, name := range []string{reference, schedule} {
+			for _, name := range []string{reference, schedule, neverLater} {
 				c := checkNamed(t, r, name)
 				if want := slices.Contains(tt.wantFailed, name); c.Passed == want {
 					t.Errorf("%q passed = %v, want %v: %s", name, c.Passed, !want, c.Detail)

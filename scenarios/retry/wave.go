@@ -25,6 +25,7 @@ type bucketCount struct {
 type wave struct {
 	jitter   policy.Jitter
 	first    [][]time.Duration // the first consumers' waits, for the report
+	latest   []int64           // per retry, the latest moment any consumer made it, ms after the failure
 	buckets  []bucketCount     // by index; only buckets with retries
 	requests int
 	peak     int
@@ -36,15 +37,18 @@ type wave struct {
 // It keeps one bucket index per retry, so its memory is consumers × attempts
 // numbers, whatever the width of the buckets.
 func computeWave(j policy.Jitter, b policy.Backoff, consumers, attempts int, bucket time.Duration, rand func() float64) wave {
-	w := wave{jitter: j}
+	w := wave{jitter: j, latest: make([]int64, attempts)}
 	width := bucket.Milliseconds()
 	indices := make([]int64, 0, consumers*attempts)
 	for c := 0; c < consumers; c++ {
 		waits := b.Waits(j, attempts, rand)
 		var at int64
-		for _, d := range waits {
+		for i, d := range waits {
 			at += d.Milliseconds()
 			indices = append(indices, at/width) // moments are never negative: integer division is Math.floor
+			if i < len(w.latest) {
+				w.latest[i] = max(w.latest[i], at)
+			}
 		}
 		if c < shownConsumers {
 			w.first = append(w.first, waits)
