@@ -41,7 +41,7 @@ and the messages behind it are processed. Both runs use their own database
 file and print the seed's table from what those files hold.`,
 		Example: `  outboxlab poison-counter
   outboxlab poison-counter --lethal 2,4 --threshold 2    # two poison messages, isolated sooner
-  outboxlab poison-counter --threshold 1                 # every message dead-lettered at its first delivery`,
+  outboxlab poison-counter --threshold 1                 # every message dead-lettered unprocessed`,
 		// Too few restarts: the at-delivery run cannot reach the threshold before the bound.
 		FailsWith: []string{"--max-restarts", "2"},
 		// --lethal is a list of message numbers within --messages, not a range;

@@ -40,7 +40,7 @@ are dead-lettered because of the outage.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab retry-storm-without-breaker
-  outboxlab retry-storm-without-breaker --messages 60     # a bigger backlog: 275 calls into the down gateway`,
+  outboxlab retry-storm-without-breaker --messages 60     # 275 calls into the down gateway`,
 		// Enough attempts to outlast the outage: the storm, but no dead letters.
 		FailsWith: []string{"--max-attempts", "20"},
 		Limits:    stormLimits,
@@ -66,7 +66,7 @@ long for the budget (--outage 3m), dead-letters the probe message, and the
 checks say so.`,
 		Example: `  outboxlab circuit-breaker
   outboxlab circuit-breaker --failures-to-open 3 --cooldown 30s
-  outboxlab circuit-breaker --cooldown 5s     # probes too often: the probe message is dead-lettered, exit 1`,
+  outboxlab circuit-breaker --cooldown 5s     # probes too often: a probe message dead-lettered`,
 		// The breaker switched off: the consumer retries into the down gateway.
 		FailsWith: []string{"--breaker=false"},
 		Limits:    stormLimits,
@@ -100,7 +100,7 @@ func bindStorm(fs *pflag.FlagSet, withBreaker bool) *stormOptions {
 	fs.DurationVar(&o.MaxBackoff, "max-backoff", 30*time.Second, "cap on any one backoff")
 	fs.IntVar(&o.FailuresToOpen, "failures-to-open", 5, "AFTER: consecutive failures that open the breaker")
 	fs.DurationVar(&o.Cooldown, "cooldown", 20*time.Second, "AFTER: how long the breaker stays open before a probe")
-	fs.BoolVar(&o.Breaker, "breaker", true, "AFTER: the consumer-wide circuit breaker (--breaker=false switches it off)")
+	fs.BoolVar(&o.Breaker, "breaker", true, "AFTER: the consumer-wide circuit breaker (=false: none)")
 	return o
 }
 

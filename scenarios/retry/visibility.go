@@ -60,8 +60,8 @@ One notification leaves by each way.
 
 Make the visibility timeout shorter than a hanging send to watch the checks catch an overlap.`,
 		Example: `  outboxlab backoff-on-queue-timeline
-  outboxlab backoff-on-queue-timeline --time-budget 5m      # the hanging send now runs out of attempts instead
-  outboxlab backoff-on-queue-timeline --visibility-timeout 20s   # shorter than a hanging send: overlaps, exit 1`,
+  outboxlab backoff-on-queue-timeline --time-budget 5m      # NTF-003 runs out of attempts instead
+  outboxlab backoff-on-queue-timeline --visibility-timeout 20s   # shorter than a hang: exit 1`,
 		// The AFTER design switched off: its consumers hold the message through the backoff.
 		FailsWith: []string{"--backoff-on-queue=false"},
 		Limits:    visibilityLimits,
@@ -97,8 +97,7 @@ func bindVisibility(fs *pflag.FlagSet, held bool) *visibilityOptions {
 	fs.IntVar(&o.MaxAttempts, "max-attempts", 5, "retry budget: attempts before a message is dead-lettered")
 	fs.DurationVar(&o.TimeBudget, "time-budget", 2*time.Minute, "time budget: no attempt starts later than this after the first delivery")
 	fs.DurationVar(&o.Hang, "hang", 25*time.Second, "how long a send of NTF-003 hangs before it times out")
-	fs.BoolVar(&o.OnQueue, "backoff-on-queue", true,
-		"AFTER: a failed send puts the message back on the queue (--backoff-on-queue=false: the consumer sleeps holding it)")
+	fs.BoolVar(&o.OnQueue, "backoff-on-queue", true, "AFTER: back off on the queue (=false: hold the message)")
 	return o
 }
 
