@@ -65,7 +65,7 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp, reports := t.TempDir(), t.TempDir()
-	cmd := exec.Command(exe, "poison-retried-forever", "--retry-cap", "10000", "--report-dir", reports)
+	cmd := exec.Command(exe, "worker-throughput", "--messages", "5000", "--report-dir", reports)
 	cmd.Env = append(os.Environ(), "OUTBOXLAB_CHILD=cli-main-for-tests", "TMPDIR="+tmp)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -93,7 +93,7 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != ExitCannotRun {
 		t.Fatalf("interrupted run ended with %v, want exit %d; stderr: %s", err, ExitCannotRun, stderr.String())
 	}
-	if got := stderr.String(); got != "outboxlab: session-16-poison-message-retried-forever interrupted; no report was written\n" {
+	if got := stderr.String(); got != "outboxlab: worker-throughput interrupted; no report was written\n" {
 		t.Errorf("stderr = %q", got)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
