@@ -1,24 +1,32 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"outboxlab/core/report"
 	"outboxlab/core/sqlitedb"
 )
 
+// inspectOptions are the flags of inspect.
+type inspectOptions struct {
+	Path  string
+	Limit int  // rows shown per table; 0 shows all
+	Wide  bool // print cells whole instead of cutting them at cellWidth columns
+}
+
+// cellWidth is the widest a cell prints without --wide, in display columns.
+const cellWidth = 40
+
 func newInspectCmd() *cobra.Command {
-	var path string
+	opts := inspectOptions{Limit: 50}
 	cmd := &cobra.Command{
 		Use:   "inspect --db FILE",
 		Short: "Print the tables of a database kept with --keep-db",
@@ -26,18 +34,31 @@ func newInspectCmd() *cobra.Command {
 letters with their reasons, the audit log, and any table a scenario family adds.
 Run a scenario with --keep-db to keep its database; the run prints the path.
 
-The file is opened read-only; a file that is not a lab database is refused.`,
+The file is only read: nothing is created beside it and no byte of it changes.
+Each table shows its first --limit rows and says how many more it has; a cell
+wider than ` + strconv.Itoa(cellWidth) + ` columns is cut short with "…" unless --wide. Control
+characters in the data are shown escaped (\x1b).
+
+Exits 0 after printing; 2 when --db is missing, names no file, names a
+directory, a pipe or a device, or a file that is not a lab database; 3 when
+the file cannot be read (permission denied, locked by another process).`,
 		Example: `  outboxlab retry-with-dead-letter --keep-db --no-report
-  outboxlab inspect --db /tmp/outboxlab-session-16-retry-with-dead-letter-123/outbox.db`,
+  outboxlab inspect --db /tmp/outboxlab-session-16-retry-with-dead-letter-123/outbox.db
+  outboxlab inspect --db outbox.db --limit 0 --wide`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path == "" {
+			if opts.Path == "" {
 				return usagef("inspect needs --db FILE (a database kept with --keep-db)")
 			}
-			return inspect(cmd.Context(), cmd.OutOrStdout(), path)
+			if opts.Limit < 0 {
+				return usagef("--limit must be 0 (all rows) or more, got %d", opts.Limit)
+			}
+			return inspect(cmd.Context(), cmd.OutOrStdout(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&path, "db", "", "the SQLite file to inspect")
+	cmd.Flags().StringVar(&opts.Path, "db", "", "the SQLite file to inspect")
+	cmd.Flags().IntVar(&opts.Limit, "limit", opts.Limit, "rows to show per table (0: all)")
+	cmd.Flags().BoolVar(&opts.Wide, "wide", false, "print every cell whole")
 	return cmd
 }
 
@@ -45,72 +66,101 @@ The file is opened read-only; a file that is not a lab database is refused.`,
 // of the outbox that students look for first.
 var labTables = []string{"OutboxMessages", "Payments", "AuditLog"}
 
-func inspect(ctx context.Context, w io.Writer, path string) error {
-	db, err := openReadOnly(ctx, path)
+// listing is one table inspect prints: a title and the parts of its query.
+type listing struct {
+	title, columns, from, orderBy string
+}
+
+func tableListing(name string) listing {
+	return listing{title: name, columns: "*", from: quoteIdent(name)}
+}
+
+var deadLetters = listing{
+	title:   "Dead letters (OutboxMessages with Status DeadLettered)",
+	columns: "Id, MessageKey, Type, AttemptCount, MaxAttempts, DeadLetteredAtUtc, LastError",
+	from:    "OutboxMessages WHERE Status = 'DeadLettered'",
+	orderBy: " ORDER BY Id",
+}
+
+// quoteIdent quotes a name read from the schema as an SQL identifier.
+func quoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
+	db, err := openLab(ctx, opts.Path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	tables, err := tableNames(ctx, db)
+	// One read transaction: every table comes from the same snapshot.
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return cannotRun(fmt.Errorf("read %s: %w", path, err))
+		return readError(ctx, opts.Path, err)
 	}
-	fmt.Fprintf(w, "Database %s\n", path)
-	order := slices.DeleteFunc(slices.Clone(labTables), func(t string) bool { return !slices.Contains(tables, t) })
+	defer tx.Rollback()
+	version, err := sqlitedb.LabVersion(ctx, tx)
+	if err != nil {
+		return readError(ctx, opts.Path, err)
+	}
+	if !strings.HasPrefix(version, "outboxlab") {
+		return usagef("%s is not an outboxlab database (keep one with --keep-db)", opts.Path)
+	}
+	tables, err := tableNames(ctx, tx)
+	if err != nil {
+		return readError(ctx, opts.Path, err)
+	}
+	var listings []listing
+	for _, t := range labTables {
+		if !slices.Contains(tables, t) {
+			continue
+		}
+		listings = append(listings, tableListing(t))
+		if t == "OutboxMessages" {
+			listings = append(listings, deadLetters)
+		}
+	}
 	for _, t := range tables {
 		if !slices.Contains(labTables, t) && t != "LabInfo" {
-			order = append(order, t)
+			listings = append(listings, tableListing(t))
 		}
 	}
-	for _, t := range order {
-		if err := printQuery(ctx, w, db, t, `SELECT * FROM "`+t+`"`); err != nil {
-			return cannotRun(fmt.Errorf("read table %s: %w", t, err))
+	cw := &checkedWriter{w: w}
+	out := bufio.NewWriter(cw)
+	fmt.Fprintf(out, "Database %s\n", show(opts.Path))
+	for _, l := range listings {
+		err := printListing(ctx, out, tx, l, opts)
+		if err == nil {
+			continue
 		}
-		if t == "OutboxMessages" {
-			err := printQuery(ctx, w, db, "Dead letters (OutboxMessages with Status DeadLettered)",
-				`SELECT Id, MessageKey, Type, AttemptCount, MaxAttempts, DeadLetteredAtUtc, LastError
-				   FROM OutboxMessages WHERE Status = 'DeadLettered' ORDER BY Id`)
-			if err != nil {
-				return cannotRun(fmt.Errorf("read dead letters: %w", err))
-			}
+		if cw.err != nil {
+			break
 		}
+		return readError(ctx, opts.Path, fmt.Errorf("table %s: %w", show(l.title), err))
+	}
+	if err := out.Flush(); err != nil {
+		return cannotRun(fmt.Errorf("write the tables of %s: %w", opts.Path, err))
 	}
 	return nil
 }
 
-// openReadOnly opens path without creating or changing it, and refuses
-// anything that is not a lab database.
-func openReadOnly(ctx context.Context, path string) (*sql.DB, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, usagef("cannot open %s: %v", path, err)
-	}
-	if fi.IsDir() {
-		return nil, usagef("%s is a directory, not a database file", path)
-	}
-	db, err := sql.Open("sqlite", "file:"+sqlitedb.EscapePath(path)+"?mode=ro&_pragma=busy_timeout(2000)")
-	if err != nil {
-		return nil, cannotRun(fmt.Errorf("open %s: %w", path, err))
-	}
-	var version string
-	err = db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
-	switch {
-	case err == nil && sqlitedb.IsLab(ctx, db):
-		return db, nil
-	case err != nil && strings.Contains(err.Error(), "locked"):
-		db.Close()
-		return nil, cannotRun(fmt.Errorf("%s is locked by another process; try again when it is done", path))
-	}
-	db.Close()
-	return nil, usagef("%s is not an outboxlab database (keep one with --keep-db)", path)
+// checkedWriter keeps the first error of w, so that a failed write (a closed
+// stdout) is told from a failed read.
+type checkedWriter struct {
+	w   io.Writer
+	err error
 }
 
-func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid`)
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+func tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid`)
 	if err != nil {
 		return nil, err
 	}
@@ -126,41 +176,135 @@ func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
 	return out, rows.Err()
 }
 
-func printQuery(ctx context.Context, w io.Writer, db *sql.DB, title, query string) error {
-	rows, err := db.QueryContext(ctx, query)
+// printListing prints l's row count and its first opts.Limit rows as a table.
+// It reads the rows twice, once to size the columns and once to print them,
+// so it never holds more than one row: a table of any length streams.
+func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, opts inspectOptions) error {
+	var total int64
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+l.from).Scan(&total); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), countOf(total, "row"))
+	if total == 0 {
+		return nil
+	}
+	query := "SELECT " + l.columns + " FROM " + l.from + l.orderBy + " LIMIT ?"
+	limit := int64(opts.Limit)
+	if limit == 0 {
+		limit = -1 // SQLite: no limit
+	}
+	var widths []int
+	measure := func(cells []string) error {
+		if widths == nil {
+			widths = make([]int, len(cells))
+		}
+		for i, c := range cells {
+			widths[i] = max(widths[i], displayWidth(c))
+		}
+		return nil
+	}
+	if _, err := eachRow(ctx, tx, query, limit, opts.Wide, measure, measure); err != nil {
+		return err
+	}
+	printHeader := func(cols []string) error {
+		writeBorder(w, widths, "┌", "┬", "┐")
+		writeCells(w, widths, cols)
+		writeBorder(w, widths, "├", "┼", "┤")
+		return nil
+	}
+	shown, err := eachRow(ctx, tx, query, limit, opts.Wide, printHeader, func(cells []string) error {
+		return writeCells(w, widths, cells)
+	})
 	if err != nil {
 		return err
+	}
+	writeBorder(w, widths, "└", "┴", "┘")
+	if shown < total {
+		fmt.Fprintf(w, "… %s; --limit 0 shows all\n", countOf(total-shown, "more row"))
+	}
+	return nil
+}
+
+// eachRow runs query with limit, calls header with the column names and row
+// with each row's cells, both made printable, and returns the number of rows.
+func eachRow(ctx context.Context, tx *sql.Tx, query string, limit int64, wide bool,
+	header, row func(cells []string) error) (int64, error) {
+	rows, err := tx.QueryContext(ctx, query, limit)
+	if err != nil {
+		return 0, err
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	var table [][]string
+	cells := make([]string, len(cols))
+	for i, c := range cols {
+		cells[i] = cell(c, wide)
+	}
+	if err := header(cells); err != nil {
+		return 0, err
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var n int64
 	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return err
+			return n, err
 		}
-		row := make([]string, len(cols))
 		for i, v := range vals {
-			row[i] = "NULL"
+			cells[i] = "NULL"
 			if v.Valid {
-				row[i] = v.String
+				cells[i] = cell(v.String, wide)
 			}
 		}
-		table = append(table, row)
+		if err := row(cells); err != nil {
+			return n, err
+		}
+		n++
 	}
-	if err := rows.Err(); err != nil {
-		return err
+	return n, rows.Err()
+}
+
+func writeBorder(w *bufio.Writer, widths []int, left, mid, right string) {
+	w.WriteString(left)
+	for i, n := range widths {
+		if i > 0 {
+			w.WriteString(mid)
+		}
+		w.WriteString(strings.Repeat("─", n+2))
 	}
-	fmt.Fprintf(w, "\n## %s (%d rows)\n\n", title, len(table))
-	if len(table) > 0 {
-		fmt.Fprint(w, report.RenderTable(cols, table))
+	w.WriteString(right + "\n")
+}
+
+// writeCells writes one table line; its error is the writer's, so a closed
+// stdout ends the listing.
+func writeCells(w *bufio.Writer, widths []int, cells []string) error {
+	for i, c := range cells {
+		w.WriteString("│ ")
+		w.WriteString(c)
+		w.WriteString(strings.Repeat(" ", widths[i]-displayWidth(c)+1))
 	}
-	return nil
+	_, err := w.WriteString("│\n")
+	return err
+}
+
+// countOf says n of noun: "1 row", "1,200 rows".
+func countOf(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(n) + " " + noun + "s"
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
