@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -48,26 +46,9 @@ func errorAlreadyReported(err error) bool {
 }
 
 // oneLine folds an error onto one line and shows any control character in
-// it escaped, so a hostile argument can never write to the terminal raw.
+// it escaped (see show), so a hostile argument can never write to the terminal raw.
 func oneLine(s string) string {
-	return escapeControls(strings.Join(strings.Fields(s), " "))
-}
-
-// escapeControls shows control characters as Go escapes (\x1b, \n).
-func escapeControls(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return show(strings.Join(strings.Fields(s), " "))
 }
 
 // refuseControlCharacters rejects a flag value holding a control character
@@ -79,9 +60,9 @@ func refuseControlCharacters(fs *pflag.FlagSet) error {
 		if bad != nil {
 			return
 		}
-		if i := strings.IndexFunc(f.Value.String(), unicode.IsControl); i >= 0 {
+		if i := strings.IndexFunc(f.Value.String(), unsafeRune); i >= 0 {
 			r, _ := utf8.DecodeRuneInString(f.Value.String()[i:])
-			bad = usagef("--%s must not contain control characters (found %s)", f.Name, strconv.QuoteRune(r))
+			bad = usagef("--%s must not contain control characters (found %s)", f.Name, show(string(r)))
 		}
 	})
 	return bad
