@@ -245,3 +245,23 @@ func TestAllSaysWhereReportsGoOnce(t *testing.T) {
 		t.Errorf("the resolved report directory was said %d times, want once:\n%s", n, stderr.String())
 	}
 }
+
+// A lab command whose reader stops early (`list --json | head -0`) has done
+// its job: no error line, exit 0.
+func TestClosedStdoutIsNotAnErrorForLabCommands(t *testing.T) {
+	for _, args := range [][]string{{"list", "--json"}, {"list"}, {"--help"}} {
+		cmd := labCommand(t, nil, args...)
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close() // the reader is gone before the first write
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = w, &stderr
+		err = cmd.Run()
+		w.Close()
+		if code := exitOf(err); code != ExitOK || stderr.Len() != 0 {
+			t.Errorf("%v into a closed pipe: exit %d, stderr %q; want 0 and nothing", args, code, stderr.String())
+		}
+	}
+}

@@ -33,6 +33,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if closedOutput(err) {
+		// The reader closed our output (`| head`): what it wanted was printed.
+		err = nil
+	}
 	if err != nil && !errorAlreadyReported(err) {
 		fmt.Fprintf(stderr, "outboxlab: %s\n", oneLine(err.Error()))
 	}

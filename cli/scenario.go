@@ -50,6 +50,11 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	}
 	cmd.Long += "."
 	opts := s.Bind(cmd.Flags())
+	for _, l := range s.Limits {
+		if f := cmd.Flags().Lookup(l.Flag); f != nil {
+			f.Usage += fmt.Sprintf(" [%s..%s]", l.Min, l.Max)
+		}
+	}
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the temporary SQLite database and print its path")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
