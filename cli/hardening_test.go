@@ -152,16 +152,12 @@ func TestNextRunRemovesWhatAKilledRunLeft(t *testing.T) {
 	leftover := strings.TrimSpace(line)
 	killed.Process.Kill()
 	killed.Wait()
-	// The directory's mtime must be past the sweep's grace second.
-	old := time.Now().Add(-time.Minute)
-	os.Chtimes(leftover, old, old)
 
 	kept := filepath.Join(tmp, "outboxlab-kept-1")
 	os.Mkdir(kept, 0o700) // no owner file: a --keep-db directory
 	live := filepath.Join(tmp, "outboxlab-live-1")
 	os.Mkdir(live, 0o700)
 	os.WriteFile(filepath.Join(live, ownerFile), []byte(proc.Self().String()), 0o600)
-	os.Chtimes(live, old, old)
 
 	var stdout, stderr bytes.Buffer
 	if code := Main([]string{"retry-with-dead-letter", "--no-report"}, &stdout, &stderr); code != ExitOK {

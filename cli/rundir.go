@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"outboxlab/core/proc"
 )
@@ -47,11 +46,6 @@ func sweepRunDirs() (removed []string) {
 		}
 		owner, err := proc.ParseOwner(string(raw))
 		if err != nil || owner.Alive() {
-			continue
-		}
-		// A directory whose owner file was written a moment ago by a process
-		// that has since exited normally is being removed by it: leave it.
-		if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) < time.Second {
 			continue
 		}
 		if os.RemoveAll(dir) == nil {
