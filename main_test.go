@@ -72,7 +72,7 @@ var (
 )
 
 // reports DIR TITLE N VAR checks that DIR holds exactly N reports named as
-// CONTRACT.md says for TITLE, and sets VAR1..VARn to their paths in order.
+// docs/CONTRACT.md says for TITLE, and sets VAR1..VARn to their paths in order.
 func cmdReports(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 4 {
 		ts.Fatalf("usage: reports DIR TITLE N VAR")

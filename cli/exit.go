@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// The exit codes of every command (CONTRACT.md).
+// The exit codes of every command (docs/CONTRACT.md).
 const (
 	ExitOK           = 0 // the run happened and every check held
 	ExitChecksFailed = 1 // the run happened and a check failed; the report is still written
