@@ -1,0 +1,39 @@
+package claim
+
+import "time"
+
+// Dialect writes the engine's statements for one database: the one place
+// where SQLite and PostgreSQL differ (placeholders, how the claim keeps two
+// claimers apart, how times are stored). Each method returns the statement
+// and its arguments; the text depends only on the Queue, the returning
+// columns and the set columns, never on the values, so that it can be
+// prepared once and run with fresh arguments.
+//
+// SQLite is the implementation in this package (sqlite.go). A PostgreSQL
+// dialect goes beside it, in postgres.go: $n placeholders, a ClaimSelect
+// that ends in FOR UPDATE SKIP LOCKED and a ClaimBatch whose subquery does,
+// GREATEST where SQLite has the scalar MAX; the engine (engine.go), the
+// Queues and the families' rules stay as they are.
+type Dialect interface {
+	// Name names the database, e.g. "sqlite".
+	Name() string
+	// Time is t as the database stores a time; the zero time is NULL.
+	Time(t time.Time) any
+	// ClaimSelect reads the ids of up to r.Limit claimable rows in claim order.
+	ClaimSelect(q *Queue, r Request) (string, []any)
+	// ClaimRow claims row id if it is still claimable, RETURNING returning.
+	ClaimRow(q *Queue, returning string, r Request, id int64) (string, []any)
+	// ClaimBatch claims up to r.Limit claimable rows in one statement,
+	// RETURNING returning (in no particular order).
+	ClaimBatch(q *Queue, returning string, r Request) (string, []any)
+	// Settle writes sets and releases the claim, only while the row is
+	// held by o: its id, owner and token, and a held status.
+	Settle(q *Queue, o Owner, sets []Set) (string, []any)
+	// Update writes sets on row id whoever holds it: the unfenced write
+	// that BEFORE scenarios reproduce.
+	Update(q *Queue, id int64, sets []Set) (string, []any)
+	// NextDue selects one nullable column, the earliest moment after now at
+	// which a live row that is not claimable becomes claimable (a due time
+	// passing or a lease ending), as clock.ISO text.
+	NextDue(q *Queue, now time.Time) (string, []any)
+}

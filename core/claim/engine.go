@@ -1,0 +1,95 @@
+package claim
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"outboxlab/core/sqlitedb"
+)
+
+// Scanner reads one row's columns (a *sql.Row or *sql.Rows).
+type Scanner interface{ Scan(dest ...any) error }
+
+// ClaimTx claims up to r.Limit claimable rows of q for r.Owner, oldest first:
+// each is a conditional update that leases the row until r.LeaseUntil(), moves
+// its fencing token (and its attempt count, when q counts attempts) and
+// returns the returning columns to scan. Call it in a transaction of s (on
+// SQLite, BEGIN IMMEDIATE) so that no two claims interleave.
+func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, returning string, scan func(Scanner) error) error {
+	query, args := s.dialect.ClaimSelect(q, r)
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		query, args := s.dialect.ClaimRow(q, returning, r, id)
+		err := scan(tx.QueryRowContext(ctx, query, args...))
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // taken between the read and the update: the dialect's lock makes this impossible
+		}
+		if err != nil {
+			return fmt.Errorf("row %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// SettleTx writes sets on the row o claimed and releases the claim, only
+// while the row is still held by o's owner and token. It reports whether the
+// transition applied; a refused one changes nothing and is counted (Refused).
+func (s *Store) SettleTx(ctx context.Context, tx *sql.Tx, q *Queue, o Owner, sets []Set) (bool, error) {
+	query, args := s.dialect.Settle(q, o, sets)
+	return s.settled(tx.ExecContext(ctx, query, args...))
+}
+
+func (s *Store) settled(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, err
+	}
+	if n == 0 {
+		s.refused.Add(1)
+		return false, nil
+	}
+	return true, nil
+}
+
+// UpdateTx writes sets on row id whoever holds it, checking nothing: the
+// unfenced write a BEFORE scenario reproduces.
+func (s *Store) UpdateTx(ctx context.Context, tx *sql.Tx, q *Queue, id int64, sets []Set) error {
+	query, args := s.dialect.Update(q, id, sets)
+	_, err := tx.ExecContext(ctx, query, args...)
+	return err
+}
+
+// NextDue returns the earliest moment after now at which a live row of q
+// that is not claimable now becomes claimable: a due time passing or a lease
+// ending. ok is false when no live row is waiting on either.
+func (s *Store) NextDue(ctx context.Context, q *Queue, now time.Time) (at time.Time, ok bool, err error) {
+	query, args := s.dialect.NextDue(q, now)
+	var next sql.NullString
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&next); err != nil {
+		return time.Time{}, false, err
+	}
+	at, err = sqlitedb.ParseNullTime(next)
+	return at, next.Valid, err
+}

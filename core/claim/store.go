@@ -1,0 +1,95 @@
+// Package claim is the one claim engine under every outbox family: the due
+// gate, the lease and fencing token taken at claim time, owner-checked
+// transitions, and the idle-then-advance step. Families describe their table
+// (Table) and keep their own rules on top.
+package claim
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"outboxlab/core/sqlitedb"
+)
+
+// ErrNotOwner is returned by a transition whose caller no longer owns the
+// claim: the lease was taken over, or the row already reached another state.
+var ErrNotOwner = errors.New("claim no longer owned")
+
+// DefaultLease is the lease a claim takes when its caller names none.
+const DefaultLease = 30 * time.Second
+
+// Store is one database with the engine's transactions and its refusal
+// count. Every family's store embeds one and adds its own tables.
+type Store struct {
+	db      *sql.DB
+	path    string
+	dialect Dialect
+	refused atomic.Int64
+}
+
+// Open opens (creating if needed) the SQLite file at path, applies each of
+// schemas in order and records version in LabInfo (see sqlitedb.OpenVersioned).
+// Two Stores may be open on the same file, as two workers would be.
+func Open(ctx context.Context, path, version string, schemas ...string) (*Store, error) {
+	db, err := sqlitedb.OpenVersioned(ctx, path, version, schemas...)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{db: db, path: path, dialect: SQLite}, nil
+}
+
+// OpenExisting opens a SQLite file that must already be a lab database.
+// It never creates the file or a schema.
+func OpenExisting(ctx context.Context, path string) (*Store, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("open database: %s is a directory", path)
+	}
+	db, err := sqlitedb.OpenNoInit(path)
+	if err != nil {
+		return nil, err
+	}
+	if !sqlitedb.IsLab(ctx, db) {
+		db.Close()
+		return nil, fmt.Errorf("%s is not an outboxlab database", path)
+	}
+	return &Store{db: db, path: path, dialect: SQLite}, nil
+}
+
+// DB returns the underlying handle, for a family's own queries.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Dialect returns the dialect the store's statements are written in.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Refused reports how many owner-checked transitions this store refused
+// because the caller no longer owned the claim.
+func (s *Store) Refused() int64 { return s.refused.Load() }
+
+// InTx runs fn in one transaction, committing when fn returns nil. On
+// SQLite every transaction is BEGIN IMMEDIATE: it takes the write lock
+// before it reads, so no two claims interleave.
+func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return sqlitedb.InTx(ctx, s.db, fn)
+}
+
+// Table is one table of a lab database, with its CREATE statement.
+type Table = sqlitedb.Table
+
+// Tables lists the database's tables with their CREATE statements, as the
+// database itself reports them, in creation order.
+func (s *Store) Tables(ctx context.Context) ([]Table, error) {
+	return sqlitedb.Tables(ctx, s.db)
+}
