@@ -1,0 +1,145 @@
+package pgdb
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// EnvVar holds the database URL when no --database flag is given; the flag
+// wins. The lab also hands the URL to its child processes in it, never as an
+// argument, so no process list shows a password.
+const EnvVar = "OUTBOXLAB_DATABASE"
+
+// redacted stands where a password was.
+const redacted = "xxxxx"
+
+// passwordParams are the query parameters that carry a secret.
+var passwordParams = []string{"password", "sslpassword"}
+
+// Selected returns the database URL a run uses: the --database flag when it
+// was given, else getenv(EnvVar). "" means the default (a temporary SQLite
+// file); anything else must pass ParseURL.
+func Selected(flag string, flagSet bool, getenv func(string) string) string {
+	if flagSet {
+		return flag
+	}
+	return getenv(EnvVar)
+}
+
+// EnvEntry is the "OUTBOXLAB_DATABASE=url" entry that hands url to a child
+// process through its environment (exec.Cmd.Env).
+func EnvEntry(rawURL string) string { return EnvVar + "=" + rawURL }
+
+// ParseURL checks that rawURL is a PostgreSQL URL (postgres:// or
+// postgresql://) that pgx accepts, and returns its connection settings. Any
+// other value is a usage error (errors.Is(err, ErrUsage)) with one line that
+// shows the URL redacted.
+func ParseURL(rawURL string) (*pgx.ConnConfig, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, newError(ErrUsage, "read --database", rawURL, fmt.Errorf("malformed URL"))
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return nil, newError(ErrUsage, "read --database", rawURL,
+			fmt.Errorf("not a PostgreSQL URL (want postgres://user@host/db)"))
+	}
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, newError(ErrUsage, "read --database", rawURL, unwrapParse(err))
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = ConnectTimeout
+	}
+	return cfg, nil
+}
+
+// unwrapParse keeps the reason of pgx's parse error without the (redacted,
+// but long) connection string it quotes.
+func unwrapParse(err error) error {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "`: "); i >= 0 {
+		msg = msg[i+3:]
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// Redact returns rawURL with its password (in the user part or a password
+// parameter) replaced by xxxxx. It never fails: a URL it cannot parse is
+// redacted by pattern.
+func Redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return redactByPattern(rawURL) // not ours: kept as typed, but for its secrets
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), redacted)
+	}
+	q := u.Query()
+	changed := false
+	for _, p := range passwordParams {
+		if q.Has(p) {
+			q.Set(p, redacted)
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+var (
+	userinfoPassword = regexp.MustCompile(`(://[^:/@?#]*:)[^@/?#]*@`)
+	paramPassword    = regexp.MustCompile(`(?i)((?:^|[?&\s])(?:ssl)?pass(?:word|%77ord)\s*=\s*)(?:'[^']*'|[^&\s]*)`)
+)
+
+func redactByPattern(s string) string {
+	s = userinfoPassword.ReplaceAllString(s, "${1}"+redacted+"@")
+	return paramPassword.ReplaceAllString(s, "${1}"+redacted)
+}
+
+// secrets lists what must never appear in a message about rawURL: its
+// passwords, raw and escaped.
+func secrets(rawURL string) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" {
+			out = append(out, p, url.QueryEscape(p), url.PathEscape(p))
+		}
+	}
+	if u, err := url.Parse(rawURL); err == nil {
+		if p, ok := u.User.Password(); ok {
+			add(p)
+		}
+		for _, name := range passwordParams {
+			add(u.Query().Get(name))
+		}
+	}
+	return out
+}
+
+// WithSchema returns rawURL set to use schema (through the options parameter,
+// -c search_path=..., which pgx and libpq both accept) and, when appName is
+// not empty, to name its sessions appName (application_name), so
+// TerminateBackends can find them. A search_path or application_name already
+// in the URL is replaced.
+func WithSchema(rawURL, schema, appName string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", newError(ErrUsage, "read --database", rawURL, fmt.Errorf("malformed URL"))
+	}
+	q := u.Query()
+	q.Del("search_path")
+	opts := strings.TrimSpace(q.Get("options") + " -csearch_path=" + schema)
+	q.Set("options", opts)
+	if appName != "" {
+		q.Set("application_name", appName)
+	}
+	// Encode writes a space as "+", which libpq (psql) would keep as a plus.
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
+	return u.String(), nil
+}
