@@ -59,3 +59,13 @@ golden:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./core/outbox ./core/worker
 	cd bench && $(GO) run .
+
+# A throwaway local PostgreSQL for --database (unix socket only, no password):
+# `make postgres` starts it, or says it is running, and prints the URL;
+# `make postgres-stop` stops it and removes its data. The tests start their own.
+.PHONY: postgres postgres-stop
+postgres:
+	@scripts/postgres.sh start
+
+postgres-stop:
+	@scripts/postgres.sh stop
