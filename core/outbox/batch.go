@@ -4,94 +4,62 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
-	"outboxlab/core/clock"
+	"outboxlab/core/claim"
 )
 
-// claimSelect is the claim's read: the claimable rows, oldest first. It is
-// the statement ClaimTx runs, and the subquery of Batcher's claim, so that
-// both walk the partial index IX_OutboxMessages_Claimable in order.
-const claimSelect = `SELECT Id FROM OutboxMessages WHERE ` + claimable + ` ORDER BY CreatedAtUtc, Id LIMIT :limit`
-
-// batchClaim claims up to :limit rows in one statement. The subquery reads
-// and the update writes inside one statement of one BEGIN IMMEDIATE
-// transaction, so the gate it applies is exactly ClaimTx's.
-const batchClaim = `UPDATE OutboxMessages
-    SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :lease,
-        AttemptCount = AttemptCount + 1, ClaimToken = ClaimToken + 1
-  WHERE Id IN (` + claimSelect + `)
-RETURNING Id, MessageKey, Type, Payload, AttemptCount, MaxAttempts, ClaimToken, CreatedAtUtc`
-
-// batchComplete is CompleteTx's transition with the same owner check.
-const batchComplete = `UPDATE OutboxMessages
-    SET Status = 'Processed', ProcessedAtUtc = :now, NextAttemptUtc = NULL, LockedBy = NULL, LockedUntilUtc = NULL
-  WHERE ` + owned
-
-// Batcher is a Store's fast path for draining: the claim and the completion
-// are statements prepared once per connection, a claim takes up to limit
-// messages in one UPDATE ... RETURNING, and CompleteBatchTx completes many
-// owned claims in one transaction. The gates are the same as ClaimTx's and
-// CompleteTx's: AttemptCount and ClaimToken move at claim time, and every
-// completion is owner-checked. A Batcher is safe for use by several goroutines.
+// Batcher is a Store's fast path for draining, on claim.Batch: the claim
+// and the completion are statements prepared once per connection, a claim
+// takes up to limit messages in one UPDATE ... RETURNING, and CompleteBatchTx
+// completes many owned claims in one transaction. The gates are the same as
+// ClaimTx's and CompleteTx's: AttemptCount and ClaimToken move at claim time,
+// and every completion is owner-checked. A Batcher is safe for use by several goroutines.
 type Batcher struct {
-	store    *Store
-	claim    *sql.Stmt
-	complete *sql.Stmt
+	store *Store
+	batch *claim.Batch
 }
 
 // NewBatcher prepares the fast path's statements on s. Close it before s.
 func (s *Store) NewBatcher(ctx context.Context) (*Batcher, error) {
-	claim, err := s.db.PrepareContext(ctx, batchClaim)
+	settle := []string{"Status", "ProcessedAtUtc"}
+	if s.queue.Due != "" {
+		settle = append(settle, s.queue.Due)
+	}
+	b, err := s.PrepareBatch(ctx, s.queue, claimColumns+", CreatedAtUtc", settle...)
 	if err != nil {
 		return nil, fmt.Errorf("prepare batch claim: %w", err)
 	}
-	complete, err := s.db.PrepareContext(ctx, batchComplete)
-	if err != nil {
-		claim.Close()
-		return nil, fmt.Errorf("prepare batch completion: %w", err)
-	}
-	return &Batcher{store: s, claim: claim, complete: complete}, nil
+	return &Batcher{store: s, batch: b}, nil
 }
 
 // Close releases the prepared statements.
-func (b *Batcher) Close() error {
-	return errors.Join(b.claim.Close(), b.complete.Close())
-}
+func (b *Batcher) Close() error { return b.batch.Close() }
 
 // Store returns the store the batcher works on.
 func (b *Batcher) Store() *Store { return b.store }
 
 // ClaimTx claims up to limit claimable messages, oldest first, for worker,
 // in one statement: each claimed row gets AttemptCount+1, ClaimToken+1 and a
-// lease until now+lease, as in ClaimTx. Call it in a BEGIN IMMEDIATE transaction.
+// lease until now+lease, as in ClaimTx. Call it in a transaction of the store.
 func (b *Batcher) ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now time.Time, lease time.Duration, limit int) ([]Claim, error) {
-	leaseUntil := now.Add(lease)
-	rows, err := tx.StmtContext(ctx, b.claim).QueryContext(ctx,
-		sql.Named("worker", worker), sql.Named("lease", clock.ISO(leaseUntil)),
-		sql.Named("now", clock.ISO(now)), sql.Named("limit", limit))
-	if err != nil {
-		return nil, fmt.Errorf("claim outbox messages: %w", err)
-	}
-	defer rows.Close()
+	r := claim.Request{Owner: worker, Now: now, Lease: lease, Limit: limit}
 	type claimed struct {
 		Claim
 		created string
 	}
 	var got []claimed
-	for rows.Next() {
-		c := claimed{Claim: Claim{Worker: worker, LeaseUntil: leaseUntil}}
-		var maxAttempts sql.NullInt64
-		if err := rows.Scan(&c.MessageID, &c.Key, &c.Type, &c.Payload, &c.Attempt, &maxAttempts, &c.Token, &c.created); err != nil {
-			return nil, fmt.Errorf("claim outbox messages: %w", err)
+	err := b.batch.ClaimTx(ctx, tx, r, func(sc claim.Scanner) error {
+		c := claimed{Claim: Claim{Worker: worker, LeaseUntil: r.LeaseUntil()}}
+		if err := scanClaim(sc, &c.Claim, &c.created); err != nil {
+			return err
 		}
-		c.MaxAttempts = int(maxAttempts.Int64)
 		got = append(got, c)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("claim outbox messages: %w", err)
 	}
 	// RETURNING gives no order; hand the claims out oldest first, as ClaimTx does.
@@ -120,28 +88,22 @@ func (b *Batcher) Claim(ctx context.Context, worker string, now time.Time, lease
 // untouched and counted as refused (see Store.Refused); it does not undo
 // the others, since its update changed nothing.
 func (b *Batcher) CompleteBatchTx(ctx context.Context, tx *sql.Tx, claims []Claim, now time.Time) ([]bool, error) {
-	stmt := tx.StmtContext(ctx, b.complete)
-	nowText := sql.Named("now", clock.ISO(now))
+	values := []any{string(Processed), now}
+	if b.store.queue.Due != "" {
+		values = append(values, nil)
+	}
 	done := make([]bool, len(claims))
 	for i, c := range claims {
-		res, err := stmt.ExecContext(ctx, append(ownerArgs(c), nowText)...)
+		ok, err := b.batch.SettleTx(ctx, tx, c.owner(), values...)
 		if err != nil {
 			return nil, fmt.Errorf("complete outbox message %d: %w", c.MessageID, err)
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return nil, fmt.Errorf("complete outbox message %d: %w", c.MessageID, err)
-		}
-		if n == 0 {
-			b.store.refused.Add(1)
-			continue
-		}
-		done[i] = true
+		done[i] = ok
 	}
 	return done, nil
 }
 
-// NotOwned is the error a refused completion stands for in a timeline.
+// NotOwned is the error a refused transition stands for in a timeline.
 func NotOwned(what string, c Claim) error {
 	return fmt.Errorf("%s outbox message %d (worker %s, token %d): %w", what, c.MessageID, c.Worker, c.Token, ErrNotOwner)
 }

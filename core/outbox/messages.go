@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/sqlitedb"
 )
@@ -92,60 +93,33 @@ func (s *Store) Enqueue(ctx context.Context, m NewMessage) (id int64, err error)
 	return id, err
 }
 
-// claimable is the claim's gate: live, not leased by anyone (or the lease has
-// expired), and past its backoff.
-const claimable = `Status IN ('Pending', 'Processing')
-   AND (Status = 'Pending' OR LockedUntilUtc < :now)
-   AND (NextAttemptUtc IS NULL OR NextAttemptUtc <= :now)`
+// claimColumns are what a claim returns to build a Claim from.
+const claimColumns = `Id, MessageKey, Type, Payload, AttemptCount, MaxAttempts, ClaimToken`
+
+func scanClaim(sc claim.Scanner, c *Claim, extra ...any) error {
+	var maxAttempts sql.NullInt64
+	err := sc.Scan(append([]any{&c.MessageID, &c.Key, &c.Type, &c.Payload, &c.Attempt, &maxAttempts, &c.Token}, extra...)...)
+	c.MaxAttempts = int(maxAttempts.Int64)
+	return err
+}
 
 // ClaimTx claims up to limit claimable messages, oldest first, for worker.
 // Each claim is a conditional update that increments AttemptCount and
-// ClaimToken and leases the row until now+lease. Call it in a BEGIN IMMEDIATE
-// transaction (every Store transaction is one) so no two claims interleave.
-func ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now time.Time, lease time.Duration, limit int) ([]Claim, error) {
-	nowText := sql.Named("now", clock.ISO(now))
-	rows, err := tx.QueryContext(ctx,
-		`SELECT Id FROM OutboxMessages WHERE `+claimable+` ORDER BY CreatedAtUtc, Id LIMIT :limit`,
-		nowText, sql.Named("limit", limit))
+// ClaimToken and leases the row until now+lease (see claim.Store.ClaimTx).
+// Call it in a transaction of s, so no two claims interleave.
+func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now time.Time, lease time.Duration, limit int) ([]Claim, error) {
+	r := claim.Request{Owner: worker, Now: now, Lease: lease, Limit: limit}
+	var claims []Claim
+	err := s.Store.ClaimTx(ctx, tx, s.queue, r, claimColumns, func(sc claim.Scanner) error {
+		c := Claim{Worker: worker, LeaseUntil: r.LeaseUntil()}
+		if err := scanClaim(sc, &c); err != nil {
+			return err
+		}
+		claims = append(claims, c)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox message: %w", err)
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("claim outbox message: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claim outbox message: %w", err)
-	}
-
-	leaseUntil := now.Add(lease)
-	claims := make([]Claim, 0, len(ids))
-	for _, id := range ids {
-		c := Claim{Worker: worker, LeaseUntil: leaseUntil}
-		var maxAttempts sql.NullInt64
-		err := tx.QueryRowContext(ctx,
-			`UPDATE OutboxMessages
-			    SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :lease,
-			        AttemptCount = AttemptCount + 1, ClaimToken = ClaimToken + 1
-			  WHERE Id = :id AND `+claimable+`
-			RETURNING Id, MessageKey, Type, Payload, AttemptCount, MaxAttempts, ClaimToken`,
-			sql.Named("worker", worker), sql.Named("lease", clock.ISO(leaseUntil)),
-			sql.Named("id", id), nowText,
-		).Scan(&c.MessageID, &c.Key, &c.Type, &c.Payload, &c.Attempt, &maxAttempts, &c.Token)
-		if err == sql.ErrNoRows {
-			continue // taken between the read and the update; cannot happen under BEGIN IMMEDIATE
-		}
-		if err != nil {
-			return nil, fmt.Errorf("claim outbox message %d: %w", id, err)
-		}
-		c.MaxAttempts = int(maxAttempts.Int64)
-		claims = append(claims, c)
 	}
 	return claims, nil
 }
@@ -153,32 +127,32 @@ func ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now time.Time, leas
 // Claim claims up to limit messages in a transaction of its own.
 func (s *Store) Claim(ctx context.Context, worker string, now time.Time, lease time.Duration, limit int) (claims []Claim, err error) {
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
-		claims, err = ClaimTx(ctx, tx, worker, now, lease, limit)
+		claims, err = s.ClaimTx(ctx, tx, worker, now, lease, limit)
 		return err
 	})
 	return claims, err
 }
 
-// owned is the condition every transition after a claim carries.
-const owned = `Id = :id AND Status = 'Processing' AND LockedBy = :worker AND ClaimToken = :token`
+func (c Claim) owner() claim.Owner {
+	return claim.Owner{ID: c.MessageID, Owner: c.Worker, Token: c.Token}
+}
 
-func ownerArgs(c Claim) []any {
-	return []any{sql.Named("id", c.MessageID), sql.Named("worker", c.Worker), sql.Named("token", c.Token)}
+// noDue clears the backoff gate, where the queue has one.
+func (s *Store) noDue(sets ...claim.Set) []claim.Set {
+	if s.queue.Due == "" {
+		return sets
+	}
+	return append(sets, claim.Set{Column: s.queue.Due})
 }
 
 // transition runs an owner-checked update and turns "no row matched" into ErrNotOwner.
-func (s *Store) transition(ctx context.Context, tx *sql.Tx, what string, c Claim, set string, args ...any) error {
-	res, err := tx.ExecContext(ctx, `UPDATE OutboxMessages SET `+set+` WHERE `+owned, append(args, ownerArgs(c)...)...)
+func (s *Store) transition(ctx context.Context, tx *sql.Tx, what string, c Claim, sets []claim.Set) error {
+	ok, err := s.SettleTx(ctx, tx, s.queue, c.owner(), sets)
 	if err != nil {
 		return fmt.Errorf("%s outbox message %d: %w", what, c.MessageID, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("%s outbox message %d: %w", what, c.MessageID, err)
-	}
-	if n == 0 {
-		s.refused.Add(1)
-		return fmt.Errorf("%s outbox message %d (worker %s, token %d): %w", what, c.MessageID, c.Worker, c.Token, ErrNotOwner)
+	if !ok {
+		return NotOwned(what, c)
 	}
 	return nil
 }
@@ -186,26 +160,26 @@ func (s *Store) transition(ctx context.Context, tx *sql.Tx, what string, c Claim
 // CompleteTx marks a claimed message Processed.
 func (s *Store) CompleteTx(ctx context.Context, tx *sql.Tx, c Claim, now time.Time) error {
 	return s.transition(ctx, tx, "complete", c,
-		`Status = 'Processed', ProcessedAtUtc = :now, NextAttemptUtc = NULL, LockedBy = NULL, LockedUntilUtc = NULL`,
-		sql.Named("now", clock.ISO(now)))
+		s.noDue(claim.Set{Column: "Status", Value: string(Processed)}, claim.Set{Column: "ProcessedAtUtc", Value: now}))
 }
 
 // RetryTx puts a claimed message back to Pending, claimable again at next
 // (immediately when next is zero), with the error that made it fail.
 func (s *Store) RetryTx(ctx context.Context, tx *sql.Tx, c Claim, next time.Time, lastError string) error {
-	return s.transition(ctx, tx, "retry", c,
-		`Status = 'Pending', NextAttemptUtc = :next, LastError = :err, LockedBy = NULL, LockedUntilUtc = NULL`,
-		sql.Named("next", sqlitedb.NullTime(next)), sql.Named("err", sqlitedb.NullString(lastError)))
+	sets := []claim.Set{{Column: "Status", Value: string(Pending)}, {Column: "LastError", Value: sqlitedb.NullString(lastError)}}
+	if s.queue.Due != "" {
+		sets = append(sets, claim.Set{Column: s.queue.Due, Value: next})
+	}
+	return s.transition(ctx, tx, "retry", c, sets)
 }
 
 // DeadLetterTx parks a claimed message: terminal, out of the claim's way, its
 // error kept, no next attempt and no owner left on it. The transition is
 // written to the audit log in the same transaction.
 func (s *Store) DeadLetterTx(ctx context.Context, tx *sql.Tx, c Claim, now time.Time, lastError string) error {
-	err := s.transition(ctx, tx, "dead-letter", c,
-		`Status = 'DeadLettered', DeadLetteredAtUtc = :now, LastError = :err,
-		 NextAttemptUtc = NULL, LockedBy = NULL, LockedUntilUtc = NULL`,
-		sql.Named("now", clock.ISO(now)), sql.Named("err", sqlitedb.NullString(lastError)))
+	err := s.transition(ctx, tx, "dead-letter", c, s.noDue(
+		claim.Set{Column: "Status", Value: string(DeadLettered)}, claim.Set{Column: "DeadLetteredAtUtc", Value: now},
+		claim.Set{Column: "LastError", Value: sqlitedb.NullString(lastError)}))
 	if err != nil {
 		return err
 	}
@@ -232,18 +206,9 @@ func (s *Store) DeadLetter(ctx context.Context, c Claim, now time.Time, lastErro
 // not claimable now becomes claimable: a backoff ending or a lease expiring.
 // ok is false when no live message is waiting on either.
 func (s *Store) NextWakeup(ctx context.Context, now time.Time) (at time.Time, ok bool, err error) {
-	var next sql.NullString
-	err = s.db.QueryRowContext(ctx,
-		`SELECT MIN(t) FROM (
-		   SELECT NextAttemptUtc AS t FROM OutboxMessages
-		    WHERE Status = 'Pending' AND NextAttemptUtc > :now
-		   UNION ALL
-		   SELECT MAX(LockedUntilUtc, COALESCE(NextAttemptUtc, '')) FROM OutboxMessages
-		    WHERE Status = 'Processing' AND LockedUntilUtc >= :now)`,
-		sql.Named("now", clock.ISO(now))).Scan(&next)
+	at, ok, err = s.NextDue(ctx, s.queue, now)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("find next wake-up: %w", err)
 	}
-	at, err = sqlitedb.ParseNullTime(next)
-	return at, next.Valid, err
+	return at, ok, nil
 }

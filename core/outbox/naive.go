@@ -19,7 +19,7 @@ import (
 // NaiveSelectPending reads the ids of up to limit Pending messages, oldest
 // first, in a plain read that locks nothing.
 func (s *Store) NaiveSelectPending(ctx context.Context, limit int) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB().QueryContext(ctx,
 		`SELECT Id FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("select pending outbox messages: %w", err)
@@ -43,7 +43,7 @@ func (s *Store) NaiveSelectPending(ctx context.Context, limit int) ([]int64, err
 func (s *Store) NaiveMarkProcessing(ctx context.Context, id int64, worker string) (Claim, error) {
 	c := Claim{Worker: worker}
 	var maxAttempts sql.NullInt64
-	err := s.db.QueryRowContext(ctx,
+	err := s.DB().QueryRowContext(ctx,
 		`UPDATE OutboxMessages SET Status = 'Processing', LockedBy = ?, AttemptCount = AttemptCount + 1
 		  WHERE Id = ?
 		RETURNING Id, MessageKey, Type, Payload, AttemptCount, MaxAttempts, ClaimToken`, worker, id,

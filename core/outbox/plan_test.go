@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 )
 
@@ -33,9 +34,15 @@ func TestClaimUsesThePartialIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, query := range map[string]string{"claim read (ClaimTx)": claimSelect, "batch claim (Batcher)": batchClaim} {
+	r := claim.Request{Owner: "w1", Now: clock.Start, Limit: 10}
+	sel, selArgs := claim.SQLite.ClaimSelect(Messages, r)
+	batch, batchArgs := claim.SQLite.ClaimBatch(Messages, claimColumns+", CreatedAtUtc", r)
+	for name, q := range map[string]struct {
+		query string
+		args  []any
+	}{"claim read (ClaimTx)": {sel, selArgs}, "batch claim (Batcher)": {batch, batchArgs}} {
 		t.Run(name, func(t *testing.T) {
-			plan := queryPlan(t, s, query)
+			plan := queryPlan(t, s, q.query, q.args...)
 			text := strings.Join(plan, "\n")
 			if !strings.Contains(text, "SCAN OutboxMessages USING INDEX IX_OutboxMessages_Claimable") {
 				t.Errorf("the claim does not walk IX_OutboxMessages_Claimable; plan:\n%s", text)
@@ -52,11 +59,9 @@ func TestClaimUsesThePartialIndex(t *testing.T) {
 	}
 }
 
-func queryPlan(t *testing.T, s *Store, query string) []string {
+func queryPlan(t *testing.T, s *Store, query string, args ...any) []string {
 	t.Helper()
-	rows, err := s.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query,
-		sql.Named("now", clock.ISO(clock.Start)), sql.Named("limit", 10),
-		sql.Named("worker", "w1"), sql.Named("lease", clock.ISO(clock.Start)))
+	rows, err := s.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

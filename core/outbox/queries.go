@@ -11,7 +11,7 @@ import (
 
 // Messages returns every outbox row in creation order.
 func (s *Store) Messages(ctx context.Context) ([]Message, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB().QueryContext(ctx,
 		`SELECT Id, MessageKey, Type, Payload, Status, AttemptCount, MaxAttempts, NextAttemptUtc,
 		        LastError, LockedBy, LockedUntilUtc, ClaimToken, CreatedAtUtc, ProcessedAtUtc, DeadLetteredAtUtc
 		   FROM OutboxMessages ORDER BY CreatedAtUtc, Id`)
@@ -66,7 +66,7 @@ func scanMessage(rows *sql.Rows) (Message, error) {
 
 // Counts returns how many outbox rows are in each status (absent statuses are 0).
 func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT Status, COUNT(*) FROM OutboxMessages GROUP BY Status`)
+	rows, err := s.DB().QueryContext(ctx, `SELECT Status, COUNT(*) FROM OutboxMessages GROUP BY Status`)
 	if err != nil {
 		return nil, fmt.Errorf("count outbox messages: %w", err)
 	}
@@ -95,7 +95,7 @@ type AuditEntry struct {
 
 // Audit returns the audit log in order.
 func (s *Store) Audit(ctx context.Context) ([]AuditEntry, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB().QueryContext(ctx,
 		`SELECT Id, AtUtc, Actor, Action, COALESCE(MessageId, 0), Detail FROM AuditLog ORDER BY Id`)
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)

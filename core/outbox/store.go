@@ -6,12 +6,10 @@ import (
 	"context"
 	"database/sql"
 	_ "embed"
-	"errors"
 	"fmt"
-	"os"
-	"sync/atomic"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/sqlitedb"
 )
@@ -19,68 +17,53 @@ import (
 //go:embed schema.sql
 var Schema string
 
-// Store is an outbox on one SQLite file. Every transaction it begins is
-// BEGIN IMMEDIATE, so a transaction takes the write lock before it reads.
+// Store is an outbox on one SQLite file, on the claim engine: the store
+// (DB, Path, InTx, Tables, Refused, Close) is the engine's, the outbox table
+// and its transitions are this package's.
 type Store struct {
-	db      *sql.DB
-	path    string
-	refused atomic.Int64
+	*claim.Store
+	queue *claim.Queue
 }
 
 // Open opens (creating if needed) the database file at path and applies the schema.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sqlitedb.Open(ctx, path, Schema)
+	cs, err := claim.Open(ctx, path, sqlitedb.SchemaVersion, Schema)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, path: path}, nil
+	return &Store{Store: cs, queue: Messages}, nil
 }
 
 // OpenExisting opens a database that must already be a lab database.
 // It never creates the file or the schema.
 func OpenExisting(ctx context.Context, path string) (*Store, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
-	} else if fi.IsDir() {
-		return nil, fmt.Errorf("open database: %s is a directory", path)
-	}
-	db, err := sqlitedb.OpenNoInit(path)
+	cs, err := claim.OpenExisting(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	if !sqlitedb.IsLab(ctx, db) {
-		db.Close()
-		return nil, fmt.Errorf("%s is not an outboxlab database", path)
-	}
-	return &Store{db: db, path: path}, nil
+	return &Store{Store: cs, queue: Messages}, nil
 }
 
-// DB returns the underlying handle, for scenario queries and business tables.
-func (s *Store) DB() *sql.DB { return s.db }
-
-// Path returns the database file's path.
-func (s *Store) Path() string { return s.path }
-
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
-
-// Refused reports how many owner-checked transitions this store refused
-// because the caller no longer owned the claim.
-func (s *Store) Refused() int64 { return s.refused.Load() }
-
-// InTx runs fn in one BEGIN IMMEDIATE transaction, committing when fn returns nil.
-func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return sqlitedb.InTx(ctx, s.db, fn)
+// Messages is the outbox table as the claim engine sees it: Pending and
+// Processing rows are live, a claim moves a row to Processing, counts the
+// attempt and honours the backoff gate NextAttemptUtc.
+var Messages = &claim.Queue{
+	Table: "OutboxMessages", Live: []string{"Pending", "Processing"}, Claimed: "Processing",
+	Owner: "LockedBy", LeaseUntil: "LockedUntilUtc", Token: "ClaimToken",
+	Attempts: "AttemptCount", Due: "NextAttemptUtc", Order: "CreatedAtUtc, Id",
 }
 
-// Tables lists the schema's tables with their CREATE statements, as SQLite
-// itself reports them.
-func (s *Store) Tables(ctx context.Context) ([]Table, error) {
-	return sqlitedb.Tables(ctx, s.db)
+// WithoutBackoff returns a view of s whose claims ignore NextAttemptUtc and
+// whose transitions leave it alone: the claim of a course Day that has not
+// introduced backoff yet (Days 14-15, the Day 16 BEFORE).
+func (s *Store) WithoutBackoff() *Store {
+	q := *s.queue
+	q.Due = ""
+	return &Store{Store: s.Store, queue: &q}
 }
 
 // Table is one table of the schema.
-type Table = sqlitedb.Table
+type Table = claim.Table
 
 // AuditTx appends one line to the audit log.
 func AuditTx(ctx context.Context, tx *sql.Tx, at time.Time, actor, action string, messageID int64, detail string) error {
@@ -99,4 +82,4 @@ func AuditTx(ctx context.Context, tx *sql.Tx, at time.Time, actor, action string
 
 // ErrNotOwner is returned by a transition whose caller no longer owns the claim:
 // the lease was taken over, or the message already reached another state.
-var ErrNotOwner = errors.New("claim no longer owned")
+var ErrNotOwner = claim.ErrNotOwner

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/retry"
@@ -45,7 +46,7 @@ func drainBatch(t *testing.T, w *Worker, b *outbox.Batcher, limit int) []Event {
 		if !ok {
 			return events
 		}
-		w.Clock.AdvanceTo(due.Add(WakeupSlack))
+		claim.Advance(w.Clock, due)
 	}
 	t.Fatalf("not drained after %d steps", limit)
 	return nil

@@ -9,17 +9,11 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/retry"
 )
-
-// WakeupSlack is how far past a backoff or lease end the worker moves the
-// clock when nothing is claimable: the first moment the message is surely due.
-const WakeupSlack = time.Millisecond
-
-// DefaultLease is the lease a claim takes when Worker.Lease is zero.
-const DefaultLease = 30 * time.Second
 
 // Handler does the work for one claimed message. It runs outside any
 // transaction, since a provider call must never hold the write lock. An error
@@ -50,20 +44,21 @@ type Worker struct {
 	Clock   *clock.ScenarioClock
 	Handler Handler
 	Policy  retry.Policy
-	Lease   time.Duration // DefaultLease when zero
+	Lease   time.Duration // claim.DefaultLease when zero
 	Batch   int           // messages per claim; 1 when zero
 }
 
-// EventKind names what happened in a Step.
-type EventKind string
+// EventKind names what happened in a Step; Refused and Advanced are the
+// claim engine's own.
+type EventKind = claim.EventKind
 
 // The events a Step reports.
 const (
 	Processed    EventKind = "processed"
 	Retrying     EventKind = "retrying"
 	DeadLettered EventKind = "dead-lettered"
-	Refused      EventKind = "refused"  // a transition refused: the claim was lost
-	Advanced     EventKind = "advanced" // nothing claimable; the clock moved to the next due time
+	Refused                = claim.Refused
+	Advanced               = claim.Advanced
 )
 
 // Event is one line of a worker's timeline.
@@ -88,7 +83,7 @@ type Result struct {
 }
 
 // Step claims up to Batch due messages and handles each of them. When none is
-// due it moves the clock to WakeupSlack past the earliest backoff or lease end
+// due it moves the clock to claim.WakeupSlack past the earliest backoff or lease end
 // instead, or reports Idle when there is nothing left to wait for.
 func (w *Worker) Step(ctx context.Context) (Result, error) {
 	now := w.Clock.Now()
@@ -114,7 +109,7 @@ func (w *Worker) lease() time.Duration {
 	if w.Lease > 0 {
 		return w.Lease
 	}
-	return DefaultLease
+	return claim.DefaultLease
 }
 
 func (w *Worker) wait(ctx context.Context, now time.Time) (Result, error) {
@@ -125,7 +120,7 @@ func (w *Worker) wait(ctx context.Context, now time.Time) (Result, error) {
 	if !ok {
 		return Result{Idle: true}, nil
 	}
-	to := w.Clock.AdvanceTo(due.Add(WakeupSlack))
+	to := claim.Advance(w.Clock, due)
 	ev := Event{At: now, Worker: w.ID, Kind: Advanced, NextAttempt: to,
 		Detail: "next due " + clock.Stamp(due)}
 	return Result{Events: []Event{ev}}, nil

@@ -127,7 +127,7 @@ func (l *lifetime) run(ctx context.Context) (int, error) {
 func (l *lifetime) deliver(ctx context.Context) (c outbox.Claim, ok bool, err error) {
 	now := l.clock.Now()
 	err = l.store.InTx(ctx, func(tx *sql.Tx) error {
-		claims, err := outbox.ClaimTx(ctx, tx, l.name, now, visibilityTimeout, 1)
+		claims, err := l.store.ClaimTx(ctx, tx, l.name, now, visibilityTimeout, 1)
 		if err != nil || len(claims) == 0 {
 			return err
 		}

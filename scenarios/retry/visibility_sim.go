@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	policy "outboxlab/core/retry"
-	"outboxlab/core/worker"
 )
 
 // consumerState is what a consumer is doing.
@@ -127,8 +127,8 @@ func (s *sim) drive(ctx context.Context, consumers []*consumer) error {
 		if err != nil {
 			return err
 		}
-		if ok && (next.IsZero() || wake.Add(worker.WakeupSlack).Before(next)) {
-			next = wake.Add(worker.WakeupSlack)
+		if ok && (next.IsZero() || wake.Add(claim.WakeupSlack).Before(next)) {
+			next = wake.Add(claim.WakeupSlack)
 		}
 		if next.IsZero() {
 			s.run.ended = now
@@ -160,7 +160,7 @@ func (s *sim) claim(ctx context.Context, c *consumer, now time.Time) (bool, erro
 	}
 	var got bool
 	err := s.store.InTx(ctx, func(tx *sql.Tx) error {
-		claims, err := outbox.ClaimTx(ctx, tx, c.id, now, s.o.Visibility, 1)
+		claims, err := s.store.ClaimTx(ctx, tx, c.id, now, s.o.Visibility, 1)
 		if err != nil || len(claims) == 0 {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"outboxlab/core/child"
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
@@ -191,7 +192,7 @@ func (s *session13Service) reconcileUntil(ctx context.Context, windowEnd time.Ti
 		for _, e := range res.Events {
 			if e.Kind == worker.Advanced && e.NextAttempt.After(windowEnd) {
 				s.say(eventLine(e.At, "", fmt.Sprintf("reconciler: nothing due; the next re-check falls due %s, after the watch ends",
-					clock.Stamp(e.NextAttempt.Add(-worker.WakeupSlack)))))
+					clock.Stamp(e.NextAttempt.Add(-claim.WakeupSlack)))))
 				return nil
 			}
 			s.say(TimelineLine(e))

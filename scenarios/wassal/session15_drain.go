@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
-	"outboxlab/core/worker"
 )
 
 // stall has worker-a claim one more message, ask the provider, and stall
@@ -64,7 +64,7 @@ func (d *day15) drain(ctx context.Context) error {
 				return err
 			}
 		}
-		due := leaseEnd.Add(worker.WakeupSlack)
+		due := leaseEnd.Add(claim.WakeupSlack)
 		if !waiting && !saidIdle {
 			d.say(now, "", d.idleText())
 			saidIdle = true

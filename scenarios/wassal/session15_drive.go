@@ -195,7 +195,7 @@ func (d *day15) overlappingClaims(ctx context.Context, now time.Time) (ca, cb []
 	done := make(chan struct{})
 	err = d.a.store.InTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if ca, err = outbox.ClaimTx(ctx, tx, d.a.id, now, d.a.lease, d.o.Batch); err != nil {
+		if ca, err = d.a.store.ClaimTx(ctx, tx, d.a.id, now, d.a.lease, d.o.Batch); err != nil {
 			return err
 		}
 		go func() {

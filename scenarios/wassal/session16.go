@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
@@ -98,7 +99,7 @@ func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
 	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "AFTER: backoff after the first failure; doubles each attempt")
 	fs.DurationVar(&o.MaxBackoff, "max-backoff", 0, "AFTER: cap on any one backoff (0: no cap)")
 	fs.IntVar(&o.RetryCap, "retry-cap", 10, "demo cap: stop the run once the poison message reaches this many attempts (the naive loop never ends by itself)")
-	fs.DurationVar(&o.Lease, "lease", worker.DefaultLease, "how long a claim owns a message")
+	fs.DurationVar(&o.Lease, "lease", claim.DefaultLease, "how long a claim owns a message")
 	fs.IntVar(&o.Batch, "batch", 10, "messages the worker claims per poll (1 lets the poison starve the queue in BEFORE)")
 	fs.BoolVar(&o.DeadLetter, "dead-letter", true, "AFTER: the dead-letter exit (--dead-letter=false switches it off)")
 	return o

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/child"
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
-	"outboxlab/core/worker"
 )
 
 // childName is the entry point of a drain worker process.
@@ -30,7 +30,7 @@ func drainChild(ctx context.Context, args []string, stdout io.Writer) int {
 	path := fs.String("db", "", "the drain's database file")
 	id := fs.String("worker", "", "this worker's id")
 	batch := fs.Int("batch", 1, "messages per claim")
-	lease := fs.Duration("lease", worker.DefaultLease, "how long a claim owns a message")
+	lease := fs.Duration("lease", claim.DefaultLease, "how long a claim owns a message")
 	delay := fs.Duration("handler-delay", 0, "real time each handler call waits")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", childName, err)

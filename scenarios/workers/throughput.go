@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/report"
-	"outboxlab/core/worker"
 	"outboxlab/scenarios"
 )
 
@@ -65,7 +65,7 @@ type throughputOptions struct {
 	Batch        int           // 100
 	Processes    bool          // false: goroutines
 	HandlerDelay time.Duration // 0
-	Lease        time.Duration // worker.DefaultLease
+	Lease        time.Duration // claim.DefaultLease
 
 	// Part 2: overload on the scenario clock.
 	ProduceRate int           // 500 messages/s
@@ -83,7 +83,7 @@ func bindThroughput(fs *pflag.FlagSet) *throughputOptions {
 	fs.IntVar(&o.Batch, "batch", 100, "messages per claim in the batched configurations (the others claim 1)")
 	fs.BoolVar(&o.Processes, "processes", false, "run each worker as a real child process instead of a goroutine")
 	fs.DurationVar(&o.HandlerDelay, "handler-delay", 0, "real time each handler call waits outside any transaction, like a provider round-trip")
-	fs.DurationVar(&o.Lease, "lease", worker.DefaultLease, "how long a claim owns a message")
+	fs.DurationVar(&o.Lease, "lease", claim.DefaultLease, "how long a claim owns a message")
 	fs.IntVar(&o.ProduceRate, "produce-rate", 500, "overload: messages per second (scenario time) the producer writes")
 	fs.DurationVar(&o.ProduceFor, "produce-for", 10*time.Second, "overload: how long the producer writes")
 	fs.IntVar(&o.Consumers, "consumers", 2, "overload: consumer workers")
