@@ -103,7 +103,7 @@ func claimLatency(ctx context.Context, dir string, rows []int, samples int) ([]s
 	for range rounds {
 		for _, t := range tables {
 			claimTx := func(tx *sql.Tx) ([]outbox.Claim, error) {
-				return outbox.ClaimTx(ctx, tx, "w1", clock.Start, time.Minute, 1)
+				return t.store.ClaimTx(ctx, tx, "w1", clock.Start, time.Minute, 1)
 			}
 			batched := func(tx *sql.Tx) ([]outbox.Claim, error) {
 				return t.batcher.ClaimTx(ctx, tx, "w1", clock.Start, time.Minute, 1)
