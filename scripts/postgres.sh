@@ -14,10 +14,15 @@ data=$dir/data
 
 die() { echo "postgres.sh: $*" >&2; exit 1; }
 
-# The folder of initdb and pg_ctl: PATH (through a symlink to the install
+# The folder of initdb and pg_ctl: $OUTBOXLAB_PG_BIN when set, else PATH (through a symlink to the install
 # folder) first, then Debian's /usr/lib/postgresql/N/bin, newest first.
 find_bin() {
 	local p
+	if [ -n "${OUTBOXLAB_PG_BIN:-}" ]; then
+		[ -x "$OUTBOXLAB_PG_BIN/initdb" ] || die "no initdb in OUTBOXLAB_PG_BIN=$OUTBOXLAB_PG_BIN"
+		echo "$OUTBOXLAB_PG_BIN"
+		return
+	fi
 	if p=$(command -v initdb 2>/dev/null); then
 		p=$(dirname "$(readlink -f "$p")")
 		[ -x "$p/pg_ctl" ] && { echo "$p"; return; }

@@ -169,21 +169,29 @@ func sweep(base string, s *Server) {
 	}
 }
 
-// findBin finds the folder of initdb and pg_ctl: PATH first (resolving a
-// symlink to the real install folder), then Debian's /usr/lib/postgresql/N/bin
-// (newest first), then the source build's default.
+// BinEnv names the folder of initdb and pg_ctl when they are somewhere
+// findBin does not look (a source build, Homebrew's opt/postgresql@N/bin).
+const BinEnv = "OUTBOXLAB_PG_BIN"
+
+// findBin finds the folder of initdb and pg_ctl: $OUTBOXLAB_PG_BIN alone when
+// set, else PATH (resolving a symlink to the real install folder), then
+// Debian's /usr/lib/postgresql/N/bin (newest first), then a source build's.
 func findBin() (string, error) {
 	var dirs []string
-	if p, err := exec.LookPath("initdb"); err == nil {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
+	if dir := os.Getenv(BinEnv); dir != "" {
+		dirs = []string{dir}
+	} else {
+		if p, err := exec.LookPath("initdb"); err == nil {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p = real
+			}
+			dirs = append(dirs, filepath.Dir(p))
 		}
-		dirs = append(dirs, filepath.Dir(p))
+		versions, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+		sort.Slice(versions, func(i, j int) bool { return versionOf(versions[i]) > versionOf(versions[j]) })
+		dirs = append(dirs, versions...)
+		dirs = append(dirs, "/usr/local/pgsql/bin")
 	}
-	versions, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(versions, func(i, j int) bool { return versionOf(versions[i]) > versionOf(versions[j]) })
-	dirs = append(dirs, versions...)
-	dirs = append(dirs, "/usr/local/pgsql/bin")
 	for _, dir := range dirs {
 		if isExec(filepath.Join(dir, "initdb")) && isExec(filepath.Join(dir, "pg_ctl")) {
 			return dir, nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"outboxlab/core/pgdb"
@@ -72,5 +73,28 @@ func TestStartSweepsAServerOfADeadProcess(t *testing.T) {
 	}
 	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
 		t.Errorf("Stop left %s", s.Dir)
+	}
+}
+
+// Without PostgreSQL a test skips with one line, except under CI=true, where
+// it fails: CI must not go green by running none of these tests.
+func TestMissingServerSkipsOrFailsUnderCI(t *testing.T) {
+	if os.Getenv("PGTEST_CHILD") == "missing" {
+		pgtest.URL(t)
+		t.Fatal("URL returned without a server")
+	}
+	for _, ci := range []string{"", "true"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMissingServerSkipsOrFailsUnderCI$", "-test.v")
+		cmd.Env = append(os.Environ(), "PGTEST_CHILD=missing", pgtest.BinEnv+"=/nonexistent", "CI="+ci)
+		out, err := cmd.CombinedOutput()
+		text := string(out)
+		skipLines := strings.Count(text, "pgtest: skipped: no PostgreSQL server found")
+		switch {
+		case ci == "" && (err != nil || skipLines != 1 || !strings.Contains(text, "--- SKIP")):
+			t.Errorf("CI unset: %v, want one skip line:\n%s", err, text)
+		case ci == "true" && (err == nil || !strings.Contains(text, "--- FAIL") ||
+			!strings.Contains(text, "no PostgreSQL server found")):
+			t.Errorf("CI=true: %v, want a failure saying why:\n%s", err, text)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"outboxlab/core/pgdb"
@@ -12,9 +13,10 @@ import (
 
 // One server per test binary, started by the first test that asks for it.
 var (
-	once   sync.Once
-	shared *Server
-	err    error
+	once    sync.Once
+	shared  *Server
+	err     error
+	skipped atomic.Int32
 )
 
 // Main runs a package's tests and stops the shared server afterwards. Call it
@@ -24,6 +26,10 @@ var (
 func Main(m *testing.M) {
 	os.Unsetenv(pgdb.EnvVar)
 	code := m.Run()
+	if n := skipped.Load(); n > 0 {
+		// One line for the whole binary (go test -v shows each skip too).
+		fmt.Fprintf(os.Stderr, "pgtest: %d PostgreSQL tests skipped: %v\n", n, err)
+	}
 	if shared != nil {
 		if err := shared.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
@@ -52,6 +58,7 @@ func Shared(t testing.TB) *Server {
 	once.Do(func() { shared, err = Start() })
 	switch {
 	case errors.Is(err, ErrNotInstalled) && os.Getenv("CI") != "true":
+		skipped.Add(1)
 		t.Skip("pgtest: skipped: " + err.Error())
 	case err != nil:
 		t.Fatalf("pgtest: %v", err)
