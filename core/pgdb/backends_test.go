@@ -124,3 +124,36 @@ func TestTerminatePIDs(t *testing.T) {
 		t.Errorf("session %d still answers after %v", pid, time.Since(start))
 	}
 }
+
+// Drop ends the sessions children left (a hung one holding a lock on a table
+// of the schema), so it neither waits for them nor fails on its lock timeout.
+func TestDropEndsChildSessions(t *testing.T) {
+	ctx := context.Background()
+	r, err := pgdb.CreateRunSchema(ctx, pgtest.URL(t), "drop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.DB.ExecContext(ctx, `CREATE TABLE jobs (id int PRIMARY KEY); INSERT INTO jobs VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := pgdb.Open(ctx, strings.TrimPrefix(r.ChildEnv("hung"), pgdb.EnvVar+"="))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	tx, _ := holder.BeginTx(ctx, nil)
+	defer tx.Rollback()
+	if _, err := tx.Exec(`SELECT id FROM jobs FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := r.Drop(ctx); err != nil {
+		t.Fatalf("Drop: %v", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Drop took %v: it waited for the child's lock", took)
+	}
+	if schemaExists(t, admin(t), r.Schema) {
+		t.Errorf("schema %s still there", r.Schema)
+	}
+}

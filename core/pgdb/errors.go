@@ -87,6 +87,9 @@ func classOf(err error) error {
 	return ErrFailed
 }
 
+// noAnswer is the cause of a connect timeout.
+const noAnswer = "no answer before the connect timeout"
+
 // oneLine says why err happened in one line: the server's message, or the
 // innermost network failure, without pgx's "failed to connect to ..." prefix.
 func oneLine(err error) string {
@@ -98,9 +101,9 @@ func oneLine(err error) string {
 	case errors.As(err, &pgErr):
 		return pgErr.Message + " (SQLSTATE " + pgErr.Code + ")"
 	case pgconn.Timeout(err), errors.Is(err, context.DeadlineExceeded):
-		return "no answer before the connect timeout"
-	case errors.As(err, &opErr) && opErr.Addr != nil:
-		return opErr.Op + " " + opErr.Addr.String() + ": " + opErr.Err.Error()
+		return noAnswer
+	case errors.As(err, &opErr):
+		return opErr.Op + ": " + opErr.Err.Error() // the caller names the address
 	}
 	msg := err.Error()
 	if i := strings.LastIndex(msg, "`: "); strings.HasPrefix(msg, "failed to connect") && i >= 0 {

@@ -3,8 +3,13 @@ package pgdb
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -29,7 +34,19 @@ func Open(ctx context.Context, rawURL string) (*sql.DB, error) {
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		db.Close()
-		return nil, classify("connect", rawURL, err)
+		e := classify("connect to "+where(cfg), rawURL, err).(*Error)
+		if e.Cause == noAnswer {
+			e.Cause += fmt.Sprintf(" (%v)", cfg.ConnectTimeout)
+		}
+		return nil, e
 	}
 	return db, nil
+}
+
+// where names the server for a message: its socket folder or host:port.
+func where(cfg *pgx.ConnConfig) string {
+	if strings.HasPrefix(cfg.Host, "/") {
+		return cfg.Host
+	}
+	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
 }
