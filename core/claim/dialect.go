@@ -29,8 +29,8 @@ type Dialect interface {
 	// Settle writes sets and releases the claim, only while the row is
 	// held by o: its id, owner and token, and a held status.
 	Settle(q *Queue, o Owner, sets []Set) (string, []any)
-	// Update writes sets on row id whoever holds it: the unfenced write
-	// that BEFORE scenarios reproduce.
+	// Update writes sets on row id and releases its claim whoever holds
+	// it: the unfenced write that BEFORE scenarios reproduce.
 	Update(q *Queue, id int64, sets []Set) (string, []any)
 	// NextDue selects one nullable column, the earliest moment after now at
 	// which a live row that is not claimable becomes claimable (a due time

@@ -73,8 +73,8 @@ func (s *Store) settled(res sql.Result, err error) (bool, error) {
 	return true, nil
 }
 
-// UpdateTx writes sets on row id whoever holds it, checking nothing: the
-// unfenced write a BEFORE scenario reproduces.
+// UpdateTx writes sets on row id and releases its claim whoever holds it,
+// checking nothing: the unfenced write a BEFORE scenario reproduces.
 func (s *Store) UpdateTx(ctx context.Context, tx *sql.Tx, q *Queue, id int64, sets []Set) error {
 	query, args := s.dialect.Update(q, id, sets)
 	_, err := tx.ExecContext(ctx, query, args...)

@@ -100,7 +100,7 @@ func (d sqliteDialect) Settle(q *Queue, o Owner, sets []Set) (string, []any) {
 }
 
 func (d sqliteDialect) Update(q *Queue, id int64, sets []Set) (string, []any) {
-	set, args := d.sets(q, sets)
+	set, args := d.sets(q, append(sets, Set{q.Owner, nil}, Set{q.LeaseUntil, nil}))
 	return `UPDATE ` + q.Table + ` SET ` + set + ` WHERE Id = ?`, append(args, id)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/retry"
 )
@@ -24,10 +25,8 @@ const (
 
 // Defaults of Config.
 const (
-	DefaultLease = 30 * time.Second
+	DefaultLease = claim.DefaultLease
 	DefaultBatch = 10
-	// WakeupSlack is how far past a retry time or lease end an idle drain moves the clock.
-	WakeupSlack = time.Millisecond
 )
 
 // Config configures a Drain.
@@ -85,15 +84,16 @@ func (d *Drain) Policy() Policy { return d.policy }
 // Config returns the drain's configuration, defaults filled in.
 func (d *Drain) Config() Config { return d.cfg }
 
-// EventKind names what happened in a pass.
-type EventKind string
+// EventKind names what happened in a pass; Refused and Advanced are the
+// claim engine's own.
+type EventKind = claim.EventKind
 
 // The events of a pass.
 const (
-	Claimed  EventKind = "claimed"  // claim mode: an entry was claimed
-	Handled  EventKind = "handled"  // an entry was emitted and its transition persisted
-	Refused  EventKind = "refused"  // an entry was emitted but its transition was refused: the claim was lost
-	Advanced EventKind = "advanced" // nothing due: the clock moved to the next due time
+	Claimed  EventKind = "claimed"      // claim mode: an entry was claimed
+	Handled  EventKind = "handled"      // an entry was emitted and its transition persisted
+	Refused            = claim.Refused  // an entry was emitted but its transition was refused: the claim was lost
+	Advanced           = claim.Advanced // nothing due: the clock moved to the next due time
 )
 
 // Event is one line of a drain's timeline.

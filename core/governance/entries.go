@@ -93,7 +93,7 @@ func queryEntries(ctx context.Context, q interface {
 
 // Entries returns every entry in creation order.
 func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
-	out, err := queryEntries(ctx, s.db, `ORDER BY CreatedAtUtc, Id`)
+	out, err := queryEntries(ctx, s.DB(), `ORDER BY CreatedAtUtc, Id`)
 	if err != nil {
 		return nil, fmt.Errorf("list governance entries: %w", err)
 	}
@@ -102,7 +102,7 @@ func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
 
 // EntryByKey returns the entry labelled key.
 func (s *Store) EntryByKey(ctx context.Context, key string) (Entry, error) {
-	e, err := scanEntry(s.db.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE EntryKey = ?`, key))
+	e, err := scanEntry(s.DB().QueryRowContext(ctx, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE EntryKey = ?`, key))
 	if err != nil {
 		return e, fmt.Errorf("read governance entry %s: %w", key, err)
 	}
@@ -112,7 +112,7 @@ func (s *Store) EntryByKey(ctx context.Context, key string) (Entry, error) {
 // Counts returns how many entries are in each status (absent statuses are 0).
 func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
 	out := map[Status]int{Pending: 0, Deferred: 0, Failed: 0, Delivered: 0, DeadLettered: 0, Quarantined: 0}
-	rows, err := s.db.QueryContext(ctx, `SELECT Status, COUNT(*) FROM GovernanceOutboxEntries GROUP BY Status`)
+	rows, err := s.DB().QueryContext(ctx, `SELECT Status, COUNT(*) FROM GovernanceOutboxEntries GROUP BY Status`)
 	if err != nil {
 		return nil, fmt.Errorf("count governance entries: %w", err)
 	}

@@ -81,7 +81,7 @@ func recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, now time.Tim
 
 // Remediations returns the remediation log in order.
 func (s *Store) Remediations(ctx context.Context) ([]RemediationRecord, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB().QueryContext(ctx,
 		`SELECT Id, AtUtc, EntryId, Action, Reviewer, Reason, Approval, Ticket, AffectedFromUtc, AffectedToUtc,
 		        RetryCountBefore, RetryCountAfter, COALESCE(ReplayEntryId, 0)
 		   FROM GovernanceRemediations ORDER BY Id`)

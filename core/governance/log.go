@@ -38,7 +38,7 @@ func logTransitionTx(ctx context.Context, tx *sql.Tx, id int64, actor string, to
 
 // Transitions returns the transition log in order.
 func (s *Store) Transitions(ctx context.Context) ([]LogEntry, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB().QueryContext(ctx,
 		`SELECT Id, AtUtc, EntryId, Actor, ClaimToken, FromStatus, ToStatus, RetryCount, COALESCE(ReasonCode, ''), Outcome
 		   FROM GovernanceOutboxTransitions ORDER BY Id`)
 	if err != nil {
@@ -67,7 +67,7 @@ func (s *Store) Transitions(ctx context.Context) ([]LogEntry, error) {
 // whichever Store handle refused them.
 func (s *Store) RefusedTransitions(ctx context.Context) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM GovernanceOutboxTransitions WHERE Outcome = 'refused'`).Scan(&n)
+	err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM GovernanceOutboxTransitions WHERE Outcome = 'refused'`).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count refused transitions: %w", err)
 	}

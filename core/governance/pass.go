@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"outboxlab/core/claim"
 )
 
 // Pass selects (store mode) or claims (claim mode) up to Batch due entries,
 // emits each one and persists what the policy decides. When none is due it
-// moves the clock to WakeupSlack past the next retry time or lease end
+// moves the clock to claim.WakeupSlack past the next retry time or lease end
 // instead, or reports Idle when nothing is waiting.
 func (d *Drain) Pass(ctx context.Context) (PassResult, error) {
 	now := d.clock.Now()
@@ -55,7 +57,7 @@ func (d *Drain) wait(ctx context.Context, now time.Time) (PassResult, error) {
 	if !ok {
 		return PassResult{Idle: true}, nil
 	}
-	d.clock.AdvanceTo(due.Add(WakeupSlack))
+	claim.Advance(d.clock, due)
 	return PassResult{Events: []Event{d.emit(Event{Kind: Advanced, At: now, Due: due})}}, nil
 }
 

@@ -86,7 +86,7 @@ type Incident struct {
 // OpenIncidents opens one incident for every dead-lettered entry that has
 // none yet, at now, and returns how many it opened.
 func (s *Store) OpenIncidents(ctx context.Context, now time.Time) (int, error) {
-	res, err := s.db.ExecContext(ctx,
+	res, err := s.DB().ExecContext(ctx,
 		`INSERT INTO GovernanceIncidents (EntryId, OpenedAtUtc, ReasonCode)
 		 SELECT Id, ?, ReasonCode FROM GovernanceOutboxEntries e
 		  WHERE Status = 'DeadLettered' AND NOT EXISTS (SELECT 1 FROM GovernanceIncidents i WHERE i.EntryId = e.Id)
@@ -107,7 +107,7 @@ func (s *Store) CloseIncident(ctx context.Context, id int64, now time.Time, by, 
 	if strings.TrimSpace(receipt) == "" {
 		return fmt.Errorf("close incident %d: %w", id, ErrNoReceipt)
 	}
-	res, err := s.db.ExecContext(ctx,
+	res, err := s.DB().ExecContext(ctx,
 		`UPDATE GovernanceIncidents SET Status = 'Closed', ClosedAtUtc = ?, ClosedBy = ?, ProviderReceipt = ?
 		  WHERE Id = ? AND Status = 'Open'`, clock.ISO(now), by, receipt, id)
 	if err != nil {
@@ -121,7 +121,7 @@ func (s *Store) CloseIncident(ctx context.Context, id int64, now time.Time, by, 
 
 // Incidents returns every incident in order.
 func (s *Store) Incidents(ctx context.Context) ([]Incident, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB().QueryContext(ctx,
 		`SELECT Id, EntryId, OpenedAtUtc, ReasonCode, Status, ClosedAtUtc, COALESCE(ClosedBy, ''), COALESCE(ProviderReceipt, '')
 		   FROM GovernanceIncidents ORDER BY Id`)
 	if err != nil {

@@ -7,11 +7,10 @@ import (
 	"database/sql"
 	_ "embed"
 	"fmt"
-	"sync/atomic"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
 )
 
 //go:embed schema.sql
@@ -20,37 +19,31 @@ var Schema string
 // SchemaVersion is recorded in LabInfo so a governance database can be told apart.
 const SchemaVersion = "outboxlab/governance-1"
 
-// Store is a governance outbox on one SQLite file. Every transaction it
-// begins is BEGIN IMMEDIATE, so a transaction takes the write lock before it reads.
+// Store is a governance outbox on one SQLite file, on the claim engine: the
+// store (DB, InTx, Tables, Refused, Close) and the claim are the engine's;
+// the entries, the threshold policy and the logs are this package's.
 type Store struct {
-	db      *sql.DB
-	path    string
-	refused atomic.Int64
+	*claim.Store
 }
 
 // Open opens (creating if needed) the database file at path and applies the
 // schema. Two Stores may be open on the same file, as two workers would be.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sqlitedb.OpenVersioned(ctx, path, SchemaVersion, Schema)
+	cs, err := claim.Open(ctx, path, SchemaVersion, Schema)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, path: path}, nil
+	return &Store{cs}, nil
 }
 
-// DB returns the underlying handle, for scenario queries.
-func (s *Store) DB() *sql.DB { return s.db }
-
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
-
-// Refused reports how many claim-checked transitions this Store refused
-// because the writer no longer owned the claim.
-func (s *Store) Refused() int64 { return s.refused.Load() }
-
-// InTx runs fn in one BEGIN IMMEDIATE transaction, committing when fn returns nil.
-func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return sqlitedb.InTx(ctx, s.db, fn)
+// Entries is the governance outbox as the claim engine sees it: Pending,
+// Deferred and Failed entries are live; a claim leaves the status alone
+// (ClaimOwner says who holds the entry) and counts no attempt, since the
+// threshold policy counts failed attempts (RetryCount), not claims.
+var Entries = &claim.Queue{
+	Table: "GovernanceOutboxEntries", Live: []string{string(Pending), string(Deferred), string(Failed)},
+	Owner: "ClaimOwner", LeaseUntil: "ClaimLeaseUntilUtc", Token: "ClaimToken",
+	Due: "NextRetryAtUtc", Order: "CreatedAtUtc, Id",
 }
 
 // NewEntry is what a producer writes to the governance outbox.
@@ -98,18 +91,13 @@ func (s *Store) Insert(ctx context.Context, e NewEntry) (id int64, err error) {
 }
 
 // Table is one table of the schema.
-type Table = sqlitedb.Table
-
-// Tables lists the schema's tables with their CREATE statements, as SQLite reports them.
-func (s *Store) Tables(ctx context.Context) ([]Table, error) {
-	return sqlitedb.Tables(ctx, s.db)
-}
+type Table = claim.Table
 
 // ColumnDefault returns the declared default of a GovernanceOutboxEntries
 // column, as SQLite reports it ("" when there is none).
 func (s *Store) ColumnDefault(ctx context.Context, column string) (string, error) {
 	var def sql.NullString
-	err := s.db.QueryRowContext(ctx,
+	err := s.DB().QueryRowContext(ctx,
 		`SELECT dflt_value FROM pragma_table_info('GovernanceOutboxEntries') WHERE name = ?`, column).Scan(&def)
 	if err != nil {
 		return "", fmt.Errorf("read default of column %s: %w", column, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/sqlitedb"
 )
@@ -18,32 +19,38 @@ const live = `Status IN ('Pending', 'Deferred', 'Failed')`
 // It never looks at MaxRetryCount: the legacy column suppresses nothing.
 const due = live + ` AND (NextRetryAtUtc IS NULL OR NextRetryAtUtc <= :now)`
 
-// claimable adds the claim gate: nobody holds the entry, or the lease has expired.
-const claimable = due + ` AND (ClaimOwner IS NULL OR ClaimLeaseUntilUtc < :now)`
-
-// setTransition is what both modes write. Every transition releases the
-// claim, so no row is left stranded under an expired or misleading lease.
-const setTransition = `Status = :to, RetryCount = :retry, NextRetryAtUtc = :next,
-	LastErrorCode = COALESCE(:ecode, LastErrorCode), LastErrorMessage = COALESCE(:emsg, LastErrorMessage),
-	ReasonCode = :rcode, ReasonMessage = :rmsg,
-	DeliveredAtUtc = CASE WHEN :to = 'Delivered' THEN :at ELSE DeliveredAtUtc END,
-	DeadLetteredAtUtc = CASE WHEN :to = 'DeadLettered' THEN :at ELSE DeadLetteredAtUtc END,
-	ClaimOwner = NULL, ClaimLeaseUntilUtc = NULL, UpdatedAtUtc = :at`
-
-func transitionArgs(t Transition) []any {
-	return []any{sql.Named("to", string(t.To)), sql.Named("retry", t.RetryCount), sql.Named("next", sqlitedb.NullTime(t.NextRetryAt)),
-		sql.Named("ecode", sqlitedb.NullString(t.ErrorCode)), sql.Named("emsg", sqlitedb.NullString(t.ErrorMessage)),
-		sql.Named("rcode", sqlitedb.NullString(t.ReasonCode)), sql.Named("rmsg", sqlitedb.NullString(t.ReasonMessage)),
-		sql.Named("at", clock.ISO(t.At))}
+// transitionSets is what both modes write. Both release the claim (the
+// engine adds ClaimOwner and ClaimLeaseUntilUtc = NULL), so no row is left
+// stranded under an expired or misleading lease. An error column is written
+// only by a failure, a delivery or dead-letter stamp only by that transition.
+func transitionSets(t Transition) []claim.Set {
+	sets := []claim.Set{{Column: "Status", Value: string(t.To)}, {Column: "RetryCount", Value: t.RetryCount},
+		{Column: "NextRetryAtUtc", Value: t.NextRetryAt},
+		{Column: "ReasonCode", Value: sqlitedb.NullString(t.ReasonCode)},
+		{Column: "ReasonMessage", Value: sqlitedb.NullString(t.ReasonMessage)},
+		{Column: "UpdatedAtUtc", Value: t.At}}
+	if t.ErrorCode != "" {
+		sets = append(sets, claim.Set{Column: "LastErrorCode", Value: t.ErrorCode})
+	}
+	if t.ErrorMessage != "" {
+		sets = append(sets, claim.Set{Column: "LastErrorMessage", Value: t.ErrorMessage})
+	}
+	switch t.To {
+	case Delivered:
+		sets = append(sets, claim.Set{Column: "DeliveredAtUtc", Value: t.At})
+	case DeadLettered:
+		sets = append(sets, claim.Set{Column: "DeadLetteredAtUtc", Value: t.At})
+	}
+	return sets
 }
 
 // ErrNotOwner is returned by a claim-checked transition whose writer no longer
 // owns the claim: the lease was taken over, or the entry is already terminal.
-var ErrNotOwner = errors.New("claim no longer owned")
+var ErrNotOwner = claim.ErrNotOwner
 
 // Due returns up to limit entries the plain store drain may emit at now, oldest first.
 func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]Entry, error) {
-	out, err := queryEntries(ctx, s.db, `WHERE `+due+` ORDER BY CreatedAtUtc, Id LIMIT :limit`,
+	out, err := queryEntries(ctx, s.DB(), `WHERE `+due+` ORDER BY CreatedAtUtc, Id LIMIT :limit`,
 		sql.Named("now", clock.ISO(now)), sql.Named("limit", limit))
 	if err != nil {
 		return nil, fmt.Errorf("select due governance entries: %w", err)
@@ -58,8 +65,7 @@ func (s *Store) ApplyTx(ctx context.Context, tx *sql.Tx, id int64, actor string,
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE GovernanceOutboxEntries SET `+setTransition+` WHERE Id = :id`,
-		append(transitionArgs(t), sql.Named("id", id))...); err != nil {
+	if err := s.UpdateTx(ctx, tx, Entries, id, transitionSets(t)); err != nil {
 		return fmt.Errorf("persist %s transition of governance entry %d: %w", t.To, id, err)
 	}
 	return logTransitionTx(ctx, tx, id, actor, 0, from, t, "applied")
@@ -79,25 +85,21 @@ type Claim struct {
 }
 
 // ClaimTx claims up to limit claimable entries, oldest first, for owner until
-// now+lease, incrementing each one's ClaimToken. Call it in a BEGIN IMMEDIATE
-// transaction (every Store transaction is one) so no two claims interleave.
+// now+lease, incrementing each one's ClaimToken (see claim.Store.ClaimTx).
+// Call it in a transaction of s so no two claims interleave.
 func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, owner string, now time.Time, lease time.Duration, limit int) ([]Claim, error) {
-	nowArg := sql.Named("now", clock.ISO(now))
-	candidates, err := queryEntries(ctx, tx, `WHERE `+claimable+` ORDER BY CreatedAtUtc, Id LIMIT :limit`, nowArg, sql.Named("limit", limit))
+	r := claim.Request{Owner: owner, Now: now, Lease: lease, Limit: limit}
+	var claims []Claim
+	err := s.Store.ClaimTx(ctx, tx, Entries, r, entryColumns, func(sc claim.Scanner) error {
+		e, err := scanEntry(sc)
+		if err != nil {
+			return err
+		}
+		claims = append(claims, Claim{Entry: e, Owner: owner, Token: e.ClaimToken, LeaseUntil: r.LeaseUntil()})
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("claim governance entries: %w", err)
-	}
-	until := now.Add(lease)
-	claims := make([]Claim, 0, len(candidates))
-	for _, c := range candidates {
-		e, err := scanEntry(tx.QueryRowContext(ctx,
-			`UPDATE GovernanceOutboxEntries SET ClaimOwner = :owner, ClaimLeaseUntilUtc = :lease, ClaimToken = ClaimToken + 1
-			  WHERE Id = :id AND `+claimable+` RETURNING `+entryColumns,
-			sql.Named("owner", owner), sql.Named("lease", clock.ISO(until)), sql.Named("id", c.ID), nowArg))
-		if err != nil {
-			return nil, fmt.Errorf("claim governance entry %d: %w", c.ID, err)
-		}
-		claims = append(claims, Claim{Entry: e, Owner: owner, Token: e.ClaimToken, LeaseUntil: until})
 	}
 	return claims, nil
 }
@@ -120,20 +122,13 @@ func (s *Store) ApplyClaimedTx(ctx context.Context, tx *sql.Tx, c Claim, t Trans
 	if err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE GovernanceOutboxEntries SET `+setTransition+`
-		WHERE Id = :id AND ClaimOwner = :owner AND ClaimToken = :token AND `+live,
-		append(transitionArgs(t), sql.Named("id", id), sql.Named("owner", c.Owner), sql.Named("token", c.Token))...)
+	applied, err := s.SettleTx(ctx, tx, Entries, claim.Owner{ID: id, Owner: c.Owner, Token: c.Token}, transitionSets(t))
 	if err != nil {
 		return fmt.Errorf("persist %s transition of governance entry %d: %w", t.To, id, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("persist %s transition of governance entry %d: %w", t.To, id, err)
-	}
-	if n == 1 {
+	if applied {
 		return logTransitionTx(ctx, tx, id, c.Owner, c.Token, from, t, "applied")
 	}
-	s.refused.Add(1)
 	if err := logTransitionTx(ctx, tx, id, c.Owner, c.Token, from, t, "refused"); err != nil {
 		return err
 	}
@@ -162,20 +157,11 @@ func (s *Store) ApplyClaimed(ctx context.Context, c Claim, t Transition) error {
 // due now becomes due: a retry time passing or a lease expiring. ok is false
 // when no live entry is waiting on either.
 func (s *Store) NextDue(ctx context.Context, now time.Time) (at time.Time, ok bool, err error) {
-	var next sql.NullString
-	err = s.db.QueryRowContext(ctx,
-		`SELECT MIN(t) FROM (
-		   SELECT NextRetryAtUtc AS t FROM GovernanceOutboxEntries
-		    WHERE `+live+` AND (ClaimOwner IS NULL OR ClaimLeaseUntilUtc < :now) AND NextRetryAtUtc > :now
-		   UNION ALL
-		   SELECT MAX(ClaimLeaseUntilUtc, COALESCE(NextRetryAtUtc, '')) FROM GovernanceOutboxEntries
-		    WHERE `+live+` AND ClaimOwner IS NOT NULL AND ClaimLeaseUntilUtc >= :now)`,
-		sql.Named("now", clock.ISO(now))).Scan(&next)
+	at, ok, err = s.Store.NextDue(ctx, Entries, now)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("find next due governance entry: %w", err)
 	}
-	at, err = sqlitedb.ParseNullTime(next)
-	return at, next.Valid, err
+	return at, ok, nil
 }
 
 func statusTx(ctx context.Context, tx *sql.Tx, id int64) (Status, error) {

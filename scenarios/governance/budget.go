@@ -83,7 +83,7 @@ func (f *drainFlags) entryLoad(s entrySpec) load {
 			step = s.Steps[min(k, len(s.Steps)-1)]
 		}
 		l.calls++
-		l.span = addSat(l.span, gov.WakeupSlack)
+		l.span = addSat(l.span, wakeupSlack)
 		switch {
 		case failedStep(step):
 			failed++

@@ -36,7 +36,7 @@ func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
 				calledAgain := false
 				if j+1 < len(ems) {
 					next := ems[j+1].call.At
-					calledAgain = !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= gov.WakeupSlack
+					calledAgain = !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= wakeupSlack
 				} else if run.capped || run.entry(key).Status.Terminal() {
 					// Nothing called it again because the run or the entry ended first.
 					calledAgain = true

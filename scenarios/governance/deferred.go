@@ -123,7 +123,7 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 				}
 				if j+1 < len(ems) && row.NextRetryAt.Equal(row.UpdatedAt.Add(e.call.Step.Result.RetryAfter)) {
 					next := ems[j+1].call.At
-					if !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= gov.WakeupSlack {
+					if !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= wakeupSlack {
 						onTime++
 					}
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/claim"
 	gov "outboxlab/core/governance"
 	"outboxlab/core/retry"
 )
@@ -89,3 +90,7 @@ func (f *drainFlags) describe() []string {
 		fmt.Sprintf("Retries   failed attempt n waits %s × 2^(n-1), %s; deferrals wait what the emitter asks", f.RetryBackoff, capText),
 	}
 }
+
+// wakeupSlack is how far past a due time an idle drain moves the clock: a
+// call that lands within it of NextRetryAt is the due retry, not a new one.
+const wakeupSlack = claim.WakeupSlack

@@ -15,7 +15,7 @@ func timelineLine(ev gov.Event, maxAttempts int) string {
 	who := string(ev.Mode)
 	if ev.Kind == gov.Advanced {
 		return fmt.Sprintf("%s  %-5s —        nothing due → clock advances to %s (next due %s + 1 ms)",
-			at, who, gov.Stamp(ev.Due.Add(gov.WakeupSlack)), gov.Stamp(ev.Due))
+			at, who, gov.Stamp(ev.Due.Add(wakeupSlack)), gov.Stamp(ev.Due))
 	}
 	head := fmt.Sprintf("%s  %-5s %s  ", at, who, ev.Entry.Key)
 	if ev.Mode == gov.ClaimMode {

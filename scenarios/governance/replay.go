@@ -97,7 +97,7 @@ func (o *replayOptions) Validate() error {
 func (o *replayOptions) load() load {
 	outage := o.drain.entriesLoad(o.specs())
 	batches := (o.Entries + o.ReplayBatch - 1) / o.ReplayBatch
-	replays := load{calls: o.Entries, span: addSat(mulSat(o.Interval, batches-1), mulSat(gov.WakeupSlack, o.Entries))}
+	replays := load{calls: o.Entries, span: addSat(mulSat(o.Interval, batches-1), mulSat(wakeupSlack, o.Entries))}
 	return load{calls: outage.calls, span: max(outage.span, o.ReviewAfter)}.add(replays)
 }
 

@@ -136,7 +136,7 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 			return nil, err
 		}
 	}
-	clk.AdvanceTo(run.leaseEnd.Add(gov.WakeupSlack))
+	clk.AdvanceTo(run.leaseEnd.Add(wakeupSlack))
 	if run.answerAt.After(run.leaseEnd) {
 		run.note(clk.Now(), "worker-A's lease ended at %s; its provider call is still open", gov.Stamp(run.leaseEnd))
 	}
@@ -220,7 +220,7 @@ func (r *staleRun) line(ev gov.Event) string {
 	switch ev.Kind {
 	case gov.Advanced:
 		return fmt.Sprintf("%s—        nothing due → clock advances to %s (next due %s + 1 ms)", head,
-			gov.Stamp(ev.Due.Add(gov.WakeupSlack)), gov.Stamp(ev.Due))
+			gov.Stamp(ev.Due.Add(wakeupSlack)), gov.Stamp(ev.Due))
 	case gov.Claimed:
 		return fmt.Sprintf("%s%s  claims it: token %d, lease until %s", head, ev.Entry.Key, ev.Token, gov.Stamp(ev.LeaseUntil))
 	}
