@@ -43,6 +43,7 @@ type Server struct {
 	Started   time.Duration // how long initdb and start took
 	bin       string        // folder of initdb, pg_ctl
 	runAsUser string        // "postgres" when we are root, else ""
+	watcher   *exec.Cmd     // stops the server if this process dies first
 }
 
 // Start creates and starts a server in a new temporary folder. It first stops
@@ -71,6 +72,7 @@ func Start() (*Server, error) {
 		return nil, err
 	}
 	s.Started = time.Since(begin)
+	s.watch()
 	s.URL = (&url.URL{
 		Scheme:   "postgres",
 		Path:     "/postgres",
@@ -117,6 +119,11 @@ func (s *Server) initAndStart() error {
 // Stop stops the server at once (a throwaway needs no clean shutdown) and
 // removes its folder.
 func (s *Server) Stop() error {
+	if s.watcher != nil {
+		s.watcher.Process.Kill()
+		s.watcher.Wait()
+		s.watcher = nil
+	}
 	err := stopDir(s.Dir, s)
 	if rmErr := os.RemoveAll(s.Dir); err == nil {
 		err = rmErr

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"outboxlab/core/pgdb"
 	"outboxlab/internal/pgtest"
@@ -34,46 +37,56 @@ func TestSharedServerAnswers(t *testing.T) {
 	}
 }
 
-// A server whose test process died (a test timeout exits without cleanup)
-// is stopped and removed by the next Start.
-func TestStartSweepsAServerOfADeadProcess(t *testing.T) {
-	if os.Getenv("PGTEST_CHILD") == "start-and-exit" {
+// A test binary killed outright (a test timeout exits without cleanup too)
+// leaves no server behind: its watcher stops it and removes its folder.
+func TestKilledProcessLeavesNoServer(t *testing.T) {
+	if os.Getenv("PGTEST_CHILD") == "start-and-die" {
 		s, err := pgtest.Start()
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(os.Getenv("PGTEST_OUT"), []byte(s.Dir), 0o644)
-		os.Exit(0) // no Stop: the server stays behind
+		pid, _ := os.ReadFile(filepath.Join(s.Dir, "data", "postmaster.pid"))
+		os.WriteFile(os.Getenv("PGTEST_OUT"), []byte(s.Dir+"\n"+string(pid)), 0o644)
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
 	pgtest.Shared(t) // skips where no PostgreSQL is installed
 	out := filepath.Join(t.TempDir(), "dir")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestStartSweepsAServerOfADeadProcess$")
-	cmd.Env = append(os.Environ(), "PGTEST_CHILD=start-and-exit", "PGTEST_OUT="+out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v: %s", err, b)
-	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledProcessLeavesNoServer$")
+	cmd.Env = append(os.Environ(), "PGTEST_CHILD=start-and-die", "PGTEST_OUT="+out)
+	cmd.Run() // killed
 	raw, err := os.ReadFile(out)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("child wrote nothing: %v", err)
 	}
-	left := string(raw)
-	if _, err := os.Stat(filepath.Join(left, "data", "postmaster.pid")); err != nil {
-		t.Fatalf("the dead process's server is not running: %v", err)
+	lines := strings.Split(string(raw), "\n")
+	dir := lines[0]
+	postmaster, _ := strconv.Atoi(strings.TrimSpace(lines[1]))
+	if postmaster <= 0 {
+		t.Fatalf("no postmaster pid in %q", raw)
 	}
-	s, err := pgtest.Start()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, statErr := os.Stat(dir)
+		alive := syscall.Kill(postmaster, 0) == nil && !zombie(postmaster)
+		if os.IsNotExist(statErr) && !alive {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10s after the kill: folder %s (%v), postmaster %d alive %v", dir, statErr, postmaster, alive)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// zombie reports whether pid has exited and waits for its parent to reap it.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		t.Fatal(err)
+		return true
 	}
-	defer s.Stop()
-	if _, err := os.Stat(left); !os.IsNotExist(err) {
-		t.Errorf("%s still there after the next Start (%v)", left, err)
-	}
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
-		t.Errorf("Stop left %s", s.Dir)
-	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && len(s) > i+2 && s[i+2] == 'Z'
 }
 
 // Without PostgreSQL a test skips with one line, except under CI=true, where
