@@ -115,6 +115,13 @@ func (r *Run) Keep(ctx context.Context) (string, error) {
 	return WithSchema(r.base, r.Schema, "")
 }
 
+// InspectHint is the line --keep-db prints for a schema kept at keptURL (what
+// Keep returned): the inspect command that reads it, with the password
+// redacted (give it back in the URL, or in PGPASSWORD, which pgx reads).
+func InspectHint(keptURL string) string {
+	return "inspect --db '" + Redact(keptURL) + "'"
+}
+
 // inTx runs statements in one transaction, so a failure leaves nothing.
 func inTx(ctx context.Context, db *sql.DB, op, rawURL string, stmts ...string) error {
 	tx, err := db.BeginTx(ctx, nil)

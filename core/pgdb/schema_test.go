@@ -127,6 +127,10 @@ func TestKeepHandsTheSchemaToInspect(t *testing.T) {
 	}
 	db := admin(t)
 	defer db.Exec(`DROP SCHEMA ` + r.Schema + ` CASCADE`)
+	hint := pgdb.InspectHint(inspectURL)
+	if !strings.HasPrefix(hint, "inspect --db '") || !strings.Contains(hint, "search_path%3D"+r.Schema) {
+		t.Errorf("InspectHint = %q, want the inspect command with the schema", hint)
+	}
 	var comment *string
 	db.QueryRow(`SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1`,
 		r.Schema).Scan(&comment)

@@ -41,15 +41,15 @@ func EnvEntry(rawURL string) string { return EnvVar + "=" + rawURL }
 func ParseURL(rawURL string) (*pgx.ConnConfig, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, newError(ErrUsage, "read --database", rawURL, fmt.Errorf("malformed URL"))
+		return nil, newError(ErrUsage, "read database URL", rawURL, fmt.Errorf("malformed URL"))
 	}
 	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
-		return nil, newError(ErrUsage, "read --database", rawURL,
+		return nil, newError(ErrUsage, "read database URL", rawURL,
 			fmt.Errorf("not a PostgreSQL URL (want postgres://user@host/db)"))
 	}
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
-		return nil, newError(ErrUsage, "read --database", rawURL, unwrapParse(err))
+		return nil, newError(ErrUsage, "read database URL", rawURL, unwrapParse(err))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = ConnectTimeout
@@ -87,7 +87,7 @@ func Redact(rawURL string) string {
 		}
 	}
 	if changed {
-		u.RawQuery = q.Encode()
+		u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20") // as WithSchema
 	}
 	return u.String()
 }
@@ -130,7 +130,7 @@ func secrets(rawURL string) []string {
 func WithSchema(rawURL, schema, appName string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return "", newError(ErrUsage, "read --database", rawURL, fmt.Errorf("malformed URL"))
+		return "", newError(ErrUsage, "read database URL", rawURL, fmt.Errorf("malformed URL"))
 	}
 	q := u.Query()
 	q.Del("search_path")

@@ -129,3 +129,14 @@ func TestRedactForeignStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestInspectHintHidesPassword(t *testing.T) {
+	kept, err := pgdb.WithSchema("postgres://lab:hunter22@db/lab", "outboxlab_x_1234abcd", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "inspect --db 'postgres://lab:xxxxx@db/lab?options=-csearch_path%3Doutboxlab_x_1234abcd'"
+	if got := pgdb.InspectHint(kept); got != want {
+		t.Errorf("InspectHint = %q, want %q", got, want)
+	}
+}
