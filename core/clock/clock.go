@@ -2,6 +2,7 @@
 package clock
 
 import (
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -74,4 +75,16 @@ const ISOLayout = "2006-01-02T15:04:05.000Z"
 // Millis formats a duration as whole milliseconds: "200 ms".
 func Millis(d time.Duration) string {
 	return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+}
+
+// DayStamp is Stamp followed by the day when t is not on Start's day:
+// 09:00:00.001Z on it, 09:00:00.001Z+1d a day later. A lease, a backoff or a
+// review can reach into later days; a time of day alone would then seem to
+// go back.
+func DayStamp(t time.Time) string {
+	s := Stamp(t)
+	if d := t.UTC().Sub(Start.Truncate(24*time.Hour)) / (24 * time.Hour); d > 0 {
+		s += fmt.Sprintf("+%dd", d)
+	}
+	return s
 }

@@ -37,3 +37,21 @@ func TestMillis(t *testing.T) {
 		}
 	}
 }
+
+func TestDayStampNamesTheDayPastTheFirst(t *testing.T) {
+	tests := []struct {
+		after time.Duration
+		want  string
+	}{
+		{0, "09:00:00.000Z"},
+		{15*time.Hour - time.Millisecond, "23:59:59.999Z"},
+		{15 * time.Hour, "00:00:00.000Z+1d"},
+		{24*time.Hour + time.Millisecond, "09:00:00.001Z+1d"},
+		{30 * 24 * time.Hour, "09:00:00.000Z+30d"},
+	}
+	for _, tt := range tests {
+		if got := DayStamp(Start.Add(tt.after)); got != tt.want {
+			t.Errorf("DayStamp(start + %v) = %s, want %s", tt.after, got, tt.want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"outboxlab/core/clock"
 )
 
 // The alert names the host emits.
@@ -74,9 +76,9 @@ func (a *Alerts) Observe(ev Event) {
 					Field("count", strconv.Itoa(n))}, " ")})
 		}
 	case t.To == Failed && t.PastThreshold && t.RetryCount == a.opts.MaxRetryAttempts:
-		a.add(t.At, "ALERT", AlertThresholdPassed, e, attempt, Field("next_retry", Stamp(t.NextRetryAt)))
+		a.add(t.At, "ALERT", AlertThresholdPassed, e, attempt, Field("next_retry", clock.DayStamp(t.NextRetryAt)))
 	case t.To == Failed && t.RetryCount == a.opts.MaxRetryAttempts-1:
-		a.add(t.At, "WARN", AlertThresholdNear, e, attempt, Field("next_retry", Stamp(t.NextRetryAt)))
+		a.add(t.At, "WARN", AlertThresholdNear, e, attempt, Field("next_retry", clock.DayStamp(t.NextRetryAt)))
 	}
 }
 
@@ -134,5 +136,5 @@ func (a *Alerts) ByReason() []ReasonCount {
 
 // String renders the line as the host would log it: time, level, text.
 func (l AlertLine) String() string {
-	return fmt.Sprintf("%s  %-5s %s", Stamp(l.At), l.Level, l.Text)
+	return fmt.Sprintf("%s  %-5s %s", clock.DayStamp(l.At), l.Level, l.Text)
 }

@@ -3,7 +3,6 @@ package governance
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"outboxlab/core/clock"
 )
@@ -45,26 +44,5 @@ func TestAlertLinesKeepAReasonWithSpacesInOneField(t *testing.T) {
 	}
 	if want := `governance_outbox.dead_letter_repeated reason="poison message" provider="acme audit" count=2`; lines[2].Text != want {
 		t.Errorf("repeat alert = %q, want %q", lines[2].Text, want)
-	}
-}
-
-func TestStampNamesTheDayPastTheFirst(t *testing.T) {
-	tests := []struct {
-		after time.Duration
-		want  string
-	}{
-		{0, "09:00:00.000Z"},
-		{15*time.Hour - time.Millisecond, "23:59:59.999Z"},
-		{15 * time.Hour, "00:00:00.000Z+1d"},
-		{24*time.Hour + time.Millisecond, "09:00:00.001Z+1d"},
-		{30 * 24 * time.Hour, "09:00:00.000Z+30d"},
-	}
-	for _, tt := range tests {
-		if got := Stamp(clock.Start.Add(tt.after)); got != tt.want {
-			t.Errorf("Stamp(start + %v) = %s, want %s", tt.after, got, tt.want)
-		}
-	}
-	if got := StampOrDash(time.Time{}); got != "—" {
-		t.Errorf("StampOrDash(zero) = %q, want —", got)
 	}
 }

@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/retry"
 )
-
-// WakeupSlack is how far past a backoff end the consumer moves the clock when
-// nothing is due: the first moment the record is surely due.
-const WakeupSlack = time.Millisecond
 
 // Handler applies one record's business change inside tx, the transaction
 // that also records the record as applied and moves the consumer past it.
@@ -85,7 +82,7 @@ type Result struct {
 var errHandlerFailed = errors.New("handler failed")
 
 // Step consumes the head record of the next partition that has one due. When
-// none is due it moves the clock to WakeupSlack past the earliest backoff end,
+// none is due it moves the clock to claim.WakeupSlack past the earliest backoff end,
 // or reports Idle when nothing is left to wait for.
 func (c *Consumer) Step(ctx context.Context) (Result, error) {
 	parts, err := c.Store.Partitions(ctx)
@@ -112,7 +109,7 @@ func (c *Consumer) Step(ctx context.Context) (Result, error) {
 	if earliest.IsZero() {
 		return Result{Idle: true}, nil
 	}
-	to := c.Clock.AdvanceTo(earliest.Add(WakeupSlack))
+	to := claim.Advance(c.Clock, earliest)
 	return Result{Events: []Event{{At: now, Kind: Advanced, NextAttempt: to,
 		Detail: "next due " + clock.Stamp(earliest)}}}, nil
 }

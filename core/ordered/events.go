@@ -1,9 +1,14 @@
 package ordered
 
-import "time"
+import (
+	"time"
 
-// EventKind names what happened to a record.
-type EventKind string
+	"outboxlab/core/claim"
+)
+
+// EventKind names what happened to a record; Advanced is the claim
+// engine's own idle step.
+type EventKind = claim.EventKind
 
 // The events the consumer, the replay tool and the listener report.
 const (
@@ -15,7 +20,7 @@ const (
 	Paused       EventKind = "paused"        // attempts used up: the record stays at the head, its partition stops
 	Held         EventKind = "held"          // a correlation id or key was added to the holds
 	Published    EventKind = "published"     // a failure event was written with the dead letter
-	Advanced     EventKind = "advanced"      // nothing due: the clock moved to the next backoff end
+	Advanced               = claim.Advanced  // nothing due: the clock moved to the next backoff end
 	Resumed      EventKind = "resumed"       // a paused partition was resumed
 	Released     EventKind = "released"      // a hold was released after a replay
 	Redriven     EventKind = "redriven"      // a dead letter copied to the end of its partition

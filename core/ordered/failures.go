@@ -33,7 +33,7 @@ func publishTx(ctx context.Context, tx *sql.Tx, typ string, rec Record, reason s
 
 // FailureEvents returns every failure event in publication order.
 func (s *Store) FailureEvents(ctx context.Context) ([]FailureEvent, error) {
-	return listFailureEvents(ctx, s.db, "")
+	return listFailureEvents(ctx, s.DB(), "")
 }
 
 func listFailureEvents(ctx context.Context, q querier, where string) ([]FailureEvent, error) {
@@ -76,7 +76,7 @@ type Delivery struct {
 // Deliver hands every undelivered failure event to listen, oldest first, and
 // marks each delivered in the listener's transaction: an event is taken once.
 func (s *Store) Deliver(ctx context.Context, now time.Time, listen Listener) ([]Delivery, error) {
-	pending, err := listFailureEvents(ctx, s.db, "WHERE DeliveredAtUtc IS NULL")
+	pending, err := listFailureEvents(ctx, s.DB(), "WHERE DeliveredAtUtc IS NULL")
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func scanRecord(row scanner, extra ...any) (Record, error) {
 
 // Records returns the whole log, partition by partition in offset order.
 func (s *Store) Records(ctx context.Context) ([]Record, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+recordColumns+` FROM LogRecords r ORDER BY r.Partition, r.Offset`)
+	rows, err := s.DB().QueryContext(ctx, `SELECT `+recordColumns+` FROM LogRecords r ORDER BY r.Partition, r.Offset`)
 	if err != nil {
 		return nil, fmt.Errorf("list log records: %w", err)
 	}

@@ -31,11 +31,11 @@ type ReplayResult struct {
 func (c *Consumer) Replay(ctx context.Context, correlationID string) (ReplayResult, error) {
 	var res ReplayResult
 	now := c.Clock.Now()
-	dead, err := listSetAside(ctx, c.Store.db, QueueDeadLetter, correlationID)
+	dead, err := listSetAside(ctx, c.Store.DB(), QueueDeadLetter, correlationID)
 	if err != nil {
 		return res, err
 	}
-	parked, err := listSetAside(ctx, c.Store.db, QueueParking, correlationID)
+	parked, err := listSetAside(ctx, c.Store.DB(), QueueParking, correlationID)
 	if err != nil {
 		return res, err
 	}
@@ -132,7 +132,7 @@ func stampReplayedTx(ctx context.Context, tx *sql.Tx, it SetAside, at time.Time)
 // partition, in dead-letter order, where it waits behind whatever came after it.
 func (c *Consumer) Redrive(ctx context.Context, correlationID string) ([]Event, error) {
 	now := c.Clock.Now()
-	dead, err := listSetAside(ctx, c.Store.db, QueueDeadLetter, correlationID)
+	dead, err := listSetAside(ctx, c.Store.DB(), QueueDeadLetter, correlationID)
 	if err != nil {
 		return nil, err
 	}

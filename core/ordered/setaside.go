@@ -48,12 +48,12 @@ func parkTx(ctx context.Context, tx *sql.Tx, rec Record, reason string, at time.
 
 // DeadLetters returns the dead-letter queue in the order records entered it.
 func (s *Store) DeadLetters(ctx context.Context) ([]SetAside, error) {
-	return listSetAside(ctx, s.db, QueueDeadLetter, "")
+	return listSetAside(ctx, s.DB(), QueueDeadLetter, "")
 }
 
 // Parked returns the parking queue in the order records entered it.
 func (s *Store) Parked(ctx context.Context) ([]SetAside, error) {
-	return listSetAside(ctx, s.db, QueueParking, "")
+	return listSetAside(ctx, s.DB(), QueueParking, "")
 }
 
 // querier is what both *sql.DB and *sql.Tx offer.
@@ -148,7 +148,7 @@ func releaseTx(ctx context.Context, tx *sql.Tx, scope, value string, at time.Tim
 
 // Holds returns every hold, live or released, in the order they were made.
 func (s *Store) Holds(ctx context.Context) ([]Hold, error) {
-	return listHolds(ctx, s.db, "")
+	return listHolds(ctx, s.DB(), "")
 }
 
 func listHolds(ctx context.Context, q querier, where string, args ...any) ([]Hold, error) {

@@ -23,7 +23,7 @@ type Partition struct {
 
 // Partitions returns the consumer's state in every partition, in order.
 func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB().QueryContext(ctx,
 		`SELECT p.Partition, p.NextOffset, p.HeadAttempts, p.NextAttemptUtc, p.LastError, p.PausedAtUtc,
 		        (SELECT COUNT(*) FROM LogRecords r WHERE r.Partition = p.Partition AND r.Offset >= p.NextOffset)
 		   FROM ConsumerPartitions p ORDER BY p.Partition`)
@@ -59,7 +59,7 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 // Waiting returns the records the consumer has not reached yet, partition by
 // partition in offset order: the ones a paused partition holds back.
 func (s *Store) Waiting(ctx context.Context) ([]Record, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+recordColumns+`
+	rows, err := s.DB().QueryContext(ctx, `SELECT `+recordColumns+`
 		   FROM LogRecords r JOIN ConsumerPartitions p ON p.Partition = r.Partition
 		  WHERE r.Offset >= p.NextOffset ORDER BY r.Partition, r.Offset`)
 	if err != nil {
@@ -119,7 +119,7 @@ type Application struct {
 
 // Applications returns what the consumer applied, in the order it applied it.
 func (s *Store) Applications(ctx context.Context) ([]Application, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB().QueryContext(ctx,
 		`SELECT MessageId, CorrelationId, Sequence, LogRecordId, Via, AppliedAtUtc FROM AppliedMessages ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("list applied messages: %w", err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
 	"outboxlab/core/report"
 )
@@ -84,7 +85,7 @@ func (o *alertsOptions) writeEventMatch(r *report.Report, run *driveRun) {
 		row := []string{e.Key, e.ReasonCode, fmt.Sprintf("%d/%d", e.RetryCount, o.drain.MaxRetryAttempts), strconv.Itoa(len(events[e.ID])), "—", "—"}
 		if len(events[e.ID]) > 0 {
 			n, of := matching(events[e.ID][0], e, o.drain.MaxRetryAttempts)
-			row[4], row[5] = gov.Stamp(events[e.ID][0].At), fmt.Sprintf("%d/%d", n, of)
+			row[4], row[5] = clock.DayStamp(events[e.ID][0].At), fmt.Sprintf("%d/%d", n, of)
 		}
 		rows = append(rows, row)
 	}

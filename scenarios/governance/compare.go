@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
 	"outboxlab/core/report"
 )
@@ -11,8 +12,8 @@ import (
 // outcome is what one entry ended as, in words two runs can be compared by.
 func outcome(run *driveRun, e gov.Entry) string {
 	return fmt.Sprintf("%s rc=%d reason=%s/%s next=%s err=%s delivered=%s dead=%s calls=%d", e.Status, e.RetryCount,
-		e.ReasonCode, e.ReasonMessage, gov.StampOrDash(e.NextRetryAt), e.LastErrorCode, gov.StampOrDash(e.DeliveredAt),
-		gov.StampOrDash(e.DeadLetteredAt), run.emitter.CallsFor(e.Key))
+		e.ReasonCode, e.ReasonMessage, stampOrDash(e.NextRetryAt), e.LastErrorCode, stampOrDash(e.DeliveredAt),
+		stampOrDash(e.DeadLetteredAt), run.emitter.CallsFor(e.Key))
 }
 
 // transitions renders a run's transition log without who wrote it, so the
@@ -24,7 +25,7 @@ func transitions(run *driveRun) []string {
 	}
 	out := make([]string, len(run.log))
 	for i, l := range run.log {
-		out[i] = fmt.Sprintf("%s %s %s→%s rc=%d %s applied=%v", gov.Stamp(l.At), keys[l.EntryID], l.From, l.To, l.RetryCount, l.ReasonCode, l.Applied)
+		out[i] = fmt.Sprintf("%s %s %s→%s rc=%d %s applied=%v", clock.DayStamp(l.At), keys[l.EntryID], l.From, l.To, l.RetryCount, l.ReasonCode, l.Applied)
 	}
 	return out
 }
@@ -62,7 +63,7 @@ func writeSideBySide(r *report.Report, store, claim *driveRun) {
 		rows = append(rows, []string{s.Key, store.emitter.ScriptText(s.Key),
 			fmt.Sprintf("%s, RetryCount %d, %s", s.Status, s.RetryCount, calls(store.emitter.CallsFor(s.Key))),
 			fmt.Sprintf("%s, RetryCount %d, %s", c.Status, c.RetryCount, calls(claim.emitter.CallsFor(c.Key))),
-			report.Dash(c.ReasonCode), gov.StampOrDash(c.NextRetryAt), ownerText(c)})
+			report.Dash(c.ReasonCode), stampOrDash(c.NextRetryAt), ownerText(c)})
 	}
 	r.Table([]string{"Entry", "Emitter script", "Store drain", "Claim drain", "ReasonCode", "NextRetryAtUtc", "Claim (claim drain)"}, rows)
 }
@@ -71,5 +72,5 @@ func ownerText(e gov.Entry) string {
 	if e.ClaimOwner == "" {
 		return "cleared (token " + strconv.FormatInt(e.ClaimToken, 10) + ")"
 	}
-	return fmt.Sprintf("%s until %s (token %d)", e.ClaimOwner, gov.Stamp(e.ClaimLeaseUntil), e.ClaimToken)
+	return fmt.Sprintf("%s until %s (token %d)", e.ClaimOwner, clock.DayStamp(e.ClaimLeaseUntil), e.ClaimToken)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -94,7 +95,7 @@ func (o *disabledOptions) hostReview(ctx context.Context, s *gov.Store, now time
 			return nil, err
 		}
 		lines = append(lines, fmt.Sprintf("%s  host  %s  RetryCount %d ≥ host review %d → QUARANTINED for manual review (%s, RetryCount kept)",
-			gov.Stamp(now), e.Key, e.RetryCount, o.HostReviewAfter, rem.Ticket))
+			clock.DayStamp(now), e.Key, e.RetryCount, o.HostReviewAfter, rem.Ticket))
 	}
 	return lines, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
 	"outboxlab/core/report"
 )
@@ -24,7 +25,7 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 			case retryable && e.log.RetryCount == maxAttempts:
 				atThreshold++
 				if run == claim {
-					detail = fmt.Sprintf("GOV-001 failed attempt %d/%d → Failed, next retry %s", e.row.RetryCount, maxAttempts, gov.Stamp(e.row.NextRetryAt))
+					detail = fmt.Sprintf("GOV-001 failed attempt %d/%d → Failed, next retry %s", e.row.RetryCount, maxAttempts, clock.DayStamp(e.row.NextRetryAt))
 				}
 			case retryable && e.log.RetryCount > maxAttempts:
 				beyond++
@@ -111,9 +112,9 @@ func writeRemediations(r *report.Report, recs []gov.RemediationRecord, entries [
 	for _, m := range recs {
 		window := "—"
 		if !m.AffectedFrom.IsZero() {
-			window = gov.Stamp(m.AffectedFrom) + " – " + gov.Stamp(m.AffectedTo)
+			window = clock.DayStamp(m.AffectedFrom) + " – " + clock.DayStamp(m.AffectedTo)
 		}
-		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), gov.Stamp(m.At), keys[m.EntryID], m.Action, m.Reviewer,
+		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), clock.DayStamp(m.At), keys[m.EntryID], m.Action, m.Reviewer,
 			m.Reason, m.Approval, m.Ticket, window, fmt.Sprintf("%d → %d", m.RetryCountBefore, m.RetryCountAfter), report.Dash(keys[m.ReplayEntryID])})
 	}
 	r.Table([]string{"#", "AtUtc", "Entry", "Action", "Reviewer", "Reason", "Approval", "Ticket", "Affected window",

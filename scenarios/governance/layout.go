@@ -59,7 +59,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun) {
 		if run.capped {
 			end = "stopped by the demo cap"
 		}
-		r.Linef("Drain %s at %s after %s", end, gov.Stamp(run.ended), report.Plural(len(run.emitter.Calls()), "emitter call"))
+		r.Linef("Drain %s at %s after %s", end, clock.DayStamp(run.ended), report.Plural(len(run.emitter.Calls()), "emitter call"))
 	}
 	if !l.bothTimelines {
 		r.Linef("(the store drain ran the same entries in its own database; the checks compare its %d transitions with these)", len(store.log))

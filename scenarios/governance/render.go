@@ -3,6 +3,7 @@ package governance
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
@@ -11,11 +12,11 @@ import (
 
 // timelineLine renders one drain event in scenario time.
 func timelineLine(ev gov.Event, maxAttempts int) string {
-	at := gov.Stamp(ev.At)
+	at := clock.DayStamp(ev.At)
 	who := string(ev.Mode)
 	if ev.Kind == gov.Advanced {
 		return fmt.Sprintf("%s  %-5s —        nothing due → clock advances to %s (next due %s + 1 ms)",
-			at, who, gov.Stamp(ev.Due.Add(wakeupSlack)), gov.Stamp(ev.Due))
+			at, who, clock.DayStamp(ev.Due.Add(wakeupSlack)), clock.DayStamp(ev.Due))
 	}
 	head := fmt.Sprintf("%s  %-5s %s  ", at, who, ev.Entry.Key)
 	if ev.Mode == gov.ClaimMode {
@@ -56,7 +57,7 @@ func transitionText(t gov.Transition, mode gov.Mode, maxAttempts int) string {
 	case t.To == gov.Delivered:
 		return "Delivered"
 	case t.To == gov.Deferred:
-		return fmt.Sprintf("Deferred, RetryCount stays %d/%d, next check %s", t.RetryCount, maxAttempts, gov.Stamp(t.NextRetryAt))
+		return fmt.Sprintf("Deferred, RetryCount stays %d/%d, next check %s", t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt))
 	case t.To == gov.DeadLettered && t.Threshold:
 		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts → DEAD-LETTERED %s, no next retry%s",
 			t.RetryCount, maxAttempts, t.ReasonCode, cleared)
@@ -64,13 +65,13 @@ func transitionText(t gov.Transition, mode gov.Mode, maxAttempts int) string {
 		return fmt.Sprintf("DEAD-LETTERED at once (the provider's terminal result), RetryCount %d/%d%s", t.RetryCount, maxAttempts, cleared)
 	case t.PastThreshold && t.RetryCount == maxAttempts:
 		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts, but DeadLetterOnMaxRetryAttempts is false → Failed, next retry %s (+%s)",
-			t.RetryCount, maxAttempts, gov.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+			t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
 	case t.PastThreshold:
 		return fmt.Sprintf("failed attempt %d/%d, past the threshold → Failed, next retry %s (+%s)",
-			t.RetryCount, maxAttempts, gov.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+			t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
 	}
 	return fmt.Sprintf("failed attempt %d/%d < %d → Failed, next retry %s (+%s)",
-		t.RetryCount, maxAttempts, maxAttempts, gov.Stamp(t.NextRetryAt), clock.Millis(t.Delay))
+		t.RetryCount, maxAttempts, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
 }
 
 // writeSchema prints the tables a run created, as SQLite reports them.
@@ -89,9 +90,9 @@ func writeEntryLedger(r *report.Report, entries []gov.Entry) {
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
 		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), e.Key, string(e.Status), strconv.Itoa(e.RetryCount),
-			strconv.Itoa(e.MaxRetryCount), gov.StampOrDash(e.NextRetryAt), report.Dash(e.ClaimOwner), gov.StampOrDash(e.ClaimLeaseUntil),
+			strconv.Itoa(e.MaxRetryCount), stampOrDash(e.NextRetryAt), report.Dash(e.ClaimOwner), stampOrDash(e.ClaimLeaseUntil),
 			strconv.FormatInt(e.ClaimToken, 10), report.Dash(e.LastErrorCode), report.Dash(e.ReasonCode),
-			gov.StampOrDash(e.DeliveredAt), gov.StampOrDash(e.DeadLetteredAt), fmt.Sprintf("%d B", len(e.Payload))})
+			stampOrDash(e.DeliveredAt), stampOrDash(e.DeadLetteredAt), fmt.Sprintf("%d B", len(e.Payload))})
 	}
 	r.Table([]string{"Id", "Key", "Status", "RetryCount", "MaxRetryCount", "NextRetryAtUtc", "ClaimOwner",
 		"ClaimLeaseUntilUtc", "ClaimToken", "LastErrorCode", "ReasonCode", "DeliveredAtUtc", "DeadLetteredAtUtc", "Payload"}, rows)
@@ -109,7 +110,7 @@ func writeTransitionLog(r *report.Report, log []gov.LogEntry, entries []gov.Entr
 		if !l.Applied {
 			outcome = "REFUSED"
 		}
-		rows = append(rows, []string{strconv.FormatInt(l.ID, 10), gov.Stamp(l.At), keys[l.EntryID], l.Actor,
+		rows = append(rows, []string{strconv.FormatInt(l.ID, 10), clock.DayStamp(l.At), keys[l.EntryID], l.Actor,
 			strconv.FormatInt(l.ClaimToken, 10), string(l.From), string(l.To), strconv.Itoa(l.RetryCount), report.Dash(l.ReasonCode), outcome})
 	}
 	r.Table([]string{"#", "AtUtc", "Entry", "Actor", "ClaimToken", "From", "To", "RetryCount", "ReasonCode", "Outcome"}, rows)
@@ -139,3 +140,11 @@ func writeCounters(r *report.Report, a *gov.Alerts) {
 
 // calls says "1 call", "5 calls".
 func calls(n int) string { return report.Plural(n, "call") }
+
+// stampOrDash is clock.DayStamp, or report.Empty for the zero time.
+func stampOrDash(t time.Time) string {
+	if t.IsZero() {
+		return report.Empty
+	}
+	return clock.DayStamp(t)
+}

@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/core/report"
 
+	"outboxlab/core/clock"
 	gov "outboxlab/core/governance"
 )
 
@@ -163,7 +164,7 @@ func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
 		}
 		prev = at
 		sizes = append(sizes, fmt.Sprint(len(emitted)))
-		times = append(times, gov.Stamp(at))
+		times = append(times, clock.DayStamp(at))
 	}
 	r.Check("replays go out in controlled batches", ok,
 		fmt.Sprintf("%d batches of at most %d, released at %s, each drained before the next (emitted per batch: %s)",

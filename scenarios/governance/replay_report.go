@@ -27,7 +27,7 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	}
 	r.Linef("Review    %s after the start the host reviews; replays go out %d at a time, %s apart; %s", o.ReviewAfter, o.ReplayBatch, o.Interval, rejected)
 	if late := run.started.Add(o.ReviewAfter); run.review.After(late) {
-		r.Linef("          the outage drain ran until %s, past %s: the host reviews when it ends", gov.Stamp(run.review), gov.Stamp(late))
+		r.Linef("          the outage drain ran until %s, past %s: the host reviews when it ends", clock.DayStamp(run.review), clock.DayStamp(late))
 	}
 	if o.CloseWithoutReceipt {
 		r.Line("Host      CARELESS (--close-without-receipt): closes every incident citing its ticket, never asks the provider")
@@ -105,8 +105,8 @@ func writeIncidents(r *report.Report, run *replayRun) {
 		if !in.Open {
 			status = "Closed"
 		}
-		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], gov.Stamp(in.OpenedAt), in.ReasonCode, status,
-			gov.StampOrDash(in.ClosedAt), report.Dash(in.ClosedBy), report.Dash(in.ProviderReceipt)})
+		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], clock.DayStamp(in.OpenedAt), in.ReasonCode, status,
+			stampOrDash(in.ClosedAt), report.Dash(in.ClosedBy), report.Dash(in.ProviderReceipt)})
 	}
 	r.Table([]string{"#", "Entry", "OpenedAtUtc", "ReasonCode", "Status", "ClosedAtUtc", "ClosedBy", "ProviderReceipt"}, rows)
 }

@@ -42,7 +42,7 @@ type replayBatch struct {
 }
 
 func (r *replayRun) host(at time.Time, format string, args ...any) {
-	r.lines = append(r.lines, fmt.Sprintf("%s  host  %s", gov.Stamp(at), fmt.Sprintf(format, args...)))
+	r.lines = append(r.lines, fmt.Sprintf("%s  host  %s", clock.DayStamp(at), fmt.Sprintf(format, args...)))
 }
 
 func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, error) {

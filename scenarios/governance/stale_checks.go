@@ -20,7 +20,7 @@ func answerText(l gov.LogEntry) string {
 	if l.ID == 0 {
 		return "never written"
 	}
-	return gov.Stamp(l.At)
+	return clock.DayStamp(l.At)
 }
 
 func (o *staleOptions) beforeChecks(r *report.Report, run *staleRun, f staleFigures) {
@@ -51,7 +51,7 @@ func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleFigur
 	unchanged := f.bLog.ID > 0 && run.afterA.Status == f.bLog.To && f.final.Status == f.bLog.To &&
 		f.final.RetryCount == o.PriorFailures && f.final.NextRetryAt.IsZero() && f.final.DeliveredAt.Equal(f.bLog.At)
 	r.Check("the terminal row stands", unchanged,
-		fmt.Sprintf("right after A: %s; delivered at %s", rowText(run.afterA), gov.StampOrDash(f.final.DeliveredAt)))
+		fmt.Sprintf("right after A: %s; delivered at %s", rowText(run.afterA), stampOrDash(f.final.DeliveredAt)))
 	r.Check("delivered exactly once, no false dead-letter", f.deliveries == 1 && f.falseDeadLetters == 0,
 		fmt.Sprintf("%s, %s", report.Plural(f.deliveries, "delivery"), report.Plural(f.falseDeadLetters, "dead-letter alert")))
 }

@@ -68,7 +68,7 @@ func (r *staleRun) observeClaims(ctx context.Context, worker string, s *gov.Stor
 func (r *staleRun) note(at time.Time, format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lines = append(r.lines, fmt.Sprintf("%s  %-8s %s", gov.Stamp(at), "—", fmt.Sprintf(format, args...)))
+	r.lines = append(r.lines, fmt.Sprintf("%s  %-8s %s", clock.DayStamp(at), "—", fmt.Sprintf(format, args...)))
 }
 
 // race runs the interleaving on a fresh database at path: two store handles
@@ -118,7 +118,7 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 		return nil, ctx.Err()
 	}
 	run.leaseEnd = run.events[0].LeaseUntil
-	run.note(run.started, "worker-A's provider call is open; the provider will answer at %s", gov.Stamp(run.answerAt))
+	run.note(run.started, "worker-A's provider call is open; the provider will answer at %s", clock.DayStamp(run.answerAt))
 	finishA := func() error {
 		clk.AdvanceTo(run.answerAt)
 		release()
@@ -138,7 +138,7 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	}
 	clk.AdvanceTo(run.leaseEnd.Add(wakeupSlack))
 	if run.answerAt.After(run.leaseEnd) {
-		run.note(clk.Now(), "worker-A's lease ended at %s; its provider call is still open", gov.Stamp(run.leaseEnd))
+		run.note(clk.Now(), "worker-A's lease ended at %s; its provider call is still open", clock.DayStamp(run.leaseEnd))
 	}
 	if _, err := workerB.Pass(ctx); err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func (r *staleRun) read(ctx context.Context, stA, stB *gov.Store) (err error) {
 func rowText(e gov.Entry) string {
 	s := fmt.Sprintf("%s, RetryCount %d", e.Status, e.RetryCount)
 	if !e.NextRetryAt.IsZero() {
-		s += ", next retry " + gov.Stamp(e.NextRetryAt)
+		s += ", next retry " + clock.DayStamp(e.NextRetryAt)
 	}
 	if e.ClaimOwner != "" {
 		s += fmt.Sprintf(", owned by %s (token %d)", e.ClaimOwner, e.ClaimToken)
@@ -216,17 +216,17 @@ func rowText(e gov.Entry) string {
 
 // line renders one worker event.
 func (r *staleRun) line(ev gov.Event) string {
-	head := fmt.Sprintf("%s  %-8s ", gov.Stamp(ev.At), ev.Drainer)
+	head := fmt.Sprintf("%s  %-8s ", clock.DayStamp(ev.At), ev.Drainer)
 	switch ev.Kind {
 	case gov.Advanced:
 		return fmt.Sprintf("%s—        nothing due → clock advances to %s (next due %s + 1 ms)", head,
-			gov.Stamp(ev.Due.Add(wakeupSlack)), gov.Stamp(ev.Due))
+			clock.DayStamp(ev.Due.Add(wakeupSlack)), clock.DayStamp(ev.Due))
 	case gov.Claimed:
-		return fmt.Sprintf("%s%s  claims it: token %d, lease until %s", head, ev.Entry.Key, ev.Token, gov.Stamp(ev.LeaseUntil))
+		return fmt.Sprintf("%s%s  claims it: token %d, lease until %s", head, ev.Entry.Key, ev.Token, clock.DayStamp(ev.LeaseUntil))
 	}
 	emit := "emit → "
 	if !ev.EmittedAt.Equal(ev.At) {
-		emit = fmt.Sprintf("answer to the call made at %s arrives → ", gov.Stamp(ev.EmittedAt))
+		emit = fmt.Sprintf("answer to the call made at %s arrives → ", clock.DayStamp(ev.EmittedAt))
 	}
 	line := fmt.Sprintf("%s%s  [token %d] %s%s → %s", head, ev.Entry.Key, ev.Token, emit, resultText(ev),
 		transitionText(ev.Transition, gov.ClaimMode, r.max))

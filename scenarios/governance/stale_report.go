@@ -149,7 +149,7 @@ func (o *staleOptions) writeComparison(r *report.Report, before, after *staleRun
 		{"worker-A's claim", claimText(b.aClaim), claimText(a.aClaim)},
 		{"worker-B's claim", claimText(b.bClaim), claimText(a.bClaim)},
 		{"worker-B's transition", transitionAt(b.bLog), transitionAt(a.bLog)},
-		{"worker-A's late write at " + gov.Stamp(before.answerAt), write(b), write(a)},
+		{"worker-A's late write at " + clock.DayStamp(before.answerAt), write(b), write(a)},
 		{"Row right after A's write", rowText(before.afterA), rowText(after.afterA)},
 		{"Final row", rowText(b.final), rowText(a.final)},
 		{"Deliveries to the provider", strconv.Itoa(b.deliveries), strconv.Itoa(a.deliveries)},
@@ -163,12 +163,12 @@ func claimText(c claimSeen) string {
 	if c.row.ClaimToken == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("token %d at %s, lease until %s", c.row.ClaimToken, gov.Stamp(c.at), gov.Stamp(c.row.ClaimLeaseUntil))
+	return fmt.Sprintf("token %d at %s, lease until %s", c.row.ClaimToken, clock.DayStamp(c.at), clock.DayStamp(c.row.ClaimLeaseUntil))
 }
 
 func transitionAt(l gov.LogEntry) string {
 	if l.ID == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%s at %s", l.To, gov.Stamp(l.At))
+	return fmt.Sprintf("%s at %s", l.To, clock.DayStamp(l.At))
 }

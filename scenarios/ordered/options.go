@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/ordered"
+	"outboxlab/core/claim"
 	"outboxlab/scenarios"
 )
 
@@ -146,7 +146,7 @@ func (o *options) stepLimit() int { return o.Orders*3*(o.MaxAttempts+2) + 100 }
 // other record is applied at once).
 func (o *options) span() time.Duration {
 	retries := time.Duration(o.MaxAttempts - 1)
-	waits := o.BaseBackoff*(1<<retries-1) + retries*ordered.WakeupSlack
+	waits := o.BaseBackoff*(1<<retries-1) + retries*claim.WakeupSlack
 	return o.FixAfter + 3*waits
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/ordered"
 	"outboxlab/core/report"
@@ -27,7 +28,7 @@ func timelineLine(e entry) string {
 	switch ev.Kind {
 	case ordered.Advanced:
 		return fmt.Sprintf("%s  %-6s nothing due → clock advances to %s (next due %s + 1 ms)",
-			at, "—", stamp(ev.NextAttempt), stamp(ev.NextAttempt.Add(-ordered.WakeupSlack)))
+			at, "—", stamp(ev.NextAttempt), stamp(ev.NextAttempt.Add(-claim.WakeupSlack)))
 	case ordered.Applied:
 		if ev.Via == ordered.ViaReplay {
 			return head + "REPLAYED → applied: " + ev.Detail
@@ -77,9 +78,5 @@ func stamp(t time.Time) string {
 	if t.IsZero() {
 		return report.Empty
 	}
-	s := clock.Stamp(t)
-	if days := t.Sub(clock.Start.Truncate(24*time.Hour)) / (24 * time.Hour); days > 0 {
-		s += fmt.Sprintf("+%dd", days)
-	}
-	return s
+	return clock.DayStamp(t)
 }
