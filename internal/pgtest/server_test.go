@@ -37,6 +37,27 @@ func TestSharedServerAnswers(t *testing.T) {
 	}
 }
 
+func TestRunSchemaIsDroppedAfterTheTest(t *testing.T) {
+	var schema string
+	t.Run("run", func(t *testing.T) {
+		r := pgtest.RunSchema(t, "pgtest")
+		schema = r.Schema
+		if _, err := r.DB.Exec(`CREATE TABLE t (id int)`); err != nil {
+			t.Fatal(err)
+		}
+	})
+	db, err := pgdb.Open(context.Background(), pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	db.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&n)
+	if schema == "" || n != 0 {
+		t.Errorf("schema %q: %d left after its test ended, want 0", schema, n)
+	}
+}
+
 // A test binary killed outright (a test timeout exits without cleanup too)
 // leaves no server behind: its watcher stops it and removes its folder.
 func TestKilledProcessLeavesNoServer(t *testing.T) {

@@ -1,6 +1,7 @@
 package pgtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -64,4 +65,20 @@ func Shared(t testing.TB) *Server {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return shared
+}
+
+// RunSchema makes a run schema for scenario on the shared server, as a lab
+// run does, and drops it when the test ends.
+func RunSchema(t testing.TB, scenario string) *pgdb.Run {
+	t.Helper()
+	r, err := pgdb.CreateRunSchema(context.Background(), URL(t), scenario)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := r.Drop(context.Background()); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return r
 }
