@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,8 +24,10 @@ func newAllCmd(cmdline string) *cobra.Command {
 		Use:   "all",
 		Short: "Run every scenario with its defaults and print one summary row each",
 		Long: `Runs every registered scenario (or one family's) with default flags, writes
-each one's report, and prints one summary row per scenario. Exits 1 if any
-scenario's checks failed, and says which.`,
+each one's report, and prints one summary row per scenario. Keeps the
+report directory's index.html (every report, newest first, figures inline)
+and summary.json (the newest run of each scenario) up to date as it goes.
+Exits 1 if any scenario's checks failed, and says which.`,
 		Example: `  outboxlab all
   outboxlab all --family wassal --no-report
   outboxlab all --json`,
@@ -55,7 +58,9 @@ scenario's checks failed, and says which.`,
 				if progress {
 					fmt.Fprintf(cmd.ErrOrStderr(), "\r\x1b[K[%d/%d] %s", i+1, len(list), s.Name)
 				}
-				opts := s.Bind(pflag.NewFlagSet(s.Name, pflag.ContinueOnError))
+				fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
+				opts := s.Bind(fs)
+				common.params = scenarioParams(fs)
 				out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(string, report.Result) {})
 				if err != nil {
 					return err
@@ -89,6 +94,10 @@ scenario's checks failed, and says which.`,
 				}
 			} else {
 				fmt.Fprint(w, report.RenderTable([]string{"Scenario", "Kind", "Checks", "Exit", "Verdict", "Report"}, rows))
+				if !common.NoReport {
+					fmt.Fprintf(w, "index:   %s\n", filepath.Join(common.ReportDir, report.IndexFile))
+					fmt.Fprintf(w, "summary: %s\n", filepath.Join(common.ReportDir, report.SummaryFile))
+				}
 			}
 			if len(failed) > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "outboxlab: checks failed in %d of %d scenarios: %s\n", len(failed), len(list), strings.Join(failed, ", "))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,19 +15,43 @@ import (
 // errDifferent is returned by compare when the reports differ: exit 1.
 var errDifferent = fmt.Errorf("reports differ: %w", ErrChecksFailed)
 
+type compareOptions struct {
+	Checks  bool
+	Metrics bool
+	Raw     bool
+}
+
 func newCompareCmd() *cobra.Command {
-	return &cobra.Command{
+	var opts compareOptions
+	cmd := &cobra.Command{
 		Use:   "compare REPORT-A REPORT-B",
 		Short: "Compare two reports, ignoring the run-metadata header and measured lines",
 		Long: `Compares the bodies of two run reports: everything after the run-metadata
-header, less the lines marked ` + report.MeasuredMarker + `. Two runs of the same scenario
-with the same flags have identical bodies; a run with other flags differs.
+header, less the lines marked ` + report.MeasuredMarker + `. Either file may be a body without
+the header: a golden body from testdata/golden/ (made with the scenario's
+defaults), or a report with its header stripped. Two runs of the same
+scenario with the same flags have identical bodies.
 
-Exits 0 when the bodies are the same, 1 when they differ (a unified diff is
-printed), 2 when an argument is not a report: missing, not a regular file
-(a directory, a pipe, a device), larger than ` + byteSize(maxReportSize) + `, or without a
-run-metadata header; 3 when a report cannot be read (permission denied).`,
-		Example: `  outboxlab compare reference.txt reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt`,
+First it says whether the runs used the same parameters (from the headers;
+unknown for a body without one) and lists the flags that differ; that is
+information, not a difference that changes the exit code. Then:
+
+  (default)   the body: text lines as a diff, tables cell by cell (a row is
+              shown only when one of its cells changed); lines that differ
+              only where a changed flag's value is printed are counted
+  --checks    only the checks (name, PASS/FAIL, figure) and the verdict
+  --metrics   only the metrics, as a table, and the verdict
+  --raw       the body's lines as written, as a unified diff
+
+Exits 0 when what is compared is the same, 1 when it differs, 2 when an
+argument is not a report: missing, not a regular file (a directory, a
+pipe, a device), larger than ` + byteSize(maxReportSize) + `, or neither with a run-metadata
+header nor a report body; 3 when a report cannot be read (permission denied).`,
+		Example: `  outboxlab compare testdata/golden/session-16-retry-with-dead-letter.txt \
+    reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt
+  outboxlab compare --checks A.txt B.txt
+  outboxlab compare --metrics A.txt B.txt
+  outboxlab compare --checks --metrics A.txt B.txt`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usagef("compare takes two report files, got %d argument(s)", len(args))
@@ -33,50 +59,184 @@ run-metadata header; 3 when a report cannot be read (permission denied).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := readBody(cmd.Context(), args[0])
+			if opts.Raw && (opts.Checks || opts.Metrics) {
+				return usagef("--raw shows the whole body; it does not go with --checks or --metrics")
+			}
+			a, err := readDoc(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			b, err := readBody(cmd.Context(), args[1])
+			b, err := readDoc(cmd.Context(), args[1])
 			if err != nil {
 				return err
 			}
-			d, err := diff(cmd.Context(), args[0], a, args[1], b)
-			if err != nil {
-				return err
-			}
-			if d == "" {
-				fmt.Fprintln(cmd.OutOrStdout(), "same: the report bodies are identical")
-				return nil
-			}
-			fmt.Fprint(cmd.OutOrStdout(), d)
-			fmt.Fprintln(cmd.ErrOrStderr(), "outboxlab: the report bodies differ")
-			return errDifferent
+			return runCompare(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0], a, args[1], b)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Checks, "checks", false, "compare only the checks (name, result, figure) and the verdict")
+	cmd.Flags().BoolVar(&opts.Metrics, "metrics", false, "compare only the metrics (by key, as a table) and the verdict")
+	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "show the body's lines as written, as a unified diff")
+	return cmd
 }
 
-func readBody(ctx context.Context, path string) (string, error) {
+func readDoc(ctx context.Context, path string) (report.Doc, error) {
 	raw, err := readReport(ctx, path, maxReportSize)
 	if err != nil {
-		return "", err
+		return report.Doc{}, err
 	}
-	body, ok := report.ComparableBody(raw)
+	doc, ok := report.Parse(raw)
 	if !ok {
-		return "", usagef("%s is not an outboxlab report (no run-metadata header)", path)
+		return report.Doc{}, usagef("%s is not an outboxlab report (no run-metadata header, no report body)", path)
 	}
-	return body, nil
+	return doc, nil
 }
 
-// diff runs report.Diff, which can take long on large bodies that differ
-// everywhere, and gives up when ctx is done (Ctrl-C).
-func diff(ctx context.Context, nameA, a, nameB, b string) (string, error) {
+func runCompare(ctx context.Context, w, stderr io.Writer, opts compareOptions, nameA string, a report.Doc, nameB string, b report.Doc) error {
+	echoes := describeParams(w, a, b)
+	var what []string
+	if opts.Checks {
+		if !compareChecks(w, a, b) {
+			what = append(what, "checks")
+		}
+	}
+	if opts.Metrics {
+		if !compareMetrics(w, a, b) {
+			what = append(what, "metrics")
+		}
+	}
+	if opts.Checks || opts.Metrics {
+		va, vb := report.BodyVerdict(a.Body), report.BodyVerdict(b.Body)
+		if va == vb {
+			fmt.Fprintf(w, "verdict: the same: %s\n", show(va))
+		} else {
+			fmt.Fprintf(w, "verdict: differs\n  A  %s\n  B  %s\n", show(va), show(vb))
+			what = append(what, "verdicts")
+		}
+		if len(what) == 0 {
+			return nil
+		}
+		fmt.Fprintf(stderr, "outboxlab: the %s differ\n", strings.Join(what, " and "))
+		return errDifferent
+	}
+	same, err := compareBodies(ctx, w, opts.Raw, nameA, a.Body, nameB, b.Body, echoes)
+	if err != nil || same {
+		return err
+	}
+	fmt.Fprintln(stderr, "outboxlab: the report bodies differ")
+	return errDifferent
+}
+
+// describeParams says whether the two runs used the same parameters and
+// returns the ones that differ, for the body diff to recognise where they
+// are printed.
+func describeParams(w io.Writer, a, b report.Doc) []report.Echo {
+	ra, rb := a.Info.Record, b.Info.Record
+	if ra == nil || rb == nil {
+		var unknown []string
+		for _, s := range []struct {
+			name string
+			d    report.Doc
+		}{{"A", a}, {"B", b}} {
+			switch {
+			case !s.d.HasHeader:
+				unknown = append(unknown, s.name+" is a body without a run-metadata header")
+			case s.d.Info.Record == nil:
+				unknown = append(unknown, s.name+"'s header does not record them (an older report)")
+			}
+		}
+		fmt.Fprintf(w, "parameters: unknown: %s\n", strings.Join(unknown, "; "))
+		return nil
+	}
+	if ra.Scenario != rb.Scenario {
+		fmt.Fprintf(w, "scenarios differ: A ran %s, B ran %s\n", show(ra.Scenario), show(rb.Scenario))
+	}
+	if ra.Version != rb.Version {
+		fmt.Fprintf(w, "lab versions differ: A %s, B %s\n", show(ra.Version), show(rb.Version))
+	}
+	var (
+		echoes []report.Echo
+		lines  []string
+	)
+	pa := map[string]report.Param{}
+	for _, p := range ra.Params {
+		pa[p.Name] = p
+	}
+	seen := map[string]bool{}
+	for _, p := range rb.Params {
+		seen[p.Name] = true
+		q, ok := pa[p.Name]
+		switch {
+		case !ok:
+			lines = append(lines, fmt.Sprintf("  --%s  A (no such flag)  B %s", show(p.Name), show(p.Value)))
+		case q.Value != p.Value:
+			lines = append(lines, fmt.Sprintf("  --%s  A %s  B %s", show(p.Name), show(q.Value), show(p.Value)))
+			echoes = append(echoes, report.Echo{Name: p.Name, A: q.Value, B: p.Value})
+		}
+	}
+	for _, p := range ra.Params {
+		if !seen[p.Name] {
+			lines = append(lines, fmt.Sprintf("  --%s  A %s  B (no such flag)", show(p.Name), show(p.Value)))
+		}
+	}
+	if len(lines) == 0 {
+		changed := report.NonDefault(ra.Params)
+		if len(changed) == 0 {
+			fmt.Fprintln(w, "parameters: the same (all at their defaults)")
+		} else {
+			fmt.Fprintf(w, "parameters: the same (%s)\n", show(joinParams(changed)))
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "parameters differ (A → B; information, not a difference in the result):\n%s\n",
+		strings.Join(lines, "\n"))
+	return echoes
+}
+
+func joinParams(ps []report.Param) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, " ")
+}
+
+// compareBodies prints the difference of the two bodies and reports whether
+// they are the same. The diff can take long on large bodies that differ
+// everywhere; it gives up when ctx is done (Ctrl-C).
+func compareBodies(ctx context.Context, w io.Writer, raw bool, nameA, a, nameB, b string, echoes []report.Echo) (bool, error) {
+	if a == b {
+		fmt.Fprintln(w, "same: the report bodies are identical")
+		return true, nil
+	}
 	done := make(chan string, 1)
-	go func() { done <- report.Diff(nameA, a, nameB, b) }()
+	go func() {
+		if raw {
+			done <- report.Diff(nameA, a, nameB, b)
+			return
+		}
+		d := report.CellDiff(a, b, echoes)
+		text := fmt.Sprintf("--- A %s\n+++ B %s\n%s", nameA, nameB, d.Text)
+		if d.Echoed > 0 {
+			text += fmt.Sprintf("(and %d lines that differ only where a changed flag's value is printed; "+
+				"--raw shows them)\n", d.Echoed)
+		}
+		done <- text
+	}()
 	select {
 	case d := <-done:
-		return d, nil
+		fmt.Fprint(w, showLines(d))
+		return false, nil
 	case <-ctx.Done():
-		return "", cannotRun(errors.New("compare interrupted"))
+		return false, cannotRun(errors.New("compare interrupted"))
 	}
+}
+
+// showLines escapes control characters on every line of text (a report is
+// a file anyone could have written) and keeps the line breaks.
+func showLines(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = show(l)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,15 +45,15 @@ func TestCompareSaysSameOrShowsTheDifference(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if code, out, stderr := compareExit(a, b); code != ExitOK || out != "same: the report bodies are identical\n" || stderr != "" {
+	if code, out, stderr := compareExit(a, b); code != ExitOK || out != "parameters: unknown: A's header does not record them (an older report); B's header does not record them (an older report)\nsame: the report bodies are identical\n" || stderr != "" {
 		t.Errorf("compare a b: exit %d, stdout %q, stderr %q; want 0, same", code, out, stderr)
 	}
 	code, out, stderr := compareExit(a, c)
-	if code != ExitChecksFailed || !strings.Contains(out, "-VERDICT: ok\n+VERDICT: broken\n") ||
+	if code != ExitChecksFailed || !strings.Contains(out, "- VERDICT: ok\n+ VERDICT: broken\n") ||
 		stderr != "outboxlab: the report bodies differ\n" {
 		t.Errorf("compare a c: exit %d, stdout %q, stderr %q; want 1 and the diff", code, out, stderr)
 	}
-	if code, _, stderr := compareExit(notes, a); code != ExitUsage || stderr != "outboxlab: "+notes+" is not an outboxlab report (no run-metadata header)\n" {
+	if code, _, stderr := compareExit(notes, a); code != ExitUsage || stderr != "outboxlab: "+notes+" is not an outboxlab report (no run-metadata header, no report body)\n" {
 		t.Errorf("compare notes a: exit %d, stderr %q; want 2, not a report", code, stderr)
 	}
 	if code, _, stderr := compareExit(a); code != ExitUsage || !strings.Contains(stderr, "compare takes two report files, got 1") {
@@ -152,3 +153,92 @@ func TestCompareStopsOnCtrlC(t *testing.T) {
 		t.Fatal("compare still running 5s after Ctrl-C")
 	}
 }
+
+// runDay16 runs Day 16's AFTER with extra flags into dir and returns the report.
+func runDay16(t *testing.T, dir string, flags ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := Main(append([]string{"retry-with-dead-letter", "--report-dir", dir}, flags...), &out, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "session-16", "*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("reports: %v", files)
+	}
+	return files[0]
+}
+
+// The golden body the repository ships is a reference; so is a report with
+// its header stripped.
+func TestCompareTakesAGoldenBodyAsReference(t *testing.T) {
+	fresh := runDay16(t, t.TempDir())
+	golden := "../testdata/golden/session-16-retry-with-dead-letter.txt"
+	code, out, stderr := compareExit(golden, fresh)
+	if code != ExitOK || out != "parameters: unknown: A is a body without a run-metadata header\nsame: the report bodies are identical\n" || stderr != "" {
+		t.Errorf("compare golden fresh: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	raw, _ := os.ReadFile(fresh)
+	_, body, _ := report.SplitHeader(string(raw))
+	stripped := filepath.Join(t.TempDir(), "stripped.txt")
+	os.WriteFile(stripped, []byte(body), 0o644)
+	if code, _, _ := compareExit(stripped, fresh); code != ExitOK {
+		t.Errorf("compare stripped fresh: exit %d, want 0", code)
+	}
+	if code, _, _ := compareExit("--checks", "--metrics", golden, fresh); code != ExitOK {
+		t.Errorf("compare --checks --metrics golden fresh: exit %d, want 0", code)
+	}
+}
+
+// Day 16 with --max-attempts 3 and 5: the flags come first, the full diff
+// tells PAY-003's story without the healthy rows, and --checks/--metrics
+// judge only what they compare.
+func TestCompareAcrossFlags(t *testing.T) {
+	a, b := runDay16(t, t.TempDir()), runDay16(t, t.TempDir(), "--max-attempts", "5")
+	code, out, _ := compareExit(a, b)
+	if code != ExitChecksFailed || !strings.HasPrefix(out, "parameters differ (A → B; information, not a difference in the result):\n  --max-attempts  A 3  B 5\n") {
+		t.Fatalf("compare: exit %d, stdout:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"+ 09:00:01.403Z  PAY-003  attempt 4/5  FAILED",
+		"~ [PAY-003] Attempts 3 → 5; Provider calls 3 → 5\n",
+		"~ [Poison attempts] AFTER (policy) 3 (= MaxAttempts) → 5 (= MaxAttempts)\n",
+		"~ column MaxAttempts: 3 → 5 in every row (--max-attempts)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare lacks %q", want)
+		}
+	}
+	for _, not := range []string{"PAY-001", "PAY-005", "Healthy messages"} {
+		if strings.Contains(out, not) {
+			t.Errorf("compare shows %q, which did not change but for the flag", not)
+		}
+	}
+	if n := strings.Count(out, "\n"); n > 40 {
+		t.Errorf("compare printed %d lines, want at most 40:\n%s", n, out)
+	}
+	code, out, stderr := compareExit("--checks", a, b)
+	if code != ExitChecksFailed || !strings.Contains(out, "~ poison tried exactly MaxAttempts\n    A  PASS  3 / 3\n    B  PASS  5 / 5\n") ||
+		stderr != "outboxlab: the checks differ\n" {
+		t.Errorf("compare --checks: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, _ = compareExit("--metrics", a, b)
+	if code != ExitChecksFailed || !strings.Contains(out, "6 of 20 changed") ||
+		!regexpMatch(`│ provider_calls +│ 8 +│ 10 +│ changed +│`, out) || !regexpMatch(`│ paid +│ 4 +│ 4 +│ +│`, out) {
+		t.Errorf("compare --metrics: exit %d:\n%s", code, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if w := len([]rune(l)); w > 100 {
+			t.Errorf("--metrics line of %d columns: %q", w, l)
+		}
+	}
+	// Checks that agree while other lines differ: exit 0.
+	c := runDay16(t, t.TempDir(), "--base-backoff", "300ms")
+	if code, out, _ := compareExit("--checks", a, c); code != ExitOK || !strings.Contains(out, "the same") {
+		t.Errorf("compare --checks with another backoff: exit %d, %q", code, out)
+	}
+	if code, _, _ := compareExit(a, c); code != ExitChecksFailed {
+		t.Errorf("compare with another backoff: exit %d, want 1", code)
+	}
+}
+
+func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }

@@ -26,6 +26,35 @@ type commonOptions struct {
 	NoReport  bool
 	JSON      bool
 	KeepDB    bool
+
+	// params are the scenario's parameters as the run uses them, read from
+	// its flags (scenarioParams) before execute: the header and --json record them.
+	params []report.Param
+}
+
+// notParameters are the flags that say where and how to show a run, not
+// what runs: they are not recorded as the scenario's parameters.
+var notParameters = map[string]bool{
+	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "database": true, "help": true,
+}
+
+// scenarioParams walks a scenario command's flags and returns its parameters,
+// defaults included, in the flag set's (sorted) order. Generic: every flag a
+// scenario binds is a parameter, whatever its type.
+func scenarioParams(fs *pflag.FlagSet) []report.Param {
+	params := []report.Param{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if notParameters[f.Name] {
+			return
+		}
+		value, def := f.Value.String(), f.DefValue
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			// As typed: --poison-key=PAY-003,PAY-004, not [PAY-003 PAY-004].
+			value, def = strings.Join(sv.GetSlice(), ","), strings.Trim(def, "[]")
+		}
+		params = append(params, report.Param{Name: f.Name, Value: value, Default: def, Set: f.Changed})
+	})
+	return params
 }
 
 func bindCommon(fs *pflag.FlagSet, c *commonOptions) {
@@ -58,6 +87,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the temporary SQLite database and print its path")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		common.params = scenarioParams(cmd.Flags())
 		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(content string, res report.Result) {
 			if common.JSON {
 				return
@@ -182,15 +212,28 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 			os.RemoveAll(tmp)
 		}
 	}
-	content := report.Header(report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version}) + rep.Body()
 	res := rep.Result()
-	show(content, res)
+	res.Version, res.Params = Version, c.params
+	meta := report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version, Record: record(res)}
+	show(report.TerminalHeader(meta)+rep.Body(), res)
 	if !c.NoReport {
-		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, []byte(content), rep.Figures()); err != nil {
+		content := []byte(report.Header(meta) + rep.Body())
+		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, content, rep.Figures()); err != nil {
 			return outcome{}, cannotRun(err)
 		}
+		updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
 	}
 	return outcome{result: res, dbNote: dbNote}, nil
+}
+
+// record is what the report file's header records of a run.
+func record(res report.Result) *report.Record {
+	exit := ExitOK
+	if !res.Passed {
+		exit = ExitChecksFailed
+	}
+	return &report.Record{Scenario: res.Scenario, Kind: res.Kind, Version: res.Version, Params: res.Params,
+		Checks: res.Checks, Metrics: res.Metrics, Verdict: res.Verdict, Passed: res.Passed, ExitCode: exit}
 }
 
 // runGuarded runs a scenario, turning a panic into an error so that the

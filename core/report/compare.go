@@ -17,6 +17,10 @@ func ComparableBody(text string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	return dropMeasured(body), true
+}
+
+func dropMeasured(body string) string {
 	lines := strings.SplitAfter(body, "\n")
 	kept := lines[:0]
 	for _, l := range lines {
@@ -24,10 +28,10 @@ func ComparableBody(text string) (string, bool) {
 			kept = append(kept, l)
 		}
 	}
-	return strings.Join(kept, ""), true
+	return strings.Join(kept, "")
 }
 
-// Diff returns a unified diff of two report bodies, empty when they are the same.
+// Diff returns a unified diff of the lines as written (compare --raw) of two report bodies, empty when they are the same.
 func Diff(nameA, bodyA, nameB, bodyB string) string {
 	if bodyA == bodyB {
 		return ""

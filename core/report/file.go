@@ -22,22 +22,39 @@ const (
 	HeaderEnd   = "==== end of run metadata ===="
 )
 
-// Meta is what varies between two runs of the same command.
+// Meta is what varies between two runs of the same command, and the
+// record of the run (nil when there is none to tell).
 type Meta struct {
 	Started  time.Time // wall clock
 	Command  string
 	Database string
 	Version  string
+	Record   *Record
 }
 
-// Header renders the run-metadata header.
-func Header(m Meta) string {
+// Header renders the run-metadata header of a report file: when the run
+// started, how, on what, and, with a Record, every parameter (the ones that
+// differ from the defaults first), the checks, exit code and verdict, and
+// the record itself as one JSON line.
+func Header(m Meta) string { return header(m, true) }
+
+// TerminalHeader renders the header the terminal shows: the same lines
+// without the defaults, the outcome and the record, which the report file keeps.
+func TerminalHeader(m Meta) string { return header(m, false) }
+
+func header(m Meta, file bool) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, HeaderStart)
 	fmt.Fprintf(&b, "started:  %s\n", m.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "command:  %s\n", oneLine(m.Command))
 	fmt.Fprintf(&b, "database: %s\n", oneLine(m.Database))
 	fmt.Fprintf(&b, "version:  outboxlab %s\n", oneLine(m.Version))
+	if m.Record != nil {
+		headerLines(&b, m.Record, file)
+		if file {
+			fmt.Fprintln(&b, recordLabel+encodeRecord(m.Record))
+		}
+	}
 	fmt.Fprintln(&b, HeaderEnd)
 	return b.String()
 }

@@ -167,6 +167,8 @@ func (r *Report) Body() string { return r.buf.String() }
 type Result struct {
 	Scenario   string         `json:"scenario"`
 	Kind       Kind           `json:"kind"`
+	Version    string         `json:"version"`
+	Params     []Param        `json:"params"` // every scenario flag, defaults included
 	Verdict    string         `json:"verdict"`
 	Passed     bool           `json:"passed"`
 	Checks     []Check        `json:"checks"`

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"outboxlab/core/report"
+)
+
+// compareChecks prints the two reports' checks side by side, read from the
+// bodies (a golden body has them too), and reports whether they agree: the
+// same checks, in the same order, with the same result and figure.
+func compareChecks(w io.Writer, a, b report.Doc) bool {
+	ca, cb := report.BodyChecks(a.Body), report.BodyChecks(b.Body)
+	byName := func(cs []report.Check) map[string]report.Check {
+		m := map[string]report.Check{}
+		for _, c := range cs {
+			m[c.Name] = c
+		}
+		return m
+	}
+	ma, mb := byName(ca), byName(cb)
+	var lines []string
+	differ := 0
+	for _, c := range ca {
+		d, ok := mb[c.Name]
+		switch {
+		case !ok:
+			differ++
+			lines = append(lines, "- "+checkText(c)+"  (only in A)")
+		case d != c:
+			differ++
+			lines = append(lines, "~ "+show(c.Name), "    A  "+checkResult(c), "    B  "+checkResult(d))
+		default:
+			lines = append(lines, "  "+checkText(c))
+		}
+	}
+	for _, c := range cb {
+		if _, ok := ma[c.Name]; !ok {
+			differ++
+			lines = append(lines, "+ "+checkText(c)+"  (only in B)")
+		}
+	}
+	order := len(ca) == len(cb) && differ == 0 && !slices.Equal(ca, cb)
+	if order {
+		differ++
+	}
+	fmt.Fprintf(w, "checks: A %d/%d passed, B %d/%d passed; ", report.ChecksPassed(ca), len(ca), report.ChecksPassed(cb), len(cb))
+	switch {
+	case order:
+		fmt.Fprintln(w, "the same checks in another order")
+	case differ == 0:
+		fmt.Fprintln(w, "the same")
+	default:
+		fmt.Fprintf(w, "%d of %d differ\n", differ, max(len(ca), len(cb)))
+	}
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	return differ == 0
+}
+
+func checkResult(c report.Check) string {
+	mark := "PASS"
+	if !c.Passed {
+		mark = "FAIL"
+	}
+	return mark + "  " + show(c.Detail)
+}
+
+func checkText(c report.Check) string {
+	mark := "PASS"
+	if !c.Passed {
+		mark = "FAIL"
+	}
+	return mark + "  " + show(c.Name) + " → " + show(c.Detail)
+}
+
+// compareMetrics prints the metrics as a table (metric, A, B, changed?) and
+// reports whether they agree. The metrics come from the headers' records;
+// when a side has none (a golden body), from the body's metric tables.
+func compareMetrics(w io.Writer, a, b report.Doc) bool {
+	var ma, mb map[string]string
+	if a.Info.Record != nil && b.Info.Record != nil {
+		ma, mb = recordMetrics(a.Info.Record), recordMetrics(b.Info.Record)
+		fmt.Fprint(w, "metrics (as --json records them): ")
+	} else {
+		ma, mb = tableMetrics(a.Body), tableMetrics(b.Body)
+		fmt.Fprint(w, "metrics (from the bodies' metric tables: a body without a header records no others): ")
+	}
+	keys := make([]string, 0, len(ma)+len(mb))
+	for k := range ma {
+		keys = append(keys, k)
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	if len(keys) == 0 {
+		fmt.Fprintln(w, "none to compare")
+		return true
+	}
+	var rows [][]string
+	changed := 0
+	for _, k := range keys {
+		va, okA := ma[k]
+		vb, okB := mb[k]
+		mark := ""
+		if va != vb || okA != okB {
+			mark = "changed"
+			changed++
+		}
+		rows = append(rows, []string{cut(k, 30), cut(orNone(va, okA), 24), cut(orNone(vb, okB), 24), mark})
+	}
+	if changed == 0 {
+		fmt.Fprintf(w, "the same (%d)\n", len(keys))
+	} else {
+		fmt.Fprintf(w, "%d of %d changed\n", changed, len(keys))
+	}
+	fmt.Fprint(w, showLines(report.RenderTable([]string{"Metric", "A", "B", "Changed?"}, rows)))
+	return changed == 0
+}
+
+func orNone(v string, ok bool) string {
+	if !ok {
+		return "(none)"
+	}
+	return report.Dash(v)
+}
+
+// cut keeps a table cell within most columns, so the table fits in 100.
+func cut(s string, most int) string {
+	r := []rune(s)
+	if len(r) <= most {
+		return s
+	}
+	return string(r[:most-1]) + "…"
+}
+
+// recordMetrics flattens a record's metrics to strings: numbers and
+// strings as they are, lists and maps as compact JSON.
+func recordMetrics(r *report.Record) map[string]string {
+	m := map[string]string{}
+	for k, v := range r.Metrics {
+		switch v := v.(type) {
+		case string:
+			m[k] = v
+		case float64:
+			m[k] = strconv.FormatFloat(v, 'f', -1, 64)
+		default:
+			js, _ := json.Marshal(v)
+			m[k] = string(js)
+		}
+	}
+	return m
+}
+
+// tableMetrics reads the cells of the tables in a body's metrics sections
+// (titles mentioning metrics or figures), keyed "row · column".
+func tableMetrics(body string) map[string]string {
+	m := map[string]string{}
+	for _, it := range report.Items(body) {
+		title := strings.ToLower(it.Section)
+		if it.Table == nil || !(strings.Contains(title, "metrics") || strings.Contains(title, "figures")) {
+			continue
+		}
+		for _, row := range it.Table.Rows {
+			for c := 1; c < len(row) && c < len(it.Table.Header); c++ {
+				m[row[0]+" · "+it.Table.Header[c]] = row[c]
+			}
+		}
+	}
+	return m
+}

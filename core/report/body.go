@@ -1,0 +1,137 @@
+package report
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Doc is a report as read back from text: its header (if any) and its
+// comparable body. A golden body, or a report with its header stripped,
+// has no header: HasHeader is false and Info is empty.
+type Doc struct {
+	HasHeader bool
+	Info      Info
+	Body      string // without measured lines
+}
+
+// Parse reads a report file, with or without its run-metadata header. ok is
+// false when the text is not a report at all: no header, and no report title
+// (a line underlined with "=") followed somewhere by a VERDICT line.
+func Parse(text string) (doc Doc, ok bool) {
+	header, body, hasHeader := SplitHeader(text)
+	if !hasHeader && !LooksLikeBody(text) {
+		return Doc{}, false
+	}
+	doc = Doc{HasHeader: hasHeader, Body: dropMeasured(body)}
+	if hasHeader {
+		doc.Info = ParseHeader(header)
+	}
+	return doc, true
+}
+
+// LooksLikeBody reports whether text reads as a report body: a title
+// underlined with "=" of its width, and a VERDICT line.
+func LooksLikeBody(text string) bool {
+	title, rest, _ := strings.Cut(text, "\n")
+	underline, _, _ := strings.Cut(rest, "\n")
+	return strings.TrimSpace(title) != "" &&
+		underline == strings.Repeat("=", displayWidth(title)) &&
+		strings.Contains("\n"+rest, "\nVERDICT: ")
+}
+
+// Item is one piece of a body: a line of text, or a whole table.
+type Item struct {
+	Section string // the "## " section it is in; "" before the first
+	Line    string // a text line (without "\n"), when Table is nil
+	Table   *Table
+}
+
+// Table is a table read back from its box-drawing text.
+type Table struct {
+	Header []string
+	Rows   [][]string
+	Lines  []string // as written
+}
+
+// Items splits a body into text lines and tables, in order.
+func Items(body string) []Item {
+	var (
+		items   []Item
+		section string
+		table   *Table
+	)
+	for _, line := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		if table != nil {
+			table.Lines = append(table.Lines, line)
+			switch {
+			case strings.HasPrefix(line, "│"):
+				cells := splitCells(line)
+				if len(table.Header) == 0 {
+					table.Header = cells
+				} else {
+					table.Rows = append(table.Rows, cells)
+				}
+			case strings.HasPrefix(line, "└"):
+				items = append(items, Item{Section: section, Table: table})
+				table = nil
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "┌") {
+			table = &Table{Lines: []string{line}}
+			continue
+		}
+		if t, ok := strings.CutPrefix(line, "## "); ok {
+			section = t
+		}
+		items = append(items, Item{Section: section, Line: line})
+	}
+	if table != nil { // a table cut short: keep its lines as text
+		for _, l := range table.Lines {
+			items = append(items, Item{Section: section, Line: l})
+		}
+	}
+	return items
+}
+
+func splitCells(line string) []string {
+	parts := strings.Split(line, "│")
+	if len(parts) >= 2 {
+		parts = parts[1 : len(parts)-1]
+	}
+	cells := make([]string, len(parts))
+	for i, p := range parts {
+		cells[i] = strings.TrimSpace(p)
+	}
+	return cells
+}
+
+var checkLine = regexp.MustCompile(`^  (PASS|FAIL|REPRODUCED|NOT REPRODUCED)  (.*)$`)
+
+// BodyChecks reads the checks back from a body's checks sections (those
+// whose title mentions checks), as Report.Checks writes them.
+func BodyChecks(body string) []Check {
+	var checks []Check
+	for _, it := range Items(body) {
+		if it.Table != nil || !strings.Contains(strings.ToLower(it.Section), "checks") {
+			continue
+		}
+		m := checkLine.FindStringSubmatch(it.Line)
+		if m == nil {
+			continue
+		}
+		name, detail, _ := strings.Cut(m[2], " → ")
+		checks = append(checks, Check{Name: name, Passed: m[1] == "PASS" || m[1] == "REPRODUCED", Detail: detail})
+	}
+	return checks
+}
+
+// BodyVerdict is the body's verdict line without its "VERDICT: " label.
+func BodyVerdict(body string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, "VERDICT: "); ok {
+			return v
+		}
+	}
+	return ""
+}
