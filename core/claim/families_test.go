@@ -9,7 +9,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
-	"outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/outbox"
 )
 
@@ -47,12 +47,12 @@ func TestStaleOwnerRefusedInEveryFamily(t *testing.T) {
 			return s.Refused(), err
 		}},
 		{"governance", func(t *testing.T, dir string) (int64, error) {
-			s, err := governance.Open(ctx, filepath.Join(dir, "governance.db"))
+			s, err := emission.Open(ctx, filepath.Join(dir, "governance.db"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if _, err := s.Insert(ctx, governance.NewEntry{Key: "GOV-001", CreatedAt: clock.Start}); err != nil {
+			if _, err := s.Insert(ctx, emission.NewEntry{Key: "GOV-001", CreatedAt: clock.Start}); err != nil {
 				t.Fatal(err)
 			}
 			a, err := s.Claim(ctx, "A", clock.Start, lease, 1)
@@ -62,7 +62,7 @@ func TestStaleOwnerRefusedInEveryFamily(t *testing.T) {
 			if b, err := s.Claim(ctx, "B", after, lease, 1); err != nil || len(b) != 1 || b[0].Token != 2 {
 				t.Fatalf("B's takeover = %+v, %v; want token 2", b, err)
 			}
-			err = s.ApplyClaimed(ctx, a[0], governance.Transition{To: governance.Delivered, At: after})
+			err = s.ApplyClaimed(ctx, a[0], emission.Transition{To: emission.Delivered, At: after})
 			return s.Refused(), err
 		}},
 	}

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
-	"outboxlab/core/retry"
 	"outboxlab/core/worker"
 )
 
@@ -106,7 +106,7 @@ func drain(ctx context.Context, a workerArgs, stdout io.Writer) error {
 
 	clk := clock.NewAt(time.Now())
 	w := &worker.Worker{ID: a.id, Store: store, Clock: clk, Handler: chargeHandler(prov, a.dieAfter),
-		Policy: retry.Policy{Backoff: retry.Backoff{Base: a.backoff}, DeadLetter: true},
+		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: a.backoff}, DeadLetter: true},
 		Lease:  a.lease, Batch: a.batch}
 	for {
 		// The worker moves its clock to the next due time when nothing is

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
-	"outboxlab/core/retry"
 )
 
 func batcher(t *testing.T, s *outbox.Store) *outbox.Batcher {
@@ -56,7 +56,7 @@ func drainBatch(t *testing.T, w *Worker, b *outbox.Batcher, limit int) []Event {
 func TestStepBatchMatchesStepOnTheSeed(t *testing.T) {
 	s, c := setup(t, 3, "PAY-001", "PAY-002", "PAY-003", "PAY-004", "PAY-005", "PAY-006")
 	w := &Worker{ID: "worker-1", Store: s, Clock: c, Handler: failFor("PAY-003"), Batch: 10,
-		Policy: retry.Policy{Backoff: retry.Backoff{Base: 200 * ms}, DeadLetter: true}}
+		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: 200 * ms}, DeadLetter: true}}
 	events := drainBatch(t, w, batcher(t, s), 20)
 	var got []string
 	processed := 0
@@ -97,7 +97,7 @@ func TestStepBatchMatchesStepOnTheSeed(t *testing.T) {
 func TestStepBatchDoesNotMoveTheClock(t *testing.T) {
 	s, c := setup(t, 3, "PAY-001")
 	w := &Worker{ID: "w1", Store: s, Clock: c, Handler: failFor("PAY-001"),
-		Policy: retry.Policy{Backoff: retry.Backoff{Base: time.Second}, DeadLetter: true}}
+		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: time.Second}, DeadLetter: true}}
 	b := batcher(t, s)
 	if res, err := w.StepBatch(context.Background(), b); err != nil || res.Claimed != 1 || res.Events[0].Kind != Retrying {
 		t.Fatalf("first step = %+v, %v; want one retrying claim", res, err)

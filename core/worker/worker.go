@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
-	"outboxlab/core/retry"
 )
 
 // Handler does the work for one claimed message. It runs outside any
@@ -43,7 +43,7 @@ type Worker struct {
 	Store   *outbox.Store
 	Clock   *clock.ScenarioClock
 	Handler Handler
-	Policy  retry.Policy
+	Policy  backoff.Policy
 	Lease   time.Duration // claim.DefaultLease when zero
 	Batch   int           // messages per claim; 1 when zero
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
-	"outboxlab/core/retry"
 )
 
 const ms = time.Millisecond
@@ -62,7 +62,7 @@ func drain(t *testing.T, w *Worker, limit int) []Event {
 func TestBoundedRetryTimelineMatchesTheSeed(t *testing.T) {
 	s, c := setup(t, 3, "PAY-001", "PAY-002", "PAY-003", "PAY-004", "PAY-005", "PAY-006")
 	w := &Worker{ID: "worker-1", Store: s, Clock: c, Handler: failFor("PAY-003"), Batch: 10,
-		Policy: retry.Policy{Backoff: retry.Backoff{Base: 200 * ms}, DeadLetter: true}}
+		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: 200 * ms}, DeadLetter: true}}
 	events := drain(t, w, 20)
 
 	var got []string
@@ -113,7 +113,7 @@ func TestNaivePolicyRetriesAtOnceWithoutLimit(t *testing.T) {
 
 func TestPanickingHandlerIsAFailedAttempt(t *testing.T) {
 	s, c := setup(t, 1, "PAY-001")
-	w := &Worker{ID: "worker-1", Store: s, Clock: c, Policy: retry.Policy{DeadLetter: true},
+	w := &Worker{ID: "worker-1", Store: s, Clock: c, Policy: backoff.Policy{DeadLetter: true},
 		Handler: HandlerFunc(func(context.Context, outbox.Claim, time.Time) (Outcome, error) { panic("bad body") })}
 	res, err := w.Step(context.Background())
 	if err != nil {

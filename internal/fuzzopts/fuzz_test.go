@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
 	"outboxlab/core/report"
-	"outboxlab/core/retry"
 	"outboxlab/scenarios"
 	_ "outboxlab/scenarios/wassal" // registers the Day 16 pair
 )
@@ -158,7 +158,7 @@ func checkScenarioTime(t *testing.T, fs *pflag.FlagSet, rep *report.Report, args
 	}
 	base, _ := fs.GetDuration("base-backoff")
 	ceiling, _ := fs.GetDuration("max-backoff")
-	b := retry.Backoff{Base: base, Cap: ceiling}
+	b := backoff.Backoff{Base: base, Cap: ceiling}
 	earliest := clock.Start
 	for attempt := 1; attempt < attempts; attempt++ {
 		earliest = earliest.Add(b.Delay(attempt))

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -50,7 +50,7 @@ type alertsOptions struct {
 }
 
 func bindAlerts(fs *pflag.FlagSet) *alertsOptions {
-	o := &alertsOptions{drain: bindDrainFlags(fs, gov.DefaultOptions(), alertsBounds)}
+	o := &alertsOptions{drain: bindDrainFlags(fs, emission.DefaultOptions(), alertsBounds)}
 	fs.BoolVar(&o.VerboseAlerts, "verbose-alerts", false, "a careless host: alert lines also carry the entry's payload")
 	return o
 }
@@ -69,18 +69,18 @@ func (o *alertsOptions) Validate() error {
 func (o *alertsOptions) specs() []entrySpec {
 	near := o.drain.MaxRetryAttempts - 1
 	return []entrySpec{
-		{Key: entryKey(1), Role: "poison", Steps: []gov.Step{unavailable}},
-		{Key: entryKey(2), Role: "poison, same provider and reason", Tenant: "tenant-b", Steps: []gov.Step{unavailable}},
+		{Key: entryKey(1), Role: "poison", Steps: []emission.Step{unavailable}},
+		{Key: entryKey(2), Role: "poison, same provider and reason", Tenant: "tenant-b", Steps: []emission.Step{unavailable}},
 		{Key: entryKey(3), Role: "fails to MaxRetryAttempts-1, then recovers", Provider: "northwind-ledger", Region: "us-east-1",
-			Workload: "fraud-screening", Steps: append(repeat(near, timeout), gov.Deliver())},
+			Workload: "fraud-screening", Steps: append(repeat(near, timeout), emission.Deliver())},
 		{Key: entryKey(4), Role: "the provider dead-letters it", Provider: "northwind-ledger", Region: "us-east-1", Tenant: "tenant-c",
-			Workload: "fraud-screening", Steps: []gov.Step{gov.Reject("provider.schema_rejected", "payload failed provider schema validation")}},
-		{Key: entryKey(5), Role: "delivered", Tenant: "tenant-b", Steps: []gov.Step{gov.Deliver()}},
+			Workload: "fraud-screening", Steps: []emission.Step{emission.Reject("provider.schema_rejected", "payload failed provider schema validation")}},
+		{Key: entryKey(5), Role: "delivered", Tenant: "tenant-b", Steps: []emission.Step{emission.Deliver()}},
 	}
 }
 
 func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	run, err := drive(ctx, env.DBPath, driveSpec{mode: gov.ClaimMode, flags: o.drain, entries: o.specs()})
+	run, err := drive(ctx, env.DBPath, driveSpec{mode: emission.ClaimMode, flags: o.drain, entries: o.specs()})
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	for _, l := range o.drain.describe() {
 		r.Line(l)
 	}
-	r.Linef("Drain     claim drain, claims for %s; the host's alert sink observes every transition", gov.DefaultLease)
+	r.Linef("Drain     claim drain, claims for %s; the host's alert sink observes every transition", emission.DefaultLease)
 	host := "Host      one event per dead-letter, a repeat alert per reason code and provider, a warning at MaxRetryAttempts-1; minimized metadata only"
 	if o.VerboseAlerts {
 		host = "Host      CARELESS (--verbose-alerts): its alert lines also carry the entry's payload"

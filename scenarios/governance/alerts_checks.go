@@ -9,14 +9,14 @@ import (
 	"strings"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
 // eventFields parses an alert line's key=value fields, the way a log reader
 // would: a value is a bare word, or a quoted string (Go syntax) that may hold
 // spaces. A word without "=" (the alert's name) is skipped.
-func eventFields(l gov.AlertLine) map[string]string {
+func eventFields(l emission.AlertLine) map[string]string {
 	out := map[string]string{}
 	for s := l.Text; s != ""; {
 		s = strings.TrimLeft(s, " ")
@@ -44,7 +44,7 @@ func eventFields(l gov.AlertLine) map[string]string {
 }
 
 // expectedFields are what a dead-letter event must say about its row.
-func expectedFields(e gov.Entry, maxAttempts int) map[string]string {
+func expectedFields(e emission.Entry, maxAttempts int) map[string]string {
 	return map[string]string{
 		"entry": strconv.FormatInt(e.ID, 10), "correlation": e.CorrelationID, "receipt": e.DecisionReceiptID,
 		"provider": e.Provider, "region": e.Region, "tenant": e.Tenant, "workload": e.Workload,
@@ -53,10 +53,10 @@ func expectedFields(e gov.Entry, maxAttempts int) map[string]string {
 }
 
 // deadLetterEvents returns the dead-letter event lines per entry id.
-func deadLetterEvents(a *gov.Alerts) map[int64][]gov.AlertLine {
-	out := map[int64][]gov.AlertLine{}
+func deadLetterEvents(a *emission.Alerts) map[int64][]emission.AlertLine {
+	out := map[int64][]emission.AlertLine{}
 	for _, l := range a.Lines() {
-		if l.Name == gov.AlertDeadLettered {
+		if l.Name == emission.AlertDeadLettered {
 			out[l.EntryID] = append(out[l.EntryID], l)
 		}
 	}
@@ -64,7 +64,7 @@ func deadLetterEvents(a *gov.Alerts) map[int64][]gov.AlertLine {
 }
 
 // matching counts the expected fields an event line carries with the row's value.
-func matching(l gov.AlertLine, e gov.Entry, maxAttempts int) (int, int) {
+func matching(l emission.AlertLine, e emission.Entry, maxAttempts int) (int, int) {
 	got, want := eventFields(l), expectedFields(e, maxAttempts)
 	n := 0
 	for k, v := range want {
@@ -79,7 +79,7 @@ func (o *alertsOptions) writeEventMatch(r *report.Report, run *driveRun) {
 	events := deadLetterEvents(run.alerts)
 	var rows [][]string
 	for _, e := range run.entries {
-		if e.Status != gov.DeadLettered {
+		if e.Status != emission.DeadLettered {
 			continue
 		}
 		row := []string{e.Key, e.ReasonCode, fmt.Sprintf("%d/%d", e.RetryCount, o.drain.MaxRetryAttempts), strconv.Itoa(len(events[e.ID])), "—", "—"}
@@ -97,12 +97,12 @@ func (o *alertsOptions) checks(r *report.Report, run *driveRun, lines []string) 
 	events := deadLetterEvents(run.alerts)
 	transitions, one, fieldsOK := 0, 0, 0
 	for _, l := range run.log {
-		if l.Applied && l.To == gov.DeadLettered {
+		if l.Applied && l.To == emission.DeadLettered {
 			transitions++
 		}
 	}
 	for _, e := range run.entries {
-		if e.Status != gov.DeadLettered || len(events[e.ID]) != 1 {
+		if e.Status != emission.DeadLettered || len(events[e.ID]) != 1 {
 			continue
 		}
 		one++
@@ -118,7 +118,7 @@ func (o *alertsOptions) checks(r *report.Report, run *driveRun, lines []string) 
 		fmt.Sprintf("%d dead-letter transitions in the log, %d events, %d entries with exactly one", transitions, totalEvents, one))
 	r.Check("each event carries entry, correlation and receipt ids, reason code and attempt", one > 0 && fieldsOK == one,
 		fmt.Sprintf("%d of %d events match their row on all 9 fields (entry, correlation, receipt, provider, region, tenant, workload, reason, attempt)", fieldsOK, one))
-	dead := countStatus(run, gov.DeadLettered)
+	dead := countStatus(run, emission.DeadLettered)
 	r.Check("the dead-letter counter follows the dead-lettered rows", run.alerts.DeadLettered() == dead && dead > 0,
 		fmt.Sprintf("governance_outbox_dead_lettered_total %d, %d rows DeadLettered", run.alerts.DeadLettered(), dead))
 	o.checkRepeats(r, run)
@@ -133,14 +133,14 @@ func (o *alertsOptions) checks(r *report.Report, run *driveRun, lines []string) 
 func (o *alertsOptions) checkRepeats(r *report.Report, run *driveRun) {
 	repeats := map[[2]string]int{}
 	for _, l := range run.alerts.Lines() {
-		if l.Name == gov.AlertDeadLetterRepeat {
+		if l.Name == emission.AlertDeadLetterRepeat {
 			f := eventFields(l)
 			repeats[[2]string{f["reason"], f["provider"]}]++
 		}
 	}
 	rows := map[[2]string]int{}
 	for _, e := range run.entries {
-		if e.Status == gov.DeadLettered {
+		if e.Status == emission.DeadLettered {
 			rows[[2]string{e.ReasonCode, e.Provider}]++
 		}
 	}
@@ -175,16 +175,16 @@ func (o *alertsOptions) checkWarnings(r *report.Report, run *driveRun) {
 	for _, e := range run.entries {
 		reached := false
 		for _, l := range run.log {
-			reached = reached || (l.EntryID == e.ID && l.Applied && l.To == gov.Failed && l.RetryCount == near)
+			reached = reached || (l.EntryID == e.ID && l.Applied && l.To == emission.Failed && l.RetryCount == near)
 		}
 		warnAt, deadAt := -1, -1
 		warns := 0
 		for i, l := range lines {
 			switch {
-			case l.EntryID == e.ID && l.Name == gov.AlertThresholdNear:
+			case l.EntryID == e.ID && l.Name == emission.AlertThresholdNear:
 				warns++
 				warnAt = i
-			case l.EntryID == e.ID && l.Name == gov.AlertDeadLettered:
+			case l.EntryID == e.ID && l.Name == emission.AlertDeadLettered:
 				deadAt = i
 			}
 		}

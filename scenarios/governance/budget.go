@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 )
 
 // The lab's budget: what one run may cost, whatever flags it was given.
@@ -78,7 +78,7 @@ func (f *drainFlags) entryLoad(s entrySpec) load {
 	failed := s.PriorFailures
 	var l load
 	for k := 0; l.calls <= maxCalls; k++ {
-		step := gov.Deliver()
+		step := emission.Deliver()
 		if len(s.Steps) > 0 {
 			step = s.Steps[min(k, len(s.Steps)-1)]
 		}
@@ -94,7 +94,7 @@ func (f *drainFlags) entryLoad(s entrySpec) load {
 			if !f.DeadLetterOnMaxRetryAttempts && failed >= f.RetryCap {
 				return l
 			}
-		case step.Result.Kind == gov.ResultPending || step.Result.Kind == gov.ResultDeferred:
+		case step.Result.Kind == emission.ResultPending || step.Result.Kind == emission.ResultDeferred:
 			l.span = addSat(l.span, step.Result.RetryAfter)
 		default:
 			return l
@@ -105,13 +105,13 @@ func (f *drainFlags) entryLoad(s entrySpec) load {
 
 // failedStep reports whether a scripted step is a failed attempt: a failed
 // result, an error, a panic, or a result the drain does not know.
-func failedStep(s gov.Step) bool {
+func failedStep(s emission.Step) bool {
 	switch {
 	case s.Panic != "" || s.Error != "":
 		return true
 	}
 	switch s.Result.Kind {
-	case gov.ResultDelivered, gov.ResultPending, gov.ResultDeferred, gov.ResultDeadLetter:
+	case emission.ResultDelivered, emission.ResultPending, emission.ResultDeferred, emission.ResultDeadLetter:
 		return false
 	}
 	return true

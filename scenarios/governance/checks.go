@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
@@ -31,7 +31,7 @@ func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
 				n++
 				row := e.row
 				want := scheduledDelay(f.RetryBackoff, f.MaxRetryBackoff, e.log.RetryCount)
-				persisted := e.log.To == gov.Failed && row.Status == gov.Failed && row.RetryCount == e.log.RetryCount &&
+				persisted := e.log.To == emission.Failed && row.Status == emission.Failed && row.RetryCount == e.log.RetryCount &&
 					row.NextRetryAt.Equal(row.UpdatedAt.Add(want))
 				calledAgain := false
 				if j+1 < len(ems) {
@@ -76,17 +76,17 @@ func checkUnexpected(r *report.Report, runs []*driveRun) {
 				if !e.logged {
 					unlogged++
 				}
-				code := gov.CodeUnexpectedError
+				code := emission.CodeUnexpectedError
 				switch {
 				case e.call.Step.Panic != "":
 					panics++
-					code = gov.CodePanic
+					code = emission.CodePanic
 				case e.call.Step.Error != "":
 					errs++
 				default:
 					continue
 				}
-				if e.logged && e.log.RetryCount == e.before+1 && (e.log.To == gov.Failed || e.log.To == gov.DeadLettered) &&
+				if e.logged && e.log.RetryCount == e.before+1 && (e.log.To == emission.Failed || e.log.To == emission.DeadLettered) &&
 					e.row.LastErrorCode == code {
 					counted++
 				}
@@ -112,16 +112,16 @@ func checkProviderDeadLetter(r *report.Report, runs []*driveRun) {
 		for _, key := range run.keys() {
 			ems := run.emissions(key)
 			for j, e := range ems {
-				if e.kind() != gov.ResultDeadLetter {
+				if e.kind() != emission.ResultDeadLetter {
 					continue
 				}
 				n++
 				code := e.call.Step.Result.Code
 				if code == "" {
-					code = gov.CodeProviderRejected
+					code = emission.CodeProviderRejected
 				}
 				row := e.row
-				if e.logged && e.log.To == gov.DeadLettered && e.log.RetryCount == e.before && row.Status == gov.DeadLettered &&
+				if e.logged && e.log.To == emission.DeadLettered && e.log.RetryCount == e.before && row.Status == emission.DeadLettered &&
 					row.ReasonCode == code && row.DeadLetteredAt.Equal(e.call.At) && j == len(ems)-1 {
 					ok++
 				}
@@ -171,9 +171,9 @@ func checkNotDelivery(r *report.Report, runs []*driveRun) {
 	for _, run := range runs {
 		for _, e := range run.entries {
 			switch e.Status {
-			case gov.Delivered:
+			case emission.Delivered:
 				delivered++
-			case gov.DeadLettered:
+			case emission.DeadLettered:
 				dead++
 				if !e.DeliveredAt.IsZero() {
 					stamped++
@@ -193,8 +193,8 @@ func checkNotDelivery(r *report.Report, runs []*driveRun) {
 func recordMetrics(r *report.Report, run *driveRun, f *drainFlags) {
 	r.Metric("max_retry_attempts", f.MaxRetryAttempts)
 	r.Metric("dead_letter_on_max_retry_attempts", f.DeadLetterOnMaxRetryAttempts)
-	r.Metric("delivered", countStatus(run, gov.Delivered))
-	r.Metric("dead_lettered", countStatus(run, gov.DeadLettered))
+	r.Metric("delivered", countStatus(run, emission.Delivered))
+	r.Metric("dead_lettered", countStatus(run, emission.DeadLettered))
 	r.Metric("dead_letter_counter", run.alerts.DeadLettered())
 	r.Metric("emitter_calls", len(run.emitter.Calls()))
 	retry := map[string]int{}

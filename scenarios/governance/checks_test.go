@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
 )
@@ -135,19 +135,19 @@ func TestThresholdChecksCatchAWrongImplementation(t *testing.T) {
 			s.log = append(s.log[:logAt(t, s, "GOV-003", 0)], s.log[logAt(t, s, "GOV-003", 0)+1:]...)
 		}},
 		{"a provider-returned dead-letter is terminal at once", "the entry was emitted again after the provider's dead-letter", func(_, c *driveRun) {
-			c.calls = append(c.calls, gov.Call{Key: "GOV-006", At: c.ended, Step: gov.Deliver()})
+			c.calls = append(c.calls, emission.Call{Key: "GOV-006", At: c.ended, Step: emission.Deliver()})
 		}},
 		{"a provider-returned dead-letter is terminal at once", "the row recorded the threshold's code instead of the provider's", func(_, c *driveRun) {
-			c.rows["GOV-006"][0].ReasonCode = gov.DefaultDeadLetterReasonCode
+			c.rows["GOV-006"][0].ReasonCode = emission.DefaultDeadLetterReasonCode
 		}},
 		{"no automatic replay of terminal entries", "the pass a day later emitted a dead-letter", func(s, _ *driveRun) {
-			s.calls = append(s.calls, gov.Call{Key: "GOV-002", At: s.laterAt, Step: unavailable})
+			s.calls = append(s.calls, emission.Call{Key: "GOV-002", At: s.laterAt, Step: unavailable})
 		}},
 		{"the failure being processed counts toward the threshold", "the dead-letter came one failure late", func(_, c *driveRun) {
 			c.log[logAt(t, c, "GOV-002", 4)].RetryCount = 6
 		}},
 		{"the failure being processed counts toward the threshold", "a failure at the threshold left the entry live", func(s, _ *driveRun) {
-			s.log[logAt(t, s, "GOV-003", 4)].To = gov.Failed
+			s.log[logAt(t, s, "GOV-003", 4)].To = emission.Failed
 		}},
 		{"threshold dead-letters carry the stable reason code and message", "the row recorded another reason", func(_, c *driveRun) {
 			c.rows["GOV-003"][4].ReasonMessage = "poison"
@@ -196,7 +196,7 @@ func TestDeferredChecksCatchAWrongImplementation(t *testing.T) {
 			c.rows["GOV-001"][2].RetryCount = 1
 		}},
 		{"pending is kept deferred like deferred", "a pending result was persisted as Failed", func(s, _ *driveRun) {
-			s.log[logAt(t, s, "GOV-002", 1)].To = gov.Failed
+			s.log[logAt(t, s, "GOV-002", 1)].To = emission.Failed
 		}},
 		{"deferred entries stay eligible and come back when the emitter asked", "the store persisted another due time than the emitter asked", func(_, c *driveRun) {
 			c.rows["GOV-003"][0].NextRetryAt = c.rows["GOV-003"][0].NextRetryAt.Add(time.Second)
@@ -224,7 +224,7 @@ func TestDisabledChecksCatchAWrongImplementation(t *testing.T) {
 			c.log[logAt(t, c, "GOV-001", 4)].RetryCount = 4
 		}},
 		{"retry history is never reset", "the row counts a failure the provider never saw", func(_, c *driveRun) {
-			c.calls[callAt(t, c, "GOV-001", 2)].Step = gov.Deliver()
+			c.calls[callAt(t, c, "GOV-001", 2)].Step = emission.Deliver()
 		}},
 		{"below the threshold a failure is retried on schedule", "the store persisted another NextRetryAtUtc", func(s, _ *driveRun) {
 			s.rows["GOV-002"][0].NextRetryAt = s.rows["GOV-002"][0].NextRetryAt.Add(-time.Millisecond)
@@ -244,7 +244,7 @@ func TestLegacyChecksCatchAWrongImplementation(t *testing.T) {
 			}
 		}},
 		{"a failure at MaxRetryCount creates no terminal transition", "failure 3 of GOV-002 dead-lettered it", func(_, c *driveRun) {
-			c.log[logAt(t, c, "GOV-002", 2)].To = gov.DeadLettered
+			c.log[logAt(t, c, "GOV-002", 2)].To = emission.DeadLettered
 		}},
 		{"every entry dead-letters at MaxRetryAttempts 8, whatever its MaxRetryCount", "GOV-003 dead-lettered at 12", func(_, c *driveRun) {
 			c.log[logAt(t, c, "GOV-003", 7)].RetryCount = 12
@@ -269,8 +269,8 @@ func TestAlertChecksCatchAWrongImplementation(t *testing.T) {
 }
 
 func TestAlertFieldsWithSpacesParse(t *testing.T) {
-	l := gov.AlertLine{Text: "governance_outbox.dead_lettered entry=1 " + gov.Field("reason", `poison "x" = y`) + " " +
-		gov.Field("provider", "acme audit") + " attempt=5/5 " + gov.Field("empty", "")}
+	l := emission.AlertLine{Text: "governance_outbox.dead_lettered entry=1 " + emission.Field("reason", `poison "x" = y`) + " " +
+		emission.Field("provider", "acme audit") + " attempt=5/5 " + emission.Field("empty", "")}
 	got := eventFields(l)
 	want := map[string]string{"entry": "1", "reason": `poison "x" = y`, "provider": "acme audit", "attempt": "5/5", "empty": ""}
 	for k, v := range want {
@@ -301,7 +301,7 @@ func TestStaleChecksCatchAWrongImplementation(t *testing.T) {
 		{staleAfter, "worker-B, the current claim owner, reached a terminal state", "B's claim carried no newer token than A's",
 			func(run *staleRun) { run.claims[1].row.ClaimToken = 1 }},
 		{staleBefore, "the terminal transition was lost", "the row right after A still read Delivered",
-			func(run *staleRun) { run.afterA.Status = gov.Delivered }},
+			func(run *staleRun) { run.afterA.Status = emission.Delivered }},
 		{staleBefore, "the overwrite did real harm", "the provider's ledger holds one delivery",
 			func(run *staleRun) { run.calls = run.calls[:2] }},
 		{staleAfter, "worker-A's stale write was refused by the claim check", "the log shows A's write applied",
@@ -346,7 +346,7 @@ func TestReplayChecksCatchAWrongImplementation(t *testing.T) {
 	}{
 		{"the drain never replays a dead-letter", "the drain emitted an original after its dead-letter",
 			func(run *replayRun) {
-				run.calls = append(run.calls, gov.Call{Key: entryKey(1), At: run.ended, Step: gov.Deliver()})
+				run.calls = append(run.calls, emission.Call{Key: entryKey(1), At: run.ended, Step: emission.Deliver()})
 			}},
 		{"the original entry, its terminal reason and its history are preserved", "the replay rewrote the original's reason",
 			func(run *replayRun) { run.entries[0].ReasonCode = "replayed" }},

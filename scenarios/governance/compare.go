@@ -5,12 +5,12 @@ import (
 	"strconv"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
 // outcome is what one entry ended as, in words two runs can be compared by.
-func outcome(run *driveRun, e gov.Entry) string {
+func outcome(run *driveRun, e emission.Entry) string {
 	return fmt.Sprintf("%s rc=%d reason=%s/%s next=%s err=%s delivered=%s dead=%s calls=%d", e.Status, e.RetryCount,
 		e.ReasonCode, e.ReasonMessage, stampOrDash(e.NextRetryAt), e.LastErrorCode, stampOrDash(e.DeliveredAt),
 		stampOrDash(e.DeadLetteredAt), run.emitter.CallsFor(e.Key))
@@ -68,7 +68,7 @@ func writeSideBySide(r *report.Report, store, claim *driveRun) {
 	r.Table([]string{"Entry", "Emitter script", "Store drain", "Claim drain", "ReasonCode", "NextRetryAtUtc", "Claim (claim drain)"}, rows)
 }
 
-func ownerText(e gov.Entry) string {
+func ownerText(e emission.Entry) string {
 	if e.ClaimOwner == "" {
 		return "cleared (token " + strconv.FormatInt(e.ClaimToken, 10) + ")"
 	}

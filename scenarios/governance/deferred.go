@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -47,7 +47,7 @@ type deferredOptions struct {
 }
 
 func bindDeferred(fs *pflag.FlagSet) *deferredOptions {
-	o := &deferredOptions{drain: bindDrainFlags(fs, gov.DefaultOptions(), deferredBounds)}
+	o := &deferredOptions{drain: bindDrainFlags(fs, emission.DefaultOptions(), deferredBounds)}
 	fs.IntVar(&o.Deferrals, "deferrals", 7, "deferred results GOV-001 gets before it is delivered")
 	fs.IntVar(&o.Pendings, "pendings", 3, "pending results GOV-002 gets before it is delivered")
 	fs.DurationVar(&o.DeferAfter, "defer-after", 2*time.Second, "how long the emitter asks the drain to wait after a pending or deferred result")
@@ -66,14 +66,14 @@ func (o *deferredOptions) Validate() error {
 const interleavedDeferrals = 3
 
 func (o *deferredOptions) specs() []entrySpec {
-	deferred := gov.Defer(o.DeferAfter)
-	var mixed []gov.Step
+	deferred := emission.Defer(o.DeferAfter)
+	var mixed []emission.Step
 	for range interleavedDeferrals {
 		mixed = append(mixed, deferred, unavailable)
 	}
 	return []entrySpec{
-		{Key: entryKey(1), Role: "deferred more often than failures are allowed", Steps: append(repeat(o.Deferrals, deferred), gov.Deliver())},
-		{Key: entryKey(2), Role: "pending results", Steps: append(repeat(o.Pendings, gov.Pend(o.DeferAfter)), gov.Deliver())},
+		{Key: entryKey(1), Role: "deferred more often than failures are allowed", Steps: append(repeat(o.Deferrals, deferred), emission.Deliver())},
+		{Key: entryKey(2), Role: "pending results", Steps: append(repeat(o.Pendings, emission.Pend(o.DeferAfter)), emission.Deliver())},
 		{Key: entryKey(3), Role: "deferrals between failures", Steps: append(mixed, unavailable)},
 	}
 }
@@ -107,15 +107,15 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 			ems := run.emissions(key)
 			for j, e := range ems {
 				k := e.kind()
-				if k != gov.ResultDeferred && k != gov.ResultPending {
+				if k != emission.ResultDeferred && k != emission.ResultPending {
 					continue
 				}
 				waits++
-				row, deferred := e.row, e.logged && e.log.To == gov.Deferred && e.row.Status == gov.Deferred
+				row, deferred := e.row, e.logged && e.log.To == emission.Deferred && e.row.Status == emission.Deferred
 				if deferred && e.log.RetryCount == e.before && row.RetryCount == e.before {
 					kept++
 				}
-				if k == gov.ResultPending {
+				if k == emission.ResultPending {
 					pendingCalls++
 					if deferred {
 						pendings++
@@ -140,14 +140,14 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 	g1, g3 := claim.entry(entryKey(1)), claim.entry(entryKey(3))
 	deferrals := 0
 	for _, e := range claim.emissions(g1.Key) {
-		if e.kind() == gov.ResultDeferred {
+		if e.kind() == emission.ResultDeferred {
 			deferrals++
 		}
 	}
-	r.Check("deferrals never consume the threshold", g1.Status == gov.Delivered && g1.RetryCount == 0,
+	r.Check("deferrals never consume the threshold", g1.Status == emission.Delivered && g1.RetryCount == 0,
 		fmt.Sprintf("%s deferred %d times (MaxRetryAttempts %d) → %s with RetryCount %d", g1.Key, deferrals, o.drain.MaxRetryAttempts, g1.Status, g1.RetryCount))
 	n3, f3 := claim.emitter.CallsFor(g3.Key), claim.failedCalls(g3.Key)
-	r.Check("only failed attempts reach the threshold", g3.Status == gov.DeadLettered && g3.RetryCount == o.drain.MaxRetryAttempts && f3 == o.drain.MaxRetryAttempts,
+	r.Check("only failed attempts reach the threshold", g3.Status == emission.DeadLettered && g3.RetryCount == o.drain.MaxRetryAttempts && f3 == o.drain.MaxRetryAttempts,
 		fmt.Sprintf("%s %s on emission %d: %s + %d deferrals, RetryCount %d/%d",
 			g3.Key, g3.Status, n3, report.Plural(f3, "failure"), n3-f3, g3.RetryCount, o.drain.MaxRetryAttempts))
 	checkNotDelivery(r, runs)

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -47,7 +47,7 @@ type disabledOptions struct {
 }
 
 func bindDisabled(fs *pflag.FlagSet) *disabledOptions {
-	def := gov.DefaultOptions()
+	def := emission.DefaultOptions()
 	def.DeadLetterOnMaxRetryAttempts = false
 	o := &disabledOptions{drain: bindDrainFlags(fs, def, disabledBounds)}
 	fs.IntVar(&o.HostReviewAfter, "host-review-after", 8, "host policy: quarantine an entry for manual review once its RetryCount reaches this (0: the host has no policy)")
@@ -68,14 +68,14 @@ func (o *disabledOptions) Validate() error {
 
 func (o *disabledOptions) specs() []entrySpec {
 	return []entrySpec{
-		{Key: entryKey(1), Role: "a poison entry", Steps: []gov.Step{unavailable}},
-		{Key: entryKey(2), Role: "transient failures", Steps: []gov.Step{timeout, timeout, gov.Deliver()}},
+		{Key: entryKey(1), Role: "a poison entry", Steps: []emission.Step{unavailable}},
+		{Key: entryKey(2), Role: "transient failures", Steps: []emission.Step{timeout, timeout, emission.Deliver()}},
 	}
 }
 
 // hostReview is the host's alternative terminal policy: quarantine for
 // manual review, audited, retry history kept.
-func (o *disabledOptions) hostReview(ctx context.Context, s *gov.Store, now time.Time) ([]string, error) {
+func (o *disabledOptions) hostReview(ctx context.Context, s *emission.Store, now time.Time) ([]string, error) {
 	if o.HostReviewAfter == 0 {
 		return nil, nil
 	}
@@ -88,7 +88,7 @@ func (o *disabledOptions) hostReview(ctx context.Context, s *gov.Store, now time
 		if e.Status.Terminal() || e.RetryCount < o.HostReviewAfter {
 			continue
 		}
-		rem := gov.Remediation{Action: "quarantine-for-manual-review", Reviewer: "host-review-policy",
+		rem := emission.Remediation{Action: "quarantine-for-manual-review", Reviewer: "host-review-policy",
 			Reason:   fmt.Sprintf("%d failed emission attempts with DeadLetterOnMaxRetryAttempts off", e.RetryCount),
 			Approval: "standing rule GOV-OPS-7 (automatic hold, human review required)", Ticket: fmt.Sprintf("REV-%04d", e.ID)}
 		if err := s.Quarantine(ctx, e.ID, now, rem); err != nil {
@@ -119,6 +119,6 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	r.Verdict("PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT ✅",
 		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS ❌")
 	recordMetrics(r, claim, o.drain)
-	r.Metric("quarantined", countStatus(claim, gov.Quarantined))
+	r.Metric("quarantined", countStatus(claim, emission.Quarantined))
 	return r, nil
 }

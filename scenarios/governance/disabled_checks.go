@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
@@ -20,7 +20,7 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	detail := "no failure reached the threshold"
 	for _, run := range runs {
 		for _, e := range run.emissions(entryKey(1)) {
-			retryable := e.failed() && e.logged && e.log.To == gov.Failed && e.row.Status == gov.Failed && !e.row.NextRetryAt.IsZero()
+			retryable := e.failed() && e.logged && e.log.To == emission.Failed && e.row.Status == emission.Failed && !e.row.NextRetryAt.IsZero()
 			switch {
 			case retryable && e.log.RetryCount == maxAttempts:
 				atThreshold++
@@ -38,7 +38,7 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	case beyond > 0:
 	case claim.capped:
 		detail += fmt.Sprintf(" (the demo cap, --retry-cap %d, stopped the run first)", o.drain.RetryCap)
-	case g1.Status == gov.Quarantined && g1.RetryCount <= maxAttempts:
+	case g1.Status == emission.Quarantined && g1.RetryCount <= maxAttempts:
 		detail += fmt.Sprintf(" (the host's review quarantined GOV-001 at RetryCount %d first)", g1.RetryCount)
 	}
 	r.Check("failures stay eligible for retry past MaxRetryAttempts", atThreshold == 2 && beyond > 0,
@@ -46,21 +46,21 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 
 	dl := 0
 	for _, run := range runs {
-		dl += countStatus(run, gov.DeadLettered)
+		dl += countStatus(run, emission.DeadLettered)
 	}
 	r.Check("the drain creates no dead-letter when the option is off", dl == 0,
 		fmt.Sprintf("%d dead-lettered entries (both modes)", dl))
 
-	var rem gov.RemediationRecord
+	var rem emission.RemediationRecord
 	if len(claim.remediations) > 0 {
 		rem = claim.remediations[0]
 	}
 	audited := rem.Reviewer != "" && rem.Reason != "" && rem.Approval != "" && rem.Ticket != ""
 	hostDetail := fmt.Sprintf("none: GOV-001 is %s with RetryCount %d at the end of the run (demo cap: %v)", g1.Status, g1.RetryCount, claim.capped)
-	if g1.Status == gov.Quarantined {
+	if g1.Status == emission.Quarantined {
 		hostDetail = fmt.Sprintf("GOV-001 Quarantined at RetryCount %d by %s, approval %q, ticket %s", g1.RetryCount, rem.Reviewer, rem.Approval, rem.Ticket)
 	}
-	r.Check("the host supplied another terminal policy, audited", g1.Status == gov.Quarantined && len(claim.remediations) == 1 && audited && !claim.capped,
+	r.Check("the host supplied another terminal policy, audited", g1.Status == emission.Quarantined && len(claim.remediations) == 1 && audited && !claim.capped,
 		hostDetail)
 
 	failed := claim.failedCalls(g1.Key)
@@ -71,16 +71,16 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	// persisted failure at the threshold that left GOV-001 retryable.
 	passed, reached := 0, 0
 	for _, l := range claim.alerts.Lines() {
-		if l.Name == gov.AlertThresholdPassed && l.EntryID == g1.ID {
+		if l.Name == emission.AlertThresholdPassed && l.EntryID == g1.ID {
 			passed++
 		}
 	}
 	for _, l := range claim.log {
-		if l.EntryID == g1.ID && l.Applied && l.To == gov.Failed && l.RetryCount == maxAttempts {
+		if l.EntryID == g1.ID && l.Applied && l.To == emission.Failed && l.RetryCount == maxAttempts {
 			reached++
 		}
 	}
-	alertDetail := fmt.Sprintf("%d %s alert for GOV-001", passed, gov.AlertThresholdPassed)
+	alertDetail := fmt.Sprintf("%d %s alert for GOV-001", passed, emission.AlertThresholdPassed)
 	if reached == 0 {
 		alertDetail += fmt.Sprintf("; GOV-001 never reached failed attempt %d/%d as Failed, so the run could not show it", maxAttempts, maxAttempts)
 	}
@@ -89,17 +89,17 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	quarantinedDelivered := 0
 	for _, run := range runs {
 		for _, e := range run.entries {
-			if e.Status == gov.Quarantined && !e.DeliveredAt.IsZero() {
+			if e.Status == emission.Quarantined && !e.DeliveredAt.IsZero() {
 				quarantinedDelivered++
 			}
 		}
 	}
 	r.Check("a quarantined entry is not a delivery", quarantinedDelivered == 0,
-		fmt.Sprintf("%d quarantined rows carry a delivery time; %d Delivered (claim drain)", quarantinedDelivered, countStatus(claim, gov.Delivered)))
+		fmt.Sprintf("%d quarantined rows carry a delivery time; %d Delivered (claim drain)", quarantinedDelivered, countStatus(claim, emission.Delivered)))
 }
 
 // writeRemediations prints the host's remediation log.
-func writeRemediations(r *report.Report, recs []gov.RemediationRecord, entries []gov.Entry) {
+func writeRemediations(r *report.Report, recs []emission.RemediationRecord, entries []emission.Entry) {
 	if len(recs) == 0 {
 		r.Line("(empty: the host made no decision)")
 		return

@@ -7,34 +7,34 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 )
 
 // driveSpec is one drain run: a mode, the options, the entries.
 type driveSpec struct {
-	mode    gov.Mode
+	mode    emission.Mode
 	flags   *drainFlags
 	entries []entrySpec
 	// host, when set, runs after every pass: the host's own policy (for
 	// example quarantine for manual review), returning timeline lines.
-	host func(ctx context.Context, s *gov.Store, now time.Time) ([]string, error)
+	host func(ctx context.Context, s *emission.Store, now time.Time) ([]string, error)
 }
 
 // driveRun is a drain run driven to its end, read back from the database.
 type driveRun struct {
-	mode         gov.Mode
+	mode         emission.Mode
 	owner        string // the drain's name: the Actor of its transitions
-	events       []gov.Event
+	events       []emission.Event
 	timeline     []string
-	alerts       *gov.Alerts
-	emitter      *gov.Scripted
-	calls        []gov.Call           // the provider's ledger, every call in order
-	seeded       map[string]gov.Entry // each row as seeded, read back before the drain starts
-	rows         map[string][]gov.Entry
-	entries      []gov.Entry
-	log          []gov.LogEntry
-	remediations []gov.RemediationRecord
-	tables       []gov.Table
+	alerts       *emission.Alerts
+	emitter      *emission.Scripted
+	calls        []emission.Call           // the provider's ledger, every call in order
+	seeded       map[string]emission.Entry // each row as seeded, read back before the drain starts
+	rows         map[string][]emission.Entry
+	entries      []emission.Entry
+	log          []emission.LogEntry
+	remediations []emission.RemediationRecord
+	tables       []emission.Table
 	capped       bool // the demo cap stopped the run
 	// laterAt is when one more pass ran, a day after the run; zero when the
 	// demo cap ended the run instead.
@@ -50,30 +50,30 @@ type driveRun struct {
 // every pass it reads back the row of each entry the pass handled: rows[key]
 // holds the entry as persisted after each of its transitions, in order.
 func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) {
-	store, err := gov.Open(ctx, path)
+	store, err := emission.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
 	clk := clock.New()
-	em := gov.NewScripted()
+	em := emission.NewScripted()
 	if err := seedEntries(ctx, store, em, spec.entries, clk.Now()); err != nil {
 		return nil, err
 	}
 	owner := string(spec.mode) + "-drain"
-	d, err := gov.NewDrain(gov.Config{Options: spec.flags.Options, Backoff: spec.flags.backoff(), Mode: spec.mode,
+	d, err := emission.NewDrain(emission.Config{Options: spec.flags.Options, Backoff: spec.flags.backoff(), Mode: spec.mode,
 		Owner: owner}, store, em, clk)
 	if err != nil {
 		return nil, err
 	}
-	run := &driveRun{mode: spec.mode, owner: owner, alerts: gov.NewAlerts(spec.flags.Options), emitter: em,
-		rows: map[string][]gov.Entry{}, started: clk.Now()}
+	run := &driveRun{mode: spec.mode, owner: owner, alerts: emission.NewAlerts(spec.flags.Options), emitter: em,
+		rows: map[string][]emission.Entry{}, started: clk.Now()}
 	if run.seeded, err = rowsByKey(ctx, store); err != nil {
 		return nil, err
 	}
 	d.Observe(run.alerts.Observe)
-	d.Observe(func(ev gov.Event) {
-		if ev.Kind != gov.Claimed {
+	d.Observe(func(ev emission.Event) {
+		if ev.Kind != emission.Claimed {
 			run.timeline = append(run.timeline, timelineLine(ev, spec.flags.MaxRetryAttempts))
 		}
 	})
@@ -118,10 +118,10 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 }
 
 // readBack appends to rows the persisted row of every entry a pass handled.
-func (r *driveRun) readBack(ctx context.Context, store *gov.Store, events []gov.Event) error {
-	var rows map[string]gov.Entry
+func (r *driveRun) readBack(ctx context.Context, store *emission.Store, events []emission.Event) error {
+	var rows map[string]emission.Entry
 	for _, ev := range events {
-		if ev.Kind != gov.Handled {
+		if ev.Kind != emission.Handled {
 			continue
 		}
 		if rows == nil {
@@ -135,12 +135,12 @@ func (r *driveRun) readBack(ctx context.Context, store *gov.Store, events []gov.
 	return nil
 }
 
-func rowsByKey(ctx context.Context, store *gov.Store) (map[string]gov.Entry, error) {
+func rowsByKey(ctx context.Context, store *emission.Store) (map[string]emission.Entry, error) {
 	entries, err := store.Entries(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]gov.Entry, len(entries))
+	out := make(map[string]emission.Entry, len(entries))
 	for _, e := range entries {
 		out[e.Key] = e
 	}
@@ -149,9 +149,9 @@ func rowsByKey(ctx context.Context, store *gov.Store) (map[string]gov.Entry, err
 
 // failuresReached reports whether a pass left some entry live, as its row
 // now reads, with at least cap failed attempts: the demo cap.
-func (r *driveRun) failuresReached(events []gov.Event, cap int) bool {
+func (r *driveRun) failuresReached(events []emission.Event, cap int) bool {
 	for _, ev := range events {
-		if rows := r.rows[ev.Entry.Key]; ev.Kind == gov.Handled && len(rows) > 0 {
+		if rows := r.rows[ev.Entry.Key]; ev.Kind == emission.Handled && len(rows) > 0 {
 			if last := rows[len(rows)-1]; !last.Status.Terminal() && last.RetryCount >= cap {
 				return true
 			}
@@ -160,7 +160,7 @@ func (r *driveRun) failuresReached(events []gov.Event, cap int) bool {
 	return false
 }
 
-func (r *driveRun) read(ctx context.Context, store *gov.Store) (err error) {
+func (r *driveRun) read(ctx context.Context, store *emission.Store) (err error) {
 	r.calls = r.emitter.Calls()
 	if r.entries, err = store.Entries(ctx); err != nil {
 		return err
@@ -179,23 +179,23 @@ func (r *driveRun) read(ctx context.Context, store *gov.Store) (err error) {
 }
 
 // entry returns the final row labelled key.
-func (r *driveRun) entry(key string) gov.Entry {
+func (r *driveRun) entry(key string) emission.Entry {
 	for _, e := range r.entries {
 		if e.Key == key {
 			return e
 		}
 	}
-	return gov.Entry{}
+	return emission.Entry{}
 }
 
 // driveBoth drains the same entries twice: the store drain on env's database,
 // the claim drain on a second file beside it.
 func driveBoth(ctx context.Context, dbPath, dir string, spec driveSpec) (store, claim *driveRun, err error) {
-	spec.mode = gov.StoreMode
+	spec.mode = emission.StoreMode
 	if store, err = drive(ctx, dbPath, spec); err != nil {
 		return nil, nil, fmt.Errorf("run the store drain: %w", err)
 	}
-	spec.mode = gov.ClaimMode
+	spec.mode = emission.ClaimMode
 	if claim, err = drive(ctx, filepath.Join(dir, "claim.db"), spec); err != nil {
 		return nil, nil, fmt.Errorf("run the claim drain: %w", err)
 	}

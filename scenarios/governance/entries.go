@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 )
 
 // fakeSecret and protectedPrompt are planted in every payload. They are what
@@ -27,7 +27,7 @@ type entrySpec struct {
 	Region   string
 	Tenant   string
 	Workload string
-	Steps    []gov.Step
+	Steps    []emission.Step
 	// MaxRetryCount is the legacy column; 0 leaves the schema default (5).
 	MaxRetryCount int
 	// PriorFailures is RetryCount as already persisted before this run.
@@ -67,10 +67,10 @@ func (s entrySpec) withDefaults() entrySpec {
 
 // seedEntries writes one entry per spec, all created at at (Id order is spec
 // order), and scripts the emitter for each.
-func seedEntries(ctx context.Context, store *gov.Store, em *gov.Scripted, specs []entrySpec, at time.Time) error {
+func seedEntries(ctx context.Context, store *emission.Store, em *emission.Scripted, specs []entrySpec, at time.Time) error {
 	for i, s := range specs {
 		s = s.withDefaults()
-		_, err := store.Insert(ctx, gov.NewEntry{
+		_, err := store.Insert(ctx, emission.NewEntry{
 			Key: s.Key, EventType: eventType, CorrelationID: correlationID(i + 1), DecisionReceiptID: receiptID(i + 1),
 			Provider: s.Provider, Region: s.Region, Tenant: s.Tenant, Workload: s.Workload, Payload: payload(i+1, s),
 			MaxRetryCount: s.MaxRetryCount, RetryCount: s.PriorFailures, CreatedAt: at,
@@ -84,8 +84,8 @@ func seedEntries(ctx context.Context, store *gov.Store, em *gov.Scripted, specs 
 }
 
 // repeat returns n copies of step.
-func repeat(n int, step gov.Step) []gov.Step {
-	out := make([]gov.Step, n)
+func repeat(n int, step emission.Step) []emission.Step {
+	out := make([]emission.Step, n)
 	for i := range out {
 		out[i] = step
 	}
@@ -94,6 +94,6 @@ func repeat(n int, step gov.Step) []gov.Step {
 
 // The scripted results the scenarios use, with provider-neutral codes.
 var (
-	unavailable = gov.Fail("provider.unavailable", "provider returned 503")
-	timeout     = gov.Fail("provider.timeout", "provider did not answer in time")
+	unavailable = emission.Fail("provider.unavailable", "provider returned 503")
+	timeout     = emission.Fail("provider.timeout", "provider did not answer in time")
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
@@ -29,7 +29,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun) {
 	for _, s := range l.flags.describe() {
 		r.Line(s)
 	}
-	r.Linef("Drains    store drain: selects due entries, writes by Id; claim drain: claims for %s with a fencing token, owner-checked writes", gov.DefaultLease)
+	r.Linef("Drains    store drain: selects due entries, writes by Id; claim drain: claims for %s with a fencing token, owner-checked writes", emission.DefaultLease)
 	if !l.flags.DeadLetterOnMaxRetryAttempts {
 		r.Linef("Demo cap  with dead-lettering off, the run is stopped if a live entry reaches %d failures", l.flags.RetryCap)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -44,7 +44,7 @@ var legacyBounds = drainBounds()
 type legacyOptions struct{ drain *drainFlags }
 
 func bindLegacy(fs *pflag.FlagSet) *legacyOptions {
-	def := gov.DefaultOptions()
+	def := emission.DefaultOptions()
 	def.MaxRetryAttempts = 8
 	return &legacyOptions{drain: bindDrainFlags(fs, def, legacyBounds)}
 }
@@ -59,10 +59,10 @@ func (o *legacyOptions) Validate() error {
 
 func (o *legacyOptions) specs() []entrySpec {
 	return []entrySpec{
-		{Key: entryKey(1), Role: "legacy column left at its default", Steps: []gov.Step{unavailable}},
-		{Key: entryKey(2), Role: "legacy MaxRetryCount 3", Steps: []gov.Step{unavailable}, MaxRetryCount: 3},
-		{Key: entryKey(3), Role: "legacy MaxRetryCount 12", Steps: []gov.Step{unavailable}, MaxRetryCount: 12},
-		{Key: entryKey(4), Role: "persisted at RetryCount 5 of MaxRetryCount 5", Steps: []gov.Step{unavailable}, MaxRetryCount: 5, PriorFailures: 5},
+		{Key: entryKey(1), Role: "legacy column left at its default", Steps: []emission.Step{unavailable}},
+		{Key: entryKey(2), Role: "legacy MaxRetryCount 3", Steps: []emission.Step{unavailable}, MaxRetryCount: 3},
+		{Key: entryKey(3), Role: "legacy MaxRetryCount 12", Steps: []emission.Step{unavailable}, MaxRetryCount: 12},
+		{Key: entryKey(4), Role: "persisted at RetryCount 5 of MaxRetryCount 5", Steps: []emission.Step{unavailable}, MaxRetryCount: 5, PriorFailures: 5},
 	}
 }
 
@@ -105,7 +105,7 @@ func legacyOf(run *driveRun, key string) legacyFigures {
 		if e.failed() && e.logged && e.log.RetryCount == legacy {
 			f.atLegacy = string(e.log.To)
 		}
-		if e.logged && e.log.To == gov.DeadLettered {
+		if e.logged && e.log.To == emission.DeadLettered {
 			f.deadAt = e.log.RetryCount
 		}
 	}
@@ -164,11 +164,11 @@ func (o *legacyOptions) checks(r *report.Report, store, claim *driveRun) {
 			selected = append(selected, fmt.Sprintf("%s %d× at ≥ %d", s.Key, f.selectedPast, legacy))
 		}
 		if f.atLegacy != "" {
-			atOK = atOK && (f.atLegacy == string(gov.Failed) || legacy >= maxAttempts)
+			atOK = atOK && (f.atLegacy == string(emission.Failed) || legacy >= maxAttempts)
 			atLegacy = append(atLegacy, fmt.Sprintf("%s failure %d → %s", s.Key, legacy, f.atLegacy))
 		}
 		want := max(maxAttempts, s.PriorFailures+1)
-		deadOK = deadOK && f.deadAt == want && claim.entry(s.Key).Status == gov.DeadLettered
+		deadOK = deadOK && f.deadAt == want && claim.entry(s.Key).Status == emission.DeadLettered
 		if f.deadAt > 0 {
 			dead = append(dead, fmt.Sprintf("%s (legacy %d) at %d", s.Key, legacy, f.deadAt))
 		} else {

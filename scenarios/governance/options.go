@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/claim"
-	gov "outboxlab/core/governance"
-	"outboxlab/core/retry"
+	"outboxlab/core/emission"
 )
 
 // optionFlag maps each GovernanceOutboxOptions field to its flag.
@@ -23,7 +23,7 @@ var optionFlag = map[string]string{
 // drainFlags are the drain options every governance scenario takes: the four
 // GovernanceOutboxOptions and the retry schedule.
 type drainFlags struct {
-	gov.Options
+	emission.Options
 	RetryBackoff    time.Duration
 	MaxRetryBackoff time.Duration
 	RetryCap        int
@@ -35,7 +35,7 @@ type drainFlags struct {
 // bindDrainFlags registers the options with def as their defaults; scenarios
 // whose story needs another default (8 attempts, dead-letter off) say so in
 // def. bs are the ranges of all the scenario's numeric flags, checked by validate.
-func bindDrainFlags(fs *pflag.FlagSet, def gov.Options, bs bounds) *drainFlags {
+func bindDrainFlags(fs *pflag.FlagSet, def emission.Options, bs bounds) *drainFlags {
 	f := &drainFlags{fs: fs, bounds: bs}
 	fs.IntVar(&f.MaxRetryAttempts, "max-retry-attempts", def.MaxRetryAttempts,
 		"MaxRetryAttempts: failed emission attempts permitted; the failure being processed counts")
@@ -56,7 +56,7 @@ func bindDrainFlags(fs *pflag.FlagSet, def gov.Options, bs bounds) *drainFlags {
 // against its declared range.
 func (f *drainFlags) validate() error {
 	if _, err := f.Options.Resolve(); err != nil {
-		var oe *gov.OptionError
+		var oe *emission.OptionError
 		if errors.As(err, &oe) {
 			return fmt.Errorf("%s: %w", optionFlag[oe.Option], err)
 		}
@@ -65,8 +65,8 @@ func (f *drainFlags) validate() error {
 	return f.bounds.check(f.fs)
 }
 
-func (f *drainFlags) backoff() retry.Backoff {
-	return retry.Backoff{Base: f.RetryBackoff, Cap: f.MaxRetryBackoff}
+func (f *drainFlags) backoff() backoff.Backoff {
+	return backoff.Backoff{Base: f.RetryBackoff, Cap: f.MaxRetryBackoff}
 }
 
 // scheduleText states the retry schedule: "1s × 2^(n-1) capped at 1m0s".

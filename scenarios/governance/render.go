@@ -6,40 +6,40 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
 // timelineLine renders one drain event in scenario time.
-func timelineLine(ev gov.Event, maxAttempts int) string {
+func timelineLine(ev emission.Event, maxAttempts int) string {
 	at := clock.DayStamp(ev.At)
 	who := string(ev.Mode)
-	if ev.Kind == gov.Advanced {
+	if ev.Kind == emission.Advanced {
 		return fmt.Sprintf("%s  %-5s —        nothing due → clock advances to %s (next due %s + 1 ms)",
 			at, who, clock.DayStamp(ev.Due.Add(wakeupSlack)), clock.DayStamp(ev.Due))
 	}
 	head := fmt.Sprintf("%s  %-5s %s  ", at, who, ev.Entry.Key)
-	if ev.Mode == gov.ClaimMode {
+	if ev.Mode == emission.ClaimMode {
 		head += fmt.Sprintf("[token %d] ", ev.Token)
 	}
 	line := head + "emit → " + resultText(ev) + " → " + transitionText(ev.Transition, ev.Mode, maxAttempts)
-	if ev.Kind == gov.Refused {
+	if ev.Kind == emission.Refused {
 		line += " → write REFUSED (claim lost)"
 	}
 	return line
 }
 
 // resultText says what the emitter did.
-func resultText(ev gov.Event) string {
+func resultText(ev emission.Event) string {
 	r := ev.Result
 	switch {
-	case ev.Unexpected == gov.UnexpectedPanic:
+	case ev.Unexpected == emission.UnexpectedPanic:
 		return "PANIC (treated as failed: " + r.Code + ")"
-	case ev.Unexpected == gov.UnexpectedError:
+	case ev.Unexpected == emission.UnexpectedError:
 		return "ERROR (treated as failed: " + r.Code + ")"
-	case r.Kind == gov.ResultPending || r.Kind == gov.ResultDeferred:
+	case r.Kind == emission.ResultPending || r.Kind == emission.ResultDeferred:
 		return fmt.Sprintf("%s (retry after %s)", r.Kind, clock.Millis(r.RetryAfter))
-	case r.Kind == gov.ResultDeadLetter:
+	case r.Kind == emission.ResultDeadLetter:
 		return "provider dead-letter (" + r.Code + ")"
 	case r.Code != "":
 		return string(r.Kind) + " (" + r.Code + ")"
@@ -48,20 +48,20 @@ func resultText(ev gov.Event) string {
 }
 
 // transitionText says what the policy decided and the drain persisted.
-func transitionText(t gov.Transition, mode gov.Mode, maxAttempts int) string {
+func transitionText(t emission.Transition, mode emission.Mode, maxAttempts int) string {
 	cleared := ""
-	if mode == gov.ClaimMode {
+	if mode == emission.ClaimMode {
 		cleared = ", claim cleared"
 	}
 	switch {
-	case t.To == gov.Delivered:
+	case t.To == emission.Delivered:
 		return "Delivered"
-	case t.To == gov.Deferred:
+	case t.To == emission.Deferred:
 		return fmt.Sprintf("Deferred, RetryCount stays %d/%d, next check %s", t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt))
-	case t.To == gov.DeadLettered && t.Threshold:
+	case t.To == emission.DeadLettered && t.Threshold:
 		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts → DEAD-LETTERED %s, no next retry%s",
 			t.RetryCount, maxAttempts, t.ReasonCode, cleared)
-	case t.To == gov.DeadLettered:
+	case t.To == emission.DeadLettered:
 		return fmt.Sprintf("DEAD-LETTERED at once (the provider's terminal result), RetryCount %d/%d%s", t.RetryCount, maxAttempts, cleared)
 	case t.PastThreshold && t.RetryCount == maxAttempts:
 		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts, but DeadLetterOnMaxRetryAttempts is false → Failed, next retry %s (+%s)",
@@ -75,7 +75,7 @@ func transitionText(t gov.Transition, mode gov.Mode, maxAttempts int) string {
 }
 
 // writeSchema prints the tables a run created, as SQLite reports them.
-func writeSchema(r *report.Report, tables []gov.Table) {
+func writeSchema(r *report.Report, tables []emission.Table) {
 	for _, t := range tables {
 		if t.Name == "LabInfo" {
 			continue
@@ -86,7 +86,7 @@ func writeSchema(r *report.Report, tables []gov.Table) {
 
 // writeEntryLedger prints the GovernanceOutboxEntries table. The payload is
 // never printed: only its size.
-func writeEntryLedger(r *report.Report, entries []gov.Entry) {
+func writeEntryLedger(r *report.Report, entries []emission.Entry) {
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
 		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), e.Key, string(e.Status), strconv.Itoa(e.RetryCount),
@@ -99,7 +99,7 @@ func writeEntryLedger(r *report.Report, entries []gov.Entry) {
 }
 
 // writeTransitionLog prints the GovernanceOutboxTransitions table.
-func writeTransitionLog(r *report.Report, log []gov.LogEntry, entries []gov.Entry) {
+func writeTransitionLog(r *report.Report, log []emission.LogEntry, entries []emission.Entry) {
 	keys := map[int64]string{}
 	for _, e := range entries {
 		keys[e.ID] = e.Key
@@ -117,7 +117,7 @@ func writeTransitionLog(r *report.Report, log []gov.LogEntry, entries []gov.Entr
 }
 
 // writeAlerts prints the host's alert lines and dead-letter counters.
-func writeAlerts(r *report.Report, a *gov.Alerts) {
+func writeAlerts(r *report.Report, a *emission.Alerts) {
 	lines := a.Lines()
 	if len(lines) == 0 {
 		r.Line("(no alert or warning was raised)")
@@ -130,7 +130,7 @@ func writeAlerts(r *report.Report, a *gov.Alerts) {
 }
 
 // writeCounters prints the dead-letter counters, overall and per reason code and provider.
-func writeCounters(r *report.Report, a *gov.Alerts) {
+func writeCounters(r *report.Report, a *emission.Alerts) {
 	rows := [][]string{{"governance_outbox_dead_lettered_total", "(all)", "(all)", strconv.Itoa(a.DeadLettered())}}
 	for _, c := range a.ByReason() {
 		rows = append(rows, []string{"governance_outbox_dead_lettered_total", c.ReasonCode, c.Provider, strconv.Itoa(c.Count)})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -63,7 +63,7 @@ type replayOptions struct {
 }
 
 func bindReplay(fs *pflag.FlagSet) *replayOptions {
-	o := &replayOptions{drain: bindDrainFlags(fs, gov.DefaultOptions(), replayBounds)}
+	o := &replayOptions{drain: bindDrainFlags(fs, emission.DefaultOptions(), replayBounds)}
 	fs.IntVar(&o.Entries, "entries", 5, "entries caught in the provider outage, GOV-001 onwards")
 	fs.IntVar(&o.ReplayBatch, "replay-batch", 2, "entries the host releases for replay at a time")
 	fs.StringVar(&o.RejectedKey, "rejected-key", entryKey(3), `entry whose replay the provider rejects again ("none" for none)`)
@@ -113,14 +113,14 @@ func validKey(key string, n int) bool {
 func (o *replayOptions) specs() []entrySpec {
 	specs := make([]entrySpec, o.Entries)
 	for i := range specs {
-		specs[i] = entrySpec{Key: entryKey(i + 1), Role: "caught in the provider outage", Steps: []gov.Step{unavailable}}
+		specs[i] = entrySpec{Key: entryKey(i + 1), Role: "caught in the provider outage", Steps: []emission.Step{unavailable}}
 	}
 	return specs
 }
 
 // authorization is the host's replay decision for the outage window.
-func (o *replayOptions) authorization(from, to time.Time) gov.Remediation {
-	return gov.Remediation{Reviewer: "ops-oncall (r.okafor)",
+func (o *replayOptions) authorization(from, to time.Time) emission.Remediation {
+	return emission.Remediation{Reviewer: "ops-oncall (r.okafor)",
 		Reason:   "acme-audit outage; provider healthy again, payloads re-validated",
 		Approval: "CAB-2026-0117", Ticket: "INC-4471", AffectedFrom: from, AffectedTo: to}
 }

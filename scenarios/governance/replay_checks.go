@@ -10,13 +10,13 @@ import (
 	"outboxlab/core/report"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 )
 
 func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 	dlTransitions := 0
 	for _, l := range run.log {
-		if l.Applied && l.To == gov.DeadLettered {
+		if l.Applied && l.To == emission.DeadLettered {
 			dlTransitions++
 		}
 	}
@@ -64,7 +64,7 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 			run.review.Sub(run.started), atReview, after))
 
 	r.Check("a replay without explicit authorization is refused and writes nothing",
-		errors.Is(run.unauthorized, gov.ErrReplayNotAuthorized) && run.writtenByNoAuth == 0,
+		errors.Is(run.unauthorized, emission.ErrReplayNotAuthorized) && run.writtenByNoAuth == 0,
 		fmt.Sprintf("%s; %d rows written", errText(run.unauthorized), run.writtenByNoAuth))
 
 	audited := 0
@@ -92,17 +92,17 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 func (o *replayOptions) checkOriginals(r *report.Report, run *replayRun) {
 	kept, counters, fresh, n := 0, 0, 0, 0
 	for _, b := range run.before {
-		if b.Status != gov.DeadLettered {
+		if b.Status != emission.DeadLettered {
 			continue
 		}
 		n++
-		var now gov.Entry
+		var now emission.Entry
 		for _, e := range run.entries {
 			if e.ID == b.ID {
 				now = e
 			}
 		}
-		if now.Status == gov.DeadLettered && now.ReasonCode == b.ReasonCode && now.ReasonMessage == b.ReasonMessage &&
+		if now.Status == emission.DeadLettered && now.ReasonCode == b.ReasonCode && now.ReasonMessage == b.ReasonMessage &&
 			now.DeadLetteredAt.Equal(b.DeadLetteredAt) && now.ClaimToken == b.ClaimToken {
 			kept++
 		}
@@ -119,7 +119,7 @@ func (o *replayOptions) checkOriginals(r *report.Report, run *replayRun) {
 	history := 0
 	for _, l := range run.log {
 		for _, b := range run.before {
-			if l.EntryID == b.ID && l.To == gov.DeadLettered {
+			if l.EntryID == b.ID && l.To == emission.DeadLettered {
 				history++
 			}
 		}
@@ -171,10 +171,10 @@ func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
 			len(run.batches), o.ReplayBatch, strings.Join(times, ", "), strings.Join(sizes, ", ")))
 }
 
-func retryCounts(es []gov.Entry) []int {
+func retryCounts(es []emission.Entry) []int {
 	var out []int
 	for _, e := range es {
-		if e.Status == gov.DeadLettered && !slices.Contains(out, e.RetryCount) {
+		if e.Status == emission.DeadLettered && !slices.Contains(out, e.RetryCount) {
 			out = append(out, e.RetryCount)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
@@ -17,7 +17,7 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	for _, l := range o.drain.describe() {
 		r.Line(l)
 	}
-	r.Linef("Drain     claim drain, claims for %s; after every pass the host opens an incident per new dead-letter", gov.DefaultLease)
+	r.Linef("Drain     claim drain, claims for %s; after every pass the host opens an incident per new dead-letter", emission.DefaultLease)
 	rejected := "the provider accepts every replay"
 	switch {
 	case o.RejectedKey != "":
@@ -57,22 +57,22 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 }
 
 // replayOf returns the replay entry of an original, if any.
-func (r *replayRun) replayOf(orig gov.Entry) (gov.Entry, bool) {
+func (r *replayRun) replayOf(orig emission.Entry) (emission.Entry, bool) {
 	for _, e := range r.entries {
 		if e.ReplayOf == orig.ID {
 			return e, true
 		}
 	}
-	return gov.Entry{}, false
+	return emission.Entry{}, false
 }
 
-func (r *replayRun) incidentOf(id int64) (gov.Incident, bool) {
+func (r *replayRun) incidentOf(id int64) (emission.Incident, bool) {
 	for _, in := range r.incidents {
 		if in.EntryID == id {
 			return in, true
 		}
 	}
-	return gov.Incident{}, false
+	return emission.Incident{}, false
 }
 
 func (o *replayOptions) writePairs(r *report.Report, run *replayRun) {

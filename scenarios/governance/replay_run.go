@@ -7,29 +7,29 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
 // replayRun is the outage, the review and the replays, read back from the database.
 type replayRun struct {
 	lines           []string
-	events          []gov.Event
-	alerts          *gov.Alerts
-	emitter         *gov.Scripted
-	calls           []gov.Call  // the provider's ledger
-	before          []gov.Entry // the originals just before the host's review
-	capped          bool        // the demo cap stopped the outage drain
-	review          time.Time   // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
-	reviewCalls     [2]int      // the ledger's calls[from:till] are the drain pass's at review time
-	unauthorized    error       // the refusal of the replay without an approval
-	writtenByNoAuth int         // entries + remediations the refused replay added
+	events          []emission.Event
+	alerts          *emission.Alerts
+	emitter         *emission.Scripted
+	calls           []emission.Call  // the provider's ledger
+	before          []emission.Entry // the originals just before the host's review
+	capped          bool             // the demo cap stopped the outage drain
+	review          time.Time        // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
+	reviewCalls     [2]int           // the ledger's calls[from:till] are the drain pass's at review time
+	unauthorized    error            // the refusal of the replay without an approval
+	writtenByNoAuth int              // entries + remediations the refused replay added
 	batches         []replayBatch
-	entries         []gov.Entry
-	log             []gov.LogEntry
-	remediations    []gov.RemediationRecord
-	incidents       []gov.Incident
-	tables          []gov.Table
+	entries         []emission.Entry
+	log             []emission.LogEntry
+	remediations    []emission.RemediationRecord
+	incidents       []emission.Incident
+	tables          []emission.Table
 	started         time.Time
 	ended           time.Time
 }
@@ -46,25 +46,25 @@ func (r *replayRun) host(at time.Time, format string, args ...any) {
 }
 
 func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, error) {
-	store, err := gov.Open(ctx, path)
+	store, err := emission.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
 	clk := clock.New()
-	em := gov.NewScripted()
+	em := emission.NewScripted()
 	if err := seedEntries(ctx, store, em, o.specs(), clk.Now()); err != nil {
 		return nil, err
 	}
-	d, err := gov.NewDrain(gov.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: gov.ClaimMode, Owner: "claim-drain"}, store, em, clk)
+	d, err := emission.NewDrain(emission.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: emission.ClaimMode, Owner: "claim-drain"}, store, em, clk)
 	if err != nil {
 		return nil, err
 	}
-	run := &replayRun{alerts: gov.NewAlerts(o.drain.Options), emitter: em, started: clk.Now()}
+	run := &replayRun{alerts: emission.NewAlerts(o.drain.Options), emitter: em, started: clk.Now()}
 	d.Observe(run.alerts.Observe)
-	d.Observe(func(ev gov.Event) {
+	d.Observe(func(ev emission.Event) {
 		run.events = append(run.events, ev)
-		if ev.Kind != gov.Claimed {
+		if ev.Kind != emission.Claimed {
 			run.lines = append(run.lines, timelineLine(ev, o.drain.MaxRetryAttempts))
 		}
 	})
@@ -96,7 +96,7 @@ func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, er
 // for each new dead-letter. With dead-lettering off nothing ends a failing
 // entry, so the demo cap stops the drain once a live entry has failed
 // RetryCap times, and capped says so.
-func (o *replayOptions) drainAndOpen(ctx context.Context, d *gov.Drain, s *gov.Store, clk *clock.ScenarioClock, run *replayRun) (capped bool, err error) {
+func (o *replayOptions) drainAndOpen(ctx context.Context, d *emission.Drain, s *emission.Store, clk *clock.ScenarioClock, run *replayRun) (capped bool, err error) {
 	// Every pass emits or moves the clock to the next emission; Validate bounded the emissions.
 	limit := 2*o.load().calls + 2
 	for range limit {
@@ -124,7 +124,7 @@ func (o *replayOptions) drainAndOpen(ctx context.Context, d *gov.Drain, s *gov.S
 }
 
 // liveAtCap reports whether a live entry has failed at least cap times, as persisted.
-func liveAtCap(ctx context.Context, s *gov.Store, cap int) (bool, error) {
+func liveAtCap(ctx context.Context, s *emission.Store, cap int) (bool, error) {
 	entries, err := s.Entries(ctx)
 	if err != nil {
 		return false, err
@@ -138,7 +138,7 @@ func liveAtCap(ctx context.Context, s *gov.Store, cap int) (bool, error) {
 }
 
 // refuseUnauthorized tries a replay with no approval, which must write nothing.
-func (o *replayOptions) refuseUnauthorized(ctx context.Context, s *gov.Store, now time.Time, run *replayRun) error {
+func (o *replayOptions) refuseUnauthorized(ctx context.Context, s *emission.Store, now time.Time, run *replayRun) error {
 	count := func() (int, error) {
 		es, err := s.Entries(ctx)
 		if err != nil {
@@ -154,7 +154,7 @@ func (o *replayOptions) refuseUnauthorized(ctx context.Context, s *gov.Store, no
 	attempt := o.authorization(time.Time{}, time.Time{})
 	attempt.Approval = ""
 	_, run.unauthorized = s.Replay(ctx, run.before[0].ID, now, attempt)
-	if run.unauthorized != nil && !errors.Is(run.unauthorized, gov.ErrReplayNotAuthorized) {
+	if run.unauthorized != nil && !errors.Is(run.unauthorized, emission.ErrReplayNotAuthorized) {
 		return run.unauthorized
 	}
 	n1, err := count()
@@ -167,8 +167,8 @@ func errText(err error) string {
 	if err == nil {
 		return "ACCEPTED"
 	}
-	if errors.Is(err, gov.ErrReplayNotAuthorized) {
-		return "REFUSED (" + gov.ErrReplayNotAuthorized.Error() + ")"
+	if errors.Is(err, emission.ErrReplayNotAuthorized) {
+		return "REFUSED (" + emission.ErrReplayNotAuthorized.Error() + ")"
 	}
 	return "REFUSED (" + err.Error() + ")"
 }
@@ -176,10 +176,10 @@ func errText(err error) string {
 // replayInBatches replays every dead-lettered original, ReplayBatch at a
 // time: release, drain to idle, then close each incident whose replay the
 // provider confirms with a receipt.
-func (o *replayOptions) replayInBatches(ctx context.Context, d *gov.Drain, s *gov.Store, clk *clock.ScenarioClock, run *replayRun) error {
-	var originals []gov.Entry
+func (o *replayOptions) replayInBatches(ctx context.Context, d *emission.Drain, s *emission.Store, clk *clock.ScenarioClock, run *replayRun) error {
+	var originals []emission.Entry
 	for _, e := range run.before {
-		if e.Status == gov.DeadLettered {
+		if e.Status == emission.DeadLettered {
 			originals = append(originals, e)
 		}
 	}
@@ -192,10 +192,10 @@ func (o *replayOptions) replayInBatches(ctx context.Context, d *gov.Drain, s *go
 			clk.Advance(o.Interval)
 		}
 		batch := replayBatch{at: clk.Now(), from: len(run.emitter.Calls())}
-		replayed := map[string]gov.Entry{}
+		replayed := map[string]emission.Entry{}
 		for _, orig := range originals[i:min(i+o.ReplayBatch, len(originals))] {
 			if orig.Key == o.RejectedKey {
-				run.emitter.Script(orig.Key+"-R1", gov.Reject("provider.schema_rejected", "payload failed provider schema validation"))
+				run.emitter.Script(orig.Key+"-R1", emission.Reject("provider.schema_rejected", "payload failed provider schema validation"))
 			}
 			e, err := s.Replay(ctx, orig.ID, clk.Now(), auth)
 			if err != nil {
@@ -220,7 +220,7 @@ func (o *replayOptions) replayInBatches(ctx context.Context, d *gov.Drain, s *go
 
 // closeOnReceipt asks the provider for each replay's receipt and closes the
 // original's incident only when there is one.
-func (o *replayOptions) closeOnReceipt(ctx context.Context, s *gov.Store, now time.Time, run *replayRun, originals []gov.Entry, replayed map[string]gov.Entry) error {
+func (o *replayOptions) closeOnReceipt(ctx context.Context, s *emission.Store, now time.Time, run *replayRun, originals []emission.Entry, replayed map[string]emission.Entry) error {
 	incidents, err := s.Incidents(ctx)
 	if err != nil {
 		return err
@@ -252,7 +252,7 @@ func (o *replayOptions) closeOnReceipt(ctx context.Context, s *gov.Store, now ti
 	return nil
 }
 
-func (r *replayRun) read(ctx context.Context, s *gov.Store) (err error) {
+func (r *replayRun) read(ctx context.Context, s *emission.Store) (err error) {
 	r.calls = r.emitter.Calls()
 	if r.entries, err = s.Entries(ctx); err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -84,8 +84,8 @@ type staleOptions struct {
 }
 
 func bindStale(fs *pflag.FlagSet, fenced bool) *staleOptions {
-	o := &staleOptions{fenced: fenced, drain: bindDrainFlags(fs, gov.DefaultOptions(), staleBounds), ClaimCheck: fenced}
-	fs.DurationVar(&o.Lease, "lease", gov.DefaultLease, "how long a claim owns the entry")
+	o := &staleOptions{fenced: fenced, drain: bindDrainFlags(fs, emission.DefaultOptions(), staleBounds), ClaimCheck: fenced}
+	fs.DurationVar(&o.Lease, "lease", emission.DefaultLease, "how long a claim owns the entry")
 	fs.DurationVar(&o.SlowEmit, "slow-emit", 45*time.Second, "how long worker A's provider call takes; longer than --lease reproduces the race")
 	fs.IntVar(&o.PriorFailures, "prior-failures", 0, "RetryCount GOV-001 already carries (MaxRetryAttempts-1 makes A's late failure the threshold one)")
 	if fenced {
@@ -109,7 +109,7 @@ func (o *staleOptions) Validate() error {
 
 // spec is the one entry both workers drain.
 func (o *staleOptions) spec() entrySpec {
-	return entrySpec{Key: entryKey(1), Role: "claimed by A, then by B", Steps: []gov.Step{timeout, gov.Deliver()}, PriorFailures: o.PriorFailures}
+	return entrySpec{Key: entryKey(1), Role: "claimed by A, then by B", Steps: []emission.Step{timeout, emission.Deliver()}, PriorFailures: o.PriorFailures}
 }
 
 func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
@@ -131,18 +131,18 @@ func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Repo
 // slowEmitter holds worker A's one provider call open until the scenario
 // releases it: the call is made (and ledgered) at once, its answer arrives late.
 type slowEmitter struct {
-	inner   gov.Emitter
+	inner   emission.Emitter
 	entered chan struct{}
 	release chan struct{}
 }
 
-func (s *slowEmitter) Emit(ctx context.Context, e gov.Entry, now time.Time) (gov.Result, error) {
+func (s *slowEmitter) Emit(ctx context.Context, e emission.Entry, now time.Time) (emission.Result, error) {
 	res, err := s.inner.Emit(ctx, e, now)
 	close(s.entered)
 	select {
 	case <-s.release:
 		return res, err
 	case <-ctx.Done():
-		return gov.Result{}, ctx.Err()
+		return emission.Result{}, ctx.Err()
 	}
 }

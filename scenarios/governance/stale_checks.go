@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
@@ -16,7 +16,7 @@ func (o *staleOptions) raceChecks(r *report.Report, f staleFigures) {
 		fmt.Sprintf("%s by worker-B holding token %d", transitionAt(f.bLog), f.bClaim.row.ClaimToken))
 }
 
-func answerText(l gov.LogEntry) string {
+func answerText(l emission.LogEntry) string {
 	if l.ID == 0 {
 		return "never written"
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 )
 
 // staleRun is one design's run of the interleaving, read back from the database.
@@ -16,25 +16,25 @@ type staleRun struct {
 	max      int // MaxRetryAttempts
 	mu       sync.Mutex
 	lines    []string
-	events   []gov.Event
-	leaseEnd time.Time // A's lease
-	answerAt time.Time // when A's provider call returns
-	afterA   gov.Entry // the row as it reads right after A's write
-	emitter  *gov.Scripted
-	calls    []gov.Call  // the provider's ledger: worker-A's one call first
-	claims   []claimSeen // every claim, as the row read right after it
-	alerts   *gov.Alerts
+	events   []emission.Event
+	leaseEnd time.Time      // A's lease
+	answerAt time.Time      // when A's provider call returns
+	afterA   emission.Entry // the row as it reads right after A's write
+	emitter  *emission.Scripted
+	calls    []emission.Call // the provider's ledger: worker-A's one call first
+	claims   []claimSeen     // every claim, as the row read right after it
+	alerts   *emission.Alerts
 	refused  int64 // refusals counted by the two store handles
 	refusedL int   // refusals in the transition log
-	entries  []gov.Entry
-	log      []gov.LogEntry
-	tables   []gov.Table
+	entries  []emission.Entry
+	log      []emission.LogEntry
+	tables   []emission.Table
 	claimErr error // a claim whose row could not be read back
 	started  time.Time
 	ended    time.Time
 }
 
-func (r *staleRun) record(ev gov.Event) {
+func (r *staleRun) record(ev emission.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, ev)
@@ -44,14 +44,14 @@ func (r *staleRun) record(ev gov.Event) {
 // claimSeen is one claim as persisted: the row read back right after it.
 type claimSeen struct {
 	worker string
-	row    gov.Entry
+	row    emission.Entry
 	at     time.Time // when the worker called the provider under it (the ledger); set by figures
 }
 
 // observeClaims reads the row back after every claim worker makes through s.
-func (r *staleRun) observeClaims(ctx context.Context, worker string, s *gov.Store) func(gov.Event) {
-	return func(ev gov.Event) {
-		if ev.Kind != gov.Claimed {
+func (r *staleRun) observeClaims(ctx context.Context, worker string, s *emission.Store) func(emission.Event) {
+	return func(ev emission.Event) {
+		if ev.Kind != emission.Claimed {
 			return
 		}
 		row, err := s.EntryByKey(ctx, ev.Entry.Key)
@@ -74,23 +74,23 @@ func (r *staleRun) note(at time.Time, format string, args ...any) {
 // race runs the interleaving on a fresh database at path: two store handles
 // (two connections), worker A in its own goroutine, worker B in this one.
 func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*staleRun, error) {
-	stA, err := gov.Open(ctx, path)
+	stA, err := emission.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer stA.Close()
-	stB, err := gov.Open(ctx, path)
+	stB, err := emission.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer stB.Close()
 	clk := clock.New()
-	em := gov.NewScripted()
+	em := emission.NewScripted()
 	spec := o.spec()
 	if err := seedEntries(ctx, stA, em, []entrySpec{spec}, clk.Now()); err != nil {
 		return nil, err
 	}
-	run := &staleRun{fenced: fenced, max: o.drain.MaxRetryAttempts, emitter: em, alerts: gov.NewAlerts(o.drain.Options), started: clk.Now()}
+	run := &staleRun{fenced: fenced, max: o.drain.MaxRetryAttempts, emitter: em, alerts: emission.NewAlerts(o.drain.Options), started: clk.Now()}
 	run.answerAt = run.started.Add(o.SlowEmit)
 	slow := &slowEmitter{inner: em, entered: make(chan struct{}), release: make(chan struct{})}
 	var releaseOnce sync.Once
@@ -155,8 +155,8 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	return run, run.read(ctx, stA, stB)
 }
 
-func (o *staleOptions) worker(ctx context.Context, name string, s *gov.Store, em gov.Emitter, clk *clock.ScenarioClock, run *staleRun) (*gov.Drain, error) {
-	d, err := gov.NewDrain(gov.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: gov.ClaimMode,
+func (o *staleOptions) worker(ctx context.Context, name string, s *emission.Store, em emission.Emitter, clk *clock.ScenarioClock, run *staleRun) (*emission.Drain, error) {
+	d, err := emission.NewDrain(emission.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: emission.ClaimMode,
 		Owner: name, Lease: o.Lease, Batch: 1, Unfenced: !run.fenced}, s, em, clk)
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (o *staleOptions) worker(ctx context.Context, name string, s *gov.Store, em
 }
 
 // drainToIdle runs passes until nothing is left to wait for.
-func drainToIdle(ctx context.Context, d *gov.Drain) error {
+func drainToIdle(ctx context.Context, d *emission.Drain) error {
 	for range 1000 {
 		res, err := d.Pass(ctx)
 		if err != nil || res.Idle {
@@ -178,7 +178,7 @@ func drainToIdle(ctx context.Context, d *gov.Drain) error {
 	return fmt.Errorf("worker B did not settle after 1000 passes")
 }
 
-func (r *staleRun) read(ctx context.Context, stA, stB *gov.Store) (err error) {
+func (r *staleRun) read(ctx context.Context, stA, stB *emission.Store) (err error) {
 	if r.claimErr != nil {
 		return r.claimErr
 	}
@@ -198,7 +198,7 @@ func (r *staleRun) read(ctx context.Context, stA, stB *gov.Store) (err error) {
 }
 
 // rowText says what a row holds, in one phrase.
-func rowText(e gov.Entry) string {
+func rowText(e emission.Entry) string {
 	s := fmt.Sprintf("%s, RetryCount %d", e.Status, e.RetryCount)
 	if !e.NextRetryAt.IsZero() {
 		s += ", next retry " + clock.DayStamp(e.NextRetryAt)
@@ -215,13 +215,13 @@ func rowText(e gov.Entry) string {
 }
 
 // line renders one worker event.
-func (r *staleRun) line(ev gov.Event) string {
+func (r *staleRun) line(ev emission.Event) string {
 	head := fmt.Sprintf("%s  %-8s ", clock.DayStamp(ev.At), ev.Drainer)
 	switch ev.Kind {
-	case gov.Advanced:
+	case emission.Advanced:
 		return fmt.Sprintf("%s—        nothing due → clock advances to %s (next due %s + 1 ms)", head,
 			clock.DayStamp(ev.Due.Add(wakeupSlack)), clock.DayStamp(ev.Due))
-	case gov.Claimed:
+	case emission.Claimed:
 		return fmt.Sprintf("%s%s  claims it: token %d, lease until %s", head, ev.Entry.Key, ev.Token, clock.DayStamp(ev.LeaseUntil))
 	}
 	emit := "emit → "
@@ -229,9 +229,9 @@ func (r *staleRun) line(ev gov.Event) string {
 		emit = fmt.Sprintf("answer to the call made at %s arrives → ", clock.DayStamp(ev.EmittedAt))
 	}
 	line := fmt.Sprintf("%s%s  [token %d] %s%s → %s", head, ev.Entry.Key, ev.Token, emit, resultText(ev),
-		transitionText(ev.Transition, gov.ClaimMode, r.max))
+		transitionText(ev.Transition, emission.ClaimMode, r.max))
 	switch {
-	case ev.Kind == gov.Refused:
+	case ev.Kind == emission.Refused:
 		return line + " → write REFUSED: the row no longer carries this claim"
 	case !r.fenced:
 		return line + " → written by Id alone"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"outboxlab/core/clock"
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
@@ -13,11 +13,11 @@ import (
 // recorded outside the workers: the rows read back after each claim, the
 // provider's ledger, the transition log, the alert log and the final row.
 type staleFigures struct {
-	aClaim, bClaim   claimSeen    // the first claim of each worker
-	bLog             gov.LogEntry // worker-B's first applied terminal transition
-	aLog             gov.LogEntry // worker-A's late write, applied or refused
-	leaseExpiredOpen bool         // B called the provider after A's lease ended and before A's answer
-	final            gov.Entry
+	aClaim, bClaim   claimSeen         // the first claim of each worker
+	bLog             emission.LogEntry // worker-B's first applied terminal transition
+	aLog             emission.LogEntry // worker-A's late write, applied or refused
+	leaseExpiredOpen bool              // B called the provider after A's lease ended and before A's answer
+	final            emission.Entry
 	deliveries       int
 	falseDeadLetters int // dead-letter alerts for an entry the provider had accepted
 	refused          int64
@@ -28,7 +28,7 @@ func (r *staleRun) figures() staleFigures {
 	var f staleFigures
 	// Worker-A makes the ledger's first call and no other; worker-B makes
 	// the rest, each in the pass of its claim.
-	var bCalls []gov.Call
+	var bCalls []emission.Call
 	if len(r.calls) > 1 {
 		bCalls = r.calls[1:]
 	}
@@ -51,7 +51,7 @@ func (r *staleRun) figures() staleFigures {
 	f.leaseExpiredOpen = f.bClaim.row.ClaimToken > 0 && f.bClaim.at.After(f.aClaim.row.ClaimLeaseUntil) && f.aLog.At.After(f.bClaim.at)
 	f.final = r.entries[0]
 	for _, c := range r.calls {
-		if c.Step.Result.Kind == gov.ResultDelivered {
+		if c.Step.Result.Kind == emission.ResultDelivered {
 			f.deliveries++
 		}
 	}
@@ -166,7 +166,7 @@ func claimText(c claimSeen) string {
 	return fmt.Sprintf("token %d at %s, lease until %s", c.row.ClaimToken, clock.DayStamp(c.at), clock.DayStamp(c.row.ClaimLeaseUntil))
 }
 
-func transitionAt(l gov.LogEntry) string {
+func transitionAt(l emission.LogEntry) string {
 	if l.ID == 0 {
 		return "none"
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -51,7 +51,7 @@ type thresholdOptions struct {
 }
 
 func bindThreshold(fs *pflag.FlagSet) *thresholdOptions {
-	o := &thresholdOptions{drain: bindDrainFlags(fs, gov.DefaultOptions(), thresholdBounds)}
+	o := &thresholdOptions{drain: bindDrainFlags(fs, emission.DefaultOptions(), thresholdBounds)}
 	fs.IntVar(&o.RecoveringFailures, "recovering-failures", 4, "failures GOV-005 suffers before it is delivered")
 	fs.IntVar(&o.Panics, "panics", 2, "times the emitter panics on GOV-004 before delivering it")
 	return o
@@ -68,12 +68,12 @@ func (o *thresholdOptions) Validate() error {
 // specs are the six entries, one per emitter behaviour.
 func (o *thresholdOptions) specs() []entrySpec {
 	return []entrySpec{
-		{Key: entryKey(1), Role: "a successful emission", Steps: []gov.Step{gov.Deliver()}},
-		{Key: entryKey(2), Role: "a poison entry: failed results", Steps: []gov.Step{unavailable}},
-		{Key: entryKey(3), Role: "unexpected emitter errors", Steps: []gov.Step{gov.Throw("emitter: connection reset by peer")}},
-		{Key: entryKey(4), Role: "emitter panics, then recovers", Steps: append(repeat(o.Panics, gov.Crash("nil map in provider SDK")), gov.Deliver())},
-		{Key: entryKey(5), Role: "transient failures below the threshold", Steps: append(repeat(o.RecoveringFailures, timeout), gov.Deliver())},
-		{Key: entryKey(6), Role: "provider-returned terminal dead-letter", Steps: []gov.Step{gov.Reject("provider.payload_rejected", "schema validation failed")}},
+		{Key: entryKey(1), Role: "a successful emission", Steps: []emission.Step{emission.Deliver()}},
+		{Key: entryKey(2), Role: "a poison entry: failed results", Steps: []emission.Step{unavailable}},
+		{Key: entryKey(3), Role: "unexpected emitter errors", Steps: []emission.Step{emission.Throw("emitter: connection reset by peer")}},
+		{Key: entryKey(4), Role: "emitter panics, then recovers", Steps: append(repeat(o.Panics, emission.Crash("nil map in provider SDK")), emission.Deliver())},
+		{Key: entryKey(5), Role: "transient failures below the threshold", Steps: append(repeat(o.RecoveringFailures, timeout), emission.Deliver())},
+		{Key: entryKey(6), Role: "provider-returned terminal dead-letter", Steps: []emission.Step{emission.Reject("provider.payload_rejected", "schema validation failed")}},
 	}
 }
 

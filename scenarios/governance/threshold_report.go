@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
 
@@ -41,7 +41,7 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 					continue
 				}
 				failed++
-				if !e.logged || e.log.To != gov.DeadLettered {
+				if !e.logged || e.log.To != emission.DeadLettered {
 					if failed >= maxAttempts {
 						missed++
 					}
@@ -68,7 +68,7 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 	dl, withNext, cleared := 0, 0, 0
 	for _, run := range runs {
 		for _, e := range run.entries {
-			if e.Status != gov.DeadLettered {
+			if e.Status != emission.DeadLettered {
 				continue
 			}
 			dl++
@@ -84,10 +84,10 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 		fmt.Sprintf("%d of %d threshold dead-letters (both modes) record %s / %q", stable, seen, o.drain.DeadLetterReasonCode, o.drain.DeadLetterReasonMessage))
 	r.Check("no next retry timestamp on a dead-lettered entry", withNext == 0 && dl > 0,
 		fmt.Sprintf("%d of %d dead-lettered rows (both modes) carry NextRetryAtUtc", withNext, dl))
-	claimDL := countStatus(claim, gov.DeadLettered)
+	claimDL := countStatus(claim, emission.DeadLettered)
 	fenced := 0
 	for _, l := range claim.log {
-		if l.To == gov.DeadLettered && l.Applied && l.ClaimToken > 0 && l.Actor == string(gov.ClaimMode)+"-drain" {
+		if l.To == emission.DeadLettered && l.Applied && l.ClaimToken > 0 && l.Actor == string(emission.ClaimMode)+"-drain" {
 			fenced++
 		}
 	}
@@ -109,7 +109,7 @@ func orNone(s, none string) string {
 	return s
 }
 
-func countStatus(run *driveRun, st gov.Status) int {
+func countStatus(run *driveRun, st emission.Status) int {
 	n := 0
 	for _, e := range run.entries {
 		if e.Status == st {

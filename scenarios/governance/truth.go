@@ -3,29 +3,29 @@ package governance
 import (
 	"time"
 
-	gov "outboxlab/core/governance"
+	"outboxlab/core/emission"
 )
 
 // What the checks judge a drain run by: never the figures the drain or the
 // policy computed for their events, but what was recorded outside them.
 
-// emission is one emitter call as the sources of truth recorded it: the
+// emitCall is one emitter call as the sources of truth recorded it: the
 // provider's ledger, the transition the drain persisted for it (the
 // transition log) and the entry's row right after, read back from the database.
-type emission struct {
-	call   gov.Call
-	log    gov.LogEntry // zero when no transition was persisted for the call
+type emitCall struct {
+	call   emission.Call
+	log    emission.LogEntry // zero when no transition was persisted for the call
 	logged bool
-	row    gov.Entry // zero when the row was not read back
-	before int       // the entry's RetryCount as persisted before the call
+	row    emission.Entry // zero when the row was not read back
+	before int            // the entry's RetryCount as persisted before the call
 }
 
 // failed reports whether the provider's ledger shows the call as a failed
 // attempt: a failed result, an error or a panic.
-func (e emission) failed() bool { return failedStep(e.call.Step) }
+func (e emitCall) failed() bool { return failedStep(e.call.Step) }
 
 // kind is the result the provider's ledger shows ("" for an error or a panic).
-func (e emission) kind() gov.ResultKind {
+func (e emitCall) kind() emission.ResultKind {
 	if e.call.Step.Panic != "" || e.call.Step.Error != "" {
 		return ""
 	}
@@ -35,9 +35,9 @@ func (e emission) kind() gov.ResultKind {
 // emissions pairs key's calls in the provider's ledger with the transitions
 // the drain persisted for it, in order: one drain writes one transition per
 // call. Host decisions (a quarantine) are in the log under another actor.
-func (r *driveRun) emissions(key string) []emission {
+func (r *driveRun) emissions(key string) []emitCall {
 	id := r.entry(key).ID
-	var logs []gov.LogEntry
+	var logs []emission.LogEntry
 	for _, l := range r.log {
 		if l.EntryID == id && l.Actor == r.owner {
 			logs = append(logs, l)
@@ -45,12 +45,12 @@ func (r *driveRun) emissions(key string) []emission {
 	}
 	rows := r.rows[key]
 	before := r.seeded[key].RetryCount
-	var out []emission
+	var out []emitCall
 	for _, c := range r.calls {
 		if c.Key != key {
 			continue
 		}
-		e := emission{call: c, before: before}
+		e := emitCall{call: c, before: before}
 		if i := len(out); i < len(logs) {
 			e.log, e.logged, before = logs[i], true, logs[i].RetryCount
 		}
@@ -74,7 +74,7 @@ func (r *driveRun) failedCalls(key string) int {
 }
 
 // callsSince counts the ledger's calls made at or after t.
-func callsSince(calls []gov.Call, t time.Time) int {
+func callsSince(calls []emission.Call, t time.Time) int {
 	n := 0
 	for _, c := range calls {
 		if !c.At.Before(t) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -55,8 +55,8 @@ type blockKeyOptions struct {
 }
 
 func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	keyDesign := design{contain: ordered.BlockKey, idempotent: true, strict: true, recovery: replay}
-	pauseDesign := design{contain: ordered.PausePartition, idempotent: true, strict: true, recovery: resume}
+	keyDesign := design{contain: keyedlog.BlockKey, idempotent: true, strict: true, recovery: replay}
+	pauseDesign := design{contain: keyedlog.PausePartition, idempotent: true, strict: true, recovery: resume}
 	if !o.BlockKey {
 		keyDesign = pauseDesign
 		keyDesign.off = "--block-key=false: this run pauses the partition too, as run 1 does"

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 )
 
 // failureEventType names the event published when a record of r's type is dead-lettered.
-func failureEventType(r ordered.Record) string {
+func failureEventType(r keyedlog.Record) string {
 	switch r.Type {
 	case OrderPlaced:
 		return "OrderPlacementFailed"
@@ -33,7 +33,7 @@ type careEntry struct {
 }
 
 // careListener is customer care: it hears a failure event and records what it does about it.
-func careListener(ctx context.Context, tx *sql.Tx, e ordered.FailureEvent, now time.Time) (string, error) {
+func careListener(ctx context.Context, tx *sql.Tx, e keyedlog.FailureEvent, now time.Time) (string, error) {
 	action := fmt.Sprintf("tell the customer of %s; hold fulfilment until the replay", e.CorrelationID)
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO CustomerCareLog (EventId, EventType, CorrelationId, Action, AtUtc) VALUES (?, ?, ?, ?, ?)`,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -86,15 +86,15 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 	before := side{
 		name:   cascadeName,
 		title:  "Ordered messages — BEFORE: a crash cascade into the dead-letter queue",
-		design: design{contain: ordered.DeadLetterOnly, idempotent: true, strict: true, recovery: noFix},
+		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, strict: true, recovery: noFix},
 	}
 	after := side{
 		name:   poisonedName,
 		title:  "Ordered messages — AFTER: remember poisoned correlation ids, park what carries them",
-		design: design{contain: ordered.PoisonCorrelation, idempotent: true, strict: true, recovery: replay},
+		design: design{contain: keyedlog.PoisonCorrelation, idempotent: true, strict: true, recovery: replay},
 	}
 	if !o.RememberPoisoned {
-		after.design.contain = ordered.DeadLetterOnly
+		after.design.contain = keyedlog.DeadLetterOnly
 		after.design.off = "--remember-poisoned=false: nothing parks the later messages"
 	}
 	r, run, err := o.reportPair(ctx, env, before, after, o.after, nil)
@@ -163,9 +163,9 @@ func (o *cascadeOptions) cascadeChecks(r *report.Report, run *run) {
 func (o *cascadeOptions) poisonedChecks(r *report.Report, run *run) {
 	key := orderKey(o.FailingOrder)
 	rec := o.failingRecord(run)
-	var hold ordered.Hold
+	var hold keyedlog.Hold
 	for _, h := range run.holds {
-		if h.Scope == ordered.ScopeCorrelation && h.Value == key {
+		if h.Scope == keyedlog.ScopeCorrelation && h.Value == key {
 			hold = h
 		}
 	}
@@ -198,7 +198,7 @@ func (o *cascadeOptions) poisonedChecks(r *report.Report, run *run) {
 func (o *cascadeOptions) writeGuardCost(r *report.Report, run *run) {
 	consumed := 0
 	for _, e := range run.timeline {
-		if e.ev != nil && e.ev.Via == ordered.ViaLog && e.ev.Kind != ordered.Held && e.ev.Kind != ordered.Published {
+		if e.ev != nil && e.ev.Via == keyedlog.ViaLog && e.ev.Kind != keyedlog.Held && e.ev.Kind != keyedlog.Published {
 			consumed++
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 )
 
@@ -112,8 +112,8 @@ func (o *options) checkReplayInSequence(r *report.Report, run *run, i int) {
 
 // laterRows are the rows of a queue (a snapshot's dead letters or parked
 // records) that hold a record of the failing order after the failing one.
-func (o *options) laterRows(rows []ordered.SetAside) []ordered.SetAside {
-	var out []ordered.SetAside
+func (o *options) laterRows(rows []keyedlog.SetAside) []keyedlog.SetAside {
+	var out []keyedlog.SetAside
 	for _, a := range rows {
 		if a.Record.Key == orderKey(o.FailingOrder) && a.Record.Sequence > o.failingSeq() {
 			out = append(out, a)
@@ -137,9 +137,9 @@ func (o *options) lastMessageNote() string {
 // Holds row, the DeadLetters and ParkedMessages rows and the handler's ledger.
 func (o *options) checkReleasedAfterReplay(r *report.Report, run *run, name string) {
 	key := orderKey(o.FailingOrder)
-	var hold ordered.Hold
+	var hold keyedlog.Hold
 	for _, h := range run.holds {
-		if h.Scope == ordered.ScopeCorrelation && h.Value == key {
+		if h.Scope == keyedlog.ScopeCorrelation && h.Value == key {
 			hold = h
 		}
 	}

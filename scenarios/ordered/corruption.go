@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -86,12 +86,12 @@ func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report
 	before := side{
 		name:   corruptionName,
 		title:  "Ordered messages — BEFORE: silent corruption after a redrive",
-		design: design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive},
+		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, recovery: redrive},
 	}
 	after := side{
 		name:   replayName,
 		title:  "Ordered messages — AFTER: replay by correlation id, in sequence order, then unblock",
-		design: design{contain: ordered.PoisonCorrelation, idempotent: o.Idempotent, recovery: replayTwice},
+		design: design{contain: keyedlog.PoisonCorrelation, idempotent: o.Idempotent, recovery: replayTwice},
 	}
 	if !o.Idempotent {
 		after.design.off = "--idempotent=false: a record whose MessageId was applied is applied again"
@@ -125,7 +125,7 @@ func (o *corruptionOptions) corruptionChecks(r *report.Report, run *run) {
 	// a redriven copy) and before the fix.
 	for _, a := range run.applied {
 		later := recordByID(run, a.LogRecordID)
-		if later.Key == rec.Key && later.Sequence > rec.Sequence && a.Via == ordered.ViaLog && later.RedriveOf == 0 && a.At.Before(run.fixAt) {
+		if later.Key == rec.Key && later.Sequence > rec.Sequence && a.Via == keyedlog.ViaLog && later.RedriveOf == 0 && a.At.Before(run.fixAt) {
 			appliedAt = append(appliedAt, fmt.Sprintf("%d#%d %s at %s", o.FailingOrder, later.Sequence, later.Type, stamp(a.At)))
 		}
 	}
@@ -158,7 +158,7 @@ func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
 	// The replay tool resends every dead and parked record of the id; the
 	// handler's ledger says how many of them it applied again.
 	resent := 0
-	for _, rows := range [][]ordered.SetAside{run.end.dead, run.end.parked} {
+	for _, rows := range [][]keyedlog.SetAside{run.end.dead, run.end.parked} {
 		for _, a := range rows {
 			if a.Record.CorrelationID == orderKey(o.FailingOrder) {
 				resent++
@@ -208,7 +208,7 @@ func (o *corruptionOptions) writeReplays(r *report.Report, run *run) {
 	for i, res := range run.replays {
 		var done []string
 		for _, e := range res.Events {
-			if e.Kind == ordered.Applied || e.Kind == ordered.Duplicate {
+			if e.Kind == keyedlog.Applied || e.Kind == keyedlog.Duplicate {
 				done = append(done, fmt.Sprintf("%d#%d %s", o.FailingOrder, e.Record.Sequence, e.Kind))
 			}
 		}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
-	"outboxlab/core/ordered"
-	"outboxlab/core/retry"
+	"outboxlab/core/keyedlog"
 )
 
 // recovery is what happens once the fix is deployed.
@@ -23,7 +23,7 @@ const (
 
 // design is one way of consuming the log.
 type design struct {
-	contain    ordered.Containment
+	contain    keyedlog.Containment
 	dependsOn  bool
 	idempotent bool
 	publish    bool // publish a failure event with each dead letter
@@ -36,8 +36,8 @@ type design struct {
 // entry is one timeline line: a consumer event, a listener delivery or a note.
 type entry struct {
 	at       time.Time
-	ev       *ordered.Event
-	delivery *ordered.Delivery
+	ev       *keyedlog.Event
+	delivery *keyedlog.Delivery
 	note     string
 }
 
@@ -46,9 +46,9 @@ type snapshot struct {
 	at      time.Time
 	states  []orderState
 	orphans orphans
-	dead    []ordered.SetAside
-	parked  []ordered.SetAside
-	waiting []ordered.Record
+	dead    []keyedlog.SetAside
+	parked  []keyedlog.SetAside
+	waiting []keyedlog.Record
 	paused  []int // paused partitions
 }
 
@@ -56,29 +56,29 @@ type snapshot struct {
 type run struct {
 	design     design
 	ids        []int
-	log        []ordered.Record // as produced
+	log        []keyedlog.Record // as produced
 	timeline   []entry
 	idle       snapshot // when the consumer first went idle, before any fix
 	end        snapshot
 	fixAt      time.Time
-	replays    []ordered.ReplayResult
+	replays    []keyedlog.ReplayResult
 	afterEach  [][]orderState // the order table after each replay pass
-	redriven   []ordered.Event
+	redriven   []keyedlog.Event
 	holdReads  int    // as the consumer counted them: a cost shown, not checked
 	lateDeliv  int    // CustomerCareLog rows a second listener pass at the end added
 	calls      []call // the handler's ledger
-	finalLog   []ordered.Record
-	holds      []ordered.Hold
-	failures   []ordered.FailureEvent
+	finalLog   []keyedlog.Record
+	holds      []keyedlog.Hold
+	failures   []keyedlog.FailureEvent
 	care       []careEntry
-	applied    []ordered.Application
-	tables     []ordered.Table
+	applied    []keyedlog.Application
+	tables     []keyedlog.Table
 	inOrder    []orderState
 	inOrderDLQ int
 }
 
 func (o *options) drive(ctx context.Context, path string, d design) (*run, error) {
-	s, err := ordered.Open(ctx, path, ordersSchema)
+	s, err := keyedlog.Open(ctx, path, ordersSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +93,8 @@ func (o *options) drive(ctx context.Context, path string, d design) (*run, error
 	}
 	bug := &fault{orderID: o.FailingOrder, typ: o.FailingMessage}
 	h := &orderHandler{strict: d.strict, fault: bug}
-	c := &ordered.Consumer{Store: s, Clock: clk, Handler: h,
-		MaxAttempts: o.MaxAttempts, Backoff: retry.Backoff{Base: o.BaseBackoff},
+	c := &keyedlog.Consumer{Store: s, Clock: clk, Handler: h,
+		MaxAttempts: o.MaxAttempts, Backoff: backoff.Backoff{Base: o.BaseBackoff},
 		Contain: d.contain, DependsOn: d.dependsOn, Idempotent: d.idempotent}
 	if d.publish {
 		c.FailureEvent = failureEventType
@@ -133,7 +133,7 @@ func (o *options) drive(ctx context.Context, path string, d design) (*run, error
 
 // drain steps the consumer until it is idle; with failure events on, the
 // listener takes what was published after every step.
-func (r *run) drain(ctx context.Context, c *ordered.Consumer, limit int) error {
+func (r *run) drain(ctx context.Context, c *keyedlog.Consumer, limit int) error {
 	for range limit {
 		res, err := c.Step(ctx)
 		if err != nil {
@@ -159,7 +159,7 @@ func (r *run) drain(ctx context.Context, c *ordered.Consumer, limit int) error {
 // secondListenerPass runs customer care once more when everything is done and
 // returns how many rows it added to its own log: none, if each event was
 // taken once.
-func (r *run) secondListenerPass(ctx context.Context, s *ordered.Store, now time.Time) (int, error) {
+func (r *run) secondListenerPass(ctx context.Context, s *keyedlog.Store, now time.Time) (int, error) {
 	before, err := readCare(ctx, s.DB())
 	if err != nil {
 		return 0, err
@@ -173,7 +173,7 @@ func (r *run) secondListenerPass(ctx context.Context, s *ordered.Store, now time
 
 // recover deploys the design's way back after the fix; h learns which
 // replay pass is calling it.
-func (r *run) recover(ctx context.Context, c *ordered.Consumer, h *orderHandler, id string) error {
+func (r *run) recover(ctx context.Context, c *keyedlog.Consumer, h *orderHandler, id string) error {
 	switch r.design.recovery {
 	case redrive:
 		r.note(c.Clock.Now(), "REDRIVE: the dead letters go back to the end of their partition, as a resubmitted message does")
@@ -218,13 +218,13 @@ func (r *run) recover(ctx context.Context, c *ordered.Consumer, h *orderHandler,
 			if err != nil {
 				return err
 			}
-			r.add([]ordered.Event{ev})
+			r.add([]keyedlog.Event{ev})
 		}
 	}
 	return nil
 }
 
-func (r *run) add(evs []ordered.Event) {
+func (r *run) add(evs []keyedlog.Event) {
 	for i := range evs {
 		r.timeline = append(r.timeline, entry{at: evs[i].At, ev: &evs[i]})
 	}
@@ -232,7 +232,7 @@ func (r *run) add(evs []ordered.Event) {
 
 func (r *run) note(at time.Time, s string) { r.timeline = append(r.timeline, entry{at: at, note: s}) }
 
-func (o *options) snap(ctx context.Context, s *ordered.Store, at time.Time) (snapshot, error) {
+func (o *options) snap(ctx context.Context, s *keyedlog.Store, at time.Time) (snapshot, error) {
 	sn := snapshot{at: at}
 	var err error
 	if sn.states, err = readStates(ctx, s.DB(), o.orderIDs()); err != nil {
@@ -259,7 +259,7 @@ func (o *options) snap(ctx context.Context, s *ordered.Store, at time.Time) (sna
 	return sn, err
 }
 
-func (r *run) readLedgers(ctx context.Context, s *ordered.Store) error {
+func (r *run) readLedgers(ctx context.Context, s *keyedlog.Store) error {
 	var err error
 	if r.finalLog, err = s.Records(ctx); err != nil {
 		return err
@@ -283,7 +283,7 @@ func (r *run) readLedgers(ctx context.Context, s *ordered.Store) error {
 // inOrder runs the same log through the same handler with no bug and no
 // containment: the state every order should end in.
 func (o *options) inOrder(ctx context.Context, path string, d design) ([]orderState, int, error) {
-	s, err := ordered.Open(ctx, path, ordersSchema)
+	s, err := keyedlog.Open(ctx, path, ordersSchema)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -292,8 +292,8 @@ func (o *options) inOrder(ctx context.Context, path string, d design) ([]orderSt
 	if err := o.produce(ctx, s, o.cancelled, clk.Now()); err != nil {
 		return nil, 0, err
 	}
-	c := &ordered.Consumer{Store: s, Clock: clk, Handler: &orderHandler{strict: d.strict},
-		MaxAttempts: o.MaxAttempts, Backoff: retry.Backoff{Base: o.BaseBackoff}, Idempotent: true}
+	c := &keyedlog.Consumer{Store: s, Clock: clk, Handler: &orderHandler{strict: d.strict},
+		MaxAttempts: o.MaxAttempts, Backoff: backoff.Backoff{Base: o.BaseBackoff}, Idempotent: true}
 	if _, err := c.Drain(ctx, o.stepLimit()); err != nil {
 		return nil, 0, fmt.Errorf("in-order run: %w", err)
 	}

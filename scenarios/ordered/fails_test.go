@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
@@ -121,7 +121,7 @@ func TestPauseWithNobodyBehindCannotWin(t *testing.T) {
 // the consumer miscounted: the check must follow the ledger and say so.
 func TestChecksReadTheLedger(t *testing.T) {
 	o := &options{Orders: 8, Partitions: 3, FailingOrder: 42, FailingMessage: OrderPlaced, MaxAttempts: 3}
-	rec := ordered.Record{ID: 7, Partition: 0, Offset: 0, MessageID: "order-42/1", Key: "order-42", Type: OrderPlaced, Sequence: 1}
+	rec := keyedlog.Record{ID: 7, Partition: 0, Offset: 0, MessageID: "order-42/1", Key: "order-42", Type: OrderPlaced, Sequence: 1}
 	failed := func(n int) []call {
 		var out []call
 		for range n {
@@ -130,7 +130,7 @@ func TestChecksReadTheLedger(t *testing.T) {
 		return out
 	}
 	row := func(attempts int) snapshot {
-		return snapshot{dead: []ordered.SetAside{{ID: 1, Queue: ordered.QueueDeadLetter, Record: rec, Attempts: attempts}}}
+		return snapshot{dead: []keyedlog.SetAside{{ID: 1, Queue: keyedlog.QueueDeadLetter, Record: rec, Attempts: attempts}}}
 	}
 	tests := []struct {
 		desc   string
@@ -138,10 +138,10 @@ func TestChecksReadTheLedger(t *testing.T) {
 		passed bool
 		detail string
 	}{
-		{"ledger and row agree", &run{log: []ordered.Record{rec}, idle: row(3), calls: failed(3)}, true, "order-42/1 after 3 / 3 attempts"},
-		{"the row claims attempts the handler never saw", &run{log: []ordered.Record{rec}, idle: row(3), calls: failed(2)}, false,
+		{"ledger and row agree", &run{log: []keyedlog.Record{rec}, idle: row(3), calls: failed(3)}, true, "order-42/1 after 3 / 3 attempts"},
+		{"the row claims attempts the handler never saw", &run{log: []keyedlog.Record{rec}, idle: row(3), calls: failed(2)}, false,
 			"order-42/1 after 2 / 3 attempts; its DeadLetters row says 3"},
-		{"no dead letter stored", &run{log: []ordered.Record{rec}, calls: failed(3)}, false, "order-42/1 after 3 / 3 attempts; not in DeadLetters"},
+		{"no dead letter stored", &run{log: []keyedlog.Record{rec}, calls: failed(3)}, false, "order-42/1 after 3 / 3 attempts; not in DeadLetters"},
 	}
 	for _, tt := range tests {
 		r := report.New("test", report.After)
@@ -157,11 +157,11 @@ func TestChecksReadTheLedger(t *testing.T) {
 	seq := func(seqs ...int) []call {
 		var out []call
 		for _, n := range seqs {
-			out = append(out, call{stage: replayPass, rec: ordered.Record{Key: "order-42", Sequence: n}})
+			out = append(out, call{stage: replayPass, rec: keyedlog.Record{Key: "order-42", Sequence: n}})
 		}
 		return out
 	}
-	replays := []ordered.ReplayResult{{Applied: 3}}
+	replays := []keyedlog.ReplayResult{{Applied: 3}}
 	for _, tt := range []struct {
 		desc   string
 		run    *run
@@ -221,14 +221,14 @@ func TestSecondReplayThatFailsIsNoNoOp(t *testing.T) {
 func TestReleaseWaitsForTheReplay(t *testing.T) {
 	o := &options{Orders: 8, Partitions: 3, FailingOrder: 42, FailingMessage: PaymentReceived, MaxAttempts: 3}
 	fix := clock.Start.Add(5 * time.Minute)
-	rec2 := ordered.Record{ID: 4, MessageID: "order-42/2", Key: "order-42", CorrelationID: "order-42", Sequence: 2}
-	rec3 := ordered.Record{ID: 7, MessageID: "order-42/3", Key: "order-42", CorrelationID: "order-42", Sequence: 3}
+	rec2 := keyedlog.Record{ID: 4, MessageID: "order-42/2", Key: "order-42", CorrelationID: "order-42", Sequence: 2}
+	rec3 := keyedlog.Record{ID: 7, MessageID: "order-42/3", Key: "order-42", CorrelationID: "order-42", Sequence: 3}
 	base := func(calls ...call) *run {
 		return &run{
 			fixAt: fix,
-			holds: []ordered.Hold{{ID: 1, Scope: ordered.ScopeCorrelation, Value: "order-42", ReleasedAt: fix}},
-			end: snapshot{dead: []ordered.SetAside{{ID: 1, Record: rec2}},
-				parked: []ordered.SetAside{{ID: 1, Record: rec3}}},
+			holds: []keyedlog.Hold{{ID: 1, Scope: keyedlog.ScopeCorrelation, Value: "order-42", ReleasedAt: fix}},
+			end: snapshot{dead: []keyedlog.SetAside{{ID: 1, Record: rec2}},
+				parked: []keyedlog.SetAside{{ID: 1, Record: rec3}}},
 			calls: calls,
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -51,7 +51,7 @@ type failureEventOptions struct {
 }
 
 func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	d := design{contain: ordered.PoisonCorrelation, publish: o.Publish, listen: true, idempotent: true, strict: true, recovery: replay}
+	d := design{contain: keyedlog.PoisonCorrelation, publish: o.Publish, listen: true, idempotent: true, strict: true, recovery: replay}
 	if !o.Publish {
 		d.off = "--publish=false: no failure event is written; customer care still listens"
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/scenarios"
 )
 
@@ -36,13 +36,13 @@ func (o *options) execute(ctx context.Context, path string, env scenarios.Env, d
 }
 
 // failingRecord is the record the bug hits, as produced.
-func (o *options) failingRecord(run *run) ordered.Record {
+func (o *options) failingRecord(run *run) keyedlog.Record {
 	for _, rec := range run.log {
 		if rec.Key == orderKey(o.FailingOrder) && rec.Type == o.FailingMessage {
 			return rec
 		}
 	}
-	return ordered.Record{}
+	return keyedlog.Record{}
 }
 
 // later is how many messages of the failing order come after the failing one.
@@ -86,22 +86,22 @@ func failedCalls(run *run, id int64, st stage) int {
 }
 
 // deadLetterOf finds the DeadLetters row of the log record id in a snapshot.
-func deadLetterOf(sn snapshot, id int64) (ordered.SetAside, bool) {
+func deadLetterOf(sn snapshot, id int64) (keyedlog.SetAside, bool) {
 	for _, d := range sn.dead {
 		if d.Record.ID == id {
 			return d, true
 		}
 	}
-	return ordered.SetAside{}, false
+	return keyedlog.SetAside{}, false
 }
 
-func recordByID(run *run, id int64) ordered.Record {
+func recordByID(run *run, id int64) keyedlog.Record {
 	for _, rec := range run.finalLog {
 		if rec.ID == id {
 			return rec
 		}
 	}
-	return ordered.Record{}
+	return keyedlog.Record{}
 }
 
 // othersComplete counts the other orders that had reached their in-order
@@ -128,7 +128,7 @@ type stopped struct {
 
 func (o *options) stoppedAtIdle(run *run) stopped {
 	var st stopped
-	var held []ordered.Record
+	var held []keyedlog.Record
 	held = append(held, run.idle.waiting...)
 	for _, a := range slices.Concat(run.idle.dead, run.idle.parked) {
 		held = append(held, a.Record)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 )
 
 //go:embed orders.sql
@@ -51,7 +51,7 @@ type payload struct {
 // order's sequence 1, then every sequence 2, ...), each keyed by its order so
 // that partition = order id mod partitions; sequence n depends on n-1. The
 // producer writes the whole log in one transaction.
-func (o *options) produce(ctx context.Context, s *ordered.Store, cancelled bool, at time.Time) error {
+func (o *options) produce(ctx context.Context, s *keyedlog.Store, cancelled bool, at time.Time) error {
 	if err := s.CreatePartitions(ctx, o.Partitions); err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (o *options) produce(ctx context.Context, s *ordered.Store, cancelled bool,
 				if err != nil {
 					return fmt.Errorf("encode payload of order %d: %w", id, err)
 				}
-				_, err = ordered.AppendTx(ctx, tx, ordered.NewRecord{Partition: id % o.Partitions,
+				_, err = keyedlog.AppendTx(ctx, tx, keyedlog.NewRecord{Partition: id % o.Partitions,
 					MessageID: fmt.Sprintf("%s/%d", orderKey(id), seq), Key: orderKey(id), CorrelationID: orderKey(id),
 					Type: typ, Sequence: seq, DependsOn: seq - 1, Payload: string(body)}, at, 0)
 				if err != nil {
@@ -119,7 +119,7 @@ const (
 // call is one Apply as the handler saw it.
 type call struct {
 	stage  stage
-	rec    ordered.Record
+	rec    keyedlog.Record
 	at     time.Time
 	err    error
 	faulty bool // the bug itself failed it (not missing state)
@@ -128,14 +128,14 @@ type call struct {
 // errMissingState is what a strict handler throws.
 var errMissingState = errors.New("earlier state missing")
 
-func (h *orderHandler) Apply(ctx context.Context, tx *sql.Tx, r ordered.Record, now time.Time) (string, error) {
+func (h *orderHandler) Apply(ctx context.Context, tx *sql.Tx, r keyedlog.Record, now time.Time) (string, error) {
 	detail, err := h.change(ctx, tx, r, now)
 	var bug *bugError
 	h.calls = append(h.calls, call{stage: h.stage, rec: r, at: now, err: err, faulty: errors.As(err, &bug)})
 	return detail, err
 }
 
-func (h *orderHandler) change(ctx context.Context, tx *sql.Tx, r ordered.Record, now time.Time) (string, error) {
+func (h *orderHandler) change(ctx context.Context, tx *sql.Tx, r keyedlog.Record, now time.Time) (string, error) {
 	var p payload
 	if err := json.Unmarshal([]byte(r.Payload), &p); err != nil {
 		return "", fmt.Errorf("decode %s payload: %w", r.Type, err)

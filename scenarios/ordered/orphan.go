@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -86,12 +86,12 @@ func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	before := side{
 		name:   orphanName,
 		title:  "Ordered messages — BEFORE: orphans after a dead letter",
-		design: design{contain: ordered.DeadLetterOnly, idempotent: true, recovery: redrive},
+		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, recovery: redrive},
 	}
 	after := side{
 		name:   dependsOnName,
 		title:  "Ordered messages — AFTER: sequence numbers with dependsOn",
-		design: design{contain: ordered.DeadLetterOnly, dependsOn: o.DependsOn || !o.after, idempotent: true, recovery: replay},
+		design: design{contain: keyedlog.DeadLetterOnly, dependsOn: o.DependsOn || !o.after, idempotent: true, recovery: replay},
 	}
 	if !after.design.dependsOn {
 		after.design.off = "--depends-on=false: no record's dependsOn is checked before it is applied"

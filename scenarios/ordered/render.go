@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 )
 
@@ -65,13 +65,13 @@ func handlerText(strict bool) string {
 }
 
 func containText(d design) string {
-	parts := []string{string(cmpOr(d.contain, ordered.DeadLetterOnly))}
+	parts := []string{string(cmpOr(d.contain, keyedlog.DeadLetterOnly))}
 	switch d.contain {
-	case ordered.PoisonCorrelation:
+	case keyedlog.PoisonCorrelation:
 		parts[0] += " (a store read on every record; later records of a poisoned id are parked)"
-	case ordered.BlockKey:
+	case keyedlog.BlockKey:
 		parts[0] += " (later records with a blocked key are parked; the partition carries on)"
-	case ordered.PausePartition:
+	case keyedlog.PausePartition:
 		parts[0] += " (nothing behind the failed record moves, whatever its key)"
 	}
 	if d.dependsOn {
@@ -91,7 +91,7 @@ func containText(d design) string {
 	return strings.Join(parts, "; ")
 }
 
-func cmpOr(c, def ordered.Containment) ordered.Containment {
+func cmpOr(c, def keyedlog.Containment) keyedlog.Containment {
 	if c == "" {
 		return def
 	}
@@ -112,7 +112,7 @@ func recoveryText(rc recovery, id string) string {
 	return "none"
 }
 
-func writeSchema(r *report.Report, tables []ordered.Table) {
+func writeSchema(r *report.Report, tables []keyedlog.Table) {
 	r.Section("Schema")
 	for _, t := range tables {
 		if t.Name != "LabInfo" {
@@ -121,7 +121,7 @@ func writeSchema(r *report.Report, tables []ordered.Table) {
 	}
 }
 
-func (o *options) writeLog(r *report.Report, log []ordered.Record) {
+func (o *options) writeLog(r *report.Report, log []keyedlog.Record) {
 	r.Section("The log (42#2 = order 42, sequence 2; each partition is read in offset order)")
 	var rows [][]string
 	for p := range o.Partitions {
@@ -142,7 +142,7 @@ func (o *options) writeLog(r *report.Report, log []ordered.Record) {
 	r.Table([]string{"Partition", "Orders", "Records, offset 0 onwards"}, rows)
 }
 
-func orderOf(rec ordered.Record) int {
+func orderOf(rec keyedlog.Record) int {
 	id, _ := strconv.Atoi(strings.TrimPrefix(rec.Key, "order-"))
 	return id
 }

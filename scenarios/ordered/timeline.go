@@ -6,7 +6,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
-	"outboxlab/core/ordered"
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 )
 
@@ -26,46 +26,46 @@ func timelineLine(e entry) string {
 	head := fmt.Sprintf("%s  %-6s %-9s %d %-15s ", at, rec.Place(), rec.Key, rec.Sequence, rec.Type)
 	other := fmt.Sprintf("%s  %-6s %-9s ", at, "—", rec.Key)
 	switch ev.Kind {
-	case ordered.Advanced:
+	case keyedlog.Advanced:
 		return fmt.Sprintf("%s  %-6s nothing due → clock advances to %s (next due %s + 1 ms)",
 			at, "—", stamp(ev.NextAttempt), stamp(ev.NextAttempt.Add(-claim.WakeupSlack)))
-	case ordered.Applied:
-		if ev.Via == ordered.ViaReplay {
+	case keyedlog.Applied:
+		if ev.Via == keyedlog.ViaReplay {
 			return head + "REPLAYED → applied: " + ev.Detail
 		}
 		if ev.Attempt > 1 {
 			return head + fmt.Sprintf("attempt %d/%d applied: %s", ev.Attempt, ev.MaxAttempts, ev.Detail)
 		}
 		return head + "applied: " + ev.Detail
-	case ordered.Duplicate:
-		if ev.Via == ordered.ViaReplay {
+	case keyedlog.Duplicate:
+		if ev.Via == keyedlog.ViaReplay {
 			return head + "REPLAYED → skipped, " + ev.Detail + " (idempotent consumer)"
 		}
 		return head + "skipped, " + ev.Detail
-	case ordered.Retrying:
+	case keyedlog.Retrying:
 		line := head + fmt.Sprintf("attempt %d/%d FAILED (%s)", ev.Attempt, ev.MaxAttempts, ev.Detail)
 		if ev.Delay == 0 {
 			return line + " → retried at once"
 		}
 		return line + fmt.Sprintf(" → backoff %s → due %s (the partition waits)", clock.Millis(ev.Delay), stamp(ev.NextAttempt))
-	case ordered.DeadLettered:
+	case keyedlog.DeadLettered:
 		return head + fmt.Sprintf("attempt %d/%d FAILED (%s) → DEAD-LETTERED", ev.Attempt, ev.MaxAttempts, ev.Detail)
-	case ordered.Paused:
+	case keyedlog.Paused:
 		return head + fmt.Sprintf("attempt %d/%d FAILED (%s) → PARTITION %d PAUSED, the record stays at its head",
 			ev.Attempt, ev.MaxAttempts, ev.Detail, rec.Partition)
-	case ordered.Parked:
+	case keyedlog.Parked:
 		return head + "PARKED: " + ev.Detail
-	case ordered.Held:
+	case keyedlog.Held:
 		return other + "REMEMBERED: " + ev.Detail
-	case ordered.Published:
+	case keyedlog.Published:
 		return other + "PUBLISHED " + ev.Detail + " in the dead-letter transaction"
-	case ordered.Resumed:
+	case keyedlog.Resumed:
 		return fmt.Sprintf("%s  %-6s RESUMED %s: the consumer reads it again from the record at its head", at, "—", ev.Detail)
-	case ordered.Released:
+	case keyedlog.Released:
 		return other + "UNBLOCKED: " + ev.Detail + " released"
-	case ordered.Redriven:
+	case keyedlog.Redriven:
 		return head + "REDRIVEN: " + ev.Detail + " appended at the end of partition " + fmt.Sprint(rec.Partition)
-	case ordered.ReplayFailed:
+	case keyedlog.ReplayFailed:
 		return head + "REPLAY FAILED (" + ev.Detail + "): replay stopped, holds kept"
 	}
 	return head + string(ev.Kind) + ": " + ev.Detail

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/jsrand"
-	policy "outboxlab/core/retry"
 )
 
 // waveFigures are what the seed's table prints for one mode.
@@ -23,19 +23,19 @@ type waveFigures struct {
 // the seed's generator, and a Map from bucket to count, as the script keeps.
 // It returns the table's figures and, when w's buckets differ from the
 // script's, the first difference.
-func referenceWave(j policy.Jitter, o *jitterWaveOptions, w wave) (waveFigures, string) {
+func referenceWave(j backoff.Jitter, o *jitterWaveOptions, w wave) (waveFigures, string) {
 	g := jsrand.New(o.Seed)
 	base, ceiling, width := float64(o.Base.Milliseconds()), float64(o.Cap.Milliseconds()), float64(o.Bucket.Milliseconds())
 	counts := map[int64]int{}
 	for c := 0; c < o.Consumers; c++ {
 		t, previous := 0.0, base
 		for n := 1; n <= o.Attempts; n++ {
-			backoff := math.Min(ceiling, base*math.Pow(2, float64(n-1)))
-			wait := backoff
+			ceil := math.Min(ceiling, base*math.Pow(2, float64(n-1)))
+			wait := ceil
 			switch j {
-			case policy.FullJitter:
-				wait = jsrand.Round(float64(g.Next() * backoff))
-			case policy.DecorrelatedJitter:
+			case backoff.FullJitter:
+				wait = jsrand.Round(float64(g.Next() * ceil))
+			case backoff.DecorrelatedJitter:
 				previous = math.Min(ceiling, jsrand.Round(base+float64(g.Next()*(previous*3-base))))
 				wait = previous
 			}

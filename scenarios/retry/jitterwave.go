@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/jsrand"
 	"outboxlab/core/plot"
 	"outboxlab/core/report"
-	policy "outboxlab/core/retry"
 	"outboxlab/scenarios"
 )
 
@@ -108,11 +108,11 @@ func (o *jitterWaveOptions) Validate() error {
 // loop again, written apart, for the checks to read: the table is the lab's,
 // the properties are judged on the reference, and a check holds the two equal.
 func (o *jitterWaveOptions) Run(_ context.Context, _ scenarios.Env) (*report.Report, error) {
-	b := policy.Backoff{Base: o.Base, Cap: o.Cap}
-	waves := make([]wave, len(policy.Jitters))
-	ref := make([]waveFigures, len(policy.Jitters))
-	diffs := make([]string, len(policy.Jitters))
-	for i, j := range policy.Jitters {
+	b := backoff.Backoff{Base: o.Base, Cap: o.Cap}
+	waves := make([]wave, len(backoff.Jitters))
+	ref := make([]waveFigures, len(backoff.Jitters))
+	diffs := make([]string, len(backoff.Jitters))
+	for i, j := range backoff.Jitters {
 		waves[i] = computeWave(j, b, o.Consumers, o.Attempts, o.Bucket, jsrand.New(o.Seed).Next)
 		ref[i], diffs[i] = referenceWave(j, o, waves[i])
 	}

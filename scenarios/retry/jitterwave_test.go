@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/jsrand"
 	"outboxlab/core/report"
-	policy "outboxlab/core/retry"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -96,7 +96,7 @@ func TestJitterReferenceRunMatchesTheSeedsScript(t *testing.T) {
 	o := scenariotest.Bind(t, jitterWave, "--consumers", "50", "--attempts", "6", "--bucket", "250ms",
 		"--base", "300ms", "--cap", "5s", "--seed", "0").(*jitterWaveOptions)
 	want := [3]string{"300 50 6 57", "300 46 43 47", "300 23 66 78"}
-	for i, j := range policy.Jitters {
+	for i, j := range backoff.Jitters {
 		f, _ := referenceWave(j, o, wave{})
 		if got := fmt.Sprint(f.requests, " ", f.peak, " ", f.filled, " ", f.last); got != want[i] {
 			t.Errorf("%s: reference requests, peak, filled, last = %s, want %s", j, got, want[i])
@@ -132,11 +132,11 @@ func TestJitterWaveChecksCatchAWrongWave(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := scenariotest.Bind(t, jitterWave).(*jitterWaveOptions)
-			b := policy.Backoff{Base: o.Base, Cap: o.Cap}
-			waves := make([]wave, len(policy.Jitters))
-			ref := make([]waveFigures, len(policy.Jitters))
-			diffs := make([]string, len(policy.Jitters))
-			for i, j := range policy.Jitters {
+			b := backoff.Backoff{Base: o.Base, Cap: o.Cap}
+			waves := make([]wave, len(backoff.Jitters))
+			ref := make([]waveFigures, len(backoff.Jitters))
+			diffs := make([]string, len(backoff.Jitters))
+			for i, j := range backoff.Jitters {
 				waves[i] = computeWave(j, b, o.Consumers, o.Attempts, o.Bucket, jsrand.New(o.Seed).Next)
 				if i == tt.mode {
 					tt.tamper(&waves[i])

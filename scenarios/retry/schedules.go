@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
-	policy "outboxlab/core/retry"
 	"outboxlab/core/worker"
 	"outboxlab/scenarios"
 )
@@ -95,19 +95,19 @@ func (o *schedulesOptions) Validate() error {
 type schedule struct {
 	name    string
 	key     string // the outbox message that measures it
-	backoff policy.Backoff
+	backoff backoff.Backoff
 	seed    func(n int) int64 // the course's own formula for the wait after attempt n, in ms
 }
 
 func (o *schedulesOptions) schedules() []schedule {
 	base, ceiling, fixed := o.Base.Milliseconds(), o.Cap.Milliseconds(), o.Fixed.Milliseconds()
 	return []schedule{
-		{"immediate", "SCHEDULE-immediate", policy.Backoff{}, func(int) int64 { return 0 }},
-		{"fixed " + clockText(o.Fixed), "SCHEDULE-fixed", policy.Backoff{Base: o.Fixed, Cap: o.Fixed},
+		{"immediate", "SCHEDULE-immediate", backoff.Backoff{}, func(int) int64 { return 0 }},
+		{"fixed " + clockText(o.Fixed), "SCHEDULE-fixed", backoff.Backoff{Base: o.Fixed, Cap: o.Fixed},
 			func(int) int64 { return fixed }},
-		{"exponential", "SCHEDULE-exponential", policy.Backoff{Base: o.Base},
+		{"exponential", "SCHEDULE-exponential", backoff.Backoff{Base: o.Base},
 			func(n int) int64 { return doubled(base, n) }},
-		{"exponential + cap", "SCHEDULE-exponential-cap", policy.Backoff{Base: o.Base, Cap: o.Cap},
+		{"exponential + cap", "SCHEDULE-exponential-cap", backoff.Backoff{Base: o.Base, Cap: o.Cap},
 			func(n int) int64 { return min(ceiling, doubled(base, n)) }},
 	}
 }
@@ -196,7 +196,7 @@ func (o *schedulesOptions) drive(ctx context.Context, store *outbox.Store, s sch
 	}
 	m := measured{schedule: s}
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk,
-		Policy: policy.Policy{Backoff: s.backoff, DeadLetter: true},
+		Policy: backoff.Policy{Backoff: s.backoff, DeadLetter: true},
 		Handler: worker.HandlerFunc(func(_ context.Context, _ outbox.Claim, now time.Time) (worker.Outcome, error) {
 			m.claims = append(m.claims, now)
 			return worker.Outcome{}, errFails

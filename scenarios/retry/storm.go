@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/breaker"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
-	policy "outboxlab/core/retry"
 	"outboxlab/core/worker"
 	"outboxlab/scenarios"
 )
@@ -185,7 +185,7 @@ func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool)
 		return nil, err
 	}
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Batch: 1,
-		Policy: policy.Policy{Backoff: policy.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}, DeadLetter: true},
+		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}, DeadLetter: true},
 		Handler: worker.HandlerFunc(func(_ context.Context, c outbox.Claim, now time.Time) (worker.Outcome, error) {
 			if s := gw.send("worker-1", c.Key, c.Attempt, now); !s.ok {
 				return worker.Outcome{}, errors.New(s.err)

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
-	policy "outboxlab/core/retry"
 	"outboxlab/scenarios"
 )
 
@@ -186,12 +186,12 @@ func (o *visibilityOptions) maxSends() int64 {
 	return 2 * perDesign
 }
 
-func (o *visibilityOptions) backoff() policy.Backoff {
-	return policy.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}
+func (o *visibilityOptions) backoff() backoff.Backoff {
+	return backoff.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}
 }
 
-func (o *visibilityOptions) budget() policy.Budget {
-	return policy.Budget{MaxAttempts: o.MaxAttempts, MaxElapsed: o.TimeBudget}
+func (o *visibilityOptions) budget() backoff.Budget {
+	return backoff.Budget{MaxAttempts: o.MaxAttempts, MaxElapsed: o.TimeBudget}
 }
 
 // scripts is the queue, oldest first: three troubled notifications, then the healthy ones.

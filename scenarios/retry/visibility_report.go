@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
-	policy "outboxlab/core/retry"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/wassal"
 )
@@ -76,9 +76,9 @@ func (o *visibilityOptions) figures(run *pairRun) pairFigures {
 			f.left++
 		}
 		switch exitOf(m) {
-		case policy.RetryBudgetOut:
+		case backoff.RetryBudgetOut:
 			f.retryExits = append(f.retryExits, m.Key)
-		case policy.TimeBudgetOut:
+		case backoff.TimeBudgetOut:
 			f.timeExits = append(f.timeExits, m.Key)
 		}
 	}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
-	policy "outboxlab/core/retry"
 )
 
 // consumerState is what a consumer is doing.
@@ -237,7 +237,7 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 	}
 	delay := s.o.backoff().Delay(c.attempt)
 	elapsed := now.Sub(c.first)
-	if exit := s.o.budget().After(c.attempt, elapsed, delay); exit != policy.NoExit {
+	if exit := s.o.budget().After(c.attempt, elapsed, delay); exit != backoff.NoExit {
 		reason := exitReason(exit, s.o.budget(), c.attempt, elapsed+delay)
 		err := s.store.DeadLetter(ctx, c.claim, now, snd.err+"; "+reason)
 		if err == nil {
@@ -276,8 +276,8 @@ func (s *sim) release(c *consumer, now time.Time, err error, what string) error 
 }
 
 // exitReason says which budget ran out and by how much.
-func exitReason(exit policy.Exit, b policy.Budget, attempt int, nextAt time.Duration) string {
-	if exit == policy.RetryBudgetOut {
+func exitReason(exit backoff.Exit, b backoff.Budget, attempt int, nextAt time.Duration) string {
+	if exit == backoff.RetryBudgetOut {
 		return fmt.Sprintf("retry budget out (attempt %d of %d)", attempt, b.MaxAttempts)
 	}
 	return fmt.Sprintf("time budget out (the next attempt would start %s after the first delivery; budget %s)",

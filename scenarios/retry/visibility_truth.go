@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/outbox"
-	policy "outboxlab/core/retry"
 )
 
 // The figures the visibility pair is judged by are read from what the run
@@ -180,14 +180,14 @@ func courseDelay(base, ceiling time.Duration, n int) time.Duration {
 }
 
 // exitOf reads which budget dead-lettered a message from the error its row keeps.
-func exitOf(m outbox.Message) policy.Exit {
+func exitOf(m outbox.Message) backoff.Exit {
 	switch {
 	case m.Status != outbox.DeadLettered:
-		return policy.NoExit
+		return backoff.NoExit
 	case strings.Contains(m.LastError, "retry budget out"):
-		return policy.RetryBudgetOut
+		return backoff.RetryBudgetOut
 	case strings.Contains(m.LastError, "time budget out"):
-		return policy.TimeBudgetOut
+		return backoff.TimeBudgetOut
 	}
-	return policy.NoExit
+	return backoff.NoExit
 }

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/plot"
 	"outboxlab/core/report"
-	policy "outboxlab/core/retry"
 )
 
 // shownConsumers is how many consumers' draws the report shows.
@@ -23,7 +23,7 @@ type bucketCount struct {
 // wave is the retry moments of many consumers that failed at the same
 // instant, counted in buckets: the load the recovering resource sees.
 type wave struct {
-	jitter   policy.Jitter
+	jitter   backoff.Jitter
 	first    [][]time.Duration // the first consumers' waits, for the report
 	latest   []int64           // per retry, the latest moment any consumer made it, ms after the failure
 	buckets  []bucketCount     // by index; only buckets with retries
@@ -36,7 +36,7 @@ type wave struct {
 // consumers drawing from it in turn, each moment the running sum of waits.
 // It keeps one bucket index per retry, so its memory is consumers × attempts
 // numbers, whatever the width of the buckets.
-func computeWave(j policy.Jitter, b policy.Backoff, consumers, attempts int, bucket time.Duration, rand func() float64) wave {
+func computeWave(j backoff.Jitter, b backoff.Backoff, consumers, attempts int, bucket time.Duration, rand func() float64) wave {
 	w := wave{jitter: j, latest: make([]int64, attempts)}
 	width := bucket.Milliseconds()
 	indices := make([]int64, 0, consumers*attempts)

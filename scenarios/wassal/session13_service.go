@@ -10,12 +10,12 @@ import (
 	"slices"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/child"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
-	"outboxlab/core/retry"
 	"outboxlab/core/worker"
 )
 
@@ -180,7 +180,7 @@ func (s *session13Service) reconcileUntil(ctx context.Context, windowEnd time.Ti
 		return nil
 	}
 	w := &worker.Worker{ID: "reconciler", Store: s.store, Clock: s.clock, Handler: confirmVia(s.provider),
-		Policy: retry.Policy{Backoff: retry.Backoff{Base: s.recheck}}, Batch: 10}
+		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: s.recheck}}, Batch: 10}
 	for step := 0; !s.clock.Now().After(windowEnd); step++ {
 		if step > 10000 {
 			return fmt.Errorf("the reconciler did not settle after %d steps", step)

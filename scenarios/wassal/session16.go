@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
-	"outboxlab/core/retry"
 	"outboxlab/core/worker"
 	"outboxlab/scenarios"
 )
@@ -186,11 +186,11 @@ func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.
 
 // policy is the failure policy of a design: the naive one retries at once,
 // forever; the Day 16 one backs off and dead-letters at MaxAttempts.
-func (o *session16Options) policy(naive bool) (retry.Policy, int) {
+func (o *session16Options) policy(naive bool) (backoff.Policy, int) {
 	if naive {
-		return retry.Policy{}, 0
+		return backoff.Policy{}, 0
 	}
-	return retry.Policy{Backoff: retry.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}, DeadLetter: o.DeadLetter}, o.MaxAttempts
+	return backoff.Policy{Backoff: backoff.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}, DeadLetter: o.DeadLetter}, o.MaxAttempts
 }
 
 func (o *session16Options) drive(ctx context.Context, path string, naive bool) (*session16Run, error) {

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
-	"outboxlab/core/retry"
 	"outboxlab/core/worker"
 	"outboxlab/scenarios"
 )
@@ -196,8 +196,8 @@ func (o *session17Options) Run(ctx context.Context, env scenarios.Env) (*report.
 	return scenarios.RunPair(ctx, env, o.audited, o.drive, o.render)
 }
 
-func (o *session17Options) policy() retry.Policy {
-	return retry.Policy{Backoff: retry.Backoff{Base: o.BaseBackoff}, DeadLetter: true}
+func (o *session17Options) policy() backoff.Policy {
+	return backoff.Policy{Backoff: backoff.Backoff{Base: o.BaseBackoff}, DeadLetter: true}
 }
 
 func (o *session17Options) drive(ctx context.Context, path string, audited bool) (*session17Run, error) {

@@ -1,0 +1,151 @@
+package emission
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
+)
+
+// ErrReplayNotAuthorized is returned by a replay that lacks any of reviewer,
+// reason, approval or ticket: replay is never implicit.
+var ErrReplayNotAuthorized = errors.New("replay needs an explicit authorization (reviewer, reason, approval and ticket)")
+
+// ReplayTx is the host's replay of one dead-lettered entry. The drain never
+// replays anything. The original keeps its status, terminal reason, retry
+// count and history; a new entry (key <original>-R<n>) carries the same
+// emission with RetryCount 0 and its own claims, references the original, and
+// a remediation record says who authorized it, why, for which window, and
+// that the original's retry count was kept. Nothing is written without a
+// complete authorization.
+func (s *Store) ReplayTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time, r Remediation) (Entry, error) {
+	for _, f := range []string{r.Reviewer, r.Reason, r.Approval, r.Ticket} {
+		if strings.TrimSpace(f) == "" {
+			return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, ErrReplayNotAuthorized)
+		}
+	}
+	orig, err := scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE Id = ?`, id))
+	if err != nil {
+		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
+	}
+	if orig.Status != DeadLettered {
+		return Entry{}, fmt.Errorf("replay governance entry %d: it is %s, not DeadLettered", id, orig.Status)
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM GovernanceOutboxEntries WHERE ReplayOfEntryId = ?`, id).Scan(&n); err != nil {
+		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
+	}
+	key := fmt.Sprintf("%s-R%d", orig.Key, n+1)
+	res, err := tx.ExecContext(ctx,
+		`INSERT INTO GovernanceOutboxEntries (EntryKey, EventType, CorrelationId, DecisionReceiptId, Provider, Region, Tenant,
+		        Workload, Payload, MaxRetryCount, CreatedAtUtc, UpdatedAtUtc, ReplayOfEntryId)
+		 SELECT :key, EventType, CorrelationId, DecisionReceiptId, Provider, Region, Tenant, Workload, Payload, MaxRetryCount,
+		        :now, :now, Id
+		   FROM GovernanceOutboxEntries WHERE Id = :id`,
+		sql.Named("key", key), sql.Named("now", clock.ISO(now)), sql.Named("id", id))
+	if err != nil {
+		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
+	}
+	newID, err := res.LastInsertId()
+	if err != nil {
+		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
+	}
+	r.Action = "replay"
+	if err := recordRemediationTx(ctx, tx, id, now, r, orig.RetryCount, orig.RetryCount, newID); err != nil {
+		return Entry{}, err
+	}
+	return scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE Id = ?`, newID))
+}
+
+// Replay is ReplayTx in a transaction of its own.
+func (s *Store) Replay(ctx context.Context, id int64, now time.Time, r Remediation) (e Entry, err error) {
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		e, err = s.ReplayTx(ctx, tx, id, now, r)
+		return err
+	})
+	return e, err
+}
+
+// Incident is one host review item, opened for a dead-letter.
+type Incident struct {
+	ID              int64
+	EntryID         int64
+	OpenedAt        time.Time
+	ReasonCode      string
+	Open            bool
+	ClosedAt        time.Time
+	ClosedBy        string
+	ProviderReceipt string
+}
+
+// OpenIncidents opens one incident for every dead-lettered entry that has
+// none yet, at now, and returns how many it opened.
+func (s *Store) OpenIncidents(ctx context.Context, now time.Time) (int, error) {
+	res, err := s.DB().ExecContext(ctx,
+		`INSERT INTO GovernanceIncidents (EntryId, OpenedAtUtc, ReasonCode)
+		 SELECT Id, ?, ReasonCode FROM GovernanceOutboxEntries e
+		  WHERE Status = 'DeadLettered' AND NOT EXISTS (SELECT 1 FROM GovernanceIncidents i WHERE i.EntryId = e.Id)
+		  ORDER BY Id`, clock.ISO(now))
+	if err != nil {
+		return 0, fmt.Errorf("open incidents: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// ErrNoReceipt is returned when an incident would be closed without the
+// provider-side receipt that proves the replay arrived.
+var ErrNoReceipt = errors.New("an incident closes only on a provider-side receipt")
+
+// CloseIncident closes an open incident, citing the provider's receipt.
+func (s *Store) CloseIncident(ctx context.Context, id int64, now time.Time, by, receipt string) error {
+	if strings.TrimSpace(receipt) == "" {
+		return fmt.Errorf("close incident %d: %w", id, ErrNoReceipt)
+	}
+	res, err := s.DB().ExecContext(ctx,
+		`UPDATE GovernanceIncidents SET Status = 'Closed', ClosedAtUtc = ?, ClosedBy = ?, ProviderReceipt = ?
+		  WHERE Id = ? AND Status = 'Open'`, clock.ISO(now), by, receipt, id)
+	if err != nil {
+		return fmt.Errorf("close incident %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("close incident %d: it is not open", id)
+	}
+	return nil
+}
+
+// Incidents returns every incident in order.
+func (s *Store) Incidents(ctx context.Context) ([]Incident, error) {
+	rows, err := s.DB().QueryContext(ctx,
+		`SELECT Id, EntryId, OpenedAtUtc, ReasonCode, Status, ClosedAtUtc, COALESCE(ClosedBy, ''), COALESCE(ProviderReceipt, '')
+		   FROM GovernanceIncidents ORDER BY Id`)
+	if err != nil {
+		return nil, fmt.Errorf("read incidents: %w", err)
+	}
+	defer rows.Close()
+	var out []Incident
+	for rows.Next() {
+		var (
+			in             Incident
+			opened, status string
+			closed         sql.NullString
+		)
+		if err := rows.Scan(&in.ID, &in.EntryID, &opened, &in.ReasonCode, &status, &closed, &in.ClosedBy, &in.ProviderReceipt); err != nil {
+			return nil, fmt.Errorf("read incidents: %w", err)
+		}
+		in.Open = status == "Open"
+		if in.OpenedAt, err = sqlitedb.ParseNullTime(sql.NullString{String: opened, Valid: true}); err != nil {
+			return nil, err
+		}
+		if in.ClosedAt, err = sqlitedb.ParseNullTime(closed); err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, rows.Err()
+}

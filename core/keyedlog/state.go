@@ -1,0 +1,173 @@
+package keyedlog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/sqlitedb"
+)
+
+// Partition is the consumer's state in one partition.
+type Partition struct {
+	Partition    int
+	NextOffset   int64
+	HeadAttempts int       // failed attempts of the record at NextOffset
+	NextAttempt  time.Time // the head record is not due before this (zero: due)
+	LastError    string
+	Paused       time.Time // zero unless the partition is paused
+	Waiting      int       // records at or after NextOffset
+}
+
+// Partitions returns the consumer's state in every partition, in order.
+func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
+	rows, err := s.DB().QueryContext(ctx,
+		`SELECT p.Partition, p.NextOffset, p.HeadAttempts, p.NextAttemptUtc, p.LastError, p.PausedAtUtc,
+		        (SELECT COUNT(*) FROM LogRecords r WHERE r.Partition = p.Partition AND r.Offset >= p.NextOffset)
+		   FROM ConsumerPartitions p ORDER BY p.Partition`)
+	if err != nil {
+		return nil, fmt.Errorf("read partitions: %w", err)
+	}
+	defer rows.Close()
+	var out []Partition
+	for rows.Next() {
+		var p Partition
+		var next, lastErr, paused sql.NullString
+		if err := rows.Scan(&p.Partition, &p.NextOffset, &p.HeadAttempts, &next, &lastErr, &paused, &p.Waiting); err != nil {
+			return nil, fmt.Errorf("read partitions: %w", err)
+		}
+		p.LastError = lastErr.String
+		if p.NextAttempt, err = parseNullTime(next); err != nil {
+			return nil, err
+		}
+		if p.Paused, err = parseNullTime(paused); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read partitions: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("read partitions: the log has no partitions")
+	}
+	return out, nil
+}
+
+// Waiting returns the records the consumer has not reached yet, partition by
+// partition in offset order: the ones a paused partition holds back.
+func (s *Store) Waiting(ctx context.Context) ([]Record, error) {
+	rows, err := s.DB().QueryContext(ctx, `SELECT `+recordColumns+`
+		   FROM LogRecords r JOIN ConsumerPartitions p ON p.Partition = r.Partition
+		  WHERE r.Offset >= p.NextOffset ORDER BY r.Partition, r.Offset`)
+	if err != nil {
+		return nil, fmt.Errorf("list waiting records: %w", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list waiting records: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func advanceTx(ctx context.Context, tx *sql.Tx, partition int) error {
+	_, err := tx.ExecContext(ctx,
+		`UPDATE ConsumerPartitions SET NextOffset = NextOffset + 1, HeadAttempts = 0, NextAttemptUtc = NULL, LastError = NULL
+		  WHERE Partition = ?`, partition)
+	if err != nil {
+		return fmt.Errorf("commit offset of partition %d: %w", partition, err)
+	}
+	return nil
+}
+
+func retryTx(ctx context.Context, tx *sql.Tx, partition, attempts int, next time.Time, lastErr string) error {
+	_, err := tx.ExecContext(ctx,
+		`UPDATE ConsumerPartitions SET HeadAttempts = ?, NextAttemptUtc = ?, LastError = ? WHERE Partition = ?`,
+		attempts, sqlitedb.NullTime(next), lastErr, partition)
+	if err != nil {
+		return fmt.Errorf("schedule retry in partition %d: %w", partition, err)
+	}
+	return nil
+}
+
+func pauseTx(ctx context.Context, tx *sql.Tx, partition, attempts int, lastErr string, at time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`UPDATE ConsumerPartitions SET HeadAttempts = ?, NextAttemptUtc = NULL, LastError = ?, PausedAtUtc = ?
+		  WHERE Partition = ?`, attempts, lastErr, clock.ISO(at), partition)
+	if err != nil {
+		return fmt.Errorf("pause partition %d: %w", partition, err)
+	}
+	return nil
+}
+
+// Application is one row of AppliedMessages.
+type Application struct {
+	MessageID     string
+	CorrelationID string
+	Sequence      int
+	LogRecordID   int64
+	Via           string
+	At            time.Time
+}
+
+// Applications returns what the consumer applied, in the order it applied it.
+func (s *Store) Applications(ctx context.Context) ([]Application, error) {
+	rows, err := s.DB().QueryContext(ctx,
+		`SELECT MessageId, CorrelationId, Sequence, LogRecordId, Via, AppliedAtUtc FROM AppliedMessages ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("list applied messages: %w", err)
+	}
+	defer rows.Close()
+	var out []Application
+	for rows.Next() {
+		var a Application
+		var at string
+		if err := rows.Scan(&a.MessageID, &a.CorrelationID, &a.Sequence, &a.LogRecordID, &a.Via, &at); err != nil {
+			return nil, fmt.Errorf("list applied messages: %w", err)
+		}
+		if a.At, err = parseTime(at); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// recordAppliedTx notes rec as applied. A record applied again (a consumer
+// that is not idempotent) keeps its first row.
+func recordAppliedTx(ctx context.Context, tx *sql.Tx, rec Record, via string, at time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO AppliedMessages (MessageId, CorrelationId, Sequence, LogRecordId, Via, AppliedAtUtc)
+		 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		rec.MessageID, rec.CorrelationID, rec.Sequence, rec.ID, via, clock.ISO(at))
+	if err != nil {
+		return fmt.Errorf("record %s as applied: %w", rec.MessageID, err)
+	}
+	return nil
+}
+
+func isApplied(ctx context.Context, tx *sql.Tx, messageID string) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM AppliedMessages WHERE MessageId = ?`, messageID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look up applied message %s: %w", messageID, err)
+	}
+	return n > 0, nil
+}
+
+func isSequenceApplied(ctx context.Context, tx *sql.Tx, correlationID string, seq int) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx,
+		`SELECT COUNT(*) FROM AppliedMessages WHERE CorrelationId = ? AND Sequence = ?`, correlationID, seq).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look up sequence %d of %s: %w", seq, correlationID, err)
+	}
+	return n > 0, nil
+}
