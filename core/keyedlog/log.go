@@ -3,6 +3,7 @@ package keyedlog
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -148,7 +149,7 @@ func (s *Store) Records(ctx context.Context) ([]Record, error) {
 func recordAt(ctx context.Context, tx *sql.Tx, partition int, offset int64) (Record, bool, error) {
 	r, err := scanRecord(tx.QueryRowContext(ctx,
 		`SELECT `+recordColumns+` FROM LogRecords r WHERE r.Partition = ? AND r.Offset = ?`, partition, offset))
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, false, nil
 	}
 	if err != nil {

@@ -197,7 +197,7 @@ func setStatus(ctx context.Context, tx *sql.Tx, p payload, status, was string, e
 func orderStatus(ctx context.Context, tx *sql.Tx, id int) (string, bool, error) {
 	var status string
 	err := tx.QueryRowContext(ctx, `SELECT Status FROM Orders WHERE Id = ?`, id).Scan(&status)
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
 	if err != nil {
