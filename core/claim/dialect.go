@@ -1,6 +1,10 @@
 package claim
 
-import "time"
+import (
+	"context"
+	"database/sql"
+	"time"
+)
 
 // Dialect writes the engine's statements for one database: the one place
 // where SQLite and PostgreSQL differ (placeholders, how the claim keeps two
@@ -9,16 +13,28 @@ import "time"
 // columns and the set columns, never on the values, so that it can be
 // prepared once and run with fresh arguments.
 //
-// SQLite is the implementation in this package (sqlite.go). A PostgreSQL
-// dialect goes beside it, in postgres.go: $n placeholders, a ClaimSelect
-// that ends in FOR UPDATE SKIP LOCKED and a ClaimBatch whose subquery does,
-// GREATEST where SQLite has the scalar MAX; the engine (engine.go), the
-// Queues and the families' rules stay as they are.
+// The gate itself (what is claimable, held, due) is written once, in
+// gate.go, for both implementations: SQLite (sqlite.go) and PostgreSQL
+// (postgres.go: $n placeholders, a ClaimSelect that ends in FOR UPDATE SKIP
+// LOCKED and a ClaimBatch whose subquery does, GREATEST where SQLite has the
+// scalar MAX, a plain READ COMMITTED transaction where SQLite takes BEGIN
+// IMMEDIATE). The engine (engine.go), the Queues and the families' rules
+// stay as they are.
 type Dialect interface {
-	// Name names the database, e.g. "sqlite".
+	// Name names the database: "sqlite" or "postgres".
 	Name() string
-	// Time is t as the database stores a time; the zero time is NULL.
+	// Time is t as the database stores a time; the zero time is NULL. Both
+	// dialects store clock.ISO text (fixed width, so text order is time order).
 	Time(t time.Time) any
+	// Bind makes a statement written with ? and :name placeholders (and args
+	// holding sql.Named values for the names) runnable on the database: on
+	// PostgreSQL both become $n. A family writes its own queries once and
+	// binds them here.
+	Bind(query string, args ...any) (string, []any)
+	// InTx runs fn in one transaction of db, committing when fn returns nil.
+	InTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error
+	// Tables lists db's tables with their CREATE statements.
+	Tables(ctx context.Context, db *sql.DB) ([]Table, error)
 	// ClaimSelect reads the ids of up to r.Limit claimable rows in claim order.
 	ClaimSelect(q *Queue, r Request) (string, []any)
 	// ClaimRow claims row id if it is still claimable, RETURNING returning.

@@ -81,15 +81,18 @@ func (s *Store) Refused() int64 { return s.refused.Load() }
 // InTx runs fn in one transaction, committing when fn returns nil. On
 // SQLite every transaction is BEGIN IMMEDIATE: it takes the write lock
 // before it reads, so no two claims interleave.
+// On PostgreSQL it is READ COMMITTED and the claim's FOR UPDATE SKIP LOCKED
+// keeps claimers apart instead.
 func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return sqlitedb.InTx(ctx, s.db, fn)
+	return s.dialect.InTx(ctx, s.db, fn)
 }
 
 // Table is one table of a lab database, with its CREATE statement.
 type Table = sqlitedb.Table
 
-// Tables lists the database's tables with their CREATE statements, as the
-// database itself reports them, in creation order.
+// Tables lists the database's tables with their CREATE statements, in
+// creation order: on SQLite as the database keeps them, on PostgreSQL
+// rebuilt from the catalog (see the PostgreSQL dialect).
 func (s *Store) Tables(ctx context.Context) ([]Table, error) {
-	return sqlitedb.Tables(ctx, s.db)
+	return s.dialect.Tables(ctx, s.db)
 }

@@ -1,0 +1,118 @@
+package claim
+
+import (
+	"database/sql"
+	"strings"
+	"time"
+
+	"outboxlab/core/clock"
+)
+
+// The gate is written once for every dialect, with :name placeholders (and ?
+// for the columns a transition sets); a dialect binds them its own way. What
+// differs between databases (the claim's lock, MAX or GREATEST) is passed in.
+
+// free says a live row is not held, or its lease has ended. A queue whose
+// claim sets a status knows a held row by that status; one whose claim leaves
+// the status alone knows it by the owner column.
+func (q *Queue) free() string {
+	if q.Claimed != "" {
+		return `(Status <> '` + q.Claimed + `' OR ` + q.LeaseUntil + ` < :now)`
+	}
+	return `(` + q.Owner + ` IS NULL OR ` + q.LeaseUntil + ` < :now)`
+}
+
+// held is what every transition after a claim checks besides owner and token.
+func (q *Queue) held() string {
+	if q.Claimed != "" {
+		return `Status = '` + q.Claimed + `'`
+	}
+	return `Status IN (` + q.liveList() + `) AND ` + q.Owner + ` IS NOT NULL`
+}
+
+// claimable is the claim's gate: live, free and, when the queue has a
+// backoff gate, due.
+func (q *Queue) claimable() string {
+	gate := `Status IN (` + q.liveList() + `) AND ` + q.free()
+	if q.Due != "" {
+		gate += ` AND (` + q.Due + ` IS NULL OR ` + q.Due + ` <= :now)`
+	}
+	return gate
+}
+
+// claimSet is what a claim writes: the owner, the lease, the claimed status,
+// the attempt and the fencing token.
+func (q *Queue) claimSet() string {
+	set := []string{q.Owner + ` = :owner`, q.LeaseUntil + ` = :lease`}
+	if q.Claimed != "" {
+		set = append([]string{`Status = '` + q.Claimed + `'`}, set...)
+	}
+	if q.Attempts != "" {
+		set = append(set, q.Attempts+` = `+q.Attempts+` + 1`)
+	}
+	return strings.Join(append(set, q.Token+` = `+q.Token+` + 1`), ", ")
+}
+
+// claimSelect reads the ids of up to :limit claimable rows in claim order;
+// lock ends the statement (a row lock, or nothing where the transaction
+// itself keeps claimers apart).
+func (q *Queue) claimSelect(r Request, lock string) (string, []any) {
+	return `SELECT Id FROM ` + q.Table + ` WHERE ` + q.claimable() + ` ORDER BY ` + q.Order + ` LIMIT :limit` + lock,
+		[]any{sql.Named("now", clock.ISO(r.Now)), sql.Named("limit", r.limit())}
+}
+
+func (q *Queue) claimRow(returning string, r Request, id int64) (string, []any) {
+	return `UPDATE ` + q.Table + ` SET ` + q.claimSet() + ` WHERE Id = :id AND ` + q.claimable() + ` RETURNING ` + returning,
+		[]any{sql.Named("owner", r.Owner), sql.Named("lease", clock.ISO(r.LeaseUntil())),
+			sql.Named("id", id), sql.Named("now", clock.ISO(r.Now))}
+}
+
+// claimBatch claims the rows sel (a claimSelect) reads in one statement.
+func (q *Queue) claimBatch(returning string, r Request, sel string) (string, []any) {
+	return `UPDATE ` + q.Table + ` SET ` + q.claimSet() + ` WHERE Id IN (` + sel + `) RETURNING ` + returning,
+		[]any{sql.Named("owner", r.Owner), sql.Named("lease", clock.ISO(r.LeaseUntil())),
+			sql.Named("now", clock.ISO(r.Now)), sql.Named("limit", r.limit())}
+}
+
+// sets writes each column = ?, times as d stores them.
+func (q *Queue) sets(d Dialect, sets []Set) (string, []any) {
+	cols := make([]string, 0, len(sets)+2)
+	args := make([]any, 0, len(sets)+3)
+	for _, s := range sets {
+		cols = append(cols, s.Column+` = ?`)
+		if t, ok := s.Value.(time.Time); ok {
+			args = append(args, d.Time(t))
+		} else {
+			args = append(args, s.Value)
+		}
+	}
+	return strings.Join(cols, ", "), args
+}
+
+func (q *Queue) settle(d Dialect, o Owner, sets []Set) (string, []any) {
+	set, args := q.sets(d, append(sets, Set{q.Owner, nil}, Set{q.LeaseUntil, nil}))
+	return `UPDATE ` + q.Table + ` SET ` + set + ` WHERE Id = ? AND ` + q.Owner + ` = ? AND ` + q.Token + ` = ? AND ` + q.held(),
+		append(args, o.ID, o.Owner, o.Token)
+}
+
+func (q *Queue) update(d Dialect, id int64, sets []Set) (string, []any) {
+	set, args := q.sets(d, append(sets, Set{q.Owner, nil}, Set{q.LeaseUntil, nil}))
+	return `UPDATE ` + q.Table + ` SET ` + set + ` WHERE Id = ?`, append(args, id)
+}
+
+// nextDue is the earliest due time or lease end after now; greatest is the
+// database's two-argument maximum (SQLite's scalar MAX, PostgreSQL's GREATEST).
+func (q *Queue) nextDue(now time.Time, greatest string) (string, []any) {
+	leaseEnd, due := q.LeaseUntil, ""
+	if q.Due != "" {
+		leaseEnd = greatest + `(` + q.LeaseUntil + `, COALESCE(` + q.Due + `, ''))`
+		due = `SELECT ` + q.Due + ` AS t FROM ` + q.Table + `
+		    WHERE Status IN (` + q.liveList() + `) AND ` + q.free() + ` AND ` + q.Due + ` > :now
+		   UNION ALL
+		   `
+	}
+	return `SELECT MIN(t) FROM (
+		   ` + due + `SELECT ` + leaseEnd + ` AS t FROM ` + q.Table + `
+		    WHERE ` + q.held() + ` AND ` + q.LeaseUntil + ` >= :now)`,
+		[]any{sql.Named("now", clock.ISO(now))}
+}
