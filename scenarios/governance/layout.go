@@ -6,6 +6,7 @@ import (
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // layout is the shape of a report on a pair of drain runs (store and claim)
@@ -39,7 +40,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun) {
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(claim.started))
 
 	r.Section("Schema")
-	writeSchema(r, claim.tables)
+	scenarios.WriteSchema(r, claim.tables)
 	r.Section("Emitter scripts")
 	rows := make([][]string, 0, len(l.specs))
 	for _, s := range l.specs {

@@ -74,16 +74,6 @@ func transitionText(t emission.Transition, mode emission.Mode, maxAttempts int) 
 		t.RetryCount, maxAttempts, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
 }
 
-// writeSchema prints the tables a run created, as SQLite reports them.
-func writeSchema(r *report.Report, tables []emission.Table) {
-	for _, t := range tables {
-		if t.Name == "LabInfo" {
-			continue
-		}
-		r.Line(t.SQL + ";")
-	}
-}
-
 // writeEntryLedger prints the GovernanceOutboxEntries table. The payload is
 // never printed: only its size.
 func writeEntryLedger(r *report.Report, entries []emission.Entry) {

@@ -7,6 +7,7 @@ import (
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 func (o *replayOptions) render(run *replayRun) *report.Report {
@@ -37,7 +38,7 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	}
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(run.started))
 	r.Section("Schema")
-	writeSchema(r, run.tables)
+	scenarios.WriteSchema(r, run.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, l := range run.lines {
 		r.Line(l)

@@ -7,6 +7,7 @@ import (
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // staleFigures are the numbers the pair is judged by, read from what was
@@ -97,7 +98,7 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(own.started))
 
 	r.Section("Schema")
-	writeSchema(r, own.tables)
+	scenarios.WriteSchema(r, own.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, l := range own.lines {
 		r.Line(l)

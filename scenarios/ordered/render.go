@@ -8,6 +8,7 @@ import (
 	"outboxlab/core/clock"
 	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // identity names a scenario in its report.
@@ -114,11 +115,7 @@ func recoveryText(rc recovery, id string) string {
 
 func writeSchema(r *report.Report, tables []keyedlog.Table) {
 	r.Section("Schema")
-	for _, t := range tables {
-		if t.Name != "LabInfo" {
-			r.Line(t.SQL + ";")
-		}
-	}
+	scenarios.WriteSchema(r, tables)
 }
 
 func (o *options) writeLog(r *report.Report, log []keyedlog.Record) {

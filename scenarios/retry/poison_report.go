@@ -10,7 +10,7 @@ import (
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
-	"outboxlab/scenarios/wassal"
+	"outboxlab/scenarios"
 )
 
 // poisonFigures are the numbers of one counter position, all read back from
@@ -78,7 +78,7 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 	r.Linef("Databases  on catch: %s; at delivery: %s (each its own SQLite file)", runs[0].position.file, runs[1].position.file)
 
 	r.Section("Schema")
-	wassal.WriteSchema(r, runs[0].tables)
+	scenarios.WriteSchema(r, runs[0].tables)
 
 	for _, run := range runs {
 		r.Section(fmt.Sprintf("Timeline: counter %s (scenario clock, from the audit log)", run.position.name))
@@ -103,7 +103,7 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 	o.writeLifetimes(r, runs)
 	for _, run := range runs {
 		r.Section(fmt.Sprintf("Outbox ledger: counter %s (%s)", run.position.name, run.position.file))
-		wassal.WriteOutboxLedger(r, run.msgs)
+		scenarios.WriteOutboxLedger(r, run.msgs)
 	}
 
 	o.checks(r, figs)

@@ -11,7 +11,7 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/plot"
 	"outboxlab/core/report"
-	"outboxlab/scenarios/wassal"
+	"outboxlab/scenarios"
 )
 
 // notificationType is the outbox message type of this family: the course
@@ -31,7 +31,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	r.Linef("Clock      scenario time starts %s for each schedule; nothing sleeps", clock.ISO(clock.Start))
 
 	r.Section("Schema")
-	wassal.WriteSchema(r, tables)
+	scenarios.WriteSchema(r, tables)
 
 	r.Section("Waits per failed attempt (ms), as the worker wrote them (the seed's first table)")
 	o.writeWaits(r, runs)
@@ -47,7 +47,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	r.Section("The runs on the outbox")
 	o.writeRuns(r, runs, msgs)
 	r.Section("Outbox ledger (OutboxMessages table)")
-	wassal.WriteOutboxLedger(r, msgs)
+	scenarios.WriteOutboxLedger(r, msgs)
 
 	o.checks(r, runs, msgs)
 	r.Checks("Checks (the properties the seed states)")

@@ -11,7 +11,6 @@ import (
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
 	"outboxlab/scenarios"
-	"outboxlab/scenarios/wassal"
 )
 
 const (
@@ -92,7 +91,7 @@ func (o *stormOptions) render(own, before, after *stormRun) *report.Report {
 	r := stormPair.NewReport(o.breaker)
 	o.writeSetup(r)
 	r.Section("Schema")
-	wassal.WriteSchema(r, own.tables)
+	scenarios.WriteSchema(r, own.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, l := range stormTimeline(own) {
 		r.Line(l)

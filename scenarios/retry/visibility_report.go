@@ -10,7 +10,6 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
-	"outboxlab/scenarios/wassal"
 )
 
 const (
@@ -95,7 +94,7 @@ func (o *visibilityOptions) render(own, before, after *pairRun) *report.Report {
 	o.writeSetup(r)
 
 	r.Section("Schema")
-	wassal.WriteSchema(r, own.tables)
+	scenarios.WriteSchema(r, own.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, e := range own.events {
 		r.Linef("%s  %-9s %s", clock.Stamp(e.at), e.consumer, e.text)
@@ -110,7 +109,7 @@ func (o *visibilityOptions) render(own, before, after *pairRun) *report.Report {
 	r.Section("Gateway ledger (every send)")
 	writeSends(r, own.gw.ledger)
 	r.Section("Outbox ledger (OutboxMessages table)")
-	wassal.WriteOutboxLedger(r, own.msgs)
+	scenarios.WriteOutboxLedger(r, own.msgs)
 
 	scenarios.CompareSection(r)
 	o.writeMetrics(r, before, after)

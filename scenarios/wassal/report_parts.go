@@ -41,7 +41,7 @@ func (d day) closeReport(r *report.Report, after bool) {
 // one line each.
 func writeSchemaAndTimeline(r *report.Report, tables []outbox.Table, timeline []string) {
 	r.Section("Schema")
-	WriteSchema(r, tables)
+	scenarios.WriteSchema(r, tables)
 	r.Section("Timeline (scenario clock)")
 	for _, line := range timeline {
 		r.Line(line)
@@ -64,7 +64,7 @@ func writeLedgers(r *report.Report, l Ledger, emptyOutbox string, own ...ledgerT
 	if len(l.Messages) == 0 && emptyOutbox != "" {
 		r.Line(emptyOutbox)
 	} else {
-		WriteOutboxLedger(r, l.Messages)
+		scenarios.WriteOutboxLedger(r, l.Messages)
 	}
 	for _, t := range own {
 		r.Section(t.title)

@@ -111,7 +111,7 @@ func (o *session16Options) writePerMessage(r *report.Report, run *session16Run) 
 	for _, m := range l.Messages {
 		pay, _ := l.Payment(m.Key)
 		rows = append(rows, []string{m.Key, ScriptText(run.prov, m.Key), string(m.Status), strconv.Itoa(m.AttemptCount),
-			maxAttemptsText(m.MaxAttempts), strconv.Itoa(calls[m.Key]), string(pay.Status),
+			scenarios.MaxAttemptsText(m.MaxAttempts), strconv.Itoa(calls[m.Key]), string(pay.Status),
 			report.Dash(pay.ProviderTransactionID), report.Dash(m.LastError)})
 	}
 	r.Table([]string{"Key", "Provider script", "Outbox status", "Attempts", "MaxAttempts", "Provider calls",

@@ -71,16 +71,6 @@ func AttemptPlot(events []worker.Event, msgs []outbox.Message, start, end time.T
 		"✓ processed   ✗ failed, back to Pending   ☠ dead-lettered   ! transition refused")
 }
 
-// WriteSchema prints the tables a run created, as SQLite reports them.
-func WriteSchema(r *report.Report, tables []outbox.Table) {
-	for _, t := range tables {
-		if t.Name == "LabInfo" {
-			continue
-		}
-		r.Line(t.SQL + ";")
-	}
-}
-
 // WritePaymentLedger prints the Payments table.
 func WritePaymentLedger(r *report.Report, pays []outbox.Payment) {
 	rows := make([][]string, 0, len(pays))
@@ -89,19 +79,6 @@ func WritePaymentLedger(r *report.Report, pays []outbox.Payment) {
 			report.Dash(p.ProviderTransactionID), clock.Stamp(p.CreatedAt), clock.Stamp(p.UpdatedAt)})
 	}
 	r.Table([]string{"Id", "PaymentKey", "Amount", "Status", "ProviderTransactionId", "CreatedAtUtc", "UpdatedAtUtc"}, rows)
-}
-
-// WriteOutboxLedger prints the OutboxMessages table.
-func WriteOutboxLedger(r *report.Report, msgs []outbox.Message) {
-	rows := make([][]string, 0, len(msgs))
-	for _, m := range msgs {
-		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), m.Key, string(m.Status),
-			strconv.Itoa(m.AttemptCount), maxAttemptsText(m.MaxAttempts), report.StampOrDash(m.NextAttemptAt),
-			report.Dash(m.LockedBy), report.StampOrDash(m.LockedUntil), strconv.FormatInt(m.ClaimToken, 10),
-			report.StampOrDash(m.ProcessedAt), report.StampOrDash(m.DeadLetteredAt), report.Dash(m.LastError)})
-	}
-	r.Table([]string{"Id", "Key", "Status", "AttemptCount", "MaxAttempts", "NextAttemptUtc", "LockedBy",
-		"LockedUntilUtc", "ClaimToken", "ProcessedAtUtc", "DeadLetteredAtUtc", "LastError"}, rows)
 }
 
 // WriteProviderLedger prints every call the provider received.
@@ -115,13 +92,6 @@ func WriteProviderLedger(r *report.Report, l Ledger) {
 		rows = append(rows, []string{strconv.Itoa(c.Seq), clock.Stamp(c.At), c.Op, c.Key, result, report.Dash(c.TransactionID)})
 	}
 	r.Table([]string{"#", "At", "Call", "Key", "Result", "TransactionId"}, rows)
-}
-
-func maxAttemptsText(n int) string {
-	if n == 0 {
-		return "none"
-	}
-	return strconv.Itoa(n)
 }
 
 func money(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }

@@ -1,0 +1,45 @@
+package scenarios
+
+import (
+	"strconv"
+
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	"outboxlab/core/sqlitedb"
+)
+
+// What several families print the same way: the tables a run created and
+// the OutboxMessages table of the core store.
+
+// WriteSchema prints the tables a run created, as SQLite reports them; the
+// lab's own LabInfo table is left out.
+func WriteSchema(r *report.Report, tables []sqlitedb.Table) {
+	for _, t := range tables {
+		if t.Name == "LabInfo" {
+			continue
+		}
+		r.Line(t.SQL + ";")
+	}
+}
+
+// WriteOutboxLedger prints the OutboxMessages table.
+func WriteOutboxLedger(r *report.Report, msgs []outbox.Message) {
+	rows := make([][]string, 0, len(msgs))
+	for _, m := range msgs {
+		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), m.Key, string(m.Status),
+			strconv.Itoa(m.AttemptCount), MaxAttemptsText(m.MaxAttempts), report.StampOrDash(m.NextAttemptAt),
+			report.Dash(m.LockedBy), report.StampOrDash(m.LockedUntil), strconv.FormatInt(m.ClaimToken, 10),
+			report.StampOrDash(m.ProcessedAt), report.StampOrDash(m.DeadLetteredAt), report.Dash(m.LastError)})
+	}
+	r.Table([]string{"Id", "Key", "Status", "AttemptCount", "MaxAttempts", "NextAttemptUtc", "LockedBy",
+		"LockedUntilUtc", "ClaimToken", "ProcessedAtUtc", "DeadLetteredAtUtc", "LastError"}, rows)
+}
+
+// MaxAttemptsText is a message's attempt limit as the ledgers print it:
+// "none" for no limit.
+func MaxAttemptsText(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return strconv.Itoa(n)
+}
