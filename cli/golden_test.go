@@ -27,7 +27,7 @@ func TestGoldenReports(t *testing.T) {
 			if code != ExitOK {
 				t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
 			}
-			matches, _ := filepath.Glob(filepath.Join(dir, report.Group(s.Name, s.Family), report.TitleCase(s.Name)+"-RunReport-*.txt"))
+			matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), report.TitleCase(s.Name)+"-RunReport-*.txt"))
 			if len(matches) != 1 {
 				t.Fatalf("found %d reports, want 1", len(matches))
 			}

@@ -177,7 +177,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		if err != nil {
 			return outcome{}, err
 		}
-		if dir, err = report.PrepareDir(reportDir, report.Group(s.Name, s.Family)); err != nil {
+		if dir, err = report.PrepareDir(reportDir, s.Group()); err != nil {
 			return outcome{}, cannotRun(err)
 		}
 	}

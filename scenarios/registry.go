@@ -19,6 +19,7 @@ type Scenario struct {
 	Name    string
 	Aliases []string
 	Family  string
+	Day     int // the course day a Wassal scenario belongs to; 0 for the other families
 	Kind    report.Kind
 	Pair    string // the scenario it pairs with (BEFORE ↔ AFTER), if any
 	Summary string // one line for the catalogue
@@ -49,6 +50,15 @@ type Scenario struct {
 	// Bind registers the scenario's parameters on fs and returns the options
 	// they fill in. It is called once per command.
 	Bind func(fs *pflag.FlagSet) Options
+}
+
+// Group is the folder the scenario's reports are written to: session-NN for
+// a course day, the family otherwise.
+func (s *Scenario) Group() string {
+	if s.Day > 0 {
+		return fmt.Sprintf("session-%02d", s.Day)
+	}
+	return s.Family
 }
 
 // Limit is the accepted range of one flag, as flag values.

@@ -95,3 +95,19 @@ func TestRunPairSaysWhichDesignFailed(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupIsTheDayOrTheFamily(t *testing.T) {
+	tests := []struct {
+		s    Scenario
+		want string
+	}{
+		{Scenario{Name: "session-16-retry-with-dead-letter", Family: "wassal", Day: 16}, "session-16"},
+		{Scenario{Name: "jitter-wave", Family: "retry"}, "retry"},
+		{Scenario{Name: "session-99-named-like-a-day", Family: "retry"}, "retry"}, // the field decides, not the name
+	}
+	for _, tt := range tests {
+		if got := tt.s.Group(); got != tt.want {
+			t.Errorf("Scenario{Name: %q, Family: %q, Day: %d}.Group() = %q, want %q", tt.s.Name, tt.s.Family, tt.s.Day, got, tt.want)
+		}
+	}
+}

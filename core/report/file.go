@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -81,17 +80,6 @@ func SplitHeader(text string) (header, body string, ok bool) {
 	}
 	end := i + len(HeaderEnd) + 2
 	return text[:end], text[end:], true
-}
-
-var sessionName = regexp.MustCompile(`^session-(\d+)-`)
-
-// Group is the report folder for a scenario: session-NN for session-NN-*
-// scenarios, the family otherwise.
-func Group(name, family string) string {
-	if m := sessionName.FindStringSubmatch(name); m != nil {
-		return "session-" + m[1]
-	}
-	return family
 }
 
 // TitleCase turns session-16-retry-with-dead-letter into Session-16-Retry-With-Dead-Letter.

@@ -8,16 +8,13 @@ import (
 	"time"
 )
 
-func TestGroupAndFileName(t *testing.T) {
-	tests := []struct{ name, family, wantGroup, wantFile string }{
-		{"session-16-retry-with-dead-letter", "wassal", "session-16", "Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt"},
-		{"jitter-wave", "poison", "poison", "Jitter-Wave-RunReport-20261130-091500.txt"},
+func TestFileName(t *testing.T) {
+	tests := []struct{ name, wantFile string }{
+		{"session-16-retry-with-dead-letter", "Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt"},
+		{"jitter-wave", "Jitter-Wave-RunReport-20261130-091500.txt"},
 	}
 	at := time.Date(2026, 11, 30, 9, 15, 0, 0, time.UTC)
 	for _, tt := range tests {
-		if got := Group(tt.name, tt.family); got != tt.wantGroup {
-			t.Errorf("Group(%q) = %q, want %q", tt.name, got, tt.wantGroup)
-		}
 		if got := FileName(tt.name, at); got != tt.wantFile {
 			t.Errorf("FileName(%q) = %q, want %q", tt.name, got, tt.wantFile)
 		}

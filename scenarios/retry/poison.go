@@ -243,13 +243,23 @@ func (o *poisonOptions) audit(ctx context.Context, store *outbox.Store, at time.
 	})
 }
 
-// observe reads back from the audit log what lifetime n did, and records its
-// death there when the child process was killed.
+// observe reads back from the audit log what lifetime n did, and the key of
+// the message it last handled from OutboxMessages by the entry's MessageId
+// (the audit Detail is prose, never parsed); it records the lifetime's
+// death in the audit log when the child process was killed.
 func (o *poisonOptions) observe(ctx context.Context, store *outbox.Store, n int, started time.Time, exit child.Exit) (ended, error) {
 	e := ended{n: n, started: started, ended: started, died: exit.Died(), signal: exit.Signal}
 	entries, err := store.Audit(ctx)
 	if err != nil {
 		return e, err
+	}
+	msgs, err := store.Messages(ctx)
+	if err != nil {
+		return e, err
+	}
+	keys := make(map[int64]string, len(msgs))
+	for _, m := range msgs {
+		keys[m.ID] = m.Key
 	}
 	name := "lifetime-" + strconv.Itoa(n)
 	var lastID int64
@@ -262,7 +272,7 @@ func (o *poisonOptions) observe(ctx context.Context, store *outbox.Store, n int,
 			return e, fmt.Errorf("read audit time %q: %w", a.At, err)
 		}
 		e.ended, lastID = at, a.MessageID
-		e.lastKey, _, _ = strings.Cut(a.Detail, " ")
+		e.lastKey = keys[a.MessageID]
 		if a.Action == "delivered" {
 			e.deliveries++
 		}

@@ -26,6 +26,7 @@ func init() {
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session13Before,
 		Family:  "wassal",
+		Day:     13,
 		Kind:    report.Before,
 		Pair:    session13After,
 		Summary: "Day 13 BEFORE: timed-out payments remembered only in memory stay pending forever after a crash",
@@ -48,6 +49,7 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session13After,
 		Family:  "wassal",
+		Day:     13,
 		Kind:    report.After,
 		Pair:    session13Before,
 		Summary: "Day 13 AFTER: pending work is durable; after the restart a reconciler asks the provider, never charges again",

@@ -27,6 +27,7 @@ func init() {
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session14Before,
 		Family:  "wassal",
+		Day:     14,
 		Kind:    report.Before,
 		Pair:    session14After,
 		Summary: "Day 14 BEFORE: payment and message written separately; a crash between them loses work or leaves a ghost",
@@ -49,6 +50,7 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session14After,
 		Family:  "wassal",
+		Day:     14,
 		Kind:    report.After,
 		Pair:    session14Before,
 		Summary: "Day 14 AFTER: the payment row and its outbox row commit in one transaction: both or neither",

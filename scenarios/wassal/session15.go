@@ -22,6 +22,7 @@ func init() {
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session15Before,
 		Family:  "wassal",
+		Day:     15,
 		Kind:    report.Before,
 		Pair:    session15After,
 		Summary: "Day 15 BEFORE: select-then-update lets two workers process one message; a dead worker's message is stuck forever",
@@ -43,6 +44,7 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session15After,
 		Family:  "wassal",
+		Day:     15,
 		Kind:    report.After,
 		Pair:    session15Before,
 		Summary: "Day 15 AFTER: an atomic claim with a lease and a token: one owner at a time, takeover after expiry, late completion refused",

@@ -27,6 +27,7 @@ func init() {
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session17Before,
 		Family:  "wassal",
+		Day:     17,
 		Kind:    report.Before,
 		Pair:    session17After,
 		Summary: "Day 17 BEFORE: a blind reset of dead letters to Pending, AttemptCount 0, while the provider is still broken",
@@ -49,6 +50,7 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 	scenarios.Register(&scenarios.Scenario{
 		Name:    session17After,
 		Family:  "wassal",
+		Day:     17,
 		Kind:    report.After,
 		Pair:    session17Before,
 		Summary: "Day 17 AFTER: an authorised, audited redrive in bounded batches under new claims, verified before closing",
