@@ -34,7 +34,7 @@ fuzz:
 	scripts/fuzz.sh ./core/jsrand FuzzRound $(FUZZTIME)
 
 fuzz-options:
-	scripts/fuzz.sh ./internal/fuzzopts FuzzSession16Options $(FUZZTIME)
+	scripts/fuzz.sh ./scenarios/wassal FuzzSession16Options $(FUZZTIME)
 
 check: fmt vet
 

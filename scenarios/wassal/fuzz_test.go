@@ -1,4 +1,8 @@
-package fuzzopts
+// The Day 16 options fuzzed through the same Bind, Parse and Validate the
+// command line uses:
+//
+//	go test ./scenarios/wassal -run '^$' -fuzz '^FuzzSession16Options$' -fuzztime 10s
+package wassal_test
 
 import (
 	"context"
@@ -117,7 +121,7 @@ func fuzzing() bool {
 func run(t *testing.T, opts scenarios.Options, args []string) *report.Report {
 	t.Helper()
 	// Not t.TempDir: a fuzz subtest's name holds '#', which no lab database path may.
-	dir, err := os.MkdirTemp("", "fuzzopts-")
+	dir, err := os.MkdirTemp("", "fuzz-session16-")
 	if err != nil {
 		t.Fatal(err)
 	}

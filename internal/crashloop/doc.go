@@ -3,8 +3,8 @@
 //
 // The package has no code of its own; run the proof with
 //
-//	go test -race ./core/crashloop                 # CI size: 150 messages under -race, 2000 without
-//	go test ./core/crashloop -crashloop.n=10000 -v # the size, with the counts printed
+//	go test -race ./internal/crashloop                 # CI size: 150 messages under -race, 2000 without
+//	go test ./internal/crashloop -crashloop.n=10000 -v # the size, with the counts printed
 //
 // Other flags: -crashloop.seed (the kill schedule; printed by every run),
 // -crashloop.workers (3), -crashloop.life (800ms: the longest a worker lives
