@@ -18,7 +18,6 @@ type result struct {
 	n     int
 	send  time.Duration
 	drain time.Duration
-	note  string
 }
 
 func (r result) rate() float64 { return float64(r.n) / r.drain.Seconds() }
