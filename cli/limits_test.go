@@ -42,7 +42,7 @@ func TestEveryScenarioCanFail(t *testing.T) {
 // and its maximum with the others at their defaults, all at their minimum,
 // all at their maximum. Each run must finish with its checks' verdict (exit
 // 0 or 1), never "cannot run" (3) or a usage error (2); one step beyond a
-// limit must be refused with exit 2.
+// limit must be refused with exit 2, in one line naming a flag.
 func TestFlagExtremesRun(t *testing.T) {
 	for _, s := range scenarios.All() {
 		t.Run(s.Name, func(t *testing.T) {
@@ -68,6 +68,10 @@ func TestFlagExtremesRun(t *testing.T) {
 						t.Errorf("%s %s: exit %d, want %d (beyond the declared limit); stderr: %s", s.Name, arg, code, ExitUsage, stderr)
 					} else if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 						t.Errorf("%s %s: refusal is not one line: %q", s.Name, arg, stderr)
+					} else if !strings.Contains(stderr, "--") {
+						// Usually --flag itself; a flag bounded by another may be
+						// refused through it (poison-counter's --messages by --lethal).
+						t.Errorf("%s %s: refusal %q names no flag", s.Name, arg, stderr)
 					}
 				}
 			}

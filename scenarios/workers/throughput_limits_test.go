@@ -1,66 +1,9 @@
 package workers
 
 import (
-	"strconv"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/spf13/pflag"
 )
-
-// beyond returns v one step past a limit: an integer ±1, a duration ±1ms.
-func beyond(t *testing.T, typ, v string, dir int) string {
-	t.Helper()
-	if typ == "duration" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return (d + time.Duration(dir)*time.Millisecond).String()
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strconv.Itoa(n + dir)
-}
-
-// Every declared limit is accepted alone, all minima and all maxima are
-// accepted together (the work budgets included), and one step beyond each
-// is refused with one line naming the flag and the limit.
-func TestThroughputLimits(t *testing.T) {
-	fs := pflag.NewFlagSet("limits", pflag.ContinueOnError)
-	bindThroughput(fs)
-	var allMin, allMax []string
-	for _, l := range throughputLimits() {
-		f := fs.Lookup(l.Flag)
-		if f == nil {
-			t.Fatalf("limit names --%s, which the scenario does not have", l.Flag)
-		}
-		lo, hi := "--"+l.Flag+"="+l.Min, "--"+l.Flag+"="+l.Max
-		allMin, allMax = append(allMin, lo), append(allMax, hi)
-		for _, arg := range []string{lo, hi} {
-			if err := parse(t, arg).Validate(); err != nil {
-				t.Errorf("%s: %v", arg, err)
-			}
-		}
-		for i, v := range []string{beyond(t, f.Value.Type(), l.Min, -1), beyond(t, f.Value.Type(), l.Max, +1)} {
-			arg := "--" + l.Flag + "=" + v
-			err := parse(t, arg).Validate()
-			limit := []string{l.Min, l.Max}[i]
-			if err == nil || !strings.Contains(err.Error(), "--"+l.Flag+" ") || !strings.Contains(err.Error(), limit) ||
-				strings.Contains(err.Error(), "\n") {
-				t.Errorf("%s: Validate() = %v, want one line naming --%s and %s", arg, err, l.Flag, limit)
-			}
-		}
-	}
-	for _, args := range [][]string{allMin, allMax} {
-		if err := parse(t, args...).Validate(); err != nil {
-			t.Errorf("%s: %v", strings.Join(args, " "), err)
-		}
-	}
-}
 
 // The work budgets are arithmetic on the flags: the defaults are well inside
 // them, and what they count grows with the flags that make more work.
