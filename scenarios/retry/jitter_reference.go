@@ -18,7 +18,7 @@ type waveFigures struct {
 }
 
 // referenceWave is the seed's jitter.mjs for one mode, written apart from
-// core/retry's Waits and from computeWave so that a check can hold them to
+// core/backoff's Waits and from computeWave so that a check can hold them to
 // it: the course's formulas on JavaScript numbers (milliseconds as doubles),
 // the seed's generator, and a Map from bucket to count, as the script keeps.
 // It returns the table's figures and, when w's buckets differ from the
