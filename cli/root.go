@@ -94,7 +94,9 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	root.Args = unknownCommand(root)
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		return refuseControlCharacters(cmd.Flags())
 	}
@@ -112,6 +114,11 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 	for _, c := range []*cobra.Command{newListCmd(), newAllCmd(cmdline), newCompareCmd(), newIndexCmd(), newInspectCmd()} {
 		c.GroupID = "lab"
 		root.AddCommand(c)
+	}
+	for _, c := range root.Commands() {
+		if c.Args != nil {
+			c.Args = withBoolHint(c.Args, args)
+		}
 	}
 	return root
 }

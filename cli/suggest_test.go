@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Mistakes get the right hint, still as one line and exit 2.
+func TestMistakesGetTheRightHint(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"retry-with-dead-leter"}, "did you mean retry-with-dead-letter?"},
+		{[]string{"session16"}, "did you mean session-16-poison-message-retried-forever or session-16-retry-with-dead-letter?"},
+		{[]string{"lsit"}, "did you mean list?"},
+		{[]string{"xyzzy"}, `unknown command "xyzzy" for "outboxlab" (outboxlab list shows them all)`},
+		{[]string{"retry-with-dead-letter", "--max-attempt", "5"}, "unknown flag: --max-attempt; did you mean --max-attempts?"},
+		{[]string{"retry-with-dead-letter", "--dead-letter", "false"}, `got "false"; a true/false flag takes its value after =, as in --dead-letter=false`},
+		{[]string{"list", "--json", "false"}, "as in --json=false"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := Main(tt.args, &stdout, &stderr)
+		if code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d", tt.args, code, ExitUsage)
+		}
+		if got := stderr.String(); !strings.Contains(got, tt.want) || strings.Count(got, "\n") != 1 {
+			t.Errorf("%q: stderr = %q, want one line containing %q", tt.args, got, tt.want)
+		}
+	}
+	// A stray word that is not true or false gets no true/false hint.
+	var stdout, stderr bytes.Buffer
+	Main([]string{"retry-with-dead-letter", "extra"}, &stdout, &stderr)
+	if strings.Contains(stderr.String(), "true/false") {
+		t.Errorf("stray word explained as a bool: %q", stderr.String())
+	}
+}
+
+func TestClosest(t *testing.T) {
+	names := []string{"list", "all", "compare", "session-16-retry-with-dead-letter", "retry-with-dead-letter"}
+	tests := []struct {
+		typed string
+		want  []string
+	}{
+		{"retry-with-dead-leter", []string{"retry-with-dead-letter"}},
+		{"Session16Retry", []string{"session-16-retry-with-dead-letter"}},
+		{"cmopare", []string{"compare"}},
+		{"zzzzzzzz", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if got := closest(tt.typed, names); !slices.Equal(got, tt.want) {
+			t.Errorf("closest(%q) = %q, want %q", tt.typed, got, tt.want)
+		}
+	}
+}
