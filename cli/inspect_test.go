@@ -18,6 +18,7 @@ import (
 
 	"outboxlab/core/outbox"
 	"outboxlab/core/sqlitedb"
+	"outboxlab/internal/dirsnap"
 )
 
 func inspectExit(t *testing.T, path string) (int, string, string) {
@@ -189,12 +190,12 @@ func TestInspectCreatesAndChangesNothing(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "outbox.db")
 			c.setup(t, path)
-			before := dirFiles(t, dir)
+			before := dirsnap.Take(t, dir)
 			code, out, stderr := inspectArgs("--db", path)
 			if code != ExitOK || !strings.Contains(out, "## AuditLog (3 rows)") || !strings.Contains(out, "row 3") {
 				t.Errorf("exit %d, stderr %q; want 0 and the 3 committed audit rows:\n%s", code, stderr, out)
 			}
-			assertSameFiles(t, dir, before, c.mayChange...)
+			dirsnap.AssertUnchanged(t, dir, before, c.mayChange...)
 		})
 	}
 }
@@ -208,12 +209,12 @@ func TestInspectWhereTheUserMayNotWriteOrRead(t *testing.T) {
 		path := filepath.Join(dir, "outbox.db")
 		labDB(t, path, 3).Close()
 		denyWrites(t, dir)
-		before := dirFiles(t, dir)
+		before := dirsnap.Take(t, dir)
 		run := runLabProcess(t, 30*time.Second, true, "inspect", "--db", path)
 		if run.code != ExitOK || !strings.Contains(run.stdout, "## AuditLog (3 rows)") {
 			t.Errorf("exit %d, stderr %q; want 0 and the 3 audit rows:\n%s", run.code, run.stderr, run.stdout)
 		}
-		assertSameFiles(t, dir, before)
+		dirsnap.AssertUnchanged(t, dir, before)
 	})
 	t.Run("live writer in another process, read-only directory", func(t *testing.T) {
 		dir := openDir(t)
@@ -221,12 +222,12 @@ func TestInspectWhereTheUserMayNotWriteOrRead(t *testing.T) {
 		db := labDB(t, path, 3)
 		defer db.Close()
 		denyWrites(t, dir)
-		before := dirFiles(t, dir)
+		before := dirsnap.Take(t, dir)
 		run := runLabProcess(t, 30*time.Second, true, "inspect", "--db", path)
 		if run.code != ExitOK || !strings.Contains(run.stdout, "## AuditLog (3 rows)") {
 			t.Errorf("exit %d, stderr %q; want 0 and the 3 audit rows from the -wal:\n%s", run.code, run.stderr, run.stdout)
 		}
-		assertSameFiles(t, dir, before)
+		dirsnap.AssertUnchanged(t, dir, before)
 	})
 	t.Run("unreadable file", func(t *testing.T) {
 		dir := openDir(t)

@@ -5,11 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,44 +107,6 @@ func denyWrites(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
-}
-
-// dirFiles maps every file in dir to its bytes (anything but a regular file
-// to its type: reading a named pipe would block).
-func dirFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			files[e.Name()] = e.Type().String()
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[e.Name()] = string(b)
-	}
-	return files
-}
-
-// assertSameFiles fails unless dir holds the files of before with the same
-// bytes, except the contents of those named in mayChange.
-func assertSameFiles(t *testing.T, dir string, before map[string]string, mayChange ...string) {
-	t.Helper()
-	after := dirFiles(t, dir)
-	if got, want := slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)); !slices.Equal(got, want) {
-		t.Errorf("files in %s: %v, want %v", dir, got, want)
-	}
-	for name, b := range before {
-		if a, ok := after[name]; ok && a != b && !slices.Contains(mayChange, name) {
-			t.Errorf("%s changed (%d bytes before, %d after)", name, len(b), len(a))
-		}
-	}
 }
 
 func TestReadReportReadsUpToTheLimitAndNoFurther(t *testing.T) {

@@ -6,60 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"outboxlab/internal/dirsnap"
 )
-
-// snapshot maps every file in dir to its bytes (anything but a regular
-// file, to its type: reading a named pipe would block).
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			files[e.Name()] = e.Type().String()
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[e.Name()] = string(b)
-	}
-	return files
-}
-
-// assertUnchanged fails unless dir holds the files of before, with the same
-// bytes, except those named in mayChange.
-func assertUnchanged(t *testing.T, dir string, before map[string]string, mayChange ...string) {
-	t.Helper()
-	after := snapshot(t, dir)
-	if got, want := slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)); !slices.Equal(got, want) {
-		t.Errorf("files beside the database: %v, want %v", got, want)
-	}
-	for name, b := range before {
-		if a, ok := after[name]; ok && a != b && !slices.Contains(mayChange, name) {
-			var diff []int
-			for i := range min(len(a), len(b)) {
-				if a[i] != b[i] {
-					diff = append(diff, i)
-				}
-			}
-			t.Errorf("%s changed: %d bytes before, %d after, differing at %v", name, len(b), len(a), diff)
-		}
-	}
-}
 
 // labWithRows makes a lab database at path holding n rows of T and returns
 // it open, in WAL mode, never checkpointing: committed rows stay in the -wal.
@@ -143,7 +99,7 @@ func TestOpenReadOnlyLeavesEveryFileAsItWas(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "lab.db")
 			c.setup(t, path)
-			before := snapshot(t, dir)
+			before := dirsnap.Take(t, dir)
 			db, err := OpenReadOnly(context.Background(), path)
 			if err != nil {
 				t.Fatalf("OpenReadOnly: %v", err)
@@ -157,7 +113,7 @@ func TestOpenReadOnlyLeavesEveryFileAsItWas(t *testing.T) {
 				t.Error("an INSERT succeeded on a read-only handle")
 			}
 			db.Close()
-			assertUnchanged(t, dir, before, c.mayChange...)
+			dirsnap.AssertUnchanged(t, dir, before, c.mayChange...)
 		})
 	}
 }
@@ -194,7 +150,7 @@ func TestOpenReadOnlyRefusesWhatItCannotReadSafely(t *testing.T) {
 		{unindexed, ErrWALWithoutIndex},
 	}
 	for _, c := range cases {
-		before := snapshot(t, dir)
+		before := dirsnap.Take(t, dir)
 		done := make(chan error, 1)
 		go func() {
 			db, err := OpenReadOnly(context.Background(), c.path)
@@ -211,7 +167,7 @@ func TestOpenReadOnlyRefusesWhatItCannotReadSafely(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("OpenReadOnly(%s) blocked", filepath.Base(c.path))
 		}
-		assertUnchanged(t, dir, before)
+		dirsnap.AssertUnchanged(t, dir, before)
 	}
 }
 
