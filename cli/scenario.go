@@ -186,7 +186,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if err != nil {
 		return outcome{}, cannotRun(err)
 	}
-	env := scenarios.Env{Dir: tmp, DBPath: filepath.Join(tmp, "outbox.db")}
+	env := scenarios.NewEnv(tmp)
 	dbNote := env.DBPath + " (temporary; deleted after the run)"
 	if c.KeepDB {
 		keepRunDir(tmp)

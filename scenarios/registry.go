@@ -5,7 +5,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -73,12 +72,6 @@ type Options interface {
 	Validate() error
 	// Run runs the scenario in env and returns its report.
 	Run(ctx context.Context, env Env) (*report.Report, error)
-}
-
-// Env is what the harness gives a run.
-type Env struct {
-	Dir    string // a fresh temporary directory, removed after the run unless kept
-	DBPath string // the main database file inside Dir
 }
 
 var registry []*Scenario
@@ -157,7 +150,7 @@ func CompareSection(r *report.Report) {
 // RunPair drives both designs of a pair and renders the scenario's report.
 // drive runs one design (the AFTER one when after is set) on a fresh
 // database at path: the scenario's own design on env.DBPath, the partner's on
-// partner.db beside it. render gets the own run and both runs in order.
+// env.DB("partner"). render gets the own run and both runs in order.
 func RunPair[R any](ctx context.Context, env Env, ownIsAfter bool,
 	drive func(ctx context.Context, path string, after bool) (R, error),
 	render func(own, before, after R) *report.Report,
@@ -166,7 +159,11 @@ func RunPair[R any](ctx context.Context, env Env, ownIsAfter bool,
 	if err != nil {
 		return nil, err
 	}
-	partner, err := drive(ctx, filepath.Join(env.Dir, "partner.db"), !ownIsAfter)
+	at, err := env.DB(ctx, "partner")
+	if err != nil {
+		return nil, err
+	}
+	partner, err := drive(ctx, at, !ownIsAfter)
 	if err != nil {
 		return nil, fmt.Errorf("run the partner design: %w", err)
 	}

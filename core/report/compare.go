@@ -10,6 +10,12 @@ import (
 // Compare skips such lines, since they differ from run to run by nature.
 const MeasuredMarker = "[measured]"
 
+// DatabaseMarker ends a body line, or the title of a whole section, that
+// describes the database itself (its schema DDL, what the server does where
+// SQLite takes BEGIN IMMEDIATE): it differs between SQLite and PostgreSQL by
+// nature, so compare skips it as it skips measured lines.
+const DatabaseMarker = "[database]"
+
 // ComparableBody returns the part of a report that two runs of the same
 // command must reproduce byte for byte: the body without measured lines.
 func ComparableBody(text string) (string, bool) {
@@ -20,13 +26,22 @@ func ComparableBody(text string) (string, bool) {
 	return dropMeasured(body), true
 }
 
+// dropMeasured drops the lines a comparison skips: measured lines and lines
+// that describe the database, and every line of a section whose title is
+// marked as describing the database (up to the next section).
 func dropMeasured(body string) string {
 	lines := strings.SplitAfter(body, "\n")
 	kept := lines[:0]
+	inDatabase := false
 	for _, l := range lines {
-		if !strings.HasSuffix(strings.TrimRight(l, "\n"), MeasuredMarker) {
-			kept = append(kept, l)
+		t := strings.TrimRight(l, "\n")
+		if strings.HasPrefix(t, "## ") {
+			inDatabase = strings.HasSuffix(t, DatabaseMarker)
 		}
+		if inDatabase || strings.HasSuffix(t, MeasuredMarker) || strings.HasSuffix(t, DatabaseMarker) {
+			continue
+		}
+		kept = append(kept, l)
 	}
 	return strings.Join(kept, "")
 }

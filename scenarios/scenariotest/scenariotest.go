@@ -4,7 +4,6 @@ package scenariotest
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -39,9 +38,41 @@ func Run(t testing.TB, name string, args ...string) *report.Report {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r, err := o.Run(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
+	r, err := o.Run(context.Background(), scenarios.NewEnv(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// RunIn is Run in env, for a run on another backend: NewPostgresEnv's env,
+// whose schemas the caller drops (env.Close).
+func RunIn(t testing.TB, env scenarios.Env, name string, args ...string) *report.Report {
+	t.Helper()
+	o := Bind(t, name, args...)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := o.Run(context.Background(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// RunPostgres is Run on the PostgreSQL server at url (internal/pgtest's
+// URL): the run's databases are fresh schemas there, dropped afterwards.
+func RunPostgres(t testing.TB, url, name string, args ...string) *report.Report {
+	t.Helper()
+	ctx := context.Background()
+	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := env.Close(ctx, false); err != nil {
+			t.Error(err)
+		}
+	}()
+	return RunIn(t, env, name, args...)
 }
