@@ -11,8 +11,16 @@ import (
 // What several families print the same way: the tables a run created and
 // the OutboxMessages table of the core store.
 
-// WriteSchema prints the tables a run created, as SQLite reports them; the
-// lab's own LabInfo table is left out.
+// SchemaSection writes the section that shows the tables a run created.
+// Its title is marked as describing the database: the DDL is SQLite's on
+// SQLite and PostgreSQL's on PostgreSQL, and compare skips it.
+func SchemaSection(r *report.Report, tables []sqlitedb.Table) {
+	r.Section("Schema " + report.DatabaseMarker)
+	WriteSchema(r, tables)
+}
+
+// WriteSchema prints the tables a run created, as the database reports them;
+// the lab's own LabInfo table is left out.
 func WriteSchema(r *report.Report, tables []sqlitedb.Table) {
 	for _, t := range tables {
 		if t.Name == "LabInfo" {
