@@ -26,6 +26,10 @@ func ComparableBody(text string) (string, bool) {
 	return dropMeasured(body), true
 }
 
+// Comparable is body without the lines a comparison skips (see dropMeasured):
+// what a run must reproduce byte for byte, on either database.
+func Comparable(body string) string { return dropMeasured(body) }
+
 // dropMeasured drops the lines a comparison skips: measured lines and lines
 // that describe the database, and every line of a section whose title is
 // marked as describing the database (up to the next section).
