@@ -10,6 +10,7 @@ import (
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/core/report"
 	"outboxlab/core/worker"
 )
 
@@ -61,14 +62,14 @@ type drainConfig struct {
 }
 
 func (c drainConfig) label() string {
-	unit := "worker"
+	unit := report.Plural(c.Workers, "worker")
 	if c.Processes {
-		unit = "process"
+		unit = fmt.Sprintf("%d process", c.Workers)
+		if c.Workers != 1 {
+			unit += "es"
+		}
 	}
-	if c.Workers != 1 {
-		unit += map[bool]string{false: "s", true: "es"}[c.Processes]
-	}
-	return fmt.Sprintf("%d %s, claim %d", c.Workers, unit, c.Batch)
+	return fmt.Sprintf("%s, claim %d", unit, c.Batch)
 }
 
 // workerTally is what one worker did in a drain; a child process prints it as JSON.

@@ -94,8 +94,8 @@ func (o *throughputOptions) drainChecks(r *report.Report, drains []*drainRun) {
 func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRun) {
 	figure := func(d *drainRun) string {
 		claims, _, _, _ := d.totals()
-		return fmt.Sprintf("claim %d, %d worker(s): %d claims, %d ledger settlements of ≤ %s",
-			d.cfg.Batch, d.cfg.Workers, claims, d.ledger.Settlements, report.Plural(d.ledger.LargestSettlement, "message"))
+		return fmt.Sprintf("claim %d, %s: %d claims, %d ledger settlements of ≤ %s",
+			d.cfg.Batch, report.Plural(d.cfg.Workers, "worker"), claims, d.ledger.Settlements, report.Plural(d.ledger.LargestSettlement, "message"))
 	}
 	ok := true
 	var bad []string
@@ -176,39 +176,6 @@ func (o *throughputOptions) ageGrowth(over *overloadRun) (string, bool, string) 
 	}
 	return name, true, fmt.Sprintf("%s → %s over %d ticks, never falling", clock.Millis(over.samples[0].OldestAge),
 		clock.Millis(stop.OldestAge), over.stopTick+1)
-}
-
-func (o *throughputOptions) recordMetrics(r *report.Report, ceiling float64, drains []*drainRun, over *overloadRun) {
-	r.Metric("messages", o.Messages)
-	r.Metric("workers", o.Workers)
-	r.Metric("batch", o.Batch)
-	r.Metric("processes", o.Processes)
-	configs := make([]map[string]any, len(drains))
-	for i, d := range drains {
-		claims, settlements, calls, refused := d.totals()
-		configs[i] = map[string]any{
-			"workers": d.cfg.Workers, "batch": d.cfg.Batch, "claims": claims, "settlements": settlements,
-			"handler_calls": calls, "refused": refused, "processed": d.ledger.Processed,
-			"ledger_rows": d.ledger.Deliveries, "ledger_distinct": d.ledger.Unique, "ledger_settlements": d.ledger.Settlements,
-			"measured_seconds": d.wall.Seconds(), "measured_msgs_per_s": d.rate(),
-		}
-	}
-	r.Metric("drains", configs)
-	r.Metric("measured_ceiling_tx_per_s", ceiling)
-	stop, last := over.samples[over.stopTick], over.samples[len(over.samples)-1]
-	r.Metric("overload_produced", over.ledger.Total)
-	r.Metric("overload_capacity_per_s", o.capacity())
-	r.Metric("overload_depth_at_stop", stop.Depth)
-	r.Metric("overload_stop", clock.ISO(stop.At))
-	r.Metric("overload_drained", clock.ISO(last.At))
-	r.Metric("overload_peak_age_ms", peakAge(over).Milliseconds())
-	r.Metric("overload_max_latency_ms", over.maxLatency.Milliseconds())
-	r.Metric("overload_mean_latency_ms", over.meanLatency.Milliseconds())
-	depths := make([]int, len(over.samples))
-	for i, s := range over.samples {
-		depths[i] = s.Depth
-	}
-	r.Metric("overload_peak_depth", slices.Max(depths))
 }
 
 // plotWidth is the most columns a figure draws in the text.

@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -39,19 +38,24 @@ func wantOnlyFailing(t *testing.T, checks map[string]report.Check, failing ...st
 	}
 }
 
-// tamper runs SQL on a finished run's file, as a broken engine would have
-// left it.
-func tamper(t *testing.T, path, sql string) *outbox.Store {
+// tamper runs SQL on a finished run's database, as a broken engine would
+// have left it, and returns the ledger read back from it.
+func tamper(t *testing.T, path, sql string) ledgerFigures {
 	t.Helper()
-	store, err := outbox.OpenExisting(context.Background(), path)
+	ctx := context.Background()
+	store, err := outbox.OpenExisting(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	if _, err := store.DB().Exec(sql); err != nil {
+	defer store.Close()
+	if _, err := store.DB().ExecContext(ctx, sql); err != nil {
 		t.Fatalf("tamper: %v", err)
 	}
-	return store
+	l, err := readLedger(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 const (
@@ -108,10 +112,7 @@ func TestDrainChecksCanFail(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			run, path := drainFile(t, cfg)
 			if tt.sql != "" {
-				var err error
-				if run.ledger, err = readLedger(context.Background(), tamper(t, path, tt.sql)); err != nil {
-					t.Fatal(err)
-				}
+				run.ledger = tamper(t, path, tt.sql)
 			}
 			if tt.edit != nil {
 				tt.edit(run)
@@ -130,10 +131,7 @@ func TestDrainCheckDetailShowsTheFile(t *testing.T) {
 	for _, w := range []int{1, 2} {
 		run, path := drainFile(t, drainConfig{Messages: 30, Workers: w, Batch: 5, Lease: time.Minute})
 		if w == 2 {
-			var err error
-			if run.ledger, err = readLedger(context.Background(), tamper(t, path, `UPDATE OutboxMessages SET Status = 'Pending' WHERE Id = 9`)); err != nil {
-				t.Fatal(err)
-			}
+			run.ledger = tamper(t, path, `UPDATE OutboxMessages SET Status = 'Pending' WHERE Id = 9`)
 		}
 		drains = append(drains, run)
 	}
@@ -156,7 +154,8 @@ const (
 // The overload checks compare what the file showed each tick with the
 // arithmetic, and the file's rows at the end with what was produced.
 func TestOverloadChecksCanFail(t *testing.T) {
-	o := parse(t, "--produce-rate", "300", "--produce-for", "1s", "--consumers", "1")
+	args := []string{"--produce-rate", "300", "--produce-for", "1s", "--consumers", "1"}
+	o := parse(t, args...)
 	tests := []struct {
 		name    string
 		sql     string // run on the overload's file, then the ledger is read again
@@ -197,15 +196,9 @@ func TestOverloadChecksCanFail(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "overload.db")
-			over, err := o.overload(context.Background(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, over, path := runOverload(t, args...)
 			if tt.sql != "" {
-				if over.ledger, err = readLedger(context.Background(), tamper(t, path, tt.sql)); err != nil {
-					t.Fatal(err)
-				}
+				over.ledger = tamper(t, path, tt.sql)
 			}
 			if tt.edit != nil {
 				tt.edit(over)
@@ -232,14 +225,7 @@ func TestOverloadFlagsThatFail(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
-			o := parse(t, tt.args...)
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			over, err := o.overload(context.Background(), filepath.Join(t.TempDir(), "overload.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, over, _ := runOverload(t, tt.args...)
 			checks := checkResults(func(r *report.Report) { o.overloadChecks(r, over) })
 			wantOnlyFailing(t, checks, tt.failing)
 			if got := checks[tt.failing].Detail; got != tt.wantDetail {

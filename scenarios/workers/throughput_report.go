@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/core/clock"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 const (
@@ -40,7 +41,7 @@ func (o *throughputOptions) render(ceiling float64, drains []*drainRun, over *ov
 	// body without them is still one unbroken piece of what the terminal showed.
 	r.Section("Measured on this machine (wall clock)")
 	o.writeMeasured(r, ceiling, drains)
-	o.recordMetrics(r, ceiling, drains, over)
+	scenarios.RecordFigures(r, throughputFigures(), throughputRun{o: o, ceiling: ceiling, drains: drains, over: over})
 	return r
 }
 
@@ -63,17 +64,7 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report) {
 }
 
 func (o *throughputOptions) writeDrainTable(r *report.Report, drains []*drainRun) {
-	var rows [][]string
-	for _, d := range drains {
-		claims, settlements, calls, _ := d.totals()
-		tx := claims + settlements
-		rows = append(rows, []string{d.cfg.label(), strconv.Itoa(claims), strconv.Itoa(settlements),
-			fmt.Sprintf("%.2f", float64(tx)/float64(o.Messages)), strconv.Itoa(calls),
-			strconv.Itoa(d.ledger.Processed), fmt.Sprintf("%d (%d distinct)", d.ledger.Deliveries, d.ledger.Unique),
-			fmt.Sprintf("%d (max %d)", d.ledger.Attempts, d.ledger.MaxTries)})
-	}
-	r.Table([]string{"Configuration", "Claim tx", "Settlement tx", "Write tx per message", "Handler calls",
-		"Processed", "Ledger rows", "AttemptCount sum"}, rows)
+	r.Table(figureColumns(o.drainFigures(), drains))
 	r.Line("Claim tx counts each worker's last, empty claim. Processed, ledger rows and AttemptCount are read back from the file.")
 }
 
@@ -81,23 +72,13 @@ func (o *throughputOptions) writeMeasured(r *report.Report, ceiling float64, dra
 	measured := func(format string, args ...any) { r.Line(fmt.Sprintf(format, args...) + " " + report.MeasuredMarker) }
 	measured("Raw ceiling: %.0f single-row BEGIN IMMEDIATE; UPDATE; COMMIT transactions/s on this file system (%d timed)",
 		ceiling, ceilingTransactions)
-	var rows [][]string
-	for _, d := range drains {
-		speedup := "—"
-		if base := baseline(drains, o.Workers[0], d.cfg.Batch); base != nil {
-			speedup = fmt.Sprintf("%.2f×", d.rate()/base.rate())
-		}
-		rows = append(rows, []string{d.cfg.label(), d.wall.Round(time.Millisecond).String(), fmt.Sprintf("%.0f", d.rate()),
-			speedup, fmt.Sprintf("%.2f×", d.rate()/ceiling), perWorker(d.tallies)})
-	}
-	table := report.RenderTable([]string{"Configuration", "Drain time", "Messages/s",
-		fmt.Sprintf("Speed-up vs %d worker(s)", o.Workers[0]), "× raw ceiling", "Messages per worker"}, rows)
+	table := report.RenderTable(figureColumns(o.measuredFigures(ceiling, drains), drains))
 	for _, l := range strings.Split(strings.TrimSuffix(table, "\n"), "\n") {
 		measured("%s", l)
 	}
 	one, batched := baseline(drains, o.Workers[0], 1), baseline(drains, o.Workers[0], o.Batch)
-	measured("Claims of %d: %.1f× the messages/s of claims of 1, with %d worker(s). %s",
-		o.Batch, batched.rate()/one.rate(), o.Workers[0], o.spreadText(drains))
+	measured("Claims of %d: %.1f× the messages/s of claims of 1, with %s. %s",
+		o.Batch, batched.rate()/one.rate(), report.Plural(o.Workers[0], "worker"), o.spreadText(drains))
 }
 
 // perWorker lists how many messages each worker processed, or for more than
@@ -136,18 +117,13 @@ func (o *throughputOptions) spreadText(drains []*drainRun) string {
 }
 
 func (o *throughputOptions) writeLesson(r *report.Report, drains []*drainRun) {
-	perMessage := func(batch int) string {
-		d := baseline(drains, o.Workers[0], batch)
-		claims, settlements, _, _ := d.totals()
-		return fmt.Sprintf("%.2f", float64(claims+settlements)/float64(o.Messages))
-	}
 	r.Line("Every claim and every settlement is a write transaction, begun with BEGIN IMMEDIATE, and SQLite")
 	r.Line("lets one connection at a time hold the write lock. A second worker does not write beside the first:")
 	r.Line("it waits in busy_timeout until the lock is free, and so does a second process. Workers overlap only")
 	r.Line("what happens outside a transaction, the handler. More workers pay when handlers are slow (try")
 	r.Line("--handler-delay 1ms); on a fast handler they add waiting, not writing. What pays every time is fewer")
 	r.Linef("write transactions per message: claims of %d spent %s per message here, claims of 1 spent %s.",
-		o.Batch, perMessage(o.Batch), perMessage(1))
+		o.Batch, perMessage(baseline(drains, o.Workers[0], o.Batch), o.Messages), perMessage(baseline(drains, o.Workers[0], 1), o.Messages))
 	r.Line("The messages per second each configuration reached are at the end of the report, after the verdict:")
 	r.Line("they differ on every run and every machine, so each of those lines ends with " + report.MeasuredMarker + " and compare skips it.")
 }

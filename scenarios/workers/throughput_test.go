@@ -150,14 +150,7 @@ func TestOverloadFigures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
-			o := parse(t, tt.args...)
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			over, err := o.overload(context.Background(), filepath.Join(t.TempDir(), "overload.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, over, _ := runOverload(t, tt.args...)
 			stop, last := over.samples[over.stopTick], over.samples[len(over.samples)-1]
 			if len(over.samples) != tt.wantTicks || stop.Depth != tt.wantAtStop {
 				t.Errorf("%d ticks, %d queued at the stop; want %d, %d", len(over.samples), stop.Depth, tt.wantTicks, tt.wantAtStop)
@@ -199,8 +192,8 @@ func TestThroughputReport(t *testing.T) {
 	for _, want := range []string{
 		"│ 2 workers, claim 50 │ 4        │ 2             │ 0.06                 │ 100           │ 100       │ 100 (100 distinct) │ 100 (max 1)      │",
 		"  PASS  write transactions: ⌈N/claim⌉ settlements, one per claim, plus 1 empty claim per worker → " +
-			"claim 1, 1 worker(s): 101 claims, 100 ledger settlements of ≤ 1 message; " +
-			"claim 50, 1 worker(s): 3 claims, 2 ledger settlements of ≤ 50 messages",
+			"claim 1, 1 worker: 101 claims, 100 ledger settlements of ≤ 1 message; " +
+			"claim 50, 1 worker: 3 claims, 2 ledger settlements of ≤ 50 messages",
 		"  PASS  handler called once per message, every call settled → 100 handler calls for 100 ledger rows in each of the 4 drains",
 		"  PASS  queue depth = produced − capacity, every tick → 15/15 ticks match; 100 queued when production stopped at 09:00:01.000Z",
 		"  PASS  oldest-message age within --max-age → peak 467 ms, limit 5000 ms",
@@ -213,6 +206,22 @@ func TestThroughputReport(t *testing.T) {
 	if !r.Passed() {
 		t.Errorf("checks failed:\n%s", body)
 	}
+}
+
+// runOverload validates args and runs part 2 alone on a fresh database; it
+// returns the options, the run and the database's location.
+func runOverload(t *testing.T, args ...string) (*throughputOptions, *overloadRun, string) {
+	t.Helper()
+	o := parse(t, args...)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "overload.db")
+	over, err := o.overload(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, over, path
 }
 
 // caseName names a subtest after its flags; a "#" (the default for an empty

@@ -1,0 +1,152 @@
+package workers
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// drainFigure is one figure of a drain: a column of a drain table and a key
+// of the drain's entry in the JSON "drains" list.
+type drainFigure = scenarios.Figure[*drainRun]
+
+// drainFigures are what each drain's file and workers showed.
+func (o *throughputOptions) drainFigures() []drainFigure {
+	total := func(pick func(claims, settlements, calls, refused int) int) func(*drainRun) any {
+		return func(d *drainRun) any { return pick(d.totals()) }
+	}
+	return []drainFigure{
+		{Label: "Configuration", Show: func(d *drainRun) string { return d.cfg.label() }},
+		{Key: "workers", Value: func(d *drainRun) any { return d.cfg.Workers }},
+		{Key: "batch", Value: func(d *drainRun) any { return d.cfg.Batch }},
+		{Label: "Claim tx", Key: "claims", Value: total(func(c, _, _, _ int) int { return c })},
+		{Label: "Settlement tx", Key: "settlements", Value: total(func(_, s, _, _ int) int { return s })},
+		{Label: "Write tx per message", Show: func(d *drainRun) string { return perMessage(d, o.Messages) }},
+		{Label: "Handler calls", Key: "handler_calls", Value: total(func(_, _, calls, _ int) int { return calls })},
+		{Key: "refused", Value: total(func(_, _, _, refused int) int { return refused })},
+		{Label: "Processed", Key: "processed", Value: func(d *drainRun) any { return d.ledger.Processed }},
+		{Label: "Ledger rows", Key: "ledger_rows", Value: func(d *drainRun) any { return d.ledger.Deliveries },
+			Show: func(d *drainRun) string { return fmt.Sprintf("%d (%d distinct)", d.ledger.Deliveries, d.ledger.Unique) }},
+		{Key: "ledger_distinct", Value: func(d *drainRun) any { return d.ledger.Unique }},
+		{Key: "ledger_settlements", Value: func(d *drainRun) any { return d.ledger.Settlements }},
+		{Label: "AttemptCount sum", Show: func(d *drainRun) string {
+			return fmt.Sprintf("%d (max %d)", d.ledger.Attempts, d.ledger.MaxTries)
+		}},
+	}
+}
+
+// measuredFigures are each drain's wall-clock figures, against the first
+// worker count's drain with the same claim size and the raw ceiling.
+func (o *throughputOptions) measuredFigures(ceiling float64, drains []*drainRun) []drainFigure {
+	return []drainFigure{
+		{Label: "Configuration", Show: func(d *drainRun) string { return d.cfg.label() }},
+		{Label: "Drain time", Key: "measured_seconds", Value: func(d *drainRun) any { return d.wall.Seconds() },
+			Show: func(d *drainRun) string { return d.wall.Round(time.Millisecond).String() }},
+		{Label: "Messages/s", Key: "measured_msgs_per_s", Value: func(d *drainRun) any { return d.rate() },
+			Show: func(d *drainRun) string { return fmt.Sprintf("%.0f", d.rate()) }},
+		{Label: "Speed-up vs " + report.Plural(o.Workers[0], "worker"), Show: func(d *drainRun) string {
+			if base := baseline(drains, o.Workers[0], d.cfg.Batch); base != nil {
+				return fmt.Sprintf("%.2f×", d.rate()/base.rate())
+			}
+			return "—"
+		}},
+		{Label: "× raw ceiling", Show: func(d *drainRun) string { return fmt.Sprintf("%.2f×", d.rate()/ceiling) }},
+		{Label: "Messages per worker", Show: func(d *drainRun) string { return perWorker(d.tallies) }},
+	}
+}
+
+// perMessage is a drain's write transactions per message, claims and settlements.
+func perMessage(d *drainRun, messages int) string {
+	claims, settlements, _, _ := d.totals()
+	return fmt.Sprintf("%.2f", float64(claims+settlements)/float64(messages))
+}
+
+// throughputRun is everything one run of worker-throughput found.
+type throughputRun struct {
+	o       *throughputOptions
+	ceiling float64
+	drains  []*drainRun
+	over    *overloadRun
+}
+
+// throughputFigures are the run's JSON metrics; the drains' own are the
+// drain and measured figures of each.
+func throughputFigures() []scenarios.Figure[throughputRun] {
+	stop := func(x throughputRun) sample { return x.over.samples[x.over.stopTick] }
+	return []scenarios.Figure[throughputRun]{
+		{Key: "messages", Value: func(x throughputRun) any { return x.o.Messages }},
+		{Key: "workers", Value: func(x throughputRun) any { return x.o.Workers }},
+		{Key: "batch", Value: func(x throughputRun) any { return x.o.Batch }},
+		{Key: "processes", Value: func(x throughputRun) any { return x.o.Processes }},
+		{Key: "drains", Value: func(x throughputRun) any {
+			return figureRecords(append(x.o.drainFigures(), x.o.measuredFigures(x.ceiling, x.drains)...), x.drains)
+		}},
+		{Key: "measured_ceiling_tx_per_s", Value: func(x throughputRun) any { return x.ceiling }},
+		{Key: "overload_produced", Value: func(x throughputRun) any { return x.over.ledger.Total }},
+		{Key: "overload_capacity_per_s", Value: func(x throughputRun) any { return x.o.capacity() }},
+		{Key: "overload_depth_at_stop", Value: func(x throughputRun) any { return stop(x).Depth }},
+		{Key: "overload_stop", Value: func(x throughputRun) any { return clock.ISO(stop(x).At) }},
+		{Key: "overload_drained", Value: func(x throughputRun) any { return clock.ISO(x.over.samples[len(x.over.samples)-1].At) }},
+		{Key: "overload_peak_age_ms", Value: func(x throughputRun) any { return peakAge(x.over).Milliseconds() }},
+		{Key: "overload_max_latency_ms", Value: func(x throughputRun) any { return x.over.maxLatency.Milliseconds() }},
+		{Key: "overload_mean_latency_ms", Value: func(x throughputRun) any { return x.over.meanLatency.Milliseconds() }},
+		{Key: "overload_peak_depth", Value: func(x throughputRun) any {
+			depths := make([]int, len(x.over.samples))
+			for i, s := range x.over.samples {
+				depths[i] = s.Depth
+			}
+			return slices.Max(depths)
+		}},
+	}
+}
+
+// The drains are tables the other way round from scenarios.FigureTable: a
+// row per run and a column per figure, and their JSON is a list with an
+// entry per run. These two render figures that way.
+
+// figureColumns returns the table of runs: the labelled figures' labels as
+// the header, and a row of their cells for each run.
+func figureColumns[F any](figs []scenarios.Figure[F], runs []F) (header []string, rows [][]string) {
+	for _, f := range figs {
+		if f.Label != "" {
+			header = append(header, f.Label)
+		}
+	}
+	for _, x := range runs {
+		var row []string
+		for _, f := range figs {
+			if f.Label == "" {
+				continue
+			}
+			if f.Show != nil {
+				row = append(row, f.Show(x))
+			} else {
+				row = append(row, fmt.Sprint(f.Value(x)))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// figureRecords returns, for each run, its keyed figures' JSON values by key.
+func figureRecords[F any](figs []scenarios.Figure[F], runs []F) []map[string]any {
+	out := make([]map[string]any, len(runs))
+	for i, x := range runs {
+		out[i] = map[string]any{}
+		for _, f := range figs {
+			switch {
+			case f.Key == "":
+			case f.Value != nil:
+				out[i][f.Key] = f.Value(x)
+			default:
+				out[i][f.Key] = f.Show(x)
+			}
+		}
+	}
+	return out
+}
