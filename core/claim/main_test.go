@@ -65,3 +65,6 @@ func onEachDialect(t *testing.T, test func(t *testing.T, b backend)) {
 
 // postgres is the PostgreSQL backend, for tests of what only it has (row locks).
 var postgres = backends[1]
+
+// pgtestRun is a fresh run schema on the test server, dropped when the test ends.
+func pgtestRun(t *testing.T) *pgdb.Run { return pgtest.RunSchema(t, "claim") }

@@ -3,8 +3,11 @@ package claim
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
+
+	"outboxlab/core/pgdb"
 )
 
 // pgLabInfo is sqlitedb's LabInfo marker in PostgreSQL's words.
@@ -46,6 +49,53 @@ func OpenPostgres(ctx context.Context, db *sql.DB, version string, schemas ...st
 		return nil, fmt.Errorf("create schema: %w", err)
 	}
 	return &Store{db: db, dialect: Postgres}, nil
+}
+
+// openURL is Open on a PostgreSQL location: schemas are SQLite DDL.
+func openURL(ctx context.Context, location, version string, schemas []string) (*Store, error) {
+	ddl := make([]string, len(schemas))
+	for i, schema := range schemas {
+		var err error
+		if ddl[i], err = PostgresDDL(schema); err != nil {
+			return nil, err
+		}
+	}
+	db, err := pgdb.Open(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	s, err := OpenPostgres(ctx, db, version, ddl...)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.path = location
+	return s, nil
+}
+
+// openExistingURL is OpenExisting on a PostgreSQL location: the schema must
+// exist and hold a LabInfo whose version is the lab's.
+func openExistingURL(ctx context.Context, location string) (*Store, error) {
+	db, err := pgdb.Open(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	var version sql.NullString
+	var marked bool
+	err = db.QueryRowContext(ctx,
+		`SELECT to_regclass(quote_ident(current_schema()) || '.labinfo') IS NOT NULL`).Scan(&marked)
+	if err == nil && marked {
+		err = db.QueryRowContext(ctx, `SELECT Value FROM LabInfo WHERE Key = 'schema'`).Scan(&version)
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		db.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if !strings.HasPrefix(version.String, "outboxlab") {
+		db.Close()
+		return nil, fmt.Errorf("%s is not an outboxlab database", pgdb.Redact(location))
+	}
+	return &Store{db: db, path: location, dialect: Postgres}, nil
 }
 
 // checkCollation refuses text columns of the schema that do not sort by

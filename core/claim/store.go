@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"outboxlab/core/pgdb"
 	"outboxlab/core/sqlitedb"
 )
 
@@ -32,10 +33,16 @@ type Store struct {
 	refused atomic.Int64
 }
 
-// Open opens (creating if needed) the SQLite file at path, applies each of
-// schemas in order and records version in LabInfo (see sqlitedb.OpenVersioned).
-// Two Stores may be open on the same file, as two workers would be.
-func Open(ctx context.Context, path, version string, schemas ...string) (*Store, error) {
+// Open opens (creating if needed) the database at location, applies each of
+// schemas (SQLite DDL) in order and records version in LabInfo. A location
+// is a SQLite file path (see sqlitedb.OpenVersioned) or a PostgreSQL URL
+// (pgdb.IsURL) naming a run schema, whose DDL is translated by PostgresDDL.
+// Two Stores may be open on the same database, as two workers would be.
+func Open(ctx context.Context, location, version string, schemas ...string) (*Store, error) {
+	if pgdb.IsURL(location) {
+		return openURL(ctx, location, version, schemas)
+	}
+	path := location
 	db, err := sqlitedb.OpenVersioned(ctx, path, version, schemas...)
 	if err != nil {
 		return nil, err
@@ -43,9 +50,14 @@ func Open(ctx context.Context, path, version string, schemas ...string) (*Store,
 	return &Store{db: db, path: path, dialect: SQLite}, nil
 }
 
-// OpenExisting opens a SQLite file that must already be a lab database.
-// It never creates the file or a schema.
-func OpenExisting(ctx context.Context, path string) (*Store, error) {
+// OpenExisting opens a database that must already be a lab database: a
+// SQLite file, or a PostgreSQL schema (location a URL) holding LabInfo. It
+// never creates a file, a schema or a table.
+func OpenExisting(ctx context.Context, location string) (*Store, error) {
+	if pgdb.IsURL(location) {
+		return openExistingURL(ctx, location)
+	}
+	path := location
 	if fi, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	} else if fi.IsDir() {
@@ -65,7 +77,9 @@ func OpenExisting(ctx context.Context, path string) (*Store, error) {
 // DB returns the underlying handle, for a family's own queries.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Path returns the database file's path.
+// Path returns the location the store was opened with: a SQLite file's
+// path, or a PostgreSQL URL, which may hold a password: never print it
+// (pgdb.Redact), hand it on as a location.
 func (s *Store) Path() string { return s.path }
 
 // Dialect returns the dialect the store's statements are written in.

@@ -34,6 +34,13 @@ func Selected(flag string, flagSet bool, getenv func(string) string) string {
 // process through its environment (exec.Cmd.Env).
 func EnvEntry(rawURL string) string { return EnvVar + "=" + rawURL }
 
+// IsURL reports whether a database location is a PostgreSQL URL
+// (postgres:// or postgresql://) rather than a SQLite file path. It does not
+// check the rest of it: ParseURL does.
+func IsURL(location string) bool {
+	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
+}
+
 // ParseURL checks that rawURL is a PostgreSQL URL (postgres:// or
 // postgresql://) that pgx accepts, and returns its connection settings. Any
 // other value is a usage error (errors.Is(err, ErrUsage)) with one line that

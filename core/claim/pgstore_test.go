@@ -1,0 +1,45 @@
+package claim
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// OpenExisting on a PostgreSQL location opens only a schema holding the
+// lab's LabInfo, creates nothing in one that does not, and never names the
+// password of the URL it was given.
+func TestOpenExistingPostgres(t *testing.T) {
+	ctx := context.Background()
+	run := pgtestRun(t)
+	withPassword := run.URL + "&password=hunter2-secret"
+	_, err := OpenExisting(ctx, withPassword)
+	if err == nil || !strings.Contains(err.Error(), "is not an outboxlab database") {
+		t.Fatalf("OpenExisting on an empty schema = %v, want a refusal", err)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("the refusal shows the password: %v", err)
+	}
+	var tables int
+	if err := run.DB.QueryRowContext(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("OpenExisting left %d tables (%v), want none", tables, err)
+	}
+	s, err := Open(ctx, run.URL, testVersion, `CREATE TABLE IF NOT EXISTS Jobs (Id INTEGER PRIMARY KEY, Name TEXT NOT NULL) STRICT;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = OpenExisting(ctx, withPassword)
+	if err != nil {
+		t.Fatalf("OpenExisting on a lab schema: %v", err)
+	}
+	defer s.Close()
+	if s.Dialect() != Postgres || s.Path() != withPassword {
+		t.Fatalf("store = %s at %q, want postgres at the given location", s.Dialect().Name(), s.Path())
+	}
+	var id int64
+	q, args := s.Dialect().Bind(`INSERT INTO Jobs (Name) VALUES (?) RETURNING Id`, "a")
+	if err := s.DB().QueryRowContext(ctx, q, args...).Scan(&id); err != nil || id != 1 {
+		t.Fatalf("insert into the translated table = id %d, %v; want 1", id, err)
+	}
+}
