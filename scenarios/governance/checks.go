@@ -188,20 +188,3 @@ func checkNotDelivery(r *report.Report, runs []*driveRun) {
 	r.Check("a dead-letter is never treated as a delivery", stamped == 0,
 		fmt.Sprintf("%d Delivered, %d DeadLettered%s; %d dead-lettered rows carry a delivery time", delivered, dead, scope, stamped))
 }
-
-// recordMetrics records a run's figures for --json.
-func recordMetrics(r *report.Report, run *driveRun, f *drainFlags) {
-	r.Metric("max_retry_attempts", f.MaxRetryAttempts)
-	r.Metric("dead_letter_on_max_retry_attempts", f.DeadLetterOnMaxRetryAttempts)
-	r.Metric("delivered", countStatus(run, emission.Delivered))
-	r.Metric("dead_lettered", countStatus(run, emission.DeadLettered))
-	r.Metric("dead_letter_counter", run.alerts.DeadLettered())
-	r.Metric("emitter_calls", len(run.emitter.Calls()))
-	retry := map[string]int{}
-	for _, e := range run.entries {
-		retry[e.Key] = e.RetryCount
-	}
-	r.Metric("retry_count", retry)
-	r.Metric("demo_capped", run.capped)
-	r.Metric("scenario_end", clock.ISO(run.ended))
-}

@@ -23,6 +23,7 @@ type driveSpec struct {
 // driveRun is a drain run driven to its end, read back from the database.
 type driveRun struct {
 	mode         emission.Mode
+	flags        *drainFlags
 	owner        string // the drain's name: the Actor of its transitions
 	events       []emission.Event
 	timeline     []string
@@ -66,7 +67,7 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 	if err != nil {
 		return nil, err
 	}
-	run := &driveRun{mode: spec.mode, owner: owner, alerts: emission.NewAlerts(spec.flags.Options), emitter: em,
+	run := &driveRun{mode: spec.mode, flags: spec.flags, owner: owner, alerts: emission.NewAlerts(spec.flags.Options), emitter: em,
 		rows: map[string][]emission.Entry{}, started: clk.Now()}
 	if run.seeded, err = rowsByKey(ctx, store); err != nil {
 		return nil, err

@@ -55,15 +55,3 @@ func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleFigur
 	r.Check("delivered exactly once, no false dead-letter", f.deliveries == 1 && f.falseDeadLetters == 0,
 		fmt.Sprintf("%s, %s", report.Plural(f.deliveries, "delivery"), report.Plural(f.falseDeadLetters, "dead-letter alert")))
 }
-
-func (o *staleOptions) recordMetrics(r *report.Report, run *staleRun, f staleFigures) {
-	r.Metric("lease_expired_while_open", f.leaseExpiredOpen)
-	r.Metric("stale_write_applied", f.aLog.Applied)
-	r.Metric("row_after_stale_write", string(run.afterA.Status))
-	r.Metric("final_status", string(f.final.Status))
-	r.Metric("deliveries", f.deliveries)
-	r.Metric("false_dead_letters", f.falseDeadLetters)
-	r.Metric("refused_counted", f.refused)
-	r.Metric("refused_logged", f.refusedLog)
-	r.Metric("scenario_end", clock.ISO(run.ended))
-}

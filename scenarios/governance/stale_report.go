@@ -2,7 +2,7 @@ package governance
 
 import (
 	"fmt"
-	"strconv"
+	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
@@ -111,53 +111,68 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 	writeAlerts(r, own.alerts)
 	r.Section("Real BEFORE vs AFTER metrics")
 	r.Linef("Both designs ran this interleaving in this invocation; this scenario's own run is the %s column.", kind)
-	o.writeComparison(r, before, after)
-
-	f := own.figures()
-	if o.fenced {
-		o.afterChecks(r, own, f)
-		r.Checks("Safety checks")
-		broken := verdictFencedBroken
-		if !f.leaseExpiredOpen {
-			broken = verdictFencedNoRace
-		}
-		r.Verdict(verdictFencedHeld, broken)
-	} else {
-		o.beforeChecks(r, own, f)
-		r.Checks("Safety checks")
-		r.Verdict(verdictStaleReproduced, verdictStaleMissed)
-	}
-	o.recordMetrics(r, own, f)
-	return r
-}
-
-func (o *staleOptions) writeComparison(r *report.Report, before, after *staleRun) {
-	b, a := before.figures(), after.figures()
-	write := func(f staleFigures) string {
-		if f.aLog.ID == 0 {
-			return "none"
-		}
-		if f.aLog.Applied {
-			return fmt.Sprintf("APPLIED over %s (written by Id, no token checked)", f.aLog.From)
-		}
-		return fmt.Sprintf("REFUSED (token %d, row token %d)", f.aLog.ClaimToken, f.bClaim.row.ClaimToken)
-	}
 	afterHead := "AFTER (claim check)"
 	if !after.fenced {
 		afterHead = "AFTER (claim check off)"
 	}
-	rows := [][]string{
-		{"worker-A's claim", claimText(b.aClaim), claimText(a.aClaim)},
-		{"worker-B's claim", claimText(b.bClaim), claimText(a.bClaim)},
-		{"worker-B's transition", transitionAt(b.bLog), transitionAt(a.bLog)},
-		{"worker-A's late write at " + clock.DayStamp(before.answerAt), write(b), write(a)},
-		{"Row right after A's write", rowText(before.afterA), rowText(after.afterA)},
-		{"Final row", rowText(b.final), rowText(a.final)},
-		{"Deliveries to the provider", strconv.Itoa(b.deliveries), strconv.Itoa(a.deliveries)},
-		{"Dead-letter alerts for a delivered entry", strconv.Itoa(b.falseDeadLetters), strconv.Itoa(a.falseDeadLetters)},
-		{"Refused writes (counted / logged)", fmt.Sprintf("%d / %d", b.refused, b.refusedLog), fmt.Sprintf("%d / %d", a.refused, a.refusedLog)},
+	figs := staleFigs(before.answerAt)
+	scenarios.FigureTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, figs, side(before), side(after))
+
+	mine := side(own)
+	if !o.fenced {
+		o.beforeChecks(r, own, mine.f)
+		return finish(r, "Safety checks", verdictStaleReproduced, verdictStaleMissed, figs, mine)
 	}
-	r.Table([]string{"Metric (real run)", "BEFORE (by Id)", afterHead}, rows)
+	o.afterChecks(r, own, mine.f)
+	broken := verdictFencedBroken
+	if !mine.f.leaseExpiredOpen {
+		broken = verdictFencedNoRace
+	}
+	return finish(r, "Safety checks", verdictFencedHeld, broken, figs, mine)
+}
+
+// staleSide is one design's run with its figures: a column of the
+// comparison table, and the JSON metrics of the scenario's own design.
+type staleSide struct {
+	run *staleRun
+	f   staleFigures
+}
+
+func side(run *staleRun) staleSide { return staleSide{run: run, f: run.figures()} }
+
+// staleFigs are the pair's figures, declared once: the comparison table's
+// rows (lateAt, when worker-A's answer arrives, names the late write's row)
+// and the JSON metrics.
+func staleFigs(lateAt time.Time) []scenarios.Figure[staleSide] {
+	return []scenarios.Figure[staleSide]{
+		{Key: "lease_expired_while_open", Value: func(s staleSide) any { return s.f.leaseExpiredOpen }},
+		{Label: "worker-A's claim", Show: func(s staleSide) string { return claimText(s.f.aClaim) }},
+		{Label: "worker-B's claim", Show: func(s staleSide) string { return claimText(s.f.bClaim) }},
+		{Label: "worker-B's transition", Show: func(s staleSide) string { return transitionAt(s.f.bLog) }},
+		{Label: "worker-A's late write at " + clock.DayStamp(lateAt), Key: "stale_write_applied",
+			Show: func(s staleSide) string { return lateWriteText(s.f) }, Value: func(s staleSide) any { return s.f.aLog.Applied }},
+		{Label: "Row right after A's write", Key: "row_after_stale_write",
+			Show: func(s staleSide) string { return rowText(s.run.afterA) }, Value: func(s staleSide) any { return string(s.run.afterA.Status) }},
+		{Label: "Final row", Key: "final_status",
+			Show: func(s staleSide) string { return rowText(s.f.final) }, Value: func(s staleSide) any { return string(s.f.final.Status) }},
+		{Label: "Deliveries to the provider", Key: "deliveries", Value: func(s staleSide) any { return s.f.deliveries }},
+		{Label: "Dead-letter alerts for a delivered entry", Key: "false_dead_letters", Value: func(s staleSide) any { return s.f.falseDeadLetters }},
+		{Label: "Refused writes (counted / logged)", Key: "refused_counted",
+			Show: func(s staleSide) string { return fmt.Sprintf("%d / %d", s.f.refused, s.f.refusedLog) }, Value: func(s staleSide) any { return s.f.refused }},
+		{Key: "refused_logged", Value: func(s staleSide) any { return s.f.refusedLog }},
+		{Key: "scenario_end", Value: func(s staleSide) any { return clock.ISO(s.run.ended) }},
+	}
+}
+
+// lateWriteText says what became of worker-A's late write.
+func lateWriteText(f staleFigures) string {
+	if f.aLog.ID == 0 {
+		return "none"
+	}
+	if f.aLog.Applied {
+		return fmt.Sprintf("APPLIED over %s (written by Id, no token checked)", f.aLog.From)
+	}
+	return fmt.Sprintf("REFUSED (token %d, row token %d)", f.aLog.ClaimToken, f.bClaim.row.ClaimToken)
 }
 
 func claimText(c claimSeen) string {

@@ -18,10 +18,7 @@ func (o *thresholdOptions) render(store, claim *driveRun) *report.Report {
 	layout{name: thresholdName, title: "Governance — one threshold policy, two drain modes",
 		specs: o.specs(), flags: o.drain, bothTimelines: true}.write(r, store, claim)
 	o.checks(r, store, claim)
-	r.Checks("Checks")
-	r.Verdict(verdictThresholdHeld, verdictThresholdBroken)
-	recordMetrics(r, claim, o.drain)
-	return r
+	return finish(r, "Checks", verdictThresholdHeld, verdictThresholdBroken, drainFigures, claim)
 }
 
 func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {

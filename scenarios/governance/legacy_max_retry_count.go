@@ -79,11 +79,8 @@ func (o *legacyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	r.Section("Legacy column against the drain option (claim drain)")
 	o.writeLegacy(r, claim)
 	o.checks(r, store, claim)
-	r.Checks("Checks")
-	r.Verdict(fmt.Sprintf("MAXRETRYATTEMPTS %d IS THE POLICY; THE LEGACY COLUMN SUPPRESSES NOTHING ✅", o.drain.MaxRetryAttempts),
-		"MAXRETRYATTEMPTS DID NOT DECIDE EVERY DEAD-LETTER — SEE THE FAILED CHECKS ❌")
-	recordMetrics(r, claim, o.drain)
-	return r, nil
+	return finish(r, "Checks", fmt.Sprintf("MAXRETRYATTEMPTS %d IS THE POLICY; THE LEGACY COLUMN SUPPRESSES NOTHING ✅", o.drain.MaxRetryAttempts),
+		"MAXRETRYATTEMPTS DID NOT DECIDE EVERY DEAD-LETTER — SEE THE FAILED CHECKS ❌", drainFigures, claim), nil
 }
 
 // legacyFigures are one entry's numbers against its legacy column.

@@ -89,10 +89,8 @@ func (o *deferredOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 		notes: []string{fmt.Sprintf("Deferral  a pending or deferred result asks the drain to come back after %s", o.DeferAfter)},
 	}.write(r, store, claim)
 	o.checks(r, store, claim)
-	r.Checks("Checks")
-	r.Verdict("DEFERRALS WAIT, ONLY FAILURES COUNT TOWARD THE THRESHOLD ✅", "DEFERRALS AND FAILURES DID NOT END AS STATED — SEE THE FAILED CHECKS ❌")
-	recordMetrics(r, claim, o.drain)
-	return r, nil
+	return finish(r, "Checks", "DEFERRALS WAIT, ONLY FAILURES COUNT TOWARD THE THRESHOLD ✅",
+		"DEFERRALS AND FAILURES DID NOT END AS STATED — SEE THE FAILED CHECKS ❌", drainFigures, claim), nil
 }
 
 func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {

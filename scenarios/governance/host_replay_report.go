@@ -50,11 +50,8 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	r.Section("Incidents (GovernanceIncidents)")
 	writeIncidents(r, run)
 	o.checks(r, run)
-	r.Checks("Checks")
-	r.Verdict("NO AUTOMATIC REPLAY; EVERY REPLAY AUTHORIZED, AUDITED, BATCHED AND CONFIRMED ✅",
-		"REPLAY GOVERNANCE DID NOT HOLD — SEE THE FAILED CHECKS ❌")
-	o.recordMetrics(r, run)
-	return r
+	return finish(r, "Checks", "NO AUTOMATIC REPLAY; EVERY REPLAY AUTHORIZED, AUDITED, BATCHED AND CONFIRMED ✅",
+		"REPLAY GOVERNANCE DID NOT HOLD — SEE THE FAILED CHECKS ❌", replayFigures, run)
 }
 
 // replayOf returns the replay entry of an original, if any.
@@ -112,21 +109,26 @@ func writeIncidents(r *report.Report, run *replayRun) {
 	r.Table([]string{"#", "Entry", "OpenedAtUtc", "ReasonCode", "Status", "ClosedAtUtc", "ClosedBy", "ProviderReceipt"}, rows)
 }
 
-func (o *replayOptions) recordMetrics(r *report.Report, run *replayRun) {
-	open, closed := 0, 0
-	for _, in := range run.incidents {
-		if in.Open {
-			open++
-		} else {
-			closed++
+// replayFigures are what the host's replay run is judged by, read from its
+// incidents, remediation log and the provider's ledger.
+var replayFigures = []scenarios.Figure[*replayRun]{
+	{Key: "incidents_open", Value: func(r *replayRun) any { return r.incidentsOpen(true) }},
+	{Key: "incidents_closed", Value: func(r *replayRun) any { return r.incidentsOpen(false) }},
+	{Key: "replays", Value: func(r *replayRun) any { return len(r.remediations) }},
+	{Key: "replay_batches", Value: func(r *replayRun) any { return len(r.batches) }},
+	{Key: "later_selected", Value: func(r *replayRun) any { return r.reviewCalls[1] - r.reviewCalls[0] }},
+	{Key: "demo_capped", Value: func(r *replayRun) any { return r.capped }},
+	{Key: "unauthorized_refused", Value: func(r *replayRun) any { return r.unauthorized != nil }},
+	{Key: "scenario_end", Value: func(r *replayRun) any { return clock.ISO(r.ended) }},
+}
+
+// incidentsOpen counts the incidents that are open (or, with false, closed).
+func (r *replayRun) incidentsOpen(open bool) int {
+	n := 0
+	for _, in := range r.incidents {
+		if in.Open == open {
+			n++
 		}
 	}
-	r.Metric("incidents_open", open)
-	r.Metric("incidents_closed", closed)
-	r.Metric("replays", len(run.remediations))
-	r.Metric("replay_batches", len(run.batches))
-	r.Metric("later_selected", run.reviewCalls[1]-run.reviewCalls[0])
-	r.Metric("demo_capped", run.capped)
-	r.Metric("unauthorized_refused", run.unauthorized != nil)
-	r.Metric("scenario_end", clock.ISO(run.ended))
+	return n
 }

@@ -13,10 +13,9 @@ import (
 	"outboxlab/scenarios"
 )
 
-const (
-	staleBefore = "governance-stale-claim-overwrites"
-	staleAfter  = "governance-fenced-claim"
-)
+// The BEFORE of the stale-claim pair; its AFTER is fenced_claim.go. The
+// race both run is stale_race.go, their report stale_report.go.
+const staleBefore = "governance-stale-claim-overwrites"
 
 func init() {
 	scenarios.Register(&scenarios.Scenario{
@@ -41,28 +40,6 @@ The comparison table beside it runs the AFTER design on the same interleaving.`,
 		FailsWith: []string{"--slow-emit", "20s"},
 		Limits:    staleBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, false) },
-	})
-	scenarios.Register(&scenarios.Scenario{
-		Name:    staleAfter,
-		Family:  "governance",
-		Kind:    report.After,
-		Pair:    staleBefore,
-		Summary: "AFTER: the claim-aware store refuses and counts a stale worker's write; the terminal row stands",
-		Long: `The same interleaving, on the same real database with two connections and real
-goroutines: A's lease expires while its provider call is open, B claims (token 2) and
-delivers, then A's late failure arrives. This time every claim-mode write carries
-the claim: it applies only while the row is live and still has the writer's owner
-and token. B's delivery cleared the claim and ended the entry, so A's write matches
-no row: it is refused, logged as refused in the transition log and counted, and
-B's Delivered row stands — delivered once, no false dead-letter. --claim-check=false
-switches the check off: A's write lands by Id alone, as in the BEFORE design, and the
-safety checks fail.`,
-		Example: `  outboxlab governance-fenced-claim
-  outboxlab governance-fenced-claim --prior-failures 4    # A's would-be dead-letter is refused too
-  outboxlab governance-fenced-claim --lease 10s --slow-emit 11s`,
-		FailsWith: []string{"--claim-check=false"},
-		Limits:    staleBounds.limits(),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, true) },
 	})
 }
 

@@ -115,10 +115,11 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	r.Section("Remediation log (claim drain; GovernanceRemediations)")
 	writeRemediations(r, claim.remediations, claim.entries)
 	o.checks(r, store, claim)
-	r.Checks("Checks")
-	r.Verdict("PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT ✅",
-		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS ❌")
-	recordMetrics(r, claim, o.drain)
-	r.Metric("quarantined", countStatus(claim, emission.Quarantined))
-	return r, nil
+	return finish(r, "Checks", "PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT ✅",
+		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS ❌", disabledFigures, claim), nil
 }
+
+// disabledFigures add the entries the host's policy quarantined.
+var disabledFigures = withFigures(scenarios.Figure[*driveRun]{
+	Key: "quarantined", Value: func(r *driveRun) any { return countStatus(r, emission.Quarantined) }})
+

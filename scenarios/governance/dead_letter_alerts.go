@@ -123,13 +123,13 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	o.writeEventMatch(r, run)
 
 	o.checks(r, run, lines)
-	r.Checks("Checks")
-	r.Verdict("EVERY DEAD-LETTER COUNTED AND REPORTED, WARNED BEFORE, NO SECRET IN SIGHT ✅",
-		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS ❌")
-	recordMetrics(r, run, o.drain)
-	r.Metric("alert_lines", len(lines))
-	return r, nil
+	return finish(r, "Checks", "EVERY DEAD-LETTER COUNTED AND REPORTED, WARNED BEFORE, NO SECRET IN SIGHT ✅",
+		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS ❌", alertsFigures, run), nil
 }
+
+// alertsFigures add the lines the host logged: one per alert the sink raised.
+var alertsFigures = withFigures(scenarios.Figure[*driveRun]{
+	Key: "alert_lines", Value: func(r *driveRun) any { return len(r.alerts.Lines()) }})
 
 // hostLines renders the alert sink's lines the way the host logs them; a
 // careless host appends the payload.

@@ -1,0 +1,44 @@
+package governance
+
+import (
+	"outboxlab/core/clock"
+	"outboxlab/core/emission"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// drainFigures are the figures every drain scenario records for its claim
+// drain, read from the rows it left, the provider's ledger and the host's
+// alerts. No table shows them: the report has the rows themselves.
+var drainFigures = []scenarios.Figure[*driveRun]{
+	{Key: "max_retry_attempts", Value: func(r *driveRun) any { return r.flags.MaxRetryAttempts }},
+	{Key: "dead_letter_on_max_retry_attempts", Value: func(r *driveRun) any { return r.flags.DeadLetterOnMaxRetryAttempts }},
+	{Key: "delivered", Value: func(r *driveRun) any { return countStatus(r, emission.Delivered) }},
+	{Key: "dead_lettered", Value: func(r *driveRun) any { return countStatus(r, emission.DeadLettered) }},
+	{Key: "dead_letter_counter", Value: func(r *driveRun) any { return r.alerts.DeadLettered() }},
+	{Key: "emitter_calls", Value: func(r *driveRun) any { return len(r.calls) }},
+	{Key: "retry_count", Value: func(r *driveRun) any {
+		retry := map[string]int{}
+		for _, e := range r.entries {
+			retry[e.Key] = e.RetryCount
+		}
+		return retry
+	}},
+	{Key: "demo_capped", Value: func(r *driveRun) any { return r.capped }},
+	{Key: "scenario_end", Value: func(r *driveRun) any { return clock.ISO(r.ended) }},
+}
+
+// withFigures is drainFigures and a scenario's own.
+func withFigures(own ...scenarios.Figure[*driveRun]) []scenarios.Figure[*driveRun] {
+	return append(append([]scenarios.Figure[*driveRun](nil), drainFigures...), own...)
+}
+
+// finish ends a governance report the same way in every scenario: the
+// checks recorded so far under title, the verdict they decide, and the
+// figures of own, the scenario's own run, as its JSON metrics.
+func finish[F any](r *report.Report, title, pass, fail string, figs []scenarios.Figure[F], own F) *report.Report {
+	r.Checks(title)
+	r.Verdict(pass, fail)
+	scenarios.RecordFigures(r, figs, own)
+	return r
+}
