@@ -122,4 +122,3 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 // disabledFigures add the entries the host's policy quarantined.
 var disabledFigures = withFigures(scenarios.Figure[*driveRun]{
 	Key: "quarantined", Value: func(r *driveRun) any { return countStatus(r, emission.Quarantined) }})
-
