@@ -58,26 +58,38 @@ func RunIfChild() (int, bool) {
 		fmt.Fprintf(os.Stderr, "outboxlab child: no entry point %q\n", name)
 		return 3, true
 	}
-	return fn(context.Background(), os.Args[1:], os.Stdout), true
+	return fn(context.Background(), restoreArgs(os.Args[1:]), os.Stdout), true
 }
 
 // Command returns a command that runs the entry point name in a new process
 // of the current binary, with args. The caller sets Stdout and friends.
+//
+// An argument holding a PostgreSQL URL (a database location, alone or as
+// --flag=url) reaches the entry point unchanged but travels in the child's
+// environment, not its argv, so no process list shows a password; the
+// child's sessions get an application_name of their own (see EndSessions).
 func Command(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the lab binary to start child %s: %w", name, err)
 	}
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(withoutChildVar(os.Environ()), EnvVar+"="+name)
+	argv, env, ss, err := moveURLs(name, args)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, exe, argv...)
+	cmd.Env = append(append(withoutChildVars(os.Environ()), env...), EnvVar+"="+name)
 	dieWithParent(cmd)
+	if len(ss) > 0 {
+		sessions.Store(cmd, ss)
+	}
 	return cmd, nil
 }
 
-func withoutChildVar(env []string) []string {
+func withoutChildVars(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, EnvVar+"=") {
+		if !strings.HasPrefix(kv, EnvVar+"=") && !strings.HasPrefix(kv, argEnvPre) {
 			out = append(out, kv)
 		}
 	}
@@ -96,12 +108,15 @@ func (e Exit) Died() bool { return e.Signal != "" }
 
 // Run runs entry point name in a child process and waits for it. A child that
 // exits non-zero or is killed is not an error: that is what crash scenarios
-// are about. An error means the child could not be run at all.
+// are about. An error means the child could not be run at all, or, for a
+// child killed by a signal, that its PostgreSQL sessions could not be ended
+// (see EndSessions): when Run returns, a killed child's sessions are gone.
 func Run(ctx context.Context, name string, args ...string) (Exit, error) {
 	cmd, err := Command(ctx, name, args...)
 	if err != nil {
 		return Exit{}, err
 	}
+	defer forget(cmd)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
@@ -116,6 +131,13 @@ func Run(ctx context.Context, name string, args ...string) (Exit, error) {
 		}
 	default:
 		return Exit{}, fmt.Errorf("run child %s: %w", name, err)
+	}
+	// A killed child's sessions may still hold row locks: what the next
+	// claim skips must not depend on when the server notices.
+	if exit.Died() {
+		if err := EndSessions(ctx, cmd); err != nil {
+			return exit, fmt.Errorf("child %s: %w", name, err)
+		}
 	}
 	if exit.Code == 3 && !exit.Died() {
 		return exit, fmt.Errorf("child %s could not run: %s", name, strings.TrimSpace(errOut.String()))

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"outboxlab/internal/pgtest"
 )
 
 func init() {
@@ -46,7 +48,7 @@ func TestMain(m *testing.M) {
 	if code, ok := RunIfChild(); ok {
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 func TestRunReportsExitAndOutput(t *testing.T) {

@@ -129,6 +129,32 @@ func secrets(rawURL string) []string {
 	return out
 }
 
+// WithAppName returns rawURL set to name its sessions appName
+// (application_name, cut to PostgreSQL's identifier limit), replacing the
+// one it had.
+func WithAppName(rawURL, appName string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", newError(ErrUsage, "read database URL", rawURL, fmt.Errorf("malformed URL"))
+	}
+	if len(appName) > maxIdent {
+		appName = appName[:maxIdent]
+	}
+	q := u.Query()
+	q.Set("application_name", appName)
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20") // as WithSchema
+	return u.String(), nil
+}
+
+// AppName is the application_name rawURL gives its sessions ("" if none).
+func AppName(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("application_name")
+}
+
 // WithSchema returns rawURL set to use schema (through the options parameter,
 // -c search_path=..., which pgx and libpq both accept) and, when appName is
 // not empty, to name its sessions appName (application_name), so

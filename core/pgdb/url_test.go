@@ -140,3 +140,21 @@ func TestInspectHintHidesPassword(t *testing.T) {
 		t.Errorf("InspectHint = %q, want %q", got, want)
 	}
 }
+
+func TestWithAppNameReplacesAndCuts(t *testing.T) {
+	u, err := pgdb.WithAppName("postgres://u:p@h/db?application_name=old&options=-csearch_path%3Ds", strings.Repeat("a", 70))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pgdb.AppName(u); got != strings.Repeat("a", 63) {
+		t.Errorf("AppName = %q (%d bytes), want 63 a's", got, len(got))
+	}
+	if !strings.Contains(u, "u:p@h/db") || !strings.Contains(u, "search_path") {
+		t.Errorf("WithAppName = %q: lost the rest of the URL", u)
+	}
+	for loc, want := range map[string]bool{"postgres://h/db": true, "postgresql://h/db": true, "/tmp/x.db": false, "postgres.db": false} {
+		if pgdb.IsURL(loc) != want {
+			t.Errorf("IsURL(%q) = %v, want %v", loc, !want, want)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package child
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"outboxlab/core/pgdb"
+)
+
+// A child's argument that holds a PostgreSQL URL (a location, alone or after
+// "--flag=") never reaches the child's argv, which any process list shows:
+// the argument becomes argRef+key and the URL travels in the child's
+// environment under key, where RunIfChild takes it back.
+const (
+	argRef    = "@env:"
+	argEnvPre = "OUTBOXLAB_CHILD_ARG_"
+)
+
+// endSessionsWait bounds ending a dead child's server sessions, even when
+// the run's own context is already cancelled.
+const endSessionsWait = 10 * time.Second
+
+// session is one database a child was handed: the URL it connects with
+// (its sessions named appName) so the parent can end them.
+type session struct {
+	url     string
+	appName string
+}
+
+var (
+	childSeq atomic.Int64
+	sessions sync.Map // *exec.Cmd -> []session
+)
+
+// moveURLs returns args with every PostgreSQL URL replaced by a reference to
+// an environment entry (returned in env), each URL set to name its sessions
+// after the child: its own application_name plus "-N-name" (N counts the
+// children of this process), so EndSessions ends exactly this child's.
+func moveURLs(name string, args []string) (argv, env []string, ss []session, err error) {
+	n := childSeq.Add(1)
+	argv = make([]string, len(args))
+	for i, a := range args {
+		at := urlStart(a)
+		if at < 0 {
+			argv[i] = a
+			continue
+		}
+		prefix, u := a[:at], a[at:]
+		base := pgdb.AppName(u)
+		if base == "" {
+			base = "outboxlab"
+		}
+		app := base + "-" + strconv.FormatInt(n, 10) + "-" + name
+		if u, err = pgdb.WithAppName(u, app); err != nil {
+			return nil, nil, nil, fmt.Errorf("start child %s: %w", name, err)
+		}
+		key := argEnvPre + strconv.Itoa(i)
+		argv[i] = argRef + key
+		env = append(env, key+"="+prefix+u)
+		if s := (session{url: u, appName: pgdb.AppName(u)}); !slices.Contains(ss, s) {
+			ss = append(ss, s)
+		}
+	}
+	return argv, env, ss, nil
+}
+
+// urlStart is where a PostgreSQL URL starts in arg, or -1.
+func urlStart(arg string) int {
+	for _, scheme := range []string{"postgres://", "postgresql://"} {
+		if i := strings.Index(arg, scheme); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// restoreArgs is RunIfChild's half: each argRef argument gets its value back
+// from the environment, which then forgets it (a grandchild gets its own).
+func restoreArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		key, ok := strings.CutPrefix(a, argRef)
+		if !ok || !strings.HasPrefix(key, argEnvPre) {
+			continue
+		}
+		if v, ok := os.LookupEnv(key); ok {
+			out[i] = v
+		}
+	}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, argEnvPre) {
+			os.Unsetenv(kv[:strings.IndexByte(kv, '=')])
+		}
+	}
+	return out
+}
+
+// EndSessions ends the server sessions of cmd's child (one started by
+// Command whose arguments held PostgreSQL URLs) and waits until they are
+// gone, so the row locks they held are free when it returns. Call it when
+// the child died by a signal: its sessions may still hold locks (a session
+// busy in a statement notices its client is gone only when the statement
+// ends). Run calls it itself. It does nothing for a child without URLs.
+func EndSessions(ctx context.Context, cmd *exec.Cmd) error {
+	v, ok := sessions.Load(cmd)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endSessionsWait)
+	defer cancel()
+	var errs []error
+	for _, s := range v.([]session) {
+		db, err := pgdb.Open(ctx, s.url)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		_, err = pgdb.TerminateBackends(ctx, db, s.appName)
+		db.Close()
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("end the sessions of a killed child: %w", err)
+	}
+	return nil
+}
+
+// forget drops what Command recorded about cmd.
+func forget(cmd *exec.Cmd) { sessions.Delete(cmd) }
