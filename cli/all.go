@@ -27,10 +27,13 @@ func newAllCmd(cmdline string) *cobra.Command {
 each one's report, and prints one summary row per scenario. Keeps the
 report directory's index.html (every report, newest first, figures inline)
 and summary.json (the newest run of each scenario) up to date as it goes.
-Exits 1 if any scenario's checks failed, and says which.`,
+Exits 1 if any scenario's checks failed, and says which. With --database (or
+OUTBOXLAB_DATABASE) every scenario runs on that PostgreSQL server, each in a
+schema of its own; a server that is down fails the whole run once (exit 3).`,
 		Example: `  outboxlab all
   outboxlab all --family wassal --no-report
-  outboxlab all --json`,
+  outboxlab all --json
+  OUTBOXLAB_DATABASE='postgres:///postgres?host=/tmp/outboxlab-postgres' outboxlab all`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			list := scenarios.All()
@@ -39,6 +42,15 @@ Exits 1 if any scenario's checks failed, and says which.`,
 					return usagef("--family %q is not a family (have: %s)", family, strings.Join(scenarios.Families(), ", "))
 				}
 				list = slices.DeleteFunc(list, func(s *scenarios.Scenario) bool { return s.Family != family })
+			}
+			if err := selectDatabase(cmd, &common); err != nil {
+				return err
+			}
+			if common.Database != "" {
+				// Once, before anything runs: a server that is down fails the whole run once.
+				if err := probeDatabase(cmd.Context(), common.Database); err != nil {
+					return err
+				}
 			}
 			var (
 				results []report.Result

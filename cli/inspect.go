@@ -28,7 +28,7 @@ const cellWidth = 40
 func newInspectCmd() *cobra.Command {
 	opts := inspectOptions{Limit: 50}
 	cmd := &cobra.Command{
-		Use:   "inspect --db FILE",
+		Use:   "inspect --db FILE|URL",
 		Short: "Print the tables of a database kept with --keep-db",
 		Long: `Prints every table of a lab database: the outbox, the payments, the dead
 letters with their reasons, the audit log, and any table a scenario family adds.
@@ -39,16 +39,23 @@ Each table shows its first --limit rows and says how many more it has; a cell
 wider than ` + strconv.Itoa(cellWidth) + ` columns is cut short with "…" unless --wide. Control
 characters in the data are shown escaped (\x1b).
 
+On PostgreSQL, --db is the URL a run with --database and --keep-db printed
+(it names the kept schema); the schema is read in one READ ONLY transaction.
+A password left out of the URL, or shown redacted (xxxxx), is taken from
+PGPASSWORD, else from OUTBOXLAB_DATABASE when that URL is for the same user.
+
 Exits 0 after printing; 2 when --db is missing, names no file, names a
-directory, a pipe or a device, or a file that is not a lab database; 3 when
-the file cannot be read (permission denied, locked by another process).`,
+directory, a pipe or a device, or a file or schema that is not a lab database
+(a malformed URL too); 3 when the file cannot be read (permission denied,
+locked by another process) or the server is down or refuses the login.`,
 		Example: `  outboxlab retry-with-dead-letter --keep-db --no-report
   outboxlab inspect --db /tmp/outboxlab-session-16-retry-with-dead-letter-123/outbox.db
-  outboxlab inspect --db outbox.db --limit 0 --wide`,
+  outboxlab inspect --db outbox.db --limit 0 --wide
+  PGPASSWORD=secret outboxlab inspect --db 'postgres://lab@db.example/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Path == "" {
-				return usagef("inspect needs --db FILE (a database kept with --keep-db)")
+				return usagef("inspect needs --db FILE or URL (a database kept with --keep-db)")
 			}
 			if opts.Limit < 0 {
 				return usagef("--limit must be 0 (all rows) or more, got %d", opts.Limit)
@@ -56,7 +63,7 @@ the file cannot be read (permission denied, locked by another process).`,
 			return inspect(cmd.Context(), cmd.OutOrStdout(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Path, "db", "", "the SQLite file to inspect")
+	cmd.Flags().StringVar(&opts.Path, "db", "", "the SQLite file, or the postgres:// URL of the schema, to inspect")
 	cmd.Flags().IntVar(&opts.Limit, "limit", opts.Limit, "rows to show per table (0: all)")
 	cmd.Flags().BoolVar(&opts.Wide, "wide", false, "print every cell whole")
 	return cmd
@@ -88,6 +95,9 @@ func quoteIdent(name string) string {
 }
 
 func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
+	if isPostgresURL(opts.Path) {
+		return inspectPostgres(ctx, w, opts)
+	}
 	db, err := openLab(ctx, opts.Path)
 	if err != nil {
 		return err
@@ -110,36 +120,63 @@ func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	if err != nil {
 		return readError(ctx, opts.Path, err)
 	}
-	var listings []listing
-	for _, t := range labTables {
-		if !slices.Contains(tables, t) {
+	return printTables(ctx, w, tx, tableSource{
+		title: show(opts.Path), path: opts.Path,
+		readError: func(err error) error { return readError(ctx, opts.Path, err) },
+	}, tables, opts)
+}
+
+// tableSource is what printTables needs to know of the database it reads.
+type tableSource struct {
+	title     string // after "Database " on the first line
+	path      string // for an error writing the output
+	postgres  bool   // $1 placeholders, LIMIT NULL for all rows, rows ordered by the first column
+	readError func(error) error
+}
+
+// listings are the tables inspect prints, in its order: the lab's own first
+// (the dead letters after the outbox), then the others in creation order.
+// Names match whatever their case (PostgreSQL folds them to lower case).
+func listings(tables []string) []listing {
+	var out []listing
+	isLab := func(t string) bool {
+		return slices.ContainsFunc(labTables, func(l string) bool { return strings.EqualFold(l, t) })
+	}
+	for _, lab := range labTables {
+		i := slices.IndexFunc(tables, func(t string) bool { return strings.EqualFold(t, lab) })
+		if i < 0 {
 			continue
 		}
-		listings = append(listings, tableListing(t))
-		if t == "OutboxMessages" {
-			listings = append(listings, deadLetters)
+		out = append(out, tableListing(tables[i]))
+		if lab == "OutboxMessages" {
+			out = append(out, deadLetters)
 		}
 	}
 	for _, t := range tables {
-		if !slices.Contains(labTables, t) && t != "LabInfo" {
-			listings = append(listings, tableListing(t))
+		if !isLab(t) && !strings.EqualFold(t, "LabInfo") {
+			out = append(out, tableListing(t))
 		}
 	}
+	return out
+}
+
+// printTables prints every table of tables read in tx.
+func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, tables []string, opts inspectOptions) error {
 	cw := &checkedWriter{w: w}
 	out := bufio.NewWriter(cw)
-	fmt.Fprintf(out, "Database %s\n", show(opts.Path))
-	for _, l := range listings {
-		err := printListing(ctx, out, tx, l, opts)
+	fmt.Fprintf(out, "Database %s\n", src.title)
+	for _, l := range listings(tables) {
+		err := printListing(ctx, out, tx, l, opts, src.postgres)
 		if err == nil {
 			continue
 		}
 		if cw.err != nil {
 			break
 		}
-		return readError(ctx, opts.Path, fmt.Errorf("table %s: %w", show(l.title), err))
+		return src.readError(fmt.Errorf("table %s: %w", show(l.title), err))
 	}
 	if err := out.Flush(); err != nil {
-		return cannotRun(fmt.Errorf("write the tables of %s: %w", opts.Path, err))
+		return cannotRun(fmt.Errorf("write the tables of %s: %w", src.path, err))
 	}
 	return nil
 }
@@ -179,7 +216,7 @@ func tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
 // printListing prints l's row count and its first opts.Limit rows as a table.
 // It reads the rows twice, once to size the columns and once to print them,
 // so it never holds more than one row: a table of any length streams.
-func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, opts inspectOptions) error {
+func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, opts inspectOptions, postgres bool) error {
 	var total int64
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+l.from).Scan(&total); err != nil {
 		return err
@@ -189,9 +226,21 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 		return nil
 	}
 	query := "SELECT " + l.columns + " FROM " + l.from + l.orderBy + " LIMIT ?"
-	limit := int64(opts.Limit)
-	if limit == 0 {
+	var limit any = int64(opts.Limit)
+	if opts.Limit == 0 {
 		limit = -1 // SQLite: no limit
+	}
+	if postgres {
+		// Rows come in no defined order without ORDER BY; SQLite's is the
+		// rowid's, which a table's first column (its id) follows.
+		orderBy := l.orderBy
+		if orderBy == "" {
+			orderBy = " ORDER BY 1"
+		}
+		query = "SELECT " + l.columns + " FROM " + l.from + orderBy + " LIMIT $1"
+		if opts.Limit == 0 {
+			limit = nil // LIMIT NULL: all rows
+		}
 	}
 	var widths []int
 	measure := func(cells []string) error {
@@ -227,7 +276,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 
 // eachRow runs query with limit, calls header with the column names and row
 // with each row's cells, both made printable, and returns the number of rows.
-func eachRow(ctx context.Context, tx *sql.Tx, query string, limit int64, wide bool,
+func eachRow(ctx context.Context, tx *sql.Tx, query string, limit any, wide bool,
 	header, row func(cells []string) error) (int64, error) {
 	rows, err := tx.QueryContext(ctx, query, limit)
 	if err != nil {

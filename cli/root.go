@@ -103,7 +103,8 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 	root.SetHelpCommand(newHelpCmd(root))
 	root.CompletionOptions.HiddenDefaultCmd = false
 
-	cmdline := "outboxlab " + strings.Join(args, " ")
+	// The header records the command line with any password redacted.
+	cmdline := "outboxlab " + redactArgs(args)
 	for _, family := range scenarios.Families() {
 		root.AddGroup(&cobra.Group{ID: family, Title: "Scenarios (" + family + "):"})
 	}

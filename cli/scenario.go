@@ -26,6 +26,7 @@ type commonOptions struct {
 	NoReport  bool
 	JSON      bool
 	KeepDB    bool
+	Database  string // a postgres:// URL, or "" for a temporary SQLite file; secret: print pgdb.Redact
 
 	// params are the scenario's parameters as the run uses them, read from
 	// its flags (scenarioParams) before execute: the header and --json record them.
@@ -61,6 +62,7 @@ func bindCommon(fs *pflag.FlagSet, c *commonOptions) {
 	fs.StringVar(&c.ReportDir, "report-dir", "reports", "where reports go (one folder per group inside it)")
 	fs.BoolVar(&c.NoReport, "no-report", false, "write no report file")
 	fs.BoolVar(&c.JSON, "json", false, "print the result as one JSON document instead of the text")
+	bindDatabase(fs, c)
 }
 
 func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
@@ -85,9 +87,12 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		}
 	}
 	bindCommon(cmd.Flags(), &common)
-	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the temporary SQLite database and print its path")
+	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
+		if err := selectDatabase(cmd, &common); err != nil {
+			return err
+		}
 		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(content string, res report.Result) {
 			if common.JSON {
 				return
@@ -186,31 +191,54 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if err != nil {
 		return outcome{}, cannotRun(err)
 	}
-	env := scenarios.NewEnv(tmp)
-	dbNote := env.DBPath + " (temporary; deleted after the run)"
-	if c.KeepDB {
+	// On PostgreSQL the directory stays temporary (some scenarios write
+	// files); --keep-db keeps the schemas.
+	keepDir := c.KeepDB && c.Database == ""
+	if keepDir {
 		keepRunDir(tmp)
-		dbNote = env.DBPath + " (kept: inspect it with 'outboxlab inspect --db " + env.DBPath + "')"
 	} else {
 		defer os.RemoveAll(tmp)
+	}
+	env := scenarios.NewEnv(tmp)
+	var pg *postgresRun
+	if c.Database != "" {
+		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.KeepDB); err != nil {
+			return outcome{}, err
+		}
+		defer pg.close(ctx, stderr)
+		env = pg.env
 	}
 
 	rep, err := runGuarded(ctx, opts, env)
 	if ctx.Err() != nil {
 		msg := fmt.Sprintf("%s interrupted; no report was written", s.Name)
-		if c.KeepDB {
+		if keepDir {
 			msg += "; database kept at " + env.DBPath
+		} else if pg != nil && c.KeepDB {
+			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
 		return outcome{}, cannotRun(errors.New(msg))
 	}
 	if err != nil {
-		return outcome{}, cannotRun(fmt.Errorf("run %s: %w", s.Name, err))
+		err = fmt.Errorf("run %s: %w", s.Name, err)
+		if pg != nil && c.KeepDB {
+			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
+		}
+		return outcome{}, cannotRun(scrubbed{err, c.Database})
 	}
-	if _, err := os.Stat(env.DBPath); os.IsNotExist(err) {
-		dbNote = "none (this scenario computes without a database)"
-		if c.KeepDB {
+	var dbNote string
+	switch {
+	case pg != nil:
+		dbNote = pg.note(ctx)
+	case missing(env.DBPath):
+		dbNote = noDatabase
+		if keepDir {
 			os.RemoveAll(tmp)
 		}
+	case keepDir:
+		dbNote = env.DBPath + " (kept: inspect it with 'outboxlab inspect --db " + env.DBPath + "')"
+	default:
+		dbNote = env.DBPath + " (temporary; deleted after the run)"
 	}
 	res := rep.Result()
 	res.Version, res.Params = Version, c.params
@@ -224,6 +252,12 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
 	}
 	return outcome{result: res, dbNote: dbNote}, nil
+}
+
+// missing reports whether no file is at path.
+func missing(path string) bool {
+	_, err := os.Stat(path)
+	return os.IsNotExist(err)
 }
 
 // record is what the report file's header records of a run.

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/pgdb"
+	"outboxlab/scenarios"
+)
+
+// The PostgreSQL backend of a run (docs/CONTRACT.md, "Run it on PostgreSQL"):
+// --database URL, or OUTBOXLAB_DATABASE, selects a server; each run gets a
+// schema of its own there, dropped afterwards on every path, as the
+// temporary SQLite directory is removed.
+
+// closeTimeout bounds dropping (or keeping) a run's schemas; it is also the
+// budget of that work after a Ctrl-C, when the run's context is gone.
+const closeTimeout = 15 * time.Second
+
+func bindDatabase(fs *pflag.FlagSet, c *commonOptions) {
+	fs.StringVar(&c.Database, "database", "",
+		"run on PostgreSQL: a postgres:// URL, each run in a schema of its own, dropped afterwards (default: a temporary SQLite file; env "+pgdb.EnvVar+")")
+}
+
+// selectDatabase sets c.Database to the URL the run uses, the flag before
+// the environment, and checks it: anything but a postgres:// or
+// postgresql:// URL is a usage error. "" keeps SQLite.
+func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
+	c.Database = pgdb.Selected(c.Database, cmd.Flags().Changed("database"), os.Getenv)
+	if c.Database == "" {
+		if cmd.Flags().Changed("database") {
+			return usagef("--database must not be empty (leave it out to run on a temporary SQLite file)")
+		}
+		return nil
+	}
+	if i := strings.IndexFunc(c.Database, unsafeRune); i >= 0 {
+		return usagef("%s must not contain control characters", databaseSource(cmd))
+	}
+	if _, err := pgdb.ParseURL(c.Database); err != nil {
+		return databaseError(fmt.Errorf("%s: %w", databaseSource(cmd), err), c.Database)
+	}
+	return nil
+}
+
+// databaseSource names where the URL came from, for an error about it.
+func databaseSource(cmd *cobra.Command) string {
+	if cmd.Flags().Changed("database") {
+		return "--database"
+	}
+	return pgdb.EnvVar
+}
+
+// databaseError maps an error about the server at rawURL to its exit code
+// (a bad URL is the user's: 2; a server that is down, refuses the login or
+// the privilege: 3) and scrubs the URL's password from its text, whoever
+// wrote it.
+func databaseError(err error, rawURL string) error {
+	if err == nil {
+		return nil
+	}
+	err = scrubbed{err, rawURL}
+	if errors.Is(err, pgdb.ErrUsage) {
+		return usageError{err}
+	}
+	return cannotRun(err)
+}
+
+// scrubbed is an error whose text never holds the password of url.
+type scrubbed struct {
+	err error
+	url string
+}
+
+func (s scrubbed) Error() string { return scrub(s.err.Error(), s.url) }
+func (s scrubbed) Unwrap() error { return s.err }
+
+// scrub replaces the password of rawURL in s, raw or escaped, by the
+// redaction mark.
+func scrub(s, rawURL string) string {
+	for _, p := range passwords(rawURL) {
+		for _, form := range []string{p, url.QueryEscape(p), url.PathEscape(p)} {
+			s = strings.ReplaceAll(s, form, "xxxxx")
+		}
+	}
+	return s
+}
+
+// passwords are the secrets in rawURL: the user part's and a password
+// parameter's.
+func passwords(rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if p, ok := u.User.Password(); ok && p != "" {
+		out = append(out, p)
+	}
+	for _, name := range []string{"password", "sslpassword"} {
+		if p := u.Query().Get(name); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// redactArgs is the command line with every password in it redacted, for the
+// report header (a --database URL typed with its password).
+func redactArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = pgdb.Redact(a)
+	}
+	return strings.Join(out, " ")
+}
+
+// probeDatabase connects once to the server at rawURL and disconnects, so
+// `all` fails once on a server that is down, not once per scenario.
+func probeDatabase(ctx context.Context, rawURL string) error {
+	db, err := pgdb.Open(ctx, rawURL)
+	if err != nil {
+		return databaseError(err, rawURL)
+	}
+	return db.Close()
+}
+
+// postgresRun is the PostgreSQL side of one run: its schemas and what the
+// header says of them.
+type postgresRun struct {
+	env  scenarios.Env
+	url  string
+	keep bool
+}
+
+// openPostgres removes the schemas of lab runs whose process is gone, then
+// creates this run's main schema. A server that is down or refuses us fails
+// here, once, within the connect timeout, and leaves nothing behind.
+func openPostgres(ctx context.Context, dir, rawURL, scenario string, keep bool) (*postgresRun, error) {
+	if _, err := pgdb.SweepOrphans(ctx, rawURL); errors.Is(err, pgdb.ErrServerDown) || errors.Is(err, pgdb.ErrLoginRefused) {
+		return nil, databaseError(err, rawURL)
+	}
+	// The sweep is best effort otherwise: a schema it may not drop is another user's.
+	env, err := scenarios.NewPostgresEnv(ctx, dir, rawURL, scenario)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, cannotRun(fmt.Errorf("%s interrupted; no report was written", scenario))
+		}
+		return nil, databaseError(err, rawURL)
+	}
+	return &postgresRun{env: env, url: rawURL, keep: keep}, nil
+}
+
+// used reports whether the run created a table anywhere: a scenario that
+// computes without a database leaves its main schema empty.
+func (p *postgresRun) used(ctx context.Context) bool {
+	schemas := p.env.Schemas()
+	if len(schemas) > 1 {
+		return true
+	}
+	var n int
+	err := schemas[0].DB.QueryRowContext(ctx,
+		`SELECT count(*) FROM pg_class WHERE relnamespace = $1::regnamespace`, schemas[0].Schema).Scan(&n)
+	return err != nil || n > 0 // unsure: keep it like a used one
+}
+
+// note is the header's and the last line's account of the database: the
+// backend, the server (password redacted) and the schemas.
+func (p *postgresRun) note(ctx context.Context) string {
+	if !p.used(ctx) {
+		p.keep = false // nothing to inspect: the empty schema is dropped
+		return noDatabase
+	}
+	var names []string
+	for _, r := range p.env.Schemas() {
+		names = append(names, r.Schema)
+	}
+	what := "schema"
+	if len(names) > 1 {
+		what = "schemas"
+	}
+	note := fmt.Sprintf("PostgreSQL %s, %s %s", pgdb.Redact(p.url), what, strings.Join(names, ", "))
+	if !p.keep {
+		return note + " (temporary; dropped after the run)"
+	}
+	var hints []string
+	for _, r := range p.env.Schemas() {
+		u, err := pgdb.WithSchema(p.url, r.Schema, "")
+		if err != nil {
+			continue
+		}
+		hints = append(hints, "'outboxlab "+pgdb.InspectHint(u)+"'")
+	}
+	return note + " (kept: inspect it with " + strings.Join(hints, ", ") + ")"
+}
+
+// close drops the run's schemas, or keeps them, with a fresh context when
+// the run's own was cancelled (Ctrl-C): the cleanup must still happen. A
+// failure is said on stderr in one line; it does not change the exit code.
+func (p *postgresRun) close(ctx context.Context, stderr io.Writer) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	if _, err := p.env.Close(cctx, p.keep); err != nil {
+		fmt.Fprintf(stderr, "outboxlab: %s\n", oneLine(scrub(err.Error(), p.url)))
+	}
+}
+
+// noDatabase is the header's database line of a run that used none.
+const noDatabase = "none (this scenario computes without a database)"

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"outboxlab/core/pgdb"
+)
+
+// redactedPassword is the mark pgdb.Redact puts where a password was: a URL
+// copied from the lab's output carries it, and it means "no password here".
+const redactedPassword = "xxxxx"
+
+// isPostgresURL reports whether --db names a PostgreSQL schema, not a file.
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// inspectPostgres prints the tables of a kept run schema, read in one READ
+// ONLY transaction (one snapshot, nothing written). A schema that is not a
+// lab's is a usage error (exit 2), as a file that is not a lab database is;
+// a server that is down or refuses the login is exit 3.
+func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) error {
+	rawURL := withPassword(opts.Path, os.Getenv)
+	shown := pgdb.Redact(opts.Path)
+	if _, err := pgdb.ParseURL(rawURL); err != nil {
+		return databaseError(fmt.Errorf("--db: %w", err), rawURL)
+	}
+	db, err := pgdb.Open(ctx, rawURL)
+	if err != nil {
+		return databaseError(err, rawURL)
+	}
+	defer db.Close()
+	readErr := func(err error) error {
+		if ctx.Err() != nil {
+			return cannotRun(errors.New("inspect interrupted"))
+		}
+		return cannotRun(scrubbed{fmt.Errorf("read %s: %w", shown, err), rawURL})
+	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
+	if err != nil {
+		return readErr(err)
+	}
+	defer tx.Rollback()
+	var schema sql.NullString
+	if err := tx.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return readErr(err)
+	}
+	if !schema.Valid {
+		return usagef("%s names no schema that exists (pass the URL --keep-db printed)", shown)
+	}
+	tables, err := schemaTables(ctx, tx)
+	if err != nil {
+		return readErr(err)
+	}
+	if version, err := pgLabVersion(ctx, tx, tables); err != nil {
+		return readErr(err)
+	} else if !strings.HasPrefix(version, "outboxlab") {
+		return usagef("schema %s of %s is not an outboxlab schema (keep one with --keep-db)", show(schema.String), shown)
+	}
+	return printTables(ctx, w, tx, tableSource{
+		title: show(shown) + " (schema " + show(schema.String) + ")", path: shown, postgres: true, readError: readErr,
+	}, tables, opts)
+}
+
+// schemaTables lists the current schema's tables in creation order (catalog
+// oid, as core/claim lists them), the order SQLite's rowid gives.
+func schemaTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT relname FROM pg_class
+		WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') ORDER BY oid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// pgLabVersion is the version in the schema's LabInfo, "" without one.
+func pgLabVersion(ctx context.Context, tx *sql.Tx, tables []string) (string, error) {
+	for _, t := range tables {
+		if !strings.EqualFold(t, "LabInfo") {
+			continue
+		}
+		var version string
+		err := tx.QueryRowContext(ctx, `SELECT Value FROM `+quoteIdent(t)+` WHERE Key = 'schema'`).Scan(&version)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil
+		}
+		return version, err
+	}
+	return "", nil
+}
+
+// withPassword is rawURL with the password it lacks (left out, or the
+// redaction mark copied from the lab's output): none when PGPASSWORD is set
+// (pgx reads it), else the password of OUTBOXLAB_DATABASE's URL when that is
+// for the same user. A URL with a real password is used as given.
+func withPassword(rawURL string, getenv func(string) string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL // ParseURL says what is wrong with it
+	}
+	q := u.Query()
+	if q.Get("password") == redactedPassword {
+		q.Del("password")
+		u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
+	}
+	p, ok := u.User.Password()
+	if ok && p != redactedPassword {
+		return u.String()
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	if getenv("PGPASSWORD") != "" || q.Has("password") {
+		return u.String()
+	}
+	from, err := url.Parse(getenv(pgdb.EnvVar))
+	if err != nil || !isPostgresURL(getenv(pgdb.EnvVar)) {
+		return u.String()
+	}
+	if p, ok := from.User.Password(); ok && from.User.Username() == u.User.Username() {
+		u.User = url.UserPassword(u.User.Username(), p)
+	}
+	return u.String()
+}
