@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"outboxlab/core/report"
+	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios"
 )
 
@@ -56,6 +57,45 @@ func TestGoldenReports(t *testing.T) {
 			}
 			if d := report.Diff("golden", string(want), "got", body); d != "" {
 				t.Errorf("report body differs from %s:\n%s", golden, d)
+			}
+		})
+	}
+}
+
+// TestGoldenReportsPostgres runs every registered scenario with --database on
+// the test binary's PostgreSQL server and requires the comparable part of its
+// body (without [measured] and [database] lines) to equal the golden's: the
+// golden files stay the SQLite bodies, and the two backends tell the same
+// story. Never -update from here.
+func TestGoldenReportsPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	for _, s := range scenarios.All() {
+		t.Run(s.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			args := append([]string{s.Name, "--report-dir", dir, "--database", url}, s.GoldenArgs...)
+			if code := Main(args, &stdout, &stderr); code != ExitOK {
+				t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
+			}
+			matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), report.TitleCase(s.Name)+"-RunReport-*.txt"))
+			if len(matches) != 1 {
+				t.Fatalf("found %d reports, want 1", len(matches))
+			}
+			raw, err := os.ReadFile(matches[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, ok := report.ComparableBody(string(raw))
+			if !ok {
+				t.Fatal("report has no run-metadata header")
+			}
+			golden := filepath.Join("..", "testdata", "golden", s.Name+".txt")
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("no golden report: %v", err)
+			}
+			if d := report.Diff("golden (SQLite)", report.Comparable(string(want)), "PostgreSQL", body); d != "" {
+				t.Errorf("the comparable body on PostgreSQL differs from %s:\n%s", golden, d)
 			}
 		})
 	}
