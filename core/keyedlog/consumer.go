@@ -1,6 +1,7 @@
 package keyedlog
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -47,8 +48,14 @@ const (
 
 // Consumer reads the log one record at a time, round-robin over the partitions.
 // A failed record is retried in place: its partition waits for the backoff.
+// It claims a partition (PartitionQueue) before it reads the head record and
+// moves it only while it still holds that claim.
 type Consumer struct {
-	Store   *Store
+	Store *Store
+	// Name is the consumer's identity in its claims ("consumer" when empty).
+	Name string
+	// Lease is how long a claim on a partition lasts (claim.DefaultLease when zero).
+	Lease   time.Duration
 	Clock   *clock.ScenarioClock
 	Handler Handler
 	// MaxAttempts is how many attempts a record gets before it is contained; 1 when below 1.
@@ -96,14 +103,22 @@ func (c *Consumer) Step(ctx context.Context) (Result, error) {
 		if !p.Paused.IsZero() || p.Waiting == 0 {
 			continue
 		}
-		if p.NextAttempt.After(now) {
-			if earliest.IsZero() || p.NextAttempt.Before(earliest) {
-				earliest = p.NextAttempt
+		due := p.NextAttempt
+		if p.Owner != "" && !p.LeaseUntil.Before(now) && p.LeaseUntil.After(due) {
+			due = p.LeaseUntil.Add(time.Millisecond) // another consumer's claim: free once its lease has ended
+		}
+		if due.After(now) {
+			if earliest.IsZero() || due.Before(earliest) {
+				earliest = due
 			}
 			continue
 		}
 		c.next = (c.next + i + 1) % len(parts)
-		events, err := c.consume(ctx, p, now)
+		pc, ok, err := c.Store.ClaimPartition(ctx, p.Partition, claim.Request{Owner: c.name(), Now: now, Lease: c.Lease})
+		if err != nil || !ok {
+			return Result{}, err // taken meanwhile: the next step reads the partitions again
+		}
+		events, err := c.consume(ctx, pc, now)
 		return Result{Events: events}, err
 	}
 	if earliest.IsZero() {
@@ -130,43 +145,51 @@ func (c *Consumer) Drain(ctx context.Context, limit int) ([]Event, error) {
 
 func (c *Consumer) maxAttempts() int { return max(c.MaxAttempts, 1) }
 
-// consume handles the head record of p: skip a duplicate, park a held-back
-// record, or apply it; a failed attempt is recorded in its own transaction.
-func (c *Consumer) consume(ctx context.Context, p Partition, now time.Time) ([]Event, error) {
+func (c *Consumer) name() string { return cmp.Or(c.Name, "consumer") }
+
+// consume handles the head record of the partition p claims: skip a
+// duplicate, park a held-back record, or apply it; a failed attempt is
+// recorded in its own transaction. Every move of the partition is checked
+// against the claim: one that is refused (claim.ErrNotOwner) rolls back the
+// record's whole transaction, the business change included.
+func (c *Consumer) consume(ctx context.Context, p PartitionClaim, now time.Time) ([]Event, error) {
 	var ev Event
 	var herr error
 	err := c.Store.InTx(ctx, func(tx *sql.Tx) error {
-		rec, ok, err := recordAt(ctx, tx, p.Partition, p.NextOffset)
+		rec, ok, err := recordAt(ctx, tx, p.Partition(), p.NextOffset)
 		if err != nil || !ok {
-			return errors.Join(err, fmt.Errorf("no record at p%d:%d", p.Partition, p.NextOffset))
+			return errors.Join(err, fmt.Errorf("no record at p%d:%d", p.Partition(), p.NextOffset))
 		}
 		ev = Event{At: now, Record: rec, Via: ViaLog, MaxAttempts: c.maxAttempts()}
 		if c.Idempotent {
 			done, err := isApplied(ctx, tx, rec.MessageID)
 			if err != nil || done {
 				ev.Kind, ev.Detail = Duplicate, "MessageId "+rec.MessageID+" already applied"
-				return errors.Join(err, advanceTx(ctx, tx, p.Partition))
+				return errors.Join(err, c.Store.CommitOffsetTx(ctx, tx, p))
 			}
 		}
 		reason, held, err := c.heldBack(ctx, tx, rec)
 		if err != nil || held {
 			ev.Kind, ev.Detail = Parked, reason
-			return errors.Join(err, parkTx(ctx, tx, rec, reason, now), advanceTx(ctx, tx, p.Partition))
+			return errors.Join(err, parkTx(ctx, tx, rec, reason, now), c.Store.CommitOffsetTx(ctx, tx, p))
 		}
-		ev.Attempt = p.HeadAttempts + 1
+		ev.Attempt = p.Attempt
 		detail, err := c.call(ctx, tx, rec, now)
 		if err != nil {
 			herr = err
 			return errHandlerFailed
 		}
 		ev.Kind, ev.Detail = Applied, detail
-		return errors.Join(recordAppliedTx(ctx, tx, rec, ViaLog, now), advanceTx(ctx, tx, p.Partition))
+		return errors.Join(recordAppliedTx(ctx, tx, rec, ViaLog, now), c.Store.CommitOffsetTx(ctx, tx, p))
 	})
 	if errors.Is(err, errHandlerFailed) {
 		return c.fail(ctx, p, ev, herr)
 	}
+	if errors.Is(err, claim.ErrNotOwner) {
+		return []Event{refused(ev, err)}, nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("consume p%d:%d: %w", p.Partition, p.NextOffset, err)
+		return nil, fmt.Errorf("consume p%d:%d: %w", p.Partition(), p.NextOffset, err)
 	}
 	return []Event{ev}, nil
 }
@@ -205,7 +228,7 @@ func (c *Consumer) heldBack(ctx context.Context, tx *sql.Tx, rec Record) (string
 
 // fail records a failed attempt: a retry after the backoff, or, once the
 // attempts are used up, the containment.
-func (c *Consumer) fail(ctx context.Context, p Partition, ev Event, herr error) ([]Event, error) {
+func (c *Consumer) fail(ctx context.Context, p PartitionClaim, ev Event, herr error) ([]Event, error) {
 	ev.Detail = herr.Error()
 	rec := ev.Record
 	events := []Event{ev}
@@ -215,16 +238,16 @@ func (c *Consumer) fail(ctx context.Context, p Partition, ev Event, herr error) 
 			if events[0].Delay > 0 {
 				events[0].NextAttempt = ev.At.Add(events[0].Delay)
 			}
-			return retryTx(ctx, tx, p.Partition, ev.Attempt, events[0].NextAttempt, ev.Detail)
+			return c.Store.RetryTx(ctx, tx, p, events[0].NextAttempt, ev.Detail)
 		}
 		if c.Contain == PausePartition {
 			events[0].Kind = Paused
 			reason := fmt.Sprintf("%s (%s, sequence %d) failed %d times: %s", rec.Place(), rec.Type, rec.Sequence, ev.Attempt, ev.Detail)
-			return errors.Join(pauseTx(ctx, tx, p.Partition, ev.Attempt, ev.Detail, ev.At),
-				holdTx(ctx, tx, ScopePartition, fmt.Sprint(p.Partition), rec, reason, ev.At))
+			return errors.Join(c.Store.PauseTx(ctx, tx, p, ev.Detail, ev.At),
+				holdTx(ctx, tx, ScopePartition, fmt.Sprint(p.Partition()), rec, reason, ev.At))
 		}
 		events[0].Kind = DeadLettered
-		if err := errors.Join(deadLetterTx(ctx, tx, rec, ev.Attempt, ev.Detail, ev.At), advanceTx(ctx, tx, p.Partition)); err != nil {
+		if err := errors.Join(deadLetterTx(ctx, tx, rec, ev.Attempt, ev.Detail, ev.At), c.Store.CommitOffsetTx(ctx, tx, p)); err != nil {
 			return err
 		}
 		if hold, ok := c.holdFor(rec); ok {
@@ -244,10 +267,19 @@ func (c *Consumer) fail(ctx context.Context, p Partition, ev Event, herr error) 
 		}
 		return nil
 	})
+	if errors.Is(err, claim.ErrNotOwner) {
+		return []Event{refused(ev, err)}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("record failed attempt at %s: %w", rec.Place(), err)
 	}
 	return events, nil
+}
+
+// refused is the event of a move the claim engine refused: ev's record
+// stays where it was, for the partition's new owner.
+func refused(ev Event, err error) Event {
+	return Event{At: ev.At, Kind: Refused, Record: ev.Record, Via: ev.Via, Attempt: ev.Attempt, MaxAttempts: ev.MaxAttempts, Detail: err.Error()}
 }
 
 type holdTarget struct{ scope, value, label, state string }

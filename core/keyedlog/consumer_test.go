@@ -24,8 +24,15 @@ const seenSchema = `CREATE TABLE IF NOT EXISTS Seen (Id INTEGER PRIMARY KEY, Mes
 // has partition 1. Each has sequences 1..3, each depending on the one before.
 func testLog(t *testing.T) (*Store, *clock.ScenarioClock) {
 	t.Helper()
+	return testLogAt(t, filepath.Join(t.TempDir(), "ordered.db"))
+}
+
+// testLogAt is testLog on the database at location (a SQLite file or a
+// PostgreSQL schema's URL).
+func testLogAt(t *testing.T, location string) (*Store, *clock.ScenarioClock) {
+	t.Helper()
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "ordered.db"), seenSchema)
+	s, err := Open(ctx, location, seenSchema)
 	if err != nil {
 		t.Fatal(err)
 	}

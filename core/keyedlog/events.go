@@ -21,6 +21,7 @@ const (
 	Held         EventKind = "held"          // a correlation id or key was added to the holds
 	Published    EventKind = "published"     // a failure event was written with the dead letter
 	Advanced               = claim.Advanced  // nothing due: the clock moved to the next backoff end
+	Refused                = claim.Refused   // the consumer's claim on the partition was lost: nothing moved
 	Resumed      EventKind = "resumed"       // a paused partition was resumed
 	Released     EventKind = "released"      // a hold was released after a replay
 	Redriven     EventKind = "redriven"      // a dead letter copied to the end of its partition

@@ -50,7 +50,7 @@ func (s *Store) CreatePartitions(ctx context.Context, n int) error {
 	return s.InTx(ctx, func(tx *sql.Tx) error {
 		for p := range n {
 			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO ConsumerPartitions (Partition) VALUES (?) ON CONFLICT (Partition) DO NOTHING`, p); err != nil {
+				`INSERT INTO ConsumerPartitions (Id) VALUES (?) ON CONFLICT (Id) DO NOTHING`, p); err != nil {
 				return fmt.Errorf("create partition %d: %w", p, err)
 			}
 		}
@@ -73,7 +73,7 @@ func (s *Store) Append(ctx context.Context, r NewRecord, at time.Time) (Record, 
 // the record r copies (0 for a new message).
 func AppendTx(ctx context.Context, tx *sql.Tx, r NewRecord, at time.Time, redriveOf int64) (Record, error) {
 	var exists int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ConsumerPartitions WHERE Partition = ?`, r.Partition).Scan(&exists); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ConsumerPartitions WHERE Id = ?`, r.Partition).Scan(&exists); err != nil {
 		return Record{}, fmt.Errorf("append %s: %w", r.MessageID, err)
 	}
 	if exists == 0 {

@@ -167,8 +167,8 @@ func (c *Consumer) Resume(ctx context.Context, p int) (Event, error) {
 	now := c.Clock.Now()
 	err := c.Store.InTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
-			`UPDATE ConsumerPartitions SET PausedAtUtc = NULL, HeadAttempts = 0, NextAttemptUtc = NULL, LastError = NULL
-			  WHERE Partition = ? AND PausedAtUtc IS NOT NULL`, p)
+			`UPDATE ConsumerPartitions SET Status = ?, PausedAtUtc = NULL, HeadAttempts = 0, NextAttemptUtc = NULL, LastError = NULL
+			  WHERE Id = ? AND Status = ?`, PartitionActive, p, PartitionPaused)
 		if err != nil {
 			return err
 		}

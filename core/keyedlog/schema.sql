@@ -23,15 +23,22 @@ CREATE TABLE IF NOT EXISTS LogRecords (
     UNIQUE (Partition, Offset)
 ) STRICT;
 
--- The consumer's position in each partition, the retry state of the record at its head,
--- and the pause that stops the whole partition.
+-- The consumer's position in each partition (Id is the partition number), the retry state of
+-- the record at its head, and the pause that stops the whole partition (Status Paused, since
+-- PausedAtUtc). A consumer claims a partition through the claim engine before it reads the head:
+-- ConsumerId holds it until LeaseUntilUtc, every claim moves ClaimToken and counts an attempt of
+-- the head record (HeadAttempts), and every move of the partition checks owner and token.
 CREATE TABLE IF NOT EXISTS ConsumerPartitions (
-    Partition      INTEGER PRIMARY KEY CHECK (Partition >= 0),
+    Id             INTEGER PRIMARY KEY CHECK (Id >= 0),
+    Status         TEXT    NOT NULL DEFAULT 'Active' CHECK (Status IN ('Active', 'Paused')),
     NextOffset     INTEGER NOT NULL DEFAULT 0 CHECK (NextOffset >= 0),
     HeadAttempts   INTEGER NOT NULL DEFAULT 0 CHECK (HeadAttempts >= 0),
     NextAttemptUtc TEXT,
     LastError      TEXT,
-    PausedAtUtc    TEXT
+    PausedAtUtc    TEXT,
+    ConsumerId     TEXT,
+    LeaseUntilUtc  TEXT,
+    ClaimToken     INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
 -- What the consumer applied, committed with the business change: a MessageId is applied once

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
 )
 
 // Partition is the consumer's state in one partition.
@@ -19,14 +18,17 @@ type Partition struct {
 	LastError    string
 	Paused       time.Time // zero unless the partition is paused
 	Waiting      int       // records at or after NextOffset
+	Owner        string    // the consumer holding a claim on it ("" when none)
+	LeaseUntil   time.Time // the end of that claim's lease
 }
 
 // Partitions returns the consumer's state in every partition, in order.
 func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 	rows, err := s.DB().QueryContext(ctx,
-		`SELECT p.Partition, p.NextOffset, p.HeadAttempts, p.NextAttemptUtc, p.LastError, p.PausedAtUtc,
-		        (SELECT COUNT(*) FROM LogRecords r WHERE r.Partition = p.Partition AND r.Offset >= p.NextOffset)
-		   FROM ConsumerPartitions p ORDER BY p.Partition`)
+		`SELECT p.Id, p.NextOffset, p.HeadAttempts, p.NextAttemptUtc, p.LastError, p.PausedAtUtc,
+		        (SELECT COUNT(*) FROM LogRecords r WHERE r.Partition = p.Id AND r.Offset >= p.NextOffset),
+		        p.ConsumerId, p.LeaseUntilUtc
+		   FROM ConsumerPartitions p ORDER BY p.Id`)
 	if err != nil {
 		return nil, fmt.Errorf("read partitions: %w", err)
 	}
@@ -34,11 +36,14 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 	var out []Partition
 	for rows.Next() {
 		var p Partition
-		var next, lastErr, paused sql.NullString
-		if err := rows.Scan(&p.Partition, &p.NextOffset, &p.HeadAttempts, &next, &lastErr, &paused, &p.Waiting); err != nil {
+		var next, lastErr, paused, owner, lease sql.NullString
+		if err := rows.Scan(&p.Partition, &p.NextOffset, &p.HeadAttempts, &next, &lastErr, &paused, &p.Waiting, &owner, &lease); err != nil {
 			return nil, fmt.Errorf("read partitions: %w", err)
 		}
-		p.LastError = lastErr.String
+		p.LastError, p.Owner = lastErr.String, owner.String
+		if p.LeaseUntil, err = parseNullTime(lease); err != nil {
+			return nil, err
+		}
 		if p.NextAttempt, err = parseNullTime(next); err != nil {
 			return nil, err
 		}
@@ -60,7 +65,7 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 // partition in offset order: the ones a paused partition holds back.
 func (s *Store) Waiting(ctx context.Context) ([]Record, error) {
 	rows, err := s.DB().QueryContext(ctx, `SELECT `+recordColumns+`
-		   FROM LogRecords r JOIN ConsumerPartitions p ON p.Partition = r.Partition
+		   FROM LogRecords r JOIN ConsumerPartitions p ON p.Id = r.Partition
 		  WHERE r.Offset >= p.NextOffset ORDER BY r.Partition, r.Offset`)
 	if err != nil {
 		return nil, fmt.Errorf("list waiting records: %w", err)
@@ -75,36 +80,6 @@ func (s *Store) Waiting(ctx context.Context) ([]Record, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-func advanceTx(ctx context.Context, tx *sql.Tx, partition int) error {
-	_, err := tx.ExecContext(ctx,
-		`UPDATE ConsumerPartitions SET NextOffset = NextOffset + 1, HeadAttempts = 0, NextAttemptUtc = NULL, LastError = NULL
-		  WHERE Partition = ?`, partition)
-	if err != nil {
-		return fmt.Errorf("commit offset of partition %d: %w", partition, err)
-	}
-	return nil
-}
-
-func retryTx(ctx context.Context, tx *sql.Tx, partition, attempts int, next time.Time, lastErr string) error {
-	_, err := tx.ExecContext(ctx,
-		`UPDATE ConsumerPartitions SET HeadAttempts = ?, NextAttemptUtc = ?, LastError = ? WHERE Partition = ?`,
-		attempts, sqlitedb.NullTime(next), lastErr, partition)
-	if err != nil {
-		return fmt.Errorf("schedule retry in partition %d: %w", partition, err)
-	}
-	return nil
-}
-
-func pauseTx(ctx context.Context, tx *sql.Tx, partition, attempts int, lastErr string, at time.Time) error {
-	_, err := tx.ExecContext(ctx,
-		`UPDATE ConsumerPartitions SET HeadAttempts = ?, NextAttemptUtc = NULL, LastError = ?, PausedAtUtc = ?
-		  WHERE Partition = ?`, attempts, lastErr, clock.ISO(at), partition)
-	if err != nil {
-		return fmt.Errorf("pause partition %d: %w", partition, err)
-	}
-	return nil
 }
 
 // Application is one row of AppliedMessages.

@@ -7,6 +7,7 @@ import (
 
 	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // checkFailingDeadLettered: the bug's record used its attempts and was set
@@ -52,30 +53,10 @@ func (o *options) checkEndDiffers(r *report.Report, run *run, name string) {
 		fmt.Sprintf("order %d: %s vs in-order %s (%d / %d orders equal)", o.FailingOrder, got, want, same, len(run.end.states)))
 }
 
-// recordCommon records the figures every report of the family has in --json.
-func (o *options) recordCommon(r *report.Report, run *run) {
-	done, total := o.othersComplete(run)
-	same, _ := endSame(run)
-	i := o.FailingOrder - firstOrder
-	r.Metric("failing_order", o.FailingOrder)
-	r.Metric("failing_message", o.FailingMessage)
-	r.Metric("records", len(run.log))
-	r.Metric("dead_letters", len(run.end.dead))
-	r.Metric("parked", len(run.end.parked))
-	r.Metric("applied_out_of_order", outOfOrder(run))
-	r.Metric("others_complete_before_fix", done)
-	r.Metric("others_total", total)
-	r.Metric("orphans_at_idle", run.idle.orphans.total())
-	r.Metric("orphans_at_end", run.end.orphans.total())
-	r.Metric("orders_equal_in_order", same)
-	r.Metric("failing_order_end_state", run.end.states[i].String())
-	r.Metric("failing_order_in_order_state", run.inOrder[i].String())
-}
-
 func (o *options) finish(r *report.Report, run *run, pass, fail string) *report.Report {
 	r.Checks("Safety checks")
 	r.Verdict(pass, fail)
-	o.recordCommon(r, run)
+	scenarios.RecordFigures(r, o.figures(), run)
 	return r
 }
 

@@ -3,7 +3,6 @@ package ordered
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -45,28 +44,73 @@ func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, aft
 }
 
 // writePairTable compares a BEFORE and an AFTER design that ran on the same
-// log in one invocation.
+// log in one invocation: the rows of o.figures that have a label.
 func (o *options) writePairTable(r *report.Report, own report.Kind, before, after *run) {
 	r.Section("Real BEFORE vs AFTER figures")
 	r.Linef("Both designs ran in this invocation on the same log; this scenario's own run is the %s column.", own)
-	row := func(name string, f func(*run) string) []string { return []string{name, f(before), f(after)} }
+	scenarios.FigureTable(r, []string{"Metric (real run)", "BEFORE", "AFTER"}, o.figures(), before, after)
+}
+
+// figures are the family's figures of one run, declared once: the pair
+// table shows those with a label, every report records those with a key in
+// --json (for its own run).
+func (o *options) figures() []scenarios.Figure[*run] {
 	i := o.FailingOrder - firstOrder
-	rows := [][]string{
-		row("Records dead-lettered", func(x *run) string { return strconv.Itoa(len(x.idle.dead)) }),
-		row("Records parked", func(x *run) string { return strconv.Itoa(len(x.idle.parked)) }),
-		row("Handler failures (attempts)", func(x *run) string { return strconv.Itoa(failedAttempts(x)) }),
-		row("Rows with no order, when idle", func(x *run) string { return strconv.Itoa(x.idle.orphans.total()) }),
-		row("Records applied before their dependency", func(x *run) string { return strconv.Itoa(outOfOrder(x)) }),
-		row("Other orders complete before the fix", func(x *run) string {
-			done, total := o.othersComplete(x)
-			return fmt.Sprintf("%d / %d", done, total)
-		}),
-		row("Longest wait of another order's record", func(x *run) string { return o.longestWait(x).String() }),
-		row(fmt.Sprintf("Order %d at the end", o.FailingOrder), func(x *run) string { return x.end.states[i].String() }),
-		row("Orders equal to the in-order run", func(x *run) string {
-			same, _ := endSame(x)
-			return fmt.Sprintf("%d / %d", same, len(x.end.states))
-		}),
+	count := func(label, key string, n func(*run) int) scenarios.Figure[*run] {
+		return scenarios.Figure[*run]{Label: label, Key: key, Value: func(x *run) any { return n(x) }}
 	}
-	r.Table([]string{"Metric (real run)", "BEFORE", "AFTER"}, rows)
+	return []scenarios.Figure[*run]{
+		{Key: "failing_order", Value: func(*run) any { return o.FailingOrder }},
+		{Key: "failing_message", Value: func(*run) any { return o.FailingMessage }},
+		count("", "records", func(x *run) int { return len(x.log) }),
+		count("Records dead-lettered", "", func(x *run) int { return len(x.idle.dead) }),
+		count("", "dead_letters", func(x *run) int { return len(x.end.dead) }),
+		count("Records parked", "", func(x *run) int { return len(x.idle.parked) }),
+		count("", "parked", func(x *run) int { return len(x.end.parked) }),
+		count("Handler failures (attempts)", "", failedAttempts),
+		count("Rows with no order, when idle", "orphans_at_idle", func(x *run) int { return x.idle.orphans.total() }),
+		count("", "orphans_at_end", func(x *run) int { return x.end.orphans.total() }),
+		count("Records applied before their dependency", "applied_out_of_order", outOfOrder),
+		{Label: "Other orders complete before the fix", Key: "others_complete_before_fix",
+			Show: func(x *run) string {
+				done, total := o.othersComplete(x)
+				return fmt.Sprintf("%d / %d", done, total)
+			},
+			Value: func(x *run) any {
+				done, _ := o.othersComplete(x)
+				return done
+			}},
+		{Key: "others_total", Value: func(x *run) any {
+			_, total := o.othersComplete(x)
+			return total
+		}},
+		{Label: "Longest wait of another order's record", Show: func(x *run) string { return o.longestWait(x).String() }},
+		{Label: fmt.Sprintf("Order %d at the end", o.FailingOrder), Key: "failing_order_end_state",
+			Value: func(x *run) any { return x.end.states[i].String() }},
+		{Key: "failing_order_in_order_state", Value: func(x *run) any { return x.inOrder[i].String() }},
+		{Label: "Orders equal to the in-order run", Key: "orders_equal_in_order",
+			Show: func(x *run) string {
+				same, _ := endSame(x)
+				return fmt.Sprintf("%d / %d", same, len(x.end.states))
+			},
+			Value: func(x *run) any {
+				same, _ := endSame(x)
+				return same
+			}},
+	}
+}
+
+// recordFiguresAs records each keyed figure of x as a JSON metric whose key
+// starts with prefix: the figures of a run that is not the scenario's own
+// (scenarios.RecordFigures records the own run's, unprefixed).
+func recordFiguresAs[F any](r *report.Report, prefix string, figs []scenarios.Figure[F], x F) {
+	for _, f := range figs {
+		switch {
+		case f.Key == "":
+		case f.Value != nil:
+			r.Metric(prefix+f.Key, f.Value(x))
+		default:
+			r.Metric(prefix+f.Key, f.Show(x))
+		}
+	}
 }

@@ -26,8 +26,8 @@ func (o *options) start(id identity, own *run) *report.Report {
 		r.Linef("Scenario  %s (%s)", id.name, id.kind)
 	}
 	ids := o.orderIDs()
-	r.Linef("Log       %d orders %d..%d, 3 messages each, keyed by order over %d partitions (partition = order id mod %d), produced in sequence rounds at %s",
-		o.Orders, ids[0], ids[len(ids)-1], o.Partitions, o.Partitions, clock.ISO(clock.Start))
+	r.Linef("Log       %s %d..%d, 3 messages each, keyed by order over %s (partition = order id mod %d), produced in sequence rounds at %s",
+		report.Plural(o.Orders, "order"), ids[0], ids[len(ids)-1], report.Plural(o.Partitions, "partition"), o.Partitions, clock.ISO(clock.Start))
 	r.Linef("Story     order %d: %s; every other order is placed, paid and shipped", o.FailingOrder, storyText(stream(o.cancelled)))
 	fix := fmt.Sprintf("until the fix, deployed %s after the consumer goes idle", o.FixAfter)
 	if own.design.recovery == noFix {

@@ -89,7 +89,7 @@ func (o *failureEventOptions) writeEvents(r *report.Report, run *run) {
 		rows = append(rows, []string{strconv.FormatInt(c.EventID, 10), c.EventType, c.CorrelationID, stamp(c.At), c.Action})
 	}
 	table(r, []string{"EventId", "EventType", "CorrelationId", "At", "Action"}, rows)
-	r.Linef("A second listener pass at the end of the run took %d events.", run.lateDeliv)
+	r.Linef("A second listener pass at the end of the run took %s.", report.Plural(run.lateDeliv, "event"))
 }
 
 func (o *failureEventOptions) failureEventChecks(r *report.Report, run *run) {

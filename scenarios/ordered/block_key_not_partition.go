@@ -89,14 +89,9 @@ func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	r.Checks("Safety checks")
 	r.Verdict("ONLY ORDER "+strconv.Itoa(o.FailingOrder)+" WAITED — THE REST OF ITS PARTITION KEPT FLOWING ✅",
 		"BLOCKING THE KEY DID NOT BEAT PAUSING THE PARTITION — SEE THE FAILED CHECKS ❌")
-	o.recordCommon(r, key)
-	ps, ks := o.stoppedAtIdle(pause), o.stoppedAtIdle(key)
-	r.Metric("pause_unrelated_orders_stopped", len(ps.others))
-	r.Metric("key_unrelated_orders_stopped", len(ks.others))
-	r.Metric("pause_unrelated_records_held", ps.otherRecords)
-	r.Metric("key_unrelated_records_held", ks.otherRecords)
-	r.Metric("pause_longest_other_wait_ms", o.longestWait(pause).Milliseconds())
-	r.Metric("key_longest_other_wait_ms", o.longestWait(key).Milliseconds())
+	scenarios.RecordFigures(r, o.figures(), key)
+	recordFiguresAs(r, "pause_", o.comparison(), pause)
+	recordFiguresAs(r, "key_", o.comparison(), key)
 	return r, nil
 }
 
@@ -104,43 +99,50 @@ func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 func (o *blockKeyOptions) writeComparison(r *report.Report, pause, key *run) {
 	p := o.FailingOrder % o.Partitions
 	r.Section(fmt.Sprintf("Block the partition vs block the key (same log, same failure, two real runs; order %d is on partition %d)", o.FailingOrder, p))
-	ps, ks := o.stoppedAtIdle(pause), o.stoppedAtIdle(key)
-	stoppedText := func(s stopped) string {
-		if len(s.others) == 0 {
-			return "0"
-		}
-		return fmt.Sprintf("%d (order %s)", len(s.others), report.JoinInts(s.others))
-	}
-	flowing := func(x *run) string {
-		return fmt.Sprintf("%d / %d", o.Partitions-len(x.idle.paused), o.Partitions)
-	}
-	bookkeeping := func(x *run) string {
-		return fmt.Sprintf("%s, %s", report.Plural(len(x.holds), "hold"), report.Plural(len(x.end.parked), "parked record"))
-	}
-	same := func(x *run) string {
-		n, _ := endSame(x)
-		return fmt.Sprintf("%d / %d", n, len(x.end.states))
-	}
-	rows := [][]string{
-		{"Unrelated orders stopped until the fix", stoppedText(ps), stoppedText(ks)},
-		{"Unrelated records held until the fix", strconv.Itoa(ps.otherRecords), strconv.Itoa(ks.otherRecords)},
-		{fmt.Sprintf("Order %d records held until the fix", o.FailingOrder), strconv.Itoa(ps.failingRecord), strconv.Itoa(ks.failingRecord)},
-		{"Partitions flowing while waiting for the fix", flowing(pause), flowing(key)},
-		{"Longest wait of an unrelated record", o.longestWait(pause).String(), o.longestWait(key).String()},
-		{"Bookkeeping rows", bookkeeping(pause), bookkeeping(key)},
-		{"Orders equal to the in-order run at the end", same(pause), same(key)},
-	}
 	own := fmt.Sprintf("Block key %s", orderKey(o.FailingOrder))
 	if key.design.off != "" {
 		own += " (switched off: paused)"
 	}
-	r.Table([]string{"Metric (real run)", fmt.Sprintf("Pause partition %d", p), own}, rows)
+	scenarios.FigureTable(r, []string{"Metric (real run)", fmt.Sprintf("Pause partition %d", p), own}, o.comparison(), pause, key)
+}
+
+// comparison are the figures the two runs are compared by, declared once:
+// the table shows each run's, --json records the keyed ones of both runs
+// (pause_..., key_...).
+func (o *blockKeyOptions) comparison() []scenarios.Figure[*run] {
+	return []scenarios.Figure[*run]{
+		{Label: "Unrelated orders stopped until the fix", Key: "unrelated_orders_stopped",
+			Show: func(x *run) string {
+				s := o.stoppedAtIdle(x)
+				if len(s.others) == 0 {
+					return "0"
+				}
+				return fmt.Sprintf("%d (order %s)", len(s.others), report.JoinInts(s.others))
+			},
+			Value: func(x *run) any { return len(o.stoppedAtIdle(x).others) }},
+		{Label: "Unrelated records held until the fix", Key: "unrelated_records_held",
+			Value: func(x *run) any { return o.stoppedAtIdle(x).otherRecords }},
+		{Label: fmt.Sprintf("Order %d records held until the fix", o.FailingOrder),
+			Value: func(x *run) any { return o.stoppedAtIdle(x).failingRecord }},
+		{Label: "Partitions flowing while waiting for the fix",
+			Show: func(x *run) string { return fmt.Sprintf("%d / %d", o.Partitions-len(x.idle.paused), o.Partitions) }},
+		{Label: "Longest wait of an unrelated record", Key: "longest_other_wait_ms",
+			Show:  func(x *run) string { return o.longestWait(x).String() },
+			Value: func(x *run) any { return o.longestWait(x).Milliseconds() }},
+		{Label: "Bookkeeping rows", Show: func(x *run) string {
+			return fmt.Sprintf("%s, %s", report.Plural(len(x.holds), "hold"), report.Plural(len(x.end.parked), "parked record"))
+		}},
+		{Label: "Orders equal to the in-order run at the end", Show: func(x *run) string {
+			n, _ := endSame(x)
+			return fmt.Sprintf("%d / %d", n, len(x.end.states))
+		}},
+	}
 }
 
 func (o *blockKeyOptions) blockKeyChecks(r *report.Report, pause, key *run) {
 	ps, ks := o.stoppedAtIdle(pause), o.stoppedAtIdle(key)
 	r.Check("blocking the key stopped no unrelated order", len(ks.others) == 0 && ks.otherRecords == 0,
-		fmt.Sprintf("%d orders, %d records", len(ks.others), ks.otherRecords))
+		report.Plural(len(ks.others), "order")+", "+report.Plural(ks.otherRecords, "record"))
 	want := o.expectedStopped(key)
 	detail := fmt.Sprintf("order %s stopped; the log has order %s behind %s on partition %d",
 		report.Dash(report.JoinInts(ps.others)), report.Dash(report.JoinInts(want)), o.failingRecord(key).Place(), o.FailingOrder%o.Partitions)

@@ -1,0 +1,94 @@
+package keyedlog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"outboxlab/core/claim"
+	"outboxlab/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// backends are the databases the store tests run on: a SQLite file.
+var backends = []struct {
+	name     string
+	location func(t *testing.T) string
+}{
+	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "ordered.db") }},
+}
+
+// A consumer whose lease on a partition ran out while another consumer
+// claimed it is refused every move of the partition: it cannot commit the
+// offset, schedule a retry or pause it, and nothing moves; the new owner's
+// commit goes through.
+func TestStaleOwnerIsRefused(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, clk := testLogAt(t, b.location(t))
+			t0 := clk.Now()
+			lease := 30 * time.Second
+			a, ok, err := s.ClaimPartition(ctx, 0, claim.Request{Owner: "consumer-a", Now: t0, Lease: lease})
+			if err != nil || !ok {
+				t.Fatalf("consumer-a's claim = %v, %v; want the partition", ok, err)
+			}
+			if a.Token != 1 || a.Attempt != 1 || a.NextOffset != 0 {
+				t.Fatalf("consumer-a's claim = token %d, attempt %d, offset %d; want 1, 1, 0", a.Token, a.Attempt, a.NextOffset)
+			}
+			if _, ok, err := s.ClaimPartition(ctx, 0, claim.Request{Owner: "consumer-b", Now: t0.Add(lease)}); err != nil || ok {
+				t.Fatalf("consumer-b's claim while a's lease runs = %v, %v; want refused", ok, err)
+			}
+			b, ok, err := s.ClaimPartition(ctx, 0, claim.Request{Owner: "consumer-b", Now: t0.Add(lease + time.Millisecond), Lease: lease})
+			if err != nil || !ok {
+				t.Fatalf("consumer-b's claim after a's lease = %v, %v; want the partition", ok, err)
+			}
+			if b.Token != 2 || b.Attempt != 2 || b.NextOffset != 0 {
+				t.Fatalf("consumer-b's claim = token %d, attempt %d, offset %d; want 2, 2 (a's attempt counted), 0", b.Token, b.Attempt, b.NextOffset)
+			}
+			moves := []struct {
+				name string
+				move func(tx *sql.Tx) error
+			}{
+				{"commit the offset", func(tx *sql.Tx) error { return s.CommitOffsetTx(ctx, tx, a) }},
+				{"schedule a retry", func(tx *sql.Tx) error { return s.RetryTx(ctx, tx, a, t0.Add(time.Second), "late") }},
+				{"pause", func(tx *sql.Tx) error { return s.PauseTx(ctx, tx, a, "late", t0) }},
+			}
+			for _, m := range moves {
+				if err := s.InTx(ctx, m.move); !errors.Is(err, claim.ErrNotOwner) {
+					t.Errorf("stale consumer-a: %s = %v, want claim.ErrNotOwner", m.name, err)
+				}
+			}
+			if got := s.Refused(); got != int64(len(moves)) {
+				t.Errorf("refused transitions = %d, want %d", got, len(moves))
+			}
+			p := partition(t, s, 0)
+			if p.NextOffset != 0 || p.HeadAttempts != 2 || p.Owner != "consumer-b" || !p.Paused.IsZero() || p.LastError != "" {
+				t.Fatalf("partition 0 after the refused moves = %+v; want offset 0, 2 attempts, held by consumer-b, not paused", p)
+			}
+			if err := s.InTx(ctx, func(tx *sql.Tx) error { return s.CommitOffsetTx(ctx, tx, b) }); err != nil {
+				t.Fatalf("consumer-b's commit: %v", err)
+			}
+			p = partition(t, s, 0)
+			if p.NextOffset != 1 || p.HeadAttempts != 0 || p.Owner != "" {
+				t.Errorf("partition 0 after consumer-b's commit = %+v; want offset 1, 0 attempts, no owner", p)
+			}
+			if err := s.InTx(ctx, func(tx *sql.Tx) error { return s.CommitOffsetTx(ctx, tx, b) }); !errors.Is(err, claim.ErrNotOwner) {
+				t.Errorf("consumer-b's second commit on a settled claim = %v, want claim.ErrNotOwner", err)
+			}
+		})
+	}
+}
+
+func partition(t *testing.T, s *Store, n int) Partition {
+	t.Helper()
+	parts, err := s.Partitions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parts[n]
+}
