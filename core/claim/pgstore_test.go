@@ -43,3 +43,17 @@ func TestOpenExistingPostgres(t *testing.T) {
 		t.Fatalf("insert into the translated table = id %d, %v; want 1", id, err)
 	}
 }
+
+// The SQLite driver binds $N to argument N, wherever and however often $N
+// appears: the stores' ...Tx functions, which get a transaction and no
+// dialect, rely on it to run one statement text on both databases.
+func TestDollarPlaceholdersOnSQLite(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, b backend) {
+		s := b.database(t, ddl{})()
+		var got string
+		err := s.DB().QueryRowContext(context.Background(), `SELECT $2 || $1 || $2 || $3`, "a", "b", "c").Scan(&got)
+		if err != nil || got != "babc" {
+			t.Fatalf("SELECT $2 || $1 || $2 || $3 with a, b, c = %q, %v; want babc", got, err)
+		}
+	})
+}

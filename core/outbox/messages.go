@@ -75,13 +75,14 @@ func EnqueueTx(ctx context.Context, tx *sql.Tx, m NewMessage) (int64, error) {
 	if m.MaxAttempts > 0 {
 		maxAttempts = m.MaxAttempts
 	}
-	res, err := tx.ExecContext(ctx,
-		`INSERT INTO OutboxMessages (MessageKey, Type, Payload, MaxAttempts, CreatedAtUtc) VALUES (?, ?, ?, ?, ?)`,
-		m.Key, m.Type, payload, maxAttempts, clock.ISO(m.CreatedAt))
+	var id int64
+	err := tx.QueryRowContext(ctx,
+		`INSERT INTO OutboxMessages (MessageKey, Type, Payload, MaxAttempts, CreatedAtUtc) VALUES ($1, $2, $3, $4, $5) RETURNING Id`,
+		m.Key, m.Type, payload, maxAttempts, clock.ISO(m.CreatedAt)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("enqueue outbox message %s: %w", m.Key, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // Enqueue writes a message in a transaction of its own.

@@ -20,7 +20,7 @@ import (
 // first, in a plain read that locks nothing.
 func (s *Store) NaiveSelectPending(ctx context.Context, limit int) ([]int64, error) {
 	rows, err := s.DB().QueryContext(ctx,
-		`SELECT Id FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id LIMIT ?`, limit)
+		`SELECT Id FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("select pending outbox messages: %w", err)
 	}
@@ -44,8 +44,8 @@ func (s *Store) NaiveMarkProcessing(ctx context.Context, id int64, worker string
 	c := Claim{Worker: worker}
 	var maxAttempts sql.NullInt64
 	err := s.DB().QueryRowContext(ctx,
-		`UPDATE OutboxMessages SET Status = 'Processing', LockedBy = ?, AttemptCount = AttemptCount + 1
-		  WHERE Id = ?
+		`UPDATE OutboxMessages SET Status = 'Processing', LockedBy = $1, AttemptCount = AttemptCount + 1
+		  WHERE Id = $2
 		RETURNING Id, MessageKey, Type, Payload, AttemptCount, MaxAttempts, ClaimToken`, worker, id,
 	).Scan(&c.MessageID, &c.Key, &c.Type, &c.Payload, &c.Attempt, &maxAttempts, &c.Token)
 	if err != nil {
@@ -60,9 +60,9 @@ func (s *Store) NaiveMarkProcessing(ctx context.Context, id int64, worker string
 // It reports whether a row changed.
 func NaiveCompleteTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time) (bool, error) {
 	res, err := tx.ExecContext(ctx,
-		`UPDATE OutboxMessages SET Status = 'Processed', ProcessedAtUtc = ?, NextAttemptUtc = NULL,
+		`UPDATE OutboxMessages SET Status = 'Processed', ProcessedAtUtc = $1, NextAttemptUtc = NULL,
 		        LockedBy = NULL, LockedUntilUtc = NULL
-		  WHERE Id = ?`, clock.ISO(now), id)
+		  WHERE Id = $2`, clock.ISO(now), id)
 	if err != nil {
 		return false, fmt.Errorf("complete outbox message %d: %w", id, err)
 	}

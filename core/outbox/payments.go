@@ -37,23 +37,24 @@ func InsertPaymentTx(ctx context.Context, tx *sql.Tx, p Payment) (int64, error) 
 	if p.Status == "" {
 		p.Status = PendingConfirmation
 	}
-	res, err := tx.ExecContext(ctx,
+	var id int64
+	err := tx.QueryRowContext(ctx,
 		`INSERT INTO Payments (PaymentKey, AmountCents, Status, ProviderTransactionId, CreatedAtUtc, UpdatedAtUtc)
-		 VALUES (?, ?, ?, ?, ?, ?)`,
-		p.Key, p.AmountCents, p.Status, sqlitedb.NullString(p.ProviderTransactionID), clock.ISO(p.CreatedAt), clock.ISO(p.CreatedAt))
+		 VALUES ($1, $2, $3, $4, $5, $5) RETURNING Id`,
+		p.Key, p.AmountCents, string(p.Status), sqlitedb.NullString(p.ProviderTransactionID), clock.ISO(p.CreatedAt)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert payment %s: %w", p.Key, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // ResolvePaymentTx records the provider's answer for a payment still pending
 // confirmation. It reports whether a row changed: resolving twice is a no-op.
 func ResolvePaymentTx(ctx context.Context, tx *sql.Tx, key string, status PaymentStatus, providerTxID string, now time.Time) (bool, error) {
 	res, err := tx.ExecContext(ctx,
-		`UPDATE Payments SET Status = ?, ProviderTransactionId = ?, UpdatedAtUtc = ?
-		  WHERE PaymentKey = ? AND Status = 'PendingConfirmation'`,
-		status, sqlitedb.NullString(providerTxID), clock.ISO(now), key)
+		`UPDATE Payments SET Status = $1, ProviderTransactionId = $2, UpdatedAtUtc = $3
+		  WHERE PaymentKey = $4 AND Status = 'PendingConfirmation'`,
+		string(status), sqlitedb.NullString(providerTxID), clock.ISO(now), key)
 	if err != nil {
 		return false, fmt.Errorf("resolve payment %s: %w", key, err)
 	}

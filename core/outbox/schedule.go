@@ -14,7 +14,7 @@ import (
 // meant for later, in the same transaction as the row it is about.
 func ScheduleTx(ctx context.Context, tx *sql.Tx, id int64, at time.Time) error {
 	res, err := tx.ExecContext(ctx,
-		`UPDATE OutboxMessages SET NextAttemptUtc = ? WHERE Id = ? AND Status = 'Pending'`, clock.ISO(at), id)
+		`UPDATE OutboxMessages SET NextAttemptUtc = $1 WHERE Id = $2 AND Status = 'Pending'`, clock.ISO(at), id)
 	if err != nil {
 		return fmt.Errorf("schedule outbox message %d: %w", id, err)
 	}
@@ -30,8 +30,8 @@ func ScheduleTx(ctx context.Context, tx *sql.Tx, id int64, at time.Time) error {
 // whether the row changed.
 func CloseUnclaimedTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time) (bool, error) {
 	res, err := tx.ExecContext(ctx,
-		`UPDATE OutboxMessages SET Status = 'Processed', ProcessedAtUtc = ?, NextAttemptUtc = NULL
-		  WHERE Id = ? AND Status = 'Pending'`, clock.ISO(now), id)
+		`UPDATE OutboxMessages SET Status = 'Processed', ProcessedAtUtc = $1, NextAttemptUtc = NULL
+		  WHERE Id = $2 AND Status = 'Pending'`, clock.ISO(now), id)
 	if err != nil {
 		return false, fmt.Errorf("close outbox message %d: %w", id, err)
 	}

@@ -1,5 +1,11 @@
-// Package outbox is the SQLite store behind every scenario: payments, outbox
-// messages with claim, lease, backoff and dead-letter transitions, and an audit log.
+// Package outbox is the store behind every scenario: payments, outbox
+// messages with claim, lease, backoff and dead-letter transitions, and an
+// audit log, on SQLite or PostgreSQL (see claim.Open).
+//
+// Its statements number their placeholders ($1, $2, ...): PostgreSQL reads
+// them, and so does the SQLite driver (modernc binds $N to argument N; see
+// claim's TestDollarPlaceholdersOnSQLite). That lets the ...Tx functions,
+// which get a transaction and no store, run on either database.
 package outbox
 
 import (
@@ -17,7 +23,7 @@ import (
 //go:embed schema.sql
 var Schema string
 
-// Store is an outbox on one SQLite file, on the claim engine: the store
+// Store is an outbox on one database, on the claim engine: the store
 // (DB, Path, InTx, Tables, Refused, Close) is the engine's, the outbox table
 // and its transitions are this package's.
 type Store struct {
@@ -25,7 +31,8 @@ type Store struct {
 	queue *claim.Queue
 }
 
-// Open opens (creating if needed) the database file at path and applies the schema.
+// Open opens (creating if needed) the database at path, a SQLite file or a
+// PostgreSQL location (see claim.Open), and applies the schema.
 func Open(ctx context.Context, path string) (*Store, error) {
 	cs, err := claim.Open(ctx, path, sqlitedb.SchemaVersion, Schema)
 	if err != nil {
@@ -72,7 +79,7 @@ func AuditTx(ctx context.Context, tx *sql.Tx, at time.Time, actor, action string
 		id = messageID
 	}
 	_, err := tx.ExecContext(ctx,
-		`INSERT INTO AuditLog (AtUtc, Actor, Action, MessageId, Detail) VALUES (?, ?, ?, ?, ?)`,
+		`INSERT INTO AuditLog (AtUtc, Actor, Action, MessageId, Detail) VALUES ($1, $2, $3, $4, $5)`,
 		clock.ISO(at), actor, action, id, detail)
 	if err != nil {
 		return fmt.Errorf("append audit entry: %w", err)

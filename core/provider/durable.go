@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/sqlitedb"
 )
@@ -26,12 +27,14 @@ const (
 	DeliveryFailed    = "failed"    // the provider was unavailable: no effect
 )
 
-// Durable is a payment provider that keeps its ledger in SQLite, so that it
+// Durable is a payment provider that keeps its ledger in a database (a
+// SQLite file or a PostgreSQL schema), so that it
 // outlives the processes that call it: a worker killed after the charge
 // committed and before its outbox row did leaves the charge behind, exactly
 // as a real provider would. It deduplicates charges by idempotency key.
 type Durable struct {
-	db *sql.DB
+	store *claim.Store
+	db    *sql.DB
 	// Deduplicate returns the first receipt for a key already charged instead
 	// of charging again. OpenDurable sets it; turning it off shows what a
 	// provider without idempotency keys does under redelivery.
@@ -47,14 +50,14 @@ type Receipt struct {
 	Duplicate     bool // the key had been charged before; nothing new happened
 }
 
-// OpenDurable opens (creating if needed) the provider's ledger in the SQLite
-// file at path, with deduplication on.
+// OpenDurable opens (creating if needed) the provider's ledger at path, a
+// SQLite file or a PostgreSQL location (see claim.Open), with deduplication on.
 func OpenDurable(ctx context.Context, path string) (*Durable, error) {
-	db, err := sqlitedb.Open(ctx, path, DurableSchema)
+	s, err := claim.Open(ctx, path, sqlitedb.SchemaVersion, DurableSchema)
 	if err != nil {
 		return nil, fmt.Errorf("open provider ledger: %w", err)
 	}
-	return &Durable{db: db, Deduplicate: true}, nil
+	return &Durable{store: s, db: s.DB(), Deduplicate: true}, nil
 }
 
 // Close closes the ledger.
@@ -68,15 +71,18 @@ func (d *Durable) Charge(ctx context.Context, idempotencyKey, caller string, at 
 		rec    Receipt
 		failed bool
 	)
-	err := sqlitedb.InTx(ctx, d.db, func(tx *sql.Tx) error {
+	err := d.store.InTx(ctx, func(tx *sql.Tx) error {
 		rec, failed = Receipt{}, d.Fails != nil && d.Fails(idempotencyKey)
 		if failed {
 			_, err := insertDelivery(ctx, tx, idempotencyKey, caller, at, DeliveryFailed)
 			return err
 		}
 		if d.Deduplicate {
+			if err := d.lockKey(ctx, tx, idempotencyKey); err != nil {
+				return err
+			}
 			err := tx.QueryRowContext(ctx,
-				`SELECT TransactionId FROM ProviderEffects WHERE IdempotencyKey = ? ORDER BY Id LIMIT 1`,
+				`SELECT TransactionId FROM ProviderEffects WHERE IdempotencyKey = $1 ORDER BY Id LIMIT 1`,
 				idempotencyKey).Scan(&rec.TransactionID)
 			if err == nil {
 				rec.Duplicate = true
@@ -93,7 +99,7 @@ func (d *Durable) Charge(ctx context.Context, idempotencyKey, caller string, at 
 		}
 		rec.TransactionID = fmt.Sprintf("PRV-TX-%06d", id)
 		_, err = tx.ExecContext(ctx,
-			`INSERT INTO ProviderEffects (IdempotencyKey, TransactionId, DeliveryId, AtUtc) VALUES (?, ?, ?, ?)`,
+			`INSERT INTO ProviderEffects (IdempotencyKey, TransactionId, DeliveryId, AtUtc) VALUES ($1, $2, $3, $4)`,
 			idempotencyKey, rec.TransactionID, id, clock.ISO(at))
 		if err != nil {
 			return fmt.Errorf("record charge %s: %w", idempotencyKey, err)
@@ -109,14 +115,29 @@ func (d *Durable) Charge(ctx context.Context, idempotencyKey, caller string, at 
 	return rec, nil
 }
 
+// lockKey makes the charges of one key take turns on PostgreSQL, as every
+// transaction does on SQLite (BEGIN IMMEDIATE): otherwise two READ COMMITTED
+// charges of a key could both find no effect and both charge. The lock ends
+// with the transaction.
+func (d *Durable) lockKey(ctx context.Context, tx *sql.Tx, key string) error {
+	if d.store.Dialect() != claim.Postgres {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, key); err != nil {
+		return fmt.Errorf("look up charge %s: %w", key, err)
+	}
+	return nil
+}
+
 func insertDelivery(ctx context.Context, tx *sql.Tx, key, caller string, at time.Time, result string) (int64, error) {
-	res, err := tx.ExecContext(ctx,
-		`INSERT INTO ProviderDeliveries (IdempotencyKey, Caller, AtUtc, Result) VALUES (?, ?, ?, ?)`,
-		key, caller, clock.ISO(at), result)
+	var id int64
+	err := tx.QueryRowContext(ctx,
+		`INSERT INTO ProviderDeliveries (IdempotencyKey, Caller, AtUtc, Result) VALUES ($1, $2, $3, $4) RETURNING Id`,
+		key, caller, clock.ISO(at), result).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record delivery of %s: %w", key, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // DurableStats sums up a durable provider's ledger.
