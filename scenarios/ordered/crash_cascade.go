@@ -58,30 +58,24 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 		name:   cascadeName,
 		title:  "Ordered messages — BEFORE: a crash cascade into the dead-letter queue",
 		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, strict: true, recovery: noFix},
+		checks: o.cascadeChecks,
+		pass:   "CRASH CASCADE — EVERY LATER MESSAGE FOLLOWED IT INTO THE DLQ ❌",
+		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️",
 	}
 	after := side{
 		name:   poisonedName,
 		title:  "Ordered messages — AFTER: remember poisoned correlation ids, park what carries them",
 		design: design{contain: keyedlog.PoisonCorrelation, idempotent: true, strict: true, recovery: replay},
+		tail:   o.writeGuardCost,
+		checks: o.poisonedChecks,
+		pass:   "POISONED ID REMEMBERED — LATER MESSAGES PARKED, NOT CRASHED ✅",
+		fail:   "THE POISONED-ID GUARD DID NOT HOLD — SEE THE FAILED CHECKS ❌",
 	}
 	if !o.RememberPoisoned {
 		after.design.contain = keyedlog.DeadLetterOnly
 		after.design.off = "--remember-poisoned=false: nothing parks the later messages"
 	}
-	r, run, err := o.reportPair(ctx, env, before, after, o.after, nil)
-	if err != nil {
-		return nil, err
-	}
-	if o.after {
-		o.writeGuardCost(r, run)
-		o.poisonedChecks(r, run)
-		r.Metric("hold_reads", run.holdReads)
-		return o.finish(r, run, "POISONED ID REMEMBERED — LATER MESSAGES PARKED, NOT CRASHED ✅",
-			"THE POISONED-ID GUARD DID NOT HOLD — SEE THE FAILED CHECKS ❌"), nil
-	}
-	o.cascadeChecks(r, run)
-	return o.finish(r, run, "CRASH CASCADE — EVERY LATER MESSAGE FOLLOWED IT INTO THE DLQ ❌",
-		"THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"), nil
+	return o.reportPair(ctx, env, before, after, o.after)
 }
 
 func (o *cascadeOptions) cascadeChecks(r *report.Report, run *run) {

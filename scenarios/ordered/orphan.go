@@ -64,27 +64,22 @@ func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		name:   orphanName,
 		title:  "Ordered messages — BEFORE: orphans after a dead letter",
 		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, recovery: redrive},
+		checks: o.orphanChecks,
+		pass:   "ORPHANS — LATER MESSAGES APPLIED WITHOUT THE STATE THEY NEED ❌",
+		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️",
 	}
 	after := side{
 		name:   dependsOnName,
 		title:  "Ordered messages — AFTER: sequence numbers with dependsOn",
 		design: design{contain: keyedlog.DeadLetterOnly, dependsOn: o.DependsOn || !o.after, idempotent: true, recovery: replay},
+		checks: o.dependsOnChecks,
+		pass:   "DEPENDENCIES CHECKED — NOTHING APPLIED BEFORE WHAT IT NEEDS ✅",
+		fail:   "THE DEPENDSON CHECK DID NOT HOLD — SEE THE FAILED CHECKS ❌",
 	}
 	if !after.design.dependsOn {
 		after.design.off = "--depends-on=false: no record's dependsOn is checked before it is applied"
 	}
-	r, run, err := o.reportPair(ctx, env, before, after, o.after, nil)
-	if err != nil {
-		return nil, err
-	}
-	if o.after {
-		o.dependsOnChecks(r, run)
-		return o.finish(r, run, "DEPENDENCIES CHECKED — NOTHING APPLIED BEFORE WHAT IT NEEDS ✅",
-			"THE DEPENDSON CHECK DID NOT HOLD — SEE THE FAILED CHECKS ❌"), nil
-	}
-	o.orphanChecks(r, run)
-	return o.finish(r, run, "ORPHANS — LATER MESSAGES APPLIED WITHOUT THE STATE THEY NEED ❌",
-		"THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"), nil
+	return o.reportPair(ctx, env, before, after, o.after)
 }
 
 func (o *orphanOptions) orphanChecks(r *report.Report, run *run) {

@@ -8,39 +8,47 @@ import (
 	"outboxlab/scenarios"
 )
 
-// side is one scenario of a BEFORE/AFTER pair: its name, its report title
-// and the design it runs.
+// side is one scenario of a BEFORE/AFTER pair: its name, its report title,
+// the design it runs and, for when it is the scenario being run, what its
+// report adds to the pair's skeleton.
 type side struct {
 	name, title string
 	design      design
+	extra       func(*report.Report, *run) // sections between the queues and the states; may be nil
+	tail        func(*report.Report, *run) // sections after the pair table; may be nil
+	checks      func(*report.Report, *run)
+	pass, fail  string // the verdict's two lines
 }
 
 // reportPair runs the own side of a pair on the scenario's database and the
-// other side beside it, then writes the sections every pair report shares:
-// header, schema, log, timeline, queues, states and the pair table. extra,
-// when not nil, writes the own side's sections between queues and states.
-// The caller adds its checks and finishes the report.
-func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, after side, ownIsAfter bool,
-	extra func(*report.Report, *run)) (*report.Report, *run, error) {
+// other side beside it, and writes the report every pair scenario has:
+// header, schema, log, timeline, queues, the own side's extra sections,
+// states, the pair table, its tail sections, its checks, the verdict and the
+// figures.
+func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, after side, ownIsAfter bool) (*report.Report, error) {
 	own, partner, kind := before, after, report.Before
 	if ownIsAfter {
 		own, partner, kind = after, before, report.After
 	}
 	run, b, a, err := o.executePair(ctx, env, own.design, partner.design, ownIsAfter)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r := o.start(identity{name: own.name, pair: partner.name, kind: kind, title: own.title}, run)
 	writeSchema(r, run.tables)
 	o.writeLog(r, run.log)
 	writeTimeline(r, run)
 	writeQueues(r, run)
-	if extra != nil {
-		extra(r, run)
+	if own.extra != nil {
+		own.extra(r, run)
 	}
 	o.writeStates(r, run)
 	o.writePairTable(r, kind, b, a)
-	return r, run, nil
+	if own.tail != nil {
+		own.tail(r, run)
+	}
+	own.checks(r, run)
+	return o.finish(r, run, own.pass, own.fail), nil
 }
 
 // writePairTable compares a BEFORE and an AFTER design that ran on the same

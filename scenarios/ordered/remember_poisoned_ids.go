@@ -87,4 +87,5 @@ func (o *cascadeOptions) writeGuardCost(r *report.Report, run *run) {
 	r.Section("Cost of the guard (as the consumer counted it)")
 	r.Linef("%s of Holds for %s read (%d records, retries read again)",
 		report.Plural(run.holdReads, "read"), report.Plural(consumed, "record"), len(run.log))
+	r.Metric("hold_reads", run.holdReads)
 }

@@ -63,31 +63,23 @@ func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		name:   corruptionName,
 		title:  "Ordered messages — BEFORE: silent corruption after a redrive",
 		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, recovery: redrive},
+		checks: o.corruptionChecks,
+		pass:   "SILENT CORRUPTION — NOTHING FAILED AND THE DATA IS WRONG ❌",
+		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️",
 	}
 	after := side{
 		name:   replayName,
 		title:  "Ordered messages — AFTER: replay by correlation id, in sequence order, then unblock",
 		design: design{contain: keyedlog.PoisonCorrelation, idempotent: o.Idempotent, recovery: replayTwice},
+		extra:  o.writeReplays,
+		checks: o.replayChecks,
+		pass:   "REPLAYED IN SEQUENCE ORDER, THEN UNBLOCKED — THE ORDER ENDS CANCELLED ✅",
+		fail:   "THE REPLAY DID NOT RESTORE THE IN-ORDER STATE — SEE THE FAILED CHECKS ❌",
 	}
 	if !o.Idempotent {
 		after.design.off = "--idempotent=false: a record whose MessageId was applied is applied again"
 	}
-	var extra func(*report.Report, *run)
-	if o.after {
-		extra = o.writeReplays
-	}
-	r, run, err := o.reportPair(ctx, env, before, after, o.after, extra)
-	if err != nil {
-		return nil, err
-	}
-	if o.after {
-		o.replayChecks(r, run)
-		return o.finish(r, run, "REPLAYED IN SEQUENCE ORDER, THEN UNBLOCKED — THE ORDER ENDS CANCELLED ✅",
-			"THE REPLAY DID NOT RESTORE THE IN-ORDER STATE — SEE THE FAILED CHECKS ❌"), nil
-	}
-	o.corruptionChecks(r, run)
-	return o.finish(r, run, "SILENT CORRUPTION — NOTHING FAILED AND THE DATA IS WRONG ❌",
-		"THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"), nil
+	return o.reportPair(ctx, env, before, after, o.after)
 }
 
 func (o *corruptionOptions) corruptionChecks(r *report.Report, run *run) {
