@@ -17,6 +17,8 @@ import (
 
 	"outboxlab/cli"
 	"outboxlab/core/child"
+	"outboxlab/core/pgdb"
+	"outboxlab/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
@@ -24,24 +26,73 @@ func TestMain(m *testing.M) {
 	if code, ok := child.RunIfChild(); ok {
 		os.Exit(code)
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withoutCallersDatabase{m}, map[string]func(){
 		"outboxlab": func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 
+// withoutCallersDatabase runs the tests without OUTBOXLAB_DATABASE: no test
+// runs against a database from the caller's environment (the PostgreSQL
+// scripts set their own). The lab commands the scripts run keep theirs.
+type withoutCallersDatabase struct{ m *testing.M }
+
+func (w withoutCallersDatabase) Run() int {
+	os.Unsetenv(pgdb.EnvVar)
+	return w.m.Run()
+}
+
 // TestScripts runs the end-to-end scripts in testdata/script against the real
-// command line, as a separate process per invocation.
+// command line, as a separate process per invocation, on SQLite.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
+	testscript.Run(t, scriptParams(""))
+}
+
+// TestScriptsPostgres runs the same scripts with OUTBOXLAB_DATABASE naming a
+// throwaway PostgreSQL server, so every scenario they run runs there. A
+// script that has nothing to check on a server says `[postgres] skip`; lines
+// true of one backend only are under `[postgres]` or `[!postgres]`.
+func TestScriptsPostgres(t *testing.T) {
+	// Its own server, stopped when the test ends: testscript.Main owns
+	// TestMain, so pgtest.Main cannot.
+	srv, err := pgtest.Start()
+	switch {
+	case errors.Is(err, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true":
+		t.Skip("pgtest: skipped: " + err.Error())
+	case err != nil:
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	testscript.Run(t, scriptParams(srv.URL))
+}
+
+// scriptParams runs the scripts on PostgreSQL at url, or on SQLite for "".
+func scriptParams(url string) testscript.Params {
+	return testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			if url != "" {
+				env.Setenv(pgdb.EnvVar, url)
+			}
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "postgres" {
+				return url != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":   cmdExits,
 			"reports": cmdReports,
 			"json":    cmdJSON,
 			"capture": cmdCapture,
 		},
-	})
+	}
 }
 
 // exits CODE PROG ARGS... runs PROG and fails unless it exits with CODE.
