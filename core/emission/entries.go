@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/sqlitedb"
 )
 
@@ -44,7 +45,8 @@ const entryColumns = `Id, EntryKey, EventType, CorrelationId, DecisionReceiptId,
 	ReasonMessage, ClaimOwner, ClaimLeaseUntilUtc, ClaimToken, CreatedAtUtc, UpdatedAtUtc, DeliveredAtUtc, DeadLetteredAtUtc,
 	COALESCE(ReplayOfEntryId, 0)`
 
-type scanner interface{ Scan(dest ...any) error }
+// scanner is a row being read (a *sql.Row or *sql.Rows).
+type scanner = claim.Scanner
 
 func scanEntry(sc scanner) (Entry, error) {
 	var (
@@ -72,28 +74,18 @@ func scanEntry(sc scanner) (Entry, error) {
 	return e, nil
 }
 
-func queryEntries(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, where string, args ...any) ([]Entry, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries `+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+func (s *Store) queryEntries(ctx context.Context, q querier, where string, args ...any) ([]Entry, error) {
+	return queryAll(ctx, s, q, scanEntry, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries `+where, args...)
+}
+
+// entryByID reads the entry with Id id in q.
+func (s *Store) entryByID(ctx context.Context, q querier, id int64) (Entry, error) {
+	return scanEntry(s.queryRow(ctx, q, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE Id = ?`, id))
 }
 
 // Entries returns every entry in creation order.
 func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
-	out, err := queryEntries(ctx, s.DB(), `ORDER BY CreatedAtUtc, Id`)
+	out, err := s.queryEntries(ctx, s.DB(), `ORDER BY CreatedAtUtc, Id`)
 	if err != nil {
 		return nil, fmt.Errorf("list governance entries: %w", err)
 	}
@@ -102,7 +94,7 @@ func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
 
 // EntryByKey returns the entry labelled key.
 func (s *Store) EntryByKey(ctx context.Context, key string) (Entry, error) {
-	e, err := scanEntry(s.DB().QueryRowContext(ctx, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE EntryKey = ?`, key))
+	e, err := scanEntry(s.queryRow(ctx, s.DB(), `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE EntryKey = ?`, key))
 	if err != nil {
 		return e, fmt.Errorf("read governance entry %s: %w", key, err)
 	}
@@ -111,19 +103,19 @@ func (s *Store) EntryByKey(ctx context.Context, key string) (Entry, error) {
 
 // Counts returns how many entries are in each status (absent statuses are 0).
 func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
-	out := map[Status]int{Pending: 0, Deferred: 0, Failed: 0, Delivered: 0, DeadLettered: 0, Quarantined: 0}
-	rows, err := s.DB().QueryContext(ctx, `SELECT Status, COUNT(*) FROM GovernanceOutboxEntries GROUP BY Status`)
+	type count struct {
+		st Status
+		n  int
+	}
+	counts, err := queryAll(ctx, s, s.DB(), func(sc claim.Scanner) (c count, err error) {
+		return c, sc.Scan(&c.st, &c.n)
+	}, `SELECT Status, COUNT(*) FROM GovernanceOutboxEntries GROUP BY Status`)
 	if err != nil {
 		return nil, fmt.Errorf("count governance entries: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var st Status
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, fmt.Errorf("count governance entries: %w", err)
-		}
-		out[st] = n
+	out := map[Status]int{Pending: 0, Deferred: 0, Failed: 0, Delivered: 0, DeadLettered: 0, Quarantined: 0}
+	for _, c := range counts {
+		out[c.st] = c.n
 	}
-	return out, rows.Err()
+	return out, nil
 }

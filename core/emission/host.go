@@ -38,12 +38,12 @@ type RemediationRecord struct {
 // Quarantined, releases any claim, keeps its retry history exactly as it is,
 // and records who decided it and why in the same transaction.
 func (s *Store) QuarantineTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time, r Remediation) error {
-	from, err := statusTx(ctx, tx, id)
+	from, err := s.statusTx(ctx, tx, id)
 	if err != nil {
 		return err
 	}
 	var retry int
-	err = tx.QueryRowContext(ctx,
+	err = s.queryRow(ctx, tx,
 		`UPDATE GovernanceOutboxEntries
 		    SET Status = 'Quarantined', NextRetryAtUtc = NULL, ClaimOwner = NULL, ClaimLeaseUntilUtc = NULL, UpdatedAtUtc = :at
 		  WHERE Id = :id AND `+live+` RETURNING RetryCount`,
@@ -51,10 +51,10 @@ func (s *Store) QuarantineTx(ctx context.Context, tx *sql.Tx, id int64, now time
 	if err != nil {
 		return fmt.Errorf("quarantine governance entry %d: %w", id, err)
 	}
-	if err := recordRemediationTx(ctx, tx, id, now, r, retry, retry, 0); err != nil {
+	if err := s.recordRemediationTx(ctx, tx, id, now, r, retry, retry, 0); err != nil {
 		return err
 	}
-	return logTransitionTx(ctx, tx, id, r.Reviewer, 0, from, Transition{To: Quarantined, RetryCount: retry, At: now}, "applied")
+	return s.logTransitionTx(ctx, tx, id, r.Reviewer, 0, from, Transition{To: Quarantined, RetryCount: retry, At: now}, applied)
 }
 
 // Quarantine is QuarantineTx in a transaction of its own.
@@ -62,12 +62,12 @@ func (s *Store) Quarantine(ctx context.Context, id int64, now time.Time, r Remed
 	return s.InTx(ctx, func(tx *sql.Tx) error { return s.QuarantineTx(ctx, tx, id, now, r) })
 }
 
-func recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time, r Remediation, before, after int, replay int64) error {
+func (s *Store) recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time, r Remediation, before, after int, replay int64) error {
 	var replayID any
 	if replay > 0 {
 		replayID = replay
 	}
-	_, err := tx.ExecContext(ctx,
+	_, err := s.exec(ctx, tx,
 		`INSERT INTO GovernanceRemediations (AtUtc, EntryId, Action, Reviewer, Reason, Approval, Ticket,
 		        AffectedFromUtc, AffectedToUtc, RetryCountBefore, RetryCountAfter, ReplayEntryId)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -81,33 +81,33 @@ func recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, now time.Tim
 
 // Remediations returns the remediation log in order.
 func (s *Store) Remediations(ctx context.Context) ([]RemediationRecord, error) {
-	rows, err := s.DB().QueryContext(ctx,
+	out, err := queryAll(ctx, s, s.DB(), scanRemediation,
 		`SELECT Id, AtUtc, EntryId, Action, Reviewer, Reason, Approval, Ticket, AffectedFromUtc, AffectedToUtc,
 		        RetryCountBefore, RetryCountAfter, COALESCE(ReplayEntryId, 0)
 		   FROM GovernanceRemediations ORDER BY Id`)
 	if err != nil {
 		return nil, fmt.Errorf("read remediation log: %w", err)
 	}
-	defer rows.Close()
-	var out []RemediationRecord
-	for rows.Next() {
-		var (
-			r              RemediationRecord
-			at, from, till sql.NullString
-		)
-		if err := rows.Scan(&r.ID, &at, &r.EntryID, &r.Action, &r.Reviewer, &r.Reason, &r.Approval, &r.Ticket,
-			&from, &till, &r.RetryCountBefore, &r.RetryCountAfter, &r.ReplayEntryID); err != nil {
-			return nil, fmt.Errorf("read remediation log: %w", err)
-		}
-		for _, f := range []struct {
-			dst *time.Time
-			src sql.NullString
-		}{{&r.At, at}, {&r.AffectedFrom, from}, {&r.AffectedTo, till}} {
-			if *f.dst, err = sqlitedb.ParseNullTime(f.src); err != nil {
-				return nil, fmt.Errorf("read remediation log: %w", err)
-			}
-		}
-		out = append(out, r)
+	return out, nil
+}
+
+func scanRemediation(sc scanner) (RemediationRecord, error) {
+	var (
+		r              RemediationRecord
+		at, from, till sql.NullString
+	)
+	err := sc.Scan(&r.ID, &at, &r.EntryID, &r.Action, &r.Reviewer, &r.Reason, &r.Approval, &r.Ticket,
+		&from, &till, &r.RetryCountBefore, &r.RetryCountAfter, &r.ReplayEntryID)
+	if err != nil {
+		return r, err
 	}
-	return out, rows.Err()
+	for _, f := range []struct {
+		dst *time.Time
+		src sql.NullString
+	}{{&r.At, at}, {&r.AffectedFrom, from}, {&r.AffectedTo, till}} {
+		if *f.dst, err = sqlitedb.ParseNullTime(f.src); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
 }

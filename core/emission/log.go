@@ -10,6 +10,15 @@ import (
 	"outboxlab/core/sqlitedb"
 )
 
+// outcome is what became of a transition a drain tried to persist: the
+// log's Outcome column.
+type outcome string
+
+const (
+	applied outcome = "applied"
+	refused outcome = "refused" // the writer no longer owned the claim
+)
+
 // LogEntry is one row of the transition log: a transition a drain tried to
 // persist, and whether it was applied or refused.
 type LogEntry struct {
@@ -25,11 +34,11 @@ type LogEntry struct {
 	Applied    bool
 }
 
-func logTransitionTx(ctx context.Context, tx *sql.Tx, id int64, actor string, token int64, from Status, t Transition, outcome string) error {
-	_, err := tx.ExecContext(ctx,
+func (s *Store) logTransitionTx(ctx context.Context, tx *sql.Tx, id int64, actor string, token int64, from Status, t Transition, o outcome) error {
+	_, err := s.exec(ctx, tx,
 		`INSERT INTO GovernanceOutboxTransitions (AtUtc, EntryId, Actor, ClaimToken, FromStatus, ToStatus, RetryCount, ReasonCode, Outcome)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		clock.ISO(t.At), id, actor, token, string(from), string(t.To), t.RetryCount, sqlitedb.NullString(t.ReasonCode), outcome)
+		clock.ISO(t.At), id, actor, token, string(from), string(t.To), t.RetryCount, sqlitedb.NullString(t.ReasonCode), string(o))
 	if err != nil {
 		return fmt.Errorf("log transition of governance entry %d: %w", id, err)
 	}
@@ -38,36 +47,37 @@ func logTransitionTx(ctx context.Context, tx *sql.Tx, id int64, actor string, to
 
 // Transitions returns the transition log in order.
 func (s *Store) Transitions(ctx context.Context) ([]LogEntry, error) {
-	rows, err := s.DB().QueryContext(ctx,
+	out, err := queryAll(ctx, s, s.DB(), scanLogEntry,
 		`SELECT Id, AtUtc, EntryId, Actor, ClaimToken, FromStatus, ToStatus, RetryCount, COALESCE(ReasonCode, ''), Outcome
 		   FROM GovernanceOutboxTransitions ORDER BY Id`)
 	if err != nil {
 		return nil, fmt.Errorf("read transition log: %w", err)
 	}
-	defer rows.Close()
-	var out []LogEntry
-	for rows.Next() {
-		var (
-			l       LogEntry
-			at, how string
-		)
-		if err := rows.Scan(&l.ID, &at, &l.EntryID, &l.Actor, &l.ClaimToken, &l.From, &l.To, &l.RetryCount, &l.ReasonCode, &how); err != nil {
-			return nil, fmt.Errorf("read transition log: %w", err)
-		}
-		if l.At, err = time.Parse(clock.ISOLayout, at); err != nil {
-			return nil, fmt.Errorf("read transition log: %w", err)
-		}
-		l.Applied = how == "applied"
-		out = append(out, l)
+	return out, nil
+}
+
+func scanLogEntry(sc scanner) (LogEntry, error) {
+	var (
+		l   LogEntry
+		at  string
+		how outcome
+	)
+	if err := sc.Scan(&l.ID, &at, &l.EntryID, &l.Actor, &l.ClaimToken, &l.From, &l.To, &l.RetryCount, &l.ReasonCode, &how); err != nil {
+		return l, err
 	}
-	return out, rows.Err()
+	var err error
+	if l.At, err = time.Parse(clock.ISOLayout, at); err != nil {
+		return l, err
+	}
+	l.Applied = how == applied
+	return l, nil
 }
 
 // RefusedTransitions counts the refusals the transition log holds: durable,
 // whichever Store handle refused them.
 func (s *Store) RefusedTransitions(ctx context.Context) (int, error) {
 	var n int
-	err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM GovernanceOutboxTransitions WHERE Outcome = 'refused'`).Scan(&n)
+	err := s.queryRow(ctx, s.DB(), `SELECT COUNT(*) FROM GovernanceOutboxTransitions WHERE Outcome = ?`, string(refused)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count refused transitions: %w", err)
 	}

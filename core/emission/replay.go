@@ -29,7 +29,7 @@ func (s *Store) ReplayTx(ctx context.Context, tx *sql.Tx, id int64, now time.Tim
 			return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, ErrReplayNotAuthorized)
 		}
 	}
-	orig, err := scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE Id = ?`, id))
+	orig, err := s.entryByID(ctx, tx, id)
 	if err != nil {
 		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
 	}
@@ -37,29 +37,27 @@ func (s *Store) ReplayTx(ctx context.Context, tx *sql.Tx, id int64, now time.Tim
 		return Entry{}, fmt.Errorf("replay governance entry %d: it is %s, not DeadLettered", id, orig.Status)
 	}
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM GovernanceOutboxEntries WHERE ReplayOfEntryId = ?`, id).Scan(&n); err != nil {
+	if err := s.queryRow(ctx, tx, `SELECT COUNT(*) FROM GovernanceOutboxEntries WHERE ReplayOfEntryId = ?`, id).Scan(&n); err != nil {
 		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
 	}
 	key := fmt.Sprintf("%s-R%d", orig.Key, n+1)
-	res, err := tx.ExecContext(ctx,
+	var newID int64
+	err = s.queryRow(ctx, tx,
 		`INSERT INTO GovernanceOutboxEntries (EntryKey, EventType, CorrelationId, DecisionReceiptId, Provider, Region, Tenant,
 		        Workload, Payload, MaxRetryCount, CreatedAtUtc, UpdatedAtUtc, ReplayOfEntryId)
 		 SELECT :key, EventType, CorrelationId, DecisionReceiptId, Provider, Region, Tenant, Workload, Payload, MaxRetryCount,
 		        :now, :now, Id
-		   FROM GovernanceOutboxEntries WHERE Id = :id`,
-		sql.Named("key", key), sql.Named("now", clock.ISO(now)), sql.Named("id", id))
-	if err != nil {
-		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
-	}
-	newID, err := res.LastInsertId()
+		   FROM GovernanceOutboxEntries WHERE Id = :id
+		 RETURNING Id`,
+		sql.Named("key", key), sql.Named("now", clock.ISO(now)), sql.Named("id", id)).Scan(&newID)
 	if err != nil {
 		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
 	}
 	r.Action = "replay"
-	if err := recordRemediationTx(ctx, tx, id, now, r, orig.RetryCount, orig.RetryCount, newID); err != nil {
+	if err := s.recordRemediationTx(ctx, tx, id, now, r, orig.RetryCount, orig.RetryCount, newID); err != nil {
 		return Entry{}, err
 	}
-	return scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE Id = ?`, newID))
+	return s.entryByID(ctx, tx, newID)
 }
 
 // Replay is ReplayTx in a transaction of its own.
@@ -86,7 +84,7 @@ type Incident struct {
 // OpenIncidents opens one incident for every dead-lettered entry that has
 // none yet, at now, and returns how many it opened.
 func (s *Store) OpenIncidents(ctx context.Context, now time.Time) (int, error) {
-	res, err := s.DB().ExecContext(ctx,
+	res, err := s.exec(ctx, s.DB(),
 		`INSERT INTO GovernanceIncidents (EntryId, OpenedAtUtc, ReasonCode)
 		 SELECT Id, ?, ReasonCode FROM GovernanceOutboxEntries e
 		  WHERE Status = 'DeadLettered' AND NOT EXISTS (SELECT 1 FROM GovernanceIncidents i WHERE i.EntryId = e.Id)
@@ -107,7 +105,7 @@ func (s *Store) CloseIncident(ctx context.Context, id int64, now time.Time, by, 
 	if strings.TrimSpace(receipt) == "" {
 		return fmt.Errorf("close incident %d: %w", id, ErrNoReceipt)
 	}
-	res, err := s.DB().ExecContext(ctx,
+	res, err := s.exec(ctx, s.DB(),
 		`UPDATE GovernanceIncidents SET Status = 'Closed', ClosedAtUtc = ?, ClosedBy = ?, ProviderReceipt = ?
 		  WHERE Id = ? AND Status = 'Open'`, clock.ISO(now), by, receipt, id)
 	if err != nil {
@@ -121,31 +119,29 @@ func (s *Store) CloseIncident(ctx context.Context, id int64, now time.Time, by, 
 
 // Incidents returns every incident in order.
 func (s *Store) Incidents(ctx context.Context) ([]Incident, error) {
-	rows, err := s.DB().QueryContext(ctx,
+	out, err := queryAll(ctx, s, s.DB(), scanIncident,
 		`SELECT Id, EntryId, OpenedAtUtc, ReasonCode, Status, ClosedAtUtc, COALESCE(ClosedBy, ''), COALESCE(ProviderReceipt, '')
 		   FROM GovernanceIncidents ORDER BY Id`)
 	if err != nil {
 		return nil, fmt.Errorf("read incidents: %w", err)
 	}
-	defer rows.Close()
-	var out []Incident
-	for rows.Next() {
-		var (
-			in             Incident
-			opened, status string
-			closed         sql.NullString
-		)
-		if err := rows.Scan(&in.ID, &in.EntryID, &opened, &in.ReasonCode, &status, &closed, &in.ClosedBy, &in.ProviderReceipt); err != nil {
-			return nil, fmt.Errorf("read incidents: %w", err)
-		}
-		in.Open = status == "Open"
-		if in.OpenedAt, err = sqlitedb.ParseNullTime(sql.NullString{String: opened, Valid: true}); err != nil {
-			return nil, err
-		}
-		if in.ClosedAt, err = sqlitedb.ParseNullTime(closed); err != nil {
-			return nil, err
-		}
-		out = append(out, in)
+	return out, nil
+}
+
+func scanIncident(sc scanner) (Incident, error) {
+	var (
+		in             Incident
+		opened, status string
+		closed         sql.NullString
+	)
+	err := sc.Scan(&in.ID, &in.EntryID, &opened, &in.ReasonCode, &status, &closed, &in.ClosedBy, &in.ProviderReceipt)
+	if err != nil {
+		return in, err
 	}
-	return out, rows.Err()
+	in.Open = status == "Open"
+	if in.OpenedAt, err = sqlitedb.ParseNullTime(sql.NullString{String: opened, Valid: true}); err != nil {
+		return in, err
+	}
+	in.ClosedAt, err = sqlitedb.ParseNullTime(closed)
+	return in, err
 }

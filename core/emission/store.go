@@ -65,7 +65,7 @@ type NewEntry struct {
 }
 
 // InsertTx writes an entry in the caller's transaction and returns its Id.
-func InsertTx(ctx context.Context, tx *sql.Tx, e NewEntry) (int64, error) {
+func (s *Store) InsertTx(ctx context.Context, tx *sql.Tx, e NewEntry) (id int64, err error) {
 	cols := `EntryKey, EventType, CorrelationId, DecisionReceiptId, Provider, Region, Tenant, Workload,
 	         Payload, RetryCount, CreatedAtUtc, UpdatedAtUtc`
 	args := []any{e.Key, e.EventType, e.CorrelationID, e.DecisionReceiptID, e.Provider, e.Region, e.Tenant,
@@ -74,17 +74,17 @@ func InsertTx(ctx context.Context, tx *sql.Tx, e NewEntry) (int64, error) {
 	if e.MaxRetryCount != 0 {
 		cols, marks, args = cols+", MaxRetryCount", marks+", ?", append(args, e.MaxRetryCount)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO GovernanceOutboxEntries (`+cols+`) VALUES (`+marks+`)`, args...)
+	err = s.queryRow(ctx, tx, `INSERT INTO GovernanceOutboxEntries (`+cols+`) VALUES (`+marks+`) RETURNING Id`, args...).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert governance entry %s: %w", e.Key, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // Insert writes an entry in a transaction of its own.
 func (s *Store) Insert(ctx context.Context, e NewEntry) (id int64, err error) {
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
-		id, err = InsertTx(ctx, tx, e)
+		id, err = s.InsertTx(ctx, tx, e)
 		return err
 	})
 	return id, err
@@ -94,11 +94,17 @@ func (s *Store) Insert(ctx context.Context, e NewEntry) (id int64, err error) {
 type Table = claim.Table
 
 // ColumnDefault returns the declared default of a GovernanceOutboxEntries
-// column, as SQLite reports it ("" when there is none).
+// column, as the database reports it ("" when there is none): SQLite's
+// table_info or PostgreSQL's information_schema (which folds the names of
+// the translated schema to lower case).
 func (s *Store) ColumnDefault(ctx context.Context, column string) (string, error) {
+	query := `SELECT dflt_value FROM pragma_table_info('GovernanceOutboxEntries') WHERE name = ?`
+	if s.Dialect() == claim.Postgres {
+		query = `SELECT column_default FROM information_schema.columns
+		          WHERE table_schema = current_schema() AND table_name = 'governanceoutboxentries' AND column_name = lower(?)`
+	}
 	var def sql.NullString
-	err := s.DB().QueryRowContext(ctx,
-		`SELECT dflt_value FROM pragma_table_info('GovernanceOutboxEntries') WHERE name = ?`, column).Scan(&def)
+	err := s.queryRow(ctx, s.DB(), query, column).Scan(&def)
 	if err != nil {
 		return "", fmt.Errorf("read default of column %s: %w", column, err)
 	}

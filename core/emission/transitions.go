@@ -50,7 +50,7 @@ var ErrNotOwner = claim.ErrNotOwner
 
 // Due returns up to limit entries the plain store drain may emit at now, oldest first.
 func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]Entry, error) {
-	out, err := queryEntries(ctx, s.DB(), `WHERE `+due+` ORDER BY CreatedAtUtc, Id LIMIT :limit`,
+	out, err := s.queryEntries(ctx, s.DB(), `WHERE `+due+` ORDER BY CreatedAtUtc, Id LIMIT :limit`,
 		sql.Named("now", clock.ISO(now)), sql.Named("limit", limit))
 	if err != nil {
 		return nil, fmt.Errorf("select due governance entries: %w", err)
@@ -61,14 +61,14 @@ func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]Entry, err
 // ApplyTx persists t on entry id, keyed by Id alone: the plain store's write,
 // which assumes a single drainer and checks nothing else.
 func (s *Store) ApplyTx(ctx context.Context, tx *sql.Tx, id int64, actor string, t Transition) error {
-	from, err := statusTx(ctx, tx, id)
+	from, err := s.statusTx(ctx, tx, id)
 	if err != nil {
 		return err
 	}
 	if err := s.UpdateTx(ctx, tx, Entries, id, transitionSets(t)); err != nil {
 		return fmt.Errorf("persist %s transition of governance entry %d: %w", t.To, id, err)
 	}
-	return logTransitionTx(ctx, tx, id, actor, 0, from, t, "applied")
+	return s.logTransitionTx(ctx, tx, id, actor, 0, from, t, applied)
 }
 
 // Apply is ApplyTx in a transaction of its own.
@@ -118,18 +118,18 @@ func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease ti
 // reported as ErrNotOwner; commit tx to keep the record of the refusal.
 func (s *Store) ApplyClaimedTx(ctx context.Context, tx *sql.Tx, c Claim, t Transition) error {
 	id := c.Entry.ID
-	from, err := statusTx(ctx, tx, id)
+	from, err := s.statusTx(ctx, tx, id)
 	if err != nil {
 		return err
 	}
-	applied, err := s.SettleTx(ctx, tx, Entries, claim.Owner{ID: id, Owner: c.Owner, Token: c.Token}, transitionSets(t))
+	owned, err := s.SettleTx(ctx, tx, Entries, claim.Owner{ID: id, Owner: c.Owner, Token: c.Token}, transitionSets(t))
 	if err != nil {
 		return fmt.Errorf("persist %s transition of governance entry %d: %w", t.To, id, err)
 	}
-	if applied {
-		return logTransitionTx(ctx, tx, id, c.Owner, c.Token, from, t, "applied")
+	if owned {
+		return s.logTransitionTx(ctx, tx, id, c.Owner, c.Token, from, t, applied)
 	}
-	if err := logTransitionTx(ctx, tx, id, c.Owner, c.Token, from, t, "refused"); err != nil {
+	if err := s.logTransitionTx(ctx, tx, id, c.Owner, c.Token, from, t, refused); err != nil {
 		return err
 	}
 	return fmt.Errorf("persist %s transition of governance entry %d (owner %s, token %d): %w", t.To, id, c.Owner, c.Token, ErrNotOwner)
@@ -164,9 +164,9 @@ func (s *Store) NextDue(ctx context.Context, now time.Time) (at time.Time, ok bo
 	return at, ok, nil
 }
 
-func statusTx(ctx context.Context, tx *sql.Tx, id int64) (Status, error) {
+func (s *Store) statusTx(ctx context.Context, tx *sql.Tx, id int64) (Status, error) {
 	var st Status
-	if err := tx.QueryRowContext(ctx, `SELECT Status FROM GovernanceOutboxEntries WHERE Id = ?`, id).Scan(&st); err != nil {
+	if err := s.queryRow(ctx, tx, `SELECT Status FROM GovernanceOutboxEntries WHERE Id = ?`, id).Scan(&st); err != nil {
 		return "", fmt.Errorf("read status of governance entry %d: %w", id, err)
 	}
 	return st, nil

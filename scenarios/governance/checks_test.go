@@ -2,12 +2,12 @@ package governance
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -39,8 +39,7 @@ func catches(t *testing.T, spec driveSpec, checks func(r *report.Report, store, 
 	for _, tt := range tampers {
 		t.Run(tt.why, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			store, claim, err := driveBoth(context.Background(), filepath.Join(dir, "outbox.db"), dir, spec)
+			store, claim, err := driveBoth(context.Background(), scenarios.NewEnv(t.TempDir()), spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,8 +158,7 @@ func TestThresholdChecksCatchAWrongImplementation(t *testing.T) {
 // delays differ from the flags it was given is caught.
 func TestRetryScheduleIsJudgedByTheFlagsNotThePolicy(t *testing.T) {
 	o := validOptions[*thresholdOptions](t, thresholdName)
-	dir := t.TempDir()
-	store, claim, err := driveBoth(context.Background(), filepath.Join(dir, "outbox.db"), dir, driveSpec{flags: o.drain, entries: o.specs()})
+	store, claim, err := driveBoth(context.Background(), scenarios.NewEnv(t.TempDir()), driveSpec{flags: o.drain, entries: o.specs()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +313,7 @@ func TestStaleChecksCatchAWrongImplementation(t *testing.T) {
 		t.Run(tt.scenario+" "+tt.why, func(t *testing.T) {
 			t.Parallel()
 			o := validOptions[*staleOptions](t, tt.scenario)
-			run, err := o.race(context.Background(), filepath.Join(t.TempDir(), "outbox.db"), o.fenced)
+			run, err := o.race(context.Background(), scenarios.NewEnv(t.TempDir()).DBPath, o.fenced)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -365,7 +363,7 @@ func TestReplayChecksCatchAWrongImplementation(t *testing.T) {
 		t.Run(tt.why, func(t *testing.T) {
 			t.Parallel()
 			o := validOptions[*replayOptions](t, replayName)
-			run, err := o.replay(context.Background(), filepath.Join(t.TempDir(), "outbox.db"))
+			run, err := o.replay(context.Background(), scenarios.NewEnv(t.TempDir()).DBPath)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -101,7 +101,7 @@ func (o *disabledOptions) hostReview(ctx context.Context, s *emission.Store, now
 }
 
 func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	store, claim, err := driveBoth(ctx, env.DBPath, env.Dir, driveSpec{flags: o.drain, entries: o.specs(), host: o.hostReview})
+	store, claim, err := driveBoth(ctx, env, driveSpec{flags: o.drain, entries: o.specs(), host: o.hostReview})
 	if err != nil {
 		return nil, err
 	}

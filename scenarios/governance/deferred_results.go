@@ -79,7 +79,7 @@ func (o *deferredOptions) specs() []entrySpec {
 }
 
 func (o *deferredOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	store, claim, err := driveBoth(ctx, env.DBPath, env.Dir, driveSpec{flags: o.drain, entries: o.specs()})
+	store, claim, err := driveBoth(ctx, env, driveSpec{flags: o.drain, entries: o.specs()})
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,11 @@ package governance
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
+	"outboxlab/scenarios"
 )
 
 // driveSpec is one drain run: a mode, the options, the entries.
@@ -40,13 +40,13 @@ type driveRun struct {
 	// laterAt is when one more pass ran, a day after the run; zero when the
 	// demo cap ended the run instead.
 	laterAt time.Time
-	// maxRetryCountDefault is the legacy column's declared default, as SQLite reports it.
+	// maxRetryCountDefault is the legacy column's declared default, as the database reports it.
 	maxRetryCountDefault string
 	started              time.Time
 	ended                time.Time
 }
 
-// drive seeds the entries on a fresh database at path and drains them in
+// drive seeds the entries on the fresh database at location path and drains them in
 // spec.mode until nothing is left to do or the demo cap stops the run. After
 // every pass it reads back the row of each entry the pass handled: rows[key]
 // holds the entry as persisted after each of its transitions, in order.
@@ -189,15 +189,19 @@ func (r *driveRun) entry(key string) emission.Entry {
 	return emission.Entry{}
 }
 
-// driveBoth drains the same entries twice: the store drain on env's database,
-// the claim drain on a second file beside it.
-func driveBoth(ctx context.Context, dbPath, dir string, spec driveSpec) (store, claim *driveRun, err error) {
+// driveBoth drains the same entries twice: the store drain on env's main
+// database, the claim drain on a second one, "claim".
+func driveBoth(ctx context.Context, env scenarios.Env, spec driveSpec) (store, claim *driveRun, err error) {
 	spec.mode = emission.StoreMode
-	if store, err = drive(ctx, dbPath, spec); err != nil {
+	if store, err = drive(ctx, env.DBPath, spec); err != nil {
 		return nil, nil, fmt.Errorf("run the store drain: %w", err)
 	}
 	spec.mode = emission.ClaimMode
-	if claim, err = drive(ctx, filepath.Join(dir, "claim.db"), spec); err != nil {
+	claimDB, err := env.DB(ctx, "claim")
+	if err != nil {
+		return nil, nil, err
+	}
+	if claim, err = drive(ctx, claimDB, spec); err != nil {
 		return nil, nil, fmt.Errorf("run the claim drain: %w", err)
 	}
 	return store, claim, nil

@@ -37,8 +37,7 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 		r.Linef("Demo cap  with dead-lettering off, the outage drain is stopped if a live entry reaches %d failures", o.drain.RetryCap)
 	}
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(run.started))
-	r.Section("Schema")
-	scenarios.WriteSchema(r, run.tables)
+	scenarios.SchemaSection(r, run.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, l := range run.lines {
 		r.Line(l)

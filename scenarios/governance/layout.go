@@ -39,8 +39,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun) {
 	}
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(claim.started))
 
-	r.Section("Schema")
-	scenarios.WriteSchema(r, claim.tables)
+	scenarios.SchemaSection(r, claim.tables)
 	r.Section("Emitter scripts")
 	rows := make([][]string, 0, len(l.specs))
 	for _, s := range l.specs {

@@ -67,7 +67,7 @@ func (o *legacyOptions) specs() []entrySpec {
 }
 
 func (o *legacyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	store, claim, err := driveBoth(ctx, env.DBPath, env.Dir, driveSpec{flags: o.drain, entries: o.specs()})
+	store, claim, err := driveBoth(ctx, env, driveSpec{flags: o.drain, entries: o.specs()})
 	if err != nil {
 		return nil, err
 	}

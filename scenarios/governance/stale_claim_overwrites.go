@@ -3,7 +3,6 @@ package governance
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -24,7 +23,7 @@ func init() {
 		Kind:    report.Before,
 		Pair:    staleAfter,
 		Summary: "BEFORE: without a claim-token check a stale worker's late write lands over a terminal row",
-		Long: `Two workers drain one governance entry from the same SQLite file through two
+		Long: `Two workers drain one governance entry from the same database through two
 connections, in real goroutines. Worker A claims GOV-001 (token 1) and calls the
 provider, which takes longer than A's lease. The lease expires; worker B claims the
 entry (token 2), emits it and marks it Delivered, clearing the claim. Then A's call
@@ -94,7 +93,11 @@ func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Repo
 	if err != nil {
 		return nil, err
 	}
-	partner, err := o.race(ctx, filepath.Join(env.Dir, "partner.db"), !o.fenced)
+	partnerDB, err := env.DB(ctx, "partner")
+	if err != nil {
+		return nil, err
+	}
+	partner, err := o.race(ctx, partnerDB, !o.fenced)
 	if err != nil {
 		return nil, fmt.Errorf("run the partner design: %w", err)
 	}

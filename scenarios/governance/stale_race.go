@@ -13,7 +13,8 @@ import (
 // staleRun is one design's run of the interleaving, read back from the database.
 type staleRun struct {
 	fenced   bool
-	max      int // MaxRetryAttempts
+	backend  string // the database's dialect: "sqlite" or "postgres"
+	max      int    // MaxRetryAttempts
 	mu       sync.Mutex
 	lines    []string
 	events   []emission.Event
@@ -90,7 +91,7 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	if err := seedEntries(ctx, stA, em, []entrySpec{spec}, clk.Now()); err != nil {
 		return nil, err
 	}
-	run := &staleRun{fenced: fenced, max: o.drain.MaxRetryAttempts, emitter: em, alerts: emission.NewAlerts(o.drain.Options), started: clk.Now()}
+	run := &staleRun{fenced: fenced, backend: stA.Dialect().Name(), max: o.drain.MaxRetryAttempts, emitter: em, alerts: emission.NewAlerts(o.drain.Options), started: clk.Now()}
 	run.answerAt = run.started.Add(o.SlowEmit)
 	slow := &slowEmitter{inner: em, entered: make(chan struct{}), release: make(chan struct{})}
 	var releaseOnce sync.Once

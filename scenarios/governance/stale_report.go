@@ -85,7 +85,8 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 	for _, l := range o.drain.describe() {
 		r.Line(l)
 	}
-	r.Linef("Workers   worker-A and worker-B: one SQLite file, two connections, real goroutines; claims last %s", o.Lease)
+	r.Linef("Workers   worker-A and worker-B: one database, two connections, real goroutines; claims last %s", o.Lease)
+	r.Line(databaseLine(own.backend))
 	r.Linef("Race      worker-A's provider call takes %s; worker-B claims once A's lease has ended", o.SlowEmit)
 	write := "every claim-mode write carries the claim: Id AND ClaimOwner AND ClaimToken AND a live status"
 	switch {
@@ -97,8 +98,7 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 	r.Linef("Writes    %s", write)
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(own.started))
 
-	r.Section("Schema")
-	scenarios.WriteSchema(r, own.tables)
+	scenarios.SchemaSection(r, own.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, l := range own.lines {
 		r.Line(l)
@@ -173,6 +173,15 @@ func lateWriteText(f staleFigures) string {
 		return fmt.Sprintf("APPLIED over %s (written by Id, no token checked)", f.aLog.From)
 	}
 	return fmt.Sprintf("REFUSED (token %d, row token %d)", f.aLog.ClaimToken, f.bClaim.row.ClaimToken)
+}
+
+// databaseLine says how the database keeps the two workers' connections
+// apart: a line about the database itself, which compare skips.
+func databaseLine(backend string) string {
+	if backend == "postgres" {
+		return "Database  one PostgreSQL schema: READ COMMITTED transactions; the claim's FOR UPDATE SKIP LOCKED and row locks keep the workers apart, both may write at once " + report.DatabaseMarker
+	}
+	return "Database  one SQLite file: every transaction is BEGIN IMMEDIATE, so the two connections write one at a time " + report.DatabaseMarker
 }
 
 func claimText(c claimSeen) string {

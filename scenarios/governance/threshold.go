@@ -78,7 +78,7 @@ func (o *thresholdOptions) specs() []entrySpec {
 }
 
 func (o *thresholdOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	store, claim, err := driveBoth(ctx, env.DBPath, env.Dir, driveSpec{flags: o.drain, entries: o.specs()})
+	store, claim, err := driveBoth(ctx, env, driveSpec{flags: o.drain, entries: o.specs()})
 	if err != nil {
 		return nil, err
 	}
