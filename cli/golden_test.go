@@ -22,25 +22,8 @@ var update = flag.Bool("update", false, "rewrite the golden report bodies in tes
 func TestGoldenReports(t *testing.T) {
 	for _, s := range scenarios.All() {
 		t.Run(s.Name, func(t *testing.T) {
-			dir := t.TempDir()
-			var stdout, stderr bytes.Buffer
-			code := Main(append([]string{s.Name, "--report-dir", dir}, s.GoldenArgs...), &stdout, &stderr)
-			if code != ExitOK {
-				t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
-			}
-			matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), report.TitleCase(s.Name)+"-RunReport-*.txt"))
-			if len(matches) != 1 {
-				t.Fatalf("found %d reports, want 1", len(matches))
-			}
-			raw, err := os.ReadFile(matches[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, ok := report.ComparableBody(string(raw))
-			if !ok {
-				t.Fatal("report has no run-metadata header")
-			}
-			shown, _ := report.ComparableBody(stdout.String())
+			body, stdout := goldenRun(t, s)
+			shown, _ := report.ComparableBody(stdout)
 			if !strings.Contains(shown, body) {
 				t.Error("the terminal did not show the report body")
 			}
@@ -71,24 +54,7 @@ func TestGoldenReportsPostgres(t *testing.T) {
 	url := pgtest.URL(t)
 	for _, s := range scenarios.All() {
 		t.Run(s.Name, func(t *testing.T) {
-			dir := t.TempDir()
-			var stdout, stderr bytes.Buffer
-			args := append([]string{s.Name, "--report-dir", dir, "--database", url}, s.GoldenArgs...)
-			if code := Main(args, &stdout, &stderr); code != ExitOK {
-				t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
-			}
-			matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), report.TitleCase(s.Name)+"-RunReport-*.txt"))
-			if len(matches) != 1 {
-				t.Fatalf("found %d reports, want 1", len(matches))
-			}
-			raw, err := os.ReadFile(matches[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, ok := report.ComparableBody(string(raw))
-			if !ok {
-				t.Fatal("report has no run-metadata header")
-			}
+			body, _ := goldenRun(t, s, "--database", url)
 			golden := filepath.Join("..", "testdata", "golden", s.Name+".txt")
 			want, err := os.ReadFile(golden)
 			if err != nil {
@@ -99,4 +65,29 @@ func TestGoldenReportsPostgres(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goldenRun runs s as the golden tests do (its GoldenArgs, then args) and
+// returns the comparable body of the report it wrote, and its stdout.
+func goldenRun(t *testing.T, s *scenarios.Scenario, args ...string) (body, stdout string) {
+	t.Helper()
+	dir := t.TempDir()
+	var out, stderr bytes.Buffer
+	args = append(append([]string{s.Name, "--report-dir", dir}, s.GoldenArgs...), args...)
+	if code := Main(args, &out, &stderr); code != ExitOK {
+		t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), report.TitleCase(s.Name)+"-RunReport-*.txt"))
+	if len(matches) != 1 {
+		t.Fatalf("found %d reports, want 1", len(matches))
+	}
+	raw, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, ok := report.ComparableBody(string(raw))
+	if !ok {
+		t.Fatal("report has no run-metadata header")
+	}
+	return body, out.String()
 }

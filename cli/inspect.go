@@ -196,8 +196,14 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// tableNames lists a SQLite database's tables in creation order.
 func tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid`)
+	return names(ctx, tx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid`)
+}
+
+// names runs query, which selects one text column, and returns its values.
+func names(ctx context.Context, tx *sql.Tx, query string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}

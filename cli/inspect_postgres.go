@@ -72,21 +72,8 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 // schemaTables lists the current schema's tables in creation order (catalog
 // oid, as core/claim lists them), the order SQLite's rowid gives.
 func schemaTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT relname FROM pg_class
+	return names(ctx, tx, `SELECT relname FROM pg_class
 		WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') ORDER BY oid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
 }
 
 // pgLabVersion is the version in the schema's LabInfo, "" without one.
