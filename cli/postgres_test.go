@@ -102,6 +102,23 @@ func runSchemas(t *testing.T, admin, prefix string) []string {
 	return out
 }
 
+// hasTables reports whether a schema whose name starts with prefix holds a table.
+func hasTables(t *testing.T, admin, prefix string) bool {
+	t.Helper()
+	db, err := pgdb.Open(context.Background(), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRow(`SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE starts_with(n.nspname, $1) AND c.relkind = 'r'`, prefix).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
+}
+
 func requireNoSchemas(t *testing.T, admin, prefix, after string) {
 	t.Helper()
 	if left := runSchemas(t, admin, prefix); len(left) > 0 {
@@ -443,4 +460,43 @@ func TestPasswordIsNeverShown(t *testing.T) {
 	if err := json.Unmarshal([]byte(outputs[2]), &res); err != nil {
 		t.Errorf("--json: %v", err)
 	}
+}
+
+// A real SIGINT to a run on PostgreSQL in another process: it stops, says so
+// in one line, exits 3 and drops its schema (dropped with a fresh context,
+// the run's own being cancelled).
+func TestInterruptDropsTheSchema(t *testing.T) {
+	admin := pgtest.URL(t)
+	const prefix = pgdb.SchemaPrefix + "worker_throughput_"
+	cmd := labCommand(t, []string{"TMPDIR=" + t.TempDir()}, "worker-throughput", "--messages", "5000", "--no-report", "--database", admin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Interrupt once the run has its schema and is working in it.
+	deadline := time.Now().Add(10 * time.Second)
+	for !hasTables(t, admin, prefix) {
+		select {
+		case err := <-done:
+			t.Fatalf("the run ended before it was interrupted: exit %d, stderr %q", exitOf(err), stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the run never created a table in its schema")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	if code := exitOf(err); code != ExitCannotRun || stderr.String() != "outboxlab: worker-throughput interrupted; no report was written\n" {
+		t.Errorf("exit %d, stderr %q; want 3 and one line saying it was interrupted", code, stderr.String())
+	}
+	requireNoSchemas(t, admin, prefix, "SIGINT")
 }
