@@ -123,9 +123,22 @@ func redactArgs(args []string) string {
 	return strings.Join(out, " ")
 }
 
-// probeDatabase connects once to the server at rawURL and disconnects, so
-// `all` fails once on a server that is down, not once per scenario.
+// probeBudget bounds the first connection of a run when the URL sets no
+// connect_timeout: with the process's start it keeps "a server that does not
+// answer exits 3 within 5 seconds" (docs/CONTRACT.md), where the driver's own
+// timeout, 5 s per attempt, would not.
+const probeBudget = 4 * time.Second
+
+// probeDatabase connects once to the server at rawURL and disconnects: a
+// server that is down, or does not answer within the budget, or refuses the
+// login, fails here in one line. `all` calls it once, so it fails once, not
+// once per scenario.
 func probeDatabase(ctx context.Context, rawURL string) error {
+	if u, err := url.Parse(rawURL); err == nil && !u.Query().Has("connect_timeout") {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, probeBudget)
+		defer cancel()
+	}
 	db, err := pgdb.Open(ctx, rawURL)
 	if err != nil {
 		return databaseError(err, rawURL)
@@ -145,10 +158,11 @@ type postgresRun struct {
 // creates this run's main schema. A server that is down or refuses us fails
 // here, once, within the connect timeout, and leaves nothing behind.
 func openPostgres(ctx context.Context, dir, rawURL, scenario string, keep bool) (*postgresRun, error) {
-	if _, err := pgdb.SweepOrphans(ctx, rawURL); errors.Is(err, pgdb.ErrServerDown) || errors.Is(err, pgdb.ErrLoginRefused) {
-		return nil, databaseError(err, rawURL)
+	if err := probeDatabase(ctx, rawURL); err != nil {
+		return nil, err
 	}
-	// The sweep is best effort otherwise: a schema it may not drop is another user's.
+	// Best effort: a schema the sweep may not drop is another user's.
+	pgdb.SweepOrphans(ctx, rawURL)
 	env, err := scenarios.NewPostgresEnv(ctx, dir, rawURL, scenario)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -197,7 +211,7 @@ func (p *postgresRun) note(ctx context.Context) string {
 		if err != nil {
 			continue
 		}
-		hints = append(hints, "'outboxlab "+pgdb.InspectHint(u)+"'")
+		hints = append(hints, "outboxlab "+pgdb.InspectHint(u))
 	}
 	return note + " (kept: inspect it with " + strings.Join(hints, ", ") + ")"
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -208,10 +209,12 @@ func TestDatabaseFaultsExitThreeInOneLine(t *testing.T) {
 	down := "postgres:///postgres?host=" + url.QueryEscape(t.TempDir()) + "&user=postgres"
 	wrong := strings.Replace(role(t, "h2_login", "right-pass", true), "right-pass", "wrong-pass", 1)
 	noPriv := role(t, "h2_nopriv", "np-pass", false)
+	silent := "postgres://u@" + silentServer(t) + "/db"
 	for _, tc := range []struct {
 		name, url, want string
 	}{
 		{"server down", down, "server down or unreachable"},
+		{"server that never answers", silent, "server down or unreachable: no answer"},
 		{"wrong password", wrong, "login refused"},
 		{"no privilege", noPriv, "missing privilege"},
 	} {
@@ -233,6 +236,38 @@ func TestDatabaseFaultsExitThreeInOneLine(t *testing.T) {
 		}
 		requireNoSchemas(t, admin, pgdb.SchemaPrefix, tc.name)
 	}
+}
+
+// silentServer listens on a local port, accepts connections and never says
+// a word, as a server behind a dead proxy would; it returns host:port.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
 }
 
 // Every way a run can end drops its schema: success, a failed run, a panic,
