@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,40 +13,83 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
+	"outboxlab/scenarios"
 )
 
 // drainType is the outbox Type of every backlog message.
 const drainType = "DrainMessage"
 
+// seedChunk is how many backlog messages one INSERT writes.
+const seedChunk = 250
+
 // seedBacklog writes n messages, all created at the scenario's start, into a
-// new lab database at path, with an empty Deliveries ledger beside them.
-// Every drain starts from a copy of it.
-func seedBacklog(ctx context.Context, path string, n int) error {
-	store, err := outbox.Open(ctx, path)
+// new lab database at location, with an empty Deliveries ledger beside them.
+func seedBacklog(ctx context.Context, location string, n int) error {
+	store, err := openWithLedger(ctx, location)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if _, err := store.DB().ExecContext(ctx, deliveriesSchema); err != nil {
-		return fmt.Errorf("create the delivery ledger: %w", err)
-	}
-	_, err = store.DB().ExecContext(ctx, `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
-		INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) SELECT printf('MSG-%06d', i), ?, ? FROM seq`,
-		n, drainType, clock.ISO(clock.Start))
+	created := clock.ISO(clock.Start)
+	err = store.InTx(ctx, func(tx *sql.Tx) error {
+		for from := 1; from <= n; from += seedChunk {
+			var q strings.Builder
+			var args []any
+			q.WriteString(`INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES `)
+			for i := from; i <= min(n, from+seedChunk-1); i++ {
+				if i > from {
+					q.WriteString(", ")
+				}
+				q.WriteString("(?, ?, ?)")
+				args = append(args, fmt.Sprintf("MSG-%06d", i), drainType, created)
+			}
+			query, args := store.Dialect().Bind(q.String(), args...)
+			if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("seed the backlog: %w", err)
 	}
 	return nil
 }
 
-// copyDatabase writes a consistent copy of the database at from to to.
-func copyDatabase(ctx context.Context, from, to string) error {
-	store, err := outbox.OpenExisting(ctx, from)
+// backlog fills each drain's database with the same n messages: on SQLite
+// by copying one seeded file (template), on PostgreSQL, where a schema
+// cannot be copied as a file, by seeding each schema with the same code.
+type backlog struct {
+	template string // a seeded SQLite file; "" on PostgreSQL
+	n        int
+}
+
+// newBacklog prepares the backlog of a run in env.
+func newBacklog(ctx context.Context, env scenarios.Env, n int) (*backlog, error) {
+	if env.Postgres() {
+		return &backlog{n: n}, nil
+	}
+	template, err := env.DB(ctx, "backlog")
+	if err != nil {
+		return nil, err
+	}
+	if err := seedBacklog(ctx, template, n); err != nil {
+		return nil, err
+	}
+	return &backlog{template: template, n: n}, nil
+}
+
+// fill writes the backlog into the new database at location.
+func (b *backlog) fill(ctx context.Context, location string) error {
+	if b.template == "" {
+		return seedBacklog(ctx, location, b.n)
+	}
+	store, err := outbox.OpenExisting(ctx, b.template)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if _, err := store.DB().ExecContext(ctx, `VACUUM INTO ?`, to); err != nil {
+	if _, err := store.DB().ExecContext(ctx, `VACUUM INTO ?`, location); err != nil {
 		return fmt.Errorf("copy the backlog: %w", err)
 	}
 	return nil
@@ -94,9 +138,10 @@ type drainRun struct {
 
 func (d *drainRun) rate() float64 { return float64(d.cfg.Messages) / d.wall.Seconds() }
 
-// drain copies the backlog to path and drains it with cfg's workers.
-func drain(ctx context.Context, template, path string, cfg drainConfig, prog *progress) (*drainRun, error) {
-	if err := copyDatabase(ctx, template, path); err != nil {
+// drain fills the database at path with the backlog and drains it with
+// cfg's workers.
+func drain(ctx context.Context, from *backlog, path string, cfg drainConfig, prog *progress) (*drainRun, error) {
+	if err := from.fill(ctx, path); err != nil {
 		return nil, err
 	}
 	var (
@@ -164,7 +209,7 @@ func runWorker(ctx context.Context, store *outbox.Store, id string, cfg drainCon
 		return t, err
 	}
 	defer b.Close()
-	stmts, err := prepareDeliveries(ctx, store.DB())
+	stmts, err := prepareDeliveries(ctx, store)
 	if err != nil {
 		return t, err
 	}
@@ -210,19 +255,22 @@ func runWorker(ctx context.Context, store *outbox.Store, id string, cfg drainCon
 // ceiling times.
 const ceilingTransactions = 2000
 
-// measureCeiling times single-row BEGIN IMMEDIATE; UPDATE; COMMIT
-// transactions on a lab file at path and returns them per second.
-func measureCeiling(ctx context.Context, path string) (float64, error) {
-	store, err := outbox.Open(ctx, path)
+// measureCeiling times single-row write transactions (BEGIN IMMEDIATE;
+// UPDATE; COMMIT on SQLite) on a lab database at location and returns them
+// per second.
+func measureCeiling(ctx context.Context, location string) (float64, error) {
+	store, err := outbox.Open(ctx, location)
 	if err != nil {
 		return 0, err
 	}
 	defer store.Close()
-	id, err := store.Enqueue(ctx, outbox.NewMessage{Key: "CEILING", Type: drainType, CreatedAt: clock.Start})
-	if err != nil {
-		return 0, err
+	var id int64
+	query, args := store.Dialect().Bind(`INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES (?, ?, ?) RETURNING Id`,
+		"CEILING", drainType, clock.ISO(clock.Start))
+	if err := store.DB().QueryRowContext(ctx, query, args...).Scan(&id); err != nil {
+		return 0, fmt.Errorf("write the ceiling's row: %w", err)
 	}
-	stmt, err := store.DB().PrepareContext(ctx, `UPDATE OutboxMessages SET AttemptCount = AttemptCount + 1 WHERE Id = ?`)
+	stmt, err := store.DB().PrepareContext(ctx, prepared(store, `UPDATE OutboxMessages SET AttemptCount = AttemptCount + 1 WHERE Id = ?`, 1))
 	if err != nil {
 		return 0, fmt.Errorf("prepare the ceiling update: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/outbox"
 )
 
@@ -32,12 +33,40 @@ type deliveryStatements struct {
 	settlement, delivery *sql.Stmt
 }
 
-func prepareDeliveries(ctx context.Context, db *sql.DB) (*deliveryStatements, error) {
-	settlement, err := db.PrepareContext(ctx, `INSERT INTO Settlements (Worker) VALUES (?) RETURNING Id`)
+// openWithLedger opens (creating if needed) the lab database at location
+// with the delivery ledger beside the outbox.
+func openWithLedger(ctx context.Context, location string) (*outbox.Store, error) {
+	store, err := outbox.Open(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	ddl := deliveriesSchema
+	if store.Dialect() == claim.Postgres {
+		if ddl, err = claim.PostgresDDL(ddl); err != nil {
+			store.Close()
+			return nil, err
+		}
+	}
+	if _, err := store.DB().ExecContext(ctx, ddl); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("create the delivery ledger: %w", err)
+	}
+	return store, nil
+}
+
+// prepared is query, whose params placeholders are all ?, in the words of
+// store's database: a statement to prepare, its arguments given later.
+func prepared(store *outbox.Store, query string, params int) string {
+	query, _ = store.Dialect().Bind(query, make([]any, params)...)
+	return query
+}
+
+func prepareDeliveries(ctx context.Context, store *outbox.Store) (*deliveryStatements, error) {
+	settlement, err := store.DB().PrepareContext(ctx, prepared(store, `INSERT INTO Settlements (Worker) VALUES (?) RETURNING Id`, 1))
 	if err != nil {
 		return nil, fmt.Errorf("prepare the settlement ledger: %w", err)
 	}
-	delivery, err := db.PrepareContext(ctx, `INSERT INTO Deliveries (MessageId, Worker, Attempt, Settlement) VALUES (?, ?, ?, ?)`)
+	delivery, err := store.DB().PrepareContext(ctx, prepared(store, `INSERT INTO Deliveries (MessageId, Worker, Attempt, Settlement) VALUES (?, ?, ?, ?)`, 4))
 	if err != nil {
 		settlement.Close()
 		return nil, fmt.Errorf("prepare the delivery ledger: %w", err)
@@ -89,8 +118,8 @@ type ledgerFigures struct {
 func readLedger(ctx context.Context, store *outbox.Store) (ledgerFigures, error) {
 	var f ledgerFigures
 	db := store.DB()
-	err := db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(Status = 'Processed'), 0),
-		COALESCE(SUM(Status IN ('Pending', 'Processing')), 0),
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN Status = 'Processed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN Status IN ('Pending', 'Processing') THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(AttemptCount), 0), COALESCE(MAX(AttemptCount), 0) FROM OutboxMessages`).
 		Scan(&f.Total, &f.Processed, &f.Live, &f.Attempts, &f.MaxTries)
 	if err != nil {
@@ -107,7 +136,7 @@ func readLedger(ctx context.Context, store *outbox.Store) (ledgerFigures, error)
 	if err != nil {
 		return f, fmt.Errorf("match the ledger with the outbox: %w", err)
 	}
-	err = db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM Deliveries GROUP BY Settlement)`).
+	err = db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM Deliveries GROUP BY Settlement) AS s`).
 		Scan(&f.Settlements, &f.LargestSettlement)
 	if err != nil {
 		return f, fmt.Errorf("read the settlements: %w", err)

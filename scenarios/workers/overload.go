@@ -60,21 +60,18 @@ func (o *throughputOptions) total() int {
 // few ticks after the arithmetic says it should have drained: then the last
 // sample shows what was left.
 func (o *throughputOptions) overload(ctx context.Context, path string) (*overloadRun, error) {
-	store, err := outbox.Open(ctx, path)
+	store, err := openWithLedger(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	if _, err := store.DB().ExecContext(ctx, deliveriesSchema); err != nil {
-		return nil, fmt.Errorf("create the delivery ledger: %w", err)
-	}
 	clk := clock.New()
 	b, err := store.NewBatcher(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
-	stmts, err := prepareDeliveries(ctx, store.DB())
+	stmts, err := prepareDeliveries(ctx, store)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +121,7 @@ func (o *throughputOptions) overload(ctx context.Context, path string) (*overloa
 // produce writes, in one transaction, every message created before end.
 func (o *throughputOptions) produce(ctx context.Context, store *outbox.Store, produced *int, total int, end time.Time) error {
 	return store.InTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES (?, ?, ?)`)
+		stmt, err := tx.PrepareContext(ctx, prepared(store, `INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES (?, ?, ?)`, 3))
 		if err != nil {
 			return fmt.Errorf("prepare the producer: %w", err)
 		}

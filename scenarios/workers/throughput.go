@@ -3,7 +3,6 @@ package workers
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -103,12 +102,16 @@ func (o *throughputOptions) capacity() float64 {
 
 func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	prog := newProgress()
-	ceiling, err := measureCeiling(ctx, filepath.Join(env.Dir, "ceiling.db"))
+	ceilingDB, err := env.DB(ctx, "ceiling")
 	if err != nil {
 		return nil, err
 	}
-	template := filepath.Join(env.Dir, "backlog.db")
-	if err := seedBacklog(ctx, template, o.Messages); err != nil {
+	ceiling, err := measureCeiling(ctx, ceilingDB)
+	if err != nil {
+		return nil, err
+	}
+	from, err := newBacklog(ctx, env, o.Messages)
+	if err != nil {
 		return nil, err
 	}
 	var drains []*drainRun
@@ -116,22 +119,28 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		for _, workers := range o.Workers {
 			cfg := drainConfig{Workers: workers, Batch: batch, Processes: o.Processes,
 				HandlerDelay: o.HandlerDelay, Lease: o.Lease, Messages: o.Messages}
-			path := filepath.Join(env.Dir, fmt.Sprintf("drain-%dw-%db.db", workers, batch))
-			if len(drains) == 0 {
-				path = env.DBPath // the first drain's file is the one --keep-db keeps
+			location := env.DBPath // the first drain's database is the one --keep-db keeps
+			if len(drains) > 0 {
+				if location, err = env.DB(ctx, fmt.Sprintf("drain-%dw-%db", workers, batch)); err != nil {
+					return nil, err
+				}
 			}
-			run, err := drain(ctx, template, path, cfg, prog)
+			run, err := drain(ctx, from, location, cfg, prog)
 			if err != nil {
 				return nil, fmt.Errorf("drain with %s: %w", cfg.label(), err)
 			}
 			drains = append(drains, run)
 		}
 	}
-	over, err := o.overload(ctx, filepath.Join(env.Dir, "overload.db"))
+	overloadDB, err := env.DB(ctx, "overload")
+	if err != nil {
+		return nil, err
+	}
+	over, err := o.overload(ctx, overloadDB)
 	if err != nil {
 		return nil, fmt.Errorf("run the overload: %w", err)
 	}
-	return o.render(ceiling, drains, over), nil
+	return o.render(backend{postgres: env.Postgres()}, ceiling, drains, over), nil
 }
 
 // baseline returns the drain with the first --workers count and the same claim size.

@@ -13,21 +13,21 @@ import (
 )
 
 const (
-	verdictHeld   = "ONE WRITER AT A TIME: BATCH THE WRITES; OVERLOAD SHOWS AS AGE, THEN DRAINS ✅"
+	verdictHeld   = "EVERY MESSAGE ONCE IN EVERY CONFIGURATION; OVERLOAD SHOWS AS AGE, THEN DRAINS ✅"
 	verdictBroken = "AN INVARIANT DID NOT HOLD — SEE THE FAILED CHECKS ❌"
 )
 
-func (o *throughputOptions) render(ceiling float64, drains []*drainRun, over *overloadRun) *report.Report {
+func (o *throughputOptions) render(db backend, ceiling float64, drains []*drainRun, over *overloadRun) *report.Report {
 	r := report.New(throughputName, report.Experiment)
 	r.Title("Worker throughput — messages per second, what more workers buy, and a queue under overload")
 	r.Linef("Scenario  %s (EXPERIMENT)", throughputName)
-	o.writeDrainSetup(r)
+	o.writeDrainSetup(r, db)
 
 	r.Section("Part 1 — draining the backlog: what each configuration did")
 	o.writeDrainTable(r, drains)
 
-	r.Section("The lesson: one writer at a time")
-	o.writeLesson(r, drains)
+	r.Section("The lesson: what a write transaction costs")
+	o.writeLesson(r, db, drains)
 
 	r.Section("Part 2 — production above capacity (scenario clock)")
 	o.writeOverload(r, over)
@@ -40,14 +40,16 @@ func (o *throughputOptions) render(ceiling float64, drains []*drainRun, over *ov
 	// Measured lines come last, after every deterministic line, so that the
 	// body without them is still one unbroken piece of what the terminal showed.
 	r.Section("Measured on this machine (wall clock)")
-	o.writeMeasured(r, ceiling, drains)
+	o.writeMeasured(r, db, ceiling, drains)
 	scenarios.RecordFigures(r, throughputFigures(), throughputRun{o: o, ceiling: ceiling, drains: drains, over: over})
 	return r
 }
 
-func (o *throughputOptions) writeDrainSetup(r *report.Report) {
-	r.Linef("Backlog   %d messages MSG-000001..MSG-%06d, all created at %s, copied fresh into one SQLite file per configuration",
+func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
+	r.Linef("Backlog   %d messages MSG-000001..MSG-%06d, all created at %s, fresh for each configuration",
 		o.Messages, o.Messages, clock.Stamp(clock.Start))
+	database(r, db.pick("          copied into one SQLite file per configuration from one seeded file",
+		"          seeded into one PostgreSQL schema per configuration by the same code"))
 	how := "goroutines sharing one store (one *sql.DB)"
 	if o.Processes {
 		how = "real child processes, each opening the file itself"
@@ -60,18 +62,21 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report) {
 	}
 	r.Linef("Handler   %s; its business write is one Deliveries row, committed with the Processed transition", delay)
 	r.Line("Engine    worker.StepBatch: one UPDATE ... RETURNING claims the batch, one transaction settles it;")
-	r.Line("          both are BEGIN IMMEDIATE write transactions, and a worker stops at its first empty claim")
+	r.Line("          a worker stops at its first empty claim")
+	database(r, db.pick("          both are BEGIN IMMEDIATE transactions: one connection at a time holds SQLite's write lock",
+		"          both are READ COMMITTED transactions; a claim skips rows others hold (FOR UPDATE SKIP LOCKED)"))
 }
 
 func (o *throughputOptions) writeDrainTable(r *report.Report, drains []*drainRun) {
 	r.Table(figureColumns(o.drainFigures(), drains))
-	r.Line("Claim tx counts each worker's last, empty claim. Processed, ledger rows and AttemptCount are read back from the file.")
+	r.Line("Claim tx counts each worker's last, empty claim. Processed, ledger rows and AttemptCount are read back from the database.")
 }
 
-func (o *throughputOptions) writeMeasured(r *report.Report, ceiling float64, drains []*drainRun) {
+func (o *throughputOptions) writeMeasured(r *report.Report, db backend, ceiling float64, drains []*drainRun) {
 	measured := func(format string, args ...any) { r.Line(fmt.Sprintf(format, args...) + " " + report.MeasuredMarker) }
-	measured("Raw ceiling: %.0f single-row BEGIN IMMEDIATE; UPDATE; COMMIT transactions/s on this file system (%d timed)",
-		ceiling, ceilingTransactions)
+	measured("Raw ceiling: %.0f single-row %s transactions/s %s (%d timed)", ceiling,
+		db.pick("BEGIN IMMEDIATE; UPDATE; COMMIT", "BEGIN; UPDATE; COMMIT"), db.pick("on this file system", "on this server"),
+		ceilingTransactions)
 	table := report.RenderTable(figureColumns(o.measuredFigures(ceiling, drains), drains))
 	for _, l := range strings.Split(strings.TrimSuffix(table, "\n"), "\n") {
 		measured("%s", l)
@@ -116,13 +121,22 @@ func (o *throughputOptions) spreadText(drains []*drainRun) string {
 	return fmt.Sprintf("%d workers against %d: %s.", most, o.Workers[0], strings.Join(parts, ", "))
 }
 
-func (o *throughputOptions) writeLesson(r *report.Report, drains []*drainRun) {
-	r.Line("Every claim and every settlement is a write transaction, begun with BEGIN IMMEDIATE, and SQLite")
-	r.Line("lets one connection at a time hold the write lock. A second worker does not write beside the first:")
-	r.Line("it waits in busy_timeout until the lock is free, and so does a second process. Workers overlap only")
-	r.Line("what happens outside a transaction, the handler. More workers pay when handlers are slow (try")
-	r.Line("--handler-delay 1ms); on a fast handler they add waiting, not writing. What pays every time is fewer")
-	r.Linef("write transactions per message: claims of %d spent %s per message here, claims of 1 spent %s.",
+func (o *throughputOptions) writeLesson(r *report.Report, db backend, drains []*drainRun) {
+	if db.postgres {
+		database(r, "Every claim and every settlement is a transaction of its own, and PostgreSQL lets many")
+		database(r, "run at once: a claim locks the rows it takes (FOR UPDATE SKIP LOCKED) and the next")
+		database(r, "worker skips them, so workers write side by side until the CPU, or the WAL flush that")
+		database(r, "every commit waits for, limits them. More workers pay while the server has room;")
+		database(r, "fewer transactions per message pay every time, since each commit waits for a flush.")
+	} else {
+		database(r, "Every claim and every settlement is a write transaction, begun with BEGIN IMMEDIATE,")
+		database(r, "and SQLite lets one connection at a time hold the write lock. A second worker does not")
+		database(r, "write beside the first: it waits in busy_timeout until the lock is free, and so does")
+		database(r, "a second process. Workers overlap only what happens outside a transaction, the handler.")
+		database(r, "More workers pay when handlers are slow (try --handler-delay 1ms); on a fast handler")
+		database(r, "they add waiting, not writing. Fewer write transactions per message pay every time.")
+	}
+	r.Linef("Write transactions per message: claims of %d spent %s here, claims of 1 spent %s.",
 		o.Batch, perMessage(baseline(drains, o.Workers[0], o.Batch), o.Messages), perMessage(baseline(drains, o.Workers[0], 1), o.Messages))
 	r.Line("The messages per second each configuration reached are at the end of the report, after the verdict:")
 	r.Line("they differ on every run and every machine, so each of those lines ends with " + report.MeasuredMarker + " and compare skips it.")
@@ -135,12 +149,12 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun) {
 	r.Linef("Consumers %d × %d messages per %s tick (service time %s) = %s messages/s",
 		o.Consumers, o.perTick(), o.Tick, o.ServiceTime, rate(capacity))
 	if o.overfed() {
-		r.Linef("Overload  %s messages/s more than the consumers finish; depth and age are read from the file every tick",
+		r.Linef("Overload  %s messages/s more than the consumers finish; depth and age are read from the database every tick",
 			rate(float64(o.ProduceRate)-capacity))
 	} else {
 		r.Linef("Overload  none: %d messages/s is not above the consumers' %s/s, so no backlog can build up;",
 			o.ProduceRate, rate(capacity))
-		r.Line("          depth and age are still read from the file every tick, and the growth check fails")
+		r.Line("          depth and age are still read from the database every tick, and the growth check fails")
 	}
 	r.Line("")
 	every := max(1, int(time.Second/o.Tick))
@@ -212,3 +226,17 @@ func rate(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
+
+// backend is what the report says of the run's database.
+type backend struct{ postgres bool }
+
+// pick returns sqlite's words or postgres's, for the run's database.
+func (b backend) pick(sqlite, postgres string) string {
+	if b.postgres {
+		return postgres
+	}
+	return sqlite
+}
+
+// database writes a line that describes the database itself: compare skips it.
+func database(r *report.Report, line string) { r.Line(line + " " + report.DatabaseMarker) }

@@ -83,12 +83,12 @@ func drainFile(t *testing.T, cfg drainConfig) (*drainRun, string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	template := filepath.Join(dir, "backlog.db")
-	if err := seedBacklog(ctx, template, cfg.Messages); err != nil {
+	from, err := newBacklog(ctx, scenarios.NewEnv(dir), cfg.Messages)
+	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "drain.db")
-	run, err := drain(ctx, template, path, cfg, newProgress())
+	run, err := drain(ctx, from, path, cfg, newProgress())
 	if err != nil {
 		t.Fatal(err)
 	}

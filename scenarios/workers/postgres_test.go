@@ -1,0 +1,94 @@
+package workers
+
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+	"testing"
+
+	"outboxlab/core/report"
+	"outboxlab/internal/pgtest"
+	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
+)
+
+// Every scenario of the family, with its default flags and with the flags
+// that make it fail, prints the same report body on PostgreSQL as on SQLite,
+// but for its measured lines and the lines that describe the database: the
+// same checks pass and fail, and the JSON metrics are the same but for the
+// measurements.
+func TestSameReportOnPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	for _, s := range scenarios.All() {
+		if s.Family != "workers" {
+			continue
+		}
+		for _, args := range [][]string{nil, s.FailsWith} {
+			t.Run(s.Name+" "+caseName(args), func(t *testing.T) {
+				lite := scenariotest.Run(t, s.Name, args...)
+				pg := scenariotest.RunPostgres(t, url, s.Name, args...)
+				sameRun(t, lite, pg)
+				if len(args) > 0 && pg.Passed() {
+					t.Errorf("%s passed on PostgreSQL with %v, its FailsWith flags", s.Name, args)
+				}
+			})
+		}
+	}
+}
+
+// Real worker processes on PostgreSQL, each with its own connection,
+// race for the same rows: two runs must still print the same report.
+func TestPostgresTwiceWithProcesses(t *testing.T) {
+	url := pgtest.URL(t)
+	args := []string{"--processes", "--messages", "300", "--workers", "1,4", "--batch", "10", "--produce-for", "2s"}
+	first := scenariotest.RunPostgres(t, url, throughputName, args...)
+	second := scenariotest.RunPostgres(t, url, throughputName, args...)
+	sameRun(t, first, second)
+	if !second.Passed() {
+		t.Errorf("checks failed:\n%s", second.Body())
+	}
+}
+
+// sameRun fails the test unless a and b have the same comparable body,
+// the same checks and the same metrics but for the measured ones.
+func sameRun(t *testing.T, a, b *report.Report) {
+	t.Helper()
+	if d := report.Diff("first", report.Comparable(a.Body()), "second", report.Comparable(b.Body())); d != "" {
+		t.Errorf("report bodies differ:\n%s", d)
+	}
+	ra, rb := a.Result(), b.Result()
+	if ja, jb := jsonText(t, ra.Checks), jsonText(t, rb.Checks); ja != jb {
+		t.Errorf("checks differ:\n%s", report.Diff("first", ja, "second", jb))
+	}
+	if ja, jb := jsonText(t, unmeasured(ra.Metrics)), jsonText(t, unmeasured(rb.Metrics)); ja != jb {
+		t.Errorf("metrics differ:\n%s", report.Diff("first", ja, "second", jb))
+	}
+}
+
+// unmeasured is metrics without the measured ones (keys starting with
+// "measured_"), also inside the drains' entries.
+func unmeasured(metrics map[string]any) map[string]any {
+	out := maps.Clone(metrics)
+	for k, v := range out {
+		switch {
+		case strings.HasPrefix(k, "measured_"):
+			delete(out, k)
+		case k == "drains":
+			var drains []map[string]any
+			for _, d := range v.([]map[string]any) {
+				drains = append(drains, unmeasured(d))
+			}
+			out[k] = drains
+		}
+	}
+	return out
+}
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
