@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/internal/pgtest"
 )
 
 // claimRecord is one claim a racing worker got, and what became of its completion.
@@ -44,16 +46,28 @@ const (
 )
 
 // Several goroutine workers, each on its own connection pool like separate
-// processes, claim from one outbox file at once with the real BEGIN IMMEDIATE
-// Claim. Some stall past their lease, so others take their messages over.
-// Every claim is recorded; afterwards no two lease windows of a message
-// overlap, tokens are a gapless sequence, and exactly one completion per
-// message committed: the one of its last claim.
+// processes, claim from one outbox at once with the real Claim: on SQLite
+// in BEGIN IMMEDIATE transactions, on PostgreSQL in READ COMMITTED ones
+// with FOR UPDATE SKIP LOCKED. Some stall past their lease, so others take
+// their messages over. Every claim is recorded; afterwards no two lease
+// windows of a message overlap, tokens are a gapless sequence, and exactly
+// one completion per message committed: the one of its last claim.
 func TestRacingWorkersNeverOwnAMessageTogether(t *testing.T) {
+	for _, backend := range []struct {
+		name     string
+		location func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "outbox.db") }},
+		{"postgres", func(t *testing.T) string { return pgtest.RunSchema(t, "claimrace").URL }},
+	} {
+		t.Run(backend.name, func(t *testing.T) { raceOn(t, backend.location(t)) })
+	}
+}
+
+func raceOn(t *testing.T, path string) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "outbox.db")
 	seedRaceOutbox(t, path)
 	clk := clock.New()
 	log := &claimLog{}
@@ -113,9 +127,14 @@ func seedRaceOutbox(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	schema := `CREATE TABLE RaceEffects (MessageId INTEGER NOT NULL, Worker TEXT NOT NULL, ClaimToken INTEGER NOT NULL) STRICT`
+	if s.Dialect() == claim.Postgres {
+		if schema, err = claim.PostgresDDL(schema); err != nil {
+			t.Fatal(err)
+		}
+	}
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE RaceEffects (
-		    MessageId INTEGER NOT NULL, Worker TEXT NOT NULL, ClaimToken INTEGER NOT NULL) STRICT`); err != nil {
+		if _, err := tx.ExecContext(ctx, schema); err != nil {
 			return err
 		}
 		for i := 1; i <= raceMessages; i++ {
@@ -171,7 +190,7 @@ func raceWorker(ctx context.Context, store *outbox.Store, id string, clk *clock.
 				time.Sleep(2 * time.Millisecond)
 			}
 			err := store.InTx(ctx, func(tx *sql.Tx) error {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO RaceEffects (MessageId, Worker, ClaimToken) VALUES (?, ?, ?)`,
+				if _, err := tx.ExecContext(ctx, `INSERT INTO RaceEffects (MessageId, Worker, ClaimToken) VALUES ($1, $2, $3)`,
 					c.MessageID, c.Worker, c.Token); err != nil {
 					return fmt.Errorf("record effect: %w", err)
 				}

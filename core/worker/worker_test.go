@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +15,11 @@ import (
 
 const ms = time.Millisecond
 
-func setup(t *testing.T, maxAttempts int, keys ...string) (*outbox.Store, *clock.ScenarioClock) {
+// setup opens an outbox on a fresh database of on, holding keys.
+func setup(t *testing.T, on backend, maxAttempts int, keys ...string) (*outbox.Store, *clock.ScenarioClock) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := outbox.Open(ctx, filepath.Join(t.TempDir(), "outbox.db"))
+	s, err := outbox.Open(ctx, on.location(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,29 +60,31 @@ func drain(t *testing.T, w *Worker, limit int) []Event {
 }
 
 func TestBoundedRetryTimelineMatchesTheSeed(t *testing.T) {
-	s, c := setup(t, 3, "PAY-001", "PAY-002", "PAY-003", "PAY-004", "PAY-005", "PAY-006")
-	w := &Worker{ID: "worker-1", Store: s, Clock: c, Handler: failFor("PAY-003"), Batch: 10,
-		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: 200 * ms}, DeadLetter: true}}
-	events := drain(t, w, 20)
+	onEachBackend(t, func(t *testing.T, on backend) {
+		s, c := setup(t, on, 3, "PAY-001", "PAY-002", "PAY-003", "PAY-004", "PAY-005", "PAY-006")
+		w := &Worker{ID: "worker-1", Store: s, Clock: c, Handler: failFor("PAY-003"), Batch: 10,
+			Policy: backoff.Policy{Backoff: backoff.Backoff{Base: 200 * ms}, DeadLetter: true}}
+		events := drain(t, w, 20)
 
-	var got []string
-	for _, e := range events {
-		if e.Key == "PAY-003" {
-			got = append(got, clock.Stamp(e.At)+" "+string(e.Kind)+" "+clock.Millis(e.Delay)+" "+stampOrDash(e.NextAttempt))
+		var got []string
+		for _, e := range events {
+			if e.Key == "PAY-003" {
+				got = append(got, clock.Stamp(e.At)+" "+string(e.Kind)+" "+clock.Millis(e.Delay)+" "+stampOrDash(e.NextAttempt))
+			}
 		}
-	}
-	want := []string{
-		"09:00:00.000Z retrying 200 ms 09:00:00.200Z",
-		"09:00:00.201Z retrying 400 ms 09:00:00.601Z",
-		"09:00:00.602Z dead-lettered 0 ms -",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("PAY-003 timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	counts, _ := s.Counts(context.Background())
-	if counts[outbox.Processed] != 5 || counts[outbox.DeadLettered] != 1 || counts[outbox.Pending] != 0 {
-		t.Errorf("counts = %v, want 5 Processed, 1 DeadLettered, 0 Pending", counts)
-	}
+		want := []string{
+			"09:00:00.000Z retrying 200 ms 09:00:00.200Z",
+			"09:00:00.201Z retrying 400 ms 09:00:00.601Z",
+			"09:00:00.602Z dead-lettered 0 ms -",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("PAY-003 timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		counts, _ := s.Counts(context.Background())
+		if counts[outbox.Processed] != 5 || counts[outbox.DeadLettered] != 1 || counts[outbox.Pending] != 0 {
+			t.Errorf("counts = %v, want 5 Processed, 1 DeadLettered, 0 Pending", counts)
+		}
+	})
 }
 
 func stampOrDash(t time.Time) string {
@@ -93,69 +95,75 @@ func stampOrDash(t time.Time) string {
 }
 
 func TestNaivePolicyRetriesAtOnceWithoutLimit(t *testing.T) {
-	s, c := setup(t, 0, "PAY-001", "PAY-003")
-	w := &Worker{ID: "worker-1", Store: s, Clock: c, Handler: failFor("PAY-003"), Batch: 10}
-	for i := 0; i < 12; i++ {
-		if _, err := w.Step(context.Background()); err != nil {
-			t.Fatal(err)
+	onEachBackend(t, func(t *testing.T, on backend) {
+		s, c := setup(t, on, 0, "PAY-001", "PAY-003")
+		w := &Worker{ID: "worker-1", Store: s, Clock: c, Handler: failFor("PAY-003"), Batch: 10}
+		for i := 0; i < 12; i++ {
+			if _, err := w.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	msgs, _ := s.Messages(context.Background())
-	poison := msgs[1]
-	if poison.Status != outbox.Pending || poison.AttemptCount != 12 || !poison.NextAttemptAt.IsZero() {
-		t.Errorf("poison = %s attempts %d next %v, want Pending, 12 attempts, no backoff",
-			poison.Status, poison.AttemptCount, poison.NextAttemptAt)
-	}
-	if !c.Now().Equal(clock.Start) {
-		t.Errorf("clock moved to %s; immediate retries never wait", clock.Stamp(c.Now()))
-	}
+		msgs, _ := s.Messages(context.Background())
+		poison := msgs[1]
+		if poison.Status != outbox.Pending || poison.AttemptCount != 12 || !poison.NextAttemptAt.IsZero() {
+			t.Errorf("poison = %s attempts %d next %v, want Pending, 12 attempts, no backoff",
+				poison.Status, poison.AttemptCount, poison.NextAttemptAt)
+		}
+		if !c.Now().Equal(clock.Start) {
+			t.Errorf("clock moved to %s; immediate retries never wait", clock.Stamp(c.Now()))
+		}
+	})
 }
 
 func TestPanickingHandlerIsAFailedAttempt(t *testing.T) {
-	s, c := setup(t, 1, "PAY-001")
-	w := &Worker{ID: "worker-1", Store: s, Clock: c, Policy: backoff.Policy{DeadLetter: true},
-		Handler: HandlerFunc(func(context.Context, outbox.Claim, time.Time) (Outcome, error) { panic("bad body") })}
-	res, err := w.Step(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Events) != 1 || res.Events[0].Kind != DeadLettered || !strings.Contains(res.Events[0].Detail, "bad body") {
-		t.Errorf("events = %+v, want one dead-lettered event naming the panic", res.Events)
-	}
+	onEachBackend(t, func(t *testing.T, on backend) {
+		s, c := setup(t, on, 1, "PAY-001")
+		w := &Worker{ID: "worker-1", Store: s, Clock: c, Policy: backoff.Policy{DeadLetter: true},
+			Handler: HandlerFunc(func(context.Context, outbox.Claim, time.Time) (Outcome, error) { panic("bad body") })}
+		res, err := w.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Events) != 1 || res.Events[0].Kind != DeadLettered || !strings.Contains(res.Events[0].Detail, "bad body") {
+			t.Errorf("events = %+v, want one dead-lettered event naming the panic", res.Events)
+		}
+	})
 }
 
 func TestLostClaimIsRefusedAndBusinessChangeRolledBack(t *testing.T) {
-	s, c := setup(t, 3, "PAY-001")
-	ctx := context.Background()
-	var thief *Worker
-	slow := &Worker{ID: "slow", Store: s, Clock: c, Lease: time.Second,
-		Handler: HandlerFunc(func(ctx context.Context, cl outbox.Claim, _ time.Time) (Outcome, error) {
-			// While the slow worker is busy its lease expires and another worker takes over.
-			c.Advance(2 * time.Second)
-			if _, err := thief.Step(ctx); err != nil {
-				return Outcome{}, err
-			}
-			return Outcome{Detail: "late", Apply: func(ctx context.Context, tx *sql.Tx) error {
-				_, err := outbox.InsertPaymentTx(ctx, tx, outbox.Payment{Key: "PAY-001", AmountCents: 100, CreatedAt: clock.Start})
-				return err
-			}}, nil
-		})}
-	thief = &Worker{ID: "thief", Store: s, Clock: c, Handler: failFor("none")}
-	res, err := slow.Step(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Events) != 1 || res.Events[0].Kind != Refused {
-		t.Fatalf("slow worker events = %+v, want one refused", res.Events)
-	}
-	if pays, _ := s.Payments(ctx); len(pays) != 0 {
-		t.Errorf("%d payment rows written by the refused worker, want 0 (rolled back with the transition)", len(pays))
-	}
-	if s.Refused() != 1 {
-		t.Errorf("store refused %d transitions, want 1", s.Refused())
-	}
-	msgs, _ := s.Messages(ctx)
-	if msgs[0].Status != outbox.Processed || msgs[0].AttemptCount != 2 {
-		t.Errorf("message = %s after %d attempts, want Processed by the thief on attempt 2", msgs[0].Status, msgs[0].AttemptCount)
-	}
+	onEachBackend(t, func(t *testing.T, on backend) {
+		s, c := setup(t, on, 3, "PAY-001")
+		ctx := context.Background()
+		var thief *Worker
+		slow := &Worker{ID: "slow", Store: s, Clock: c, Lease: time.Second,
+			Handler: HandlerFunc(func(ctx context.Context, cl outbox.Claim, _ time.Time) (Outcome, error) {
+				// While the slow worker is busy its lease expires and another worker takes over.
+				c.Advance(2 * time.Second)
+				if _, err := thief.Step(ctx); err != nil {
+					return Outcome{}, err
+				}
+				return Outcome{Detail: "late", Apply: func(ctx context.Context, tx *sql.Tx) error {
+					_, err := outbox.InsertPaymentTx(ctx, tx, outbox.Payment{Key: "PAY-001", AmountCents: 100, CreatedAt: clock.Start})
+					return err
+				}}, nil
+			})}
+		thief = &Worker{ID: "thief", Store: s, Clock: c, Handler: failFor("none")}
+		res, err := slow.Step(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Events) != 1 || res.Events[0].Kind != Refused {
+			t.Fatalf("slow worker events = %+v, want one refused", res.Events)
+		}
+		if pays, _ := s.Payments(ctx); len(pays) != 0 {
+			t.Errorf("%d payment rows written by the refused worker, want 0 (rolled back with the transition)", len(pays))
+		}
+		if s.Refused() != 1 {
+			t.Errorf("store refused %d transitions, want 1", s.Refused())
+		}
+		msgs, _ := s.Messages(ctx)
+		if msgs[0].Status != outbox.Processed || msgs[0].AttemptCount != 2 {
+			t.Errorf("message = %s after %d attempts, want Processed by the thief on attempt 2", msgs[0].Status, msgs[0].AttemptCount)
+		}
+	})
 }
