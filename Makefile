@@ -1,7 +1,7 @@
 # outboxlab: build, test and check. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: build test test-race test-lab check vet fmt golden fuzz fuzz-options
+.PHONY: build test test-race test-lab test-postgres check vet fmt golden fuzz fuzz-options
 
 build:
 	$(GO) build -o outboxlab .
@@ -21,6 +21,13 @@ test-race:
 
 test-lab:
 	$(GO) test -count=1 -timeout 20m . ./cli
+
+# The PostgreSQL half of test-lab alone (each test binary starts its own
+# throwaway server): every scenario's comparable body on PostgreSQL against its
+# golden, the end-to-end scripts with OUTBOXLAB_DATABASE, and --database's
+# faults, cleanup, --keep-db and inspect.
+test-postgres:
+	$(GO) test -count=1 -timeout 20m -run Postgres . ./cli
 
 # The fuzz targets, none of which compiles SQLite. `make fuzz` alone fuzzes
 # each for FUZZTIME (a duration or a count such as 500x);

@@ -178,7 +178,7 @@ func runProbe(ctx context.Context, c commonOptions, p probeRun) (outcome, error,
 
 // The flag, then the environment; anything but a postgres:// URL is a usage
 // error in one line that names where it came from.
-func TestDatabaseURLIsCheckedFirst(t *testing.T) {
+func TestPostgresDatabaseURLIsCheckedFirst(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		env  string
@@ -204,7 +204,7 @@ func TestDatabaseURLIsCheckedFirst(t *testing.T) {
 
 // A server that is not there, a refused login and a missing privilege are
 // exit 3 with one line, within the connect timeout, and leave no schema.
-func TestDatabaseFaultsExitThreeInOneLine(t *testing.T) {
+func TestPostgresDatabaseFaultsExitThreeInOneLine(t *testing.T) {
 	admin := pgtest.URL(t)
 	down := "postgres:///postgres?host=" + url.QueryEscape(t.TempDir()) + "&user=postgres"
 	wrong := strings.Replace(role(t, "h2_login", "right-pass", true), "right-pass", "wrong-pass", 1)
@@ -272,7 +272,7 @@ func silentServer(t *testing.T) string {
 
 // Every way a run can end drops its schema: success, a failed run, a panic,
 // an interrupt (with the run's context gone).
-func TestEveryEndingDropsTheSchema(t *testing.T) {
+func TestPostgresEveryEndingDropsTheSchema(t *testing.T) {
 	admin := pgtest.URL(t)
 	t.Setenv("TMPDIR", t.TempDir())
 	for _, ending := range []string{"", "error", "panic", "interrupt"} {
@@ -306,7 +306,7 @@ func TestEveryEndingDropsTheSchema(t *testing.T) {
 
 // A scenario that computes without a database leaves no schema either, and
 // its header says it used none, as on SQLite.
-func TestNoDatabaseScenarioLeavesNoSchema(t *testing.T) {
+func TestPostgresNoDatabaseScenarioLeavesNoSchema(t *testing.T) {
 	admin := pgtest.URL(t)
 	for _, keep := range []string{"", "--keep-db"} {
 		args := []string{"jitter-wave", "--no-report", "--database", admin}
@@ -331,7 +331,7 @@ var inspectHint = regexp.MustCompile(`inspect --db '([^']+)'`)
 // --keep-db keeps the schema (no later sweep drops it), says what inspect
 // needs, with the password redacted, and inspect reads it back with the
 // password from PGPASSWORD or OUTBOXLAB_DATABASE.
-func TestKeptSchemaIsInspected(t *testing.T) {
+func TestPostgresKeptSchemaIsInspected(t *testing.T) {
 	admin := pgtest.URL(t)
 	withPass := role(t, "h2_keeper", "keep-S3cret", true)
 	out, err, stderr := runProbe(context.Background(), commonOptions{NoReport: true, KeepDB: true, Database: withPass}, probeRun{rows: 4})
@@ -389,7 +389,7 @@ func TestKeptSchemaIsInspected(t *testing.T) {
 
 // inspect of a schema that is not a lab's, or of none, is a usage error;
 // the transaction it reads in is READ ONLY.
-func TestInspectRefusesASchemaThatIsNotALabs(t *testing.T) {
+func TestPostgresInspectRefusesASchemaThatIsNotALabs(t *testing.T) {
 	admin := pgtest.URL(t)
 	r := pgtest.RunSchema(t, "not-a-lab")
 	if _, err := r.DB.Exec(`CREATE TABLE Orders (Id BIGINT PRIMARY KEY)`); err != nil {
@@ -408,7 +408,7 @@ func TestInspectRefusesASchemaThatIsNotALabs(t *testing.T) {
 }
 
 // Two runs at once on the same server each see only their own rows.
-func TestParallelRunsDoNotSeeEachOther(t *testing.T) {
+func TestPostgresParallelRunsDoNotSeeEachOther(t *testing.T) {
 	admin := pgtest.URL(t)
 	var wg sync.WaitGroup
 	seen := make([]int, 4)
@@ -431,7 +431,7 @@ func TestParallelRunsDoNotSeeEachOther(t *testing.T) {
 }
 
 // A run removes the schema of a run whose process is gone, and only that.
-func TestOrphanedSchemaIsSwept(t *testing.T) {
+func TestPostgresOrphanedSchemaIsSwept(t *testing.T) {
 	admin := pgtest.URL(t)
 	db, err := pgdb.Open(context.Background(), admin)
 	if err != nil {
@@ -456,7 +456,7 @@ func TestOrphanedSchemaIsSwept(t *testing.T) {
 
 // The password of a --database URL appears nowhere: not on the terminal, in
 // the report, its header's command line, the JSON, nor an error.
-func TestPasswordIsNeverShown(t *testing.T) {
+func TestPostgresPasswordIsNeverShown(t *testing.T) {
 	const secret = "Pa55-never-shown"
 	u := role(t, "h2_secret", secret, true)
 	dir := t.TempDir()
@@ -500,7 +500,7 @@ func TestPasswordIsNeverShown(t *testing.T) {
 // A real SIGINT to a run on PostgreSQL in another process: it stops, says so
 // in one line, exits 3 and drops its schema (dropped with a fresh context,
 // the run's own being cancelled).
-func TestInterruptDropsTheSchema(t *testing.T) {
+func TestPostgresInterruptDropsTheSchema(t *testing.T) {
 	admin := pgtest.URL(t)
 	const prefix = pgdb.SchemaPrefix + "worker_throughput_"
 	cmd := labCommand(t, []string{"TMPDIR=" + t.TempDir()}, "worker-throughput", "--messages", "5000", "--no-report", "--database", admin)
