@@ -74,8 +74,8 @@ func scanEntry(sc scanner) (Entry, error) {
 	return e, nil
 }
 
-func (s *Store) queryEntries(ctx context.Context, q querier, where string, args ...any) ([]Entry, error) {
-	return queryAll(ctx, s, q, scanEntry, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries `+where, args...)
+func (s *Store) queryEntries(ctx context.Context, q querier, what, where string, args ...any) ([]Entry, error) {
+	return queryAll(ctx, s, q, what, scanEntry, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries `+where, args...)
 }
 
 // entryByID reads the entry with Id id in q.
@@ -85,11 +85,7 @@ func (s *Store) entryByID(ctx context.Context, q querier, id int64) (Entry, erro
 
 // Entries returns every entry in creation order.
 func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
-	out, err := s.queryEntries(ctx, s.DB(), `ORDER BY CreatedAtUtc, Id`)
-	if err != nil {
-		return nil, fmt.Errorf("list governance entries: %w", err)
-	}
-	return out, nil
+	return s.queryEntries(ctx, s.DB(), "list governance entries", `ORDER BY CreatedAtUtc, Id`)
 }
 
 // EntryByKey returns the entry labelled key.
@@ -107,11 +103,11 @@ func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
 		st Status
 		n  int
 	}
-	counts, err := queryAll(ctx, s, s.DB(), func(sc claim.Scanner) (c count, err error) {
+	counts, err := queryAll(ctx, s, s.DB(), "count governance entries", func(sc claim.Scanner) (c count, err error) {
 		return c, sc.Scan(&c.st, &c.n)
 	}, `SELECT Status, COUNT(*) FROM GovernanceOutboxEntries GROUP BY Status`)
 	if err != nil {
-		return nil, fmt.Errorf("count governance entries: %w", err)
+		return nil, err
 	}
 	out := map[Status]int{Pending: 0, Deferred: 0, Failed: 0, Delivered: 0, DeadLettered: 0, Quarantined: 0}
 	for _, c := range counts {

@@ -81,14 +81,10 @@ func (s *Store) recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, n
 
 // Remediations returns the remediation log in order.
 func (s *Store) Remediations(ctx context.Context) ([]RemediationRecord, error) {
-	out, err := queryAll(ctx, s, s.DB(), scanRemediation,
+	return queryAll(ctx, s, s.DB(), "read remediation log", scanRemediation,
 		`SELECT Id, AtUtc, EntryId, Action, Reviewer, Reason, Approval, Ticket, AffectedFromUtc, AffectedToUtc,
 		        RetryCountBefore, RetryCountAfter, COALESCE(ReplayEntryId, 0)
 		   FROM GovernanceRemediations ORDER BY Id`)
-	if err != nil {
-		return nil, fmt.Errorf("read remediation log: %w", err)
-	}
-	return out, nil
 }
 
 func scanRemediation(sc scanner) (RemediationRecord, error) {

@@ -47,13 +47,9 @@ func (s *Store) logTransitionTx(ctx context.Context, tx *sql.Tx, id int64, actor
 
 // Transitions returns the transition log in order.
 func (s *Store) Transitions(ctx context.Context) ([]LogEntry, error) {
-	out, err := queryAll(ctx, s, s.DB(), scanLogEntry,
+	return queryAll(ctx, s, s.DB(), "read transition log", scanLogEntry,
 		`SELECT Id, AtUtc, EntryId, Actor, ClaimToken, FromStatus, ToStatus, RetryCount, COALESCE(ReasonCode, ''), Outcome
 		   FROM GovernanceOutboxTransitions ORDER BY Id`)
-	if err != nil {
-		return nil, fmt.Errorf("read transition log: %w", err)
-	}
-	return out, nil
 }
 
 func scanLogEntry(sc scanner) (LogEntry, error) {

@@ -119,13 +119,9 @@ func (s *Store) CloseIncident(ctx context.Context, id int64, now time.Time, by, 
 
 // Incidents returns every incident in order.
 func (s *Store) Incidents(ctx context.Context) ([]Incident, error) {
-	out, err := queryAll(ctx, s, s.DB(), scanIncident,
+	return queryAll(ctx, s, s.DB(), "read incidents", scanIncident,
 		`SELECT Id, EntryId, OpenedAtUtc, ReasonCode, Status, ClosedAtUtc, COALESCE(ClosedBy, ''), COALESCE(ProviderReceipt, '')
 		   FROM GovernanceIncidents ORDER BY Id`)
-	if err != nil {
-		return nil, fmt.Errorf("read incidents: %w", err)
-	}
-	return out, nil
 }
 
 func scanIncident(sc scanner) (Incident, error) {

@@ -3,6 +3,7 @@ package emission
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"outboxlab/core/claim"
 )
@@ -28,21 +29,25 @@ func (s *Store) queryRow(ctx context.Context, q querier, query string, args ...a
 	return q.QueryRowContext(ctx, query, args...)
 }
 
-// queryAll runs query and reads every row it returns with scan.
-func queryAll[T any](ctx context.Context, s *Store, q querier, scan func(claim.Scanner) (T, error), query string, args ...any) ([]T, error) {
+// queryAll runs query and reads every row it returns with scan; an error
+// says what was being read (what).
+func queryAll[T any](ctx context.Context, s *Store, q querier, what string, scan func(claim.Scanner) (T, error), query string, args ...any) ([]T, error) {
 	query, args = s.Dialect().Bind(query, args...)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []T
 	for rows.Next() {
 		x, err := scan(rows)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, x)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
 }

@@ -50,12 +50,8 @@ var ErrNotOwner = claim.ErrNotOwner
 
 // Due returns up to limit entries the plain store drain may emit at now, oldest first.
 func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]Entry, error) {
-	out, err := s.queryEntries(ctx, s.DB(), `WHERE `+due+` ORDER BY CreatedAtUtc, Id LIMIT :limit`,
+	return s.queryEntries(ctx, s.DB(), "select due governance entries", `WHERE `+due+` ORDER BY CreatedAtUtc, Id LIMIT :limit`,
 		sql.Named("now", clock.ISO(now)), sql.Named("limit", limit))
-	if err != nil {
-		return nil, fmt.Errorf("select due governance entries: %w", err)
-	}
-	return out, nil
 }
 
 // ApplyTx persists t on entry id, keyed by Id alone: the plain store's write,

@@ -32,6 +32,20 @@ func judged(t *testing.T, checks func(r *report.Report, store, claim *driveRun),
 	return checkNamed(t, r.Result(), name)
 }
 
+// mustCatch requires check to pass on the real run, as judge reads it, then
+// to fail once edit has changed the record the way a wrong implementation
+// would have left it (why).
+func mustCatch(t *testing.T, judge func() report.Check, edit func(), check, why string) {
+	t.Helper()
+	if c := judge(); !c.Passed {
+		t.Fatalf("on the real run %q failed: %s", check, c.Detail)
+	}
+	edit()
+	if c := judge(); c.Passed {
+		t.Errorf("%q passed although %s: %s", check, why, c.Detail)
+	}
+}
+
 // catches drains spec in both modes for each tamper, requires its check to
 // pass on the real runs and to fail once the runs are edited.
 func catches(t *testing.T, spec driveSpec, checks func(r *report.Report, store, claim *driveRun), tampers []tamper) {
@@ -43,13 +57,8 @@ func catches(t *testing.T, spec driveSpec, checks func(r *report.Report, store, 
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := judged(t, checks, store, claim, tt.check); !c.Passed {
-				t.Fatalf("on the real runs %q failed: %s", tt.check, c.Detail)
-			}
-			tt.edit(store, claim)
-			if c := judged(t, checks, store, claim, tt.check); c.Passed {
-				t.Errorf("%q passed although %s: %s", tt.check, tt.why, c.Detail)
-			}
+			judge := func() report.Check { return judged(t, checks, store, claim, tt.check) }
+			mustCatch(t, judge, func() { tt.edit(store, claim) }, tt.check, tt.why)
 		})
 	}
 }
@@ -326,13 +335,7 @@ func TestStaleChecksCatchAWrongImplementation(t *testing.T) {
 				}
 				return checkNamed(t, r.Result(), tt.check)
 			}
-			if c := judge(); !c.Passed {
-				t.Fatalf("on the real run %q failed: %s", tt.check, c.Detail)
-			}
-			tt.edit(run)
-			if c := judge(); c.Passed {
-				t.Errorf("%q passed although %s: %s", tt.check, tt.why, c.Detail)
-			}
+			mustCatch(t, judge, func() { tt.edit(run) }, tt.check, tt.why)
 		})
 	}
 }
@@ -372,13 +375,7 @@ func TestReplayChecksCatchAWrongImplementation(t *testing.T) {
 				o.checks(r, run)
 				return checkNamed(t, r.Result(), tt.check)
 			}
-			if c := judge(); !c.Passed {
-				t.Fatalf("on the real run %q failed: %s", tt.check, c.Detail)
-			}
-			tt.edit(run)
-			if c := judge(); c.Passed {
-				t.Errorf("%q passed although %s: %s", tt.check, tt.why, c.Detail)
-			}
+			mustCatch(t, judge, func() { tt.edit(run) }, tt.check, tt.why)
 		})
 	}
 }

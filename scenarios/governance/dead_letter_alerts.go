@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -97,7 +96,7 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		host = "Host      CARELESS (--verbose-alerts): its alert lines also carry the entry's payload"
 	}
 	r.Line(host)
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(run.started))
+	writeStart(r, run.started)
 
 	r.Section("Emitter scripts")
 	rows := make([][]string, 0, len(run.entries))
@@ -106,10 +105,7 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		rows = append(rows, []string{s.Key, s.Role, e.Provider, e.Region, e.Tenant, e.Workload, run.emitter.ScriptText(s.Key)})
 	}
 	r.Table([]string{"Entry", "Exercises", "Provider", "Region", "Tenant", "Workload", "Emitter script (last step repeats)"}, rows)
-	r.Section("Timeline — claim drain (scenario clock)")
-	for _, l := range run.timeline {
-		r.Line(l)
-	}
+	writeTimeline(r, "Timeline — claim drain (scenario clock)", run.timeline)
 	r.Section("Entries (GovernanceOutboxEntries; payloads never printed)")
 	writeEntryLedger(r, run.entries)
 	r.Section("Host alerts, as logged")

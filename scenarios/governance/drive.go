@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 	"outboxlab/scenarios"
 )
@@ -22,21 +21,17 @@ type driveSpec struct {
 
 // driveRun is a drain run driven to its end, read back from the database.
 type driveRun struct {
-	mode         emission.Mode
-	flags        *drainFlags
-	owner        string // the drain's name: the Actor of its transitions
-	events       []emission.Event
-	timeline     []string
-	alerts       *emission.Alerts
-	emitter      *emission.Scripted
-	calls        []emission.Call           // the provider's ledger, every call in order
-	seeded       map[string]emission.Entry // each row as seeded, read back before the drain starts
-	rows         map[string][]emission.Entry
-	entries      []emission.Entry
-	log          []emission.LogEntry
-	remediations []emission.RemediationRecord
-	tables       []emission.Table
-	capped       bool // the demo cap stopped the run
+	recorded
+	mode     emission.Mode
+	flags    *drainFlags
+	owner    string // the drain's name: the Actor of its transitions
+	events   []emission.Event
+	timeline []string
+	alerts   *emission.Alerts
+	emitter  *emission.Scripted
+	seeded   map[string]emission.Entry // each row as seeded, read back before the drain starts
+	rows     map[string][]emission.Entry
+	capped   bool // the demo cap stopped the run
 	// laterAt is when one more pass ran, a day after the run; zero when the
 	// demo cap ended the run instead.
 	laterAt time.Time
@@ -51,16 +46,11 @@ type driveRun struct {
 // every pass it reads back the row of each entry the pass handled: rows[key]
 // holds the entry as persisted after each of its transitions, in order.
 func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) {
-	store, err := emission.Open(ctx, path)
+	store, clk, em, err := openSeeded(ctx, path, spec.entries)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	clk := clock.New()
-	em := emission.NewScripted()
-	if err := seedEntries(ctx, store, em, spec.entries, clk.Now()); err != nil {
-		return nil, err
-	}
 	owner := string(spec.mode) + "-drain"
 	d, err := emission.NewDrain(emission.Config{Options: spec.flags.Options, Backoff: spec.flags.backoff(), Mode: spec.mode,
 		Owner: owner}, store, em, clk)
@@ -162,20 +152,10 @@ func (r *driveRun) failuresReached(events []emission.Event, cap int) bool {
 }
 
 func (r *driveRun) read(ctx context.Context, store *emission.Store) (err error) {
-	r.calls = r.emitter.Calls()
-	if r.entries, err = store.Entries(ctx); err != nil {
+	if err := r.readRecorded(ctx, store, r.emitter); err != nil {
 		return err
 	}
-	if r.log, err = store.Transitions(ctx); err != nil {
-		return err
-	}
-	if r.remediations, err = store.Remediations(ctx); err != nil {
-		return err
-	}
-	if r.maxRetryCountDefault, err = store.ColumnDefault(ctx, "MaxRetryCount"); err != nil {
-		return err
-	}
-	r.tables, err = store.Tables(ctx)
+	r.maxRetryCountDefault, err = store.ColumnDefault(ctx, "MaxRetryCount")
 	return err
 }
 

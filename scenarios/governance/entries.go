@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 )
 
@@ -67,6 +68,23 @@ func (s entrySpec) withDefaults() entrySpec {
 
 // seedEntries writes one entry per spec, all created at at (Id order is spec
 // order), and scripts the emitter for each.
+// openSeeded opens the database at location path and seeds specs in it at
+// the start of a fresh scenario clock, scripted on a fresh emitter. The
+// caller closes the store.
+func openSeeded(ctx context.Context, path string, specs []entrySpec) (*emission.Store, *clock.ScenarioClock, *emission.Scripted, error) {
+	store, err := emission.Open(ctx, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	clk := clock.New()
+	em := emission.NewScripted()
+	if err := seedEntries(ctx, store, em, specs, clk.Now()); err != nil {
+		store.Close()
+		return nil, nil, nil, err
+	}
+	return store, clk, em, nil
+}
+
 func seedEntries(ctx context.Context, store *emission.Store, em *emission.Scripted, specs []entrySpec, at time.Time) error {
 	for i, s := range specs {
 		s = s.withDefaults()

@@ -36,12 +36,9 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	if !o.drain.DeadLetterOnMaxRetryAttempts {
 		r.Linef("Demo cap  with dead-lettering off, the outage drain is stopped if a live entry reaches %d failures", o.drain.RetryCap)
 	}
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(run.started))
+	writeStart(r, run.started)
 	scenarios.SchemaSection(r, run.tables)
-	r.Section("Timeline (scenario clock)")
-	for _, l := range run.lines {
-		r.Line(l)
-	}
+	writeTimeline(r, "Timeline (scenario clock)", run.lines)
 	r.Section("Originals and their replays")
 	o.writePairs(r, run)
 	r.Section("Remediation log (GovernanceRemediations)")

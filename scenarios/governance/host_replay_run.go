@@ -13,11 +13,11 @@ import (
 
 // replayRun is the outage, the review and the replays, read back from the database.
 type replayRun struct {
+	recorded
 	lines           []string
 	events          []emission.Event
 	alerts          *emission.Alerts
 	emitter         *emission.Scripted
-	calls           []emission.Call  // the provider's ledger
 	before          []emission.Entry // the originals just before the host's review
 	capped          bool             // the demo cap stopped the outage drain
 	review          time.Time        // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
@@ -25,11 +25,7 @@ type replayRun struct {
 	unauthorized    error            // the refusal of the replay without an approval
 	writtenByNoAuth int              // entries + remediations the refused replay added
 	batches         []replayBatch
-	entries         []emission.Entry
-	log             []emission.LogEntry
-	remediations    []emission.RemediationRecord
 	incidents       []emission.Incident
-	tables          []emission.Table
 	started         time.Time
 	ended           time.Time
 }
@@ -46,16 +42,11 @@ func (r *replayRun) host(at time.Time, format string, args ...any) {
 }
 
 func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, error) {
-	store, err := emission.Open(ctx, path)
+	store, clk, em, err := openSeeded(ctx, path, o.specs())
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	clk := clock.New()
-	em := emission.NewScripted()
-	if err := seedEntries(ctx, store, em, o.specs(), clk.Now()); err != nil {
-		return nil, err
-	}
 	d, err := emission.NewDrain(emission.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: emission.ClaimMode, Owner: "claim-drain"}, store, em, clk)
 	if err != nil {
 		return nil, err
@@ -253,19 +244,9 @@ func (o *replayOptions) closeOnReceipt(ctx context.Context, s *emission.Store, n
 }
 
 func (r *replayRun) read(ctx context.Context, s *emission.Store) (err error) {
-	r.calls = r.emitter.Calls()
-	if r.entries, err = s.Entries(ctx); err != nil {
+	if err := r.readRecorded(ctx, s, r.emitter); err != nil {
 		return err
 	}
-	if r.log, err = s.Transitions(ctx); err != nil {
-		return err
-	}
-	if r.remediations, err = s.Remediations(ctx); err != nil {
-		return err
-	}
-	if r.incidents, err = s.Incidents(ctx); err != nil {
-		return err
-	}
-	r.tables, err = s.Tables(ctx)
+	r.incidents, err = s.Incidents(ctx)
 	return err
 }

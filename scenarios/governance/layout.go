@@ -37,7 +37,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun) {
 	for _, n := range l.notes {
 		r.Line(n)
 	}
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(claim.started))
+	writeStart(r, claim.started)
 
 	scenarios.SchemaSection(r, claim.tables)
 	r.Section("Emitter scripts")
@@ -51,10 +51,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun) {
 		runs = []*driveRun{store, claim}
 	}
 	for _, run := range runs {
-		r.Section(fmt.Sprintf("Timeline — %s drain (scenario clock)", run.mode))
-		for _, line := range run.timeline {
-			r.Line(line)
-		}
+		writeTimeline(r, fmt.Sprintf("Timeline — %s drain (scenario clock)", run.mode), run.timeline)
 		end := "idle"
 		if run.capped {
 			end = "stopped by the demo cap"

@@ -10,6 +10,19 @@ import (
 	"outboxlab/core/report"
 )
 
+// writeStart ends a report's setup with when scenario time started.
+func writeStart(r *report.Report, started time.Time) {
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(started))
+}
+
+// writeTimeline writes a timeline section: its title, then the run's lines.
+func writeTimeline(r *report.Report, title string, lines []string) {
+	r.Section(title)
+	for _, l := range lines {
+		r.Line(l)
+	}
+}
+
 // timelineLine renders one drain event in scenario time.
 func timelineLine(ev emission.Event, maxAttempts int) string {
 	at := clock.DayStamp(ev.At)

@@ -12,6 +12,7 @@ import (
 
 // staleRun is one design's run of the interleaving, read back from the database.
 type staleRun struct {
+	recorded // the ledger's first call is worker-A's one call
 	fenced   bool
 	backend  string // the database's dialect: "sqlite" or "postgres"
 	max      int    // MaxRetryAttempts
@@ -22,14 +23,10 @@ type staleRun struct {
 	answerAt time.Time      // when A's provider call returns
 	afterA   emission.Entry // the row as it reads right after A's write
 	emitter  *emission.Scripted
-	calls    []emission.Call // the provider's ledger: worker-A's one call first
-	claims   []claimSeen     // every claim, as the row read right after it
+	claims   []claimSeen // every claim, as the row read right after it
 	alerts   *emission.Alerts
 	refused  int64 // refusals counted by the two store handles
 	refusedL int   // refusals in the transition log
-	entries  []emission.Entry
-	log      []emission.LogEntry
-	tables   []emission.Table
 	claimErr error // a claim whose row could not be read back
 	started  time.Time
 	ended    time.Time
@@ -75,7 +72,8 @@ func (r *staleRun) note(at time.Time, format string, args ...any) {
 // race runs the interleaving on a fresh database at path: two store handles
 // (two connections), worker A in its own goroutine, worker B in this one.
 func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*staleRun, error) {
-	stA, err := emission.Open(ctx, path)
+	spec := o.spec()
+	stA, clk, em, err := openSeeded(ctx, path, []entrySpec{spec})
 	if err != nil {
 		return nil, err
 	}
@@ -85,12 +83,6 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 		return nil, err
 	}
 	defer stB.Close()
-	clk := clock.New()
-	em := emission.NewScripted()
-	spec := o.spec()
-	if err := seedEntries(ctx, stA, em, []entrySpec{spec}, clk.Now()); err != nil {
-		return nil, err
-	}
 	run := &staleRun{fenced: fenced, backend: stA.Dialect().Name(), max: o.drain.MaxRetryAttempts, emitter: em, alerts: emission.NewAlerts(o.drain.Options), started: clk.Now()}
 	run.answerAt = run.started.Add(o.SlowEmit)
 	slow := &slowEmitter{inner: em, entered: make(chan struct{}), release: make(chan struct{})}
@@ -183,18 +175,11 @@ func (r *staleRun) read(ctx context.Context, stA, stB *emission.Store) (err erro
 	if r.claimErr != nil {
 		return r.claimErr
 	}
-	r.calls = r.emitter.Calls()
 	r.refused = stA.Refused() + stB.Refused()
-	if r.refusedL, err = stA.RefusedTransitions(ctx); err != nil {
+	if err := r.readRecorded(ctx, stA, r.emitter); err != nil {
 		return err
 	}
-	if r.entries, err = stA.Entries(ctx); err != nil {
-		return err
-	}
-	if r.log, err = stA.Transitions(ctx); err != nil {
-		return err
-	}
-	r.tables, err = stA.Tables(ctx)
+	r.refusedL, err = stA.RefusedTransitions(ctx)
 	return err
 }
 

@@ -96,13 +96,10 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 		write = "claim-mode writes are keyed by Id alone (no claim-token check)"
 	}
 	r.Linef("Writes    %s", write)
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(own.started))
+	writeStart(r, own.started)
 
 	scenarios.SchemaSection(r, own.tables)
-	r.Section("Timeline (scenario clock)")
-	for _, l := range own.lines {
-		r.Line(l)
-	}
+	writeTimeline(r, "Timeline (scenario clock)", own.lines)
 	r.Section("Entry (GovernanceOutboxEntries; payload never printed)")
 	writeEntryLedger(r, own.entries)
 	r.Section("Transition log (GovernanceOutboxTransitions)")
