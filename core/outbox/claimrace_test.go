@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -53,15 +52,7 @@ const (
 // windows of a message overlap, tokens are a gapless sequence, and exactly
 // one completion per message committed: the one of its last claim.
 func TestRacingWorkersNeverOwnAMessageTogether(t *testing.T) {
-	for _, backend := range []struct {
-		name     string
-		location func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "outbox.db") }},
-		{"postgres", func(t *testing.T) string { return pgtest.RunSchema(t, "claimrace").URL }},
-	} {
-		t.Run(backend.name, func(t *testing.T) { raceOn(t, backend.location(t)) })
-	}
+	pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) { raceOn(t, on.Location(t, "outbox")) })
 }
 
 func raceOn(t *testing.T, path string) {

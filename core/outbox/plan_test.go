@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/internal/pgtest"
 )
 
 // TestClaimUsesThePartialIndex asserts that the claim walks
@@ -16,7 +17,7 @@ import (
 // thousand.
 func TestClaimUsesThePartialIndex(t *testing.T) {
 	ctx := context.Background()
-	s := newStore(t, backends[0]) // EXPLAIN QUERY PLAN is SQLite's
+	s := newStore(t, pgtest.Backends[0]) // EXPLAIN QUERY PLAN is SQLite's
 	// Finished rows and live rows, so a planner tempted by the table has a reason to be.
 	err := s.InTx(ctx, func(tx *sql.Tx) error {
 		for i := range 200 {
