@@ -63,7 +63,7 @@ func TestSession16ChecksReadTheProvidersLedger(t *testing.T) {
 	before.ledger.Messages = slices.Clone(before.ledger.Messages)
 	before.ledger.Messages[indexOfKey(before.ledger.Messages, "PAY-003", messageKey)].MaxAttempts = 10
 	wantFail(t, judged(func(r *report.Report) { naive.beforeChecks(r, before, naive.figures(before)) }),
-		"no dead-letter exit", "1 poison row(s) carry a MaxAttempts ceiling")
+		"no dead-letter exit", "1 poison row carries a MaxAttempts ceiling")
 }
 
 func TestSession16FailsWithoutAPoisonOrWithoutTheExit(t *testing.T) {
@@ -88,7 +88,7 @@ func TestSession13ChecksReadTheRowsOnDisk(t *testing.T) {
 	wantPass(t, judged(func(r *report.Report) { o.afterChecks(r, run, o.figures(run)) }), "pending work survived the restart")
 	run.rowsAtCrash = []string{"PAY-003"} // PAY-005's row never reached the disk
 	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, run, o.figures(run)) }),
-		"pending work survived the restart", "2 pending payment(s), 1 re-check row(s) on disk after the crash; no re-check row for PAY-005")
+		"pending work survived the restart", "2 pending payments, 1 re-check row on disk after the crash; no re-check row for PAY-005")
 
 	rep := scenariotest.Run(t, session13After, "--observe", "1s")
 	wantFail(t, rep, "every payment ends Paid or Failed",
@@ -103,7 +103,7 @@ func TestSession14ChecksCountHalfWrittenRequests(t *testing.T) {
 	wantPass(t, judge(), "each crash left both rows or neither")
 	// A crash that left the payment and not its message.
 	run.ledger.Payments = append(slices.Clone(run.ledger.Payments), outbox.Payment{Key: "PAY-002", Status: outbox.PendingConfirmation})
-	wantFail(t, judge(), "each crash left both rows or neither", "2 crash(es) between the writes, 1 request(s) half-written: PAY-002")
+	wantFail(t, judge(), "each crash left both rows or neither", "2 crashes between the writes, 1 request half-written: PAY-002")
 	// Both rows is what the name allows.
 	run.ledger.Messages = append(slices.Clone(run.ledger.Messages), outbox.Message{Key: "PAY-002"})
 	wantPass(t, judge(), "each crash left both rows or neither")
@@ -177,7 +177,7 @@ func TestSession17ChecksReadTheRecordsAndTheLedger(t *testing.T) {
 	for i := range run.redrives {
 		run.redrives[i].reason, run.redrives[i].batch = redrives[i].reason, 1 // all three released at once
 	}
-	wantFail(t, judge(), "bounded batches", "largest batch 3 ≤ 2; 1 batch(es)")
+	wantFail(t, judge(), "bounded batches", "largest batch 3 ≤ 2; 1 batch")
 	run.redrives = redrives
 
 	run.ledger.Messages = slices.Clone(msgs)

@@ -1,101 +1,53 @@
 package wassal
 
 import (
-	"slices"
-	"time"
+	"fmt"
+	"strconv"
 
-	"outboxlab/core/outbox"
-	"outboxlab/core/provider"
-	"outboxlab/core/worker"
+	"outboxlab/scenarios"
 )
 
-// figures are the numbers a Day 16 run is judged by. The checks read them
-// from what the run left behind: the outbox and payment rows, and the
-// provider's ledger of every call it received.
-type figures struct {
-	healthy, healthyProcessed int
-	poisonAttempts            []int // each poison row's AttemptCount
-	poisonCalls               []int // status checks the provider received for each poison key
-	poisonCeilings            int   // poison rows carrying a MaxAttempts ceiling
-	poisonStatuses            []outbox.Status
-	poisonPayments            []outbox.PaymentStatus
-	poisonErrorsSet           bool
-	atCap                     []string        // poison keys the provider was asked about --retry-cap times
-	backoffs                  []time.Duration // every backoff a poison retry waited, in order (timeline only)
-	deadLettered              int
-	calls, failedCalls        int
-	pending, processing       int
-	paid, failed              int
-	dupPayments, dupMessages  int
-	maxPayRows, maxMsgRows    int
-	refused                   int64
-	txIDs
+// The figure shapes the days share. A figure is declared once, in a day's
+// figureList: its row in the BEFORE vs AFTER table and its JSON metric.
+
+// keysFigure counts keys: the row names them, "2 (PAY-002, PAY-004)", the
+// metric records how many.
+func keysFigure[F any](label, key string, keys func(F) []string) scenarios.Figure[F] {
+	return scenarios.Figure[F]{Label: label, Key: key,
+		Show:  func(f F) string { return countWith(keys(f)) },
+		Value: func(f F) any { return len(keys(f)) }}
 }
 
-func (o *session16Options) figures(r *session16Run) figures {
-	f := o.ledgerFigures(r.ledger, r.prov)
-	for _, e := range r.events {
-		if e.Kind == worker.Retrying && e.Delay > 0 && slices.Contains(o.PoisonKeys, e.Key) {
-			f.backoffs = append(f.backoffs, e.Delay)
-		}
-	}
-	return f
+// intFigure is one number, in the row and in the metric.
+func intFigure[F any](label, key string, n func(F) int) scenarios.Figure[F] {
+	return scenarios.Figure[F]{Label: label, Key: key, Value: func(f F) any { return n(f) }}
 }
 
-// ledgerFigures reads the figures of a run from its rows and the provider's ledger.
-func (o *session16Options) ledgerFigures(l Ledger, prov *provider.Provider) figures {
-	f := figures{poisonErrorsSet: len(o.PoisonKeys) > 0}
-	poison := func(key string) bool { return slices.Contains(o.PoisonKeys, key) }
-	perKey := map[string]int{}
-	for _, c := range l.Calls {
-		f.calls++
-		perKey[c.Key]++
-		if c.Failed() {
-			f.failedCalls++
-		}
-	}
-	for _, m := range l.Messages {
-		switch m.Status {
-		case outbox.Pending:
-			f.pending++
-		case outbox.Processing:
-			f.processing++
-		case outbox.DeadLettered:
-			f.deadLettered++
-		}
-		if poison(m.Key) {
-			f.poisonAttempts = append(f.poisonAttempts, m.AttemptCount)
-			f.poisonCalls = append(f.poisonCalls, perKey[m.Key])
-			if perKey[m.Key] >= o.RetryCap {
-				f.atCap = append(f.atCap, m.Key)
-			}
-			f.poisonStatuses = append(f.poisonStatuses, m.Status)
-			f.poisonErrorsSet = f.poisonErrorsSet && m.LastError != ""
-			if m.MaxAttempts > 0 {
-				f.poisonCeilings++
-			}
-			continue
-		}
-		f.healthy++
-		if m.Status == outbox.Processed {
-			f.healthyProcessed++
-		}
-	}
-	for _, p := range l.Payments {
-		if poison(p.Key) {
-			f.poisonPayments = append(f.poisonPayments, p.Status)
-			continue
-		}
-		switch p.Status {
-		case outbox.Paid:
-			f.paid++
-		case outbox.Failed:
-			f.failed++
-		}
-	}
-	f.dupPayments, f.dupMessages = l.DuplicateRows()
-	f.maxPayRows, f.maxMsgRows = l.MaxRowsPerKey()
-	f.txIDs = readTxIDs(l, prov)
-	f.refused = l.Refused
-	return f
+// metric is a JSON metric the table does not show.
+func metric[F any](key string, v func(F) any) scenarios.Figure[F] {
+	return scenarios.Figure[F]{Key: key, Value: v}
 }
+
+// twoFigures is a row of two numbers, "a / b", recorded as two metrics.
+func twoFigures[F any](label, keyA, keyB string, a, b func(F) int) []scenarios.Figure[F] {
+	return []scenarios.Figure[F]{
+		{Label: label, Key: keyA, Show: func(f F) string { return slash(a(f), b(f)) }, Value: func(f F) any { return a(f) }},
+		metric(keyB, func(f F) any { return b(f) }),
+	}
+}
+
+// resolvedFigures are the payments a run resolved, the row "Paid / Failed"
+// and the metrics paid and failed.
+func resolvedFigures[F any](label string, paid, failed func(F) int) []scenarios.Figure[F] {
+	return twoFigures(label, "paid", "failed", paid, failed)
+}
+
+// fakeFigure is the payments showing an outcome the provider never gave.
+func fakeFigure[F any](ids func(F) txIDs) scenarios.Figure[F] {
+	return intFigure("Fake successes", "fake_successes", func(f F) int { return ids(f).fake })
+}
+
+func slash(a, b int) string { return strconv.Itoa(a) + " / " + strconv.Itoa(b) }
+
+// failedOf is "12 (9 failed)".
+func failedOf(n, failed int) string { return fmt.Sprintf("%d (%d failed)", n, failed) }

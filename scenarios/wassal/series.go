@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,6 +75,23 @@ func keysFlag(flag string, keys []string, payments int) ([]string, error) {
 	return keys, nil
 }
 
+// poisonFlags checks the --poison-key and --declined-key of the days that
+// poison payments (16 and 17): seeded payments, and the declined key a
+// healthy one.
+func poisonFlags(poison []string, declined string, payments int) ([]string, string, error) {
+	poison, err := keysFlag("poison-key", poison, payments)
+	if err != nil {
+		return nil, "", err
+	}
+	if declined, err = keyFlag("declined-key", declined, payments); err != nil {
+		return nil, "", err
+	}
+	if declined != "" && slices.Contains(poison, declined) {
+		return nil, "", fmt.Errorf("--declined-key %q is also a poison key; a declined payment is a healthy one", declined)
+	}
+	return poison, declined, nil
+}
+
 // keyFlag checks one payment key given to flag; "none" gives "".
 func keyFlag(flag, key string, payments int) (string, error) {
 	if key = strings.TrimSpace(key); key == none || key == "" {
@@ -107,6 +125,15 @@ func countWith(keys []string) string {
 		return "0"
 	}
 	return fmt.Sprintf("%d (%s)", len(keys), strings.Join(keys, ", "))
+}
+
+// countOf counts a noun whose plural report.Plural does not form ("crash",
+// "batch", "key", a noun with its verb): "1 batch", "2 batches".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // eventLine is one timeline line that is not a worker event, in the same

@@ -23,14 +23,10 @@ const (
 )
 
 func init() {
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session13Before,
-		Family:  "wassal",
-		Day:     13,
-		Kind:    report.Before,
-		Pair:    session13After,
-		Summary: "Day 13 BEFORE: timed-out payments remembered only in memory stay pending forever after a crash",
-		Long: `Six payment requests reach the service, which writes each payment and charges
+	registerDay(session13Day, (&session13Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession13(fs, after) },
+		scenarios.Scenario{
+			Summary: "Day 13 BEFORE: timed-out payments remembered only in memory stay pending forever after a crash",
+			Long: `Six payment requests reach the service, which writes each payment and charges
 the provider. The answers to two charges are lost (PAY-003, PAY-005 time out), so
 those payments stay PendingConfirmation and the service keeps a re-check for
 each in its memory. The service runs as a real child process of the lab and is
@@ -40,20 +36,13 @@ and the run watches for --observe while the payments stay pending forever, one
 of them charged at the provider all along.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
-		Example: `  outboxlab session-13-pending-lost-on-restart
+			Example: `  outboxlab session-13-pending-lost-on-restart
   outboxlab session-13-pending-lost-on-restart --crash-after PAY-004   # life 2 remembers PAY-005, not PAY-003`,
-		FailsWith: []string{"--crash-after", "none"},
-		Limits:    declare((&session13Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession13(fs, false) },
-	})
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session13After,
-		Family:  "wassal",
-		Day:     13,
-		Kind:    report.After,
-		Pair:    session13Before,
-		Summary: "Day 13 AFTER: pending work is durable; after the restart a reconciler asks the provider, never charges again",
-		Long: `The same requests, lost answers and crash, with the pending work made durable:
+			FailsWith: []string{"--crash-after", "none"},
+		},
+		scenarios.Scenario{
+			Summary: "Day 13 AFTER: pending work is durable; after the restart a reconciler asks the provider, never charges again",
+			Long: `The same requests, lost answers and crash, with the pending work made durable:
 each payment is written together with a ConfirmPaymentStatus re-check row in one
 transaction, due --recheck-after later; an answered charge closes its row in
 the transaction that records the answer. The child process is killed at the same
@@ -63,12 +52,10 @@ never charges again, and every payment ends Paid or Failed, with a provider
 transaction id only when Paid.
 
 Switch the reconciler off with --reconciler=false to watch the safety checks catch it.`,
-		Example: `  outboxlab session-13-durable-reconciliation
+			Example: `  outboxlab session-13-durable-reconciliation
   outboxlab session-13-durable-reconciliation --timeout-key PAY-001,PAY-002,PAY-006`,
-		FailsWith: []string{"--reconciler=false"},
-		Limits:    declare((&session13Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession13(fs, true) },
-	})
+			FailsWith: []string{"--reconciler=false"},
+		})
 }
 
 // session13Options are the Day 13 pair's parameters; both scenarios take all
@@ -232,7 +219,7 @@ func (o *session13Options) restart(ctx context.Context, run *session13Run, store
 		}
 	}
 	text := fmt.Sprintf("RESTART: life 2 starts with fresh memory (0 re-checks) and fresh connections; "+
-		"%d payment(s) PendingConfirmation on disk (%s), and nothing says to ask about them", len(run.pendingAtCrash), keysText(run.pendingAtCrash))
+		"%s PendingConfirmation on disk (%s), and nothing says to ask about them", report.Plural(len(run.pendingAtCrash), "payment"), keysText(run.pendingAtCrash))
 	if run.durable {
 		text = fmt.Sprintf("RESTART: life 2 starts with fresh memory and fresh connections; re-check rows waiting in the outbox: %d", len(run.rowsAtCrash))
 	}
@@ -262,7 +249,7 @@ func (o *session13Options) finish(ctx context.Context, run *session13Run, store 
 		checks += callsAfter(run.ledger.Calls, provider.OpStatusCheck, k, run.restartAt)
 	}
 	pending := pendingKeys(run.ledger.Payments)
-	text := fmt.Sprintf("observation ends: %d payment(s) still PendingConfirmation (%s)", len(pending), keysText(pending))
+	text := fmt.Sprintf("observation ends: %s still PendingConfirmation (%s)", report.Plural(len(pending), "payment"), keysText(pending))
 	if run.crashed {
 		text += fmt.Sprintf("; status checks since the restart for the payments pending at the crash: %d", checks)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
@@ -22,11 +23,16 @@ type session13Figures struct {
 	chargedNotPaid     []string // the provider took the money; our books do not say Paid
 	charges, maxCharge int
 	txIDs
+
+	crashed                     bool      // the service was killed
+	pendingAtCrash, rowsAtCrash int       // payments pending, and re-check rows on disk, right after the crash
+	ended                       time.Time // the end of the watch
 }
 
 func (o *session13Options) figures(run *session13Run) session13Figures {
 	l := run.ledger
-	f := session13Figures{submitted: len(l.Payments), stillPending: pendingKeys(l.Payments)}
+	f := session13Figures{submitted: len(l.Payments), stillPending: pendingKeys(l.Payments),
+		crashed: run.crashed, pendingAtCrash: len(run.pendingAtCrash), rowsAtCrash: len(run.rowsAtCrash), ended: run.windowEnd}
 	for _, c := range l.Calls {
 		if c.Op != provider.OpCharge {
 			continue
@@ -49,6 +55,7 @@ func (o *session13Options) figures(run *session13Run) session13Figures {
 }
 
 var session13Day = day{
+	number: 13,
 	Pair: scenarios.Pair{
 		Before: session13Before, BeforeTitle: "Session 13 — BEFORE: pending work lost on restart",
 		After: session13After, AfterTitle: "Session 13 — AFTER: durable reconciliation survives a restart",
@@ -56,30 +63,28 @@ var session13Day = day{
 	reproduced: "PENDING WORK KEPT IN MEMORY — LOST WITH THE PROCESS ❌",
 	held:       "DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART ✅",
 	broken:     "THE PENDING WORK DID NOT REACH A RESULT — SEE THE FAILED CHECKS ❌",
+	columns:    []string{"Metric (real run)", "BEFORE (memory)", "AFTER (durable)"},
 }
 
 func (o *session13Options) render(own, before, after *session13Run) *report.Report {
-	r := session13Day.NewReport(o.durable)
-	o.writeSetup(r)
-	writeSchemaAndTimeline(r, own.tables, own.lines)
-	r.Section("Per-message table")
-	o.writePerPayment(r, own)
-	writeLedgers(r, own.ledger, "(no rows: the in-memory design writes nothing to the outbox)")
-	scenarios.CompareSection(r)
-	o.writeMetrics(r, before, after)
+	return writeDay[*session13Run, session13Figures](session13Day, o.durable, o, own, before, after)
+}
 
-	f := o.figures(own)
+func (o *session13Options) story(own *session13Run, _ session13Figures) story {
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
+		perMessage:  func(r *report.Report) { o.writePerPayment(r, own) },
+		emptyOutbox: "(no rows: the in-memory design writes nothing to the outbox)"}
+}
+
+func (o *session13Options) checks(r *report.Report, own *session13Run, f session13Figures) {
 	if o.durable {
 		o.afterChecks(r, own, f)
 	} else {
 		o.beforeChecks(r, own, f)
 	}
-	session13Day.closeReport(r, o.durable)
-	o.recordMetrics(r, own, f)
-	return r
 }
 
-func (o *session13Options) writeSetup(r *report.Report) {
+func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
 	r.Linef("Requests  %s, one every %s from %s; each is written, then charged",
 		paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start))
 	r.Linef("Provider  charge answers lost (the provider takes the charge, the service times out): %s; %s; every other key pays",
@@ -149,40 +154,54 @@ func messageID(l Ledger, key string) int64 {
 	return m.ID
 }
 
-func (o *session13Options) writeMetrics(r *report.Report, before, after *session13Run) {
-	b, a := o.figures(before), o.figures(after)
-	atCrash := func(run *session13Run) string {
-		if !run.crashed {
+// figureList is every Day 13 figure: its row in the BEFORE vs AFTER table
+// and its JSON metric.
+func (o *session13Options) figureList() []scenarios.Figure[session13Figures] {
+	type f13 = session13Figures
+	atCrash := func(f f13) string {
+		if !f.crashed {
 			return "no crash"
 		}
-		return fmt.Sprintf("%d / %d", len(run.pendingAtCrash), len(run.rowsAtCrash))
+		return slash(f.pendingAtCrash, f.rowsAtCrash)
 	}
-	stuck := func(f session13Figures) string {
+	stuck := func(f f13) string {
 		if len(f.stillPending) == 0 {
 			return "0"
 		}
 		return countWith(f.stillPending) + " (forever)"
 	}
-	rows := [][]string{
-		{"Payments submitted", strconv.Itoa(b.submitted), strconv.Itoa(a.submitted)},
-		{"Charge answers lost (timed out)", countWith(b.lostAnswers), countWith(a.lostAnswers)},
-		{"Right after the crash: pending payments / re-check rows on disk", atCrash(before), atCrash(after)},
-		{"Status checks after the restart (for those payments)", strconv.Itoa(b.checksAfterRestart), strconv.Itoa(a.checksAfterRestart)},
-		{"Payments still PendingConfirmation at the end", stuck(b), stuck(a)},
-		{"Resolved Paid / Failed", fmt.Sprintf("%d / %d", b.paid, b.failed), fmt.Sprintf("%d / %d", a.paid, a.failed)},
-		{"Charged at the provider, not Paid on our books", countWith(b.chargedNotPaid), countWith(a.chargedNotPaid)},
-		{"Charges (max per payment)", fmt.Sprintf("%d (%d)", b.charges, b.maxCharge), fmt.Sprintf("%d (%d)", a.charges, a.maxCharge)},
-		{"Fake successes", strconv.Itoa(b.fake), strconv.Itoa(a.fake)},
-	}
-	r.Table([]string{"Metric (real run)", "BEFORE (memory)", "AFTER (durable)"}, rows)
+	return slices.Concat(
+		[]scenarios.Figure[f13]{
+			intFigure("Payments submitted", "payments", func(f f13) int { return f.submitted }),
+			keysFigure("Charge answers lost (timed out)", "lost_charge_answers", func(f f13) []string { return f.lostAnswers }),
+			metric("crashed", func(f f13) any { return f.crashed }),
+			{Label: "Right after the crash: pending payments / re-check rows on disk", Key: "pending_at_crash", Show: atCrash,
+				Value: func(f f13) any { return f.pendingAtCrash }},
+			metric("recheck_rows_at_crash", func(f f13) any { return f.rowsAtCrash }),
+			intFigure("Status checks after the restart (for those payments)", "status_checks_after_restart",
+				func(f f13) int { return f.checksAfterRestart }),
+			{Label: "Payments still PendingConfirmation at the end", Key: "still_pending", Show: stuck,
+				Value: func(f f13) any { return len(f.stillPending) }},
+			metric("still_pending_keys", func(f f13) any { return keysText(f.stillPending) }),
+		},
+		resolvedFigures("Resolved Paid / Failed", func(f f13) int { return f.paid }, func(f f13) int { return f.failed }),
+		[]scenarios.Figure[f13]{
+			keysFigure("Charged at the provider, not Paid on our books", "charged_not_paid", func(f f13) []string { return f.chargedNotPaid }),
+			{Label: "Charges (max per payment)", Key: "charges", Show: func(f f13) string { return fmt.Sprintf("%d (%d)", f.charges, f.maxCharge) },
+				Value: func(f f13) any { return f.charges }},
+			metric("max_charges_per_payment", func(f f13) any { return f.maxCharge }),
+			fakeFigure(func(f f13) txIDs { return f.txIDs }),
+			metric("scenario_end", func(f f13) any { return clock.ISO(f.ended) }),
+		},
+	)
 }
 
 // noCrash is the figure of a check about the crash when there was none.
 const noCrash = "no crash (--crash-after none)"
 
 func (o *session13Options) beforeChecks(r *report.Report, run *session13Run, f session13Figures) {
-	lost := fmt.Sprintf("%d payment(s) pending at the crash, %d still PendingConfirmation at %s: %s",
-		len(run.pendingAtCrash), len(f.stillPending), clock.Stamp(run.windowEnd), keysText(f.stillPending))
+	lost := fmt.Sprintf("%s pending at the crash, %d still PendingConfirmation at %s: %s",
+		report.Plural(len(run.pendingAtCrash), "payment"), len(f.stillPending), clock.Stamp(run.windowEnd), keysText(f.stillPending))
 	asked := fmt.Sprintf("%d status checks for them after the restart", f.checksAfterRestart)
 	if !run.crashed {
 		lost = fmt.Sprintf("%s: the process kept its memory; %d still PendingConfirmation at %s: %s",
@@ -196,7 +215,7 @@ func (o *session13Options) beforeChecks(r *report.Report, run *session13Run, f s
 }
 
 func (o *session13Options) afterChecks(r *report.Report, run *session13Run, f session13Figures) {
-	survived := fmt.Sprintf("%d pending payment(s), %d re-check row(s) on disk after the crash", len(run.pendingAtCrash), len(run.rowsAtCrash))
+	survived := fmt.Sprintf("%s, %s on disk after the crash", report.Plural(len(run.pendingAtCrash), "pending payment"), report.Plural(len(run.rowsAtCrash), "re-check row"))
 	if missing := without(run.pendingAtCrash, run.rowsAtCrash); len(missing) > 0 {
 		survived += "; no re-check row for " + keysText(missing)
 	}
@@ -247,22 +266,4 @@ func (o *session13Options) integrityChecks13(r *report.Report, f session13Figure
 	r.Check("never charged twice", f.maxCharge <= 1,
 		fmt.Sprintf("%d charges for %d payments, max %d per payment", f.charges, f.submitted, f.maxCharge))
 	f.txIDs.check(r)
-}
-
-func (o *session13Options) recordMetrics(r *report.Report, run *session13Run, f session13Figures) {
-	r.Metric("payments", f.submitted)
-	r.Metric("lost_charge_answers", len(f.lostAnswers))
-	r.Metric("crashed", run.crashed)
-	r.Metric("pending_at_crash", len(run.pendingAtCrash))
-	r.Metric("recheck_rows_at_crash", len(run.rowsAtCrash))
-	r.Metric("status_checks_after_restart", f.checksAfterRestart)
-	r.Metric("still_pending", len(f.stillPending))
-	r.Metric("still_pending_keys", keysText(f.stillPending))
-	r.Metric("paid", f.paid)
-	r.Metric("failed", f.failed)
-	r.Metric("charged_not_paid", len(f.chargedNotPaid))
-	r.Metric("charges", f.charges)
-	r.Metric("max_charges_per_payment", f.maxCharge)
-	r.Metric("fake_successes", f.fake)
-	r.Metric("scenario_end", clock.ISO(run.windowEnd))
 }

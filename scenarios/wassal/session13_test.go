@@ -125,7 +125,7 @@ func TestSession13ChecksAndVerdicts(t *testing.T) {
 	}
 	rep = scenariotest.Run(t, session13After)
 	wantChecks(t, rep, map[string]string{
-		"pending work survived the restart": "PASS 2 pending payment(s), 2 re-check row(s) on disk after the crash",
+		"pending work survived the restart": "PASS 2 pending payments, 2 re-check rows on disk after the crash",
 		"every payment ends Paid or Failed": "PASS 0 PendingConfirmation; 5 Paid, 1 Failed",
 		"never charged twice":               "PASS 6 charges for 6 payments, max 1 per payment",
 	})

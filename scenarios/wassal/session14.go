@@ -24,14 +24,10 @@ const (
 )
 
 func init() {
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session14Before,
-		Family:  "wassal",
-		Day:     14,
-		Kind:    report.Before,
-		Pair:    session14After,
-		Summary: "Day 14 BEFORE: payment and message written separately; a crash between them loses work or leaves a ghost",
-		Long: `Six payment requests; each writes a payment row and its ConfirmPaymentStatus
+	registerDay(session14Day, (&session14Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession14(fs, after) },
+		scenarios.Scenario{
+			Summary: "Day 14 BEFORE: payment and message written separately; a crash between them loses work or leaves a ghost",
+			Long: `Six payment requests; each writes a payment row and its ConfirmPaymentStatus
 outbox row as two separate transactions (the dual write). Each life of the
 service is a real child process. Life 1 writes the payment first and is killed
 between the two writes of PAY-002: a payment with no message, which nobody will
@@ -41,20 +37,13 @@ payment that was never committed (a ghost), which the outbox relay then takes to
 the provider. Either order of a dual write loses.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
-		Example: `  outboxlab session-14-dual-write-loses-message
+			Example: `  outboxlab session-14-dual-write-loses-message
   outboxlab session-14-dual-write-loses-message --crash-at PAY-001,PAY-006`,
-		FailsWith: []string{"--crash-at", "none"},
-		Limits:    declare((&session14Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession14(fs, false) },
-	})
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session14After,
-		Family:  "wassal",
-		Day:     14,
-		Kind:    report.After,
-		Pair:    session14Before,
-		Summary: "Day 14 AFTER: the payment row and its outbox row commit in one transaction: both or neither",
-		Long: `The same requests, the same two service versions and the same crash points, with
+			FailsWith: []string{"--crash-at", "none"},
+		},
+		scenarios.Scenario{
+			Summary: "Day 14 AFTER: the payment row and its outbox row commit in one transaction: both or neither",
+			Long: `The same requests, the same two service versions and the same crash points, with
 the payment row and the outbox row written in one BEGIN IMMEDIATE transaction.
 The child process is killed inside the open transaction, after the first insert;
 SQLite discards the uncommitted write, so each crashed request leaves nothing at
@@ -63,12 +52,10 @@ every payment has exactly one outbox row, there are no ghosts, and the relay
 confirms every payment with the provider.
 
 Switch the transaction off with --one-transaction=false to watch the safety checks catch it.`,
-		Example: `  outboxlab session-14-transactional-outbox
+			Example: `  outboxlab session-14-transactional-outbox
   outboxlab session-14-transactional-outbox --crash-at PAY-001,PAY-003,PAY-005`,
-		FailsWith: []string{"--one-transaction=false"},
-		Limits:    declare((&session14Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession14(fs, true) },
-	})
+			FailsWith: []string{"--one-transaction=false"},
+		})
 }
 
 // restartDelay is how long a crashed life of the service stays down.
@@ -205,8 +192,8 @@ func (o *session14Options) relay(ctx context.Context, run *session14Run, path st
 	clk := clock.NewAt(run.ended)
 	run.relayAt = clk.Now()
 	run.lines = append(run.lines, eventLine(run.relayAt, "", fmt.Sprintf(
-		"RELAY: the outbox worker drains; on disk: %d payment(s) without a message (%s), %d message(s) without a payment (%s)",
-		len(run.lost), keysText(run.lost), len(run.ghosts), keysText(run.ghosts))))
+		"RELAY: the outbox worker drains; on disk: %s without a message (%s), %s without a payment (%s)",
+		report.Plural(len(run.lost), "payment"), keysText(run.lost), report.Plural(len(run.ghosts), "message"), keysText(run.ghosts))))
 	w := &worker.Worker{ID: "relay-1", Store: store, Clock: clk, Handler: confirmOrGhost(run.prov, store), Batch: 10}
 	for step := 0; ; step++ {
 		if step > 10*o.Payments+10 {

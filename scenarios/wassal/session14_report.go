@@ -66,6 +66,7 @@ func (o *session14Options) figures(run *session14Run) session14Figures {
 }
 
 var session14Day = day{
+	number: 14,
 	Pair: scenarios.Pair{
 		Before: session14Before, BeforeTitle: "Session 14 — BEFORE: a dual write loses the message or leaves a ghost",
 		After: session14After, AfterTitle: "Session 14 — AFTER: the transactional outbox, both rows or neither",
@@ -73,27 +74,24 @@ var session14Day = day{
 	reproduced: "A DUAL WRITE — EITHER ORDER LOSES WORK OR LEAVES A GHOST ❌",
 	held:       "TRANSACTIONAL OUTBOX — BOTH OR NEITHER, EVERY PAYMENT HAS ITS MESSAGE ✅",
 	broken:     "THE PAYMENT AND ITS MESSAGE DID NOT COMMIT TOGETHER — SEE THE FAILED CHECKS ❌",
+	columns:    []string{"Metric (real run)", "BEFORE (dual write)", "AFTER (one transaction)"},
 }
 
 func (o *session14Options) render(own, before, after *session14Run) *report.Report {
-	r := session14Day.NewReport(o.atomic)
-	o.writeSetup(r, own)
-	writeSchemaAndTimeline(r, own.tables, own.lines)
-	r.Section("Per-message table")
-	o.writePerRequest(r, own)
-	writeLedgers(r, own.ledger, "")
-	scenarios.CompareSection(r)
-	o.writeMetrics(r, o.figures(before), o.figures(after))
+	return writeDay[*session14Run, session14Figures](session14Day, o.atomic, o, own, before, after)
+}
 
-	f := o.figures(own)
+func (o *session14Options) story(own *session14Run, _ session14Figures) story {
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
+		perMessage: func(r *report.Report) { o.writePerRequest(r, own) }}
+}
+
+func (o *session14Options) checks(r *report.Report, own *session14Run, f session14Figures) {
 	if o.atomic {
 		o.afterChecks(r, own, f)
 	} else {
 		o.beforeChecks(r, f)
 	}
-	session14Day.closeReport(r, o.atomic)
-	o.recordMetrics(r, f)
-	return r
 }
 
 func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
@@ -165,33 +163,48 @@ func lifeOrder(life int) string {
 	return messageFirst
 }
 
-func (o *session14Options) writeMetrics(r *report.Report, b, a session14Figures) {
-	requests := func(f session14Figures) string {
-		return fmt.Sprintf("%d / %s", f.requests-len(f.failedRequests), countWith(f.failedRequests))
-	}
-	leftBehind := func(f session14Figures) string {
-		return fmt.Sprintf("%d of %d", len(f.leftBehind), len(f.failedRequests))
-	}
-	pending := func(f session14Figures) string {
+// figureList is every Day 14 figure: its row in the BEFORE vs AFTER table
+// and its JSON metric.
+func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {
+	type f14 = session14Figures
+	pending := func(f f14) string {
 		if len(f.pendingAfter) == 0 {
 			return "0"
 		}
 		return countWith(f.pendingAfter) + ", never confirmed"
 	}
-	rows := [][]string{
-		{"Requests answered OK / failed by a crash", requests(b), requests(a)},
-		{"Payment rows / outbox rows committed", fmt.Sprintf("%d / %d", b.paymentRows, b.messages), fmt.Sprintf("%d / %d", a.paymentRows, a.messages)},
-		{"Payments with no outbox row (lost work)", countWith(b.lost), countWith(a.lost)},
-		{"Outbox rows with no payment (ghosts)", countWith(b.ghosts), countWith(a.ghosts)},
-		{"Failed requests that left a row behind", leftBehind(b), leftBehind(a)},
-		{"Payments with exactly one outbox row", fmt.Sprintf("%d of %d", b.oneEach, b.paymentRows), fmt.Sprintf("%d of %d", a.oneEach, a.paymentRows)},
-		{"Payments PendingConfirmation after the relay", pending(b), pending(a)},
-		{"Provider asked about a payment we never recorded", countWith(b.ghostChecks), countWith(a.ghostChecks)},
-		{"Resolved Paid / Failed", fmt.Sprintf("%d / %d", b.paid, b.failed), fmt.Sprintf("%d / %d", a.paid, a.failed)},
-		{"Duplicate payment / outbox rows", fmt.Sprintf("%d / %d", b.dupPayments, b.dupMsgs), fmt.Sprintf("%d / %d", a.dupPayments, a.dupMsgs)},
-		{"Fake successes", strconv.Itoa(b.fake), strconv.Itoa(a.fake)},
-	}
-	r.Table([]string{"Metric (real run)", "BEFORE (dual write)", "AFTER (one transaction)"}, rows)
+	return slices.Concat(
+		[]scenarios.Figure[f14]{
+			metric("requests", func(f f14) any { return f.requests }),
+			{Label: "Requests answered OK / failed by a crash", Key: "failed_requests",
+				Show: func(f f14) string {
+					return fmt.Sprintf("%d / %s", f.requests-len(f.failedRequests), countWith(f.failedRequests))
+				},
+				Value: func(f f14) any { return len(f.failedRequests) }},
+		},
+		twoFigures("Payment rows / outbox rows committed", "payment_rows", "outbox_rows",
+			func(f f14) int { return f.paymentRows }, func(f f14) int { return f.messages }),
+		[]scenarios.Figure[f14]{
+			keysFigure("Payments with no outbox row (lost work)", "lost_work", func(f f14) []string { return f.lost }),
+			metric("lost_work_keys", func(f f14) any { return keysText(f.lost) }),
+			keysFigure("Outbox rows with no payment (ghosts)", "ghosts", func(f f14) []string { return f.ghosts }),
+			metric("ghost_keys", func(f f14) any { return keysText(f.ghosts) }),
+			{Label: "Failed requests that left a row behind",
+				Show: func(f f14) string { return fmt.Sprintf("%d of %d", len(f.leftBehind), len(f.failedRequests)) }},
+			metric("half_written_requests", func(f f14) any { return len(f.halfWritten) }),
+			{Label: "Payments with exactly one outbox row", Key: "payments_with_one_outbox_row",
+				Show:  func(f f14) string { return fmt.Sprintf("%d of %d", f.oneEach, f.paymentRows) },
+				Value: func(f f14) any { return f.oneEach }},
+			{Label: "Payments PendingConfirmation after the relay", Key: "pending_after_relay", Show: pending,
+				Value: func(f f14) any { return len(f.pendingAfter) }},
+			keysFigure("Provider asked about a payment we never recorded", "ghost_status_checks", func(f f14) []string { return f.ghostChecks }),
+		},
+		resolvedFigures("Resolved Paid / Failed", func(f f14) int { return f.paid }, func(f f14) int { return f.failed }),
+		[]scenarios.Figure[f14]{
+			{Label: "Duplicate payment / outbox rows", Show: func(f f14) string { return slash(f.dupPayments, f.dupMsgs) }},
+			fakeFigure(func(f f14) txIDs { return f.txIDs }),
+		},
+	)
 }
 
 func (o *session14Options) beforeChecks(r *report.Report, f session14Figures) {
@@ -213,7 +226,7 @@ func (o *session14Options) beforeChecks(r *report.Report, f session14Figures) {
 }
 
 func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f session14Figures) {
-	detail := fmt.Sprintf("%d crash(es) between the writes, %d request(s) half-written", len(f.failedRequests), len(f.halfWritten))
+	detail := fmt.Sprintf("%s between the writes, %s half-written", countOf(len(f.failedRequests), "crash", "crashes"), report.Plural(len(f.halfWritten), "request"))
 	if len(f.halfWritten) > 0 {
 		detail += ": " + keysText(f.halfWritten)
 	}
@@ -227,22 +240,4 @@ func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f se
 	r.Check("every payment confirmed", len(f.pendingAfter) == 0,
 		fmt.Sprintf("%d PendingConfirmation; %d Paid, %d Failed", len(f.pendingAfter), f.paid, f.failed))
 	f.txIDs.check(r)
-}
-
-func (o *session14Options) recordMetrics(r *report.Report, f session14Figures) {
-	r.Metric("requests", f.requests)
-	r.Metric("failed_requests", len(f.failedRequests))
-	r.Metric("payment_rows", f.paymentRows)
-	r.Metric("outbox_rows", f.messages)
-	r.Metric("lost_work", len(f.lost))
-	r.Metric("lost_work_keys", keysText(f.lost))
-	r.Metric("ghosts", len(f.ghosts))
-	r.Metric("ghost_keys", keysText(f.ghosts))
-	r.Metric("half_written_requests", len(f.halfWritten))
-	r.Metric("payments_with_one_outbox_row", f.oneEach)
-	r.Metric("pending_after_relay", len(f.pendingAfter))
-	r.Metric("ghost_status_checks", len(f.ghostChecks))
-	r.Metric("paid", f.paid)
-	r.Metric("failed", f.failed)
-	r.Metric("fake_successes", f.fake)
 }

@@ -113,7 +113,7 @@ func TestSession14OneTransactionOffFailsTheAfterChecks(t *testing.T) {
 	t.Parallel()
 	rep := scenariotest.Run(t, session14After, "--one-transaction=false")
 	wantChecks(t, rep, map[string]string{
-		"each crash left both rows or neither":     "FAIL 2 crash(es) between the writes, 2 request(s) half-written: PAY-002, PAY-004",
+		"each crash left both rows or neither":     "FAIL 2 crashes between the writes, 2 requests half-written: PAY-002, PAY-004",
 		"every payment has exactly one outbox row": "FAIL 4 of 5",
 		"no ghosts": "FAIL 1 outbox rows without a payment",
 	})

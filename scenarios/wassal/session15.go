@@ -19,14 +19,10 @@ const (
 )
 
 func init() {
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session15Before,
-		Family:  "wassal",
-		Day:     15,
-		Kind:    report.Before,
-		Pair:    session15After,
-		Summary: "Day 15 BEFORE: select-then-update lets two workers process one message; a dead worker's message is stuck forever",
-		Long: `Six confirmation messages in the Day 14 outbox, three workers, no atomic claim:
+	registerDay(session15Day, (&session15Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession15(fs, !after) },
+		scenarios.Scenario{
+			Summary: "Day 15 BEFORE: select-then-update lets two workers process one message; a dead worker's message is stuck forever",
+			Long: `Six confirmation messages in the Day 14 outbox, three workers, no atomic claim:
 a worker reads the oldest Pending rows, then marks them Processing in a separate
 statement. worker-c, a real child process, marks PAY-001 and is killed with
 SIGKILL after the provider answered: with no lease, its row stays Processing
@@ -35,20 +31,13 @@ the same moment and both read before either writes: both take PAY-002 and
 PAY-003, both ask the provider, both notify the customer, both complete.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
-		Example: `  outboxlab session-15-double-processing-without-lease
+			Example: `  outboxlab session-15-double-processing-without-lease
   outboxlab session-15-double-processing-without-lease --batch 3       # three messages done twice`,
-		FailsWith: []string{"--overlap=false"},
-		Limits:    declare((&session15Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession15(fs, true) },
-	})
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session15After,
-		Family:  "wassal",
-		Day:     15,
-		Kind:    report.After,
-		Pair:    session15Before,
-		Summary: "Day 15 AFTER: an atomic claim with a lease and a token: one owner at a time, takeover after expiry, late completion refused",
-		Long: `The same messages and workers with the Day 15 claim: one BEGIN IMMEDIATE
+			FailsWith: []string{"--overlap=false"},
+		},
+		scenarios.Scenario{
+			Summary: "Day 15 AFTER: an atomic claim with a lease and a token: one owner at a time, takeover after expiry, late completion refused",
+			Long: `The same messages and workers with the Day 15 claim: one BEGIN IMMEDIATE
 transaction reads and conditionally updates each row, setting LockedBy,
 LockedUntilUtc and a new ClaimToken. worker-c (a real child process) claims
 PAY-001 and is killed; its lease expires on the scenario clock and worker-b
@@ -59,12 +48,10 @@ message over, and when worker-a comes back its completion is refused because the
 row no longer carries its worker and token. One notification per payment.
 
 Switch the owner check off with --fencing=false to watch the safety checks catch it.`,
-		Example: `  outboxlab session-15-outbox-leasing
+			Example: `  outboxlab session-15-outbox-leasing
   outboxlab session-15-outbox-leasing --lease 1m         # worker-a is back in time: nothing to refuse`,
-		FailsWith: []string{"--fencing=false"},
-		Limits:    declare((&session15Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession15(fs, false) },
-	})
+			FailsWith: []string{"--fencing=false"},
+		})
 }
 
 // The scenario's acts, on the scenario clock.

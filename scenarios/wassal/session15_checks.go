@@ -2,46 +2,37 @@ package wassal
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
-func (o *session15Options) writeMetrics(r *report.Report, b, a session15Figures) {
-	calls := func(f session15Figures, cause string) string {
+// figureList is every Day 15 figure: its row in the BEFORE vs AFTER table
+// and its JSON metric.
+func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
+	type f15 = session15Figures
+	calls := func(f f15) string {
 		if len(f.repeated) == 0 {
 			return strconv.Itoa(f.calls)
 		}
+		cause := "redone after a lease expired"
+		if f.naive {
+			cause = "two owners at once"
+		}
 		return fmt.Sprintf("%d (%s asked twice: %s)", f.calls, keysText(f.repeated), cause)
 	}
-	late := func(xs []refusal) string {
-		var keys []string
-		times := map[string]int{}
-		for _, x := range xs {
-			if times[x.key]++; times[x.key] == 1 {
-				keys = append(keys, x.key)
-			}
-		}
-		for i, k := range keys {
-			if times[k] > 1 {
-				keys[i] = fmt.Sprintf("%s ×%d", k, times[k])
-			}
-		}
-		if len(xs) == 0 {
-			return "0"
-		}
-		return fmt.Sprintf("%d (%s)", len(xs), strings.Join(keys, ", "))
-	}
-	refused := func(f session15Figures, naive bool) string {
-		if naive {
+	refused := func(f f15) string {
+		if f.naive {
 			return "0 (nothing checks the owner)"
 		}
-		return late(f.refused)
+		return lateText(f.refused)
 	}
-	takeovers := func(f session15Figures, naive bool) string {
-		if naive {
+	takeovers := func(f f15) string {
+		if f.naive {
 			return "0 (no lease to expire)"
 		}
 		parts := make([]string, len(f.takeovers))
@@ -53,26 +44,57 @@ func (o *session15Options) writeMetrics(r *report.Report, b, a session15Figures)
 		}
 		return fmt.Sprintf("%d (%s)", len(parts), strings.Join(parts, ", "))
 	}
-	stuck := func(f session15Figures) string {
+	stuck := func(f f15) string {
 		if len(f.stuck) == 0 {
 			return "0"
 		}
 		return countWith(f.stuck) + ", forever"
 	}
-	rows := [][]string{
-		{"Messages taken by two workers at once", countWith(b.takenAtOnce), countWith(a.takenAtOnce)},
-		{"Provider status checks", calls(b, "two owners at once"), calls(a, "redone after a lease expired")},
-		{"Customer notifications (max per payment)", fmt.Sprintf("%d (%d)", b.notifications, b.maxNotified), fmt.Sprintf("%d (%d)", a.notifications, a.maxNotified)},
-		{"Completions committed for one message (max)", strconv.Itoa(b.maxCompletions), strconv.Itoa(a.maxCompletions)},
-		{"Completions committed after the row moved on", late(b.lateCommitted), late(a.lateCommitted)},
-		{"Late completions refused (claim lost)", refused(b, true), refused(a, false)},
-		{"Lease takeovers", takeovers(b, true), takeovers(a, false)},
-		{"Messages stuck in Processing at the end", stuck(b), stuck(a)},
-		{"Payments PendingConfirmation at the end", countWith(b.pending), countWith(a.pending)},
-		{"Resolved Paid / Failed", fmt.Sprintf("%d / %d", b.paid, b.failed), fmt.Sprintf("%d / %d", a.paid, a.failed)},
-		{"Fake successes", strconv.Itoa(b.fake), strconv.Itoa(a.fake)},
+	return slices.Concat(
+		[]scenarios.Figure[f15]{
+			keysFigure("Messages taken by two workers at once", "taken_at_once", func(f f15) []string { return f.takenAtOnce }),
+			{Label: "Provider status checks", Key: "status_checks", Show: calls, Value: func(f f15) any { return f.calls }},
+			metric("payments_asked_twice", func(f f15) any { return len(f.repeated) }),
+			{Label: "Customer notifications (max per payment)", Key: "notifications",
+				Show:  func(f f15) string { return fmt.Sprintf("%d (%d)", f.notifications, f.maxNotified) },
+				Value: func(f f15) any { return f.notifications }},
+			metric("max_notifications_per_payment", func(f f15) any { return f.maxNotified }),
+			intFigure("Completions committed for one message (max)", "max_completions_per_message", func(f f15) int { return f.maxCompletions }),
+			{Label: "Completions committed after the row moved on", Key: "late_completions_committed",
+				Show: func(f f15) string { return lateText(f.lateCommitted) }, Value: func(f f15) any { return len(f.lateCommitted) }},
+			{Label: "Late completions refused (claim lost)", Key: "refused_completions", Show: refused,
+				Value: func(f f15) any { return len(f.refused) }},
+			{Label: "Lease takeovers", Key: "takeovers", Show: takeovers, Value: func(f f15) any { return len(f.takeovers) }},
+			{Label: "Messages stuck in Processing at the end", Key: "stuck_processing", Show: stuck,
+				Value: func(f f15) any { return len(f.stuck) }},
+			keysFigure("Payments PendingConfirmation at the end", "pending_payments", func(f f15) []string { return f.pending }),
+		},
+		resolvedFigures("Resolved Paid / Failed", func(f f15) int { return f.paid }, func(f f15) int { return f.failed }),
+		[]scenarios.Figure[f15]{
+			fakeFigure(func(f f15) txIDs { return f.txIDs }),
+			metric("scenario_end", func(f f15) any { return clock.ISO(f.ended) }),
+		},
+	)
+}
+
+// lateText names the late completions, "2 (PAY-006 ×2)", or "0".
+func lateText(xs []refusal) string {
+	if len(xs) == 0 {
+		return "0"
 	}
-	r.Table([]string{"Metric (real run)", "BEFORE (select-then-update)", "AFTER (lease + token)"}, rows)
+	var keys []string
+	times := map[string]int{}
+	for _, x := range xs {
+		if times[x.key]++; times[x.key] == 1 {
+			keys = append(keys, x.key)
+		}
+	}
+	for i, k := range keys {
+		if times[k] > 1 {
+			keys[i] = fmt.Sprintf("%s ×%d", k, times[k])
+		}
+	}
+	return fmt.Sprintf("%d (%s)", len(xs), strings.Join(keys, ", "))
 }
 
 // noDeath is the figure of a check about worker-c's death when it did not die.
@@ -131,22 +153,4 @@ func (o *session15Options) afterChecks(r *report.Report, run *session15Run, f se
 	r.Check("queue drained", len(f.stuck) == 0 && f.pendingMessages == 0,
 		fmt.Sprintf("%d pending / %d processing", f.pendingMessages, len(f.stuck)))
 	f.txIDs.check(r)
-}
-
-func (o *session15Options) recordMetrics(r *report.Report, run *session15Run, f session15Figures) {
-	r.Metric("taken_at_once", len(f.takenAtOnce))
-	r.Metric("status_checks", f.calls)
-	r.Metric("payments_asked_twice", len(f.repeated))
-	r.Metric("notifications", f.notifications)
-	r.Metric("max_notifications_per_payment", f.maxNotified)
-	r.Metric("max_completions_per_message", f.maxCompletions)
-	r.Metric("refused_completions", len(f.refused))
-	r.Metric("late_completions_committed", len(f.lateCommitted))
-	r.Metric("takeovers", len(f.takeovers))
-	r.Metric("stuck_processing", len(f.stuck))
-	r.Metric("pending_payments", len(f.pending))
-	r.Metric("paid", f.paid)
-	r.Metric("failed", f.failed)
-	r.Metric("fake_successes", f.fake)
-	r.Metric("scenario_end", clock.ISO(run.ended))
 }

@@ -8,6 +8,7 @@ import (
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/core/report"
 )
 
 // stall has worker-a claim one more message, ask the provider, and stall
@@ -118,8 +119,8 @@ func (d *day15) finish(ctx context.Context, store *outbox.Store) error {
 			processing = append(processing, m.Key)
 		}
 	}
-	d.say(run.ended, "", fmt.Sprintf("run ends: %d message(s) still Processing (%s); %d payment(s) PendingConfirmation (%s)",
-		len(processing), keysText(processing), len(pendingKeys(run.ledger.Payments)), keysText(pendingKeys(run.ledger.Payments))))
+	d.say(run.ended, "", fmt.Sprintf("run ends: %s still Processing (%s); %s PendingConfirmation (%s)",
+		report.Plural(len(processing), "message"), keysText(processing), report.Plural(len(pendingKeys(run.ledger.Payments)), "payment"), keysText(pendingKeys(run.ledger.Payments))))
 	return nil
 }
 

@@ -37,11 +37,15 @@ type session15Figures struct {
 	unnotified      []string // payments resolved without a notification, or never
 	paid, failed    int
 	txIDs
+
+	naive bool      // the run's design: select-then-update, no lease
+	ended time.Time // scenario time at the end of the run
 }
 
 func (o *session15Options) figures(run *session15Run) session15Figures {
 	l := run.ledger
-	f := session15Figures{takeovers: run.takeovers, notifications: len(run.notifications), pending: pendingKeys(l.Payments)}
+	f := session15Figures{takeovers: run.takeovers, notifications: len(run.notifications), pending: pendingKeys(l.Payments),
+		naive: run.naive, ended: run.ended}
 	askedAt := map[string][]time.Time{}
 	for _, c := range l.Calls {
 		f.calls++
@@ -137,6 +141,7 @@ func crashOutcome(run *session15Run) (*takeover, bool) {
 }
 
 var session15Day = day{
+	number: 15,
 	Pair: scenarios.Pair{
 		Before: session15Before, BeforeTitle: "Session 15 — BEFORE: double processing without a lease",
 		After: session15After, AfterTitle: "Session 15 — AFTER: outbox leasing, one owner at a time",
@@ -144,28 +149,26 @@ var session15Day = day{
 	reproduced: "NO ATOMIC CLAIM, NO LEASE — WORK DONE TWICE, A DEAD WORKER'S MESSAGE STUCK FOREVER ❌",
 	held:       "OUTBOX LEASING — ONE OWNER AT A TIME, OWNERSHIP EXPIRES, LATE OWNERS REFUSED ✅",
 	broken:     "OWNERSHIP DID NOT HOLD — SEE THE FAILED CHECKS ❌",
+	columns:    []string{"Metric (real run)", "BEFORE (select-then-update)", "AFTER (lease + token)"},
 }
 
 func (o *session15Options) render(own, before, after *session15Run) *report.Report {
-	r := session15Day.NewReport(!o.naive)
-	o.writeSetup(r, own)
-	writeSchemaAndTimeline(r, own.tables, own.lines)
-	r.Section("Per-message table")
-	f := o.figures(own)
-	o.writePerMessage(r, own, f)
-	writeLedgers(r, own.ledger, "", ledgerTable{"Notification ledger (PaymentNotifications table)",
-		func(r *report.Report) { writeNotifications(r, own.notifications) }})
-	scenarios.CompareSection(r)
-	o.writeMetrics(r, o.figures(before), o.figures(after))
+	return writeDay[*session15Run, session15Figures](session15Day, !o.naive, o, own, before, after)
+}
 
+func (o *session15Options) story(own *session15Run, f session15Figures) story {
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
+		perMessage: func(r *report.Report) { o.writePerMessage(r, own, f) },
+		own: []ledgerTable{{"Notification ledger (PaymentNotifications table)",
+			func(r *report.Report) { writeNotifications(r, own.notifications) }}}}
+}
+
+func (o *session15Options) checks(r *report.Report, own *session15Run, f session15Figures) {
 	if o.naive {
 		o.beforeChecks(r, own, f)
 	} else {
 		o.afterChecks(r, own, f)
 	}
-	session15Day.closeReport(r, !o.naive)
-	o.recordMetrics(r, own, f)
-	return r
 }
 
 func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {

@@ -3,7 +3,6 @@ package wassal
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -24,15 +23,11 @@ const (
 )
 
 func init() {
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session16Before,
-		Aliases: []string{"poison-retried-forever"},
-		Family:  "wassal",
-		Day:     16,
-		Kind:    report.Before,
-		Pair:    session16After,
-		Summary: "Day 16 BEFORE: a poison message retried at once, forever: no limit, no backoff, no exit",
-		Long: `Seeds the Day 14 durable outbox (six payments pending confirmation, one outbox
+	registerDay(session16Day, (&session16Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession16(fs, !after) },
+		scenarios.Scenario{
+			Aliases: []string{"poison-retried-forever"},
+			Summary: "Day 16 BEFORE: a poison message retried at once, forever: no limit, no backoff, no exit",
+			Long: `Seeds the Day 14 durable outbox (six payments pending confirmation, one outbox
 message each) and drains it with one worker whose failure path is the naive one:
 put the message straight back to Pending and try again. PAY-003's status check
 fails every time, so it is claimed again and again with no ceiling and no pause,
@@ -41,22 +36,15 @@ payments resolve, no row is duplicated, no transaction id is invented. The
 damage is unbounded wasted work and a queue that never drains.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
-		Example: `  outboxlab session-16-poison-message-retried-forever
+			Example: `  outboxlab session-16-poison-message-retried-forever
   outboxlab poison-retried-forever --retry-cap 25     # the attempts just keep climbing
   outboxlab poison-retried-forever --batch 1          # the poison starves the messages behind it`,
-		FailsWith: []string{"--poison-key", "none"},
-		Limits:    declare((&session16Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession16(fs, true) },
-	})
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session16After,
-		Aliases: []string{"retry-with-dead-letter"},
-		Family:  "wassal",
-		Day:     16,
-		Kind:    report.After,
-		Pair:    session16Before,
-		Summary: "Day 16 AFTER: bounded retries with exponential backoff, then a dead-letter exit",
-		Long: `The same seed and the same poison message, drained with the Day 16 policy: the
+			FailsWith: []string{"--poison-key", "none"},
+		},
+		scenarios.Scenario{
+			Aliases: []string{"retry-with-dead-letter"},
+			Summary: "Day 16 AFTER: bounded retries with exponential backoff, then a dead-letter exit",
+			Long: `The same seed and the same poison message, drained with the Day 16 policy: the
 claim is gated by the lease and by NextAttemptUtc, AttemptCount is incremented at
 claim time, a failure below MaxAttempts goes back to Pending with an exponential
 backoff (base × 2^(n-1)), and the failure that reaches MaxAttempts parks the
@@ -66,13 +54,11 @@ windows are exact and nothing sleeps. PAY-003's payment stays honestly
 PendingConfirmation: dead-lettering stops the retries, it invents no outcome.
 
 Switch the exit off with --dead-letter=false to watch the safety checks catch it.`,
-		Example: `  outboxlab session-16-retry-with-dead-letter
+			Example: `  outboxlab session-16-retry-with-dead-letter
   outboxlab retry-with-dead-letter --max-attempts 5    # backoffs 200/400/800/1600 ms
   outboxlab retry-with-dead-letter --poison-key PAY-002,PAY-005 --declined-key PAY-006`,
-		FailsWith: []string{"--dead-letter=false"},
-		Limits:    declare((&session16Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession16(fs, false) },
-	})
+			FailsWith: []string{"--dead-letter=false"},
+		})
 }
 
 // session16Options are the Day 16 pair's parameters. Both scenarios take all
@@ -95,7 +81,7 @@ type session16Options struct {
 func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
 	o := &session16Options{naive: naive}
 	fs.IntVar(&o.Payments, "payments", 6, "payments to seed, PAY-001 onwards, each with one outbox message")
-	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, `payment key(s) whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
+	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, `payment keys whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
 	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `healthy payment key the provider declines ("none" for no declines)`)
 	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "AFTER: attempts before a message is dead-lettered (MaxAttempts)")
 	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "AFTER: backoff after the first failure; doubles each attempt")
@@ -129,19 +115,13 @@ func (o *session16Options) Validate() error {
 		return err
 	}
 	var err error
-	if o.PoisonKeys, err = keysFlag("poison-key", o.PoisonKeys, o.Payments); err != nil {
+	if o.PoisonKeys, o.DeclinedKey, err = poisonFlags(o.PoisonKeys, o.DeclinedKey, o.Payments); err != nil {
 		return err
-	}
-	if o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments); err != nil {
-		return err
-	}
-	if o.DeclinedKey != "" && slices.Contains(o.PoisonKeys, o.DeclinedKey) {
-		return fmt.Errorf("--declined-key %q is also a poison key; a declined payment is a healthy one", o.DeclinedKey)
 	}
 	poison, policy := len(o.PoisonKeys), o.policyAttempts()
 	if work := poison * (o.RetryCap + policy); work > maxPoisonAttempts {
-		return fmt.Errorf("%d poison key(s) × (%d naive + %d policy attempts) = %d attempts, at most %d: "+
-			"fewer --poison-key or a lower --retry-cap", poison, o.RetryCap, policy, work, maxPoisonAttempts)
+		return fmt.Errorf("%s × (%d naive + %d policy attempts) = %d attempts, at most %d: "+
+			"fewer --poison-key or a lower --retry-cap", countOf(poison, "poison key", "poison keys"), o.RetryCap, policy, work, maxPoisonAttempts)
 	}
 	if s := span(0).backoffs(o.BaseBackoff, o.MaxBackoff, 1, policy-1); s.tooLong() {
 		return fmt.Errorf("%d policy attempts backing off from --base-backoff %s, doubling%s, would move the scenario clock %s: "+

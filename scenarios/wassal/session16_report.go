@@ -14,6 +14,7 @@ import (
 )
 
 var session16Day = day{
+	number: 16,
 	Pair: scenarios.Pair{
 		Before: session16Before, BeforeTitle: "Session 16 — BEFORE: a poison message retried forever",
 		After: session16After, AfterTitle: "Session 16 — AFTER: bounded retry, backoff and a dead-letter exit",
@@ -21,29 +22,25 @@ var session16Day = day{
 	reproduced: "A POISON MESSAGE RETRIED FOREVER — NO LIMIT, NO EXIT ❌",
 	held:       "BOUNDED RETRY + DEAD-LETTER — THE QUEUE KEEPS MOVING ✅",
 	broken:     "THE RETRY POLICY DID NOT HOLD — SEE THE FAILED CHECKS ❌",
+	columns:    []string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"},
 }
 
 func (o *session16Options) render(own, before, after *session16Run) *report.Report {
-	r := session16Day.NewReport(!o.naive)
-	o.writeSetup(r, own)
-	writeSchemaAndTimeline(r, own.tables, o.timeline(own))
-	r.Line("")
-	r.Figure(AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended))
-	r.Section("Per-message table")
-	o.writePerMessage(r, own)
-	writeLedgers(r, own.ledger, "")
-	scenarios.CompareSection(r)
-	o.writeMetrics(r, o.figures(before), o.figures(after), before, after)
+	return writeDay[*session16Run, session16Figures](session16Day, !o.naive, o, own, before, after)
+}
 
-	f := o.figures(own)
+func (o *session16Options) story(own *session16Run, _ session16Figures) story {
+	plot := AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended)
+	return story{tables: own.tables, timeline: o.timeline(own), figure: &plot,
+		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger}
+}
+
+func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Figures) {
 	if o.naive {
 		o.beforeChecks(r, own, f)
 	} else {
 		o.afterChecks(r, f)
 	}
-	session16Day.closeReport(r, !o.naive)
-	o.recordMetrics(r, own, f)
-	return r
 }
 
 // timeline is the run's worker events, then how the run ended.
@@ -118,32 +115,35 @@ func (o *session16Options) writePerMessage(r *report.Report, run *session16Run) 
 		"Payment status", "Provider tx id", "LastError"}, rows)
 }
 
-func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, after *session16Run) {
-	attempts := func(f figures, run *session16Run) string {
+// figureList is every Day 16 figure: its row in the BEFORE vs AFTER table
+// and its JSON metric.
+func (o *session16Options) figureList() []scenarios.Figure[session16Figures] {
+	type f16 = session16Figures
+	attempts := func(f f16) string {
 		s := report.JoinInts(f.poisonAttempts)
 		switch {
 		case len(f.poisonAttempts) == 0:
 			return report.Empty + " (no poison key)"
-		case run.naive && run.capped:
+		case f.naive && f.capped:
 			return s + " (capped; unbounded)"
-		case run.naive:
+		case f.naive:
 			return s
 		case report.AllEqual(f.poisonAttempts, o.MaxAttempts):
 			return s + " (= MaxAttempts)"
-		case run.capped && o.DeadLetter:
+		case f.capped && o.DeadLetter:
 			return s + " (capped before MaxAttempts)"
-		case run.capped:
+		case f.capped:
 			return s + " (capped; MaxAttempts ignored)"
 		}
 		return s
 	}
-	retries := func(f figures) string {
+	retries := func(f f16) string {
 		if len(f.backoffs) == 0 {
 			return "0 (none)"
 		}
 		return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
 	}
-	status := func(f figures) string {
+	status := func(f f16) string {
 		if len(f.poisonStatuses) == 0 {
 			return report.Empty + " (no poison key)"
 		}
@@ -153,42 +153,62 @@ func (o *session16Options) writeMetrics(r *report.Report, b, a figures, before, 
 		}
 		return s
 	}
-	deadLettered := func(f figures, run *session16Run) string {
+	deadLettered := func(f f16) string {
 		switch {
-		case run.naive:
+		case f.naive:
 			return fmt.Sprintf("%d (no such concept)", f.deadLettered)
 		case f.deadLettered > 0 && f.poisonErrorsSet:
 			return fmt.Sprintf("%d (LastError recorded)", f.deadLettered)
 		}
 		return strconv.Itoa(f.deadLettered)
 	}
-	queue := func(f figures) string {
-		s := fmt.Sprintf("%d / %d", f.pending, f.processing)
+	queue := func(f f16) string {
+		s := slash(f.pending, f.processing)
 		if f.pending+f.processing == 0 {
 			return s + " (drained)"
 		}
 		return s + " (stuck)"
 	}
-	rows := [][]string{
-		{"Healthy messages Processed", fmt.Sprintf("%d / %d", b.healthyProcessed, b.healthy), fmt.Sprintf("%d / %d", a.healthyProcessed, a.healthy)},
-		{"Poison attempts", attempts(b, before), attempts(a, after)},
-		{"Retries with backoff", retries(b), retries(a)},
-		{"Poison final outbox status", status(b), status(a)},
-		{"Dead-lettered messages", deadLettered(b, before), deadLettered(a, after)},
-		{"Provider status-check calls", fmt.Sprintf("%d (%d failed)", b.calls, b.failedCalls), fmt.Sprintf("%d (%d failed)", a.calls, a.failedCalls)},
-		{"Outbox Pending / Processing at end", queue(b), queue(a)},
-		{"Resolved Paid / Failed (healthy)", fmt.Sprintf("%d / %d", b.paid, b.failed), fmt.Sprintf("%d / %d", a.paid, a.failed)},
-		{"Duplicate payment / outbox rows", fmt.Sprintf("%d / %d", b.dupPayments, b.dupMessages), fmt.Sprintf("%d / %d", a.dupPayments, a.dupMessages)},
-		{"Fake successes", strconv.Itoa(b.fake), strconv.Itoa(a.fake)},
-	}
-	r.Table([]string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"}, rows)
+	return slices.Concat(
+		twoFigures("Healthy messages Processed", "healthy_processed", "healthy_total",
+			func(f f16) int { return f.healthyProcessed }, func(f f16) int { return f.healthy }),
+		[]scenarios.Figure[f16]{
+			{Label: "Poison attempts", Key: "poison_attempts", Show: attempts, Value: func(f f16) any { return f.poisonAttempts }},
+			{Label: "Retries with backoff", Key: "retries_with_backoff", Show: retries, Value: func(f f16) any { return len(f.backoffs) }},
+			metric("backoffs_ms", func(f f16) any {
+				ms := make([]int64, len(f.backoffs))
+				for i, d := range f.backoffs {
+					ms[i] = d.Milliseconds()
+				}
+				return ms
+			}),
+			{Label: "Poison final outbox status", Key: "poison_final_status", Show: status,
+				Value: func(f f16) any { return report.JoinStrings(f.poisonStatuses) }},
+			metric("poison_payment_status", func(f f16) any { return report.JoinStrings(f.poisonPayments) }),
+			{Label: "Dead-lettered messages", Key: "dead_lettered", Show: deadLettered, Value: func(f f16) any { return f.deadLettered }},
+			{Label: "Provider status-check calls", Key: "provider_calls", Show: func(f f16) string { return failedOf(f.calls, f.failedCalls) },
+				Value: func(f f16) any { return f.calls }},
+			metric("provider_calls_failed", func(f f16) any { return f.failedCalls }),
+			{Label: "Outbox Pending / Processing at end", Key: "pending_at_end", Show: queue, Value: func(f f16) any { return f.pending }},
+			metric("processing_at_end", func(f f16) any { return f.processing }),
+		},
+		resolvedFigures("Resolved Paid / Failed (healthy)", func(f f16) int { return f.paid }, func(f f16) int { return f.failed }),
+		twoFigures("Duplicate payment / outbox rows", "duplicate_payment_rows", "duplicate_outbox_rows",
+			func(f f16) int { return f.dupPayments }, func(f f16) int { return f.dupMessages }),
+		[]scenarios.Figure[f16]{
+			fakeFigure(func(f f16) txIDs { return f.txIDs }),
+			metric("refused_transitions", func(f f16) any { return f.refused }),
+			metric("demo_capped", func(f f16) any { return f.capped }),
+			metric("scenario_end", func(f f16) any { return clock.ISO(f.ended) }),
+		},
+	)
 }
 
 // noPoison is every Day 16 check's figure when --poison-key none leaves
 // nothing to fail.
 const noPoison = "no poison key (--poison-key none): no status check failed"
 
-func (o *session16Options) afterChecks(r *report.Report, f figures) {
+func (o *session16Options) afterChecks(r *report.Report, f session16Figures) {
 	if len(o.PoisonKeys) == 0 {
 		r.Check("poison tried exactly MaxAttempts", true, noPoison+", nothing to retry")
 		r.Check("poison dead-lettered with LastError", true, noPoison+", nothing to dead-letter")
@@ -212,7 +232,7 @@ func (o *session16Options) afterChecks(r *report.Report, f figures) {
 // triedDetail is the figure of "poison tried exactly MaxAttempts": the
 // status checks the provider received per poison key, against MaxAttempts,
 // and why they differ when they do.
-func (o *session16Options) triedDetail(f figures) string {
+func (o *session16Options) triedDetail(f session16Figures) string {
 	detail := fmt.Sprintf("%s / %d", report.JoinInts(f.poisonCalls), o.MaxAttempts)
 	if !slices.Equal(f.poisonAttempts, f.poisonCalls) {
 		detail += fmt.Sprintf(" (the rows' AttemptCount says %s)", report.JoinInts(f.poisonAttempts))
@@ -227,7 +247,7 @@ func (o *session16Options) triedDetail(f figures) string {
 	return detail
 }
 
-func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f figures) {
+func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f session16Figures) {
 	if len(o.PoisonKeys) == 0 {
 		r.Check("poison retried with no limit", false, noPoison+", nothing was retried")
 		r.Check("no dead-letter exit", false, noPoison+", no message needed an exit")
@@ -240,7 +260,7 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f f
 			len(f.atCap) > 0 && report.AllEqual(f.poisonStatuses, outbox.Pending) && slices.Equal(f.poisonAttempts, f.poisonCalls), detail)
 		detail = fmt.Sprintf("%d dead-lettered", f.deadLettered)
 		if f.poisonCeilings > 0 {
-			detail += fmt.Sprintf("; %d poison row(s) carry a MaxAttempts ceiling", f.poisonCeilings)
+			detail += "; " + countOf(f.poisonCeilings, "poison row carries", "poison rows carry") + " a MaxAttempts ceiling"
 		}
 		r.Check("no dead-letter exit", f.deadLettered == 0 && f.poisonCeilings == 0 && len(f.atCap) > 0, detail)
 	}
@@ -261,35 +281,8 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f f
 }
 
 // integrityChecks are what both designs must keep: nothing is a lie.
-func (o *session16Options) integrityChecks(r *report.Report, f figures) {
+func (o *session16Options) integrityChecks(r *report.Report, f session16Figures) {
 	r.Check("no duplicate payment/outbox rows", f.maxPayRows <= 1 && f.maxMsgRows <= 1,
 		fmt.Sprintf("max %d per key", max(f.maxPayRows, f.maxMsgRows)))
 	f.txIDs.check(r)
-}
-
-func (o *session16Options) recordMetrics(r *report.Report, run *session16Run, f figures) {
-	r.Metric("healthy_processed", f.healthyProcessed)
-	r.Metric("healthy_total", f.healthy)
-	r.Metric("poison_attempts", f.poisonAttempts)
-	r.Metric("poison_final_status", report.JoinStrings(f.poisonStatuses))
-	r.Metric("poison_payment_status", report.JoinStrings(f.poisonPayments))
-	r.Metric("retries_with_backoff", len(f.backoffs))
-	backoffs := make([]int64, len(f.backoffs))
-	for i, d := range f.backoffs {
-		backoffs[i] = d.Milliseconds()
-	}
-	r.Metric("backoffs_ms", backoffs)
-	r.Metric("dead_lettered", f.deadLettered)
-	r.Metric("provider_calls", f.calls)
-	r.Metric("provider_calls_failed", f.failedCalls)
-	r.Metric("pending_at_end", f.pending)
-	r.Metric("processing_at_end", f.processing)
-	r.Metric("paid", f.paid)
-	r.Metric("failed", f.failed)
-	r.Metric("duplicate_payment_rows", f.dupPayments)
-	r.Metric("duplicate_outbox_rows", f.dupMessages)
-	r.Metric("fake_successes", f.fake)
-	r.Metric("refused_transitions", f.refused)
-	r.Metric("demo_capped", run.capped)
-	r.Metric("scenario_end", clock.ISO(run.ended))
 }

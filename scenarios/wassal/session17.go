@@ -3,7 +3,6 @@ package wassal
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,14 +23,10 @@ const (
 )
 
 func init() {
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session17Before,
-		Family:  "wassal",
-		Day:     17,
-		Kind:    report.Before,
-		Pair:    session17After,
-		Summary: "Day 17 BEFORE: a blind reset of dead letters to Pending, AttemptCount 0, while the provider is still broken",
-		Long: `Starts where Day 16 ends: the status API failed for PAY-002, PAY-003 and PAY-004,
+	registerDay(session17Day, (&session17Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession17(fs, after) },
+		scenarios.Scenario{
+			Summary: "Day 17 BEFORE: a blind reset of dead letters to Pending, AttemptCount 0, while the provider is still broken",
+			Long: `Starts where Day 16 ends: the status API failed for PAY-002, PAY-003 and PAY-004,
 so after MaxAttempts each was dead-lettered with its LastError. Thirty minutes
 later someone "redrives" them with one UPDATE: Status back to Pending,
 AttemptCount 0, LastError and DeadLetteredAtUtc cleared, all at once, no
@@ -41,20 +36,13 @@ second time, and the rows now claim three attempts where six were made: the
 original failure history is gone.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
-		Example: `  outboxlab session-17-blind-redrive
+			Example: `  outboxlab session-17-blind-redrive
   outboxlab session-17-blind-redrive --poison-key PAY-001,PAY-006 --max-attempts 4`,
-		FailsWith: []string{"--provider-fixed"},
-		Limits:    declare((&session17Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession17(fs, false) },
-	})
-	scenarios.Register(&scenarios.Scenario{
-		Name:    session17After,
-		Family:  "wassal",
-		Day:     17,
-		Kind:    report.After,
-		Pair:    session17Before,
-		Summary: "Day 17 AFTER: an authorised, audited redrive in bounded batches under new claims, verified before closing",
-		Long: `The same dead letters, redriven the safe way once the provider is fixed. The
+			FailsWith: []string{"--provider-fixed"},
+		},
+		scenarios.Scenario{
+			Summary: "Day 17 AFTER: an authorised, audited redrive in bounded batches under new claims, verified before closing",
+			Long: `The same dead letters, redriven the safe way once the provider is fixed. The
 redrive needs an approver and a reason (--approver, --reason; empty is refused
 with exit 2) and writes an audit record naming who, why, when and which entries.
 Each entry gets a Redrives row keeping its original AttemptCount, LastError and
@@ -66,12 +54,10 @@ provider's result matches the payment. A batch that dead-letters again stops the
 redrive: the cause is not fixed, and the history says so.
 
 Try --provider-fixed=false: the first batch fails, the redrive halts, nothing is lost, exit 1.`,
-		Example: `  outboxlab session-17-audited-redrive --approver alice --reason "INC-4711: status API restored"
+			Example: `  outboxlab session-17-audited-redrive --approver alice --reason "INC-4711: status API restored"
   outboxlab session-17-audited-redrive --batch 1 --batch-interval 5s`,
-		FailsWith: []string{"--provider-fixed=false"},
-		Limits:    declare((&session17Options{}).limits()),
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSession17(fs, true) },
-	})
+			FailsWith: []string{"--provider-fixed=false"},
+		})
 }
 
 // session17Options are the Day 17 pair's parameters. The only default that
@@ -132,16 +118,11 @@ func (o *session17Options) Validate() error {
 		return err
 	}
 	var err error
-	if o.PoisonKeys, err = keysFlag("poison-key", o.PoisonKeys, o.Payments); err != nil {
-		return err
-	}
-	if o.DeclinedKey, err = keyFlag("declined-key", o.DeclinedKey, o.Payments); err != nil {
+	if o.PoisonKeys, o.DeclinedKey, err = poisonFlags(o.PoisonKeys, o.DeclinedKey, o.Payments); err != nil {
 		return err
 	}
 	o.Approver, o.Reason = strings.TrimSpace(o.Approver), strings.TrimSpace(o.Reason)
 	switch {
-	case o.DeclinedKey != "" && slices.Contains(o.PoisonKeys, o.DeclinedKey):
-		return fmt.Errorf("--declined-key %q is also a poison key; a declined payment is a healthy one", o.DeclinedKey)
 	case o.Approver == "":
 		return fmt.Errorf("--approver is required: a redrive needs a named approver")
 	case o.Reason == "":
@@ -152,8 +133,8 @@ func (o *session17Options) Validate() error {
 	// --redrive-attempts times plus one verification after an audited release.
 	poison := len(o.PoisonKeys)
 	if work := poison * (3*o.MaxAttempts + o.RedriveAttempts + 1); work > maxRedriveAttempts {
-		return fmt.Errorf("%d poison key(s) × (3 × %d --max-attempts + %d --redrive-attempts + 1) = %d attempts, at most %d: "+
-			"fewer --poison-key or fewer attempts", poison, o.MaxAttempts, o.RedriveAttempts, work, maxRedriveAttempts)
+		return fmt.Errorf("%s × (3 × %d --max-attempts + %d --redrive-attempts + 1) = %d attempts, at most %d: "+
+			"fewer --poison-key or fewer attempts", countOf(poison, "poison key", "poison keys"), o.MaxAttempts, o.RedriveAttempts, work, maxRedriveAttempts)
 	}
 	if s := o.span(); s.tooLong() {
 		return fmt.Errorf("the run would move the scenario clock %s: lower --base-backoff, --batch-interval or the attempts", s.text())
@@ -290,6 +271,6 @@ func (o *session17Options) takeStock(ctx context.Context, run *session17Run, sto
 		late = fmt.Sprintf(" (--redrive-after %s fell inside the Day 16 drain: the redrive starts when it ends)", durationText(o.RedriveAfter))
 	}
 	run.lines = append(run.lines, eventLine(run.redriveAt, "", fmt.Sprintf(
-		"%d dead letter(s) parked (%s); the provider's status API %s%s", len(run.deadKeys), keysText(run.deadKeys), state, late)))
+		"%s parked (%s); the provider's status API %s%s", report.Plural(len(run.deadKeys), "dead letter"), keysText(run.deadKeys), state, late)))
 	return nil
 }

@@ -2,13 +2,15 @@ package wassal
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
+	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // session17Figures are the numbers a Day 17 run is judged by. The checks
@@ -32,6 +34,9 @@ type session17Figures struct {
 	closed, closedUnverified    int
 	pending                     []string
 	txIDs
+
+	audited bool      // the run's design: the audited redrive
+	ended   time.Time // scenario time at the end of the run
 }
 
 // verifications counts, per message id, the status checks the audit log
@@ -39,7 +44,7 @@ type session17Figures struct {
 func verifications(audit []outbox.AuditEntry) map[int64]int {
 	out := map[int64]int{}
 	for _, e := range audit {
-		if e.Action == "redrive-verified" || e.Action == "redrive-unverified" {
+		if e.Action == actionVerified || e.Action == actionUnverified {
 			out[e.MessageID]++
 		}
 	}
@@ -65,7 +70,8 @@ func attemptsMade(run *session17Run) map[string]int {
 
 func (o *session17Options) figures(run *session17Run) session17Figures {
 	l := run.ledger
-	f := session17Figures{dead: run.deadKeys, pending: pendingKeys(l.Payments), redriveRows: len(run.redrives)}
+	f := session17Figures{dead: run.deadKeys, pending: pendingKeys(l.Payments), redriveRows: len(run.redrives),
+		audited: run.audited, ended: run.ended}
 	since := l.Calls[min(run.callsAtRedrive, len(l.Calls)):]
 	replayed := map[string]bool{}
 	for _, c := range since {
@@ -103,7 +109,7 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 			f.historyKept++
 			kept[rd.key] = true
 		}
-		if rd.outcome == "Closed" {
+		if rd.outcome == outcomeClosed {
 			f.closed++
 			if !verifiedBeforeClosing(run, rd, since) {
 				f.closedUnverified++
@@ -130,16 +136,18 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 	}
 	f.approver, f.reason, f.recordsAgree = "(none)", "(none)", true
 	for _, e := range run.audit {
-		if strings.HasPrefix(e.Action, "redrive-") {
+		if slices.Contains(redriveActions, e.Action) {
 			f.redriveAudit++
 		}
-		if e.Action == "redrive-approved" {
+		if e.Action == actionApproved {
 			f.approvals++
 			f.approver = e.Actor
-			if strings.Contains(e.Detail, "reason: "+o.Reason+";") {
-				f.reason = o.Reason
-			}
 		}
+	}
+	// The reason is read from the Redrives rows, which record it in a
+	// column of its own; the approval's audit entry says it only in prose.
+	if len(run.redrives) > 0 {
+		f.reason = run.redrives[0].reason
 	}
 	for _, rd := range run.redrives {
 		f.recordsAgree = f.recordsAgree && rd.approver == f.approver && rd.reason == f.reason
@@ -173,50 +181,60 @@ func messageOf(l Ledger, key string) outbox.Message {
 	return m
 }
 
-func (o *session17Options) writeMetrics(r *report.Report, b, a session17Figures) {
-	who := func(audited bool) string {
-		if !audited {
+// figureList is every Day 17 figure: its row in the BEFORE vs AFTER table
+// and its JSON metric.
+func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
+	type f17 = session17Figures
+	who := func(f f17) string {
+		if !f.audited {
 			return "nobody / no reason"
 		}
 		return fmt.Sprintf("%s / %q", o.Approver, o.Reason)
 	}
-	released := func(f session17Figures, audited bool) string {
-		if !audited {
+	released := func(f f17) string {
+		if !f.audited {
 			return fmt.Sprintf("%d, all at once", len(f.released))
 		}
-		s := fmt.Sprintf("%d in %d batch(es) of at most %d", len(f.released), f.batches, f.largestBatch)
+		s := fmt.Sprintf("%d in %s of at most %d", len(f.released), countOf(f.batches, "batch", "batches"), f.largestBatch)
 		if len(f.notReleased) > 0 {
 			s += "; left parked " + countWith(f.notReleased)
 		}
 		return s
 	}
-	attempts := func(f session17Figures) string { return fmt.Sprintf("%d (%d failed)", f.redriveAttempts, f.failed) }
-	shown := func(f session17Figures) string {
-		if len(f.undercounted) == 0 {
-			return "0"
-		}
-		return countWith(f.undercounted)
-	}
-	history := func(f session17Figures, audited bool) string {
-		if !audited {
-			return fmt.Sprintf("no: cleared on %d row(s), no copy", len(f.released))
+	history := func(f f17) string {
+		if !f.audited {
+			return fmt.Sprintf("no: cleared on %s, no copy", report.Plural(len(f.released), "row"))
 		}
 		return fmt.Sprintf("yes: %d of %d Redrives rows", f.historyKept, len(f.released))
 	}
-	rows := [][]string{
-		{"Dead letters before the redrive", countWith(b.dead), countWith(a.dead)},
-		{"Authorised by / reason", who(false), who(true)},
-		{"Released back to Pending", released(b, false), released(a, true)},
-		{"Worker attempts during the redrive", attempts(b), attempts(a)},
-		{"Verification status checks before closing", strconv.Itoa(b.verifyCalls), strconv.Itoa(a.verifyCalls)},
-		{"Redriven entries Processed / dead-lettered again", fmt.Sprintf("%d / %d", len(b.processed), len(b.deadAgain)), fmt.Sprintf("%d / %d", len(a.processed), len(a.deadAgain))},
-		{"Rows whose AttemptCount undercounts the attempts", shown(b), shown(a)},
-		{"Original LastError and DeadLetteredAtUtc kept", history(b, false), history(a, true)},
-		{"Redrive entries in the audit log", strconv.Itoa(b.redriveAudit), strconv.Itoa(a.redriveAudit)},
-		{"Payments PendingConfirmation at the end", countWith(b.pending), countWith(a.pending)},
-		{"Fake successes", strconv.Itoa(b.fake), strconv.Itoa(a.fake)},
-	}
-	r.Table([]string{"Metric (real run)", "BEFORE (blind)", "AFTER (audited)"}, rows)
+	return slices.Concat(
+		[]scenarios.Figure[f17]{
+			keysFigure("Dead letters before the redrive", "dead_letters", func(f f17) []string { return f.dead }),
+			{Label: "Authorised by / reason", Show: who},
+			{Label: "Released back to Pending", Key: "released", Show: released, Value: func(f f17) any { return len(f.released) }},
+			metric("left_parked", func(f f17) any { return len(f.notReleased) }),
+			metric("largest_batch", func(f f17) any { return f.largestBatch }),
+			{Label: "Worker attempts during the redrive", Key: "redrive_attempts",
+				Show:  func(f f17) string { return failedOf(f.redriveAttempts, f.failed) },
+				Value: func(f f17) any { return f.redriveAttempts }},
+			metric("redrive_attempts_failed", func(f f17) any { return f.failed }),
+			intFigure("Verification status checks before closing", "verification_checks", func(f f17) int { return f.verifyCalls }),
+		},
+		twoFigures("Redriven entries Processed / dead-lettered again", "processed", "dead_lettered_again",
+			func(f f17) int { return len(f.processed) }, func(f f17) int { return len(f.deadAgain) }),
+		[]scenarios.Figure[f17]{
+			keysFigure("Rows whose AttemptCount undercounts the attempts", "undercounted_rows", func(f f17) []string { return f.undercounted }),
+			{Label: "Original LastError and DeadLetteredAtUtc kept", Key: "history_kept", Show: history,
+				Value: func(f f17) any { return f.historyKept }},
+			intFigure("Redrive entries in the audit log", "redrive_audit_entries", func(f f17) int { return f.redriveAudit }),
+			keysFigure("Payments PendingConfirmation at the end", "pending_payments", func(f f17) []string { return f.pending }),
+			// Day 17's JSON has never recorded fake successes: the row only.
+			{Label: "Fake successes", Show: func(f f17) string { return strconv.Itoa(f.fake) }},
+			metric("closed", func(f f17) any { return f.closed }),
+			metric("provider_fixed", func(f17) any { return o.ProviderFixed }),
+			metric("scenario_end", func(f f17) any { return clock.ISO(f.ended) }),
+		},
+	)
 }
 
 // noDeadLetters is the figure of a check about the redriven entries when there are none.
@@ -244,9 +262,10 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
 	if !f.recordsAgree {
 		authorised += "; the Redrives rows name another approver or reason"
 	}
-	r.Check("redrive authorised", f.approvals == 1 && f.approver == o.Approver && f.reason == o.Reason && f.recordsAgree, authorised)
+	reasonKept := f.reason == o.Reason || f.redriveRows == 0 // nothing released: no row to carry the reason
+	r.Check("redrive authorised", f.approvals == 1 && f.approver == o.Approver && reasonKept && f.recordsAgree, authorised)
 	r.Check("audit record written", f.approvals == 1 && f.redriveAudit > len(f.released),
-		fmt.Sprintf("%d redrive entries for %d released dead letter(s)", f.redriveAudit, len(f.released)))
+		fmt.Sprintf("%d redrive entries for %s", f.redriveAudit, report.Plural(len(f.released), "released dead letter")))
 	r.Check("counters never reset", len(f.undercounted) == 0,
 		fmt.Sprintf("%d of %d rows count every attempt made; generation recorded in Redrives", len(f.released)-len(f.undercounted), len(f.released)))
 	preserved := fmt.Sprintf("%d of %d Redrives rows keep the original AttemptCount, LastError and DeadLetteredAtUtc", f.historyKept, len(f.released))
@@ -257,30 +276,11 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
 	r.Check("each replay under a new claim", f.tokenUp == len(f.released),
 		fmt.Sprintf("ClaimToken rose on %d of %d released entries", f.tokenUp, len(f.released)))
 	r.Check("bounded batches", f.largestBatch <= o.Batch,
-		fmt.Sprintf("largest batch %d ≤ %d; %d batch(es)", f.largestBatch, o.Batch, f.batches))
+		fmt.Sprintf("largest batch %d ≤ %d; %s", f.largestBatch, o.Batch, countOf(f.batches, "batch", "batches")))
 	r.Check("verified with the provider before closing", f.closedUnverified == 0,
 		fmt.Sprintf("%d closed, %d of them without a matching status check", f.closed, f.closedUnverified))
 	r.Check("incident closed: every dead letter resolved", f.closed == len(f.dead) && len(f.pending) == 0,
 		fmt.Sprintf("%d of %d closed; %d dead-lettered again, %d left parked; %d PendingConfirmation",
 			f.closed, len(f.dead), len(f.deadAgain), len(f.notReleased), len(f.pending)))
 	f.txIDs.check(r)
-}
-
-func (o *session17Options) recordMetrics(r *report.Report, run *session17Run, f session17Figures) {
-	r.Metric("dead_letters", len(f.dead))
-	r.Metric("released", len(f.released))
-	r.Metric("left_parked", len(f.notReleased))
-	r.Metric("largest_batch", f.largestBatch)
-	r.Metric("redrive_attempts", f.redriveAttempts)
-	r.Metric("redrive_attempts_failed", f.failed)
-	r.Metric("verification_checks", f.verifyCalls)
-	r.Metric("processed", len(f.processed))
-	r.Metric("dead_lettered_again", len(f.deadAgain))
-	r.Metric("undercounted_rows", len(f.undercounted))
-	r.Metric("history_kept", f.historyKept)
-	r.Metric("redrive_audit_entries", f.redriveAudit)
-	r.Metric("closed", f.closed)
-	r.Metric("pending_payments", len(f.pending))
-	r.Metric("provider_fixed", o.ProviderFixed)
-	r.Metric("scenario_end", clock.ISO(run.ended))
 }

@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/core/report"
 	"outboxlab/core/worker"
 )
 
@@ -32,16 +33,40 @@ const redrivesSchema = `CREATE TABLE IF NOT EXISTS Redrives (
     ClosedAtUtc               TEXT
 ) STRICT`
 
+// outcome is a Redrives row's Outcome, one of the codes its CHECK admits.
+type outcome string
+
+const (
+	outcomeReplaying          outcome = "Replaying"
+	outcomeClosed             outcome = "Closed"
+	outcomeDeadLetteredAgain  outcome = "DeadLetteredAgain"
+	outcomeVerificationFailed outcome = "VerificationFailed"
+)
+
+// The audit log's actions of a redrive.
+const (
+	actionApproved   = "redrive-approved"
+	actionReleased   = "redrive-released"
+	actionVerified   = "redrive-verified"
+	actionUnverified = "redrive-unverified"
+	actionFailed     = "redrive-failed"
+	actionHalted     = "redrive-halted"
+)
+
+// redriveActions are every action a redrive writes to the audit log.
+var redriveActions = []string{actionApproved, actionReleased, actionVerified, actionUnverified, actionFailed, actionHalted}
+
 // redriveRow is one row of Redrives.
 type redriveRow struct {
-	id, messageID              int64
-	key                        string
-	generation, batch          int
-	approver, reason           string
-	requestedAt                string
-	origAttempts, origMax      int
-	origLastError, origDeadAt  string
-	outcome, verifiedTx, close string
+	id, messageID             int64
+	key                       string
+	generation, batch         int
+	approver, reason          string
+	requestedAt               string
+	origAttempts, origMax     int
+	origLastError, origDeadAt string
+	outcome                   outcome
+	verifiedTx, close         string
 }
 
 // blindRedrive is what someone does without a redrive procedure: one UPDATE
@@ -58,7 +83,7 @@ func (o *session17Options) blindRedrive(ctx context.Context, run *session17Run, 
 	n, _ := res.RowsAffected()
 	run.lines = append(run.lines, eventLine(clk.Now(), "", fmt.Sprintf(
 		"BLIND REDRIVE: UPDATE OutboxMessages SET Status = 'Pending', AttemptCount = 0, LastError = NULL, DeadLetteredAtUtc = NULL "+
-			"WHERE Status = 'DeadLettered' → %d row(s), all at once; no approver, no reason, no record", n)))
+			"WHERE Status = 'DeadLettered' → %s, all at once; no approver, no reason, no record", report.Plural(n, "row"))))
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: 10}
 	return run.stepUntilIdle(ctx, w, o.stepLimit())
 }
@@ -70,15 +95,15 @@ func (o *session17Options) blindRedrive(ctx context.Context, run *session17Run, 
 func (o *session17Options) auditedRedrive(ctx context.Context, run *session17Run, store *outbox.Store, clk *clock.ScenarioClock) error {
 	now := clk.Now()
 	err := store.InTx(ctx, func(tx *sql.Tx) error {
-		return outbox.AuditTx(ctx, tx, now, o.Approver, "redrive-approved", 0, fmt.Sprintf(
-			"generation 1 of %s; reason: %s; batches of %d, %d more attempt(s) each", keysText(run.deadKeys), o.Reason, o.Batch, o.RedriveAttempts))
+		return outbox.AuditTx(ctx, tx, now, o.Approver, actionApproved, 0, fmt.Sprintf(
+			"generation 1 of %s; reason: %s; batches of %d, %s each", keysText(run.deadKeys), o.Reason, o.Batch, report.Plural(o.RedriveAttempts, "more attempt")))
 	})
 	if err != nil {
 		return err
 	}
 	run.lines = append(run.lines, eventLine(now, "", fmt.Sprintf(
-		"AUDITED REDRIVE approved by %s (%q): %d dead letter(s), batches of %d; audit record written",
-		o.Approver, o.Reason, len(run.deadKeys), o.Batch)))
+		"AUDITED REDRIVE approved by %s (%q): %s, batches of %d; audit record written",
+		o.Approver, o.Reason, report.Plural(len(run.deadKeys), "dead letter"), o.Batch)))
 	w := &worker.Worker{ID: "redrive-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: o.Batch}
 	for start := 0; start < len(run.deadKeys); start += o.Batch {
 		if start > 0 {
@@ -132,7 +157,7 @@ func (o *session17Options) release(ctx context.Context, run *session17Run, store
 			}
 			detail := fmt.Sprintf("%s generation %d, batch %d: AttemptCount %d kept, MaxAttempts %d → %d; original error and dead-letter time kept in Redrives",
 				k, gen, batch, m.AttemptCount, m.MaxAttempts, m.AttemptCount+o.RedriveAttempts)
-			if err := outbox.AuditTx(ctx, tx, now, o.Approver, "redrive-released", m.ID, detail); err != nil {
+			if err := outbox.AuditTx(ctx, tx, now, o.Approver, actionReleased, m.ID, detail); err != nil {
 				return err
 			}
 			run.lines = append(run.lines, eventLine(now, k, "released: "+strings.TrimPrefix(detail, k+" ")))

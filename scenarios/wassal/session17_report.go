@@ -12,6 +12,7 @@ import (
 )
 
 var session17Day = day{
+	number: 17,
 	Pair: scenarios.Pair{
 		Before: session17Before, BeforeTitle: "Session 17 — BEFORE: a blind dead-letter redrive",
 		After: session17After, AfterTitle: "Session 17 — AFTER: an audited dead-letter redrive",
@@ -19,29 +20,28 @@ var session17Day = day{
 	reproduced: "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE ❌",
 	held:       "AUDITED REDRIVE — AUTHORISED, BATCHED, VERIFIED, HISTORY KEPT ✅",
 	broken:     "THE REDRIVE DID NOT CLOSE THE INCIDENT — SEE THE FAILED CHECKS ❌",
+	columns:    []string{"Metric (real run)", "BEFORE (blind)", "AFTER (audited)"},
 }
 
 func (o *session17Options) render(own, before, after *session17Run) *report.Report {
-	r := session17Day.NewReport(o.audited)
-	o.writeSetup(r, own)
-	writeSchemaAndTimeline(r, own.tables, own.lines)
-	r.Section("Per-message table")
-	o.writePerMessage(r, own)
-	writeLedgers(r, own.ledger, "",
-		ledgerTable{"Redrive ledger (Redrives table)", func(r *report.Report) { writeRedrives(r, own.redrives) }},
-		ledgerTable{"Audit log (AuditLog table)", func(r *report.Report) { writeAudit(r, own.audit) }})
-	scenarios.CompareSection(r)
-	o.writeMetrics(r, o.figures(before), o.figures(after))
+	return writeDay[*session17Run, session17Figures](session17Day, o.audited, o, own, before, after)
+}
 
-	f := o.figures(own)
+func (o *session17Options) story(own *session17Run, _ session17Figures) story {
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
+		perMessage: func(r *report.Report) { o.writePerMessage(r, own) },
+		own: []ledgerTable{
+			{"Redrive ledger (Redrives table)", func(r *report.Report) { writeRedrives(r, own.redrives) }},
+			{"Audit log (AuditLog table)", func(r *report.Report) { writeAudit(r, own.audit) }},
+		}}
+}
+
+func (o *session17Options) checks(r *report.Report, _ *session17Run, f session17Figures) {
 	if o.audited {
 		o.afterChecks(r, f)
 	} else {
 		o.beforeChecks(r, f)
 	}
-	session17Day.closeReport(r, o.audited)
-	o.recordMetrics(r, own, f)
-	return r
 }
 
 func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
@@ -62,8 +62,8 @@ func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
 	}
 	r.Linef("Redrive   at %s; the provider is %s", clock.Stamp(own.redriveAt), fixed)
 	if own.audited {
-		r.Linef("Design    audited: approver %q, reason %q; batches of %d, %s apart; +%d attempt(s) per entry on top of its count; verify before closing",
-			o.Approver, o.Reason, o.Batch, o.BatchInterval, o.RedriveAttempts)
+		r.Linef("Design    audited: approver %q, reason %q; batches of %d, %s apart; +%s per entry on top of its count; verify before closing",
+			o.Approver, o.Reason, o.Batch, o.BatchInterval, report.Plural(o.RedriveAttempts, "attempt"))
 	} else {
 		r.Line("Design    blind: one UPDATE back to Pending with AttemptCount 0, LastError and DeadLetteredAtUtc cleared; the ordinary worker takes them")
 	}
@@ -88,7 +88,7 @@ func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) 
 			redrive = "not released (halted)"
 			if rd, ok := redriven[k]; ok {
 				redrive = fmt.Sprintf("generation %d, batch %d", rd.generation, rd.batch)
-				verified = rd.outcome
+				verified = string(rd.outcome)
 				if rd.verifiedTx != "" {
 					verified += " (" + rd.verifiedTx + ")"
 				}
@@ -111,7 +111,7 @@ func writeRedrives(r *report.Report, rows []redriveRow) {
 	for _, rd := range rows {
 		out = append(out, []string{strconv.FormatInt(rd.id, 10), rd.key, strconv.Itoa(rd.generation), strconv.Itoa(rd.batch),
 			rd.approver, isoStamp(rd.requestedAt), fmt.Sprintf("%d/%d", rd.origAttempts, rd.origMax), isoStamp(rd.origDeadAt),
-			report.Dash(rd.origLastError), rd.outcome, report.Dash(rd.verifiedTx), isoStamp(rd.close)})
+			report.Dash(rd.origLastError), string(rd.outcome), report.Dash(rd.verifiedTx), isoStamp(rd.close)})
 	}
 	r.Table([]string{"Id", "Key", "Generation", "Batch", "Approver", "RequestedAtUtc", "Original attempts", "Original DeadLetteredAtUtc",
 		"Original LastError", "Outcome", "VerifiedTransactionId", "ClosedAtUtc"}, out)

@@ -116,7 +116,7 @@ func TestSession17FailedRedriveKeepsHistory(t *testing.T) {
 	}
 	rd := run.redrives[0]
 	if rd.key != "PAY-002" || rd.generation != 1 || rd.origAttempts != 3 || rd.origDeadAt != "2026-01-16T09:00:00.602Z" ||
-		!strings.Contains(rd.origLastError, "provider unavailable") || rd.outcome != "DeadLetteredAgain" || rd.approver != "ops-oncall" {
+		!strings.Contains(rd.origLastError, "provider unavailable") || rd.outcome != outcomeDeadLetteredAgain || rd.approver != "ops-oncall" {
 		t.Errorf("Redrives row %+v: want PAY-002, generation 1, original 3 attempts at 09:00:00.602Z with its error, DeadLetteredAgain, by ops-oncall", rd)
 	}
 	if f.historyKept != 2 {
@@ -133,7 +133,7 @@ func TestSession17ChecksAndVerdicts(t *testing.T) {
 	rep := scenariotest.Run(t, session17After, "--approver", "alice", "--reason", "INC-9: fixed upstream")
 	wantChecks(t, rep, map[string]string{
 		"redrive authorised":                          `PASS approver alice, reason "INC-9: fixed upstream", 1 approval record`,
-		"bounded batches":                             "PASS largest batch 2 ≤ 2; 2 batch(es)",
+		"bounded batches":                             "PASS largest batch 2 ≤ 2; 2 batches",
 		"incident closed: every dead letter resolved": "PASS 3 of 3 closed; 0 dead-lettered again, 0 left parked; 0 PendingConfirmation",
 	})
 	approval := false

@@ -32,7 +32,7 @@ func (o *session17Options) verify(ctx context.Context, run *session17Run, store 
 	now := clk.Now()
 	for _, k := range keys {
 		m, _ := l.Message(k)
-		outcome, action, detail := "DeadLetteredAgain", "redrive-failed", ""
+		outcome, action, detail := outcomeDeadLetteredAgain, actionFailed, ""
 		var verifiedTx any
 		switch m.Status {
 		case outbox.DeadLettered:
@@ -41,21 +41,21 @@ func (o *session17Options) verify(ctx context.Context, run *session17Run, store 
 			pay, _ := l.Payment(k)
 			a, err := run.prov.CheckStatus(ctx, k, now)
 			if err == nil && agrees(a, pay) {
-				outcome, action, verifiedTx = "Closed", "redrive-verified", a.TransactionID
+				outcome, action, verifiedTx = outcomeClosed, actionVerified, a.TransactionID
 				detail = fmt.Sprintf("%s: status check says %s, payment row says %s → redrive closed", k, answerText(a), pay.Status)
 				break
 			}
-			outcome, action = "VerificationFailed", "redrive-unverified"
+			outcome, action = outcomeVerificationFailed, actionUnverified
 			detail = fmt.Sprintf("%s: status check %s does not confirm payment %s → left open", k, answerOrError(a, err), pay.Status)
 		default:
 			return 0, fmt.Errorf("verify %s: still %s after the batch settled", k, m.Status)
 		}
-		if outcome != "Closed" {
+		if outcome != outcomeClosed {
 			failed++
 		}
 		err := store.InTx(ctx, func(tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, `UPDATE Redrives SET Outcome = ?, VerifiedTransactionId = ?, ClosedAtUtc = ?
-				WHERE MessageId = ? AND Outcome = 'Replaying'`, outcome, verifiedTx, closedAt(outcome, now), m.ID)
+				WHERE MessageId = ? AND Outcome = 'Replaying'`, string(outcome), verifiedTx, closedAt(outcome, now), m.ID)
 			if err != nil {
 				return fmt.Errorf("record the redrive outcome of %s: %w", k, err)
 			}
@@ -87,8 +87,8 @@ func answerOrError(a provider.Answer, err error) string {
 	return answerText(a)
 }
 
-func closedAt(outcome string, now time.Time) any {
-	if outcome != "Closed" {
+func closedAt(outcome outcome, now time.Time) any {
+	if outcome != outcomeClosed {
 		return nil
 	}
 	return clock.ISO(now)
@@ -99,7 +99,7 @@ func (o *session17Options) halt(ctx context.Context, run *session17Run, store *o
 	now := clk.Now()
 	detail := fmt.Sprintf("batch %d: %d of %d failed again; the cause is not fixed; left parked: %s", batch, failed, size, keysText(run.notRelease))
 	err := store.InTx(ctx, func(tx *sql.Tx) error {
-		return outbox.AuditTx(ctx, tx, now, redriveActor, "redrive-halted", 0, detail)
+		return outbox.AuditTx(ctx, tx, now, redriveActor, actionHalted, 0, detail)
 	})
 	if err != nil {
 		return err

@@ -56,7 +56,7 @@ func AttemptPlot(events []worker.Event, msgs []outbox.Message, start, end time.T
 	symbols := map[worker.EventKind]string{worker.Processed: "✓", worker.Retrying: "✗", worker.DeadLettered: "☠", worker.Refused: "!"}
 	lanes := make([]plot.Lane, 0, len(msgs))
 	for _, m := range msgs {
-		lane := plot.Lane{Label: m.Key, Note: fmt.Sprintf("%s after %d attempt(s)", m.Status, m.AttemptCount)}
+		lane := plot.Lane{Label: m.Key, Note: fmt.Sprintf("%s after %s", m.Status, report.Plural(m.AttemptCount, "attempt"))}
 		for _, e := range events {
 			if e.MessageID == m.ID && symbols[e.Kind] != "" {
 				lane.Marks = append(lane.Marks, plot.Mark{At: e.At.Sub(start), Symbol: symbols[e.Kind]})

@@ -1,0 +1,179 @@
+package wassal
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/plot"
+	"outboxlab/core/provider"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+
+	"github.com/spf13/pflag"
+)
+
+// What every Wassal day's report is made of. Each day tells its story in the
+// same sections and order: setup, schema, timeline, per-message table,
+// ledgers, the BEFORE vs AFTER figures, safety checks, a verdict and the
+// JSON metrics. writeDay is that order, written once; a day fills it in.
+
+// day is one Wassal day: its BEFORE/AFTER pair and the verdicts its reports end on.
+type day struct {
+	number int // the course day, 13 to 17
+	scenarios.Pair
+	reproduced string   // BEFORE, every check passed: the failure mode shown
+	held       string   // AFTER, every check passed: the fix held
+	broken     string   // AFTER, a check failed
+	columns    []string // the figures table's header: label, BEFORE, AFTER
+}
+
+// verdictNotReproduced is every day's BEFORE verdict when a check failed.
+const verdictNotReproduced = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
+
+// design is what a day gives the report skeleton: R is one design's run,
+// F the figures read from what that run left behind.
+type design[R, F any] interface {
+	writeSetup(r *report.Report, own R)
+	// story is the run's own story, told between the setup and the figures.
+	story(own R, f F) story
+	figures(run R) F
+	// figureList is every figure of the day, declared once: its row in the
+	// BEFORE vs AFTER table and its JSON metric.
+	figureList() []scenarios.Figure[F]
+	// checks records the safety checks of the scenario's own design.
+	checks(r *report.Report, own R, f F)
+}
+
+// story is what a run left to tell: the tables it created, its timeline, a
+// figure drawn under it, the per-message table and the ledgers.
+type story struct {
+	tables      []outbox.Table
+	timeline    []string
+	figure      *plot.Figure // drawn after the timeline, when set
+	perMessage  func(r *report.Report)
+	ledger      Ledger
+	emptyOutbox string        // said instead of an outbox table with no rows, when set
+	own         []ledgerTable // the day's own tables, written among the ledgers
+}
+
+// ledgerTable is a table of a day's own, written among the ledgers.
+type ledgerTable struct {
+	title string
+	write func(r *report.Report)
+}
+
+// writeDay writes the report of a day's scenario: after says whether it is
+// the AFTER one; own is its run, before and after both designs' runs.
+func writeDay[R, F any](d day, after bool, x design[R, F], own, before, afterRun R) *report.Report {
+	r := d.NewReport(after)
+	x.writeSetup(r, own)
+	f := x.figures(own)
+	s := x.story(own, f)
+	r.Section("Schema")
+	scenarios.WriteSchema(r, s.tables)
+	r.Section("Timeline (scenario clock)")
+	for _, line := range s.timeline {
+		r.Line(line)
+	}
+	if s.figure != nil {
+		r.Line("")
+		r.Figure(*s.figure)
+	}
+	r.Section("Per-message table")
+	s.perMessage(r)
+	writeLedgers(r, s)
+	scenarios.CompareSection(r)
+	figs := x.figureList()
+	scenarios.FigureTable(r, d.columns, figs, x.figures(before), x.figures(afterRun))
+	x.checks(r, own, f)
+	r.Checks("Safety checks")
+	if after {
+		r.Verdict(d.held, d.broken)
+	} else {
+		r.Verdict(d.reproduced, verdictNotReproduced)
+	}
+	scenarios.RecordFigures(r, figs, f)
+	return r
+}
+
+// writeLedgers writes what a run left behind: the payments, the outbox, the
+// day's own tables, then every call the provider received.
+func writeLedgers(r *report.Report, s story) {
+	r.Section("Payment ledger (Payments table)")
+	WritePaymentLedger(r, s.ledger.Payments)
+	r.Section("Outbox ledger (OutboxMessages table)")
+	if len(s.ledger.Messages) == 0 && s.emptyOutbox != "" {
+		r.Line(s.emptyOutbox)
+	} else {
+		scenarios.WriteOutboxLedger(r, s.ledger.Messages)
+	}
+	for _, t := range s.own {
+		r.Section(t.title)
+		t.write(r)
+	}
+	r.Section("Provider ledger (every call)")
+	WriteProviderLedger(r, s.ledger)
+}
+
+// paymentRange says how many payments a day seeds: "6 payments PAY-001..PAY-006".
+func paymentRange(n int) string {
+	keys := PaymentKeys(n)
+	return fmt.Sprintf("%d payments %s..%s", n, keys[0], keys[len(keys)-1])
+}
+
+// declinedText says which key the provider declines, for a setup line.
+func declinedText(key string) string {
+	if key == "" {
+		return "no key is declined"
+	}
+	return key + " is declined"
+}
+
+// writeClockLine is every setup's last line.
+func writeClockLine(r *report.Report, start time.Time) {
+	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(start))
+}
+
+// txIDs are the figures behind the check every day keeps, BEFORE and AFTER:
+// transaction ids only from the provider, on Paid payments only.
+type txIDs struct {
+	fake          int // payments showing an outcome the provider never gave
+	paidWithID    int // Paid, with an id the provider issued
+	otherWithID   int // not Paid, yet carrying an id
+	paidWithoutID int // Paid, without an id the provider issued
+}
+
+func readTxIDs(l Ledger, p *provider.Provider) txIDs {
+	t := txIDs{fake: l.FakeSuccesses()}
+	t.paidWithID, t.otherWithID, t.paidWithoutID = l.TxIDs(p)
+	return t
+}
+
+// check records the transaction-id check, fake outcomes included: every day
+// keeps it, and it is the only place it is declared.
+func (t txIDs) check(r *report.Report) {
+	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", t.paidWithID, t.otherWithID, t.fake)
+	if t.paidWithoutID > 0 {
+		detail += fmt.Sprintf(", %d Paid without a provider id", t.paidWithoutID)
+	}
+	r.Check("tx ids only from provider, Paid only", t.otherWithID == 0 && t.paidWithoutID == 0 && t.fake == 0, detail)
+}
+
+// registerDay registers a day's BEFORE and AFTER scenarios. What makes them
+// a pair is set here, once for every day: their names, family, day, kinds
+// and pairing, their flags' limits, and bind, told which design is the
+// scenario's own (after: the AFTER one).
+func registerDay(d day, limits []limit, bind func(fs *pflag.FlagSet, after bool) scenarios.Options, before, after scenarios.Scenario) {
+	for i, s := range []*scenarios.Scenario{&before, &after} {
+		own := i == 1
+		s.Name, s.Pair, s.Kind = d.Before, d.After, report.Before
+		if own {
+			s.Name, s.Pair, s.Kind = d.After, d.Before, report.After
+		}
+		s.Family, s.Day, s.Limits = "wassal", d.number, declare(limits)
+		s.Bind = func(fs *pflag.FlagSet) scenarios.Options { return bind(fs, own) }
+		scenarios.Register(s)
+	}
+}
