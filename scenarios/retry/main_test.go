@@ -62,3 +62,34 @@ func checkNamed(t *testing.T, r *report.Report, name string) report.Check {
 	t.Fatalf("no check named %q; the report has %q", name, names)
 	return report.Check{}
 }
+
+// whyCase is a run whose checks fail, and the lines its report must hold to
+// say why.
+type whyCase struct {
+	scenario string
+	args     []string
+	want     []string
+}
+
+// testWhy runs each case: its checks must fail, its report must hold every
+// wanted line, and no failure the flags explain may be called unexplained.
+func testWhy(t *testing.T, tests []whyCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.scenario+" "+caseName(tt.args), func(t *testing.T) {
+			t.Parallel()
+			r := scenariotest.Run(t, tt.scenario, tt.args...)
+			if r.Passed() {
+				t.Fatalf("checks passed, want a failure:\n%s", r.Body())
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(r.Body(), want) {
+					t.Errorf("report lacks %q:\n%s", want, r.Body())
+				}
+			}
+			if strings.Contains(r.Body(), "no flag explains") || strings.Contains(r.Body(), "no flag makes") {
+				t.Errorf("a failure the flags explain is reported as unexplained:\n%s", r.Body())
+			}
+		})
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -166,7 +165,6 @@ func TestReplayBreakerJudgesTheLedger(t *testing.T) {
 // The AFTER checks read the gateway's ledger: one call slipped in during a
 // cooldown fails the check that the consumer only trips the breaker and probes.
 func TestCircuitBreakerChecksCatchACallWhileOpen(t *testing.T) {
-	const onlyTrips = "during the outage the consumer only trips the breaker and probes"
 	o := scenariotest.Bind(t, stormBreaker).(*stormOptions)
 	dir := t.TempDir()
 	before, err := o.drive(context.Background(), filepath.Join(dir, "before.db"), false)
@@ -186,9 +184,10 @@ func TestCircuitBreakerChecksCatchACallWhileOpen(t *testing.T) {
 			i := slices.IndexFunc(gw.ledger, func(s send) bool { return s.at.After(extra.at) })
 			gw.ledger = slices.Insert(slices.Clone(after.gw.ledger), i, extra)
 		}
+		run.fig = o.figures(&run)
 		r := report.New(stormBreaker, report.After)
-		o.stormChecks(r, o.figures(before), o.figures(&run))
-		if c := checkNamed(t, r, onlyTrips); c.Passed == tamper {
+		o.breakerChecks(r, before.fig, run.fig)
+		if c := checkNamed(t, r, checkBreakerOnlyTrips); c.Passed == tamper {
 			t.Errorf("with a call while open %v: passed = %v: %s", tamper, c.Passed, c.Detail)
 		}
 	}
@@ -196,25 +195,12 @@ func TestCircuitBreakerChecksCatchACallWhileOpen(t *testing.T) {
 
 // A failed check comes with what the flags did.
 func TestStormPairSaysWhyItsChecksFailed(t *testing.T) {
-	tests := []struct {
-		scenario string
-		args     []string
-		want     string
-	}{
-		{stormBreaker, []string{"--breaker=false"}, "  WHY   --breaker=false switches the breaker off"},
+	testWhy(t, []whyCase{
+		{stormBreaker, []string{"--breaker=false"}, []string{"  WHY   --breaker=false switches the breaker off"}},
 		{stormBreaker, []string{"--cooldown", "5s"},
-			"        NTF-011 failed its 6 attempts, 5 of them as probes (one every 5 s of the 1 min outage)"},
-		{stormNoBreaker, []string{"--max-attempts", "20"}, "  WHY   20 attempts retry for 451 s (backoff 1 s doubling, capped at 30 s)"},
-		{stormNoBreaker, []string{"--max-attempts", "1"}, "  WHY   with --max-attempts 1 a failed message is dead-lettered at once"},
-		{stormNoBreaker, []string{"--outage-start", "10m"}, "  WHY   the gateway went down 10 min after the start"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.scenario+" "+caseName(tt.args), func(t *testing.T) {
-			t.Parallel()
-			r := scenariotest.Run(t, tt.scenario, tt.args...)
-			if r.Passed() || !strings.Contains(r.Body(), tt.want) {
-				t.Errorf("passed = %v; report lacks %q:\n%s", r.Passed(), tt.want, r.Body())
-			}
-		})
-	}
+			[]string{"        NTF-011 failed its 6 attempts, 5 of them as probes (one every 5 s of the 1 min outage)"}},
+		{stormNoBreaker, []string{"--max-attempts", "20"}, []string{"  WHY   20 attempts retry for 451 s (backoff 1 s doubling, capped at 30 s)"}},
+		{stormNoBreaker, []string{"--max-attempts", "1"}, []string{"  WHY   with --max-attempts 1 a failed message is dead-lettered at once"}},
+		{stormNoBreaker, []string{"--outage-start", "10m"}, []string{"  WHY   the gateway went down 10 min after the start"}},
+	})
 }

@@ -29,18 +29,18 @@ func (o *poisonOptions) checks(r *report.Report, figs []poisonFigures) {
 			report.JoinInts(onCatch.lethalDeliveries), report.JoinInts(onCatch.lethalCatchCounter), onCatch.deadLetters))
 	r.Check("on catch: only the --max-restarts bound stops the loop",
 		onCatch.restarts == o.MaxRestarts && onCatch.deaths == onCatch.restarts && onCatch.remaining > 0,
-		fmt.Sprintf("%d of %d lifetimes died, %d message(s) left", onCatch.deaths, onCatch.restarts, onCatch.remaining))
-	r.Check("at delivery: each lethal message isolated on delivery number threshold",
+		fmt.Sprintf("%d of %d lifetimes died, %s left", onCatch.deaths, onCatch.restarts, report.Plural(onCatch.remaining, "message")))
+	r.Check(checkIsolated,
 		report.AllEqual(atDelivery.lethalDeliveries, o.Threshold) && report.AllEqual(atDelivery.lethalStatuses, outbox.DeadLettered),
 		fmt.Sprintf("deliveries %s of threshold %d, status %s",
 			report.JoinInts(atDelivery.lethalDeliveries), o.Threshold, report.JoinStrings(atDelivery.lethalStatuses)))
-	r.Check("at delivery: the queue empties before the bound",
+	r.Check(checkQueueEmpties,
 		atDelivery.remaining == 0,
 		fmt.Sprintf("%d remaining after %d of at most %d lifetimes", atDelivery.remaining, atDelivery.restarts, o.MaxRestarts))
-	r.Check("at delivery: the messages behind the poison are processed",
+	r.Check(checkBehindProcessed,
 		atDelivery.processed == o.Messages-lethal,
 		fmt.Sprintf("%d of %d healthy processed", atDelivery.processed, o.Messages-lethal))
-	r.Check("at delivery: isolation still costs threshold − 1 deaths per lethal message",
+	r.Check(checkIsolationCost,
 		atDelivery.deaths == lethal*(o.Threshold-1),
 		fmt.Sprintf("%d deaths = %d × (%d − 1)", atDelivery.deaths, lethal, o.Threshold))
 	r.Check("every death was a real SIGKILL on a lethal message",
@@ -52,6 +52,14 @@ func (o *poisonOptions) checks(r *report.Report, figs []poisonFigures) {
 			onCatch.delivered, onCatch.claimTokens, atDelivery.delivered, atDelivery.claimTokens))
 }
 
+// The at-delivery checks a bound too low for the threshold fails, by name.
+const (
+	checkBehindProcessed = "at delivery: the messages behind the poison are processed"
+	checkIsolated        = "at delivery: each lethal message isolated on delivery number threshold"
+	checkQueueEmpties    = "at delivery: the queue empties before the bound"
+	checkIsolationCost   = "at delivery: isolation still costs threshold − 1 deaths per lethal message"
+)
+
 // mustParseISO parses a time the store wrote; the store only writes ISO times.
 func mustParseISO(s string) time.Time {
 	t, err := time.Parse(clock.ISOLayout, s)
@@ -62,11 +70,10 @@ func mustParseISO(s string) time.Time {
 }
 
 // whyFailed says what these flags did to the checks that failed.
-func (o *poisonOptions) whyFailed(r *report.Report, runs []*poisonRun, figs []poisonFigures) []string {
-	failed := failedChecks(r)
+func (o *poisonOptions) whyFailed(failed map[string]bool, runs []*poisonRun, figs []poisonFigures) []string {
 	atDelivery := figs[1]
 	var why []string
-	if o.Threshold == 1 && failed["at delivery: the messages behind the poison are processed"] {
+	if o.Threshold == 1 && failed[checkBehindProcessed] {
 		isolated := 0
 		for _, m := range runs[1].msgs {
 			if m.Status == outbox.DeadLettered && m.AttemptCount == 1 && !slices.Contains(o.lethalKeys(), m.Key) {
@@ -75,7 +82,7 @@ func (o *poisonOptions) whyFailed(r *report.Report, runs []*poisonRun, figs []po
 		}
 		why = append(why, fmt.Sprintf("a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n"+
 			"%s dead-lettered unprocessed at AttemptCount 1", report.Plural(int64(isolated), "healthy notification")))
-		delete(failed, "at delivery: the messages behind the poison are processed")
+		delete(failed, checkBehindProcessed)
 	}
 	if atDelivery.remaining > 0 && atDelivery.restarts == o.MaxRestarts {
 		need := len(o.Lethal)*(o.Threshold-1) + 1
@@ -83,9 +90,9 @@ func (o *poisonOptions) whyFailed(r *report.Report, runs []*poisonRun, figs []po
 			"at threshold %d costs %d × (%d − 1) deaths, so it needs at least %d lifetimes",
 			o.MaxRestarts, report.Plural(int64(atDelivery.remaining), "message"), report.Plural(int64(len(o.Lethal)), "lethal message"),
 			o.Threshold, len(o.Lethal), o.Threshold, need))
-		for _, name := range []string{"at delivery: each lethal message isolated on delivery number threshold",
-			"at delivery: the queue empties before the bound", "at delivery: the messages behind the poison are processed",
-			"at delivery: isolation still costs threshold − 1 deaths per lethal message"} {
+		for _, name := range []string{checkIsolated,
+			checkQueueEmpties, checkBehindProcessed,
+			checkIsolationCost} {
 			delete(failed, name)
 		}
 	}

@@ -132,7 +132,7 @@ func (l *lifetime) deliver(ctx context.Context) (c outbox.Claim, ok bool, err er
 			return err
 		}
 		c, ok = claims[0], true
-		return outbox.AuditTx(ctx, tx, now, l.name, "delivered", c.MessageID,
+		return outbox.AuditTx(ctx, tx, now, l.name, actionDelivered, c.MessageID,
 			fmt.Sprintf("%s delivered (delivery %d)", c.Key, c.Attempt))
 	})
 	return c, ok, err
@@ -156,7 +156,7 @@ func (l *lifetime) attempt(ctx context.Context, c outbox.Claim) (err error) {
 		if err := l.store.CompleteTx(ctx, tx, c, l.clock.Now()); err != nil {
 			return err
 		}
-		return outbox.AuditTx(ctx, tx, l.clock.Now(), l.name, "processed", c.MessageID, c.Key)
+		return outbox.AuditTx(ctx, tx, l.clock.Now(), l.name, actionProcessed, c.MessageID, c.Key)
 	})
 }
 

@@ -31,7 +31,7 @@ type poisonFigures struct {
 func (o *poisonOptions) figures(run *poisonRun) poisonFigures {
 	var f poisonFigures
 	for _, a := range run.audit {
-		if a.Actor == "supervisor" && a.Action == "started" {
+		if a.Actor == supervisor && a.Action == actionStarted {
 			f.restarts++
 		}
 	}
@@ -40,7 +40,7 @@ func (o *poisonOptions) figures(run *poisonRun) poisonFigures {
 		f.delivered += l.deliveries
 		if l.died {
 			f.deaths++
-			if l.signal == "killed" && slices.Contains(lethal, l.lastKey) {
+			if l.signal == sigkill && slices.Contains(lethal, l.lastKey) {
 				f.kills++
 			}
 		}
@@ -89,12 +89,7 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 
 	figs := []poisonFigures{o.figures(runs[0]), o.figures(runs[1])}
 	r.Section("The two counter positions (the seed's table)")
-	rows := make([][]string, len(runs))
-	for i, f := range figs {
-		rows[i] = []string{runs[i].position.name, strconv.Itoa(f.restarts), strconv.Itoa(f.delivered), strconv.Itoa(f.deaths),
-			strconv.Itoa(f.processed), strconv.Itoa(f.deadLetters), strconv.Itoa(f.remaining)}
-	}
-	r.Table([]string{"counter position", "restarts", "delivered", "process deaths", "processed", "dead letters", "remaining"}, rows)
+	figureRows(r, "counter position", seedFigures, []string{runs[0].position.name, runs[1].position.name}, figs)
 	r.Line("restarts: process lifetimes started; delivered: claims written to the audit log; process deaths: children killed by a signal")
 
 	r.Section("Per message: what each counter saw")
@@ -107,31 +102,36 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 	}
 
 	o.checks(r, figs)
-	r.Checks("Checks (the properties the seed states)")
-	explain(r, o.whyFailed(r, runs, figs))
-	r.Verdict("THE COUNTER BELONGS AT DELIVERY — IT ISOLATES THE MESSAGE THAT KILLS THE PROCESS ✅",
-		"THE SEED'S RESULT WAS NOT REPRODUCED FOR THESE FLAGS — SEE THE FAILED CHECKS ⚠️")
+	judgement{title: seedChecks,
+		pass: "THE COUNTER BELONGS AT DELIVERY — IT ISOLATES THE MESSAGE THAT KILLS THE PROCESS ✅",
+		fail: "THE SEED'S RESULT WAS NOT REPRODUCED FOR THESE FLAGS — SEE THE FAILED CHECKS ⚠️"}.
+		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, runs, figs) })
 	for i, f := range figs {
-		key := strings.ReplaceAll(runs[i].position.name, " ", "_")
-		r.Metric("restarts_"+key, f.restarts)
-		r.Metric("delivered_"+key, f.delivered)
-		r.Metric("process_deaths_"+key, f.deaths)
-		r.Metric("processed_"+key, f.processed)
-		r.Metric("dead_letters_"+key, f.deadLetters)
-		r.Metric("remaining_"+key, f.remaining)
+		recordFiguresOf(r, seedFigures, runs[i].position.key, f)
 	}
 	return r
+}
+
+// seedFigures declare the seed's table once: its columns, one row per
+// counter position, and their JSON metrics (restarts_on_catch).
+var seedFigures = []scenarios.Figure[poisonFigures]{
+	{Label: "restarts", Key: "restarts", Value: func(f poisonFigures) any { return f.restarts }},
+	{Label: "delivered", Key: "delivered", Value: func(f poisonFigures) any { return f.delivered }},
+	{Label: "process deaths", Key: "process_deaths", Value: func(f poisonFigures) any { return f.deaths }},
+	{Label: "processed", Key: "processed", Value: func(f poisonFigures) any { return f.processed }},
+	{Label: "dead letters", Key: "dead_letters", Value: func(f poisonFigures) any { return f.deadLetters }},
+	{Label: "remaining", Key: "remaining", Value: func(f poisonFigures) any { return f.remaining }},
 }
 
 // auditLine renders one audit entry as a timeline line.
 func auditLine(a outbox.AuditEntry) string {
 	at := clock.Stamp(mustParseISO(a.At))
 	switch a.Action {
-	case "processed":
+	case actionProcessed:
 		return fmt.Sprintf("%s  %-11s %s processed", at, a.Actor, a.Detail)
-	case "dead-lettered":
+	case actionDeadLettered:
 		return fmt.Sprintf("%s  %-11s DEAD-LETTERED %s", at, a.Actor, a.Detail)
-	case "died":
+	case actionDied:
 		return fmt.Sprintf("%s  %-11s ✗ %s", at, a.Actor, a.Detail)
 	}
 	return fmt.Sprintf("%s  %-11s %s", at, a.Actor, a.Detail)

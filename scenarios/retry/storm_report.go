@@ -87,39 +87,25 @@ var stormPair = scenarios.Pair{
 	After: stormBreaker, AfterTitle: "Circuit breaker — AFTER: the consumer stops as a whole while the gateway is down",
 }
 
-func (o *stormOptions) render(own, before, after *stormRun) *report.Report {
-	r := stormPair.NewReport(o.breaker)
-	o.writeSetup(r)
-	r.Section("Schema")
-	scenarios.WriteSchema(r, own.tables)
-	r.Section("Timeline (scenario clock)")
-	for _, l := range stormTimeline(own) {
-		r.Line(l)
-	}
-	r.Linef("Run ended at %s scenario time", clock.Stamp(own.ended))
+// pairReport is the report both scenarios of the pair write.
+func (o *stormOptions) pairReport() pairReport[*stormRun] {
+	return pairReport[*stormRun]{pair: stormPair, after: o.breaker, setup: o.writeSetup, story: o.story,
+		columns: []string{"BEFORE (no breaker)", "AFTER (circuit breaker)"},
+		figures: o.stormFigureList(), beforeSide: o.stormSide(), afterSide: o.breakerSide()}
+}
 
+func (run *stormRun) schema() []outbox.Table { return run.tables }
+func (run *stormRun) endedAt() time.Time     { return run.ended }
+
+// story is the gateway's load under both designs, and the scenario's own
+// run message by message.
+func (o *stormOptions) story(r *report.Report, own, before, after *stormRun) {
 	r.Section("Gateway calls per phase (both designs, same seed)")
-	o.writePhases(r, o.figures(before), o.figures(after))
+	o.writePhases(r, before.fig, after.fig)
 	r.Section("Gateway calls per second, drawn")
 	o.drawCalls(r, before, after)
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)
-
-	scenarios.CompareSection(r)
-	o.writeStormMetrics(r, before, after)
-	b, a := o.figures(before), o.figures(after)
-	o.stormChecks(r, b, a)
-	if o.breaker {
-		r.Checks("Safety checks")
-		explain(r, o.whyBreakerFailed(r, after, a))
-		r.Verdict(verdictBreakerHeld, verdictBreakerBroken)
-	} else {
-		r.Checks("Safety checks (the failure mode, reproduced)")
-		explain(r, o.whyStormMissed(r, b))
-		r.Verdict(verdictStormReproduced, verdictStormMissed)
-	}
-	o.recordStormMetrics(r, own)
-	return r
 }
 
 func (o *stormOptions) writeSetup(r *report.Report) {
@@ -134,9 +120,9 @@ func (o *stormOptions) writeSetup(r *report.Report) {
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
 }
 
-// stormTimeline merges worker events, breaker transitions and the consumer's
+// timeline merges worker events, breaker transitions and the consumer's
 // stops in time order; at one instant a transition comes first, then the stop.
-func stormTimeline(run *stormRun) []string {
+func (run *stormRun) timeline() []string {
 	type line struct {
 		at   time.Time
 		rank int

@@ -74,7 +74,7 @@ func (o *visibilityOptions) figures(run *pairRun) pairFigures {
 		default:
 			f.left++
 		}
-		switch exitOf(m) {
+		switch run.exitOf(m) {
 		case backoff.RetryBudgetOut:
 			f.retryExits = append(f.retryExits, m.Key)
 		case backoff.TimeBudgetOut:
@@ -89,44 +89,35 @@ var visibilityPair = scenarios.Pair{
 	After: queueBackoff, AfterTitle: "Backoff on the queue's timeline — AFTER: put the message back, visible again after the backoff",
 }
 
-func (o *visibilityOptions) render(own, before, after *pairRun) *report.Report {
-	r := visibilityPair.NewReport(!o.held)
-	o.writeSetup(r)
+// pairReport is the report both scenarios of the pair write.
+func (o *visibilityOptions) pairReport() pairReport[*pairRun] {
+	return pairReport[*pairRun]{pair: visibilityPair, after: !o.held, setup: o.writeSetup, story: o.story,
+		columns: []string{"BEFORE (held backoff)", "AFTER (on the queue)"},
+		figures: o.visibilityFigureList(), beforeSide: o.heldSide(), afterSide: o.queueSide()}
+}
 
-	r.Section("Schema")
-	scenarios.WriteSchema(r, own.tables)
-	r.Section("Timeline (scenario clock)")
-	for _, e := range own.events {
-		r.Linef("%s  %-9s %s", clock.Stamp(e.at), e.consumer, e.text)
+func (run *pairRun) schema() []outbox.Table { return run.tables }
+func (run *pairRun) endedAt() time.Time     { return run.ended }
+
+func (run *pairRun) timeline() []string {
+	lines := make([]string, len(run.events))
+	for i, e := range run.events {
+		lines[i] = fmt.Sprintf("%s  %-9s %s", clock.Stamp(e.at), e.consumer, e.text)
 	}
-	r.Linef("Run ended at %s scenario time", clock.Stamp(own.ended))
+	return lines
+}
 
-	f := o.figures(own)
+// story is the scenario's own run message by message, hold by hold and
+// send by send.
+func (o *visibilityOptions) story(r *report.Report, own, _, _ *pairRun) {
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)
 	r.Section("Overlapping holds (two consumers holding one message at once)")
-	o.writeOverlaps(r, f)
+	o.writeOverlaps(r, own.fig)
 	r.Section("Gateway ledger (every send)")
 	writeSends(r, own.gw.ledger)
 	r.Section("Outbox ledger (OutboxMessages table)")
 	scenarios.WriteOutboxLedger(r, own.msgs)
-
-	scenarios.CompareSection(r)
-	o.writeMetrics(r, before, after)
-
-	if o.held {
-		o.heldChecks(r, own, f)
-		r.Checks("Safety checks (the failure mode, reproduced)")
-		explain(r, o.whyHeldMissed(r, f))
-		r.Verdict(verdictHeldReproduced, verdictHeldMissed)
-	} else {
-		o.queueChecks(r, own, f)
-		r.Checks("Safety checks")
-		explain(r, o.whyQueueFailed(r, own, f))
-		r.Verdict(verdictQueueHeld, verdictQueueBroken)
-	}
-	o.recordMetrics(r, own, f)
-	return r
 }
 
 func (o *visibilityOptions) writeSetup(r *report.Report) {
@@ -154,7 +145,7 @@ func (o *visibilityOptions) writePerMessage(r *report.Report, run *pairRun) {
 				sends++
 			}
 		}
-		exit := string(exitOf(m))
+		exit := string(run.exitOf(m))
 		rows = append(rows, []string{m.Key, run.gw.scripts[m.Key].String(), string(m.Status), strconv.Itoa(m.AttemptCount),
 			strconv.Itoa(sends), strconv.Itoa(run.gw.delivered(m.Key)), report.Dash(exit), report.Dash(m.LastError)})
 	}

@@ -62,7 +62,9 @@ type pairRun struct {
 	tables  []outbox.Table
 	refused int64 // owner-checked updates the database matched no row for
 	ended   time.Time
-	capped  bool // the demo cap stopped a run that would not settle
+	capped  bool                   // the demo cap stopped a run that would not settle
+	exits   map[int64]backoff.Exit // the budget that dead-lettered each message, from the audit log
+	fig     pairFigures            // what the run left, read back (see figures)
 }
 
 // sim drives consumers against one outbox until nothing is left to do.
@@ -165,7 +167,7 @@ func (s *sim) claim(ctx context.Context, c *consumer, now time.Time) (bool, erro
 			return err
 		}
 		c.claim, got = claims[0], true
-		if err := outbox.AuditTx(ctx, tx, now, c.id, "delivered", c.claim.MessageID,
+		if err := outbox.AuditTx(ctx, tx, now, c.id, actionDelivered, c.claim.MessageID,
 			fmt.Sprintf("%s delivery %d", c.claim.Key, c.claim.Attempt)); err != nil {
 			return err
 		}
@@ -239,7 +241,12 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 	elapsed := now.Sub(c.first)
 	if exit := s.o.budget().After(c.attempt, elapsed, delay); exit != backoff.NoExit {
 		reason := exitReason(exit, s.o.budget(), c.attempt, elapsed+delay)
-		err := s.store.DeadLetter(ctx, c.claim, now, snd.err+"; "+reason)
+		err := s.store.InTx(ctx, func(tx *sql.Tx) error {
+			if err := s.store.DeadLetterTx(ctx, tx, c.claim, now, snd.err+"; "+reason); err != nil {
+				return err
+			}
+			return outbox.AuditTx(ctx, tx, now, c.id, exitActions[exit], c.claim.MessageID, reason)
+		})
 		if err == nil {
 			s.log(now, c.id, "%s: send #%d failed (%s) → DEAD-LETTERED: %s", key, snd.seq, snd.err, reason)
 		}

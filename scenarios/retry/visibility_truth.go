@@ -1,7 +1,6 @@
 package retry
 
 import (
-	"strings"
 	"time"
 
 	"outboxlab/core/backoff"
@@ -19,7 +18,6 @@ import (
 // delivery, as the gateway's ledger shows it.
 type heldMessage struct {
 	consumer, key string
-	attempt       int // the delivery's AttemptCount
 	from, to      time.Time
 	leaseEnd      time.Time // from + the visibility timeout
 	sends         []send
@@ -68,27 +66,11 @@ func (o *visibilityOptions) holdsFromTruth(audit []outbox.AuditEntry, msgs []out
 func deliveriesOf(audit []outbox.AuditEntry, keys map[int64]string) []heldMessage {
 	var out []heldMessage
 	for _, a := range audit {
-		if a.Action != "delivered" {
-			continue
+		if a.Action == actionDelivered {
+			out = append(out, heldMessage{consumer: a.Actor, key: keys[a.MessageID], from: mustParseISO(a.At)})
 		}
-		h := heldMessage{consumer: a.Actor, key: keys[a.MessageID], from: mustParseISO(a.At)}
-		if _, after, ok := strings.Cut(a.Detail, " delivery "); ok {
-			h.attempt = atoiOr0(after)
-		}
-		out = append(out, h)
 	}
 	return out
-}
-
-func atoiOr0(s string) int {
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // holdFigures are what the holds show.
@@ -108,7 +90,7 @@ func (o *visibilityOptions) holdFigures(holds []heldMessage, audit []outbox.Audi
 	var f holdFigures
 	deadAt := map[string]time.Time{} // key → when it was dead-lettered, from the audit log
 	for _, a := range audit {
-		if a.Action == "dead-lettered" {
+		if a.Action == actionDeadLettered {
 			deadAt[keys[a.MessageID]] = mustParseISO(a.At)
 		}
 	}
@@ -179,15 +161,11 @@ func courseDelay(base, ceiling time.Duration, n int) time.Duration {
 	return min(d, ceiling)
 }
 
-// exitOf reads which budget dead-lettered a message from the error its row keeps.
-func exitOf(m outbox.Message) backoff.Exit {
-	switch {
-	case m.Status != outbox.DeadLettered:
+// exitOf is which budget dead-lettered m, as the consumer recorded it in
+// the audit log (exitsOf) in the dead letter's transaction.
+func (run *pairRun) exitOf(m outbox.Message) backoff.Exit {
+	if m.Status != outbox.DeadLettered {
 		return backoff.NoExit
-	case strings.Contains(m.LastError, "retry budget out"):
-		return backoff.RetryBudgetOut
-	case strings.Contains(m.LastError, "time budget out"):
-		return backoff.TimeBudgetOut
 	}
-	return backoff.NoExit
+	return run.exits[m.ID]
 }

@@ -2,7 +2,6 @@ package retry
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -99,7 +98,8 @@ func TestVisibilityChecksReadTheTruth(t *testing.T) {
 	gw.ledger = ledger
 	run := &pairRun{held: true, gw: gw, msgs: msgs, audit: audit, refused: 1}
 	r := report.New(heldBackoff, report.Before)
-	o.heldChecks(r, run, o.figures(run))
+	run.fig = o.figures(run)
+	heldChecks(r, run)
 	for _, name := range []string{"a held backoff outlives the visibility timeout", "a second consumer runs the same job concurrently",
 		"a notification goes out twice", "the owner check refuses the first holder only after its send",
 		"a consumer asleep holding a message does no other work"} {
@@ -108,7 +108,7 @@ func TestVisibilityChecksReadTheTruth(t *testing.T) {
 		}
 	}
 	r = report.New(queueBackoff, report.After)
-	o.queueChecks(r, run, o.figures(run))
+	o.queueChecks(r, run)
 	for _, name := range []string{"no two consumers ever hold one message", "no notification goes out twice",
 		"no consumer holds a message through a backoff"} {
 		if c := checkNamed(t, r, name); c.Passed {
@@ -120,7 +120,8 @@ func TestVisibilityChecksReadTheTruth(t *testing.T) {
 		consumer: "worker-3", key: "NTF-001", attempt: 1}
 	gw.ledger = append(ledger[:2:2], append([]send{stray}, ledger[2:]...)...)
 	r = report.New(heldBackoff, report.Before)
-	o.heldChecks(r, run, o.figures(run))
+	run.fig = o.figures(run)
+	heldChecks(r, run)
 	if c := checkNamed(t, r, "a consumer asleep holding a message does no other work"); c.Passed {
 		t.Errorf("a send of a message its consumer did not hold went unnoticed: %s", c.Detail)
 	}
@@ -144,29 +145,13 @@ func TestVisibilityValidateBoundsTheWork(t *testing.T) {
 
 // A failed check comes with what the flags did.
 func TestVisibilityPairSaysWhyItsChecksFailed(t *testing.T) {
-	tests := []struct {
-		scenario string
-		args     []string
-		want     string
-	}{
-		{queueBackoff, []string{"--backoff-on-queue=false"}, "  WHY   --backoff-on-queue=false switches the AFTER design off"},
+	testWhy(t, []whyCase{
+		{queueBackoff, []string{"--backoff-on-queue=false"}, []string{"  WHY   --backoff-on-queue=false switches the AFTER design off"}},
 		{queueBackoff, []string{"--visibility-timeout", "20s"},
-			"  WHY   the --visibility-timeout of 20 s is shorter than a hanging send (--hang 25 s): the lease runs\n"},
-		{queueBackoff, []string{"--max-attempts", "1"}, "  WHY   no message was put back on the queue: with --max-attempts 1"},
+			[]string{"  WHY   the --visibility-timeout of 20 s is shorter than a hanging send (--hang 25 s): the lease runs\n"}},
+		{queueBackoff, []string{"--max-attempts", "1"}, []string{"  WHY   no message was put back on the queue: with --max-attempts 1"}},
 		{heldBackoff, []string{"--visibility-timeout", "10m"},
-			"  WHY   the --visibility-timeout of 10 min outlasts every held backoff (the longest hold took 135 s):\n"},
-		{heldBackoff, []string{"--consumers", "1"}, "  WHY   one consumer: when a held backoff outlives the lease"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.scenario+" "+caseName(tt.args), func(t *testing.T) {
-			t.Parallel()
-			r := scenariotest.Run(t, tt.scenario, tt.args...)
-			if r.Passed() || !strings.Contains(r.Body(), tt.want) {
-				t.Errorf("passed = %v; report lacks %q:\n%s", r.Passed(), tt.want, r.Body())
-			}
-			if strings.Contains(r.Body(), "no flag explains") {
-				t.Errorf("a failure the flags explain is reported as unexplained:\n%s", r.Body())
-			}
-		})
-	}
+			[]string{"  WHY   the --visibility-timeout of 10 min outlasts every held backoff (the longest hold took 135 s):\n"}},
+		{heldBackoff, []string{"--consumers", "1"}, []string{"  WHY   one consumer: when a held backoff outlives the lease"}},
+	})
 }

@@ -108,15 +108,26 @@ func (o *jitterWaveOptions) Validate() error {
 // loop again, written apart, for the checks to read: the table is the lab's,
 // the properties are judged on the reference, and a check holds the two equal.
 func (o *jitterWaveOptions) Run(_ context.Context, _ scenarios.Env) (*report.Report, error) {
+	waves, ref, diffs := o.waves(nil)
+	return o.render(waves, ref, diffs), nil
+}
+
+// waves computes the lab's wave of each mode and the reference run's figures
+// beside it, with how the two differ ("" for not at all). A test's tamper,
+// when set, changes the lab's wave of mode i before it is compared.
+func (o *jitterWaveOptions) waves(tamper func(i int, w *wave)) (waves []wave, ref []waveFigures, diffs []string) {
 	b := backoff.Backoff{Base: o.Base, Cap: o.Cap}
-	waves := make([]wave, len(backoff.Jitters))
-	ref := make([]waveFigures, len(backoff.Jitters))
-	diffs := make([]string, len(backoff.Jitters))
+	waves = make([]wave, len(backoff.Jitters))
+	ref = make([]waveFigures, len(backoff.Jitters))
+	diffs = make([]string, len(backoff.Jitters))
 	for i, j := range backoff.Jitters {
 		waves[i] = computeWave(j, b, o.Consumers, o.Attempts, o.Bucket, jsrand.New(o.Seed).Next)
+		if tamper != nil {
+			tamper(i, &waves[i])
+		}
 		ref[i], diffs[i] = referenceWave(j, o, waves[i])
 	}
-	return o.render(waves, ref, diffs), nil
+	return waves, ref, diffs
 }
 
 func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []string) *report.Report {
@@ -130,13 +141,11 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []stri
 	r.Linef("Buckets    every retry moment counted in %s buckets after the failure; nothing sleeps, no database", clockText(o.Bucket))
 
 	r.Section("The retry wave (the seed's table)")
-	per := "peak per " + clockText(o.Bucket)
-	rows := make([][]string, len(waves))
+	names := make([]string, len(waves))
 	for i, w := range waves {
-		rows[i] = []string{w.jitter.String(), strconv.Itoa(w.requests), strconv.Itoa(w.peak),
-			strconv.Itoa(w.filled()), strconv.FormatInt(w.last, 10)}
+		names[i] = w.jitter.String()
 	}
-	r.Table([]string{"schedule", "total requests", per, "filled buckets", "last bucket"}, rows)
+	figureRows(r, "schedule", o.waveFigures(), names, waves)
 
 	r.Section("The wave, drawn (retries per bucket after the failure)")
 	for _, l := range drawWaves(waves, o.Bucket) {
@@ -148,18 +157,29 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []stri
 	o.writeFirstConsumers(r, waves)
 
 	o.checks(r, waves, ref, diffs)
-	r.Checks("Checks (the properties the seed states)")
-	explain(r, o.whyFailed(r, ref))
-	r.Verdict("JITTER FLATTENS THE WAVE — SAME LOAD, LOWER PEAK, LONGER SPREAD ✅",
-		"THE SEED'S PROPERTIES DID NOT HOLD FOR THESE FLAGS — SEE THE FAILED CHECKS ⚠️")
+	judgement{title: seedChecks, pass: "JITTER FLATTENS THE WAVE — SAME LOAD, LOWER PEAK, LONGER SPREAD ✅",
+		fail: "THE SEED'S PROPERTIES DID NOT HOLD FOR THESE FLAGS — SEE THE FAILED CHECKS ⚠️"}.
+		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, ref) })
 	for _, w := range waves {
-		key := strings.ReplaceAll(w.jitter.String(), " ", "_")
-		r.Metric("requests_"+key, w.requests)
-		r.Metric("peak_"+key, w.peak)
-		r.Metric("filled_buckets_"+key, w.filled())
-		r.Metric("last_bucket_"+key, w.last)
+		recordFiguresOf(r, o.waveFigures(), jitterKeys[w.jitter], w)
 	}
 	return r
+}
+
+// waveFigures declare the seed's table once: its columns, one row per mode,
+// and their JSON metrics (peak_full_jitter).
+func (o *jitterWaveOptions) waveFigures() []scenarios.Figure[wave] {
+	return []scenarios.Figure[wave]{
+		{Label: "total requests", Key: "requests", Value: func(w wave) any { return w.requests }},
+		{Label: "peak per " + clockText(o.Bucket), Key: "peak", Value: func(w wave) any { return w.peak }},
+		{Label: "filled buckets", Key: "filled_buckets", Value: func(w wave) any { return w.filled() }},
+		{Label: "last bucket", Key: "last_bucket", Value: func(w wave) any { return w.last }},
+	}
+}
+
+// jitterKeys name each mode in JSON metric keys.
+var jitterKeys = map[backoff.Jitter]string{
+	backoff.NoJitter: "no_jitter", backoff.FullJitter: "full_jitter", backoff.DecorrelatedJitter: "decorrelated_jitter",
 }
 
 // writeFirstConsumers shows the draws behind the table for the first three
@@ -197,20 +217,20 @@ func (o *jitterWaveOptions) checks(r *report.Report, waves []wave, ref []waveFig
 			break
 		}
 	}
-	r.Check("each wave equals a reference run of jitter.mjs", same, detail)
+	r.Check(checkWaveReference, same, detail)
 
 	schedule := scheduleBuckets(o)
 	if d := diffCounts(waves[0].buckets, schedule); d != "" {
-		r.Check("without jitter every consumer retries in the same bucket", false, d+" (the schedule's sums)")
+		r.Check(checkWaveSameBucket, false, d+" (the schedule's sums)")
 	} else {
-		r.Check("without jitter every consumer retries in the same bucket", true,
+		r.Check(checkWaveSameBucket, true,
 			fmt.Sprintf("all %d in buckets %s, where the schedule's sums fall", o.Consumers, bucketList(schedule)))
 	}
 
 	none, full, dec := ref[0], ref[1], ref[2]
-	r.Check("full jitter lowers the peak", full.peak < none.peak,
+	r.Check(checkFullLowers, full.peak < none.peak,
 		fmt.Sprintf("%d < %d", full.peak, none.peak))
-	r.Check("decorrelated jitter lowers the peak", dec.peak < none.peak,
+	r.Check(checkDecorrelatedLowers, dec.peak < none.peak,
 		fmt.Sprintf("%d < %d", dec.peak, none.peak))
 	// Full jitter draws each wait between 0 and the schedule's: the lab's
 	// wave, retry by retry, against the schedule's own sums.
@@ -222,14 +242,24 @@ func (o *jitterWaveOptions) checks(r *report.Report, waves []wave, ref []waveFig
 		}
 	}
 	if later == "" {
-		r.Check("full jitter never retries later than no jitter", full.last <= none.last,
+		r.Check(checkFullNotLater, full.last <= none.last,
 			fmt.Sprintf("last bucket %d ≤ %d; no retry after its unjittered moment", full.last, none.last))
 	} else {
-		r.Check("full jitter never retries later than no jitter", false, later)
+		r.Check(checkFullNotLater, false, later)
 	}
-	r.Check("decorrelated jitter pays with a longer spread", dec.last > none.last,
+	r.Check(checkDecorrelatedSpread, dec.last > none.last,
 		fmt.Sprintf("last bucket %d > %d", dec.last, none.last))
 }
+
+// The experiment's checks, by name.
+const (
+	checkWaveReference      = "each wave equals a reference run of jitter.mjs"
+	checkWaveSameBucket     = "without jitter every consumer retries in the same bucket"
+	checkFullLowers         = "full jitter lowers the peak"
+	checkDecorrelatedLowers = "decorrelated jitter lowers the peak"
+	checkFullNotLater       = "full jitter never retries later than no jitter"
+	checkDecorrelatedSpread = "decorrelated jitter pays with a longer spread"
+)
 
 func joinFigures(fs []waveFigures, of func(waveFigures) int64) string {
 	xs := make([]int64, len(fs))
@@ -240,15 +270,14 @@ func joinFigures(fs []waveFigures, of func(waveFigures) int64) string {
 }
 
 // whyFailed says what these flags did to the checks that failed.
-func (o *jitterWaveOptions) whyFailed(r *report.Report, ref []waveFigures) []string {
-	failed := failedChecks(r)
+func (o *jitterWaveOptions) whyFailed(failed map[string]bool, ref []waveFigures) []string {
 	none, dec := ref[0], ref[2]
 	var why []string
-	if failed["each wave equals a reference run of jitter.mjs"] || failed["without jitter every consumer retries in the same bucket"] ||
-		failed["full jitter never retries later than no jitter"] {
+	if failed[checkWaveReference] || failed[checkWaveSameBucket] ||
+		failed[checkFullNotLater] {
 		why = append(why, "no flag makes the lab's wave differ from the seed's loop: its jitter or its bucket count is wrong")
 	}
-	if failed["full jitter lowers the peak"] || failed["decorrelated jitter lowers the peak"] {
+	if failed[checkFullLowers] || failed[checkDecorrelatedLowers] {
 		switch {
 		case o.Consumers == 1:
 			why = append(why, "one consumer is no crowd: jitter pulls a crowd's retries apart, and one consumer's are already apart")
@@ -262,7 +291,7 @@ func (o *jitterWaveOptions) whyFailed(r *report.Report, ref []waveFigures) []str
 					dec.peak, clockText(o.Bucket), o.Consumers))
 		}
 	}
-	if failed["decorrelated jitter pays with a longer spread"] {
+	if failed[checkDecorrelatedSpread] {
 		if o.Cap == o.Base {
 			why = append(why, fmt.Sprintf("--cap equals --base (%s): every decorrelated wait is capped at the base,\n"+
 				"which is exactly the unjittered schedule, so its retries end no later", clockText(o.Cap)))

@@ -16,59 +16,6 @@ import (
 	"outboxlab/scenarios"
 )
 
-const (
-	heldBackoff  = "backoff-held-past-visibility-timeout"
-	queueBackoff = "backoff-on-queue-timeline"
-)
-
-func init() {
-	scenarios.Register(&scenarios.Scenario{
-		Name:    heldBackoff,
-		Family:  "retry",
-		Kind:    report.Before,
-		Pair:    queueBackoff,
-		Summary: "A consumer waits out its backoff holding the message: the visibility timeout expires and a second consumer runs the same job",
-		Long: `Four consumers poll one SQLite outbox of overdue notifications. When a send
-fails, this design keeps the message and sleeps through the backoff before
-sending again. Once a sleep runs past the message's visibility timeout (its
-lease), another consumer claims the message and sends it too: the same job runs
-twice at once, a notification goes out twice, and the first consumer's
-transitions are refused by the owner check only after its send has happened.
-While they sleep, consumers do no other work.
-
-The comparison table beside it runs the AFTER design on the same seed.`,
-		Example: `  outboxlab backoff-held-past-visibility-timeout
-  outboxlab backoff-held-past-visibility-timeout --consumers 5`,
-		// A lease longer than every held backoff: no second consumer takes a message over.
-		FailsWith: []string{"--visibility-timeout", "10m"},
-		Limits:    visibilityLimits,
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
-	})
-	scenarios.Register(&scenarios.Scenario{
-		Name:    queueBackoff,
-		Family:  "retry",
-		Kind:    report.After,
-		Pair:    heldBackoff,
-		Summary: "The message goes back on the queue with its visible-at pushed forward by the backoff: no overlaps, and both budgets enforced",
-		Long: `The same consumers and notifications. A failed send puts the message back to
-Pending with NextAttemptUtc = now + backoff, so the wait happens on the queue's
-timeline: the consumer is free for other work at once, and no second consumer
-can see the message before it is due. The retry budget (--max-attempts) and
-the time budget (--time-budget, counted from the first delivery in the audit
-log) are enforced together: a message is dead-lettered when either runs out.
-One notification leaves by each way.
-
-Make the visibility timeout shorter than a hanging send to watch the checks catch an overlap.`,
-		Example: `  outboxlab backoff-on-queue-timeline
-  outboxlab backoff-on-queue-timeline --time-budget 5m      # NTF-003 runs out of attempts instead
-  outboxlab backoff-on-queue-timeline --visibility-timeout 20s   # shorter than a hang: exit 1`,
-		// The AFTER design switched off: its consumers hold the message through the backoff.
-		FailsWith: []string{"--backoff-on-queue=false"},
-		Limits:    visibilityLimits,
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
-	})
-}
-
 // visibilityOptions are the pair's parameters. Both scenarios take all of
 // them, because each report compares both designs on the same seed.
 type visibilityOptions struct {
@@ -207,7 +154,7 @@ func (o *visibilityOptions) Run(ctx context.Context, env scenarios.Env) (*report
 	drive := func(ctx context.Context, path string, after bool) (*pairRun, error) {
 		return o.drive(ctx, path, !after || !o.OnQueue)
 	}
-	return scenarios.RunPair(ctx, env, !o.held, drive, o.render)
+	return o.pairReport().run(ctx, env, drive)
 }
 
 // drive seeds a fresh outbox and runs the consumers of one design to the end.
@@ -252,5 +199,7 @@ func (o *visibilityOptions) drive(ctx context.Context, path string, held bool) (
 		return nil, err
 	}
 	run.refused = store.Refused()
+	run.exits = exitsOf(run.audit)
+	run.fig = o.figures(run)
 	return run, nil
 }

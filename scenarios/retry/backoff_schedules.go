@@ -95,6 +95,7 @@ func (o *schedulesOptions) Validate() error {
 type schedule struct {
 	name    string
 	key     string // the outbox message that measures it
+	metric  string // its name in JSON metric keys and figure files: total_ms_exponential_cap
 	backoff backoff.Backoff
 	seed    func(n int) int64 // the course's own formula for the wait after attempt n, in ms
 }
@@ -102,12 +103,12 @@ type schedule struct {
 func (o *schedulesOptions) schedules() []schedule {
 	base, ceiling, fixed := o.Base.Milliseconds(), o.Cap.Milliseconds(), o.Fixed.Milliseconds()
 	return []schedule{
-		{"immediate", "SCHEDULE-immediate", backoff.Backoff{}, func(int) int64 { return 0 }},
-		{"fixed " + clockText(o.Fixed), "SCHEDULE-fixed", backoff.Backoff{Base: o.Fixed, Cap: o.Fixed},
+		{"immediate", "SCHEDULE-immediate", "immediate", backoff.Backoff{}, func(int) int64 { return 0 }},
+		{"fixed " + clockText(o.Fixed), "SCHEDULE-fixed", "fixed", backoff.Backoff{Base: o.Fixed, Cap: o.Fixed},
 			func(int) int64 { return fixed }},
-		{"exponential", "SCHEDULE-exponential", backoff.Backoff{Base: o.Base},
+		{"exponential", "SCHEDULE-exponential", "exponential", backoff.Backoff{Base: o.Base},
 			func(n int) int64 { return doubled(base, n) }},
-		{"exponential + cap", "SCHEDULE-exponential-cap", backoff.Backoff{Base: o.Base, Cap: o.Cap},
+		{"exponential + cap", "SCHEDULE-exponential-cap", "exponential_cap", backoff.Backoff{Base: o.Base, Cap: o.Cap},
 			func(n int) int64 { return min(ceiling, doubled(base, n)) }},
 	}
 }

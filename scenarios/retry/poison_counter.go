@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -66,7 +67,7 @@ type poisonOptions struct {
 func bindPoison(fs *pflag.FlagSet) *poisonOptions {
 	o := &poisonOptions{}
 	fs.IntVar(&o.Messages, "messages", 5, "notifications in the queue, NTF-001 onwards")
-	fs.IntSliceVar(&o.Lethal, "lethal", []int{3}, "message number(s) whose handling kills the consumer process (comma list)")
+	fs.IntSliceVar(&o.Lethal, "lethal", []int{3}, "numbers of the messages whose handling kills the consumer process (comma list)")
 	fs.IntVar(&o.Threshold, "threshold", 3, "attempts after which a message is dead-lettered")
 	fs.IntVar(&o.MaxRestarts, "max-restarts", 12, "process lifetimes the supervisor starts at most (the run's upper bound)")
 	return o
@@ -116,6 +117,7 @@ func (o *poisonOptions) lethalKeys() []string {
 // counterPosition is one of the two designs the experiment compares.
 type counterPosition struct {
 	name       string
+	key        string // its name in JSON metric keys: restarts_on_catch
 	atDelivery bool
 	file       string // base name of its database file
 }
@@ -152,8 +154,8 @@ func (o *poisonOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 // superviseBoth runs each counter position to its end on its own database.
 func (o *poisonOptions) superviseBoth(ctx context.Context, env scenarios.Env) ([]*poisonRun, error) {
 	positions := []counterPosition{
-		{"on catch", false, "on-catch.db"},
-		{"at delivery", true, filepath.Base(env.DBPath)},
+		{"on catch", "on_catch", false, "on-catch.db"},
+		{"at delivery", "at_delivery", true, filepath.Base(env.DBPath)},
 	}
 	var runs []*poisonRun
 	for _, p := range positions {
@@ -185,7 +187,7 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 	at := clock.Start
 	for n := 1; n <= o.MaxRestarts; n++ {
 		name := "lifetime-" + strconv.Itoa(n)
-		if err := o.audit(ctx, store, at, "started", 0, name+" started"); err != nil {
+		if err := o.audit(ctx, store, at, actionStarted, 0, name+" started"); err != nil {
 			return nil, err
 		}
 		exit, err := child.Run(ctx, lifetimeEntry, "-db", path, "-name", name, "-counter", counter,
@@ -239,7 +241,7 @@ func (o *poisonOptions) seed(ctx context.Context, store *outbox.Store) error {
 
 func (o *poisonOptions) audit(ctx context.Context, store *outbox.Store, at time.Time, action string, id int64, detail string) error {
 	return store.InTx(ctx, func(tx *sql.Tx) error {
-		return outbox.AuditTx(ctx, tx, at, "supervisor", action, id, detail)
+		return outbox.AuditTx(ctx, tx, at, supervisor, action, id, detail)
 	})
 }
 
@@ -273,14 +275,14 @@ func (o *poisonOptions) observe(ctx context.Context, store *outbox.Store, n int,
 		}
 		e.ended, lastID = at, a.MessageID
 		e.lastKey = keys[a.MessageID]
-		if a.Action == "delivered" {
+		if a.Action == actionDelivered {
 			e.deliveries++
 		}
 	}
 	if !e.died {
-		return e, o.audit(ctx, store, e.ended, "exited", 0, name+" found nothing left to deliver and exited 0")
+		return e, o.audit(ctx, store, e.ended, actionExited, 0, name+" found nothing left to deliver and exited 0")
 	}
-	return e, o.audit(ctx, store, e.ended, "died", lastID,
+	return e, o.audit(ctx, store, e.ended, actionDied, lastID,
 		fmt.Sprintf("%s killed by %s while handling %s; its catch block never ran", name, signalName(e.signal), e.lastKey))
 }
 
@@ -296,12 +298,15 @@ func (o *poisonOptions) stopped(ctx context.Context, store *outbox.Store, run *p
 		return nil
 	}
 	last := run.lifetimes[len(run.lifetimes)-1]
-	return o.audit(ctx, store, last.ended, "gave-up", 0,
-		fmt.Sprintf("--max-restarts %d reached with %d message(s) still in the queue: the bound stopped the loop", o.MaxRestarts, left))
+	return o.audit(ctx, store, last.ended, actionGaveUp, 0,
+		fmt.Sprintf("--max-restarts %d reached with %s still in the queue: the bound stopped the loop", o.MaxRestarts, report.Plural(left, "message")))
 }
 
+// sigkill is how a child process killed by SIGKILL reports its signal (child.Exit.Signal).
+var sigkill = syscall.SIGKILL.String()
+
 func signalName(s string) string {
-	if s == "killed" {
+	if s == sigkill {
 		return "SIGKILL"
 	}
 	return s

@@ -19,61 +19,6 @@ import (
 	"outboxlab/scenarios"
 )
 
-const (
-	stormNoBreaker = "retry-storm-without-breaker"
-	stormBreaker   = "circuit-breaker"
-)
-
-func init() {
-	scenarios.Register(&scenarios.Scenario{
-		Name:    stormNoBreaker,
-		Family:  "retry",
-		Kind:    report.Before,
-		Pair:    stormBreaker,
-		Summary: "The gateway is down for a minute: every message keeps retrying on its own schedule and the gateway takes all the load",
-		Long: `A consumer drains an outbox of notifications through the worker, with
-exponential backoff and a retry budget. For a window the gateway is down and
-answers every send with 503. Each message backs off on its own schedule, so
-the consumer keeps calling: the gateway takes the whole retry load while it is
-trying to recover, and messages that did nothing wrong run out of attempts and
-are dead-lettered because of the outage.
-
-The comparison table beside it runs the AFTER design on the same seed.`,
-		Example: `  outboxlab retry-storm-without-breaker
-  outboxlab retry-storm-without-breaker --messages 60     # 275 calls into the down gateway`,
-		// Enough attempts to outlast the outage: the storm, but no dead letters.
-		FailsWith: []string{"--max-attempts", "20"},
-		Limits:    stormLimits,
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, false) },
-	})
-	scenarios.Register(&scenarios.Scenario{
-		Name:    stormBreaker,
-		Family:  "retry",
-		Kind:    report.After,
-		Pair:    stormNoBreaker,
-		Summary: "A consumer-wide circuit breaker: after K failures the consumer stops, probes after a cooldown, and resumes on recovery",
-		Long: `The same outbox, the same outage, the same per-message policy, with a circuit
-breaker in front of the consumer: closed; open after --failures-to-open
-consecutive failures, when the consumer stops claiming altogether; half-open
-after --cooldown, when one message goes through as a probe; closed again when
-a probe succeeds. Gateway calls during the outage fall to the ones that tripped
-the breaker and the probes, no message spends its retry budget on the outage,
-and every message is processed once the gateway is back.
-
-A probe is a real message, so each failed probe spends that message's retry
-budget: a cooldown too short for the outage (--cooldown 5s), or an outage too
-long for the budget (--outage 3m), dead-letters the probe message, and the
-checks say so.`,
-		Example: `  outboxlab circuit-breaker
-  outboxlab circuit-breaker --failures-to-open 3 --cooldown 30s
-  outboxlab circuit-breaker --cooldown 5s     # probes too often: a probe message dead-lettered`,
-		// The breaker switched off: the consumer retries into the down gateway.
-		FailsWith: []string{"--breaker=false"},
-		Limits:    stormLimits,
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, true) },
-	})
-}
-
 // stormOptions are the pair's parameters. Both scenarios take all of them,
 // because each report compares both designs on the same seed.
 type stormOptions struct {
@@ -162,10 +107,11 @@ type stormRun struct {
 	msgs        []outbox.Message
 	tables      []outbox.Table
 	ended       time.Time
+	fig         stormFigures // what the run left, read back (see figures)
 }
 
 func (o *stormOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	return scenarios.RunPair(ctx, env, o.breaker, o.drive, o.render)
+	return o.pairReport().run(ctx, env, o.drive)
 }
 
 // drive seeds a fresh outbox and lets one worker drain it, one message per
@@ -234,8 +180,11 @@ func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool)
 	if run.msgs, err = store.Messages(ctx); err != nil {
 		return nil, err
 	}
-	run.tables, err = store.Tables(ctx)
-	return run, err
+	if run.tables, err = store.Tables(ctx); err != nil {
+		return nil, err
+	}
+	run.fig = o.figures(run)
+	return run, nil
 }
 
 func (o *stormOptions) seed(ctx context.Context, store *outbox.Store, at time.Time) error {

@@ -38,11 +38,11 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	o.drawWaits(r, runs)
 
 	r.Section(fmt.Sprintf("What fits in a %s retry budget (the seed's second table)", clockText(o.Budget)))
-	rows := make([][]string, len(runs))
+	names := make([]string, len(runs))
 	for i, m := range runs {
-		rows[i] = []string{m.name, fitText(m.fit), fmt.Sprintf("%d ms", m.spent.Milliseconds())}
+		names[i] = m.name
 	}
-	r.Table([]string{"schedule", "attempts fit in " + clockText(o.Budget), "time elapsed when budget runs out"}, rows)
+	figureRows(r, "schedule", o.budgetFigures(), names, runs)
 
 	r.Section("The runs on the outbox")
 	o.writeRuns(r, runs, msgs)
@@ -50,22 +50,47 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	scenarios.WriteOutboxLedger(r, msgs)
 
 	o.checks(r, runs, msgs)
-	r.Checks("Checks (the properties the seed states)")
-	explain(r, o.whyFailed(r))
-	r.Verdict("BACKOFF MEASURED — THE CAP BOUNDS THE WAIT, ONLY A THRESHOLD STOPS IMMEDIATE RETRY ✅",
-		"THE SCHEDULES DID NOT BEHAVE AS THE SEED STATES — SEE THE FAILED CHECKS ❌")
+	judgement{title: seedChecks,
+		pass: "BACKOFF MEASURED — THE CAP BOUNDS THE WAIT, ONLY A THRESHOLD STOPS IMMEDIATE RETRY ✅",
+		fail: "THE SCHEDULES DID NOT BEHAVE AS THE SEED STATES — SEE THE FAILED CHECKS ❌"}.write(r, o.whyFailed)
 	for _, m := range runs {
+		recordFiguresOf(r, append(o.waitFigures(), o.budgetFigures()...), m.metric, m)
+	}
+	return r
+}
+
+// waitFigures declare the first table once: a row per failed attempt, with
+// the wait the worker wrote (— once the attempts ran out), then the total,
+// and the waits and their total as JSON metrics (waits_ms_fixed, total_ms_fixed).
+func (o *schedulesOptions) waitFigures() []scenarios.Figure[measured] {
+	figs := []scenarios.Figure[measured]{{Key: "waits_ms", Value: func(m measured) any {
 		waits := make([]int64, len(m.waits))
 		for i, w := range m.waits {
 			waits[i] = w.Milliseconds()
 		}
-		key := metricKey(m.key)
-		r.Metric("waits_ms_"+key, waits)
-		r.Metric("total_ms_"+key, sum(m.waits).Milliseconds())
-		r.Metric("fit_"+key, fitText(m.fit))
-		r.Metric("budget_elapsed_ms_"+key, m.spent.Milliseconds())
+		return waits
+	}}}
+	for n := 1; n <= o.Attempts; n++ {
+		figs = append(figs, scenarios.Figure[measured]{Label: strconv.Itoa(n), Show: func(m measured) string {
+			if n > len(m.waits) {
+				return "—"
+			}
+			return strconv.FormatInt(m.waits[n-1].Milliseconds(), 10)
+		}})
 	}
-	return r
+	return append(figs, scenarios.Figure[measured]{Label: "total", Key: "total_ms",
+		Value: func(m measured) any { return sum(m.waits).Milliseconds() }})
+}
+
+// budgetFigures declare the second table's columns once, and their JSON
+// metrics (fit_fixed, budget_elapsed_ms_fixed).
+func (o *schedulesOptions) budgetFigures() []scenarios.Figure[measured] {
+	return []scenarios.Figure[measured]{
+		{Label: "attempts fit in " + clockText(o.Budget), Key: "fit", Show: func(m measured) string { return fitText(m.fit) }},
+		{Label: "time elapsed when budget runs out", Key: "budget_elapsed_ms",
+			Show:  func(m measured) string { return fmt.Sprintf("%d ms", m.spent.Milliseconds()) },
+			Value: func(m measured) any { return m.spent.Milliseconds() }},
+	}
 }
 
 func (o *schedulesOptions) writeWaits(r *report.Report, runs []measured) {
@@ -73,23 +98,7 @@ func (o *schedulesOptions) writeWaits(r *report.Report, runs []measured) {
 	for _, m := range runs {
 		header = append(header, m.name)
 	}
-	var rows [][]string
-	for n := 1; n <= o.Attempts; n++ {
-		row := []string{strconv.Itoa(n)}
-		for _, m := range runs {
-			cell := "—"
-			if n <= len(m.waits) {
-				cell = strconv.FormatInt(m.waits[n-1].Milliseconds(), 10)
-			}
-			row = append(row, cell)
-		}
-		rows = append(rows, row)
-	}
-	total := []string{"total"}
-	for _, m := range runs {
-		total = append(total, strconv.FormatInt(sum(m.waits).Milliseconds(), 10))
-	}
-	r.Table(header, append(rows, total))
+	scenarios.FigureTable(r, header, o.waitFigures(), runs...)
 }
 
 func (o *schedulesOptions) writeRuns(r *report.Report, runs []measured, msgs []outbox.Message) {
@@ -162,7 +171,7 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 		longestWait(immediate.waits) == 0 && ref[0].fit == fitLimit && ref[0].spent == 0,
 		fmt.Sprintf("%s attempts, %d ms elapsed; the worker waited %s", fitText(ref[0].fit), ref[0].spent, waited))
 	even := !slices.ContainsFunc(fixed.waits, func(w time.Duration) bool { return w != o.Fixed })
-	r.Check("a fixed interval fills the budget with evenly spaced attempts",
+	r.Check(checkFixedFills,
 		even && ref[1].fit > 0 && ref[1].fit == int(min(budget/o.Fixed.Milliseconds(), fitLimit)),
 		fmt.Sprintf("%s × %s = %d ms of %d ms", fitText(ref[1].fit), clockText(o.Fixed), ref[1].spent, budget))
 
@@ -175,14 +184,16 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 		fmt.Sprintf("%d ms vs %d ms uncapped", sum(capped.waits).Milliseconds(), sum(exp.waits).Milliseconds()))
 }
 
+// checkFixedFills is the check a fixed interval longer than the budget fails.
+const checkFixedFills = "a fixed interval fills the budget with evenly spaced attempts"
+
 // whyFailed says what these flags did to the checks that failed.
-func (o *schedulesOptions) whyFailed(r *report.Report) []string {
-	failed := failedChecks(r)
+func (o *schedulesOptions) whyFailed(failed map[string]bool) []string {
 	var why []string
-	if failed["a fixed interval fills the budget with evenly spaced attempts"] && o.Fixed > o.Budget {
+	if failed[checkFixedFills] && o.Fixed > o.Budget {
 		why = append(why, fmt.Sprintf("--fixed %s is longer than the --budget of %s: not one fixed wait fits in it",
 			clockText(o.Fixed), clockText(o.Budget)))
-		delete(failed, "a fixed interval fills the budget with evenly spaced attempts")
+		delete(failed, checkFixedFills)
 	}
 	if len(failed) > 0 {
 		why = append(why, "no flag explains the other failures: the worker or the engine's Fit did not follow the course's formula")
@@ -223,18 +234,6 @@ func messageByKey(msgs []outbox.Message, key string) outbox.Message {
 	return outbox.Message{}
 }
 
-// metricKey turns SCHEDULE-exponential-cap into exponential_cap.
-func metricKey(key string) string {
-	out := []rune{}
-	for _, c := range key[len("SCHEDULE-"):] {
-		if c == '-' {
-			c = '_'
-		}
-		out = append(out, c)
-	}
-	return string(out)
-}
-
 // drawWaits draws each schedule that waits at all as bars, one per attempt,
 // all on the scale of the longest wait of any schedule.
 func (o *schedulesOptions) drawWaits(r *report.Report, runs []measured) {
@@ -253,7 +252,7 @@ func (o *schedulesOptions) drawWaits(r *report.Report, runs []measured) {
 			bars = append(bars, plot.Bar{Label: fmt.Sprintf("attempt %d", i+1), Value: float64(w), Note: clock.Millis(w)})
 		}
 		r.Line("")
-		r.Figure(plot.Bars("waits-"+metricKey(m.key), "Waits per attempt — "+m.name+" (one scale for every schedule)",
+		r.Figure(plot.Bars("waits-"+m.metric, "Waits per attempt — "+m.name+" (one scale for every schedule)",
 			bars, 48, float64(longest)))
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"outboxlab/core/clock"
@@ -161,27 +160,12 @@ func TestPoisonCounterChecksCatchAWrongRun(t *testing.T) {
 
 // A failed check comes with what the flags did.
 func TestPoisonCounterSaysWhyItsChecksFailed(t *testing.T) {
-	tests := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--threshold", "1", "--max-restarts", "2"},
-			"  WHY   a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n" +
-				"        4 healthy notifications dead-lettered unprocessed at AttemptCount 1\n"},
-		{[]string{"--max-restarts", "2"},
-			"  WHY   --max-restarts 2 stopped the at-delivery run with 3 messages left: isolating 1 lethal message\n" +
-				"        at threshold 3 costs 1 × (3 − 1) deaths, so it needs at least 3 lifetimes\n"},
-	}
-	for _, tt := range tests {
-		t.Run(caseName(tt.args), func(t *testing.T) {
-			t.Parallel()
-			r := scenariotest.Run(t, poisonCounter, tt.args...)
-			if r.Passed() || !strings.Contains(r.Body(), tt.want) {
-				t.Errorf("passed = %v; report lacks %q:\n%s", r.Passed(), tt.want, r.Body())
-			}
-			if strings.Contains(r.Body(), "no flag explains") {
-				t.Errorf("a failure the flags explain is reported as unexplained:\n%s", r.Body())
-			}
-		})
-	}
+	testWhy(t, []whyCase{
+		{poisonCounter, []string{"--threshold", "1", "--max-restarts", "2"},
+			[]string{"  WHY   a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n" +
+				"        4 healthy notifications dead-lettered unprocessed at AttemptCount 1\n"}},
+		{poisonCounter, []string{"--max-restarts", "2"},
+			[]string{"  WHY   --max-restarts 2 stopped the at-delivery run with 3 messages left: isolating 1 lethal message\n" +
+				"        at threshold 3 costs 1 × (3 − 1) deaths, so it needs at least 3 lifetimes\n"}},
+	})
 }

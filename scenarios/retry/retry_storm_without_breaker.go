@@ -1,0 +1,91 @@
+package retry
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+const stormNoBreaker = "retry-storm-without-breaker"
+
+func init() {
+	scenarios.Register(&scenarios.Scenario{
+		Name:    stormNoBreaker,
+		Family:  "retry",
+		Kind:    report.Before,
+		Pair:    stormBreaker,
+		Summary: "The gateway is down for a minute: every message keeps retrying on its own schedule and the gateway takes all the load",
+		Long: `A consumer drains an outbox of notifications through the worker, with
+exponential backoff and a retry budget. For a window the gateway is down and
+answers every send with 503. Each message backs off on its own schedule, so
+the consumer keeps calling: the gateway takes the whole retry load while it is
+trying to recover, and messages that did nothing wrong run out of attempts and
+are dead-lettered because of the outage.
+
+The comparison table beside it runs the AFTER design on the same seed.`,
+		Example: `  outboxlab retry-storm-without-breaker
+  outboxlab retry-storm-without-breaker --messages 60     # 275 calls into the down gateway`,
+		// Enough attempts to outlast the outage: the storm, but no dead letters.
+		FailsWith: []string{"--max-attempts", "20"},
+		Limits:    stormLimits,
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, false) },
+	})
+}
+
+// The BEFORE design's checks, by name.
+const (
+	checkStormLoad   = "the down gateway takes the whole retry load"
+	checkStormDead   = "messages are dead-lettered because of the outage"
+	checkStormCostly = "the outage costs notifications that were never wrong"
+)
+
+// stormSide judges the BEFORE design by the gateway's ledger and the outbox
+// rows: the failure mode, reproduced.
+func (o *stormOptions) stormSide() pairSide[*stormRun] {
+	return pairSide[*stormRun]{
+		judgement: judgement{title: "Safety checks (the failure mode, reproduced)",
+			pass: verdictStormReproduced, fail: verdictStormMissed},
+		check: func(r *report.Report, before, _ *stormRun) {
+			b := before.fig
+			retries := b.calls[1] - b.affected
+			r.Check(checkStormLoad, retries > 0,
+				fmt.Sprintf("%d calls during the outage for %d messages, %d of them retries", b.calls[1], b.affected, retries))
+			r.Check(checkStormDead, b.dead > 0,
+				fmt.Sprintf("%d dead-lettered; the gateway was only down", b.dead))
+			r.Check(checkStormCostly, b.processed < o.Messages,
+				fmt.Sprintf("%d of %d processed", b.processed, o.Messages))
+		},
+		why: func(failed map[string]bool, before, _ *stormRun) []string {
+			return o.whyStormMissed(failed, before.fig)
+		},
+	}
+}
+
+// whyStormMissed says what these flags did to the BEFORE checks that failed.
+func (o *stormOptions) whyStormMissed(failed map[string]bool, b stormFigures) []string {
+	var why []string
+	switch {
+	case len(failed) == 0:
+		return nil
+	case b.calls[1] == 0:
+		why = append(why, fmt.Sprintf("the gateway went down %s after the start, when the consumer had sent every message:\n"+
+			"no call reached it while it was down", clockText(o.OutageStart)))
+	case o.MaxAttempts == 1 && failed[checkStormLoad]:
+		why = append(why, "with --max-attempts 1 a failed message is dead-lettered at once: no retry reaches the gateway")
+		delete(failed, checkStormLoad)
+		fallthrough
+	default:
+		if b.dead == 0 {
+			why = append(why, fmt.Sprintf("%d attempts retry for %s (backoff %s doubling, capped at %s), longer than the %s outage:\n"+
+				"no message ran out of attempts while the gateway was down, so none was dead-lettered",
+				o.MaxAttempts, secondsText(o.retrySpan()), clockText(o.BaseBackoff), clockText(o.MaxBackoff), clockText(o.Outage)))
+		}
+	}
+	if len(why) == 0 {
+		why = append(why, unexplained)
+	}
+	return why
+}

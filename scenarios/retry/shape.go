@@ -1,0 +1,135 @@
+package retry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// The report skeletons of the family, written once: every report ends with
+// a judgement, and both BEFORE/AFTER pairs (the retry storm, the visibility
+// timeout) write the same report around their own story.
+
+// judgement is how a report ends: the checks it recorded under a title, why
+// the failed ones failed for these flags, and the verdict.
+type judgement struct {
+	title      string // the checks' section
+	pass, fail string // the verdict when every check passed, and otherwise
+}
+
+// seedChecks is the checks' title of the experiments, which reproduce the
+// properties of a script of the course.
+const seedChecks = "Checks (the properties the seed states)"
+
+// write prints r's checks, the reasons why gives for the failed ones (by
+// check name), and the verdict.
+func (j judgement) write(r *report.Report, why func(failed map[string]bool) []string) {
+	r.Checks(j.title)
+	explain(r, why(failedChecks(r)))
+	r.Verdict(j.pass, j.fail)
+}
+
+// designRun is what a pair's report tells of a design's run before its own
+// story: the tables it created, its timeline and when it ended.
+type designRun interface {
+	schema() []outbox.Table
+	timeline() []string
+	endedAt() time.Time
+}
+
+// pairReport is the report of a BEFORE/AFTER pair whose runs are R: the
+// setup, the schema and timeline of the scenario's own run, its story, both
+// designs' figures side by side, the checks of its own side and why they
+// failed, the verdict, and its own figures as JSON metrics.
+type pairReport[R designRun] struct {
+	pair    scenarios.Pair
+	after   bool // the scenario's own design is the AFTER one
+	setup   func(r *report.Report)
+	story   func(r *report.Report, own, before, after R) // the sections between the timeline and the comparison
+	columns []string                                     // the comparison table's BEFORE and AFTER column titles
+	figures []scenarios.Figure[R]
+	// the checks of each design's scenario
+	beforeSide, afterSide pairSide[R]
+}
+
+// pairSide is what one design's scenario judges: check records its checks
+// from both runs (its own is the one of its kind), why explains the failed ones.
+type pairSide[R designRun] struct {
+	judgement
+	check func(r *report.Report, before, after R)
+	why   func(failed map[string]bool, before, after R) []string
+}
+
+// run drives both designs (see scenarios.RunPair) and renders the report.
+func (p pairReport[R]) run(ctx context.Context, env scenarios.Env, drive func(ctx context.Context, path string, after bool) (R, error)) (*report.Report, error) {
+	return scenarios.RunPair(ctx, env, p.after, drive, p.render)
+}
+
+func (p pairReport[R]) render(own, before, after R) *report.Report {
+	r := p.pair.NewReport(p.after)
+	p.setup(r)
+	r.Section("Schema")
+	scenarios.WriteSchema(r, own.schema())
+	r.Section("Timeline (scenario clock)")
+	for _, l := range own.timeline() {
+		r.Line(l)
+	}
+	r.Linef("Run ended at %s scenario time", clock.Stamp(own.endedAt()))
+	p.story(r, own, before, after)
+	scenarios.CompareSection(r)
+	scenarios.FigureTable(r, append([]string{"Metric (real run)"}, p.columns...), p.figures, before, after)
+	side := p.beforeSide
+	if p.after {
+		side = p.afterSide
+	}
+	side.check(r, before, after)
+	side.write(r, func(failed map[string]bool) []string { return side.why(failed, before, after) })
+	scenarios.RecordFigures(r, p.figures, own)
+	return r
+}
+
+// figureRows writes a table of runs, one row each: the run's name under
+// first, then a cell for each figure with a label. It is FigureTable turned
+// on its side, for the experiments whose runs are the rows.
+func figureRows[F any](r *report.Report, first string, figs []scenarios.Figure[F], names []string, runs []F) {
+	header := []string{first}
+	for _, f := range figs {
+		if f.Label != "" {
+			header = append(header, f.Label)
+		}
+	}
+	rows := make([][]string, len(runs))
+	for i, x := range runs {
+		rows[i] = []string{names[i]}
+		for _, f := range figs {
+			if f.Label == "" {
+				continue
+			}
+			if f.Show != nil {
+				rows[i] = append(rows[i], f.Show(x))
+			} else {
+				rows[i] = append(rows[i], fmt.Sprint(f.Value(x)))
+			}
+		}
+	}
+	r.Table(header, rows)
+}
+
+// recordFiguresOf records the keyed figures of x, one of several runs an
+// experiment compares, each key followed by "_" and the run's key:
+// restarts_on_catch, peak_full_jitter.
+func recordFiguresOf[F any](r *report.Report, figs []scenarios.Figure[F], run string, x F) {
+	keyed := make([]scenarios.Figure[F], len(figs))
+	for i, f := range figs {
+		keyed[i] = f
+		if f.Key != "" {
+			keyed[i].Key = f.Key + "_" + run
+		}
+	}
+	scenarios.RecordFigures(r, keyed, x)
+}

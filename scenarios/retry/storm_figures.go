@@ -1,0 +1,67 @@
+package retry
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// stormFigureList declares the pair's figures once: the comparison table's
+// rows and the JSON metrics of the scenario's own run.
+func (o *stormOptions) stormFigureList() []scenarios.Figure[*stormRun] {
+	type fig = scenarios.Figure[*stormRun]
+	// A design without a breaker opened nothing and probed nothing, whatever
+	// the breaker rule says of its ledger.
+	breaker := func(of func(breakerReplay) int) func(*stormRun) any {
+		return func(x *stormRun) any {
+			if !x.breaker {
+				return 0
+			}
+			return of(x.fig.breaker)
+		}
+	}
+	figs := []fig{
+		{Label: "Gateway calls during the outage", Show: func(x *stormRun) string { return callsText(x.fig.calls[1], x.fig.failed[1]) }},
+		{Label: "Breaker opened / probes (failed)", Show: func(x *stormRun) string {
+			if !x.breaker {
+				return "— (no breaker)"
+			}
+			return fmt.Sprintf("%d / %d (%d)", x.fig.breaker.opens, x.fig.breaker.probes, x.fig.breaker.failedProbes)
+		}},
+		{Label: "Messages with a failed send", Value: func(x *stormRun) any { return x.fig.affected }},
+		{Label: "Processed", Key: "processed", Value: func(x *stormRun) any { return x.fig.processed },
+			Show: func(x *stormRun) string { return fmt.Sprintf("%d / %d", x.fig.processed, o.Messages) }},
+		{Label: "Dead-lettered because of the outage", Key: "dead_lettered", Value: func(x *stormRun) any { return x.fig.dead }},
+		{Label: "Pending / Processing at end", Key: "left", Value: func(x *stormRun) any { return x.fig.left }},
+		{Label: "Last notification sent at", Show: func(x *stormRun) string { return report.StampOrDash(x.fig.lastProcessed) }},
+		{Label: "Run ended at", Key: "scenario_end", Show: func(x *stormRun) string { return clock.Stamp(x.ended) },
+			Value: func(x *stormRun) any { return clock.ISO(x.ended) }},
+		{Key: "breaker_opens", Value: breaker(func(b breakerReplay) int { return b.opens })},
+		{Key: "probes", Value: breaker(func(b breakerReplay) int { return b.probes })},
+		{Key: "failed_probes", Value: breaker(func(b breakerReplay) int { return b.failedProbes })},
+	}
+	for i, phase := range []string{"before_outage", "during_outage", "after_recovery"} {
+		figs = append(figs,
+			fig{Key: "calls_" + phase, Value: func(x *stormRun) any { return x.fig.calls[i] }},
+			fig{Key: "failed_calls_" + phase, Value: func(x *stormRun) any { return x.fig.failed[i] }})
+	}
+	return figs
+}
+
+// retrySpan is how long a message can go on retrying: the sum of the
+// backoffs after its first --max-attempts − 1 failures.
+func (o *stormOptions) retrySpan() time.Duration {
+	var span time.Duration
+	d := o.BaseBackoff
+	for n := 1; n < o.MaxAttempts; n++ {
+		span += min(d, o.MaxBackoff)
+		d = min(2*d, o.MaxBackoff) // never beyond the cap: no overflow
+	}
+	return span
+}
+
+// unexplained is the reason given for a failure no flag accounts for.
+const unexplained = "no flag explains this failure: the run did not do what the design says"
