@@ -16,6 +16,9 @@ import (
 // reason, approval or ticket: replay is never implicit.
 var ErrReplayNotAuthorized = errors.New("replay needs an explicit authorization (reviewer, reason, approval and ticket)")
 
+// ActionReplay is the remediation log's Action of a host replay.
+const ActionReplay = "replay"
+
 // ReplayTx is the host's replay of one dead-lettered entry. The drain never
 // replays anything. The original keeps its status, terminal reason, retry
 // count and history; a new entry (key <original>-R<n>) carries the same
@@ -53,7 +56,7 @@ func (s *Store) ReplayTx(ctx context.Context, tx *sql.Tx, id int64, now time.Tim
 	if err != nil {
 		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
 	}
-	r.Action = "replay"
+	r.Action = ActionReplay
 	if err := s.recordRemediationTx(ctx, tx, id, now, r, orig.RetryCount, orig.RetryCount, newID); err != nil {
 		return Entry{}, err
 	}
@@ -68,6 +71,9 @@ func (s *Store) Replay(ctx context.Context, id int64, now time.Time, r Remediati
 	})
 	return e, err
 }
+
+// incidentOpen is GovernanceIncidents.Status of an incident not yet closed.
+const incidentOpen = "Open"
 
 // Incident is one host review item, opened for a dead-letter.
 type Incident struct {
@@ -134,7 +140,7 @@ func scanIncident(sc scanner) (Incident, error) {
 	if err != nil {
 		return in, err
 	}
-	in.Open = status == "Open"
+	in.Open = status == incidentOpen
 	if in.OpenedAt, err = sqlitedb.ParseNullTime(sql.NullString{String: opened, Valid: true}); err != nil {
 		return in, err
 	}

@@ -56,7 +56,7 @@ func TestReplayNeedsAnAuthorizationAndKeepsTheOriginal(t *testing.T) {
 			t.Errorf("original after replay: %s RetryCount %d reason %q; want it untouched", after.Status, after.RetryCount, after.ReasonCode)
 		}
 		recs, _ := s.Remediations(ctx)
-		if len(recs) != 2 || recs[0].Action != "replay" || recs[0].ReplayEntryID != r1.ID || recs[0].RetryCountBefore != 5 ||
+		if len(recs) != 2 || recs[0].Action != ActionReplay || recs[0].ReplayEntryID != r1.ID || recs[0].RetryCountBefore != 5 ||
 			recs[0].RetryCountAfter != 5 || !recs[0].AffectedTo.Equal(clock.Start.Add(time.Minute)) {
 			t.Errorf("remediations %+v", recs)
 		}

@@ -69,7 +69,7 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 
 	audited := 0
 	for _, m := range run.remediations {
-		if m.Action == "replay" && m.Reviewer != "" && m.Reason != "" && m.Approval != "" && m.Ticket != "" &&
+		if m.Action == emission.ActionReplay && m.Reviewer != "" && m.Reason != "" && m.Approval != "" && m.Ticket != "" &&
 			!m.AffectedFrom.IsZero() && !m.AffectedTo.IsZero() && m.ReplayEntryID > 0 {
 			audited++
 		}

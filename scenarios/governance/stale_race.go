@@ -6,16 +6,24 @@ import (
 	"sync"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
+)
+
+// The two workers' names: each is the Actor of its transitions and the
+// ClaimOwner of its claims.
+const (
+	workerA = "worker-A"
+	workerB = "worker-B"
 )
 
 // staleRun is one design's run of the interleaving, read back from the database.
 type staleRun struct {
 	recorded // the ledger's first call is worker-A's one call
 	fenced   bool
-	backend  string // the database's dialect: "sqlite" or "postgres"
-	max      int    // MaxRetryAttempts
+	dialect  claim.Dialect // the database's
+	max      int           // MaxRetryAttempts
 	mu       sync.Mutex
 	lines    []string
 	events   []emission.Event
@@ -83,24 +91,24 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 		return nil, err
 	}
 	defer stB.Close()
-	run := &staleRun{fenced: fenced, backend: stA.Dialect().Name(), max: o.drain.MaxRetryAttempts, emitter: em, alerts: emission.NewAlerts(o.drain.Options), started: clk.Now()}
+	run := &staleRun{fenced: fenced, dialect: stA.Dialect(), max: o.drain.MaxRetryAttempts, emitter: em, alerts: emission.NewAlerts(o.drain.Options), started: clk.Now()}
 	run.answerAt = run.started.Add(o.SlowEmit)
 	slow := &slowEmitter{inner: em, entered: make(chan struct{}), release: make(chan struct{})}
 	var releaseOnce sync.Once
 	release := func() { releaseOnce.Do(func() { close(slow.release) }) }
 	defer release() // on any early return, A's call ends instead of waiting forever
-	workerA, err := o.worker(ctx, "worker-A", stA, slow, clk, run)
+	drainA, err := o.worker(ctx, workerA, stA, slow, clk, run)
 	if err != nil {
 		return nil, err
 	}
-	workerB, err := o.worker(ctx, "worker-B", stB, em, clk, run)
+	drainB, err := o.worker(ctx, workerB, stB, em, clk, run)
 	if err != nil {
 		return nil, err
 	}
 
 	doneA := make(chan error, 1)
 	go func() {
-		_, err := workerA.Pass(ctx)
+		_, err := drainA.Pass(ctx)
 		doneA <- err
 	}()
 	select {
@@ -133,7 +141,7 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 	if run.answerAt.After(run.leaseEnd) {
 		run.note(clk.Now(), "worker-A's lease ended at %s; its provider call is still open", clock.DayStamp(run.leaseEnd))
 	}
-	if _, err := workerB.Pass(ctx); err != nil {
+	if _, err := drainB.Pass(ctx); err != nil {
 		return nil, err
 	}
 	if run.answerAt.After(run.leaseEnd) {
@@ -141,7 +149,7 @@ func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*sta
 			return nil, err
 		}
 	}
-	if err := drainToIdle(ctx, workerB); err != nil {
+	if err := drainToIdle(ctx, drainB); err != nil {
 		return nil, err
 	}
 	run.ended = clk.Now()

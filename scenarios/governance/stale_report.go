@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
@@ -35,17 +36,17 @@ func (r *staleRun) figures() staleFigures {
 	}
 	for _, c := range r.claims {
 		switch {
-		case c.worker == "worker-A" && f.aClaim.row.ClaimToken == 0 && len(r.calls) > 0:
+		case c.worker == workerA && f.aClaim.row.ClaimToken == 0 && len(r.calls) > 0:
 			f.aClaim, f.aClaim.at = c, r.calls[0].At
-		case c.worker == "worker-B" && f.bClaim.row.ClaimToken == 0 && len(bCalls) > 0:
+		case c.worker == workerB && f.bClaim.row.ClaimToken == 0 && len(bCalls) > 0:
 			f.bClaim, f.bClaim.at = c, bCalls[0].At
 		}
 	}
 	for _, l := range r.log {
 		switch {
-		case l.Actor == "worker-A":
+		case l.Actor == workerA:
 			f.aLog = l
-		case l.Actor == "worker-B" && l.Applied && l.To.Terminal() && f.bLog.ID == 0:
+		case l.Actor == workerB && l.Applied && l.To.Terminal() && f.bLog.ID == 0:
 			f.bLog = l
 		}
 	}
@@ -86,7 +87,7 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 		r.Line(l)
 	}
 	r.Linef("Workers   worker-A and worker-B: one database, two connections, real goroutines; claims last %s", o.Lease)
-	r.Line(databaseLine(own.backend))
+	r.Line(databaseLine(own.dialect))
 	r.Linef("Race      worker-A's provider call takes %s; worker-B claims once A's lease has ended", o.SlowEmit)
 	write := "every claim-mode write carries the claim: Id AND ClaimOwner AND ClaimToken AND a live status"
 	switch {
@@ -174,8 +175,8 @@ func lateWriteText(f staleFigures) string {
 
 // databaseLine says how the database keeps the two workers' connections
 // apart: a line about the database itself, which compare skips.
-func databaseLine(backend string) string {
-	if backend == "postgres" {
+func databaseLine(d claim.Dialect) string {
+	if d == claim.Postgres {
 		return "Database  one PostgreSQL schema: READ COMMITTED transactions; the claim's FOR UPDATE SKIP LOCKED and row locks keep the workers apart, both may write at once " + report.DatabaseMarker
 	}
 	return "Database  one SQLite file: every transaction is BEGIN IMMEDIATE, so the two connections write one at a time " + report.DatabaseMarker
