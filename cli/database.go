@@ -28,7 +28,7 @@ const closeTimeout = 15 * time.Second
 
 func bindDatabase(fs *pflag.FlagSet, c *commonOptions) {
 	fs.StringVar(&c.Database, "database", "",
-		"run on PostgreSQL: a postgres:// URL, each run in a schema of its own, dropped afterwards (default: a temporary SQLite file; env "+pgdb.EnvVar+")")
+		"run on the PostgreSQL server at this postgres:// `URL`, in a schema of its own dropped afterwards (default: $"+pgdb.EnvVar+", else a temporary SQLite file)")
 }
 
 // selectDatabase sets c.Database to the URL the run uses, the flag before
@@ -154,9 +154,10 @@ type postgresRun struct {
 	keep bool
 }
 
-// openPostgres removes the schemas of lab runs whose process is gone, then
-// creates this run's main schema. A server that is down or refuses us fails
-// here, once, within the connect timeout, and leaves nothing behind.
+// openPostgres checks that the server answers (probeDatabase), removes the
+// schemas of lab runs whose process is gone, then creates this run's main
+// schema. A server that is down, silent or refuses us fails here, in one
+// line within 5 s, and leaves nothing behind.
 func openPostgres(ctx context.Context, dir, rawURL, scenario string, keep bool) (*postgresRun, error) {
 	if err := probeDatabase(ctx, rawURL); err != nil {
 		return nil, err
