@@ -12,13 +12,14 @@ import (
 	"outboxlab/core/child"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
+	"outboxlab/internal/pgtest"
 )
 
 var (
-	flagN       = flag.Int("crashloop.n", 0, "messages the crash loop drains (0: 2000, or 150 in a -race build)")
+	flagN       = flag.Int("crashloop.n", 0, "messages the crash loop drains (0: 2000 on SQLite and 300 on PostgreSQL, or 150 and 100 in a -race build)")
 	flagSeed    = flag.Uint64("crashloop.seed", 0, "seed of the kill schedule (0: a new one, printed)")
 	flagWorkers = flag.Int("crashloop.workers", 3, "worker processes running at once")
-	flagTimeout = flag.Duration("crashloop.timeout", 0, "give up after this long (0: 60s + 20ms per message)")
+	flagTimeout = flag.Duration("crashloop.timeout", 0, "give up after this long (0: 60s + 20ms per message on SQLite, 100ms on PostgreSQL)")
 	flagLife    = flag.Duration("crashloop.life", 800*time.Millisecond, "a worker is killed at a random moment up to this long after it is ready")
 )
 
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 	// A -race binary sleeps a second before it exits (GORACE atexit_sleep_ms),
 	// which a worker would spend drained yet alive, in the killer's way.
 	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 const (
@@ -46,24 +47,38 @@ const (
 // Afterwards every message is Processed (or, for a poison key, DeadLettered)
 // exactly once, nothing is leased, both files pass integrity_check, and the
 // provider counts duplicate deliveries but no duplicate effect.
+//
+// It runs on SQLite and on PostgreSQL, where a killed worker's sessions are
+// ended before its slot restarts (child.EndSessions).
 func TestCrashLoopDrainsEveryMessageOnceUnderSIGKILL(t *testing.T) {
+	pgtest.OnEach(t, crashLoop)
+}
+
+func crashLoop(t *testing.T, on pgtest.Backend) {
 	seed := *flagSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("kill schedule seed %d (rerun with -crashloop.seed=%d)", seed, seed)
+	// PostgreSQL commits cost a WAL flush each (the test server keeps fsync on)
+	// and the provider's inserts take turns: about 17 ms a message where
+	// SQLite takes under 3, so its default loop is smaller.
+	sizes := map[string]struct {
+		n, raceN   int
+		perMessage time.Duration
+	}{"sqlite": {2000, 150, 20 * time.Millisecond}, "postgres": {300, 100, 100 * time.Millisecond}}[on.Name]
 	n := *flagN
 	if n == 0 {
-		n = 2000
+		n = sizes.n
 		if raceEnabled {
-			n = 150
+			n = sizes.raceN
 		}
 	}
 	timeout := *flagTimeout
 	if timeout == 0 {
-		timeout = time.Minute + time.Duration(n)*20*time.Millisecond
+		timeout = time.Minute + time.Duration(n)*sizes.perMessage
 	}
-	l := newLab(t, n, poisonEvery, crashLease)
+	l := newLab(t, on, n, poisonEvery, crashLease)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 
@@ -106,41 +121,43 @@ func TestKillBetweenChargeAndCompleteIsRedeliveredOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			l := newLab(t, 3, 0, 300*time.Millisecond)
-			l.worker.batch, l.worker.noDedup = 3, tt.noDedup
+			pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) {
+				ctx := context.Background()
+				l := newLab(t, on, 3, 0, 300*time.Millisecond)
+				l.worker.batch, l.worker.noDedup = 3, tt.noDedup
 
-			// The first worker claims all three, completes MSG-00001, charges MSG-00002 and dies.
-			exit, err := child.Run(ctx, workerEntry, l.args("first", 2)...)
-			if err != nil || !exit.Died() {
-				t.Fatalf("first worker ended %+v, %v; want killed after its second charge", exit, err)
-			}
-			assertStatuses(t, l, "after the kill", outbox.Processed, outbox.Processing, outbox.Processing)
-
-			// The second waits out the dead worker's lease and takes both over.
-			exit, err = child.Run(ctx, workerEntry, l.args("second", 0)...)
-			if err != nil || exit.Code != 0 {
-				t.Fatalf("second worker ended %+v, %v; want exit 0", exit, err)
-			}
-			msgs := assertStatuses(t, l, "after the restart", outbox.Processed, outbox.Processed, outbox.Processed)
-			for i, want := range []int{1, 2, 2} {
-				if msgs[i].AttemptCount != want || msgs[i].ClaimToken != int64(want) {
-					t.Errorf("%s: attempts %d token %d, want %d and %d", msgs[i].Key, msgs[i].AttemptCount, msgs[i].ClaimToken, want, want)
+				// The first worker claims all three, completes MSG-00001, charges MSG-00002 and dies.
+				exit, err := child.Run(ctx, workerEntry, l.args("first", 2)...)
+				if err != nil || !exit.Died() {
+					t.Fatalf("first worker ended %+v, %v; want killed after its second charge", exit, err)
 				}
-			}
-			prov, err := provider.OpenDurable(ctx, l.worker.providerPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer prov.Close()
-			st, err := prov.Stats(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Deliveries != 4 || st.Effects != tt.wantEffects || st.DuplicateDeliveries != tt.wantDupDeliveries || st.DuplicateEffects != tt.wantDupEffects {
-				t.Errorf("provider ledger %+v, want 4 deliveries, %d effects, %d duplicate deliveries, %d duplicate effects",
-					st, tt.wantEffects, tt.wantDupDeliveries, tt.wantDupEffects)
-			}
+				assertStatuses(t, l, "after the kill", outbox.Processed, outbox.Processing, outbox.Processing)
+
+				// The second waits out the dead worker's lease and takes both over.
+				exit, err = child.Run(ctx, workerEntry, l.args("second", 0)...)
+				if err != nil || exit.Code != 0 {
+					t.Fatalf("second worker ended %+v, %v; want exit 0", exit, err)
+				}
+				msgs := assertStatuses(t, l, "after the restart", outbox.Processed, outbox.Processed, outbox.Processed)
+				for i, want := range []int{1, 2, 2} {
+					if msgs[i].AttemptCount != want || msgs[i].ClaimToken != int64(want) {
+						t.Errorf("%s: attempts %d token %d, want %d and %d", msgs[i].Key, msgs[i].AttemptCount, msgs[i].ClaimToken, want, want)
+					}
+				}
+				prov, err := provider.OpenDurable(ctx, l.worker.providerPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer prov.Close()
+				st, err := prov.Stats(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Deliveries != 4 || st.Effects != tt.wantEffects || st.DuplicateDeliveries != tt.wantDupDeliveries || st.DuplicateEffects != tt.wantDupEffects {
+					t.Errorf("provider ledger %+v, want 4 deliveries, %d effects, %d duplicate deliveries, %d duplicate effects",
+						st, tt.wantEffects, tt.wantDupDeliveries, tt.wantDupEffects)
+				}
+			})
 		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,9 +16,11 @@ import (
 	"time"
 
 	"outboxlab/core/child"
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
+	"outboxlab/internal/pgtest"
 )
 
 // maxAttempts is every message's ceiling: a poison key is dead-lettered by
@@ -44,13 +45,13 @@ type lab struct {
 	n      int
 }
 
-// newLab seeds an outbox of n messages MSG-00001.. and an empty provider ledger under dir.
-func newLab(t *testing.T, n, poisonEvery int, lease time.Duration) *lab {
+// newLab seeds an outbox of n messages MSG-00001.. and an empty provider
+// ledger, two databases of on.
+func newLab(t *testing.T, on pgtest.Backend, n, poisonEvery int, lease time.Duration) *lab {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
 	l := &lab{n: n, worker: workerArgs{
-		outboxPath: filepath.Join(dir, "outbox.db"), providerPath: filepath.Join(dir, "provider.db"),
+		outboxPath: on.Location(t, "outbox"), providerPath: on.Location(t, "provider"),
 		lease: lease, backoff: 20 * time.Millisecond, batch: 4, poisonEvery: poisonEvery,
 	}}
 	store, err := outbox.Open(ctx, l.worker.outboxPath)
@@ -58,8 +59,14 @@ func newLab(t *testing.T, n, poisonEvery int, lease time.Duration) *lab {
 		t.Fatal(err)
 	}
 	defer store.Close()
+	schema := completionsSchema
+	if store.Dialect() == claim.Postgres {
+		if schema, err = claim.PostgresDDL(schema); err != nil {
+			t.Fatal(err)
+		}
+	}
 	err = store.InTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, completionsSchema); err != nil {
+		if _, err := tx.ExecContext(ctx, schema); err != nil {
 			return fmt.Errorf("create completions table: %w", err)
 		}
 		for i := 1; i <= n; i++ {
@@ -193,6 +200,12 @@ func (s *supervisor) runWorker(ctx context.Context, id string) error {
 	err = cmd.Wait()
 	if err != nil && !killedBySIGKILL(err) {
 		return fmt.Errorf("worker %s: %v: %s", id, err, strings.TrimSpace(stderr.String()))
+	}
+	if err != nil {
+		// Its server sessions may hold row locks: end them before the slot restarts.
+		if eerr := child.EndSessions(ctx, cmd); eerr != nil {
+			return fmt.Errorf("worker %s: %w", id, eerr)
+		}
 	}
 	return err
 }

@@ -149,10 +149,14 @@ func chargeHandler(prov *provider.Durable, dieAfter int) worker.Handler {
 		if charges == dieAfter {
 			child.Die() // the charge committed at the provider; the outbox never hears of it
 		}
+		duplicate := 0 // booleans are stored as INTEGER 0/1 on both databases
+		if rec.Duplicate {
+			duplicate = 1
+		}
 		return worker.Outcome{Detail: rec.TransactionID, Apply: func(ctx context.Context, tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx,
 				`INSERT INTO CrashLoopCompletions (MessageId, Worker, ClaimToken, TransactionId, Duplicate)
-				 VALUES (?, ?, ?, ?, ?)`, c.MessageID, c.Worker, c.Token, rec.TransactionID, rec.Duplicate)
+				 VALUES ($1, $2, $3, $4, $5)`, c.MessageID, c.Worker, c.Token, rec.TransactionID, duplicate)
 			if err != nil {
 				return fmt.Errorf("record completion of %s: %w", c.Key, err)
 			}
