@@ -1,4 +1,4 @@
-// Package emission is the governance outbox: entries on SQLite, a plain store
+// Package emission is the governance outbox: entries on SQLite or PostgreSQL, a plain store
 // drain and a claim/lease drain sharing one threshold policy, and the host's alerts.
 package emission
 
@@ -19,15 +19,16 @@ var Schema string
 // SchemaVersion is recorded in LabInfo so a governance database can be told apart.
 const SchemaVersion = "outboxlab/governance-1"
 
-// Store is a governance outbox on one SQLite file, on the claim engine: the
+// Store is a governance outbox in one database, on the claim engine: the
 // store (DB, InTx, Tables, Refused, Close) and the claim are the engine's;
 // the entries, the threshold policy and the logs are this package's.
 type Store struct {
 	*claim.Store
 }
 
-// Open opens (creating if needed) the database file at path and applies the
-// schema. Two Stores may be open on the same file, as two workers would be.
+// Open opens (creating if needed) the database at location path (a SQLite
+// file, or a postgres:// URL naming a schema: see claim.Open) and applies the
+// schema. Two Stores may be open on the same database, as two workers would be.
 func Open(ctx context.Context, path string) (*Store, error) {
 	cs, err := claim.Open(ctx, path, SchemaVersion, Schema)
 	if err != nil {
