@@ -170,10 +170,10 @@ func role(t *testing.T, name, password string, createSchemas bool) string {
 	return u.String()
 }
 
-func runProbe(ctx context.Context, c commonOptions, p probeRun) (outcome, error, string) {
+func runProbe(ctx context.Context, c commonOptions, p probeRun) (outcome, string, error) {
 	var stderr bytes.Buffer
 	out, err := execute(ctx, probeScenario, p, c, "outboxlab pgprobe", &stderr, func(string, report.Result) {})
-	return out, err, stderr.String()
+	return out, stderr.String(), err
 }
 
 // The flag, then the environment; anything but a postgres:// URL is a usage
@@ -278,7 +278,7 @@ func TestPostgresEveryEndingDropsTheSchema(t *testing.T) {
 	for _, ending := range []string{"", "error", "panic", "interrupt"} {
 		ctx, cancel := context.WithCancel(context.Background())
 		seen := 0
-		out, err, stderr := runProbe(ctx, commonOptions{NoReport: true, Database: admin},
+		out, stderr, err := runProbe(ctx, commonOptions{NoReport: true, Database: admin},
 			probeRun{rows: 3, ending: ending, cancel: cancel, seen: &seen})
 		cancel()
 		wantCode := ExitCannotRun
@@ -334,7 +334,7 @@ var inspectHint = regexp.MustCompile(`inspect --db '([^']+)'`)
 func TestPostgresKeptSchemaIsInspected(t *testing.T) {
 	admin := pgtest.URL(t)
 	withPass := role(t, "h2_keeper", "keep-S3cret", true)
-	out, err, stderr := runProbe(context.Background(), commonOptions{NoReport: true, KeepDB: true, Database: withPass}, probeRun{rows: 4})
+	out, stderr, err := runProbe(context.Background(), commonOptions{NoReport: true, KeepDB: true, Database: withPass}, probeRun{rows: 4})
 	if err != nil || stderr != "" {
 		t.Fatalf("kept run: %v, stderr %q", err, stderr)
 	}
@@ -351,7 +351,7 @@ func TestPostgresKeptSchemaIsInspected(t *testing.T) {
 		t.Fatalf("no redacted inspect hint in %q", out.dbNote)
 	}
 	// A later run's sweep leaves a kept schema alone.
-	if _, err, _ := runProbe(context.Background(), commonOptions{NoReport: true, Database: admin}, probeRun{rows: 1}); err != nil {
+	if _, _, err := runProbe(context.Background(), commonOptions{NoReport: true, Database: admin}, probeRun{rows: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if got := runSchemas(t, admin, probeSchemas); len(got) != 1 {
@@ -417,7 +417,7 @@ func TestPostgresParallelRunsDoNotSeeEachOther(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i], _ = runProbe(context.Background(), commonOptions{NoReport: true, Database: admin},
+			_, _, errs[i] = runProbe(context.Background(), commonOptions{NoReport: true, Database: admin},
 				probeRun{rows: 10 * (i + 1), seen: &seen[i]})
 		}()
 	}
@@ -448,7 +448,7 @@ func TestPostgresOrphanedSchemaIsSwept(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err, _ := runProbe(context.Background(), commonOptions{NoReport: true, Database: admin}, probeRun{rows: 1}); err != nil {
+	if _, _, err := runProbe(context.Background(), commonOptions{NoReport: true, Database: admin}, probeRun{rows: 1}); err != nil {
 		t.Fatal(err)
 	}
 	requireNoSchemas(t, admin, probeSchemas, "a run after a killed one")

@@ -82,14 +82,17 @@ messages, dead letters, ordered messages and dead-letter redrive.
 
 Each scenario seeds a temporary outbox, runs workers against a deterministic
 scenario clock, prints its timeline, tables, ledgers, safety checks and verdict,
-and writes a timestamped report. Most come in BEFORE/AFTER pairs.
+and writes a timestamped report. Most come in BEFORE/AFTER pairs. With
+--database postgres://... (or OUTBOXLAB_DATABASE) a run uses a schema of its
+own on that PostgreSQL server instead of a SQLite file, and drops it afterwards.
 
 Exit codes: 0 every check held, 1 a check failed (the report is still written),
 2 usage error, 3 the run could not happen.`,
 		Example: `  outboxlab list
   outboxlab session-16-retry-with-dead-letter
   outboxlab retry-with-dead-letter --max-attempts 5 --no-report
-  outboxlab all --family wassal`,
+  outboxlab all --family wassal
+  outboxlab session-15-outbox-leasing --database 'postgres:///postgres?host=/tmp/outboxlab-postgres' --keep-db`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
