@@ -18,7 +18,7 @@ func init() {
 		Kind:    report.Before,
 		Pair:    queueBackoff,
 		Summary: "A consumer waits out its backoff holding the message: the visibility timeout expires and a second consumer runs the same job",
-		Long: `Four consumers poll one SQLite outbox of overdue notifications. When a send
+		Long: `Four consumers poll one outbox of overdue notifications. When a send
 fails, this design keeps the message and sleeps through the backoff before
 sending again. Once a sleep runs past the message's visibility timeout (its
 lease), another consumer claims the message and sends it too: the same job runs

@@ -25,8 +25,8 @@ func init() {
 		Kind:    report.Experiment,
 		Summary: "Immediate, fixed, exponential and capped exponential backoff: waits per attempt, totals, and what fits in a retry budget",
 		Long: `The course's backoff experiment, run on the outbox. Each of the four schedules
-drives one always-failing message through the real worker on a real SQLite
-file: the waits in the table are the ones the worker wrote as NextAttemptUtc
+drives one always-failing message through the real worker on a real
+database (SQLite, or PostgreSQL with --database): the waits in the table are the ones the worker wrote as NextAttemptUtc
 after each failed attempt, and the message is dead-lettered when its attempts
 run out. The second table counts how many waits fit in a time budget, the seed's
 way (stopping at 1000, which it prints as "unlimited"): immediate retry never

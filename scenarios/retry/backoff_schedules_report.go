@@ -30,8 +30,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	r.Linef("Budget     a %s time budget, filled the seed's way (stop at %d, printed as unlimited)", clockText(o.Budget), fitLimit)
 	r.Linef("Clock      scenario time starts %s for each schedule; nothing sleeps", clock.ISO(clock.Start))
 
-	r.Section("Schema")
-	scenarios.WriteSchema(r, tables)
+	scenarios.SchemaSection(r, tables)
 
 	r.Section("Waits per failed attempt (ms), as the worker wrote them (the seed's first table)")
 	o.writeWaits(r, runs)

@@ -7,15 +7,17 @@ import (
 
 	"outboxlab/core/child"
 	"outboxlab/core/report"
+	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios/scenariotest"
 )
 
-// TestMain lets poison-counter re-execute this test binary as a consumer lifetime.
+// TestMain lets poison-counter re-execute this test binary as a consumer
+// lifetime, and gives the PostgreSQL tests their server (pgtest).
 func TestMain(m *testing.M) {
 	if code, ok := child.RunIfChild(); ok {
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 // validateCase is one row of a Validate table: no error wanted when wantErr is empty.

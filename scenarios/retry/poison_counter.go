@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/child"
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
@@ -29,8 +29,8 @@ func init() {
 		Kind:    report.Experiment,
 		Summary: "A message that kills the consumer process: the attempt counter incremented on catch vs at delivery",
 		Long: `The course's poison-counter experiment, with real process deaths. Each consumer
-lifetime is a child process of the lab that claims notifications from a SQLite
-outbox, oldest first. The lethal message kills it with SIGKILL: no catch block,
+lifetime is a child process of the lab that claims notifications from the
+outbox (a SQLite file, or a PostgreSQL schema), oldest first. The lethal message kills it with SIGKILL: no catch block,
 no deferred function runs. A supervisor restarts the consumer after the
 visibility timeout has given the message back to the queue.
 
@@ -39,7 +39,7 @@ reached: every lifetime dies on the same message and only --max-restarts stops
 the loop. With the counter incremented at delivery, committed with the claim
 before any work, the message is dead-lettered on delivery number --threshold
 and the messages behind it are processed. Both runs use their own database
-file and print the seed's table from what those files hold.`,
+and print the seed's table from what those databases hold.`,
 		Example: `  outboxlab poison-counter
   outboxlab poison-counter --lethal 2,4 --threshold 2    # two poison messages, isolated sooner
   outboxlab poison-counter --threshold 1                 # every message dead-lettered unprocessed`,
@@ -119,7 +119,7 @@ type counterPosition struct {
 	name       string
 	key        string // its name in JSON metric keys: restarts_on_catch
 	atDelivery bool
-	file       string // base name of its database file
+	db         string // the name of its database in the run (Env.DB)
 }
 
 // ended is how one process lifetime ended, as the supervisor saw it.
@@ -136,6 +136,7 @@ type ended struct {
 // poisonRun is one counter position driven to its end on its own database.
 type poisonRun struct {
 	position  counterPosition
+	postgres  bool // its database is a PostgreSQL schema
 	lifetimes []ended
 	msgs      []outbox.Message
 	catches   map[int64]int // MessageId → CatchCounters.Failures
@@ -154,12 +155,16 @@ func (o *poisonOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 // superviseBoth runs each counter position to its end on its own database.
 func (o *poisonOptions) superviseBoth(ctx context.Context, env scenarios.Env) ([]*poisonRun, error) {
 	positions := []counterPosition{
-		{"on catch", "on_catch", false, "on-catch.db"},
-		{"at delivery", "at_delivery", true, filepath.Base(env.DBPath)},
+		{"on catch", "on_catch", false, "on-catch"},
+		{"at delivery", "at_delivery", true, "outbox"},
 	}
 	var runs []*poisonRun
 	for _, p := range positions {
-		run, err := o.supervise(ctx, filepath.Join(env.Dir, p.file), p)
+		location, err := env.DB(ctx, p.db)
+		if err != nil {
+			return nil, err
+		}
+		run, err := o.supervise(ctx, location, p)
 		if err != nil {
 			return nil, fmt.Errorf("run the %s counter: %w", p.name, err)
 		}
@@ -179,7 +184,7 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 	if err := o.seed(ctx, store); err != nil {
 		return nil, err
 	}
-	run := &poisonRun{position: p}
+	run := &poisonRun{position: p, postgres: store.Dialect() == claim.Postgres}
 	counter := "on-catch"
 	if p.atDelivery {
 		counter = "at-delivery"
@@ -221,7 +226,14 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 // seed writes the queue: one notification per message number, each with its
 // catch counter at zero, in one transaction.
 func (o *poisonOptions) seed(ctx context.Context, store *outbox.Store) error {
-	if _, err := store.DB().ExecContext(ctx, catchSchema); err != nil {
+	ddl := catchSchema
+	if store.Dialect() == claim.Postgres {
+		var err error
+		if ddl, err = claim.PostgresDDL(catchSchema); err != nil {
+			return err
+		}
+	}
+	if _, err := store.DB().ExecContext(ctx, ddl); err != nil {
 		return fmt.Errorf("create catch counters: %w", err)
 	}
 	return store.InTx(ctx, func(tx *sql.Tx) error {
@@ -231,7 +243,8 @@ func (o *poisonOptions) seed(ctx context.Context, store *outbox.Store) error {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO CatchCounters (MessageId) VALUES (?)`, id); err != nil {
+			q, args := store.Dialect().Bind(`INSERT INTO CatchCounters (MessageId) VALUES (?)`, id)
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 				return fmt.Errorf("seed catch counter of %s: %w", noteKey(i), err)
 			}
 		}

@@ -57,7 +57,7 @@ type lifetime struct {
 // lifetime against the database and exits 0 when nothing is left to deliver.
 func runLifetime(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet(lifetimeEntry, flag.ContinueOnError)
-	db := fs.String("db", "", "database file")
+	db := fs.String("db", "", "database location: a SQLite file or a PostgreSQL URL")
 	name := fs.String("name", "", "worker id of this lifetime")
 	counter := fs.String("counter", "", "at-delivery or on-catch")
 	lethal := fs.String("lethal", "", "comma list of lethal message keys")
@@ -170,9 +170,9 @@ func (l *lifetime) caught(ctx context.Context, c outbox.Claim, jobErr error) err
 			return l.store.RetryTx(ctx, tx, c, time.Time{}, jobErr.Error())
 		}
 		var failures int
-		err := tx.QueryRowContext(ctx,
-			`UPDATE CatchCounters SET Failures = Failures + 1 WHERE MessageId = ? RETURNING Failures`,
-			c.MessageID).Scan(&failures)
+		q, args := l.store.Dialect().Bind(
+			`UPDATE CatchCounters SET Failures = Failures + 1 WHERE MessageId = ? RETURNING Failures`, c.MessageID)
+		err := tx.QueryRowContext(ctx, q, args...).Scan(&failures)
 		if err != nil {
 			return fmt.Errorf("count caught failure of %s: %w", c.Key, err)
 		}

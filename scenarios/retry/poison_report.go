@@ -75,10 +75,9 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 		clockText(restartDelay), o.MaxRestarts, clockText(visibilityTimeout))
 	r.Linef("Work       a healthy notification takes %s; scenario time starts %s; nothing sleeps", clockText(workTime), clock.ISO(clock.Start))
 	r.Line("Counters   on catch: CatchCounters.Failures += 1 in the catch block; at delivery: AttemptCount += 1 in the claim, committed before the work")
-	r.Linef("Databases  on catch: %s; at delivery: %s (each its own SQLite file)", runs[0].position.file, runs[1].position.file)
+	o.writeDatabases(r, runs)
 
-	r.Section("Schema")
-	scenarios.WriteSchema(r, runs[0].tables)
+	scenarios.SchemaSection(r, runs[0].tables)
 
 	for _, run := range runs {
 		r.Section(fmt.Sprintf("Timeline: counter %s (scenario clock, from the audit log)", run.position.name))
@@ -97,7 +96,7 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 	r.Section("Process lifetimes")
 	o.writeLifetimes(r, runs)
 	for _, run := range runs {
-		r.Section(fmt.Sprintf("Outbox ledger: counter %s (%s)", run.position.name, run.position.file))
+		r.Section(fmt.Sprintf("Outbox ledger: counter %s (database %s)", run.position.name, run.position.db))
 		scenarios.WriteOutboxLedger(r, run.msgs)
 	}
 
@@ -184,7 +183,7 @@ func (o *poisonOptions) read(ctx context.Context, store *outbox.Store, run *pois
 	if run.tables, err = store.Tables(ctx); err != nil {
 		return err
 	}
-	rows, err := store.DB().QueryContext(ctx, `SELECT MessageId, Failures FROM CatchCounters`)
+	rows, err := store.DB().QueryContext(ctx, `SELECT MessageId, Failures FROM CatchCounters ORDER BY MessageId`)
 	if err != nil {
 		return fmt.Errorf("read catch counters: %w", err)
 	}
@@ -199,4 +198,16 @@ func (o *poisonOptions) read(ctx context.Context, store *outbox.Store, run *pois
 		run.catches[id] = n
 	}
 	return rows.Err()
+}
+
+// writeDatabases names each counter position's database: a line about the
+// database itself, which compare skips.
+func (o *poisonOptions) writeDatabases(r *report.Report, runs []*poisonRun) {
+	if runs[0].postgres {
+		r.Linef("Databases  on catch: %s; at delivery: %s (each a PostgreSQL schema of its own) %s",
+			runs[0].position.db, runs[1].position.db, report.DatabaseMarker)
+		return
+	}
+	r.Linef("Databases  on catch: %s.db; at delivery: %s.db (each its own SQLite file) %s",
+		runs[0].position.db, runs[1].position.db, report.DatabaseMarker)
 }

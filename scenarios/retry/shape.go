@@ -73,8 +73,7 @@ func (p pairReport[R]) run(ctx context.Context, env scenarios.Env, drive func(ct
 func (p pairReport[R]) render(own, before, after R) *report.Report {
 	r := p.pair.NewReport(p.after)
 	p.setup(r)
-	r.Section("Schema")
-	scenarios.WriteSchema(r, own.schema())
+	scenarios.SchemaSection(r, own.schema())
 	r.Section("Timeline (scenario clock)")
 	for _, l := range own.timeline() {
 		r.Line(l)

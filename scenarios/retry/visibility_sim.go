@@ -176,8 +176,9 @@ func (s *sim) claim(ctx context.Context, c *consumer, now time.Time) (bool, erro
 			return nil
 		}
 		var first string
-		if err := tx.QueryRowContext(ctx, `SELECT MIN(AtUtc) FROM AuditLog WHERE Action = 'delivered' AND MessageId = ?`,
-			c.claim.MessageID).Scan(&first); err != nil {
+		q, args := s.store.Dialect().Bind(`SELECT MIN(AtUtc) FROM AuditLog WHERE Action = ? AND MessageId = ?`,
+			actionDelivered, c.claim.MessageID)
+		if err := tx.QueryRowContext(ctx, q, args...).Scan(&first); err != nil {
 			return fmt.Errorf("read first delivery of %s: %w", c.claim.Key, err)
 		}
 		c.first = mustParseISO(first)
