@@ -71,8 +71,7 @@ func writeDay[R, F any](d day, after bool, x design[R, F], own, before, afterRun
 	x.writeSetup(r, own)
 	f := x.figures(own)
 	s := x.story(own, f)
-	r.Section("Schema")
-	scenarios.WriteSchema(r, s.tables)
+	scenarios.SchemaSection(r, s.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, line := range s.timeline {
 		r.Line(line)
@@ -115,6 +114,16 @@ func writeLedgers(r *report.Report, s story) {
 	}
 	r.Section("Provider ledger (every call)")
 	WriteProviderLedger(r, s.ledger)
+}
+
+// databaseLine is a line true of one database only: what SQLite does, or
+// what the PostgreSQL server does instead. It ends with report.DatabaseMarker,
+// so compare, and the comparison of a run on each, skip it.
+func databaseLine(postgres bool, sqlite, server string) string {
+	if postgres {
+		return server + " " + report.DatabaseMarker
+	}
+	return sqlite + " " + report.DatabaseMarker
 }
 
 // paymentRange says how many payments a day seeds: "6 payments PAY-001..PAY-006".

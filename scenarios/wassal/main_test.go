@@ -6,17 +6,20 @@ import (
 	"testing"
 
 	"outboxlab/core/child"
+	"outboxlab/internal/pgtest"
 )
 
-// TestMain lets the scenarios' child processes re-execute this test binary.
+// TestMain lets the scenarios' child processes re-execute this test binary,
+// and runs the tests with pgtest's PostgreSQL server.
 func TestMain(m *testing.M) {
 	if code, ok := child.RunIfChild(); ok {
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 var (
 	printScenario = flag.String("print", "", "TestPrintScenario prints this scenario's report")
 	printArgs     = flag.String("print-args", "", "flags for -print")
+	printPostgres = flag.Bool("print-postgres", false, "-print runs the scenario on PostgreSQL")
 )

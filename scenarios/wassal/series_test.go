@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"outboxlab/core/report"
+	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
@@ -95,6 +96,10 @@ func TestPrintScenario(t *testing.T) {
 	name := *printScenario
 	if name == "" {
 		t.Skip("set -print NAME to print a scenario's report")
+	}
+	if *printPostgres {
+		t.Log("\n" + scenariotest.RunPostgres(t, pgtest.URL(t), name, strings.Fields(*printArgs)...).Body())
+		return
 	}
 	t.Log("\n" + scenariotest.Run(t, name, strings.Fields(*printArgs)...).Body())
 }

@@ -44,9 +44,9 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 		scenarios.Scenario{
 			Summary: "Day 14 AFTER: the payment row and its outbox row commit in one transaction: both or neither",
 			Long: `The same requests, the same two service versions and the same crash points, with
-the payment row and the outbox row written in one BEGIN IMMEDIATE transaction.
+the payment row and the outbox row written in one transaction.
 The child process is killed inside the open transaction, after the first insert;
-SQLite discards the uncommitted write, so each crashed request leaves nothing at
+the database discards the uncommitted write, so each crashed request leaves nothing at
 all (the client was told it failed, and may safely retry). After the restart
 every payment has exactly one outbox row, there are no ghosts, and the relay
 confirms every payment with the provider.
@@ -111,16 +111,17 @@ func (o *session14Options) atomicFor(design bool) bool { return design && o.OneT
 // session14Run is one design driven to its end: one child process per life,
 // then the relay in this process with fresh connections.
 type session14Run struct {
-	atomic  bool
-	lines   []string
-	events  []worker.Event
-	ended   time.Time
-	ghosts  []string // read right after the last life, before the relay ran
-	lost    []string
-	ledger  Ledger
-	tables  []outbox.Table
-	prov    *provider.Provider
-	relayAt time.Time
+	atomic   bool
+	postgres bool // the run's database is a PostgreSQL schema
+	lines    []string
+	events   []worker.Event
+	ended    time.Time
+	ghosts   []string // read right after the last life, before the relay ran
+	lost     []string
+	ledger   Ledger
+	tables   []outbox.Table
+	prov     *provider.Provider
+	relayAt  time.Time
 }
 
 func (o *session14Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
@@ -136,7 +137,7 @@ func (o *session14Options) drive(ctx context.Context, path string, atomic bool) 
 		return nil, err
 	}
 	store.Close()
-	run := &session14Run{atomic: atomic}
+	run := &session14Run{atomic: atomic, postgres: onPostgres(store)}
 	start, first := clock.Start, 1
 	for life := 1; first <= o.Payments; life++ {
 		crash, last := "", o.Payments
@@ -230,7 +231,7 @@ func halfWrites(ctx context.Context, store *outbox.Store) (lost, ghosts []string
 		{&ghosts, `SELECT MessageKey FROM OutboxMessages m WHERE NOT EXISTS
 		           (SELECT 1 FROM Payments p WHERE p.PaymentKey = m.MessageKey) ORDER BY Id`},
 	} {
-		rows, err := store.DB().QueryContext(ctx, q.sql)
+		rows, err := querySQL(ctx, store.Dialect(), store.DB(), q.sql)
 		if err != nil {
 			return nil, nil, fmt.Errorf("find half-written requests: %w", err)
 		}
@@ -260,7 +261,7 @@ func confirmOrGhost(p *provider.Provider, store *outbox.Store) worker.Handler {
 			return out, err
 		}
 		var n int
-		err = store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM Payments WHERE PaymentKey = ?`, c.Key).Scan(&n)
+		err = queryRowSQL(ctx, store.Dialect(), store.DB(), `SELECT COUNT(*) FROM Payments WHERE PaymentKey = ?`, c.Key).Scan(&n)
 		if err != nil {
 			return out, fmt.Errorf("look up payment %s: %w", c.Key, err)
 		}

@@ -99,11 +99,16 @@ func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
 		paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start), ConfirmType)
 	design := "dual write: two separate transactions"
 	if own.atomic {
-		design = "one BEGIN IMMEDIATE transaction for both rows"
+		design = "one transaction for both rows"
 	} else if o.atomic {
 		design += " (--one-transaction=false)"
 	}
 	r.Linef("Design    %s", design)
+	if own.atomic {
+		r.Line(databaseLine(own.postgres,
+			"Database  SQLite: the transaction is BEGIN IMMEDIATE, holding the write lock from its first insert; a life killed inside it never commits, so its insert is discarded",
+			"Database  PostgreSQL: a READ COMMITTED transaction; a life killed inside it never commits: the server rolls it back when the lab ends the dead life's session"))
+	}
 	r.Linef("Versions  life 1 writes the payment first; every later life (the redeploy) writes the message first")
 	if len(o.CrashAt) == 0 {
 		r.Line("Crashes   none (--crash-at none)")

@@ -37,8 +37,8 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 		},
 		scenarios.Scenario{
 			Summary: "Day 15 AFTER: an atomic claim with a lease and a token: one owner at a time, takeover after expiry, late completion refused",
-			Long: `The same messages and workers with the Day 15 claim: one BEGIN IMMEDIATE
-transaction reads and conditionally updates each row, setting LockedBy,
+			Long: `The same messages and workers with the Day 15 claim: one transaction
+(BEGIN IMMEDIATE on SQLite, FOR UPDATE SKIP LOCKED on PostgreSQL) reads and conditionally updates each row, setting LockedBy,
 LockedUntilUtc and a new ClaimToken. worker-c (a real child process) claims
 PAY-001 and is killed; its lease expires on the scenario clock and worker-b
 takes over. worker-a and worker-b poll at the same moment; the claims run one
@@ -120,6 +120,7 @@ func (o *session15Options) Validate() error {
 // session15Run is one design driven to its end.
 type session15Run struct {
 	naive, fenced bool
+	postgres      bool // the run's database is a PostgreSQL schema
 	lines         []string
 	takenAtOnce   []string       // messages claimed while another worker's claim was still valid
 	takeovers     []takeover     // messages claimed after another worker's lease expired

@@ -36,7 +36,7 @@ func (o *session15Options) drive(ctx context.Context, path string, naive bool) (
 		return nil, err
 	}
 	defer setup.Close()
-	if _, err := setup.DB().ExecContext(ctx, notificationsSchema); err != nil {
+	if err := createTable(ctx, setup, notificationsSchema); err != nil {
 		return nil, fmt.Errorf("create the notifications table: %w", err)
 	}
 	if err := SeedDurableOutbox(ctx, setup, o.Payments, 0, clock.Start); err != nil {
@@ -53,7 +53,7 @@ func (o *session15Options) drive(ctx context.Context, path string, naive bool) (
 	defer srv.Close()
 
 	d := &day15{o: o, clk: clock.New(), holders: map[string][]outbox.Claim{},
-		run: &session15Run{naive: naive, fenced: !naive && o.Fencing, completions: map[string]int{},
+		run: &session15Run{naive: naive, fenced: !naive && o.Fencing, postgres: onPostgres(setup), completions: map[string]int{},
 			claimedBy: map[string][]string{}, prov: prov}}
 	for _, w := range []**outboxWorker{&d.a, &d.b} { // each worker has its own connections, as a process would
 		store, err := outbox.OpenExisting(ctx, path)
@@ -188,8 +188,10 @@ func (d *day15) naiveRace(ctx context.Context, now time.Time) (ca, cb []outbox.C
 
 // overlappingClaims starts worker-b's claim while worker-a's claim
 // transaction is still open, in a second goroutine on its own connections.
-// BEGIN IMMEDIATE lets one claim run at a time, so worker-b's claim runs after
-// worker-a's commits, whatever the goroutines' timing.
+// On SQLite BEGIN IMMEDIATE lets one claim run at a time, so worker-b's claim
+// runs after worker-a's commits; on PostgreSQL worker-b's FOR UPDATE SKIP
+// LOCKED passes over the rows worker-a's open transaction has locked. Either
+// way worker-b takes the next messages, whatever the goroutines' timing.
 func (d *day15) overlappingClaims(ctx context.Context, now time.Time) (ca, cb []outbox.Claim, err error) {
 	var errB error
 	done := make(chan struct{})
@@ -208,8 +210,11 @@ func (d *day15) overlappingClaims(ctx context.Context, now time.Time) (ca, cb []
 	if err == nil {
 		err = errB
 	}
-	d.say(now, "", fmt.Sprintf("worker-a and worker-b poll at the same moment: worker-b's claim starts while worker-a's claim transaction is open; BEGIN IMMEDIATE runs them one after the other: worker-a takes %s, worker-b takes %s",
+	d.say(now, "", fmt.Sprintf("worker-a and worker-b poll at the same moment: worker-b's claim starts while worker-a's claim transaction is open: worker-a takes %s, worker-b takes %s",
 		keysText(claimKeys(ca)), keysText(claimKeys(cb))))
+	d.say(now, "", databaseLine(d.run.postgres,
+		"SQLite: BEGIN IMMEDIATE runs the two claims one after the other",
+		"PostgreSQL: worker-b's claim reads with FOR UPDATE SKIP LOCKED and passes over the rows worker-a's open transaction has locked; neither waits"))
 	return ca, cb, err
 }
 

@@ -181,7 +181,10 @@ func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
 		if !own.fenced {
 			fencing = "completion by id, owner NOT checked (--fencing=false)"
 		}
-		r.Linef("Claim     atomic: one BEGIN IMMEDIATE transaction reads and conditionally updates; lease %s; ClaimToken +1 per claim; %s", o.Lease, fencing)
+		r.Linef("Claim     atomic: one transaction reads and conditionally updates; lease %s; ClaimToken +1 per claim; %s", o.Lease, fencing)
+		r.Line(databaseLine(own.postgres,
+			"Database  SQLite: the claim's transaction is BEGIN IMMEDIATE, so two claims run one after the other",
+			"Database  PostgreSQL: the claim's READ COMMITTED transaction reads with FOR UPDATE SKIP LOCKED, so a second claim passes over the rows the first has locked"))
 	}
 	crash := "after the provider answered"
 	if o.CrashPoint == beforeCall {

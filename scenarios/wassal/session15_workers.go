@@ -84,9 +84,9 @@ func (w *outboxWorker) finish(ctx context.Context, c outbox.Claim, a provider.An
 		if _, err := outbox.ResolvePaymentTx(ctx, tx, c.Key, status, a.TransactionID, now); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx,
+		_, err := execSQL(ctx, w.store.Dialect(), tx,
 			`INSERT INTO PaymentNotifications (PaymentKey, Outcome, SentBy, SentAtUtc) VALUES (?, ?, ?, ?)`,
-			c.Key, a.Outcome, w.id, clock.ISO(now))
+			c.Key, string(a.Outcome), w.id, clock.ISO(now))
 		if err != nil {
 			return fmt.Errorf("notify the customer of %s: %w", c.Key, err)
 		}
