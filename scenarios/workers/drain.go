@@ -105,15 +105,10 @@ type drainConfig struct {
 	Lease        time.Duration
 }
 
+// label names the configuration the same way for goroutines and processes,
+// so that a run on PostgreSQL (processes) prints SQLite's table.
 func (c drainConfig) label() string {
-	unit := report.Plural(c.Workers, "worker")
-	if c.Processes {
-		unit = fmt.Sprintf("%d process", c.Workers)
-		if c.Workers != 1 {
-			unit += "es"
-		}
-	}
-	return fmt.Sprintf("%s, claim %d", unit, c.Batch)
+	return fmt.Sprintf("%s, claim %d", report.Plural(c.Workers, "worker"), c.Batch)
 }
 
 // workerTally is what one worker did in a drain; a child process prints it as JSON.
@@ -253,7 +248,7 @@ func runWorker(ctx context.Context, store *outbox.Store, id string, cfg drainCon
 
 // ceilingTransactions is how many single-row write transactions the raw
 // ceiling times.
-const ceilingTransactions = 2000
+const ceilingTransactions = 500
 
 // measureCeiling times single-row write transactions (BEGIN IMMEDIATE;
 // UPDATE; COMMIT on SQLite) on a lab database at location and returns them

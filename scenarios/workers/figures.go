@@ -55,7 +55,6 @@ func (o *throughputOptions) measuredFigures(ceiling float64, drains []*drainRun)
 			return "—"
 		}},
 		{Label: "× raw ceiling", Show: func(d *drainRun) string { return fmt.Sprintf("%.2f×", d.rate()/ceiling) }},
-		{Label: "Messages per worker", Show: func(d *drainRun) string { return perWorker(d.tallies) }},
 	}
 }
 

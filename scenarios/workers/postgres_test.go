@@ -36,11 +36,11 @@ func TestSameReportOnPostgres(t *testing.T) {
 	}
 }
 
-// Real worker processes on PostgreSQL, each with its own connection,
+// Worker processes on PostgreSQL (its default), each with its own connection,
 // race for the same rows: two runs must still print the same report.
 func TestPostgresTwiceWithProcesses(t *testing.T) {
 	url := pgtest.URL(t)
-	args := []string{"--processes", "--messages", "300", "--workers", "1,4", "--batch", "10", "--produce-for", "2s"}
+	args := []string{"--messages", "120", "--workers", "1,4", "--batch", "10", "--produce-for", "1s"}
 	first := scenariotest.RunPostgres(t, url, throughputName, args...)
 	second := scenariotest.RunPostgres(t, url, throughputName, args...)
 	sameRun(t, first, second)

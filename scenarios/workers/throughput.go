@@ -20,25 +20,31 @@ func init() {
 		Name:   throughputName,
 		Family: "workers",
 		Kind:   report.Experiment,
-		// The golden run pins its backlog at 2000 messages, whatever the
-		// default (1000, for a quick run) becomes.
-		GoldenArgs: []string{"--messages", "2000"},
+		// The golden run pins a bigger backlog, claim and burst than the
+		// defaults (sized so that a run takes about a second), whatever
+		// those become.
+		GoldenArgs: []string{"--messages", "2000", "--batch", "100", "--produce-for", "10s"},
 		// Production below the consumers' capacity: nothing queues up, so the
 		// overload's growth check fails.
 		FailsWith: []string{"--produce-rate", "300"},
 		Limits:    throughputLimits(),
-		Summary:   "Worker throughput: messages/s with 1, 2 and 4 workers, claims of 1 and of K, and a queue under overload",
-		Long: `Part 1 drains a backlog of --messages outbox messages from a real SQLite file
-with 1, 2 and 4 workers (real goroutines; real worker processes with
---processes), first claiming one message at a time and then --batch messages
-per claim, and prints messages per second, the speed-up over one worker and the
-fraction of the file's raw write-transaction ceiling. Every claim and every
-settlement is a BEGIN IMMEDIATE transaction, and SQLite lets one writer in at a
-time: more workers add waiting, not writing; fewer write transactions per
-message is what pays. The checks read each drained file, never timings: every
-message Processed exactly once in the delivery ledger, none lost, one claim
-each, and ⌈N/claim⌉ settlement transactions recorded in the ledger, one per
-claim; wall-clock lines end with [measured] and compare skips them.
+		Summary:   "Worker throughput: messages/s with 1, 2, 4 and 8 workers, claims of 1 and of K, and a queue under overload",
+		Long: `Part 1 drains a backlog of --messages outbox messages with 1, 2, 4 and 8
+workers, first claiming one message at a time and then --batch messages per
+claim, and prints messages per second, the speed-up over one worker and the
+fraction of the database's raw write-transaction ceiling, then a conclusion
+computed from those numbers. On SQLite the workers are goroutines (real worker
+processes with --processes) and every claim and settlement is a BEGIN
+IMMEDIATE transaction: SQLite lets one writer in at a time, so more workers add
+waiting, and fewer write transactions per message is what pays. On PostgreSQL
+(--database postgres://...) each worker is a process of its own with its own
+connection, as on several hosts, claiming with FOR UPDATE SKIP LOCKED: writers
+work side by side until the CPU or the WAL flush limits them. The checks read
+each drained database, never timings: every message Processed exactly once in
+the delivery ledger, none lost, one claim each, and ⌈N/claim⌉ settlement
+transactions recorded in the ledger, one per claim; wall-clock lines end with
+[measured] and compare skips them. The default backlog is small so that a run
+takes about a second; --messages makes the measurement bigger and steadier.
 
 Part 2 runs on the scenario clock: a producer writes above the consumers'
 capacity for --produce-for, and the queue depth and the oldest message's age
@@ -50,6 +56,7 @@ Limits: the run's work is computed from the flags before it starts, and a
 combination that would take too long is refused, naming the work it needs.`,
 		Example: `  outboxlab worker-throughput
   outboxlab worker-throughput --processes --messages 5000        # real worker processes on one file
+  outboxlab worker-throughput --database postgres://...          # worker processes on PostgreSQL
   outboxlab worker-throughput --handler-delay 1ms --messages 2000  # slow handlers: now more workers pay
   outboxlab worker-throughput --produce-for 30s                    # a longer burst breaks the age limit`,
 		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindThroughput(fs) },
@@ -59,16 +66,16 @@ combination that would take too long is refused, naming the work it needs.`,
 // throughputOptions are worker-throughput's parameters.
 type throughputOptions struct {
 	// Part 1: the drain.
-	Messages     int           // 1,000
-	Workers      []int         // 1, 2, 4
-	Batch        int           // 100
-	Processes    bool          // false: goroutines
+	Messages     int           // 250
+	Workers      []int         // 1, 2, 4, 8
+	Batch        int           // 25
+	Processes    bool          // false: goroutines (always processes on PostgreSQL)
 	HandlerDelay time.Duration // 0
 	Lease        time.Duration // claim.DefaultLease
 
 	// Part 2: overload on the scenario clock.
 	ProduceRate int           // 500 messages/s
-	ProduceFor  time.Duration // 10s
+	ProduceFor  time.Duration // 4s
 	Consumers   int           // 2
 	ServiceTime time.Duration // 5ms
 	Tick        time.Duration // 100ms
@@ -77,14 +84,14 @@ type throughputOptions struct {
 
 func bindThroughput(fs *pflag.FlagSet) *throughputOptions {
 	o := &throughputOptions{}
-	fs.IntVar(&o.Messages, "messages", 1000, "messages each drain configuration drains")
-	fs.IntSliceVar(&o.Workers, "workers", []int{1, 2, 4}, "worker counts to drain with (comma list; the first is the speed-up baseline)")
-	fs.IntVar(&o.Batch, "batch", 100, "messages per claim in the batched configurations (the others claim 1)")
-	fs.BoolVar(&o.Processes, "processes", false, "run each worker as a real child process instead of a goroutine")
+	fs.IntVar(&o.Messages, "messages", 250, "messages each drain configuration drains (more: a steadier measurement)")
+	fs.IntSliceVar(&o.Workers, "workers", []int{1, 2, 4, 8}, "worker counts to drain with (comma list; the first is the speed-up baseline)")
+	fs.IntVar(&o.Batch, "batch", 25, "messages per claim in the batched configurations (the others claim 1)")
+	fs.BoolVar(&o.Processes, "processes", false, "run each worker as a real child process instead of a goroutine (always on PostgreSQL)")
 	fs.DurationVar(&o.HandlerDelay, "handler-delay", 0, "real time each handler call waits outside any transaction, like a provider round-trip")
 	fs.DurationVar(&o.Lease, "lease", claim.DefaultLease, "how long a claim owns a message")
 	fs.IntVar(&o.ProduceRate, "produce-rate", 500, "overload: messages per second (scenario time) the producer writes")
-	fs.DurationVar(&o.ProduceFor, "produce-for", 10*time.Second, "overload: how long the producer writes")
+	fs.DurationVar(&o.ProduceFor, "produce-for", 4*time.Second, "overload: how long the producer writes")
 	fs.IntVar(&o.Consumers, "consumers", 2, "overload: consumer workers")
 	fs.DurationVar(&o.ServiceTime, "service-time", 5*time.Millisecond, "overload: scenario time one consumer spends on one message")
 	fs.DurationVar(&o.Tick, "tick", 100*time.Millisecond, "overload: scenario time between two samples (and two claims per consumer)")
@@ -117,7 +124,7 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 	var drains []*drainRun
 	for _, batch := range []int{1, o.Batch} {
 		for _, workers := range o.Workers {
-			cfg := drainConfig{Workers: workers, Batch: batch, Processes: o.Processes,
+			cfg := drainConfig{Workers: workers, Batch: batch, Processes: o.Processes || env.Postgres(),
 				HandlerDelay: o.HandlerDelay, Lease: o.Lease, Messages: o.Messages}
 			location := env.DBPath // the first drain's database is the one --keep-db keeps
 			if len(drains) > 0 {

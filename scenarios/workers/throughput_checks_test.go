@@ -218,9 +218,9 @@ func TestOverloadFlagsThatFail(t *testing.T) {
 		wantDetail string
 	}{
 		{[]string{"--produce-rate", "300"}, checkAgeGrows,
-			"nothing was waiting when production stopped at 09:00:10.000Z: 300 messages/s produced, 400/s consumed"},
+			"nothing was waiting when production stopped at 09:00:04.000Z: 300 messages/s produced, 400/s consumed"},
 		{[]string{"--produce-rate", "400"}, checkAgeGrows,
-			"nothing was waiting when production stopped at 09:00:10.000Z: 400 messages/s produced, 400/s consumed"},
+			"nothing was waiting when production stopped at 09:00:04.000Z: 400 messages/s produced, 400/s consumed"},
 		{[]string{"--produce-for", "2s", "--max-age", "400ms"}, checkMaxAge, "peak 480 ms, limit 400 ms"},
 	}
 	for _, tt := range tests {

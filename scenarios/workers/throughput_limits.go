@@ -50,7 +50,7 @@ func (r durationRange) limit() scenarios.Limit {
 // budgets below, and so does each extreme with the other flags at their
 // defaults; other combinations may be refused by a budget.
 var (
-	messagesRange     = intRange{flag: "messages", min: 1, max: 5000}
+	messagesRange     = intRange{flag: "messages", min: 1, max: 4000}
 	workersRange      = intRange{flag: "workers", min: 1, max: 16}
 	batchRange        = intRange{flag: "batch", min: 2, max: 1000, why: " (the unbatched configurations claim 1)"}
 	handlerDelayRange = durationRange{flag: "handler-delay", min: 0, max: time.Millisecond}

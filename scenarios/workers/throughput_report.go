@@ -1,10 +1,7 @@
 package workers
 
 import (
-	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"outboxlab/core/clock"
@@ -50,11 +47,15 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 		o.Messages, o.Messages, clock.Stamp(clock.Start))
 	database(r, db.pick("          copied into one SQLite file per configuration from one seeded file",
 		"          seeded into one PostgreSQL schema per configuration by the same code"))
-	how := "goroutines sharing one store (one *sql.DB)"
-	if o.Processes {
-		how = "real child processes, each opening the file itself"
+	r.Linef("Workers   %s at once on each backlog; the first is the speed-up's baseline", report.JoinInts(o.Workers))
+	switch {
+	case db.postgres:
+		database(r, "          separate processes, each with its own connection, as on several hosts")
+	case o.Processes:
+		database(r, "          separate processes, each opening the SQLite file itself")
+	default:
+		database(r, "          goroutines sharing one store (one *sql.DB) on the SQLite file")
 	}
-	r.Linef("Workers   %s; %s", report.JoinInts(o.Workers), how)
 	r.Linef("Claims    1 message per claim, then %d (--batch); lease %s, never reached: nothing crashes here", o.Batch, o.Lease)
 	delay := "returns at once"
 	if o.HandlerDelay > 0 {
@@ -70,55 +71,6 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 func (o *throughputOptions) writeDrainTable(r *report.Report, drains []*drainRun) {
 	r.Table(figureColumns(o.drainFigures(), drains))
 	r.Line("Claim tx counts each worker's last, empty claim. Processed, ledger rows and AttemptCount are read back from the database.")
-}
-
-func (o *throughputOptions) writeMeasured(r *report.Report, db backend, ceiling float64, drains []*drainRun) {
-	measured := func(format string, args ...any) { r.Line(fmt.Sprintf(format, args...) + " " + report.MeasuredMarker) }
-	measured("Raw ceiling: %.0f single-row %s transactions/s %s (%d timed)", ceiling,
-		db.pick("BEGIN IMMEDIATE; UPDATE; COMMIT", "BEGIN; UPDATE; COMMIT"), db.pick("on this file system", "on this server"),
-		ceilingTransactions)
-	table := report.RenderTable(figureColumns(o.measuredFigures(ceiling, drains), drains))
-	for _, l := range strings.Split(strings.TrimSuffix(table, "\n"), "\n") {
-		measured("%s", l)
-	}
-	one, batched := baseline(drains, o.Workers[0], 1), baseline(drains, o.Workers[0], o.Batch)
-	measured("Claims of %d: %.1f× the messages/s of claims of 1, with %s. %s",
-		o.Batch, batched.rate()/one.rate(), report.Plural(o.Workers[0], "worker"), o.spreadText(drains))
-}
-
-// perWorker lists how many messages each worker processed, or for more than
-// four workers the fewest and the most, so that the line stays readable.
-func perWorker(tallies []workerTally) string {
-	counts := make([]int, len(tallies))
-	for i, t := range tallies {
-		counts[i] = t.Processed
-	}
-	if len(counts) > 4 {
-		return fmt.Sprintf("%d to %d each", slices.Min(counts), slices.Max(counts))
-	}
-	parts := make([]string, len(counts))
-	for i, n := range counts {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, " / ")
-}
-
-// spreadText says how the largest worker count compared with the first, per claim size.
-// It is empty when there is only one worker count.
-func (o *throughputOptions) spreadText(drains []*drainRun) string {
-	most := o.Workers[0]
-	for _, w := range o.Workers {
-		most = max(most, w)
-	}
-	if most == o.Workers[0] {
-		return ""
-	}
-	var parts []string
-	for _, batch := range []int{1, o.Batch} {
-		base, top := baseline(drains, o.Workers[0], batch), baseline(drains, most, batch)
-		parts = append(parts, fmt.Sprintf("%.2f× with claims of %d", top.rate()/base.rate(), batch))
-	}
-	return fmt.Sprintf("%d workers against %d: %s.", most, o.Workers[0], strings.Join(parts, ", "))
 }
 
 func (o *throughputOptions) writeLesson(r *report.Report, db backend, drains []*drainRun) {

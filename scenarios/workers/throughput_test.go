@@ -33,8 +33,8 @@ func TestThroughputValidate(t *testing.T) {
 		{[]string{"--workers", "1,8", "--batch", "2", "--processes"}, ""},
 		{[]string{"--produce-rate", "300"}, ""}, // not overloaded: legal, and its checks fail
 		{[]string{"--consumers", "3"}, ""},
-		{[]string{"--messages", "0"}, "--messages must be between 1 and 5000, got 0"},
-		{[]string{"--messages", "5001"}, "--messages must be between 1 and 5000, got 5001"},
+		{[]string{"--messages", "0"}, "--messages must be between 1 and 4000, got 0"},
+		{[]string{"--messages", "4001"}, "--messages must be between 1 and 4000, got 4001"},
 		{[]string{"--workers", "1,0"}, "--workers must be between 1 and 16, got 0"},
 		{[]string{"--workers", "1,17"}, "--workers must be between 1 and 16, got 17"},
 		{[]string{"--workers", "2,2"}, "--workers lists 2 twice"},
@@ -48,16 +48,16 @@ func TestThroughputValidate(t *testing.T) {
 		{[]string{"--produce-for", "1000000h"}, "--produce-for must be between 1s and 30s, got 1000000h0m0s"},
 		{[]string{"--max-age", "0s"}, "--max-age must be between 1ms and 1h0m0s, got 0s"},
 		// Each flag within its range, together too much work.
-		{[]string{"--messages", "5000", "--workers", "1,2,4,8,16"},
-			"--messages 5000 over --workers 1,2,4,8,16, --batch 100 and --handler-delay 0s is about 19s of drain work " +
-				"(50562 write transactions, 0s of handler waits); the limit is 15s"},
+		{[]string{"--messages", "4000", "--workers", "1,2,4,8,16"},
+			"--messages 4000 over --workers 1,2,4,8,16, --batch 25 and --handler-delay 0s is about 16s of drain work " +
+				"(41662 write transactions, 0s of handler waits); the limit is 15s"},
 		{[]string{"--messages", "2500", "--handler-delay", "1ms"},
-			"is about 16s of drain work (15164 write transactions, 10.65s of handler waits); the limit is 15s"},
-		{[]string{"--messages", "5000", "--workers", "12,14,16", "--processes"},
-			"--messages 5000 over --workers 12,14,16 as processes, --batch 100 and --handler-delay 0s is about 16s of drain work"},
+			"is about 19s of drain work (20830 write transactions, 11.266s of handler waits); the limit is 15s"},
+		{[]string{"--messages", "4000", "--workers", "12,14,16", "--processes", "--batch", "2"},
+			"--messages 4000 over --workers 12,14,16 as processes, --batch 2 and --handler-delay 0s is about "},
 		{[]string{"--consumers", "64", "--tick", "5ms", "--service-time", "5ms"},
-			"--produce-rate 500 for --produce-for 10s against --consumers 64 at --service-time 5ms per --tick 5ms " +
-				"is about 22s of overload work (2000 ticks, 135000 write transactions); the limit is 6s"},
+			"--produce-rate 500 for --produce-for 4s against --consumers 64 at --service-time 5ms per --tick 5ms " +
+				"is about 9s of overload work (800 ticks, 54000 write transactions); the limit is 6s"},
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
