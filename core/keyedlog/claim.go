@@ -83,6 +83,13 @@ func (s *Store) CommitOffsetTx(ctx context.Context, tx *sql.Tx, c PartitionClaim
 		claim.Set{Column: "NextAttemptUtc", Value: nil}, claim.Set{Column: "LastError", Value: nil})
 }
 
+// releaseClaimTx gives c's claim back without moving the partition: its head
+// was consumed by another consumer before c was taken, so there is no
+// record to count the attempt against.
+func (s *Store) releaseClaimTx(ctx context.Context, tx *sql.Tx, c PartitionClaim) error {
+	return s.settleTx(ctx, tx, c, "release", claim.Set{Column: "HeadAttempts", Value: 0})
+}
+
 // RetryTx keeps c's head record at the head after a failed attempt, due again
 // at next (zero: at once), and releases the claim; claim.ErrNotOwner when c
 // no longer holds the partition.

@@ -14,12 +14,14 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// backends are the databases the store tests run on: a SQLite file.
+// backends are the databases the store tests run on: a SQLite file and a
+// PostgreSQL schema of the test binary's server.
 var backends = []struct {
 	name     string
 	location func(t *testing.T) string
 }{
 	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "ordered.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.RunSchema(t, "keyedlog-test").URL }},
 }
 
 // A consumer whose lease on a partition ran out while another consumer

@@ -156,13 +156,15 @@ func (c *Consumer) consume(ctx context.Context, p PartitionClaim, now time.Time)
 	var ev Event
 	var herr error
 	err := c.Store.InTx(ctx, func(tx *sql.Tx) error {
-		rec, ok, err := recordAt(ctx, tx, p.Partition(), p.NextOffset)
+		rec, ok, err := c.Store.recordAt(ctx, tx, p.Partition(), p.NextOffset)
 		if err != nil || !ok {
-			return errors.Join(err, fmt.Errorf("no record at p%d:%d", p.Partition(), p.NextOffset))
+			// Another consumer took the last record between our read of the
+			// partitions and our claim: give the claim back, nothing to do.
+			return errors.Join(err, c.Store.releaseClaimTx(ctx, tx, p))
 		}
 		ev = Event{At: now, Record: rec, Via: ViaLog, MaxAttempts: c.maxAttempts()}
 		if c.Idempotent {
-			done, err := isApplied(ctx, tx, rec.MessageID)
+			done, err := c.Store.isApplied(ctx, tx, rec.MessageID)
 			if err != nil || done {
 				ev.Kind, ev.Detail = Duplicate, "MessageId "+rec.MessageID+" already applied"
 				return errors.Join(err, c.Store.CommitOffsetTx(ctx, tx, p))
@@ -171,7 +173,7 @@ func (c *Consumer) consume(ctx context.Context, p PartitionClaim, now time.Time)
 		reason, held, err := c.heldBack(ctx, tx, rec)
 		if err != nil || held {
 			ev.Kind, ev.Detail = Parked, reason
-			return errors.Join(err, parkTx(ctx, tx, rec, reason, now), c.Store.CommitOffsetTx(ctx, tx, p))
+			return errors.Join(err, c.Store.parkTx(ctx, tx, rec, reason, now), c.Store.CommitOffsetTx(ctx, tx, p))
 		}
 		ev.Attempt = p.Attempt
 		detail, err := c.call(ctx, tx, rec, now)
@@ -180,7 +182,7 @@ func (c *Consumer) consume(ctx context.Context, p PartitionClaim, now time.Time)
 			return errHandlerFailed
 		}
 		ev.Kind, ev.Detail = Applied, detail
-		return errors.Join(recordAppliedTx(ctx, tx, rec, ViaLog, now), c.Store.CommitOffsetTx(ctx, tx, p))
+		return errors.Join(c.Store.recordAppliedTx(ctx, tx, rec, ViaLog, now), c.Store.CommitOffsetTx(ctx, tx, p))
 	})
 	if errors.Is(err, errHandlerFailed) {
 		return c.fail(ctx, p, ev, herr)
@@ -190,6 +192,9 @@ func (c *Consumer) consume(ctx context.Context, p PartitionClaim, now time.Time)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("consume p%d:%d: %w", p.Partition(), p.NextOffset, err)
+	}
+	if ev.Kind == "" {
+		return nil, nil // the claim was given back: no record at its head
 	}
 	return []Event{ev}, nil
 }
@@ -212,13 +217,13 @@ func (c *Consumer) heldBack(ctx context.Context, tx *sql.Tx, rec Record) (string
 	}
 	if c.Contain == PoisonCorrelation || c.Contain == BlockKey {
 		c.holdReads++
-		h, ok, err := liveHoldTx(ctx, tx, scope, value)
+		h, ok, err := c.Store.liveHoldTx(ctx, tx, scope, value)
 		if err != nil || ok {
 			return h.Reason, ok, err
 		}
 	}
 	if c.DependsOn && rec.DependsOn > 0 {
-		done, err := isSequenceApplied(ctx, tx, rec.CorrelationID, rec.DependsOn)
+		done, err := c.Store.isSequenceApplied(ctx, tx, rec.CorrelationID, rec.DependsOn)
 		if err != nil || !done {
 			return fmt.Sprintf("depends on sequence %d, not applied", rec.DependsOn), true, err
 		}
@@ -244,23 +249,23 @@ func (c *Consumer) fail(ctx context.Context, p PartitionClaim, ev Event, herr er
 			events[0].Kind = Paused
 			reason := fmt.Sprintf("%s (%s, sequence %d) failed %d times: %s", rec.Place(), rec.Type, rec.Sequence, ev.Attempt, ev.Detail)
 			return errors.Join(c.Store.PauseTx(ctx, tx, p, ev.Detail, ev.At),
-				holdTx(ctx, tx, ScopePartition, fmt.Sprint(p.Partition()), rec, reason, ev.At))
+				c.Store.holdTx(ctx, tx, ScopePartition, fmt.Sprint(p.Partition()), rec, reason, ev.At))
 		}
 		events[0].Kind = DeadLettered
-		if err := errors.Join(deadLetterTx(ctx, tx, rec, ev.Attempt, ev.Detail, ev.At), c.Store.CommitOffsetTx(ctx, tx, p)); err != nil {
+		if err := errors.Join(c.Store.deadLetterTx(ctx, tx, rec, ev.Attempt, ev.Detail, ev.At), c.Store.CommitOffsetTx(ctx, tx, p)); err != nil {
 			return err
 		}
 		if hold, ok := c.holdFor(rec); ok {
 			reason := fmt.Sprintf("%s %s is %s: %s (%s, sequence %d) was dead-lettered",
 				hold.label, hold.value, hold.state, rec.Place(), rec.Type, rec.Sequence)
-			if err := holdTx(ctx, tx, hold.scope, hold.value, rec, reason, ev.At); err != nil {
+			if err := c.Store.holdTx(ctx, tx, hold.scope, hold.value, rec, reason, ev.At); err != nil {
 				return err
 			}
 			events = append(events, Event{At: ev.At, Kind: Held, Record: rec, Detail: reason})
 		}
 		if c.FailureEvent != nil {
 			typ := c.FailureEvent(rec)
-			if err := publishTx(ctx, tx, typ, rec, ev.Detail, ev.At); err != nil {
+			if err := c.Store.publishTx(ctx, tx, typ, rec, ev.Detail, ev.At); err != nil {
 				return err
 			}
 			events = append(events, Event{At: ev.At, Kind: Published, Record: rec, Detail: typ})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 )
 
@@ -21,8 +22,8 @@ type FailureEvent struct {
 	DeliveredAt   time.Time // zero until a listener took it
 }
 
-func publishTx(ctx context.Context, tx *sql.Tx, typ string, rec Record, reason string, at time.Time) error {
-	_, err := tx.ExecContext(ctx,
+func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, typ string, rec Record, reason string, at time.Time) error {
+	_, err := s.exec(ctx, tx,
 		`INSERT INTO FailureEvents (Type, CorrelationId, LogRecordId, Reason, PublishedAtUtc) VALUES (?, ?, ?, ?, ?)`,
 		typ, rec.CorrelationID, rec.ID, reason, clock.ISO(at))
 	if err != nil {
@@ -33,33 +34,28 @@ func publishTx(ctx context.Context, tx *sql.Tx, typ string, rec Record, reason s
 
 // FailureEvents returns every failure event in publication order.
 func (s *Store) FailureEvents(ctx context.Context) ([]FailureEvent, error) {
-	return listFailureEvents(ctx, s.DB(), "")
+	return s.listFailureEvents(ctx, s.DB(), "")
 }
 
-func listFailureEvents(ctx context.Context, q querier, where string) ([]FailureEvent, error) {
-	rows, err := q.QueryContext(ctx,
-		`SELECT Id, Type, CorrelationId, LogRecordId, Reason, PublishedAtUtc, DeliveredAtUtc FROM FailureEvents `+where+` ORDER BY Id`)
-	if err != nil {
-		return nil, fmt.Errorf("list failure events: %w", err)
-	}
-	defer rows.Close()
-	var out []FailureEvent
-	for rows.Next() {
+func (s *Store) listFailureEvents(ctx context.Context, q querier, where string) ([]FailureEvent, error) {
+	out, err := queryAll(ctx, s, q, func(row claim.Scanner) (FailureEvent, error) {
 		var e FailureEvent
 		var published string
 		var delivered sql.NullString
-		if err := rows.Scan(&e.ID, &e.Type, &e.CorrelationID, &e.LogRecordID, &e.Reason, &published, &delivered); err != nil {
-			return nil, fmt.Errorf("list failure events: %w", err)
+		if err := row.Scan(&e.ID, &e.Type, &e.CorrelationID, &e.LogRecordID, &e.Reason, &published, &delivered); err != nil {
+			return e, err
 		}
+		var err error
 		if e.PublishedAt, err = parseTime(published); err != nil {
-			return nil, err
+			return e, err
 		}
-		if e.DeliveredAt, err = parseNullTime(delivered); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+		e.DeliveredAt, err = parseNullTime(delivered)
+		return e, err
+	}, `SELECT Id, Type, CorrelationId, LogRecordId, Reason, PublishedAtUtc, DeliveredAtUtc FROM FailureEvents `+where+` ORDER BY Id`)
+	if err != nil {
+		return nil, fmt.Errorf("list failure events: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Listener is a subscriber to failure events: it records or compensates
@@ -76,7 +72,7 @@ type Delivery struct {
 // Deliver hands every undelivered failure event to listen, oldest first, and
 // marks each delivered in the listener's transaction: an event is taken once.
 func (s *Store) Deliver(ctx context.Context, now time.Time, listen Listener) ([]Delivery, error) {
-	pending, err := listFailureEvents(ctx, s.DB(), "WHERE DeliveredAtUtc IS NULL")
+	pending, err := s.listFailureEvents(ctx, s.DB(), "WHERE DeliveredAtUtc IS NULL")
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +83,7 @@ func (s *Store) Deliver(ctx context.Context, now time.Time, listen Listener) ([]
 			if err != nil {
 				return err
 			}
-			res, err := tx.ExecContext(ctx,
+			res, err := s.exec(ctx, tx,
 				`UPDATE FailureEvents SET DeliveredAtUtc = ? WHERE Id = ? AND DeliveredAtUtc IS NULL`, clock.ISO(now), e.ID)
 			if err != nil {
 				return err

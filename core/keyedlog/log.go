@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 )
 
@@ -49,7 +50,7 @@ func (s *Store) CreatePartitions(ctx context.Context, n int) error {
 	}
 	return s.InTx(ctx, func(tx *sql.Tx) error {
 		for p := range n {
-			if _, err := tx.ExecContext(ctx,
+			if _, err := s.exec(ctx, tx,
 				`INSERT INTO ConsumerPartitions (Id) VALUES (?) ON CONFLICT (Id) DO NOTHING`, p); err != nil {
 				return fmt.Errorf("create partition %d: %w", p, err)
 			}
@@ -63,7 +64,7 @@ func (s *Store) Append(ctx context.Context, r NewRecord, at time.Time) (Record, 
 	var out Record
 	err := s.InTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		out, err = AppendTx(ctx, tx, r, at, 0)
+		out, err = s.AppendTx(ctx, tx, r, at, 0)
 		return err
 	})
 	return out, err
@@ -71,32 +72,29 @@ func (s *Store) Append(ctx context.Context, r NewRecord, at time.Time) (Record, 
 
 // AppendTx writes r at the end of its partition inside tx. redriveOf names
 // the record r copies (0 for a new message).
-func AppendTx(ctx context.Context, tx *sql.Tx, r NewRecord, at time.Time, redriveOf int64) (Record, error) {
+func (s *Store) AppendTx(ctx context.Context, tx *sql.Tx, r NewRecord, at time.Time, redriveOf int64) (Record, error) {
 	var exists int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ConsumerPartitions WHERE Id = ?`, r.Partition).Scan(&exists); err != nil {
+	if err := s.queryRow(ctx, tx, `SELECT COUNT(*) FROM ConsumerPartitions WHERE Id = ?`, r.Partition).Scan(&exists); err != nil {
 		return Record{}, fmt.Errorf("append %s: %w", r.MessageID, err)
 	}
 	if exists == 0 {
 		return Record{}, fmt.Errorf("append %s: partition %d does not exist", r.MessageID, r.Partition)
 	}
 	var offset int64
-	if err := tx.QueryRowContext(ctx,
-		`SELECT COALESCE(MAX(Offset) + 1, 0) FROM LogRecords WHERE Partition = ?`, r.Partition).Scan(&offset); err != nil {
+	if err := s.queryRow(ctx, tx,
+		`SELECT COALESCE(MAX(r.Offset) + 1, 0) FROM LogRecords r WHERE r.Partition = ?`, r.Partition).Scan(&offset); err != nil {
 		return Record{}, fmt.Errorf("append %s: %w", r.MessageID, err)
 	}
 	payload := r.Payload
 	if payload == "" {
 		payload = "{}"
 	}
-	res, err := tx.ExecContext(ctx,
-		`INSERT INTO LogRecords (Partition, Offset, MessageId, MessageKey, CorrelationId, Type, Sequence, DependsOn, Payload, ProducedAtUtc, RedriveOf)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	var id int64
+	err := s.queryRow(ctx, tx,
+		`INSERT INTO LogRecords (Partition, "offset", MessageId, MessageKey, CorrelationId, Type, Sequence, DependsOn, Payload, ProducedAtUtc, RedriveOf)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING Id`,
 		r.Partition, offset, r.MessageID, r.Key, r.CorrelationID, r.Type, r.Sequence, nullInt(int64(r.DependsOn)),
-		payload, clock.ISO(at), nullInt(redriveOf))
-	if err != nil {
-		return Record{}, fmt.Errorf("append %s: %w", r.MessageID, err)
-	}
-	id, err := res.LastInsertId()
+		payload, clock.ISO(at), nullInt(redriveOf)).Scan(&id)
 	if err != nil {
 		return Record{}, fmt.Errorf("append %s: %w", r.MessageID, err)
 	}
@@ -108,9 +106,10 @@ func AppendTx(ctx context.Context, tx *sql.Tx, r NewRecord, at time.Time, redriv
 const recordColumns = `r.Id, r.Partition, r.Offset, r.MessageId, r.MessageKey, r.CorrelationId, r.Type,
 	r.Sequence, r.DependsOn, r.Payload, r.ProducedAtUtc, r.RedriveOf`
 
-type scanner interface{ Scan(dest ...any) error }
+func scanRecord(row claim.Scanner) (Record, error) { return scanRecordWith(row) }
 
-func scanRecord(row scanner, extra ...any) (Record, error) {
+// scanRecordWith reads recordColumns and then extra.
+func scanRecordWith(row claim.Scanner, extra ...any) (Record, error) {
 	var (
 		r         Record
 		dependsOn sql.NullInt64
@@ -130,24 +129,15 @@ func scanRecord(row scanner, extra ...any) (Record, error) {
 
 // Records returns the whole log, partition by partition in offset order.
 func (s *Store) Records(ctx context.Context) ([]Record, error) {
-	rows, err := s.DB().QueryContext(ctx, `SELECT `+recordColumns+` FROM LogRecords r ORDER BY r.Partition, r.Offset`)
+	out, err := queryAll(ctx, s, s.DB(), scanRecord, `SELECT `+recordColumns+` FROM LogRecords r ORDER BY r.Partition, r.Offset`)
 	if err != nil {
 		return nil, fmt.Errorf("list log records: %w", err)
 	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list log records: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
-func recordAt(ctx context.Context, tx *sql.Tx, partition int, offset int64) (Record, bool, error) {
-	r, err := scanRecord(tx.QueryRowContext(ctx,
+func (s *Store) recordAt(ctx context.Context, tx *sql.Tx, partition int, offset int64) (Record, bool, error) {
+	r, err := scanRecord(s.queryRow(ctx, tx,
 		`SELECT `+recordColumns+` FROM LogRecords r WHERE r.Partition = ? AND r.Offset = ?`, partition, offset))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, false, nil

@@ -31,11 +31,11 @@ type ReplayResult struct {
 func (c *Consumer) Replay(ctx context.Context, correlationID string) (ReplayResult, error) {
 	var res ReplayResult
 	now := c.Clock.Now()
-	dead, err := listSetAside(ctx, c.Store.DB(), QueueDeadLetter, correlationID)
+	dead, err := c.Store.listSetAside(ctx, c.Store.DB(), QueueDeadLetter, correlationID)
 	if err != nil {
 		return res, err
 	}
-	parked, err := listSetAside(ctx, c.Store.DB(), QueueParking, correlationID)
+	parked, err := c.Store.listSetAside(ctx, c.Store.DB(), QueueParking, correlationID)
 	if err != nil {
 		return res, err
 	}
@@ -73,7 +73,7 @@ func (c *Consumer) Replay(ctx context.Context, correlationID string) (ReplayResu
 			if i == 0 {
 				scope, value = ScopeCorrelation, correlationID
 			}
-			ok, err := releaseTx(ctx, tx, scope, value, now)
+			ok, err := c.Store.releaseTx(ctx, tx, scope, value, now)
 			if err != nil {
 				return err
 			}
@@ -92,10 +92,10 @@ func (c *Consumer) replayOne(ctx context.Context, it SetAside, now time.Time) (E
 	var herr error
 	err := c.Store.InTx(ctx, func(tx *sql.Tx) error {
 		if c.Idempotent {
-			done, err := isApplied(ctx, tx, it.Record.MessageID)
+			done, err := c.Store.isApplied(ctx, tx, it.Record.MessageID)
 			if err != nil || done {
 				ev.Kind, ev.Detail = Duplicate, "MessageId "+it.Record.MessageID+" already applied"
-				return errors.Join(err, stampReplayedTx(ctx, tx, it, now))
+				return errors.Join(err, c.Store.stampReplayedTx(ctx, tx, it, now))
 			}
 		}
 		detail, err := c.call(ctx, tx, it.Record, now)
@@ -104,7 +104,7 @@ func (c *Consumer) replayOne(ctx context.Context, it SetAside, now time.Time) (E
 			return errHandlerFailed
 		}
 		ev.Kind, ev.Detail = Applied, detail
-		return errors.Join(recordAppliedTx(ctx, tx, it.Record, ViaReplay, now), stampReplayedTx(ctx, tx, it, now))
+		return errors.Join(c.Store.recordAppliedTx(ctx, tx, it.Record, ViaReplay, now), c.Store.stampReplayedTx(ctx, tx, it, now))
 	})
 	if errors.Is(err, errHandlerFailed) {
 		ev.Kind, ev.Detail = ReplayFailed, herr.Error()
@@ -116,12 +116,12 @@ func (c *Consumer) replayOne(ctx context.Context, it SetAside, now time.Time) (E
 	return ev, nil
 }
 
-func stampReplayedTx(ctx context.Context, tx *sql.Tx, it SetAside, at time.Time) error {
+func (s *Store) stampReplayedTx(ctx context.Context, tx *sql.Tx, it SetAside, at time.Time) error {
 	table := "DeadLetters"
 	if it.Queue == QueueParking {
 		table = "ParkedMessages"
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET ReplayedAtUtc = ? WHERE Id = ?`, clock.ISO(at), it.ID); err != nil {
+	if _, err := s.exec(ctx, tx, `UPDATE `+table+` SET ReplayedAtUtc = ? WHERE Id = ?`, clock.ISO(at), it.ID); err != nil {
 		return fmt.Errorf("stamp %s row %d as replayed: %w", table, it.ID, err)
 	}
 	return nil
@@ -132,7 +132,7 @@ func stampReplayedTx(ctx context.Context, tx *sql.Tx, it SetAside, at time.Time)
 // partition, in dead-letter order, where it waits behind whatever came after it.
 func (c *Consumer) Redrive(ctx context.Context, correlationID string) ([]Event, error) {
 	now := c.Clock.Now()
-	dead, err := listSetAside(ctx, c.Store.DB(), QueueDeadLetter, correlationID)
+	dead, err := c.Store.listSetAside(ctx, c.Store.DB(), QueueDeadLetter, correlationID)
 	if err != nil {
 		return nil, err
 	}
@@ -143,12 +143,12 @@ func (c *Consumer) Redrive(ctx context.Context, correlationID string) ([]Event, 
 		}
 		err := c.Store.InTx(ctx, func(tx *sql.Tx) error {
 			r := d.Record
-			cp, err := AppendTx(ctx, tx, NewRecord{Partition: r.Partition, MessageID: r.MessageID, Key: r.Key,
+			cp, err := c.Store.AppendTx(ctx, tx, NewRecord{Partition: r.Partition, MessageID: r.MessageID, Key: r.Key,
 				CorrelationID: r.CorrelationID, Type: r.Type, Sequence: r.Sequence, DependsOn: r.DependsOn, Payload: r.Payload}, now, r.ID)
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE DeadLetters SET RedrivenAtUtc = ? WHERE Id = ?`, clock.ISO(now), d.ID); err != nil {
+			if _, err := c.Store.exec(ctx, tx, `UPDATE DeadLetters SET RedrivenAtUtc = ? WHERE Id = ?`, clock.ISO(now), d.ID); err != nil {
 				return fmt.Errorf("stamp dead letter %d as redriven: %w", d.ID, err)
 			}
 			events = append(events, Event{At: now, Kind: Redriven, Record: cp, Detail: "copy of " + r.Place()})
@@ -166,7 +166,7 @@ func (c *Consumer) Redrive(ctx context.Context, correlationID string) ([]Event, 
 func (c *Consumer) Resume(ctx context.Context, p int) (Event, error) {
 	now := c.Clock.Now()
 	err := c.Store.InTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
+		res, err := c.Store.exec(ctx, tx,
 			`UPDATE ConsumerPartitions SET Status = ?, PausedAtUtc = NULL, HeadAttempts = 0, NextAttemptUtc = NULL, LastError = NULL
 			  WHERE Id = ? AND Status = ?`, PartitionActive, p, PartitionPaused)
 		if err != nil {
@@ -175,7 +175,7 @@ func (c *Consumer) Resume(ctx context.Context, p int) (Event, error) {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return errors.Join(err, fmt.Errorf("partition %d is not paused", p))
 		}
-		_, err = releaseTx(ctx, tx, ScopePartition, strconv.Itoa(p), now)
+		_, err = c.Store.releaseTx(ctx, tx, ScopePartition, strconv.Itoa(p), now)
 		return err
 	})
 	if err != nil {

@@ -41,10 +41,12 @@ CREATE TABLE IF NOT EXISTS ConsumerPartitions (
     ClaimToken     INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
--- What the consumer applied, committed with the business change: a MessageId is applied once
--- (idempotency) and a record's dependency can be looked up by (CorrelationId, Sequence).
+-- What the consumer applied, committed with the business change, in the order it applied it (Id):
+-- a MessageId is applied once (idempotency) and a record's dependency can be looked up by
+-- (CorrelationId, Sequence).
 CREATE TABLE IF NOT EXISTS AppliedMessages (
-    MessageId     TEXT    PRIMARY KEY,
+    Id            INTEGER PRIMARY KEY,
+    MessageId     TEXT    NOT NULL UNIQUE,
     CorrelationId TEXT    NOT NULL,
     Sequence      INTEGER NOT NULL,
     LogRecordId   INTEGER NOT NULL REFERENCES LogRecords (Id),

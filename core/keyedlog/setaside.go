@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 )
 
@@ -27,8 +28,8 @@ type SetAside struct {
 	ReplayedAt time.Time // replayed by correlation id (zero: never)
 }
 
-func deadLetterTx(ctx context.Context, tx *sql.Tx, rec Record, attempts int, lastErr string, at time.Time) error {
-	_, err := tx.ExecContext(ctx,
+func (s *Store) deadLetterTx(ctx context.Context, tx *sql.Tx, rec Record, attempts int, lastErr string, at time.Time) error {
+	_, err := s.exec(ctx, tx,
 		`INSERT INTO DeadLetters (LogRecordId, Attempts, LastError, DeadLetteredAtUtc) VALUES (?, ?, ?, ?)`,
 		rec.ID, attempts, lastErr, clock.ISO(at))
 	if err != nil {
@@ -37,8 +38,8 @@ func deadLetterTx(ctx context.Context, tx *sql.Tx, rec Record, attempts int, las
 	return nil
 }
 
-func parkTx(ctx context.Context, tx *sql.Tx, rec Record, reason string, at time.Time) error {
-	_, err := tx.ExecContext(ctx,
+func (s *Store) parkTx(ctx context.Context, tx *sql.Tx, rec Record, reason string, at time.Time) error {
+	_, err := s.exec(ctx, tx,
 		`INSERT INTO ParkedMessages (LogRecordId, Reason, ParkedAtUtc) VALUES (?, ?, ?)`, rec.ID, reason, clock.ISO(at))
 	if err != nil {
 		return fmt.Errorf("park %s: %w", rec.Place(), err)
@@ -48,53 +49,50 @@ func parkTx(ctx context.Context, tx *sql.Tx, rec Record, reason string, at time.
 
 // DeadLetters returns the dead-letter queue in the order records entered it.
 func (s *Store) DeadLetters(ctx context.Context) ([]SetAside, error) {
-	return listSetAside(ctx, s.DB(), QueueDeadLetter, "")
+	return s.listSetAside(ctx, s.DB(), QueueDeadLetter, "")
 }
 
 // Parked returns the parking queue in the order records entered it.
 func (s *Store) Parked(ctx context.Context) ([]SetAside, error) {
-	return listSetAside(ctx, s.DB(), QueueParking, "")
-}
-
-// querier is what both *sql.DB and *sql.Tx offer.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	return s.listSetAside(ctx, s.DB(), QueueParking, "")
 }
 
 // listSetAside lists one queue, for one correlation id or (when empty) for all.
-func listSetAside(ctx context.Context, q querier, queue, correlationID string) ([]SetAside, error) {
+func (s *Store) listSetAside(ctx context.Context, q querier, queue, correlationID string) ([]SetAside, error) {
 	query := `SELECT ` + recordColumns + `, d.Id, d.Attempts, d.LastError, d.DeadLetteredAtUtc, d.RedrivenAtUtc, d.ReplayedAtUtc
 		   FROM DeadLetters d JOIN LogRecords r ON r.Id = d.LogRecordId`
 	if queue == QueueParking {
 		query = `SELECT ` + recordColumns + `, d.Id, 0, d.Reason, d.ParkedAtUtc, NULL, d.ReplayedAtUtc
 		   FROM ParkedMessages d JOIN LogRecords r ON r.Id = d.LogRecordId`
 	}
-	query += ` WHERE ? = '' OR r.CorrelationId = ? ORDER BY d.Id`
-	rows, err := q.QueryContext(ctx, query, correlationID, correlationID)
-	if err != nil {
-		return nil, fmt.Errorf("list %s queue: %w", queue, err)
+	var args []any
+	if correlationID != "" {
+		query += ` WHERE r.CorrelationId = ?`
+		args = append(args, correlationID)
 	}
-	defer rows.Close()
-	var out []SetAside
-	for rows.Next() {
+	out, err := queryAll(ctx, s, q, func(row claim.Scanner) (SetAside, error) {
 		a := SetAside{Queue: queue}
 		var at string
 		var redriven, replayed sql.NullString
-		a.Record, err = scanRecord(rows, &a.ID, &a.Attempts, &a.Reason, &at, &redriven, &replayed)
+		var err error
+		a.Record, err = scanRecordWith(row, &a.ID, &a.Attempts, &a.Reason, &at, &redriven, &replayed)
 		if err != nil {
-			return nil, fmt.Errorf("list %s queue: %w", queue, err)
+			return a, err
 		}
 		for _, f := range []struct {
 			dst *time.Time
 			src sql.NullString
 		}{{&a.At, sql.NullString{String: at, Valid: true}}, {&a.RedrivenAt, redriven}, {&a.ReplayedAt, replayed}} {
 			if *f.dst, err = parseNullTime(f.src); err != nil {
-				return nil, err
+				return a, err
 			}
 		}
-		out = append(out, a)
+		return a, nil
+	}, query+` ORDER BY d.Id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list %s queue: %w", queue, err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // The scopes of a hold.
@@ -115,11 +113,11 @@ type Hold struct {
 	ReleasedAt  time.Time // zero while the hold is live
 }
 
-func holdTx(ctx context.Context, tx *sql.Tx, scope, value string, rec Record, reason string, at time.Time) error {
-	if _, live, err := liveHoldTx(ctx, tx, scope, value); err != nil || live {
+func (s *Store) holdTx(ctx context.Context, tx *sql.Tx, scope, value string, rec Record, reason string, at time.Time) error {
+	if _, live, err := s.liveHoldTx(ctx, tx, scope, value); err != nil || live {
 		return err
 	}
-	_, err := tx.ExecContext(ctx,
+	_, err := s.exec(ctx, tx,
 		`INSERT INTO Holds (Scope, Value, LogRecordId, Reason, HeldAtUtc) VALUES (?, ?, ?, ?, ?)`,
 		scope, value, rec.ID, reason, clock.ISO(at))
 	if err != nil {
@@ -128,16 +126,16 @@ func holdTx(ctx context.Context, tx *sql.Tx, scope, value string, rec Record, re
 	return nil
 }
 
-func liveHoldTx(ctx context.Context, tx *sql.Tx, scope, value string) (Hold, bool, error) {
-	holds, err := listHolds(ctx, tx, `WHERE Scope = ? AND Value = ? AND ReleasedAtUtc IS NULL`, scope, value)
+func (s *Store) liveHoldTx(ctx context.Context, tx *sql.Tx, scope, value string) (Hold, bool, error) {
+	holds, err := s.listHolds(ctx, tx, `WHERE Scope = ? AND Value = ? AND ReleasedAtUtc IS NULL`, scope, value)
 	if err != nil || len(holds) == 0 {
 		return Hold{}, false, err
 	}
 	return holds[0], true, nil
 }
 
-func releaseTx(ctx context.Context, tx *sql.Tx, scope, value string, at time.Time) (bool, error) {
-	res, err := tx.ExecContext(ctx,
+func (s *Store) releaseTx(ctx context.Context, tx *sql.Tx, scope, value string, at time.Time) (bool, error) {
+	res, err := s.exec(ctx, tx,
 		`UPDATE Holds SET ReleasedAtUtc = ? WHERE Scope = ? AND Value = ? AND ReleasedAtUtc IS NULL`, clock.ISO(at), scope, value)
 	if err != nil {
 		return false, fmt.Errorf("release %s %s: %w", scope, value, err)
@@ -148,31 +146,26 @@ func releaseTx(ctx context.Context, tx *sql.Tx, scope, value string, at time.Tim
 
 // Holds returns every hold, live or released, in the order they were made.
 func (s *Store) Holds(ctx context.Context) ([]Hold, error) {
-	return listHolds(ctx, s.DB(), "")
+	return s.listHolds(ctx, s.DB(), "")
 }
 
-func listHolds(ctx context.Context, q querier, where string, args ...any) ([]Hold, error) {
-	rows, err := q.QueryContext(ctx,
-		`SELECT Id, Scope, Value, LogRecordId, Reason, HeldAtUtc, ReleasedAtUtc FROM Holds `+where+` ORDER BY Id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list holds: %w", err)
-	}
-	defer rows.Close()
-	var out []Hold
-	for rows.Next() {
+func (s *Store) listHolds(ctx context.Context, q querier, where string, args ...any) ([]Hold, error) {
+	out, err := queryAll(ctx, s, q, func(row claim.Scanner) (Hold, error) {
 		var h Hold
 		var held string
 		var released sql.NullString
-		if err := rows.Scan(&h.ID, &h.Scope, &h.Value, &h.LogRecordID, &h.Reason, &held, &released); err != nil {
-			return nil, fmt.Errorf("list holds: %w", err)
+		if err := row.Scan(&h.ID, &h.Scope, &h.Value, &h.LogRecordID, &h.Reason, &held, &released); err != nil {
+			return h, err
 		}
+		var err error
 		if h.HeldAt, err = parseTime(held); err != nil {
-			return nil, err
+			return h, err
 		}
-		if h.ReleasedAt, err = parseNullTime(released); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
+		h.ReleasedAt, err = parseNullTime(released)
+		return h, err
+	}, `SELECT Id, Scope, Value, LogRecordId, Reason, HeldAtUtc, ReleasedAtUtc FROM Holds `+where+` ORDER BY Id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list holds: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 )
 
@@ -13,7 +14,7 @@ import (
 type Partition struct {
 	Partition    int
 	NextOffset   int64
-	HeadAttempts int       // failed attempts of the record at NextOffset
+	HeadAttempts int       // attempts of the record at NextOffset, counted at each claim
 	NextAttempt  time.Time // the head record is not due before this (zero: due)
 	LastError    string
 	Paused       time.Time // zero unless the partition is paused
@@ -24,35 +25,12 @@ type Partition struct {
 
 // Partitions returns the consumer's state in every partition, in order.
 func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
-	rows, err := s.DB().QueryContext(ctx,
+	out, err := queryAll(ctx, s, s.DB(), scanPartition,
 		`SELECT p.Id, p.NextOffset, p.HeadAttempts, p.NextAttemptUtc, p.LastError, p.PausedAtUtc,
 		        (SELECT COUNT(*) FROM LogRecords r WHERE r.Partition = p.Id AND r.Offset >= p.NextOffset),
 		        p.ConsumerId, p.LeaseUntilUtc
 		   FROM ConsumerPartitions p ORDER BY p.Id`)
 	if err != nil {
-		return nil, fmt.Errorf("read partitions: %w", err)
-	}
-	defer rows.Close()
-	var out []Partition
-	for rows.Next() {
-		var p Partition
-		var next, lastErr, paused, owner, lease sql.NullString
-		if err := rows.Scan(&p.Partition, &p.NextOffset, &p.HeadAttempts, &next, &lastErr, &paused, &p.Waiting, &owner, &lease); err != nil {
-			return nil, fmt.Errorf("read partitions: %w", err)
-		}
-		p.LastError, p.Owner = lastErr.String, owner.String
-		if p.LeaseUntil, err = parseNullTime(lease); err != nil {
-			return nil, err
-		}
-		if p.NextAttempt, err = parseNullTime(next); err != nil {
-			return nil, err
-		}
-		if p.Paused, err = parseNullTime(paused); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read partitions: %w", err)
 	}
 	if len(out) == 0 {
@@ -61,25 +39,35 @@ func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
 	return out, nil
 }
 
+func scanPartition(row claim.Scanner) (Partition, error) {
+	var p Partition
+	var next, lastErr, paused, owner, lease sql.NullString
+	if err := row.Scan(&p.Partition, &p.NextOffset, &p.HeadAttempts, &next, &lastErr, &paused, &p.Waiting, &owner, &lease); err != nil {
+		return p, err
+	}
+	p.LastError, p.Owner = lastErr.String, owner.String
+	var err error
+	for _, t := range []struct {
+		dst *time.Time
+		src sql.NullString
+	}{{&p.NextAttempt, next}, {&p.Paused, paused}, {&p.LeaseUntil, lease}} {
+		if *t.dst, err = parseNullTime(t.src); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
 // Waiting returns the records the consumer has not reached yet, partition by
 // partition in offset order: the ones a paused partition holds back.
 func (s *Store) Waiting(ctx context.Context) ([]Record, error) {
-	rows, err := s.DB().QueryContext(ctx, `SELECT `+recordColumns+`
+	out, err := queryAll(ctx, s, s.DB(), scanRecord, `SELECT `+recordColumns+`
 		   FROM LogRecords r JOIN ConsumerPartitions p ON p.Id = r.Partition
 		  WHERE r.Offset >= p.NextOffset ORDER BY r.Partition, r.Offset`)
 	if err != nil {
 		return nil, fmt.Errorf("list waiting records: %w", err)
 	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list waiting records: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Application is one row of AppliedMessages.
@@ -94,31 +82,26 @@ type Application struct {
 
 // Applications returns what the consumer applied, in the order it applied it.
 func (s *Store) Applications(ctx context.Context) ([]Application, error) {
-	rows, err := s.DB().QueryContext(ctx,
-		`SELECT MessageId, CorrelationId, Sequence, LogRecordId, Via, AppliedAtUtc FROM AppliedMessages ORDER BY rowid`)
+	out, err := queryAll(ctx, s, s.DB(), func(row claim.Scanner) (Application, error) {
+		var a Application
+		var at string
+		if err := row.Scan(&a.MessageID, &a.CorrelationID, &a.Sequence, &a.LogRecordID, &a.Via, &at); err != nil {
+			return a, err
+		}
+		var err error
+		a.At, err = parseTime(at)
+		return a, err
+	}, `SELECT MessageId, CorrelationId, Sequence, LogRecordId, Via, AppliedAtUtc FROM AppliedMessages ORDER BY Id`)
 	if err != nil {
 		return nil, fmt.Errorf("list applied messages: %w", err)
 	}
-	defer rows.Close()
-	var out []Application
-	for rows.Next() {
-		var a Application
-		var at string
-		if err := rows.Scan(&a.MessageID, &a.CorrelationID, &a.Sequence, &a.LogRecordID, &a.Via, &at); err != nil {
-			return nil, fmt.Errorf("list applied messages: %w", err)
-		}
-		if a.At, err = parseTime(at); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // recordAppliedTx notes rec as applied. A record applied again (a consumer
 // that is not idempotent) keeps its first row.
-func recordAppliedTx(ctx context.Context, tx *sql.Tx, rec Record, via string, at time.Time) error {
-	_, err := tx.ExecContext(ctx,
+func (s *Store) recordAppliedTx(ctx context.Context, tx *sql.Tx, rec Record, via string, at time.Time) error {
+	_, err := s.exec(ctx, tx,
 		`INSERT INTO AppliedMessages (MessageId, CorrelationId, Sequence, LogRecordId, Via, AppliedAtUtc)
 		 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		rec.MessageID, rec.CorrelationID, rec.Sequence, rec.ID, via, clock.ISO(at))
@@ -128,18 +111,18 @@ func recordAppliedTx(ctx context.Context, tx *sql.Tx, rec Record, via string, at
 	return nil
 }
 
-func isApplied(ctx context.Context, tx *sql.Tx, messageID string) (bool, error) {
+func (s *Store) isApplied(ctx context.Context, tx *sql.Tx, messageID string) (bool, error) {
 	var n int
-	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM AppliedMessages WHERE MessageId = ?`, messageID).Scan(&n)
+	err := s.queryRow(ctx, tx, `SELECT COUNT(*) FROM AppliedMessages WHERE MessageId = ?`, messageID).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("look up applied message %s: %w", messageID, err)
 	}
 	return n > 0, nil
 }
 
-func isSequenceApplied(ctx context.Context, tx *sql.Tx, correlationID string, seq int) (bool, error) {
+func (s *Store) isSequenceApplied(ctx context.Context, tx *sql.Tx, correlationID string, seq int) (bool, error) {
 	var n int
-	err := tx.QueryRowContext(ctx,
+	err := s.queryRow(ctx, tx,
 		`SELECT COUNT(*) FROM AppliedMessages WHERE CorrelationId = ? AND Sequence = ?`, correlationID, seq).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("look up sequence %d of %s: %w", seq, correlationID, err)

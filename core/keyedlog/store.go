@@ -1,4 +1,4 @@
-// Package keyedlog is a keyed, partitioned message log on SQLite and a consumer
+// Package keyedlog is a keyed, partitioned message log (on SQLite or PostgreSQL) and a consumer
 // that contains a failed record: dead letters, parking, poisoned correlation
 // ids, key blocking, partition pause, dependsOn checks and replay by correlation id.
 package keyedlog
@@ -14,22 +14,23 @@ import (
 var Schema string
 
 // SchemaVersion is recorded in LabInfo so that inspect can tell a lab database
-// from any other SQLite file.
-const SchemaVersion = "outboxlab/ordered-1"
+// from any other database.
+const SchemaVersion = "outboxlab/ordered-2"
 
-// Store is the log and the consumer's tables on one SQLite file, on the
-// claim engine's store (DB, Path, InTx, Tables, Close). The log needs no
-// claim: one consumer owns every partition, and its position in each
-// (ConsumerPartitions) is the ownership.
+// Store is the log and the consumer's tables in one database, on the claim
+// engine's store (DB, Path, InTx, Tables, Refused, Close). A consumer claims
+// a partition (PartitionQueue) before it reads the head record, and moves
+// the partition only while its claim holds.
 type Store struct {
 	*claim.Store
 }
 
-// Open opens (creating if needed) the database file at path, applies Schema
-// and then each of the business schemas, so that the business tables live in
-// the same file and share the consumer's transactions.
-func Open(ctx context.Context, path string, business ...string) (*Store, error) {
-	cs, err := claim.Open(ctx, path, SchemaVersion, append([]string{Schema}, business...)...)
+// Open opens (creating if needed) the database at location (a SQLite file
+// or a PostgreSQL schema's URL, see claim.Open), applies Schema and then each
+// of the business schemas, so that the business tables live in the same
+// database and share the consumer's transactions.
+func Open(ctx context.Context, location string, business ...string) (*Store, error) {
+	cs, err := claim.Open(ctx, location, SchemaVersion, append([]string{Schema}, business...)...)
 	if err != nil {
 		return nil, err
 	}

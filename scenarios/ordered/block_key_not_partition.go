@@ -3,7 +3,6 @@ package ordered
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -61,17 +60,17 @@ func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 		keyDesign = pauseDesign
 		keyDesign.off = "--block-key=false: this run pauses the partition too, as run 1 does"
 	}
-	key, err := o.execute(ctx, env.DBPath, env, keyDesign, nil)
+	key, err := o.execute(ctx, env, "outbox", keyDesign, nil)
 	if err != nil {
 		return nil, err
 	}
-	pause, err := o.execute(ctx, filepath.Join(env.Dir, "partition-pause.db"), env, pauseDesign, key.inOrder)
+	pause, err := o.execute(ctx, env, "partition-pause", pauseDesign, key.inOrder)
 	if err != nil {
 		return nil, fmt.Errorf("run the partition pause: %w", err)
 	}
 	r := o.start(identity{name: blockKeyName, kind: report.After,
 		title: "Ordered messages — AFTER: block the key, not the partition"}, key)
-	writeSchema(r, key.tables)
+	scenarios.SchemaSection(r, key.tables)
 	o.writeLog(r, key.log)
 	r.Section("Run 1 of 2: pause the partition")
 	r.Line(containText(pauseDesign) + "; " + recoveryText(resume, ""))

@@ -32,16 +32,19 @@ type careEntry struct {
 	At            time.Time
 }
 
-// careListener is customer care: it hears a failure event and records what it does about it.
-func careListener(ctx context.Context, tx *sql.Tx, e keyedlog.FailureEvent, now time.Time) (string, error) {
-	action := fmt.Sprintf("tell the customer of %s; hold fulfilment until the replay", e.CorrelationID)
-	_, err := tx.ExecContext(ctx,
-		`INSERT INTO CustomerCareLog (EventId, EventType, CorrelationId, Action, AtUtc) VALUES (?, ?, ?, ?, ?)`,
-		e.ID, e.Type, e.CorrelationID, action, clock.ISO(now))
-	if err != nil {
-		return "", fmt.Errorf("record failure event %d: %w", e.ID, err)
+// careListener is customer care on s's database: it hears a failure event
+// and records what it does about it.
+func careListener(s *keyedlog.Store) keyedlog.Listener {
+	return func(ctx context.Context, tx *sql.Tx, e keyedlog.FailureEvent, now time.Time) (string, error) {
+		action := fmt.Sprintf("tell the customer of %s; hold fulfilment until the replay", e.CorrelationID)
+		_, err := s.ExecTx(ctx, tx,
+			`INSERT INTO CustomerCareLog (EventId, EventType, CorrelationId, Action, AtUtc) VALUES (?, ?, ?, ?, ?)`,
+			e.ID, e.Type, e.CorrelationID, action, clock.ISO(now))
+		if err != nil {
+			return "", fmt.Errorf("record failure event %d: %w", e.ID, err)
+		}
+		return action, nil
 	}
-	return action, nil
 }
 
 func readCare(ctx context.Context, db *sql.DB) ([]careEntry, error) {

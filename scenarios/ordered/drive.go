@@ -77,8 +77,8 @@ type run struct {
 	inOrderDLQ int
 }
 
-func (o *options) drive(ctx context.Context, path string, d design) (*run, error) {
-	s, err := keyedlog.Open(ctx, path, ordersSchema)
+func (o *options) drive(ctx context.Context, location string, d design) (*run, error) {
+	s, err := keyedlog.Open(ctx, location, ordersSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (o *options) drive(ctx context.Context, path string, d design) (*run, error
 		return nil, err
 	}
 	bug := &fault{orderID: o.FailingOrder, typ: o.FailingMessage}
-	h := &orderHandler{strict: d.strict, fault: bug}
+	h := &orderHandler{strict: d.strict, fault: bug, store: s}
 	c := &keyedlog.Consumer{Store: s, Clock: clk, Handler: h,
 		MaxAttempts: o.MaxAttempts, Backoff: backoff.Backoff{Base: o.BaseBackoff},
 		Contain: d.contain, DependsOn: d.dependsOn, Idempotent: d.idempotent}
@@ -141,7 +141,7 @@ func (r *run) drain(ctx context.Context, c *keyedlog.Consumer, limit int) error 
 		}
 		r.add(res.Events)
 		if r.design.listen {
-			ds, err := c.Store.Deliver(ctx, c.Clock.Now(), careListener)
+			ds, err := c.Store.Deliver(ctx, c.Clock.Now(), careListener(c.Store))
 			if err != nil {
 				return err
 			}
@@ -164,7 +164,7 @@ func (r *run) secondListenerPass(ctx context.Context, s *keyedlog.Store, now tim
 	if err != nil {
 		return 0, err
 	}
-	if _, err := s.Deliver(ctx, now, careListener); err != nil {
+	if _, err := s.Deliver(ctx, now, careListener(s)); err != nil {
 		return 0, err
 	}
 	after, err := readCare(ctx, s.DB())
@@ -199,7 +199,7 @@ func (r *run) recover(ctx context.Context, c *keyedlog.Consumer, h *orderHandler
 			}
 			r.replays = append(r.replays, res)
 			r.add(res.Events)
-			states, err := readStates(ctx, c.Store.DB(), r.ids)
+			states, err := readStates(ctx, c.Store, r.ids)
 			if err != nil {
 				return err
 			}
@@ -235,10 +235,10 @@ func (r *run) note(at time.Time, s string) { r.timeline = append(r.timeline, ent
 func (o *options) snap(ctx context.Context, s *keyedlog.Store, at time.Time) (snapshot, error) {
 	sn := snapshot{at: at}
 	var err error
-	if sn.states, err = readStates(ctx, s.DB(), o.orderIDs()); err != nil {
+	if sn.states, err = readStates(ctx, s, o.orderIDs()); err != nil {
 		return sn, err
 	}
-	if sn.orphans, err = readOrphans(ctx, s.DB()); err != nil {
+	if sn.orphans, err = readOrphans(ctx, s); err != nil {
 		return sn, err
 	}
 	if sn.dead, err = s.DeadLetters(ctx); err != nil {
@@ -282,8 +282,8 @@ func (r *run) readLedgers(ctx context.Context, s *keyedlog.Store) error {
 
 // inOrder runs the same log through the same handler with no bug and no
 // containment: the state every order should end in.
-func (o *options) inOrder(ctx context.Context, path string, d design) ([]orderState, int, error) {
-	s, err := keyedlog.Open(ctx, path, ordersSchema)
+func (o *options) inOrder(ctx context.Context, location string, d design) ([]orderState, int, error) {
+	s, err := keyedlog.Open(ctx, location, ordersSchema)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -292,7 +292,7 @@ func (o *options) inOrder(ctx context.Context, path string, d design) ([]orderSt
 	if err := o.produce(ctx, s, o.cancelled, clk.Now()); err != nil {
 		return nil, 0, err
 	}
-	c := &keyedlog.Consumer{Store: s, Clock: clk, Handler: &orderHandler{strict: d.strict},
+	c := &keyedlog.Consumer{Store: s, Clock: clk, Handler: &orderHandler{strict: d.strict, store: s},
 		MaxAttempts: o.MaxAttempts, Backoff: backoff.Backoff{Base: o.BaseBackoff}, Idempotent: true}
 	if _, err := c.Drain(ctx, o.stepLimit()); err != nil {
 		return nil, 0, fmt.Errorf("in-order run: %w", err)
@@ -301,6 +301,6 @@ func (o *options) inOrder(ctx context.Context, path string, d design) ([]orderSt
 	if err != nil {
 		return nil, 0, err
 	}
-	states, err := readStates(ctx, s.DB(), o.orderIDs())
+	states, err := readStates(ctx, s, o.orderIDs())
 	return states, len(dead), err
 }

@@ -3,20 +3,23 @@ package ordered
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"outboxlab/core/keyedlog"
 	"outboxlab/scenarios"
 )
 
-// execute drives d on the scenario's database. The in-order reference run
-// goes to a second file beside it, unless ref already holds its states (two
-// designs with the same handler share one reference).
-func (o *options) execute(ctx context.Context, path string, env scenarios.Env, d design, ref []orderState) (*run, error) {
-	run, err := o.drive(ctx, path, d)
+// execute drives d on the run's database named db ("outbox" is the
+// scenario's own). The in-order reference run goes to a database of its own
+// (db-in-order), unless ref already holds its states (two designs with the
+// same handler share one reference).
+func (o *options) execute(ctx context.Context, env scenarios.Env, db string, d design, ref []orderState) (*run, error) {
+	location, err := env.DB(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	run, err := o.drive(ctx, location, d)
 	if err != nil {
 		return nil, err
 	}
@@ -24,8 +27,11 @@ func (o *options) execute(ctx context.Context, path string, env scenarios.Env, d
 		run.inOrder = ref
 		return run, nil
 	}
-	refPath := filepath.Join(env.Dir, strings.TrimSuffix(filepath.Base(path), ".db")+"-in-order.db")
-	run.inOrder, run.inOrderDLQ, err = o.inOrder(ctx, refPath, d)
+	refLocation, err := env.DB(ctx, db+"-in-order")
+	if err != nil {
+		return nil, err
+	}
+	run.inOrder, run.inOrderDLQ, err = o.inOrder(ctx, refLocation, d)
 	if err != nil {
 		return nil, fmt.Errorf("run the in-order reference: %w", err)
 	}
@@ -164,15 +170,15 @@ func (o *options) longestWait(run *run) time.Duration {
 // endSame counts the orders whose end state equals the in-order run's.
 func endSame(run *run) (int, []int) { return sameStates(run.end.states, run.inOrder) }
 
-// executePair drives own on the scenario's database and partner on a file
-// beside it, and returns them as (own, before, after). Both designs of a
+// executePair drives own on the scenario's database and partner on a
+// database of its own ("partner"), and returns them as (own, before, after). Both designs of a
 // pair use the same handler, so they share the in-order reference.
 func (o *options) executePair(ctx context.Context, env scenarios.Env, own, partner design, ownIsAfter bool) (*run, *run, *run, error) {
-	ownRun, err := o.execute(ctx, env.DBPath, env, own, nil)
+	ownRun, err := o.execute(ctx, env, "outbox", own, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	partnerRun, err := o.execute(ctx, filepath.Join(env.Dir, "partner.db"), env, partner, ownRun.inOrder)
+	partnerRun, err := o.execute(ctx, env, "partner", partner, ownRun.inOrder)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("run the partner design: %w", err)
 	}

@@ -63,7 +63,7 @@ func (o *options) produce(ctx context.Context, s *keyedlog.Store, cancelled bool
 				if err != nil {
 					return fmt.Errorf("encode payload of order %d: %w", id, err)
 				}
-				_, err = keyedlog.AppendTx(ctx, tx, keyedlog.NewRecord{Partition: id % o.Partitions,
+				_, err = s.AppendTx(ctx, tx, keyedlog.NewRecord{Partition: id % o.Partitions,
 					MessageID: fmt.Sprintf("%s/%d", orderKey(id), seq), Key: orderKey(id), CorrelationID: orderKey(id),
 					Type: typ, Sequence: seq, DependsOn: seq - 1, Payload: string(body)}, at, 0)
 				if err != nil {
@@ -100,6 +100,7 @@ func (e *bugError) Error() string { return e.msg }
 // earlier state exists and throws when it does not. It keeps its own ledger
 // of every call, the record the checks read instead of the consumer's events.
 type orderHandler struct {
+	store  *keyedlog.Store // the database its tables are in
 	strict bool
 	fault  *fault
 	stage  stage // set by the driver: who is calling now
@@ -143,7 +144,7 @@ func (h *orderHandler) change(ctx context.Context, tx *sql.Tx, r keyedlog.Record
 	if err := h.fault.check(p, r.Type); err != nil {
 		return "", err
 	}
-	status, exists, err := orderStatus(ctx, tx, p.OrderID)
+	status, exists, err := h.orderStatus(ctx, tx, p.OrderID)
 	if err != nil {
 		return "", err
 	}
@@ -158,30 +159,30 @@ func (h *orderHandler) change(ctx context.Context, tx *sql.Tx, r keyedlog.Record
 	at := clock.ISO(now)
 	switch r.Type {
 	case OrderPlaced:
-		_, err = tx.ExecContext(ctx, `INSERT INTO Orders (Id, Status, AmountCents, CreatedAtUtc, UpdatedAtUtc) VALUES (?, 'Placed', ?, ?, ?)`,
+		_, err = h.store.ExecTx(ctx, tx, `INSERT INTO Orders (Id, Status, AmountCents, CreatedAtUtc, UpdatedAtUtc) VALUES (?, 'Placed', ?, ?, ?)`,
 			p.OrderID, p.AmountCents, at, at)
 		return fmt.Sprintf("order %d Placed (%s)", p.OrderID, money(p.AmountCents)), wrap(err, "insert order")
 	case PaymentReceived:
-		if _, err := tx.ExecContext(ctx, `INSERT INTO OrderPayments (OrderId, AmountCents, MessageId, ReceivedAtUtc) VALUES (?, ?, ?, ?)`,
+		if _, err := h.store.ExecTx(ctx, tx, `INSERT INTO OrderPayments (OrderId, AmountCents, MessageId, ReceivedAtUtc) VALUES (?, ?, ?, ?)`,
 			p.OrderID, p.AmountCents, r.MessageID, at); err != nil {
 			return "", wrap(err, "insert payment")
 		}
-		return setStatus(ctx, tx, p, "Paid", status, exists, fmt.Sprintf("payment %s stored", money(p.AmountCents)), at)
+		return h.setStatus(ctx, tx, p, "Paid", status, exists, fmt.Sprintf("payment %s stored", money(p.AmountCents)), at)
 	case OrderShipped:
-		if _, err := tx.ExecContext(ctx, `INSERT INTO Shipments (OrderId, MessageId, ShippedAtUtc) VALUES (?, ?, ?)`,
+		if _, err := h.store.ExecTx(ctx, tx, `INSERT INTO Shipments (OrderId, MessageId, ShippedAtUtc) VALUES (?, ?, ?)`,
 			p.OrderID, r.MessageID, at); err != nil {
 			return "", wrap(err, "insert shipment")
 		}
-		return setStatus(ctx, tx, p, "Shipped", status, exists, "shipment stored", at)
+		return h.setStatus(ctx, tx, p, "Shipped", status, exists, "shipment stored", at)
 	case OrderCancelled:
-		return setStatus(ctx, tx, p, "Cancelled", status, exists, "cancellation", at)
+		return h.setStatus(ctx, tx, p, "Cancelled", status, exists, "cancellation", at)
 	}
 	return "", fmt.Errorf("unknown message type %q", r.Type)
 }
 
 // setStatus moves the order to status, whatever it was: the handler trusts
 // that the messages arrive in order.
-func setStatus(ctx context.Context, tx *sql.Tx, p payload, status, was string, exists bool, what, at string) (string, error) {
+func (h *orderHandler) setStatus(ctx context.Context, tx *sql.Tx, p payload, status, was string, exists bool, what, at string) (string, error) {
 	if !exists {
 		return fmt.Sprintf("%s; no order %d to attach it to", what, p.OrderID), nil
 	}
@@ -189,14 +190,15 @@ func setStatus(ctx context.Context, tx *sql.Tx, p payload, status, was string, e
 	if status == "Paid" {
 		paid = p.AmountCents
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE Orders SET Status = ?, PaidCents = PaidCents + ?, UpdatedAtUtc = ? WHERE Id = ?`,
+	_, err := h.store.ExecTx(ctx, tx, `UPDATE Orders SET Status = ?, PaidCents = PaidCents + ?, UpdatedAtUtc = ? WHERE Id = ?`,
 		status, paid, at, p.OrderID)
 	return fmt.Sprintf("%s; order %d %s → %s", what, p.OrderID, was, status), wrap(err, "update order")
 }
 
-func orderStatus(ctx context.Context, tx *sql.Tx, id int) (string, bool, error) {
+func (h *orderHandler) orderStatus(ctx context.Context, tx *sql.Tx, id int) (string, bool, error) {
 	var status string
-	err := tx.QueryRowContext(ctx, `SELECT Status FROM Orders WHERE Id = ?`, id).Scan(&status)
+	query, args := h.store.Dialect().Bind(`SELECT Status FROM Orders WHERE Id = ?`, id)
+	err := tx.QueryRowContext(ctx, query, args...).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

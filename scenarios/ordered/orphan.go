@@ -23,8 +23,8 @@ func init() {
 		Kind:    report.Before,
 		Pair:    dependsOnName,
 		Summary: "Ordered BEFORE: OrderPlaced is dead-lettered, the payment and the shipment after it are stored with no order",
-		Long: `Eight orders, three messages each, keyed by order over three partitions of a log in
-SQLite, read by one consumer that keeps an order table in the same file. The
+		Long: `Eight orders, three messages each, keyed by order over three partitions of a log,
+read by one consumer that keeps an order table in the same database. The
 OrderPlaced handler fails for order 42; after its attempts the record is
 dead-lettered and the partition moves on. PaymentReceived and OrderShipped for
 order 42 arrive next and a lenient handler stores them anyway: a payment and a

@@ -35,7 +35,7 @@ func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, aft
 		return nil, err
 	}
 	r := o.start(identity{name: own.name, pair: partner.name, kind: kind, title: own.title}, run)
-	writeSchema(r, run.tables)
+	scenarios.SchemaSection(r, run.tables)
 	o.writeLog(r, run.log)
 	writeTimeline(r, run)
 	writeQueues(r, run)

@@ -55,13 +55,13 @@ func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*repo
 	if !o.Publish {
 		d.off = "--publish=false: no failure event is written; customer care still listens"
 	}
-	run, err := o.execute(ctx, env.DBPath, env, d, nil)
+	run, err := o.execute(ctx, env, "outbox", d, nil)
 	if err != nil {
 		return nil, err
 	}
 	r := o.start(identity{name: failureEventName, kind: report.After,
 		title: "Ordered messages — AFTER: remember the poisoned id and announce the failure"}, run)
-	writeSchema(r, run.tables)
+	scenarios.SchemaSection(r, run.tables)
 	o.writeLog(r, run.log)
 	writeTimeline(r, run)
 	writeQueues(r, run)

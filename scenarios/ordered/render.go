@@ -8,7 +8,6 @@ import (
 	"outboxlab/core/clock"
 	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
-	"outboxlab/scenarios"
 )
 
 // identity names a scenario in its report.
@@ -111,11 +110,6 @@ func recoveryText(rc recovery, id string) string {
 		return "after the fix, resume the paused partition"
 	}
 	return "none"
-}
-
-func writeSchema(r *report.Report, tables []keyedlog.Table) {
-	r.Section("Schema")
-	scenarios.WriteSchema(r, tables)
 }
 
 func (o *options) writeLog(r *report.Report, log []keyedlog.Record) {

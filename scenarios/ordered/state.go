@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 )
 
@@ -30,21 +31,22 @@ func (s orderState) String() string {
 }
 
 // readStates reads the state of every order in ids.
-func readStates(ctx context.Context, db *sql.DB, ids []int) ([]orderState, error) {
+func readStates(ctx context.Context, s *keyedlog.Store, ids []int) ([]orderState, error) {
 	out := make([]orderState, 0, len(ids))
 	for _, id := range ids {
-		s := orderState{ID: id}
+		st := orderState{ID: id}
 		var status sql.NullString
 		var paid sql.NullInt64
-		err := db.QueryRowContext(ctx,
-			`SELECT (SELECT Status FROM Orders WHERE Id = ?1), (SELECT PaidCents FROM Orders WHERE Id = ?1),
-			        (SELECT COUNT(*) FROM OrderPayments WHERE OrderId = ?1), (SELECT COUNT(*) FROM Shipments WHERE OrderId = ?1)`,
-			id).Scan(&status, &paid, &s.Payments, &s.Shipments)
+		query, args := s.Dialect().Bind(
+			`SELECT (SELECT Status FROM Orders WHERE Id = :id), (SELECT PaidCents FROM Orders WHERE Id = :id),
+			        (SELECT COUNT(*) FROM OrderPayments WHERE OrderId = :id), (SELECT COUNT(*) FROM Shipments WHERE OrderId = :id)`,
+			sql.Named("id", id))
+		err := s.DB().QueryRowContext(ctx, query, args...).Scan(&status, &paid, &st.Payments, &st.Shipments)
 		if err != nil {
 			return nil, fmt.Errorf("read state of order %d: %w", id, err)
 		}
-		s.Exists, s.Status, s.PaidCents = status.Valid, status.String, paid.Int64
-		out = append(out, s)
+		st.Exists, st.Status, st.PaidCents = status.Valid, status.String, paid.Int64
+		out = append(out, st)
 	}
 	return out, nil
 }
@@ -58,9 +60,9 @@ func (o orphans) String() string {
 	return fmt.Sprintf("%s and %s with no order", report.Plural(o.payments, "payment"), report.Plural(o.shipments, "shipment"))
 }
 
-func readOrphans(ctx context.Context, db *sql.DB) (orphans, error) {
+func readOrphans(ctx context.Context, s *keyedlog.Store) (orphans, error) {
 	var o orphans
-	err := db.QueryRowContext(ctx,
+	err := s.DB().QueryRowContext(ctx,
 		`SELECT (SELECT COUNT(*) FROM OrderPayments p WHERE NOT EXISTS (SELECT 1 FROM Orders o WHERE o.Id = p.OrderId)),
 		        (SELECT COUNT(*) FROM Shipments s WHERE NOT EXISTS (SELECT 1 FROM Orders o WHERE o.Id = s.OrderId))`).
 		Scan(&o.payments, &o.shipments)
