@@ -115,12 +115,12 @@ func (o *alertsOptions) checks(r *report.Report, run *driveRun, lines []string) 
 		totalEvents += len(ls)
 	}
 	r.Check("one event per dead-letter transition", transitions > 0 && one == transitions && totalEvents == transitions,
-		fmt.Sprintf("%d dead-letter transitions in the log, %d events, %d entries with exactly one", transitions, totalEvents, one))
+		fmt.Sprintf("%s in the log, %s, %s with exactly one", report.Plural(transitions, "dead-letter transition"), report.Plural(totalEvents, "event"), report.Plural(one, "entry")))
 	r.Check("each event carries entry, correlation and receipt ids, reason code and attempt", one > 0 && fieldsOK == one,
 		fmt.Sprintf("%d of %d events match their row on all 9 fields (entry, correlation, receipt, provider, region, tenant, workload, reason, attempt)", fieldsOK, one))
 	dead := countStatus(run, emission.DeadLettered)
 	r.Check("the dead-letter counter follows the dead-lettered rows", run.alerts.DeadLettered() == dead && dead > 0,
-		fmt.Sprintf("governance_outbox_dead_lettered_total %d, %d rows DeadLettered", run.alerts.DeadLettered(), dead))
+		fmt.Sprintf("governance_outbox_dead_lettered_total %d, %s DeadLettered", run.alerts.DeadLettered(), report.Plural(dead, "row")))
 	o.checkRepeats(r, run)
 	o.checkWarnings(r, run)
 	o.checkSecrets(r, run, lines)

@@ -143,10 +143,10 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 		}
 	}
 	r.Check("deferrals never consume the threshold", g1.Status == emission.Delivered && g1.RetryCount == 0,
-		fmt.Sprintf("%s deferred %d times (MaxRetryAttempts %d) → %s with RetryCount %d", g1.Key, deferrals, o.drain.MaxRetryAttempts, g1.Status, g1.RetryCount))
+		fmt.Sprintf("%s deferred %s (MaxRetryAttempts %d) → %s with RetryCount %d", g1.Key, report.Plural(deferrals, "time"), o.drain.MaxRetryAttempts, g1.Status, g1.RetryCount))
 	n3, f3 := claim.emitter.CallsFor(g3.Key), claim.failedCalls(g3.Key)
 	r.Check("only failed attempts reach the threshold", g3.Status == emission.DeadLettered && g3.RetryCount == o.drain.MaxRetryAttempts && f3 == o.drain.MaxRetryAttempts,
-		fmt.Sprintf("%s %s on emission %d: %s + %d deferrals, RetryCount %d/%d",
-			g3.Key, g3.Status, n3, report.Plural(f3, "failure"), n3-f3, g3.RetryCount, o.drain.MaxRetryAttempts))
+		fmt.Sprintf("%s %s on emission %d: %s + %s, RetryCount %d/%d",
+			g3.Key, g3.Status, n3, report.Plural(f3, "failure"), report.Plural(n3-f3, "deferral"), g3.RetryCount, o.drain.MaxRetryAttempts))
 	checkNotDelivery(r, runs)
 }

@@ -21,7 +21,7 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 		}
 	}
 	r.Check("every dead-letter opened an incident", dlTransitions > 0 && len(run.incidents) == dlTransitions,
-		fmt.Sprintf("%d dead-letter transitions, %d incidents", dlTransitions, len(run.incidents)))
+		fmt.Sprintf("%s, %s", report.Plural(dlTransitions, "dead-letter transition"), report.Plural(len(run.incidents), "incident")))
 
 	// The provider's ledger against the transition log: no call for an
 	// original after its terminal transition, none from the pass at review.
@@ -81,7 +81,7 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 		}
 	}
 	r.Check("every replay has an auditable remediation record", replays > 0 && audited == replays && len(run.remediations) == replays,
-		fmt.Sprintf("%d replays, %d records with reviewer, reason, approval, ticket, window and replay entry", replays, audited))
+		fmt.Sprintf("%s, %s with reviewer, reason, approval, ticket, window and replay entry", count(replays, "replay", "replays"), report.Plural(audited, "record")))
 	o.checkOriginals(r, run)
 	o.checkBatches(r, run)
 	o.checkReceipts(r, run)
@@ -125,7 +125,7 @@ func (o *replayOptions) checkOriginals(r *report.Report, run *replayRun) {
 		}
 	}
 	r.Check("the original entry, its terminal reason and its history are preserved", n > 0 && kept == n && history == n,
-		fmt.Sprintf("%d of %d originals still DeadLettered with the same reason, time and token; %d original dead-letter transitions still in the log", kept, n, history))
+		fmt.Sprintf("%d of %d originals still DeadLettered with the same reason, time and token; %s still in the log", kept, n, report.Plural(history, "original dead-letter transition")))
 	r.Check("retry counters are never reset, and the record says so", counters == n,
 		fmt.Sprintf("%d of %d originals keep their RetryCount (%s), and each replay record says so (before = after); each replay starts its own count at 0",
 			counters, n, report.JoinInts(retryCounts(run.before))))
@@ -167,8 +167,8 @@ func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
 		times = append(times, clock.DayStamp(at))
 	}
 	r.Check("replays go out in controlled batches", ok,
-		fmt.Sprintf("%d batches of at most %d, released at %s, each drained before the next (emitted per batch: %s)",
-			len(run.batches), o.ReplayBatch, strings.Join(times, ", "), strings.Join(sizes, ", ")))
+		fmt.Sprintf("%s of at most %d, released at %s, each drained before the next (emitted per batch: %s)",
+			count(len(run.batches), "batch", "batches"), o.ReplayBatch, strings.Join(times, ", "), strings.Join(sizes, ", ")))
 }
 
 func retryCounts(es []emission.Entry) []int {

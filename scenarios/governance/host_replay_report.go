@@ -24,7 +24,7 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	case o.RejectedKey != "":
 		rejected = o.RejectedKey + "'s replay is rejected by the provider again (provider.schema_rejected)"
 	case o.unseededRejected != "":
-		rejected += fmt.Sprintf(" (%s, the default --rejected-key, is not among the %d entries)", o.unseededRejected, o.Entries)
+		rejected += fmt.Sprintf(" (%s, the default --rejected-key, is not among the %s)", o.unseededRejected, report.Plural(o.Entries, "entry"))
 	}
 	r.Linef("Review    %s after the start the host reviews; replays go out %d at a time, %s apart; %s", o.ReviewAfter, o.ReplayBatch, o.Interval, rejected)
 	if late := run.started.Add(o.ReviewAfter); run.review.After(late) {
