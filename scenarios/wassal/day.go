@@ -1,6 +1,7 @@
 package wassal
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -62,6 +63,16 @@ type story struct {
 type ledgerTable struct {
 	title string
 	write func(r *report.Report)
+}
+
+// runDay runs a day's scenario: drive runs one design (the AFTER one when
+// after is set) on a fresh database, both designs run (scenarios.RunPair),
+// and the report is the scenario's own (after: the AFTER scenario's).
+func runDay[R, F any](ctx context.Context, env scenarios.Env, d day, after bool, x design[R, F],
+	drive func(ctx context.Context, path string, after bool) (R, error)) (*report.Report, error) {
+	return scenarios.RunPair(ctx, env, after, drive, func(own, before, afterRun R) *report.Report {
+		return writeDay(d, after, x, own, before, afterRun)
+	})
 }
 
 // writeDay writes the report of a day's scenario: after says whether it is

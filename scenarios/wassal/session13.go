@@ -139,7 +139,7 @@ type session13Run struct {
 }
 
 func (o *session13Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	return scenarios.RunPair(ctx, env, o.durable, o.drive, o.render)
+	return runDay[*session13Run, session13Figures](ctx, env, session13Day, o.durable, o, o.drive)
 }
 
 func (o *session13Options) newProvider() *provider.Provider {

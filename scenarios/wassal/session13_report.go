@@ -66,10 +66,6 @@ var session13Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (memory)", "AFTER (durable)"},
 }
 
-func (o *session13Options) render(own, before, after *session13Run) *report.Report {
-	return writeDay[*session13Run, session13Figures](session13Day, o.durable, o, own, before, after)
-}
-
 func (o *session13Options) story(own *session13Run, _ session13Figures) story {
 	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
 		perMessage:  func(r *report.Report) { o.writePerPayment(r, own) },

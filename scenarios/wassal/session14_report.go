@@ -77,10 +77,6 @@ var session14Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (dual write)", "AFTER (one transaction)"},
 }
 
-func (o *session14Options) render(own, before, after *session14Run) *report.Report {
-	return writeDay[*session14Run, session14Figures](session14Day, o.atomic, o, own, before, after)
-}
-
 func (o *session14Options) story(own *session14Run, _ session14Figures) story {
 	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
 		perMessage: func(r *report.Report) { o.writePerRequest(r, own) }}

@@ -152,5 +152,5 @@ func (o *session15Options) Run(ctx context.Context, env scenarios.Env) (*report.
 	drive := func(ctx context.Context, path string, after bool) (*session15Run, error) {
 		return o.drive(ctx, path, !after)
 	}
-	return scenarios.RunPair(ctx, env, !o.naive, drive, o.render)
+	return runDay[*session15Run, session15Figures](ctx, env, session15Day, !o.naive, o, drive)
 }

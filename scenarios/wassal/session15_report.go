@@ -152,10 +152,6 @@ var session15Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (select-then-update)", "AFTER (lease + token)"},
 }
 
-func (o *session15Options) render(own, before, after *session15Run) *report.Report {
-	return writeDay[*session15Run, session15Figures](session15Day, !o.naive, o, own, before, after)
-}
-
 func (o *session15Options) story(own *session15Run, f session15Figures) story {
 	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own, f) },

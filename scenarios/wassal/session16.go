@@ -163,7 +163,7 @@ func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.
 	drive := func(ctx context.Context, path string, after bool) (*session16Run, error) {
 		return o.drive(ctx, path, !after)
 	}
-	return scenarios.RunPair(ctx, env, !o.naive, drive, o.render)
+	return runDay[*session16Run, session16Figures](ctx, env, session16Day, !o.naive, o, drive)
 }
 
 // policy is the failure policy of a design: the naive one retries at once,

@@ -25,10 +25,6 @@ var session16Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"},
 }
 
-func (o *session16Options) render(own, before, after *session16Run) *report.Report {
-	return writeDay[*session16Run, session16Figures](session16Day, !o.naive, o, own, before, after)
-}
-
 func (o *session16Options) story(own *session16Run, _ session16Figures) story {
 	plot := AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended)
 	return story{tables: own.tables, timeline: o.timeline(own), figure: &plot,

@@ -176,7 +176,7 @@ type session17Run struct {
 }
 
 func (o *session17Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	return scenarios.RunPair(ctx, env, o.audited, o.drive, o.render)
+	return runDay[*session17Run, session17Figures](ctx, env, session17Day, o.audited, o, o.drive)
 }
 
 func (o *session17Options) policy() backoff.Policy {

@@ -23,10 +23,6 @@ var session17Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (blind)", "AFTER (audited)"},
 }
 
-func (o *session17Options) render(own, before, after *session17Run) *report.Report {
-	return writeDay[*session17Run, session17Figures](session17Day, o.audited, o, own, before, after)
-}
-
 func (o *session17Options) story(own *session17Run, _ session17Figures) story {
 	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) },
