@@ -131,7 +131,7 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 		}
 	}
 	if exact {
-		detail = fmt.Sprintf("%d waits × 4 schedules in NextAttemptUtc equal the course's formula", o.Attempts)
+		detail = report.Plural(o.Attempts, "wait") + " × 4 schedules in NextAttemptUtc equal the course's formula"
 	}
 	r.Check("the worker waited exactly the schedule", exact, strings.TrimSuffix(detail, "; "))
 
@@ -143,7 +143,7 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 		}
 	}
 	r.Check("every message dead-lettered when its attempts ran out", dead == len(runs),
-		fmt.Sprintf("%d of %d DeadLettered at AttemptCount %d after %d calls", dead, len(runs), o.Attempts+1, o.Attempts+1))
+		fmt.Sprintf("%d of %d DeadLettered at AttemptCount %d after %s", dead, len(runs), o.Attempts+1, report.Plural(o.Attempts+1, "call")))
 
 	budget := o.Budget.Milliseconds()
 	ref := make([]struct {

@@ -59,11 +59,11 @@ func (o *stormOptions) breakerSide() pairSide[*stormRun] {
 
 func (o *stormOptions) breakerChecks(r *report.Report, b, a stormFigures) {
 	br := a.breaker
-	detail := fmt.Sprintf("%d calls = %d that opened it + %s, none while it was open",
-		a.calls[1], br.tripping, report.Plural(br.outageProbes, "failed probe"))
+	detail := fmt.Sprintf("%s = %d that opened it + %s, none while it was open",
+		report.Plural(a.calls[1], "call"), br.tripping, report.Plural(br.outageProbes, "failed probe"))
 	if br.whileOpen > 0 || br.opens == 0 {
-		detail = fmt.Sprintf("%d calls: %d that opened it, %s, %d while it was open by the rule",
-			a.calls[1], br.tripping, report.Plural(br.outageProbes, "failed probe"), br.whileOpen)
+		detail = fmt.Sprintf("%s: %d that opened it, %s, %d while it was open by the rule",
+			report.Plural(a.calls[1], "call"), br.tripping, report.Plural(br.outageProbes, "failed probe"), br.whileOpen)
 	}
 	r.Check(checkBreakerOnlyTrips, br.opens > 0 && br.whileOpen == 0, detail)
 	r.Check("gateway calls during the outage fall sharply", a.calls[1] < b.calls[1],
@@ -98,8 +98,8 @@ func (o *stormOptions) whyBreakerFailed(failed map[string]bool, after *stormRun)
 		lines := []string{"a probe is a real message, and each failed probe spends an attempt of the message it carries:"}
 		for _, m := range after.msgs {
 			if m.Status == outbox.DeadLettered && len(lines) <= 3 {
-				lines = append(lines, fmt.Sprintf("%s failed its %d attempts, %d of them as probes (one every %s of the %s outage)",
-					m.Key, m.AttemptCount, a.breaker.failedProbesOf[m.Key], clockText(o.Cooldown), clockText(o.Outage)))
+				lines = append(lines, fmt.Sprintf("%s failed its %s, %d of them as probes (one every %s of the %s outage)",
+					m.Key, report.Plural(m.AttemptCount, "attempt"), a.breaker.failedProbesOf[m.Key], clockText(o.Cooldown), clockText(o.Outage)))
 			}
 		}
 		why = append(why, strings.Join(lines, "\n"))

@@ -132,10 +132,14 @@ func (o *jitterWaveOptions) waves(tamper func(i int, w *wave)) (waves []wave, re
 
 func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []string) *report.Report {
 	r := report.New(jitterWave, report.Experiment)
-	r.Title(fmt.Sprintf("Jitter wave — EXPERIMENT: %d consumers fail at the same instant", o.Consumers))
+	crowd := report.Plural(o.Consumers, "consumer") + " fail"
+	if o.Consumers == 1 {
+		crowd += "s"
+	}
+	r.Title(fmt.Sprintf("Jitter wave — EXPERIMENT: %s at the same instant", crowd))
 	r.Linef("Scenario   %s (EXPERIMENT; the course's jitter.mjs)", jitterWave)
-	r.Linef("Setup      %d consumers fail at the same instant; each retries %d times; backoff %s × 2^(n-1), capped at %s",
-		o.Consumers, o.Attempts, clockText(o.Base), clockText(o.Cap))
+	r.Linef("Setup      %s at the same instant; each retries %s; backoff %s × 2^(n-1), capped at %s",
+		crowd, report.Plural(o.Attempts, "time"), clockText(o.Base), clockText(o.Cap))
 	r.Line("Jitter     full: Math.round(rand() × backoff); decorrelated: min(cap, Math.round(base + rand() × (previous × 3 − base)))")
 	r.Linef("Generator  x = (x × 1103515245 + 12345) %% 2^31 in IEEE doubles, seed %d; a fresh generator per mode, consumers draw in turn", o.Seed)
 	r.Linef("Buckets    every retry moment counted in %s buckets after the failure; nothing sleeps, no database", clockText(o.Bucket))

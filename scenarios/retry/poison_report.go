@@ -68,11 +68,12 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 	r := report.New(poisonCounter, report.Experiment)
 	r.Title("Poison counter — EXPERIMENT: the message that kills the consumer process")
 	r.Linef("Scenario   %s (EXPERIMENT; the course's poison-counter.mjs, with real process deaths)", poisonCounter)
-	r.Linef("Queue      %d notifications %s..%s (%s), oldest first; lethal: %s; threshold %d attempts",
-		o.Messages, noteKey(1), noteKey(o.Messages), notificationType, strings.Join(o.lethalKeys(), ", "), o.Threshold)
+	r.Linef("Queue      %s %s..%s (%s), oldest first; lethal: %s; threshold %s",
+		report.Plural(o.Messages, "notification"), noteKey(1), noteKey(o.Messages), notificationType, strings.Join(o.lethalKeys(), ", "),
+		report.Plural(o.Threshold, "attempt"))
 	r.Linef("Processes  each lifetime is a child process of the lab; a lethal message kills it with SIGKILL (nothing after it runs)")
-	r.Linef("Supervisor restarts a dead consumer %s after its death, at most %d lifetimes; visibility timeout %s",
-		clockText(restartDelay), o.MaxRestarts, clockText(visibilityTimeout))
+	r.Linef("Supervisor restarts a dead consumer %s after its death, at most %s; visibility timeout %s",
+		clockText(restartDelay), report.Plural(o.MaxRestarts, "lifetime"), clockText(visibilityTimeout))
 	r.Linef("Work       a healthy notification takes %s; scenario time starts %s; nothing sleeps", clockText(workTime), clock.ISO(clock.Start))
 	r.Line("Counters   on catch: CatchCounters.Failures += 1 in the catch block; at delivery: AttemptCount += 1 in the claim, committed before the work")
 	o.writeDatabases(r, runs)

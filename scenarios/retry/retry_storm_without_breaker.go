@@ -52,7 +52,8 @@ func (o *stormOptions) stormSide() pairSide[*stormRun] {
 			b := before.fig
 			retries := b.calls[1] - b.affected
 			r.Check(checkStormLoad, retries > 0,
-				fmt.Sprintf("%d calls during the outage for %d messages, %d of them retries", b.calls[1], b.affected, retries))
+				fmt.Sprintf("%s during the outage for %s, %d of them retries",
+					report.Plural(b.calls[1], "call"), report.Plural(b.affected, "message"), retries))
 			r.Check(checkStormDead, b.dead > 0,
 				fmt.Sprintf("%d dead-lettered; the gateway was only down", b.dead))
 			r.Check(checkStormCostly, b.processed < o.Messages,

@@ -110,8 +110,8 @@ func (o *stormOptions) story(r *report.Report, own, before, after *stormRun) {
 
 func (o *stormOptions) writeSetup(r *report.Report) {
 	ph := o.phases()
-	r.Linef("Outbox    %d notifications %s..%s (%s), MaxAttempts %d; the gateway is healthy for every one of them",
-		o.Messages, noteKey(1), noteKey(o.Messages), notificationType, o.MaxAttempts)
+	r.Linef("Outbox    %s %s..%s (%s), MaxAttempts %d; the gateway is healthy for every one of them",
+		report.Plural(o.Messages, "notification"), noteKey(1), noteKey(o.Messages), notificationType, o.MaxAttempts)
 	r.Linef("Outage    the gateway answers 503 to every send from %s until %s (%s)", clock.Stamp(ph[1].from), clock.Stamp(ph[1].to), clockText(o.Outage))
 	r.Linef("Worker    worker-1 claims one due message per Step; a send takes %s; backoff %s × 2^(n-1), capped at %s, from the start of the failed send",
 		clockText(stormSendTime), clockText(o.BaseBackoff), clockText(o.MaxBackoff))
@@ -183,7 +183,7 @@ func (o *stormOptions) writePhases(r *report.Report, b, a stormFigures) {
 }
 
 func callsText(calls, failed int) string {
-	return fmt.Sprintf("%d calls (%d failed)", calls, failed)
+	return fmt.Sprintf("%s (%d failed)", report.Plural(calls, "call"), failed)
 }
 
 func (o *stormOptions) drawCalls(r *report.Report, before, after *stormRun) {
@@ -199,8 +199,8 @@ func (o *stormOptions) drawCalls(r *report.Report, before, after *stormRun) {
 		return out
 	}
 	c := newChart([]series{
-		{title: fmt.Sprintf("BEFORE: no breaker — %d calls", len(before.gw.ledger)), buckets: perSecond(before)},
-		{title: fmt.Sprintf("AFTER: circuit breaker — %d calls", len(after.gw.ledger)), buckets: perSecond(after)},
+		{title: "BEFORE: no breaker — " + report.Plural(len(before.gw.ledger), "call"), buckets: perSecond(before)},
+		{title: "AFTER: circuit breaker — " + report.Plural(len(after.gw.ledger), "call"), buckets: perSecond(after)},
 	})
 	r.Linef("Each column is %s; its height is the busiest second in it; a full column is %d calls in one second.",
 		report.Plural(c.per, "second"), c.top)

@@ -121,12 +121,12 @@ func (o *visibilityOptions) story(r *report.Report, own, _, _ *pairRun) {
 }
 
 func (o *visibilityOptions) writeSetup(r *report.Report) {
-	r.Linef("Queue     %s: flaky (its first %d sends fail, then it goes through); %s: every send fails at once (503);",
-		noteKey(1), o.FlakyFailures, noteKey(2))
+	r.Linef("Queue     %s: flaky (its first %s fail, then it goes through); %s: every send fails at once (503);",
+		noteKey(1), report.Plural(o.FlakyFailures, "send"), noteKey(2))
 	r.Linef("          %s: every send hangs %s, then times out; %d healthy notifications behind them", noteKey(3), clockText(o.Hang), o.Healthy)
 	r.Linef("Consumers %d, polling one outbox oldest first; a claim hides a message for the visibility timeout, %s", o.Consumers, clockText(o.Visibility))
-	r.Linef("Policy    backoff %s × 2^(n-1), capped at %s; retry budget %d attempts; time budget %s from the first delivery",
-		clockText(o.BaseBackoff), clockText(o.MaxBackoff), o.MaxAttempts, clockText(o.TimeBudget))
+	r.Linef("Policy    backoff %s × 2^(n-1), capped at %s; retry budget %s; time budget %s from the first delivery",
+		clockText(o.BaseBackoff), clockText(o.MaxBackoff), report.Plural(o.MaxAttempts, "attempt"), clockText(o.TimeBudget))
 	r.Linef("Designs   BEFORE: sleep through the backoff holding the message; AFTER: Pending with NextAttemptUtc = now + backoff")
 	if !o.OnQueue {
 		r.Line("          --backoff-on-queue=false: the AFTER design is switched off, and its consumers hold the message too")

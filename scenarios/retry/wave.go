@@ -90,7 +90,7 @@ func drawWaves(waves []wave, bucket time.Duration) []string {
 	}
 	c := newChart(all)
 	lines := []string{fmt.Sprintf("Each column is %s = %s; its height is the busiest bucket in it.", report.Plural(c.per, "bucket"), spanText(c.per*bucket.Milliseconds())),
-		fmt.Sprintf("One scale for every mode: a full column is %d retries in one %s bucket.", c.top, clockText(bucket))}
+		fmt.Sprintf("One scale for every mode: a full column is %s in one %s bucket.", report.Plural(c.top, "retry"), clockText(bucket))}
 	return append(lines, c.draw(bucket)...)
 }
 
