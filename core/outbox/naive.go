@@ -59,16 +59,8 @@ func (s *Store) NaiveMarkProcessing(ctx context.Context, id int64, worker string
 // a worker that lost the message to another still completes it.
 // It reports whether a row changed.
 func NaiveCompleteTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time) (bool, error) {
-	res, err := tx.ExecContext(ctx,
+	return changed(fmt.Sprintf("complete outbox message %d", id))(tx.ExecContext(ctx,
 		`UPDATE OutboxMessages SET Status = 'Processed', ProcessedAtUtc = $1, NextAttemptUtc = NULL,
 		        LockedBy = NULL, LockedUntilUtc = NULL
-		  WHERE Id = $2`, clock.ISO(now), id)
-	if err != nil {
-		return false, fmt.Errorf("complete outbox message %d: %w", id, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("complete outbox message %d: %w", id, err)
-	}
-	return n > 0, nil
+		  WHERE Id = $2`, clock.ISO(now), id))
 }

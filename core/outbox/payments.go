@@ -51,18 +51,10 @@ func InsertPaymentTx(ctx context.Context, tx *sql.Tx, p Payment) (int64, error) 
 // ResolvePaymentTx records the provider's answer for a payment still pending
 // confirmation. It reports whether a row changed: resolving twice is a no-op.
 func ResolvePaymentTx(ctx context.Context, tx *sql.Tx, key string, status PaymentStatus, providerTxID string, now time.Time) (bool, error) {
-	res, err := tx.ExecContext(ctx,
+	return changed("resolve payment " + key)(tx.ExecContext(ctx,
 		`UPDATE Payments SET Status = $1, ProviderTransactionId = $2, UpdatedAtUtc = $3
 		  WHERE PaymentKey = $4 AND Status = 'PendingConfirmation'`,
-		string(status), sqlitedb.NullString(providerTxID), clock.ISO(now), key)
-	if err != nil {
-		return false, fmt.Errorf("resolve payment %s: %w", key, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("resolve payment %s: %w", key, err)
-	}
-	return n > 0, nil
+		string(status), sqlitedb.NullString(providerTxID), clock.ISO(now), key))
 }
 
 // Payments returns every payment row in insertion order.

@@ -29,15 +29,7 @@ func ScheduleTx(ctx context.Context, tx *sql.Tx, id int64, at time.Time) error {
 // time). A message some worker has claimed is left alone; the result says
 // whether the row changed.
 func CloseUnclaimedTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time) (bool, error) {
-	res, err := tx.ExecContext(ctx,
+	return changed(fmt.Sprintf("close outbox message %d", id))(tx.ExecContext(ctx,
 		`UPDATE OutboxMessages SET Status = 'Processed', ProcessedAtUtc = $1, NextAttemptUtc = NULL
-		  WHERE Id = $2 AND Status = 'Pending'`, clock.ISO(now), id)
-	if err != nil {
-		return false, fmt.Errorf("close outbox message %d: %w", id, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("close outbox message %d: %w", id, err)
-	}
-	return n > 0, nil
+		  WHERE Id = $2 AND Status = 'Pending'`, clock.ISO(now), id))
 }

@@ -87,6 +87,21 @@ func AuditTx(ctx context.Context, tx *sql.Tx, at time.Time, actor, action string
 	return nil
 }
 
+// changed turns an UPDATE's result into whether it changed a row, wrapping
+// an error with what was being done: changed(what)(tx.ExecContext(...)).
+func changed(what string) func(sql.Result, error) (bool, error) {
+	return func(res sql.Result, err error) (bool, error) {
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", what, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", what, err)
+		}
+		return n > 0, nil
+	}
+}
+
 // ErrNotOwner is returned by a transition whose caller no longer owns the claim:
 // the lease was taken over, or the message already reached another state.
 var ErrNotOwner = claim.ErrNotOwner
