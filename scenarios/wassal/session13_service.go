@@ -208,7 +208,7 @@ func (s *session13Service) reconcileUntil(ctx context.Context, windowEnd time.Ti
 // the database and the provider its parent names.
 func runSession13Child(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet(session13Child, flag.ContinueOnError)
-	db := fs.String("db", "", "database file")
+	db := fs.String("db", "", "the parent's database: a SQLite file or a PostgreSQL URL")
 	url := fs.String("provider", "", "provider URL")
 	durable := fs.Bool("durable", false, "keep pending work in the outbox")
 	life := fs.Int("life", 1, "which life of the service this is")

@@ -44,10 +44,10 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 		scenarios.Scenario{
 			Summary: "Day 14 AFTER: the payment row and its outbox row commit in one transaction: both or neither",
 			Long: `The same requests, the same two service versions and the same crash points, with
-the payment row and the outbox row written in one transaction.
-The child process is killed inside the open transaction, after the first insert;
-the database discards the uncommitted write, so each crashed request leaves nothing at
-all (the client was told it failed, and may safely retry). After the restart
+the payment row and the outbox row written in one transaction. The child process
+is killed inside the open transaction, after the first insert; the database
+discards the uncommitted write, so each crashed request leaves nothing at all
+(the client was told it failed, and may safely retry). After the restart
 every payment has exactly one outbox row, there are no ghosts, and the relay
 confirms every payment with the provider.
 

@@ -122,7 +122,7 @@ func (s *session14Service) say(line string) { fmt.Fprintln(s.out, line) }
 // runSession14Child runs one life of the service against the parent's database.
 func runSession14Child(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet(session14Child, flag.ContinueOnError)
-	db := fs.String("db", "", "database file")
+	db := fs.String("db", "", "the parent's database: a SQLite file or a PostgreSQL URL")
 	atomic := fs.Bool("atomic", false, "write payment and message in one transaction")
 	order := fs.String("order", paymentFirst, "which row is written first")
 	life := fs.Int("life", 1, "which life of the service this is")

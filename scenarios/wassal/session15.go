@@ -38,11 +38,12 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 		scenarios.Scenario{
 			Summary: "Day 15 AFTER: an atomic claim with a lease and a token: one owner at a time, takeover after expiry, late completion refused",
 			Long: `The same messages and workers with the Day 15 claim: one transaction
-(BEGIN IMMEDIATE on SQLite, FOR UPDATE SKIP LOCKED on PostgreSQL) reads and conditionally updates each row, setting LockedBy,
-LockedUntilUtc and a new ClaimToken. worker-c (a real child process) claims
-PAY-001 and is killed; its lease expires on the scenario clock and worker-b
-takes over. worker-a and worker-b poll at the same moment; the claims run one
-after the other and take different messages. worker-a then stalls for --stall
+(BEGIN IMMEDIATE on SQLite, FOR UPDATE SKIP LOCKED on PostgreSQL) reads and
+conditionally updates each row, setting LockedBy, LockedUntilUtc and a new
+ClaimToken. worker-c (a real child process) claims PAY-001 and is killed; its
+lease expires on the scenario clock and worker-b takes over. worker-a and
+worker-b poll at the same moment; the claims keep apart and take different
+messages. worker-a then stalls for --stall
 after asking the provider about PAY-006; its lease expires, worker-b takes the
 message over, and when worker-a comes back its completion is refused because the
 row no longer carries its worker and token. One notification per payment.

@@ -114,7 +114,7 @@ func (w *outboxWorker) claimText(c outbox.Claim) string {
 // about it (unless it dies first) and is killed before recording the answer.
 func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet(session15Child, flag.ContinueOnError)
-	db := fs.String("db", "", "database file")
+	db := fs.String("db", "", "the parent's database: a SQLite file or a PostgreSQL URL")
 	url := fs.String("provider", "", "provider URL")
 	naive := fs.Bool("naive", false, "select-then-update instead of the atomic claim")
 	fenced := fs.Bool("fenced", false, "complete only while the claim is still this worker's")
