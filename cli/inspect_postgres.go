@@ -120,8 +120,26 @@ func withPassword(rawURL string, getenv func(string) string) string {
 	if err != nil || !isPostgresURL(getenv(pgdb.EnvVar)) {
 		return u.String()
 	}
-	if p, ok := from.User.Password(); ok && from.User.Username() == u.User.Username() {
+	p, ok = from.User.Password()
+	if !ok {
+		p, ok = from.Query().Get("password"), from.Query().Has("password")
+	}
+	if !ok || userOf(from) != userOf(u) {
+		return u.String()
+	}
+	if u.User != nil {
 		u.User = url.UserPassword(u.User.Username(), p)
+	} else {
+		q.Set("password", p)
+		u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 	}
 	return u.String()
+}
+
+// userOf is the user a URL logs in as: its user part's, or its user parameter.
+func userOf(u *url.URL) string {
+	if u.User != nil && u.User.Username() != "" {
+		return u.User.Username()
+	}
+	return u.Query().Get("user")
 }
