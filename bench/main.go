@@ -1,8 +1,11 @@
 // Command bench measures the lab's drain against its peers in one run on one
 // machine: outboxlab's outbox, maragu.dev/goqite and River's SQLite driver on
 // the same driver, pragmas, file system and message count; the raw
-// write-transaction ceiling; the claim's latency at 10k and 1M rows; and the
-// whole suite's wall time and peak memory. It lives in its own module so the
+// write-transaction ceiling; the claim's latency at 10k and 1M rows; on one
+// throwaway PostgreSQL server with initdb's defaults, the lab's drain (Step
+// claim 1, StepBatch claim K) and River's pgx driver with 1 and 4 workers;
+// and the whole suite's wall time and peak memory. Ratios against goqite and
+// River are medians of alternating runs (-rounds, at least 5). It lives in its own module so the
 // lab itself never depends on its peers. Run it with make bench.
 package main
 
@@ -12,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -21,6 +25,8 @@ type options struct {
 	samples, ceilingCount int
 	labDir                string
 	skipRiver, skipSuite  bool
+	rounds, pgMessages    int
+	skipPostgres          bool
 }
 
 func main() {
@@ -34,7 +40,14 @@ func main() {
 	flag.StringVar(&o.labDir, "lab", "..", "the lab's repository (for the suite run)")
 	flag.BoolVar(&o.skipRiver, "skip-river", false, "leave River out")
 	flag.BoolVar(&o.skipSuite, "skip-suite", false, "leave the suite run out")
+	flag.IntVar(&o.rounds, "rounds", 5, "alternating runs behind each ratio against goqite and River (at least 5)")
+	flag.IntVar(&o.pgMessages, "pg-messages", 1000, "messages each PostgreSQL contender drains per round")
+	flag.BoolVar(&o.skipPostgres, "skip-postgres", false, "leave the PostgreSQL contenders out")
 	flag.Parse()
+	if o.rounds < 5 {
+		fmt.Fprintln(os.Stderr, "bench: -rounds must be at least 5")
+		os.Exit(2)
+	}
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -64,6 +77,12 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	printDrains(drains, ceil, riverErr)
+	stepVsGoqite, err := alternate(ctx, dir, o)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("outboxlab Step, claim 1 against goqite, %d alternating runs of %d messages: %.2f× (median; %s)\n\n",
+		o.rounds, o.messages, median(stepVsGoqite), formatRatios(stepVsGoqite))
 
 	scales, err := claimLatency(ctx, dir, []int{o.smallRows, o.largeRows}, o.samples)
 	if err != nil {
@@ -86,8 +105,46 @@ func run(ctx context.Context, o options) error {
 		}
 		printSuite(suite, alone)
 	}
-	printTargets(drains, scales, suite, o.skipSuite)
+	pg := &pgRun{err: fmt.Errorf("left out (-skip-postgres)")}
+	if !o.skipPostgres {
+		if pg, err = runPostgres(ctx, o); err != nil {
+			return err
+		}
+	}
+	pg.print(o.pgMessages)
+	printTargets(drains, ceil, median(stepVsGoqite), scales, pg, o, suite)
 	return nil
+}
+
+// alternate runs outboxlab's Step (claim 1) and goqite in turn, rounds
+// times, and returns the ratio of their messages/s in each round.
+func alternate(ctx context.Context, dir string, o options) ([]float64, error) {
+	var ratios []float64
+	for round := range o.rounds {
+		progress(fmt.Sprintf("SQLite round %d/%d: outboxlab Step, claim 1, then goqite", round+1, o.rounds))
+		sub, err := os.MkdirTemp(dir, "round-")
+		if err != nil {
+			return nil, err
+		}
+		lab, err := labStepDrain(ctx, sub, o.messages, 1)
+		if err != nil {
+			return nil, err
+		}
+		gq, err := goqiteDrain(ctx, sub, o.messages)
+		if err != nil {
+			return nil, err
+		}
+		ratios = append(ratios, lab.rate()/gq.rate())
+	}
+	return ratios, nil
+}
+
+func formatRatios(rs []float64) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%.2f×", r)
+	}
+	return "rounds " + strings.Join(parts, ", ")
 }
 
 func runDrains(ctx context.Context, dir string, o options) (drains []result, riverErr error, err error) {

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"outboxlab/core/report"
+	"outboxlab/internal/pgtest"
+)
+
+// pgRun is the PostgreSQL half of the bench: each contender's median
+// messages/s over the rounds, and the ratios the targets judge, each the
+// median of one ratio per round (the contenders take turns in every round).
+type pgRun struct {
+	err        error // the server could not start: nothing measured
+	rounds     int
+	contenders []pgContender
+	rates      [][]float64 // [contender][round]; NaN where the round failed
+	failures   [][]string  // [contender]: what each failed round reported
+	medians    []float64
+}
+
+// pgContenders are the lab's drain (Step claim 1, StepBatch claim K) and
+// River's pgx driver, each with 1 and 4 workers.
+func pgContenders(batch int) []pgContender {
+	var cs []pgContender
+	for _, w := range []int{1, 4} {
+		cs = append(cs,
+			pgContender{name: fmt.Sprintf("outboxlab Step, claim 1, %s", report.Plural(w, "worker")), workers: w,
+				run: pgLabDrain(true, 1)},
+			pgContender{name: fmt.Sprintf("outboxlab StepBatch, claim %d, %s", batch, report.Plural(w, "worker")), workers: w,
+				run: pgLabDrain(false, batch)},
+			pgContender{name: fmt.Sprintf("River v0.51.2 (riverpgxv5), MaxWorkers %d, %s", batch, report.Plural(w, "client")),
+				workers: w, run: pgRiverDrain(batch)})
+	}
+	return cs
+}
+
+// runPostgres starts a throwaway server with initdb's defaults (fsync and
+// synchronous_commit on) and runs every contender rounds times, in turn.
+func runPostgres(ctx context.Context, o options) (*pgRun, error) {
+	run := &pgRun{rounds: o.rounds, contenders: pgContenders(o.batch)}
+	progress("PostgreSQL server")
+	server, err := pgtest.Start()
+	if err != nil {
+		run.err = err
+		return run, nil
+	}
+	defer server.Stop()
+	run.rates = make([][]float64, len(run.contenders))
+	run.failures = make([][]string, len(run.contenders))
+	for round := range o.rounds {
+		for i, c := range run.contenders {
+			progress(fmt.Sprintf("PostgreSQL round %d/%d: %s", round+1, o.rounds, c.name))
+			// A round whose drain is wrong (a message handled twice, say)
+			// is reported beside the figures, not dropped silently.
+			r, err := c.run(ctx, server.URL, o.pgMessages, c.workers)
+			rate := r.rate()
+			if err != nil {
+				rate = math.NaN()
+				run.failures[i] = append(run.failures[i], fmt.Sprintf("round %d: %v", round+1, err))
+				progress(fmt.Sprintf("PostgreSQL round %d/%d: %s FAILED: %v", round+1, o.rounds, c.name, err))
+			}
+			run.rates[i] = append(run.rates[i], rate)
+		}
+	}
+	for _, rates := range run.rates {
+		run.medians = append(run.medians, median(rates))
+	}
+	return run, nil
+}
+
+// ratio is the median over the rounds of contender a's messages/s over b's.
+func (p *pgRun) ratio(a, b int) float64 {
+	rs := make([]float64, p.rounds)
+	for i := range rs {
+		rs[i] = p.rates[a][i] / p.rates[b][i]
+	}
+	return median(rs)
+}
+
+// median is the median of xs without its NaNs (failed rounds); NaN when
+// every round failed.
+func median(xs []float64) float64 {
+	s := slices.DeleteFunc(slices.Clone(xs), math.IsNaN)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func (p *pgRun) print(n int) {
+	fmt.Printf("PostgreSQL drain: %d messages, median of %d rounds, one throwaway server with initdb's defaults\n", n, p.rounds)
+	if p.err != nil {
+		fmt.Printf("PostgreSQL: not measured: %v\n\n", p.err)
+		return
+	}
+	var rows [][]string
+	var failed []string
+	for i, c := range p.contenders {
+		ok := slices.DeleteFunc(slices.Clone(p.rates[i]), math.IsNaN)
+		spread := "—"
+		if len(ok) > 0 {
+			spread = fmt.Sprintf("%.0f to %.0f", slices.Min(ok), slices.Max(ok))
+		}
+		rows = append(rows, []string{c.name, fmt.Sprintf("%.0f", p.medians[i]), spread,
+			fmt.Sprintf("%d of %d", len(p.failures[i]), p.rounds)})
+		for _, f := range p.failures[i] {
+			failed = append(failed, c.name+", "+f)
+		}
+	}
+	fmt.Print(report.RenderTable([]string{"Contender", "Messages/s (median)", "Range over the rounds", "Failed rounds"}, rows))
+	for _, f := range failed {
+		fmt.Println("FAILED: " + f)
+	}
+	fmt.Println()
+}
+
+// pgTargets are the PostgreSQL targets: 4 workers against 1 with claims of
+// 1, and the batched drain against River at each worker count. The
+// contenders come in threes per worker count: Step, StepBatch, River.
+func (p *pgRun) targets(batch int) [][]string {
+	if p.err != nil {
+		return [][]string{{"PostgreSQL targets", "not measured: " + p.err.Error(), "NOT met"}}
+	}
+	const one, four = 0, 3
+	scale := p.ratio(four, one)
+	rows := [][]string{{"PostgreSQL, 4 workers, claim 1 ≥ 1.8× one worker", fmt.Sprintf("%.2f× (median of %d)", scale, p.rounds),
+		met(scale >= 1.8 && len(p.failures[one])+len(p.failures[four]) == 0)}}
+	for _, base := range []int{one, four} {
+		r := p.ratio(base+1, base+2)
+		rows = append(rows, []string{fmt.Sprintf("PostgreSQL, claim %d, %s ≥ 1.5× River", batch, report.Plural(p.contenders[base].workers, "worker")),
+			fmt.Sprintf("%.2f× (median of %d)", r, p.rounds), met(r >= 1.5 && len(p.failures[base+1])+len(p.failures[base+2]) == 0)})
+	}
+	return rows
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"outboxlab/core/pgdb"
+)
+
+// pgRiverDrain inserts n jobs and works them with workers River clients on
+// the pgx driver (one per worker, as one per host), each fetching up to
+// maxWorkers jobs at a time, in a schema of its own on the server at url.
+// Completions are counted in river_job, as on SQLite.
+func pgRiverDrain(maxWorkers int) func(ctx context.Context, url string, n, workers int) (result, error) {
+	return func(ctx context.Context, url string, n, workers int) (result, error) {
+		var res result
+		run, err := pgdb.CreateRunSchema(ctx, url, "bench-river")
+		if err != nil {
+			return res, err
+		}
+		defer run.Drop(ctx)
+		pool, err := pgxpool.New(ctx, url)
+		if err != nil {
+			return res, fmt.Errorf("river pool: %w", err)
+		}
+		defer pool.Close()
+		driver := riverpgxv5.New(pool)
+		migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Schema: run.Schema,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			return res, fmt.Errorf("river migrator: %w", err)
+		}
+		if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+			return res, fmt.Errorf("river migrate: %w", err)
+		}
+		var done atomic.Int64
+		ws := river.NewWorkers()
+		river.AddWorker(ws, &benchWorker{done: &done})
+		newClient := func() (*river.Client[pgx.Tx], error) {
+			return river.NewClient(driver, &river.Config{
+				Schema:            run.Schema,
+				Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
+				Workers:           ws,
+				FetchCooldown:     time.Millisecond,
+				FetchPollInterval: time.Millisecond,
+				Logger:            slog.New(slog.NewTextHandler(io.Discard, nil)),
+			})
+		}
+		clients := make([]*river.Client[pgx.Tx], workers)
+		for i := range clients {
+			if clients[i], err = newClient(); err != nil {
+				return res, fmt.Errorf("river client: %w", err)
+			}
+		}
+		params := make([]river.InsertManyParams, n)
+		for i := range params {
+			params[i] = river.InsertManyParams{Args: benchArgs{N: i}}
+		}
+		start := time.Now()
+		if _, err := clients[0].InsertMany(ctx, params); err != nil {
+			return res, fmt.Errorf("river insert: %w", err)
+		}
+		res = result{n: n, send: time.Since(start)}
+		start = time.Now()
+		for _, c := range clients {
+			if err := c.Start(ctx); err != nil {
+				return res, fmt.Errorf("river start: %w", err)
+			}
+		}
+		count := fmt.Sprintf(`SELECT COUNT(*) FROM %q.river_job WHERE state = 'completed'`, run.Schema)
+		deadline := time.Now().Add(10 * time.Minute)
+		for {
+			var completed int
+			if err := pool.QueryRow(ctx, count).Scan(&completed); err != nil {
+				return res, fmt.Errorf("count river completions: %w", err)
+			}
+			if completed >= n {
+				break
+			}
+			if time.Now().After(deadline) {
+				return res, fmt.Errorf("river completed %d of %d in 10 minutes", completed, n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		res.drain = time.Since(start)
+		stopCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+		defer stop()
+		for _, c := range clients {
+			if err := c.Stop(stopCtx); err != nil {
+				return res, fmt.Errorf("river stop: %w", err)
+			}
+		}
+		if got := done.Load(); got != int64(n) {
+			return res, fmt.Errorf("river worked %d of %d", got, n)
+		}
+		return res, nil
+	}
+}
