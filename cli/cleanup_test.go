@@ -61,40 +61,16 @@ func TestBrokenScenarioLeavesNothingBehind(t *testing.T) {
 // child process: it must stop, say so in one line, exit 3, and remove its
 // temporary database; no report is written.
 func TestInterruptLeavesNothingBehind(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp, reports := t.TempDir(), t.TempDir()
-	cmd := exec.Command(exe, "worker-throughput", "--messages", "5000", "--report-dir", reports)
-	cmd.Env = append(os.Environ(), "OUTBOXLAB_CHILD=cli-main-for-tests", "TMPDIR="+tmp)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	cmd := labCommand(t, []string{"TMPDIR=" + tmp}, "worker-throughput", "--messages", "4000", "--report-dir", reports)
+	code, stderr := interruptOnce(t, cmd, "made its temporary directory", func() bool {
+		entries, _ := os.ReadDir(tmp)
+		return len(entries) > 0
+	})
+	if code != ExitCannotRun {
+		t.Fatalf("interrupted run exited %d, want %d; stderr: %s", code, ExitCannotRun, stderr)
 	}
-	// Wait until the run has made its temporary directory, then interrupt it.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the run never created its temporary directory")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitCannotRun {
-		t.Fatalf("interrupted run ended with %v, want exit %d; stderr: %s", err, ExitCannotRun, stderr.String())
-	}
-	if got := stderr.String(); got != "outboxlab: worker-throughput interrupted; no report was written\n" {
+	if got := stderr; got != "outboxlab: worker-throughput interrupted; no report was written\n" {
 		t.Errorf("stderr = %q", got)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
@@ -103,6 +79,40 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(reports, "*", "*")); len(files) != 0 {
 		t.Errorf("report written for an interrupted run: %v", files)
 	}
+}
+
+// interruptOnce starts cmd, a lab run in a child process, waits (10 s at
+// most) until ready says the run has got as far as what, sends it one
+// SIGINT, and returns its exit code and stderr. A run that ends before it is
+// interrupted fails the test.
+func interruptOnce(t *testing.T, cmd *exec.Cmd, what string, ready func() bool) (int, string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ready() {
+		select {
+		case err := <-done:
+			t.Fatalf("the run ended before it %s: exit %d, stderr %q", what, exitOf(err), stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("the run never %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	return exitOf(<-done), stderr.String()
 }
 
 func TestFilesAreCreatedWithTheirModes(t *testing.T) {

@@ -265,29 +265,16 @@ func TestClosedStdoutIsNotAnErrorForLabCommands(t *testing.T) {
 // Ctrl-C during a --keep-db run still says where the kept database is.
 func TestInterruptedKeepDBSaysWhere(t *testing.T) {
 	tmp := t.TempDir()
-	cmd := labCommand(t, []string{"TMPDIR=" + tmp}, "worker-throughput", "--messages", "5000", "--keep-db", "--no-report")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if dbs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db")); len(dbs) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the run never created its database")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	if code := exitOf(cmd.Wait()); code != ExitCannotRun {
-		t.Fatalf("exit %d, want %d; stderr %q", code, ExitCannotRun, stderr.String())
+	cmd := labCommand(t, []string{"TMPDIR=" + tmp}, "worker-throughput", "--messages", "4000", "--keep-db", "--no-report")
+	code, stderr := interruptOnce(t, cmd, "created its database", func() bool {
+		dbs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
+		return len(dbs) > 0
+	})
+	if code != ExitCannotRun {
+		t.Fatalf("exit %d, want %d; stderr %q", code, ExitCannotRun, stderr)
 	}
 	dbs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
-	if len(dbs) != 1 || !strings.Contains(stderr.String(), "database kept at "+dbs[0]) {
-		t.Errorf("kept %v; stderr %q", dbs, stderr.String())
+	if len(dbs) != 1 || !strings.Contains(stderr, "database kept at "+dbs[0]) {
+		t.Errorf("kept %v; stderr %q", dbs, stderr)
 	}
 }

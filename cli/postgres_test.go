@@ -503,35 +503,10 @@ func TestPostgresPasswordIsNeverShown(t *testing.T) {
 func TestPostgresInterruptDropsTheSchema(t *testing.T) {
 	admin := pgtest.URL(t)
 	const prefix = pgdb.SchemaPrefix + "worker_throughput_"
-	cmd := labCommand(t, []string{"TMPDIR=" + t.TempDir()}, "worker-throughput", "--messages", "5000", "--no-report", "--database", admin)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// Interrupt once the run has its schema and is working in it.
-	deadline := time.Now().Add(10 * time.Second)
-	for !hasTables(t, admin, prefix) {
-		select {
-		case err := <-done:
-			t.Fatalf("the run ended before it was interrupted: exit %d, stderr %q", exitOf(err), stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the run never created a table in its schema")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond)
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	err := <-done
-	if code := exitOf(err); code != ExitCannotRun || stderr.String() != "outboxlab: worker-throughput interrupted; no report was written\n" {
-		t.Errorf("exit %d, stderr %q; want 3 and one line saying it was interrupted", code, stderr.String())
+	cmd := labCommand(t, []string{"TMPDIR=" + t.TempDir()}, "worker-throughput", "--messages", "4000", "--no-report", "--database", admin)
+	code, stderr := interruptOnce(t, cmd, "created a table in its schema", func() bool { return hasTables(t, admin, prefix) })
+	if code != ExitCannotRun || stderr != "outboxlab: worker-throughput interrupted; no report was written\n" {
+		t.Errorf("exit %d, stderr %q; want 3 and one line saying it was interrupted", code, stderr)
 	}
 	requireNoSchemas(t, admin, prefix, "SIGINT")
 }
