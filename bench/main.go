@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -84,11 +85,16 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("outboxlab Step, claim 1 against goqite, %d alternating runs of %d messages: %.2f× (median; %s)\n\n",
 		o.rounds, o.messages, median(stepVsGoqite), formatRatios(stepVsGoqite))
 
-	scales, err := claimLatency(ctx, dir, []int{o.smallRows, o.largeRows}, o.samples)
+	sizes := []int{o.smallRows, o.largeRows}
+	var files []string
+	for _, n := range sizes {
+		files = append(files, filepath.Join(dir, fmt.Sprintf("scale-%d.db", n)))
+	}
+	scales, err := claimLatency(ctx, files, sizes, o.samples)
 	if err != nil {
 		return fmt.Errorf("claim latency: %w", err)
 	}
-	printScale(scales, o.samples)
+	printScale("SQLite", scales, o.samples)
 
 	var suite, alone suiteRun
 	if !o.skipSuite {
@@ -112,6 +118,9 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	pg.print(o.pgMessages)
+	if pg.scales != nil {
+		printScale("PostgreSQL", pg.scales, o.samples)
+	}
 	printTargets(drains, ceil, median(stepVsGoqite), scales, pg, o, suite)
 	return nil
 }

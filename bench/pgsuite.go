@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"outboxlab/core/pgdb"
 	"outboxlab/core/report"
 	"outboxlab/internal/pgtest"
 )
@@ -20,6 +21,7 @@ type pgRun struct {
 	rates      [][]float64 // [contender][round]; NaN where the round failed
 	failures   [][]string  // [contender]: what each failed round reported
 	medians    []float64
+	scales     []scaleRun // claim latency at -small-rows and -large-rows
 }
 
 // pgContenders are the lab's drain (Step claim 1, StepBatch claim K) and
@@ -69,7 +71,32 @@ func runPostgres(ctx context.Context, o options) (*pgRun, error) {
 	for _, rates := range run.rates {
 		run.medians = append(run.medians, median(rates))
 	}
+	sizes := []int{o.smallRows, o.largeRows}
+	var schemas []string
+	for range sizes {
+		s, err := pgdb.CreateRunSchema(ctx, server.URL, "bench-scale")
+		if err != nil {
+			return nil, err
+		}
+		defer s.Drop(ctx)
+		schemas = append(schemas, s.URL)
+	}
+	if run.scales, err = claimLatency(ctx, schemas, sizes, o.samples); err != nil {
+		return nil, fmt.Errorf("postgres claim latency: %w", err)
+	}
 	return run, nil
+}
+
+// latencyTarget judges the claim's latency on the large table against the small one.
+func (p *pgRun) latencyTarget() []string {
+	const name = "PostgreSQL, claim latency at the large table ≤ 1.5× the small"
+	if p.err != nil || p.scales == nil {
+		return []string{name, "not measured", met(false)}
+	}
+	small, large := p.scales[0], p.scales[len(p.scales)-1]
+	worst := max(ratio(large.claimTx, small.claimTx), ratio(large.batcher, small.batcher))
+	return []string{fmt.Sprintf("PostgreSQL, claim latency at %d rows ≤ 1.5× at %d", large.rows, small.rows),
+		fmt.Sprintf("%.2f× (worse of the two claims)", worst), met(worst <= 1.5)}
 }
 
 // ratio is the median over the rounds of contender a's messages/s over b's.

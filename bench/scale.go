@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 )
@@ -30,19 +30,24 @@ type scaleTable struct {
 	claimTx, batched []time.Duration
 }
 
-// fillTable fills an outbox with rows rows (1% DeadLettered, liveRows
-// Pending as the newest, the rest Processed) and checkpoints it, so that the
-// claims read the database file, not a long write-ahead log.
-func fillTable(ctx context.Context, dir string, rows int) (*scaleTable, error) {
+// fillTable fills the outbox at location (a SQLite file or a PostgreSQL
+// schema's URL) with rows rows (1% DeadLettered, liveRows Pending as the
+// newest, the rest Processed).
+func fillTable(ctx context.Context, location string, rows int) (*scaleTable, error) {
 	t := &scaleTable{run: scaleRun{rows: rows, live: liveRows}}
-	store, err := outbox.Open(ctx, filepath.Join(dir, fmt.Sprintf("scale-%d.db", rows)))
+	store, err := outbox.Open(ctx, location)
 	if err != nil {
 		return nil, err
 	}
 	t.store = store
-	_, err = store.DB().ExecContext(ctx, `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < :rows)
+	postgres := store.Dialect() == claim.Postgres
+	seq, key := `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < :rows)`, `printf('MSG-%07d', i)`
+	if postgres {
+		seq, key = `WITH seq(i) AS (SELECT generate_series(1, :rows))`, `'MSG-' || lpad(i::text, 7, '0')`
+	}
+	query, args := store.Dialect().Bind(seq+`
 		INSERT INTO OutboxMessages (MessageKey, Type, Status, AttemptCount, CreatedAtUtc, ProcessedAtUtc, DeadLetteredAtUtc, LastError)
-		SELECT printf('MSG-%07d', i), 'Bench',
+		SELECT `+key+`, 'Bench',
 		       CASE WHEN i > :rows - :live THEN 'Pending' WHEN i % 100 = 0 THEN 'DeadLettered' ELSE 'Processed' END,
 		       CASE WHEN i > :rows - :live THEN 0 WHEN i % 100 = 0 THEN 3 ELSE 1 END,
 		       :at,
@@ -51,13 +56,19 @@ func fillTable(ctx context.Context, dir string, rows int) (*scaleTable, error) {
 		       CASE WHEN i <= :rows - :live AND i % 100 = 0 THEN 'provider unavailable (503)' END
 		  FROM seq`,
 		sql.Named("rows", rows), sql.Named("live", liveRows), sql.Named("at", clock.ISO(clock.Start)))
-	if err != nil {
+	if _, err = store.DB().ExecContext(ctx, query, args...); err != nil {
 		t.close()
 		return nil, fmt.Errorf("fill %d rows: %w", rows, err)
 	}
-	if _, err := store.DB().ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	// Let the claims read a settled table: on SQLite the database file, not
+	// a long write-ahead log; on PostgreSQL with fresh planner statistics.
+	settle := `PRAGMA wal_checkpoint(TRUNCATE)`
+	if postgres {
+		settle = `ANALYZE OutboxMessages`
+	}
+	if _, err := store.DB().ExecContext(ctx, settle); err != nil {
 		t.close()
-		return nil, fmt.Errorf("checkpoint %d rows: %w", rows, err)
+		return nil, fmt.Errorf("settle %d rows: %w", rows, err)
 	}
 	counts, err := store.Counts(ctx)
 	if err != nil {
@@ -80,20 +91,20 @@ func (t *scaleTable) close() {
 }
 
 // claimLatency times samples claims of one message on each table, with the
-// engine's ClaimTx and with the Batcher. Each claim runs in a BEGIN
-// IMMEDIATE transaction that is rolled back, so every sample sees the same
+// engine's ClaimTx and with the Batcher. Each claim runs in a transaction
+// (BEGIN IMMEDIATE on SQLite) that is rolled back, so every sample sees the same
 // table; the tables take turns in rounds, so that the machine's load drifts
 // over both alike.
-func claimLatency(ctx context.Context, dir string, rows []int, samples int) ([]scaleRun, error) {
+func claimLatency(ctx context.Context, locations []string, rows []int, samples int) ([]scaleRun, error) {
 	var tables []*scaleTable
 	defer func() {
 		for _, t := range tables {
 			t.close()
 		}
 	}()
-	for _, n := range rows {
+	for i, n := range rows {
 		progress(fmt.Sprintf("fill %d rows", n))
-		t, err := fillTable(ctx, dir, n)
+		t, err := fillTable(ctx, locations[i], n)
 		if err != nil {
 			return nil, err
 		}
