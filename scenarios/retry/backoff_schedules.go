@@ -77,18 +77,14 @@ const fitLimit = 1000
 // durations; the longest wait, 1 h × 2^19, is some 60 years of scenario time,
 // well inside time.Time and time.Duration.
 func (o *schedulesOptions) Validate() error {
-	if o.Attempts < 1 || o.Attempts > 20 {
-		return fmt.Errorf("--attempts must be between 1 and 20, got %d", o.Attempts)
-	}
-	if err := wholeMillis(
-		millisFlag{"--base", o.Base, time.Millisecond, time.Hour},
-		millisFlag{"--cap", o.Cap, time.Millisecond, 24 * time.Hour},
-		millisFlag{"--fixed", o.Fixed, time.Millisecond, time.Hour},
-		millisFlag{"--budget", o.Budget, time.Millisecond, 24 * time.Hour},
-	); err != nil {
-		return err
-	}
-	return capNotBelowBase("--cap", o.Cap, "--base", o.Base)
+	return firstError(
+		intIn("--attempts", o.Attempts, 1, 20),
+		millisIn("--base", o.Base, time.Millisecond, time.Hour),
+		millisIn("--cap", o.Cap, time.Millisecond, 24*time.Hour),
+		millisIn("--fixed", o.Fixed, time.Millisecond, time.Hour),
+		millisIn("--budget", o.Budget, time.Millisecond, 24*time.Hour),
+		capNotBelowBase("--cap", o.Cap, "--base", o.Base),
+	)
 }
 
 // schedule is one of the four backoff schedules, as the engine's Backoff.

@@ -9,22 +9,33 @@ import (
 	"outboxlab/core/report"
 )
 
-// millisFlag is a duration flag that must be a whole number of milliseconds
-// within [lo, hi]: the course's scripts compute in integer milliseconds.
-type millisFlag struct {
-	name      string
-	v, lo, hi time.Duration
+// firstError is the first of errs that is not nil: a Validate lists its
+// flag checks in the order it reports them.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// wholeMillis checks flags in order and reports the first that is off.
-func wholeMillis(flags ...millisFlag) error {
-	for _, f := range flags {
-		switch {
-		case f.v < f.lo || f.v > f.hi:
-			return fmt.Errorf("%s must be between %s and %s, got %s", f.name, f.lo, f.hi, f.v)
-		case f.v%time.Millisecond != 0:
-			return fmt.Errorf("%s must be a whole number of milliseconds, got %s", f.name, f.v)
-		}
+// intIn checks that an integer flag is within [lo, hi].
+func intIn[N ~int | ~int64](name string, v, lo, hi N) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s must be between %d and %d, got %d", name, lo, hi, v)
+	}
+	return nil
+}
+
+// millisIn checks that a duration flag is within [lo, hi] and a whole number
+// of milliseconds: the course's scripts compute in integer milliseconds.
+func millisIn(name string, v, lo, hi time.Duration) error {
+	switch {
+	case v < lo || v > hi:
+		return fmt.Errorf("%s must be between %s and %s, got %s", name, lo, hi, v)
+	case v%time.Millisecond != 0:
+		return fmt.Errorf("%s must be a whole number of milliseconds, got %s", name, v)
 	}
 	return nil
 }

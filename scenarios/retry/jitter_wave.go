@@ -86,22 +86,15 @@ const (
 )
 
 func (o *jitterWaveOptions) Validate() error {
-	switch {
-	case o.Consumers < 1 || o.Consumers > jitterMaxConsumers:
-		return fmt.Errorf("--consumers must be between 1 and %d, got %d", jitterMaxConsumers, o.Consumers)
-	case o.Attempts < 1 || o.Attempts > jitterMaxAttempts:
-		return fmt.Errorf("--attempts must be between 1 and %d, got %d", jitterMaxAttempts, o.Attempts)
-	case o.Seed < 0 || o.Seed > jsrand.MaxSeed:
-		return fmt.Errorf("--seed must be between 0 and %d, got %d", int64(jsrand.MaxSeed), o.Seed)
-	}
-	if err := wholeMillis(
-		millisFlag{"--bucket", o.Bucket, time.Millisecond, time.Hour},
-		millisFlag{"--base", o.Base, time.Millisecond, time.Hour},
-		millisFlag{"--cap", o.Cap, time.Millisecond, time.Hour},
-	); err != nil {
-		return err
-	}
-	return capNotBelowBase("--cap", o.Cap, "--base", o.Base)
+	return firstError(
+		intIn("--consumers", o.Consumers, 1, jitterMaxConsumers),
+		intIn("--attempts", o.Attempts, 1, jitterMaxAttempts),
+		intIn("--seed", o.Seed, 0, jsrand.MaxSeed),
+		millisIn("--bucket", o.Bucket, time.Millisecond, time.Hour),
+		millisIn("--base", o.Base, time.Millisecond, time.Hour),
+		millisIn("--cap", o.Cap, time.Millisecond, time.Hour),
+		capNotBelowBase("--cap", o.Cap, "--base", o.Base),
+	)
 }
 
 // Run computes each mode's wave with the lab's jitter, then runs the seed's

@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -80,15 +81,17 @@ func bindPoison(fs *pflag.FlagSet) *poisonOptions {
 const maxLifetimes = 15
 
 func (o *poisonOptions) Validate() error {
-	switch {
-	case o.Messages < 1 || o.Messages > 100:
-		return fmt.Errorf("--messages must be between 1 and 100, got %d", o.Messages)
-	case len(o.Lethal) == 0:
-		return fmt.Errorf("--lethal needs at least one message number")
-	case o.Threshold < 1 || o.Threshold > 100:
-		return fmt.Errorf("--threshold must be between 1 and 100, got %d", o.Threshold)
-	case o.MaxRestarts < 1 || o.MaxRestarts > maxLifetimes:
-		return fmt.Errorf("--max-restarts must be between 1 and %d, got %d", maxLifetimes, o.MaxRestarts)
+	var noLethal error
+	if len(o.Lethal) == 0 {
+		noLethal = errors.New("--lethal needs at least one message number")
+	}
+	if err := firstError(
+		intIn("--messages", o.Messages, 1, 100),
+		noLethal,
+		intIn("--threshold", o.Threshold, 1, 100),
+		intIn("--max-restarts", o.MaxRestarts, 1, maxLifetimes),
+	); err != nil {
+		return err
 	}
 	seen := map[int]bool{}
 	for _, n := range o.Lethal {

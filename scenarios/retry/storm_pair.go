@@ -76,25 +76,21 @@ var stormLimits = []scenarios.Limit{
 const stormSendTime = 200 * time.Millisecond
 
 func (o *stormOptions) Validate() error {
-	switch {
-	case o.Messages < 1 || o.Messages > stormMaxMessages:
-		return fmt.Errorf("--messages must be between 1 and %d, got %d", stormMaxMessages, o.Messages)
-	case o.MaxAttempts < 1 || o.MaxAttempts > stormMaxAttempts:
-		return fmt.Errorf("--max-attempts must be between 1 and %d, got %d", stormMaxAttempts, o.MaxAttempts)
-	case o.FailuresToOpen < 1 || o.FailuresToOpen > 50:
-		return fmt.Errorf("--failures-to-open must be between 1 and 50, got %d", o.FailuresToOpen)
-	case o.OutageStart < 0 || o.OutageStart > 10*time.Minute || o.OutageStart%time.Millisecond != 0:
-		return fmt.Errorf("--outage-start must be a whole number of milliseconds between 0s and 10m0s, got %s", o.OutageStart)
+	var outageStart error
+	if o.OutageStart < 0 || o.OutageStart > 10*time.Minute || o.OutageStart%time.Millisecond != 0 {
+		outageStart = fmt.Errorf("--outage-start must be a whole number of milliseconds between 0s and 10m0s, got %s", o.OutageStart)
 	}
-	if err := wholeMillis(
-		millisFlag{"--outage", o.Outage, time.Second, time.Hour},
-		millisFlag{"--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour},
-		millisFlag{"--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour},
-		millisFlag{"--cooldown", o.Cooldown, time.Millisecond, time.Hour},
-	); err != nil {
-		return err
-	}
-	return capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff)
+	return firstError(
+		intIn("--messages", o.Messages, 1, stormMaxMessages),
+		intIn("--max-attempts", o.MaxAttempts, 1, stormMaxAttempts),
+		intIn("--failures-to-open", o.FailuresToOpen, 1, 50),
+		outageStart,
+		millisIn("--outage", o.Outage, time.Second, time.Hour),
+		millisIn("--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour),
+		millisIn("--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour),
+		millisIn("--cooldown", o.Cooldown, time.Millisecond, time.Hour),
+		capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff),
+	)
 }
 
 // stormRun is one design driven to its end on its own database.

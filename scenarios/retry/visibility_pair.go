@@ -68,26 +68,19 @@ var visibilityLimits = []scenarios.Limit{
 const sendTime = time.Second
 
 func (o *visibilityOptions) Validate() error {
-	switch {
-	case o.Consumers < 1 || o.Consumers > 20:
-		return fmt.Errorf("--consumers must be between 1 and 20, got %d", o.Consumers)
-	case o.Healthy < 0 || o.Healthy > 50:
-		return fmt.Errorf("--healthy must be between 0 and 50, got %d", o.Healthy)
-	case o.FlakyFailures < 0 || o.FlakyFailures > 20:
-		return fmt.Errorf("--flaky-failures must be between 0 and 20, got %d", o.FlakyFailures)
-	case o.MaxAttempts < 1 || o.MaxAttempts > 50:
-		return fmt.Errorf("--max-attempts must be between 1 and 50, got %d", o.MaxAttempts)
-	}
-	if err := wholeMillis(
-		millisFlag{"--visibility-timeout", o.Visibility, time.Millisecond, time.Hour},
-		millisFlag{"--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour},
-		millisFlag{"--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour},
-		millisFlag{"--time-budget", o.TimeBudget, time.Millisecond, 24 * time.Hour},
-		millisFlag{"--hang", o.Hang, sendTime, time.Hour},
-	); err != nil {
-		return err
-	}
-	if err := capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff); err != nil {
+	err := firstError(
+		intIn("--consumers", o.Consumers, 1, 20),
+		intIn("--healthy", o.Healthy, 0, 50),
+		intIn("--flaky-failures", o.FlakyFailures, 0, 20),
+		intIn("--max-attempts", o.MaxAttempts, 1, 50),
+		millisIn("--visibility-timeout", o.Visibility, time.Millisecond, time.Hour),
+		millisIn("--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour),
+		millisIn("--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour),
+		millisIn("--time-budget", o.TimeBudget, time.Millisecond, 24*time.Hour),
+		millisIn("--hang", o.Hang, sendTime, time.Hour),
+		capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff),
+	)
+	if err != nil {
 		return err
 	}
 	if n := o.maxSends(); n > maxVisibilitySends {
