@@ -52,24 +52,12 @@ func riverDrain(ctx context.Context, dir string, n, maxWorkers int) (result, err
 		return res, fmt.Errorf("river migrate: %w", err)
 	}
 	var done atomic.Int64
-	workers := river.NewWorkers()
-	river.AddWorker(workers, &benchWorker{done: &done})
-	client, err := river.NewClient(driver, &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
-		Workers:           workers,
-		FetchCooldown:     time.Millisecond,
-		FetchPollInterval: time.Millisecond,
-		Logger:            slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	client, err := river.NewClient(driver, riverConfig("", maxWorkers, &done))
 	if err != nil {
 		return res, fmt.Errorf("river client: %w", err)
 	}
-	params := make([]river.InsertManyParams, n)
-	for i := range params {
-		params[i] = river.InsertManyParams{Args: benchArgs{N: i}}
-	}
 	start := time.Now()
-	if _, err := client.InsertMany(ctx, params); err != nil {
+	if _, err := client.InsertMany(ctx, riverJobs(n)); err != nil {
 		return res, fmt.Errorf("river insert: %w", err)
 	}
 	res.send = time.Since(start)
@@ -80,20 +68,12 @@ func riverDrain(ctx context.Context, dir string, n, maxWorkers int) (result, err
 	// Count completions in the database, not through Subscribe: a subscription
 	// channel drops events once its buffer is full, which lost a few hundred of
 	// 20,000 completions and made the drain look as if it never finished.
-	deadline := time.Now().Add(10 * time.Minute)
-	for {
-		var completed int
-		err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE state = 'completed'`).Scan(&completed)
-		if err != nil {
-			return res, fmt.Errorf("count river completions: %w", err)
-		}
-		if completed >= n {
-			break
-		}
-		if time.Now().After(deadline) {
-			return res, fmt.Errorf("river completed %d of %d in 10 minutes", completed, n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	err = awaitCompleted(ctx, n, func() (completed int, err error) {
+		err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE state = 'completed'`).Scan(&completed)
+		return completed, err
+	})
+	if err != nil {
+		return res, err
 	}
 	res.drain = time.Since(start)
 	stopCtx, stop := context.WithTimeout(ctx, 30*time.Second)
@@ -105,4 +85,52 @@ func riverDrain(ctx context.Context, dir string, n, maxWorkers int) (result, err
 		return res, fmt.Errorf("river worked %d of %d", got, n)
 	}
 	return res, nil
+}
+
+// awaitCompleted polls count, River's completed jobs, until it reaches n,
+// for ten minutes at most.
+func awaitCompleted(ctx context.Context, n int, count func() (int, error)) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		completed, err := count()
+		if err != nil {
+			return fmt.Errorf("count river completions: %w", err)
+		}
+		if completed >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("river completed %d of %d in 10 minutes", completed, n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// riverConfig is every River client's configuration: one queue fetching up
+// to maxWorkers jobs, polling every millisecond, the bench worker counting
+// into done, in schema ("": the driver's default).
+func riverConfig(schema string, maxWorkers int, done *atomic.Int64) *river.Config {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &benchWorker{done: done})
+	return &river.Config{
+		Schema:            schema,
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
+		Workers:           workers,
+		FetchCooldown:     time.Millisecond,
+		FetchPollInterval: time.Millisecond,
+		Logger:            slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+// riverJobs are n bench jobs to insert at once.
+func riverJobs(n int) []river.InsertManyParams {
+	params := make([]river.InsertManyParams, n)
+	for i := range params {
+		params[i] = river.InsertManyParams{Args: benchArgs{N: i}}
+	}
+	return params
 }

@@ -44,30 +44,15 @@ func pgRiverDrain(maxWorkers int) func(ctx context.Context, url string, n, worke
 			return res, fmt.Errorf("river migrate: %w", err)
 		}
 		var done atomic.Int64
-		ws := river.NewWorkers()
-		river.AddWorker(ws, &benchWorker{done: &done})
-		newClient := func() (*river.Client[pgx.Tx], error) {
-			return river.NewClient(driver, &river.Config{
-				Schema:            run.Schema,
-				Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
-				Workers:           ws,
-				FetchCooldown:     time.Millisecond,
-				FetchPollInterval: time.Millisecond,
-				Logger:            slog.New(slog.NewTextHandler(io.Discard, nil)),
-			})
-		}
 		clients := make([]*river.Client[pgx.Tx], workers)
 		for i := range clients {
-			if clients[i], err = newClient(); err != nil {
+			// Each client its own worker set; they share done.
+			if clients[i], err = river.NewClient(driver, riverConfig(run.Schema, maxWorkers, &done)); err != nil {
 				return res, fmt.Errorf("river client: %w", err)
 			}
 		}
-		params := make([]river.InsertManyParams, n)
-		for i := range params {
-			params[i] = river.InsertManyParams{Args: benchArgs{N: i}}
-		}
 		start := time.Now()
-		if _, err := clients[0].InsertMany(ctx, params); err != nil {
+		if _, err := clients[0].InsertMany(ctx, riverJobs(n)); err != nil {
 			return res, fmt.Errorf("river insert: %w", err)
 		}
 		res = result{n: n, send: time.Since(start)}
@@ -78,19 +63,12 @@ func pgRiverDrain(maxWorkers int) func(ctx context.Context, url string, n, worke
 			}
 		}
 		count := fmt.Sprintf(`SELECT COUNT(*) FROM %q.river_job WHERE state = 'completed'`, run.Schema)
-		deadline := time.Now().Add(10 * time.Minute)
-		for {
-			var completed int
-			if err := pool.QueryRow(ctx, count).Scan(&completed); err != nil {
-				return res, fmt.Errorf("count river completions: %w", err)
-			}
-			if completed >= n {
-				break
-			}
-			if time.Now().After(deadline) {
-				return res, fmt.Errorf("river completed %d of %d in 10 minutes", completed, n)
-			}
-			time.Sleep(5 * time.Millisecond)
+		err = awaitCompleted(ctx, n, func() (completed int, err error) {
+			err = pool.QueryRow(ctx, count).Scan(&completed)
+			return completed, err
+		})
+		if err != nil {
+			return res, err
 		}
 		res.drain = time.Since(start)
 		stopCtx, stop := context.WithTimeout(ctx, 30*time.Second)
