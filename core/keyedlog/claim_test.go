@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outboxlab/core/claim"
+	"outboxlab/core/clock"
 	"outboxlab/internal/pgtest"
 )
 
@@ -93,4 +94,65 @@ func partition(t *testing.T, s *Store, n int) Partition {
 		t.Fatal(err)
 	}
 	return parts[n]
+}
+
+// takeOver is a handler during whose call another consumer takes the
+// partition over: it moves the clock past the caller's lease and claims
+// the partition through a second store, on its own connection.
+type takeOver struct {
+	other *Store
+	clk   *clock.ScenarioClock
+	lease time.Duration
+	took  PartitionClaim
+}
+
+func (h *takeOver) Apply(ctx context.Context, tx *sql.Tx, r Record, now time.Time) (string, error) {
+	if _, err := h.other.ExecTx(ctx, tx, `INSERT INTO Seen (MessageId) VALUES (?)`, r.MessageID); err != nil {
+		return "", err
+	}
+	at := h.clk.Advance(h.lease + time.Millisecond)
+	c, ok, err := h.other.ClaimPartition(ctx, r.Partition, claim.Request{Owner: "consumer-b", Now: at, Lease: h.lease})
+	if err != nil || !ok {
+		return "", errors.Join(err, errors.New("consumer-b could not take the partition over"))
+	}
+	h.took = c
+	return "seen", nil
+}
+
+// A consumer whose claim is taken over while its handler runs is refused
+// the commit: its step reports the refusal, the handler's change is rolled
+// back with it and the record stays at the head for the new owner. Only on
+// PostgreSQL: on SQLite the consumer's transaction holds the one write lock,
+// so no other consumer can claim anything while a handler runs.
+func TestConsumerRefusedMidRecordRollsBack(t *testing.T) {
+	ctx := context.Background()
+	location := pgtest.RunSchema(t, "keyedlog-test").URL
+	s, clk := testLogAt(t, location)
+	other, err := Open(ctx, location, seenSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	h := &takeOver{other: other, clk: clk, lease: time.Second}
+	c := &Consumer{Store: s, Clock: clk, Handler: h, Name: "consumer-a", Lease: h.lease, Idempotent: true}
+	res, err := c.Step(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || res.Events[0].Kind != Refused || res.Events[0].Record.MessageID != "a/1" {
+		t.Fatalf("consumer-a's step = %+v, want one refused event for a/1", res.Events)
+	}
+	if got := seen(t, s); got != "" {
+		t.Errorf("Seen after the refused step = %q, want nothing (the handler's change rolled back)", got)
+	}
+	p := partition(t, s, 0)
+	if p.NextOffset != 0 || p.Owner != "consumer-b" || p.HeadAttempts != 2 {
+		t.Errorf("partition 0 = %+v; want offset 0, held by consumer-b, 2 attempts", p)
+	}
+	if err := other.InTx(ctx, func(tx *sql.Tx) error { return other.CommitOffsetTx(ctx, tx, h.took) }); err != nil {
+		t.Fatalf("consumer-b's commit: %v", err)
+	}
+	if p := partition(t, s, 0); p.NextOffset != 1 {
+		t.Errorf("partition 0 after consumer-b's commit at offset %d, want 1", p.NextOffset)
+	}
 }
