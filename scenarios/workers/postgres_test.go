@@ -3,6 +3,7 @@ package workers
 import (
 	"encoding/json"
 	"maps"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,6 +26,7 @@ func TestSameReportOnPostgres(t *testing.T) {
 		}
 		for _, args := range [][]string{nil, s.FailsWith} {
 			t.Run(s.Name+" "+caseName(args), func(t *testing.T) {
+				t.Parallel() // the runs wait on the server's commits, not the CPU
 				lite := scenariotest.Run(t, s.Name, args...)
 				pg := scenariotest.RunPostgres(t, url, s.Name, args...)
 				sameRun(t, lite, pg)
@@ -41,8 +43,21 @@ func TestSameReportOnPostgres(t *testing.T) {
 func TestPostgresTwiceWithProcesses(t *testing.T) {
 	url := pgtest.URL(t)
 	args := []string{"--messages", "120", "--workers", "1,4", "--batch", "10", "--produce-for", "1s"}
-	first := scenariotest.RunPostgres(t, url, throughputName, args...)
-	second := scenariotest.RunPostgres(t, url, throughputName, args...)
+	// At once, in schemas of their own: 2 × 4 worker processes compete for
+	// the server as well.
+	runs := make([]*report.Report, 2)
+	t.Run("runs", func(t *testing.T) { // returns once both parallel runs have
+		for i := range runs {
+			t.Run(strconv.Itoa(i+1), func(t *testing.T) {
+				t.Parallel()
+				runs[i] = scenariotest.RunPostgres(t, url, throughputName, args...)
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	first, second := runs[0], runs[1]
 	sameRun(t, first, second)
 	if !second.Passed() {
 		t.Errorf("checks failed:\n%s", second.Body())
