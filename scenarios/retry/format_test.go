@@ -1,9 +1,13 @@
 package retry
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -32,5 +36,31 @@ func TestScheduleNamesFollowTheFlags(t *testing.T) {
 	o := scenariotest.Bind(t, backoffSchedules, "--fixed", "1500ms").(*schedulesOptions)
 	if got := o.schedules()[1].name; got != "fixed 1500 ms" {
 		t.Errorf("fixed schedule named %q, want %q", got, "fixed 1500 ms")
+	}
+}
+
+// An experiment's table has a row per run and a column per labelled figure;
+// its JSON metrics carry the run's key after the figure's.
+func TestFigureRowsAndKeyedMetrics(t *testing.T) {
+	type run struct{ calls, failed int }
+	figs := []scenarios.Figure[run]{
+		{Label: "calls", Key: "calls", Value: func(x run) any { return x.calls }},
+		{Label: "failed", Show: func(x run) string { return fmt.Sprintf("%d!", x.failed) }},
+		{Key: "failed", Value: func(x run) any { return x.failed }},
+	}
+	r := report.New("probe", report.Experiment)
+	runs := []run{{3, 1}, {5, 0}}
+	figureRows(r, "design", figs, []string{"one", "two"}, runs)
+	for i, name := range []string{"one", "two"} {
+		recordFiguresOf(r, figs, name, runs[i])
+	}
+	for _, want := range []string{"│ design │ calls │ failed │", "│ one    │ 3     │ 1!     │", "│ two    │ 5     │ 0!     │"} {
+		if !strings.Contains(r.Body(), want) {
+			t.Errorf("table lacks %q:\n%s", want, r.Body())
+		}
+	}
+	got := fmt.Sprint(r.Result().Metrics)
+	if want := "map[calls_one:3 calls_two:5 failed_one:1 failed_two:0]"; got != want {
+		t.Errorf("metrics %s, want %s", got, want)
 	}
 }
