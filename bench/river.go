@@ -68,23 +68,35 @@ func riverDrain(ctx context.Context, dir string, n, maxWorkers int) (result, err
 	// Count completions in the database, not through Subscribe: a subscription
 	// channel drops events once its buffer is full, which lost a few hundred of
 	// 20,000 completions and made the drain look as if it never finished.
-	err = awaitCompleted(ctx, n, func() (completed int, err error) {
+	res.drain, err = finishRiver(ctx, start, n, func() (completed int, err error) {
 		err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE state = 'completed'`).Scan(&completed)
 		return completed, err
-	})
+	}, client.Stop)
 	if err != nil {
 		return res, err
-	}
-	res.drain = time.Since(start)
-	stopCtx, stop := context.WithTimeout(ctx, 30*time.Second)
-	defer stop()
-	if err := client.Stop(stopCtx); err != nil {
-		return res, fmt.Errorf("river stop: %w", err)
 	}
 	if got := done.Load(); got != int64(n) {
 		return res, fmt.Errorf("river worked %d of %d", got, n)
 	}
 	return res, nil
+}
+
+// finishRiver waits until count, River's completed jobs, reaches n, takes
+// the drain's time since start, then stops every client.
+func finishRiver(ctx context.Context, start time.Time, n int, count func() (int, error),
+	stops ...func(context.Context) error) (time.Duration, error) {
+	if err := awaitCompleted(ctx, n, count); err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	stopCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	for _, s := range stops {
+		if err := s(stopCtx); err != nil {
+			return took, fmt.Errorf("river stop: %w", err)
+		}
+	}
+	return took, nil
 }
 
 // awaitCompleted polls count, River's completed jobs, until it reaches n,

@@ -63,20 +63,16 @@ func pgRiverDrain(maxWorkers int) func(ctx context.Context, url string, n, worke
 			}
 		}
 		count := fmt.Sprintf(`SELECT COUNT(*) FROM %q.river_job WHERE state = 'completed'`, run.Schema)
-		err = awaitCompleted(ctx, n, func() (completed int, err error) {
+		stops := make([]func(context.Context) error, len(clients))
+		for i, c := range clients {
+			stops[i] = c.Stop
+		}
+		res.drain, err = finishRiver(ctx, start, n, func() (completed int, err error) {
 			err = pool.QueryRow(ctx, count).Scan(&completed)
 			return completed, err
-		})
+		}, stops...)
 		if err != nil {
 			return res, err
-		}
-		res.drain = time.Since(start)
-		stopCtx, stop := context.WithTimeout(ctx, 30*time.Second)
-		defer stop()
-		for _, c := range clients {
-			if err := c.Stop(stopCtx); err != nil {
-				return res, fmt.Errorf("river stop: %w", err)
-			}
 		}
 		if got := done.Load(); got != int64(n) {
 			return res, fmt.Errorf("river worked %d of %d", got, n)
