@@ -19,7 +19,7 @@ var (
 	flagN       = flag.Int("crashloop.n", 0, "messages the crash loop drains (0: 2000 on SQLite and 300 on PostgreSQL, or 150 and 100 in a -race build)")
 	flagSeed    = flag.Uint64("crashloop.seed", 0, "seed of the kill schedule (0: a new one, printed)")
 	flagWorkers = flag.Int("crashloop.workers", 3, "worker processes running at once")
-	flagTimeout = flag.Duration("crashloop.timeout", 0, "give up after this long (0: 60s + 20ms per message on SQLite, 100ms on PostgreSQL)")
+	flagTimeout = flag.Duration("crashloop.timeout", 0, "give up after this long (0: 60s + 20ms per message on SQLite, 100ms on PostgreSQL; three times that under -race)")
 	flagLife    = flag.Duration("crashloop.life", 800*time.Millisecond, "a worker is killed at a random moment up to this long after it is ready")
 )
 
@@ -77,6 +77,12 @@ func crashLoop(t *testing.T, on pgtest.Backend) {
 	timeout := *flagTimeout
 	if timeout == 0 {
 		timeout = time.Minute + time.Duration(n)*sizes.perMessage
+		if raceEnabled {
+			// make test runs this beside every other package's tests, whose
+			// PostgreSQL servers and race detectors slow each worker's start:
+			// 63 s was once not enough for SQLite's 150 (alone it takes 25 s).
+			timeout *= 3
+		}
 	}
 	l := newLab(t, on, n, poisonEvery, crashLease)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
