@@ -56,6 +56,7 @@ func PostgresDDL(sqlite string) (string, error) {
 type translator struct {
 	columns map[string]map[string]bool // lower-case table name -> lower-case column names
 	rowid   token                      // the current table's rowid alias, if it has one
+	integer map[string]token           // the current table's INTEGER columns, by lower-case name
 }
 
 func (tr *translator) statement(s []token) (string, error) {
@@ -81,7 +82,7 @@ func (tr *translator) createTable(p *parser) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("CREATE TABLE: want a table name, got %q", p.head())
 	}
-	tr.rowid = token{}
+	tr.rowid, tr.integer = token{}, map[string]token{}
 	cols := map[string]bool{}
 	tr.columns[strings.ToLower(name.text)] = cols
 	body, ok := p.parens()
@@ -176,9 +177,10 @@ func (tr *translator) tableItem(item []token, cols map[string]bool) (string, err
 	switch strings.ToUpper(typ.text) {
 	case "INTEGER":
 		out += "BIGINT"
-		if p.peekWords("PRIMARY", "KEY") && !p.peekWords("PRIMARY", "KEY", "DESC") {
+		if primaryKey(item[p.pos:]) {
 			tr.rowid = name // SQLite's rowid alias
 		}
+		tr.integer[strings.ToLower(name.unquoted())] = name
 	case "INT":
 		out += "BIGINT"
 	case "TEXT":
@@ -198,6 +200,25 @@ func (tr *translator) tableItem(item []token, cols map[string]bool) (string, err
 		out += " " + rest
 	}
 	return out, nil
+}
+
+// primaryKey reports whether a column's constraints make it its table's
+// PRIMARY KEY (not DESC: SQLite's one exception to the rowid alias).
+func primaryKey(constraints []token) bool {
+	p := &parser{toks: constraints}
+	for depth := 0; !p.done(); {
+		switch {
+		case depth == 0 && p.words("PRIMARY", "KEY"):
+			return !p.peekWord("DESC")
+		case p.punct("("):
+			depth++
+		case p.punct(")"):
+			depth--
+		default:
+			p.pos++
+		}
+	}
+	return false
 }
 
 // constraints translates a column's constraints (or, with table set, one
@@ -220,11 +241,18 @@ func (tr *translator) constraints(p *parser, cols map[string]bool, table bool) (
 		case p.words("PRIMARY", "KEY"):
 			emit("PRIMARY KEY")
 			if table {
+				at := p.pos
 				list, err := tr.columnList(p, cols)
 				if err != nil {
 					return "", fmt.Errorf("PRIMARY KEY: %w", err)
 				}
 				emit(list)
+				// PRIMARY KEY (Id) on one INTEGER column is a rowid alias too.
+				if key := p.toks[at+1 : p.pos-1]; len(key) == 1 {
+					if c, ok := tr.integer[strings.ToLower(key[0].unquoted())]; ok {
+						tr.rowid = c
+					}
+				}
 			}
 			p.word("ASC")
 			if p.peekWord("DESC") {

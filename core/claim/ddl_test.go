@@ -20,6 +20,10 @@ func TestPostgresDDLTranslates(t *testing.T) {
 	tests := []struct{ name, sqlite, want string }{
 		{"rowid alias", `CREATE TABLE T (Id INTEGER PRIMARY KEY AUTOINCREMENT, N INTEGER NOT NULL) STRICT;`,
 			"CREATE TABLE T (\n    Id BIGINT PRIMARY KEY,\n    N BIGINT NOT NULL\n);\n\n" + rowidTrigger(token{tokWord, "T"}, token{tokWord, "Id"}) + ";\n"},
+		{"table primary key on one integer column", `CREATE TABLE T (Id INTEGER, N TEXT, PRIMARY KEY (Id))`,
+			"CREATE TABLE T (\n    Id BIGINT,\n    N TEXT COLLATE \"C\",\n    PRIMARY KEY (Id)\n);\n\n" + rowidTrigger(token{tokWord, "T"}, token{tokWord, "Id"}) + ";\n"},
+		{"rowid alias after other constraints", `CREATE TABLE T (Id INTEGER NOT NULL CHECK (Id > 0) PRIMARY KEY)`,
+			"CREATE TABLE T (\n    Id BIGINT NOT NULL CHECK (Id > 0) PRIMARY KEY\n);\n\n" + rowidTrigger(token{tokWord, "T"}, token{tokWord, "Id"}) + ";\n"},
 		{"types", `CREATE TABLE IF NOT EXISTS T (A TEXT, B REAL, C BLOB, D INT PRIMARY KEY) WITHOUT ROWID`,
 			"CREATE TABLE IF NOT EXISTS T (\n    A TEXT COLLATE \"C\",\n    B DOUBLE PRECISION,\n    C BYTEA,\n    D BIGINT PRIMARY KEY\n);\n"},
 		{"constraints kept, comments dropped", `CREATE TABLE T (
