@@ -47,8 +47,7 @@ const (
 // reproduced.
 func (o *visibilityOptions) heldSide() pairSide[*pairRun] {
 	return pairSide[*pairRun]{
-		judgement: judgement{title: "Safety checks (the failure mode, reproduced)",
-			pass: verdictHeldReproduced, fail: verdictHeldMissed},
+		pass: verdictHeldReproduced, fail: verdictHeldMissed,
 		check: func(r *report.Report, before, _ *pairRun) { heldChecks(r, before) },
 		why:   func(failed map[string]bool, before, _ *pairRun) []string { return o.whyHeldMissed(failed, before.fig) },
 	}

@@ -51,9 +51,9 @@ const (
 // queueSide judges the AFTER run the way heldSide judges the BEFORE one.
 func (o *visibilityOptions) queueSide() pairSide[*pairRun] {
 	return pairSide[*pairRun]{
-		judgement: judgement{title: "Safety checks", pass: verdictQueueHeld, fail: verdictQueueBroken},
-		check:     func(r *report.Report, _, after *pairRun) { o.queueChecks(r, after) },
-		why:       func(failed map[string]bool, _, after *pairRun) []string { return o.whyQueueFailed(failed, after) },
+		pass: verdictQueueHeld, fail: verdictQueueBroken,
+		check: func(r *report.Report, _, after *pairRun) { o.queueChecks(r, after) },
+		why:   func(failed map[string]bool, _, after *pairRun) []string { return o.whyQueueFailed(failed, after) },
 	}
 }
 

@@ -51,9 +51,9 @@ const checkBreakerOnlyTrips = "during the outage the consumer only trips the bre
 // compares its ledger with the BEFORE design's, driven on the same seed.
 func (o *stormOptions) breakerSide() pairSide[*stormRun] {
 	return pairSide[*stormRun]{
-		judgement: judgement{title: "Safety checks", pass: verdictBreakerHeld, fail: verdictBreakerBroken},
-		check:     func(r *report.Report, before, after *stormRun) { o.breakerChecks(r, before.fig, after.fig) },
-		why:       func(failed map[string]bool, _, after *stormRun) []string { return o.whyBreakerFailed(failed, after) },
+		pass: verdictBreakerHeld, fail: verdictBreakerBroken,
+		check: func(r *report.Report, before, after *stormRun) { o.breakerChecks(r, before.fig, after.fig) },
+		why:   func(failed map[string]bool, _, after *stormRun) []string { return o.whyBreakerFailed(failed, after) },
 	}
 }
 

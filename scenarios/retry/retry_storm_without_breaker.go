@@ -46,8 +46,7 @@ const (
 // rows: the failure mode, reproduced.
 func (o *stormOptions) stormSide() pairSide[*stormRun] {
 	return pairSide[*stormRun]{
-		judgement: judgement{title: "Safety checks (the failure mode, reproduced)",
-			pass: verdictStormReproduced, fail: verdictStormMissed},
+		pass: verdictStormReproduced, fail: verdictStormMissed,
 		check: func(r *report.Report, before, _ *stormRun) {
 			b := before.fig
 			retries := b.calls[1] - b.affected

@@ -58,11 +58,12 @@ type pairReport[R designRun] struct {
 }
 
 // pairSide is what one design's scenario judges: check records its checks
-// from both runs (its own is the one of its kind), why explains the failed ones.
+// from both runs (its own is the one of its kind), why explains the failed
+// ones, and pass and fail are its verdicts.
 type pairSide[R designRun] struct {
-	judgement
-	check func(r *report.Report, before, after R)
-	why   func(failed map[string]bool, before, after R) []string
+	pass, fail string
+	check      func(r *report.Report, before, after R)
+	why        func(failed map[string]bool, before, after R) []string
 }
 
 // run drives both designs (see scenarios.RunPair) and renders the report.
@@ -82,12 +83,14 @@ func (p pairReport[R]) render(own, before, after R) *report.Report {
 	p.story(r, own, before, after)
 	scenarios.CompareSection(r)
 	scenarios.FigureTable(r, append([]string{"Metric (real run)"}, p.columns...), p.figures, before, after)
-	side := p.beforeSide
+	// A BEFORE scenario's checks assert that it reproduced the failure mode.
+	side, title := p.beforeSide, "Safety checks (the failure mode, reproduced)"
 	if p.after {
-		side = p.afterSide
+		side, title = p.afterSide, "Safety checks"
 	}
 	side.check(r, before, after)
-	side.write(r, func(failed map[string]bool) []string { return side.why(failed, before, after) })
+	judgement{title: title, pass: side.pass, fail: side.fail}.
+		write(r, func(failed map[string]bool) []string { return side.why(failed, before, after) })
 	scenarios.RecordFigures(r, p.figures, own)
 	return r
 }
