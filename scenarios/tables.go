@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"strconv"
+	"strings"
 
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
@@ -23,7 +24,7 @@ func SchemaSection(r *report.Report, tables []sqlitedb.Table) {
 // the lab's own LabInfo table is left out.
 func WriteSchema(r *report.Report, tables []sqlitedb.Table) {
 	for _, t := range tables {
-		if t.Name == "LabInfo" {
+		if strings.EqualFold(t.Name, "LabInfo") { // PostgreSQL folds it to labinfo
 			continue
 		}
 		r.Line(t.SQL + ";")

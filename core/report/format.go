@@ -46,16 +46,31 @@ func JoinStrings[S ~string](ss []S) string {
 	return strings.Join(parts, ", ")
 }
 
-// Plural counts a noun: "1 call", "5 calls", "2 deliveries" (a noun ending
-// in y takes "ies").
+// Plural counts a noun: "1 call", "5 calls", "2 deliveries", "2 keys",
+// "2 batches", "3 boxes". The noun is English and singular; its last word
+// takes the plural.
 func Plural[N ~int | ~int64](n N, noun string) string {
-	switch {
-	case n == 1:
-		return "1 " + noun
-	case strings.HasSuffix(noun, "y"):
-		return strconv.FormatInt(int64(n), 10) + " " + strings.TrimSuffix(noun, "y") + "ies"
+	count := strconv.FormatInt(int64(n), 10) + " "
+	if n == 1 {
+		return count + noun
 	}
-	return strconv.FormatInt(int64(n), 10) + " " + noun + "s"
+	return count + plural(noun)
+}
+
+func plural(noun string) string {
+	switch {
+	case strings.HasSuffix(noun, "y") && !endsInVowelY(noun):
+		return strings.TrimSuffix(noun, "y") + "ies"
+	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "z"),
+		strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
+		return noun + "es"
+	}
+	return noun + "s"
+}
+
+// endsInVowelY reports a noun like "key" or "day", whose y stays.
+func endsInVowelY(noun string) bool {
+	return len(noun) >= 2 && strings.ContainsRune("aeiou", rune(noun[len(noun)-2])) && noun[len(noun)-1] == 'y'
 }
 
 // AllEqual reports whether every value in xs equals want; it is false for

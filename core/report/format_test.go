@@ -54,3 +54,21 @@ func TestAllEqual(t *testing.T) {
 		}
 	}
 }
+
+func TestPluralNouns(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{1, "call", "1 call"}, {0, "call", "0 calls"}, {5, "call", "5 calls"},
+		{2, "delivery", "2 deliveries"}, {2, "key", "2 keys"}, {3, "replay", "3 replays"},
+		{2, "batch", "2 batches"}, {2, "box", "2 boxes"}, {2, "status", "2 statuses"},
+		{2, "push", "2 pushes"}, {1, "batch", "1 batch"}, {2, "dead letter", "2 dead letters"},
+		{2, "extra delivery", "2 extra deliveries"},
+	} {
+		if got := Plural(c.n, c.noun); got != c.want {
+			t.Errorf("Plural(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}
