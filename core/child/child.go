@@ -73,16 +73,13 @@ func Command(ctx context.Context, name string, args ...string) (*exec.Cmd, error
 	if err != nil {
 		return nil, fmt.Errorf("find the lab binary to start child %s: %w", name, err)
 	}
-	argv, env, ss, err := moveURLs(name, args)
+	argv, env, err := moveURLs(name, args)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, exe, argv...)
 	cmd.Env = append(append(withoutChildVars(os.Environ()), env...), EnvVar+"="+name)
 	dieWithParent(cmd)
-	if len(ss) > 0 {
-		sessions.Store(cmd, ss)
-	}
 	return cmd, nil
 }
 
@@ -116,7 +113,6 @@ func Run(ctx context.Context, name string, args ...string) (Exit, error) {
 	if err != nil {
 		return Exit{}, err
 	}
-	defer forget(cmd)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()

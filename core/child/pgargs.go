@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,16 +35,15 @@ type session struct {
 	appName string
 }
 
-var (
-	childSeq atomic.Int64
-	sessions sync.Map // *exec.Cmd -> []session
-)
+// childSeq numbers the children of this process, so each child's sessions
+// have a name of their own.
+var childSeq atomic.Int64
 
 // moveURLs returns args with every PostgreSQL URL replaced by a reference to
 // an environment entry (returned in env), each URL set to name its sessions
 // after the child: its own application_name plus "-N-name" (N counts the
 // children of this process), so EndSessions ends exactly this child's.
-func moveURLs(name string, args []string) (argv, env []string, ss []session, err error) {
+func moveURLs(name string, args []string) (argv, env []string, err error) {
 	n := childSeq.Add(1)
 	argv = make([]string, len(args))
 	for i, a := range args {
@@ -61,16 +59,30 @@ func moveURLs(name string, args []string) (argv, env []string, ss []session, err
 		}
 		app := base + "-" + strconv.FormatInt(n, 10) + "-" + name
 		if u, err = pgdb.WithAppName(u, app); err != nil {
-			return nil, nil, nil, fmt.Errorf("start child %s: %w", name, err)
+			return nil, nil, fmt.Errorf("start child %s: %w", name, err)
 		}
 		key := argEnvPre + strconv.Itoa(i)
 		argv[i] = argRef + key
 		env = append(env, key+"="+prefix+u)
-		if s := (session{url: u, appName: pgdb.AppName(u)}); !slices.Contains(ss, s) {
-			ss = append(ss, s)
+	}
+	return argv, env, nil
+}
+
+// sessionsOf lists the databases cmd's child was handed (read back from the
+// environment Command gave it), each once.
+func sessionsOf(cmd *exec.Cmd) []session {
+	var out []session
+	for _, kv := range cmd.Env {
+		if !strings.HasPrefix(kv, argEnvPre) {
+			continue
+		}
+		_, v, _ := strings.Cut(kv, "=")
+		u := v[max(urlStart(v), 0):]
+		if s := (session{url: u, appName: pgdb.AppName(u)}); !slices.Contains(out, s) {
+			out = append(out, s)
 		}
 	}
-	return argv, env, ss, nil
+	return out
 }
 
 // urlStart is where a PostgreSQL URL starts in arg, or -1.
@@ -112,14 +124,14 @@ func restoreArgs(args []string) []string {
 // busy in a statement notices its client is gone only when the statement
 // ends). Run calls it itself. It does nothing for a child without URLs.
 func EndSessions(ctx context.Context, cmd *exec.Cmd) error {
-	v, ok := sessions.Load(cmd)
-	if !ok {
+	ss := sessionsOf(cmd)
+	if len(ss) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endSessionsWait)
 	defer cancel()
 	var errs []error
-	for _, s := range v.([]session) {
+	for _, s := range ss {
 		db, err := pgdb.Open(ctx, s.url)
 		if err != nil {
 			errs = append(errs, err)
@@ -134,6 +146,3 @@ func EndSessions(ctx context.Context, cmd *exec.Cmd) error {
 	}
 	return nil
 }
-
-// forget drops what Command recorded about cmd.
-func forget(cmd *exec.Cmd) { sessions.Delete(cmd) }
