@@ -74,13 +74,13 @@ func scanEntry(sc scanner) (Entry, error) {
 	return e, nil
 }
 
-func (s *Store) queryEntries(ctx context.Context, q querier, what, where string, args ...any) ([]Entry, error) {
+func (s *Store) queryEntries(ctx context.Context, q claim.Querier, what, where string, args ...any) ([]Entry, error) {
 	return queryAll(ctx, s, q, what, scanEntry, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries `+where, args...)
 }
 
 // entryByID reads the entry with Id id in q.
-func (s *Store) entryByID(ctx context.Context, q querier, id int64) (Entry, error) {
-	return scanEntry(s.queryRow(ctx, q, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE Id = ?`, id))
+func (s *Store) entryByID(ctx context.Context, q claim.Querier, id int64) (Entry, error) {
+	return scanEntry(s.QueryRow(ctx, q, `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE Id = ?`, id))
 }
 
 // Entries returns every entry in creation order.
@@ -90,7 +90,7 @@ func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
 
 // EntryByKey returns the entry labelled key.
 func (s *Store) EntryByKey(ctx context.Context, key string) (Entry, error) {
-	e, err := scanEntry(s.queryRow(ctx, s.DB(), `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE EntryKey = ?`, key))
+	e, err := scanEntry(s.QueryRow(ctx, s.DB(), `SELECT `+entryColumns+` FROM GovernanceOutboxEntries WHERE EntryKey = ?`, key))
 	if err != nil {
 		return e, fmt.Errorf("read governance entry %s: %w", key, err)
 	}

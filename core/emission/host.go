@@ -43,7 +43,7 @@ func (s *Store) QuarantineTx(ctx context.Context, tx *sql.Tx, id int64, now time
 		return err
 	}
 	var retry int
-	err = s.queryRow(ctx, tx,
+	err = s.QueryRow(ctx, tx,
 		`UPDATE GovernanceOutboxEntries
 		    SET Status = 'Quarantined', NextRetryAtUtc = NULL, ClaimOwner = NULL, ClaimLeaseUntilUtc = NULL, UpdatedAtUtc = :at
 		  WHERE Id = :id AND `+live+` RETURNING RetryCount`,
@@ -67,7 +67,7 @@ func (s *Store) recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, n
 	if replay > 0 {
 		replayID = replay
 	}
-	_, err := s.exec(ctx, tx,
+	_, err := s.Exec(ctx, tx,
 		`INSERT INTO GovernanceRemediations (AtUtc, EntryId, Action, Reviewer, Reason, Approval, Ticket,
 		        AffectedFromUtc, AffectedToUtc, RetryCountBefore, RetryCountAfter, ReplayEntryId)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

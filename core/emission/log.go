@@ -35,7 +35,7 @@ type LogEntry struct {
 }
 
 func (s *Store) logTransitionTx(ctx context.Context, tx *sql.Tx, id int64, actor string, token int64, from Status, t Transition, o outcome) error {
-	_, err := s.exec(ctx, tx,
+	_, err := s.Exec(ctx, tx,
 		`INSERT INTO GovernanceOutboxTransitions (AtUtc, EntryId, Actor, ClaimToken, FromStatus, ToStatus, RetryCount, ReasonCode, Outcome)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		clock.ISO(t.At), id, actor, token, string(from), string(t.To), t.RetryCount, sqlitedb.NullString(t.ReasonCode), string(o))
@@ -73,7 +73,7 @@ func scanLogEntry(sc scanner) (LogEntry, error) {
 // whichever Store handle refused them.
 func (s *Store) RefusedTransitions(ctx context.Context) (int, error) {
 	var n int
-	err := s.queryRow(ctx, s.DB(), `SELECT COUNT(*) FROM GovernanceOutboxTransitions WHERE Outcome = ?`, string(refused)).Scan(&n)
+	err := s.QueryRow(ctx, s.DB(), `SELECT COUNT(*) FROM GovernanceOutboxTransitions WHERE Outcome = ?`, string(refused)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count refused transitions: %w", err)
 	}

@@ -40,12 +40,12 @@ func (s *Store) ReplayTx(ctx context.Context, tx *sql.Tx, id int64, now time.Tim
 		return Entry{}, fmt.Errorf("replay governance entry %d: it is %s, not DeadLettered", id, orig.Status)
 	}
 	var n int
-	if err := s.queryRow(ctx, tx, `SELECT COUNT(*) FROM GovernanceOutboxEntries WHERE ReplayOfEntryId = ?`, id).Scan(&n); err != nil {
+	if err := s.QueryRow(ctx, tx, `SELECT COUNT(*) FROM GovernanceOutboxEntries WHERE ReplayOfEntryId = ?`, id).Scan(&n); err != nil {
 		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, err)
 	}
 	key := fmt.Sprintf("%s-R%d", orig.Key, n+1)
 	var newID int64
-	err = s.queryRow(ctx, tx,
+	err = s.QueryRow(ctx, tx,
 		`INSERT INTO GovernanceOutboxEntries (EntryKey, EventType, CorrelationId, DecisionReceiptId, Provider, Region, Tenant,
 		        Workload, Payload, MaxRetryCount, CreatedAtUtc, UpdatedAtUtc, ReplayOfEntryId)
 		 SELECT :key, EventType, CorrelationId, DecisionReceiptId, Provider, Region, Tenant, Workload, Payload, MaxRetryCount,
@@ -90,7 +90,7 @@ type Incident struct {
 // OpenIncidents opens one incident for every dead-lettered entry that has
 // none yet, at now, and returns how many it opened.
 func (s *Store) OpenIncidents(ctx context.Context, now time.Time) (int, error) {
-	res, err := s.exec(ctx, s.DB(),
+	res, err := s.Exec(ctx, s.DB(),
 		`INSERT INTO GovernanceIncidents (EntryId, OpenedAtUtc, ReasonCode)
 		 SELECT Id, ?, ReasonCode FROM GovernanceOutboxEntries e
 		  WHERE Status = 'DeadLettered' AND NOT EXISTS (SELECT 1 FROM GovernanceIncidents i WHERE i.EntryId = e.Id)
@@ -111,7 +111,7 @@ func (s *Store) CloseIncident(ctx context.Context, id int64, now time.Time, by, 
 	if strings.TrimSpace(receipt) == "" {
 		return fmt.Errorf("close incident %d: %w", id, ErrNoReceipt)
 	}
-	res, err := s.exec(ctx, s.DB(),
+	res, err := s.Exec(ctx, s.DB(),
 		`UPDATE GovernanceIncidents SET Status = 'Closed', ClosedAtUtc = ?, ClosedBy = ?, ProviderReceipt = ?
 		  WHERE Id = ? AND Status = 'Open'`, clock.ISO(now), by, receipt, id)
 	if err != nil {

@@ -75,7 +75,7 @@ func (s *Store) InsertTx(ctx context.Context, tx *sql.Tx, e NewEntry) (id int64,
 	if e.MaxRetryCount != 0 {
 		cols, marks, args = cols+", MaxRetryCount", marks+", ?", append(args, e.MaxRetryCount)
 	}
-	err = s.queryRow(ctx, tx, `INSERT INTO GovernanceOutboxEntries (`+cols+`) VALUES (`+marks+`) RETURNING Id`, args...).Scan(&id)
+	err = s.QueryRow(ctx, tx, `INSERT INTO GovernanceOutboxEntries (`+cols+`) VALUES (`+marks+`) RETURNING Id`, args...).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert governance entry %s: %w", e.Key, err)
 	}
@@ -105,7 +105,7 @@ func (s *Store) ColumnDefault(ctx context.Context, column string) (string, error
 		          WHERE table_schema = current_schema() AND table_name = 'governanceoutboxentries' AND column_name = lower(?)`
 	}
 	var def sql.NullString
-	err := s.queryRow(ctx, s.DB(), query, column).Scan(&def)
+	err := s.QueryRow(ctx, s.DB(), query, column).Scan(&def)
 	if err != nil {
 		return "", fmt.Errorf("read default of column %s: %w", column, err)
 	}

@@ -162,7 +162,7 @@ func (s *Store) NextDue(ctx context.Context, now time.Time) (at time.Time, ok bo
 
 func (s *Store) statusTx(ctx context.Context, tx *sql.Tx, id int64) (Status, error) {
 	var st Status
-	if err := s.queryRow(ctx, tx, `SELECT Status FROM GovernanceOutboxEntries WHERE Id = ?`, id).Scan(&st); err != nil {
+	if err := s.QueryRow(ctx, tx, `SELECT Status FROM GovernanceOutboxEntries WHERE Id = ?`, id).Scan(&st); err != nil {
 		return "", fmt.Errorf("read status of governance entry %d: %w", id, err)
 	}
 	return st, nil

@@ -23,7 +23,7 @@ type FailureEvent struct {
 }
 
 func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, typ string, rec Record, reason string, at time.Time) error {
-	_, err := s.exec(ctx, tx,
+	_, err := s.Exec(ctx, tx,
 		`INSERT INTO FailureEvents (Type, CorrelationId, LogRecordId, Reason, PublishedAtUtc) VALUES (?, ?, ?, ?, ?)`,
 		typ, rec.CorrelationID, rec.ID, reason, clock.ISO(at))
 	if err != nil {
@@ -37,8 +37,8 @@ func (s *Store) FailureEvents(ctx context.Context) ([]FailureEvent, error) {
 	return s.listFailureEvents(ctx, s.DB(), "")
 }
 
-func (s *Store) listFailureEvents(ctx context.Context, q querier, where string) ([]FailureEvent, error) {
-	out, err := queryAll(ctx, s, q, func(row claim.Scanner) (FailureEvent, error) {
+func (s *Store) listFailureEvents(ctx context.Context, q claim.Querier, where string) ([]FailureEvent, error) {
+	out, err := claim.QueryAll(ctx, s.Store, q, func(row claim.Scanner) (FailureEvent, error) {
 		var e FailureEvent
 		var published string
 		var delivered sql.NullString
@@ -83,7 +83,7 @@ func (s *Store) Deliver(ctx context.Context, now time.Time, listen Listener) ([]
 			if err != nil {
 				return err
 			}
-			res, err := s.exec(ctx, tx,
+			res, err := s.Exec(ctx, tx,
 				`UPDATE FailureEvents SET DeliveredAtUtc = ? WHERE Id = ? AND DeliveredAtUtc IS NULL`, clock.ISO(now), e.ID)
 			if err != nil {
 				return err

@@ -50,7 +50,7 @@ func (s *Store) CreatePartitions(ctx context.Context, n int) error {
 	}
 	return s.InTx(ctx, func(tx *sql.Tx) error {
 		for p := range n {
-			if _, err := s.exec(ctx, tx,
+			if _, err := s.Exec(ctx, tx,
 				`INSERT INTO ConsumerPartitions (Id) VALUES (?) ON CONFLICT (Id) DO NOTHING`, p); err != nil {
 				return fmt.Errorf("create partition %d: %w", p, err)
 			}
@@ -74,14 +74,14 @@ func (s *Store) Append(ctx context.Context, r NewRecord, at time.Time) (Record, 
 // the record r copies (0 for a new message).
 func (s *Store) AppendTx(ctx context.Context, tx *sql.Tx, r NewRecord, at time.Time, redriveOf int64) (Record, error) {
 	var exists int
-	if err := s.queryRow(ctx, tx, `SELECT COUNT(*) FROM ConsumerPartitions WHERE Id = ?`, r.Partition).Scan(&exists); err != nil {
+	if err := s.QueryRow(ctx, tx, `SELECT COUNT(*) FROM ConsumerPartitions WHERE Id = ?`, r.Partition).Scan(&exists); err != nil {
 		return Record{}, fmt.Errorf("append %s: %w", r.MessageID, err)
 	}
 	if exists == 0 {
 		return Record{}, fmt.Errorf("append %s: partition %d does not exist", r.MessageID, r.Partition)
 	}
 	var offset int64
-	if err := s.queryRow(ctx, tx,
+	if err := s.QueryRow(ctx, tx,
 		`SELECT COALESCE(MAX(r.Offset) + 1, 0) FROM LogRecords r WHERE r.Partition = ?`, r.Partition).Scan(&offset); err != nil {
 		return Record{}, fmt.Errorf("append %s: %w", r.MessageID, err)
 	}
@@ -90,7 +90,7 @@ func (s *Store) AppendTx(ctx context.Context, tx *sql.Tx, r NewRecord, at time.T
 		payload = "{}"
 	}
 	var id int64
-	err := s.queryRow(ctx, tx,
+	err := s.QueryRow(ctx, tx,
 		`INSERT INTO LogRecords (Partition, "offset", MessageId, MessageKey, CorrelationId, Type, Sequence, DependsOn, Payload, ProducedAtUtc, RedriveOf)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING Id`,
 		r.Partition, offset, r.MessageID, r.Key, r.CorrelationID, r.Type, r.Sequence, nullInt(int64(r.DependsOn)),
@@ -129,7 +129,7 @@ func scanRecordWith(row claim.Scanner, extra ...any) (Record, error) {
 
 // Records returns the whole log, partition by partition in offset order.
 func (s *Store) Records(ctx context.Context) ([]Record, error) {
-	out, err := queryAll(ctx, s, s.DB(), scanRecord, `SELECT `+recordColumns+` FROM LogRecords r ORDER BY r.Partition, r.Offset`)
+	out, err := claim.QueryAll(ctx, s.Store, s.DB(), scanRecord, `SELECT `+recordColumns+` FROM LogRecords r ORDER BY r.Partition, r.Offset`)
 	if err != nil {
 		return nil, fmt.Errorf("list log records: %w", err)
 	}
@@ -137,7 +137,7 @@ func (s *Store) Records(ctx context.Context) ([]Record, error) {
 }
 
 func (s *Store) recordAt(ctx context.Context, tx *sql.Tx, partition int, offset int64) (Record, bool, error) {
-	r, err := scanRecord(s.queryRow(ctx, tx,
+	r, err := scanRecord(s.QueryRow(ctx, tx,
 		`SELECT `+recordColumns+` FROM LogRecords r WHERE r.Partition = ? AND r.Offset = ?`, partition, offset))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, false, nil

@@ -121,7 +121,7 @@ func (s *Store) stampReplayedTx(ctx context.Context, tx *sql.Tx, it SetAside, at
 	if it.Queue == QueueParking {
 		table = "ParkedMessages"
 	}
-	if _, err := s.exec(ctx, tx, `UPDATE `+table+` SET ReplayedAtUtc = ? WHERE Id = ?`, clock.ISO(at), it.ID); err != nil {
+	if _, err := s.Exec(ctx, tx, `UPDATE `+table+` SET ReplayedAtUtc = ? WHERE Id = ?`, clock.ISO(at), it.ID); err != nil {
 		return fmt.Errorf("stamp %s row %d as replayed: %w", table, it.ID, err)
 	}
 	return nil
@@ -148,7 +148,7 @@ func (c *Consumer) Redrive(ctx context.Context, correlationID string) ([]Event, 
 			if err != nil {
 				return err
 			}
-			if _, err := c.Store.exec(ctx, tx, `UPDATE DeadLetters SET RedrivenAtUtc = ? WHERE Id = ?`, clock.ISO(now), d.ID); err != nil {
+			if _, err := c.Store.Exec(ctx, tx, `UPDATE DeadLetters SET RedrivenAtUtc = ? WHERE Id = ?`, clock.ISO(now), d.ID); err != nil {
 				return fmt.Errorf("stamp dead letter %d as redriven: %w", d.ID, err)
 			}
 			events = append(events, Event{At: now, Kind: Redriven, Record: cp, Detail: "copy of " + r.Place()})
@@ -166,7 +166,7 @@ func (c *Consumer) Redrive(ctx context.Context, correlationID string) ([]Event, 
 func (c *Consumer) Resume(ctx context.Context, p int) (Event, error) {
 	now := c.Clock.Now()
 	err := c.Store.InTx(ctx, func(tx *sql.Tx) error {
-		res, err := c.Store.exec(ctx, tx,
+		res, err := c.Store.Exec(ctx, tx,
 			`UPDATE ConsumerPartitions SET Status = ?, PausedAtUtc = NULL, HeadAttempts = 0, NextAttemptUtc = NULL, LastError = NULL
 			  WHERE Id = ? AND Status = ?`, PartitionActive, p, PartitionPaused)
 		if err != nil {

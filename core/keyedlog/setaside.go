@@ -29,7 +29,7 @@ type SetAside struct {
 }
 
 func (s *Store) deadLetterTx(ctx context.Context, tx *sql.Tx, rec Record, attempts int, lastErr string, at time.Time) error {
-	_, err := s.exec(ctx, tx,
+	_, err := s.Exec(ctx, tx,
 		`INSERT INTO DeadLetters (LogRecordId, Attempts, LastError, DeadLetteredAtUtc) VALUES (?, ?, ?, ?)`,
 		rec.ID, attempts, lastErr, clock.ISO(at))
 	if err != nil {
@@ -39,7 +39,7 @@ func (s *Store) deadLetterTx(ctx context.Context, tx *sql.Tx, rec Record, attemp
 }
 
 func (s *Store) parkTx(ctx context.Context, tx *sql.Tx, rec Record, reason string, at time.Time) error {
-	_, err := s.exec(ctx, tx,
+	_, err := s.Exec(ctx, tx,
 		`INSERT INTO ParkedMessages (LogRecordId, Reason, ParkedAtUtc) VALUES (?, ?, ?)`, rec.ID, reason, clock.ISO(at))
 	if err != nil {
 		return fmt.Errorf("park %s: %w", rec.Place(), err)
@@ -58,7 +58,7 @@ func (s *Store) Parked(ctx context.Context) ([]SetAside, error) {
 }
 
 // listSetAside lists one queue, for one correlation id or (when empty) for all.
-func (s *Store) listSetAside(ctx context.Context, q querier, queue, correlationID string) ([]SetAside, error) {
+func (s *Store) listSetAside(ctx context.Context, q claim.Querier, queue, correlationID string) ([]SetAside, error) {
 	query := `SELECT ` + recordColumns + `, d.Id, d.Attempts, d.LastError, d.DeadLetteredAtUtc, d.RedrivenAtUtc, d.ReplayedAtUtc
 		   FROM DeadLetters d JOIN LogRecords r ON r.Id = d.LogRecordId`
 	if queue == QueueParking {
@@ -70,7 +70,7 @@ func (s *Store) listSetAside(ctx context.Context, q querier, queue, correlationI
 		query += ` WHERE r.CorrelationId = ?`
 		args = append(args, correlationID)
 	}
-	out, err := queryAll(ctx, s, q, func(row claim.Scanner) (SetAside, error) {
+	out, err := claim.QueryAll(ctx, s.Store, q, func(row claim.Scanner) (SetAside, error) {
 		a := SetAside{Queue: queue}
 		var at string
 		var redriven, replayed sql.NullString
@@ -117,7 +117,7 @@ func (s *Store) holdTx(ctx context.Context, tx *sql.Tx, scope, value string, rec
 	if _, live, err := s.liveHoldTx(ctx, tx, scope, value); err != nil || live {
 		return err
 	}
-	_, err := s.exec(ctx, tx,
+	_, err := s.Exec(ctx, tx,
 		`INSERT INTO Holds (Scope, Value, LogRecordId, Reason, HeldAtUtc) VALUES (?, ?, ?, ?, ?)`,
 		scope, value, rec.ID, reason, clock.ISO(at))
 	if err != nil {
@@ -135,7 +135,7 @@ func (s *Store) liveHoldTx(ctx context.Context, tx *sql.Tx, scope, value string)
 }
 
 func (s *Store) releaseTx(ctx context.Context, tx *sql.Tx, scope, value string, at time.Time) (bool, error) {
-	res, err := s.exec(ctx, tx,
+	res, err := s.Exec(ctx, tx,
 		`UPDATE Holds SET ReleasedAtUtc = ? WHERE Scope = ? AND Value = ? AND ReleasedAtUtc IS NULL`, clock.ISO(at), scope, value)
 	if err != nil {
 		return false, fmt.Errorf("release %s %s: %w", scope, value, err)
@@ -149,8 +149,8 @@ func (s *Store) Holds(ctx context.Context) ([]Hold, error) {
 	return s.listHolds(ctx, s.DB(), "")
 }
 
-func (s *Store) listHolds(ctx context.Context, q querier, where string, args ...any) ([]Hold, error) {
-	out, err := queryAll(ctx, s, q, func(row claim.Scanner) (Hold, error) {
+func (s *Store) listHolds(ctx context.Context, q claim.Querier, where string, args ...any) ([]Hold, error) {
+	out, err := claim.QueryAll(ctx, s.Store, q, func(row claim.Scanner) (Hold, error) {
 		var h Hold
 		var held string
 		var released sql.NullString

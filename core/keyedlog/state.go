@@ -25,7 +25,7 @@ type Partition struct {
 
 // Partitions returns the consumer's state in every partition, in order.
 func (s *Store) Partitions(ctx context.Context) ([]Partition, error) {
-	out, err := queryAll(ctx, s, s.DB(), scanPartition,
+	out, err := claim.QueryAll(ctx, s.Store, s.DB(), scanPartition,
 		`SELECT p.Id, p.NextOffset, p.HeadAttempts, p.NextAttemptUtc, p.LastError, p.PausedAtUtc,
 		        (SELECT COUNT(*) FROM LogRecords r WHERE r.Partition = p.Id AND r.Offset >= p.NextOffset),
 		        p.ConsumerId, p.LeaseUntilUtc
@@ -61,7 +61,7 @@ func scanPartition(row claim.Scanner) (Partition, error) {
 // Waiting returns the records the consumer has not reached yet, partition by
 // partition in offset order: the ones a paused partition holds back.
 func (s *Store) Waiting(ctx context.Context) ([]Record, error) {
-	out, err := queryAll(ctx, s, s.DB(), scanRecord, `SELECT `+recordColumns+`
+	out, err := claim.QueryAll(ctx, s.Store, s.DB(), scanRecord, `SELECT `+recordColumns+`
 		   FROM LogRecords r JOIN ConsumerPartitions p ON p.Id = r.Partition
 		  WHERE r.Offset >= p.NextOffset ORDER BY r.Partition, r.Offset`)
 	if err != nil {
@@ -82,7 +82,7 @@ type Application struct {
 
 // Applications returns what the consumer applied, in the order it applied it.
 func (s *Store) Applications(ctx context.Context) ([]Application, error) {
-	out, err := queryAll(ctx, s, s.DB(), func(row claim.Scanner) (Application, error) {
+	out, err := claim.QueryAll(ctx, s.Store, s.DB(), func(row claim.Scanner) (Application, error) {
 		var a Application
 		var at string
 		if err := row.Scan(&a.MessageID, &a.CorrelationID, &a.Sequence, &a.LogRecordID, &a.Via, &at); err != nil {
@@ -101,7 +101,7 @@ func (s *Store) Applications(ctx context.Context) ([]Application, error) {
 // recordAppliedTx notes rec as applied. A record applied again (a consumer
 // that is not idempotent) keeps its first row.
 func (s *Store) recordAppliedTx(ctx context.Context, tx *sql.Tx, rec Record, via string, at time.Time) error {
-	_, err := s.exec(ctx, tx,
+	_, err := s.Exec(ctx, tx,
 		`INSERT INTO AppliedMessages (MessageId, CorrelationId, Sequence, LogRecordId, Via, AppliedAtUtc)
 		 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		rec.MessageID, rec.CorrelationID, rec.Sequence, rec.ID, via, clock.ISO(at))
@@ -113,7 +113,7 @@ func (s *Store) recordAppliedTx(ctx context.Context, tx *sql.Tx, rec Record, via
 
 func (s *Store) isApplied(ctx context.Context, tx *sql.Tx, messageID string) (bool, error) {
 	var n int
-	err := s.queryRow(ctx, tx, `SELECT COUNT(*) FROM AppliedMessages WHERE MessageId = ?`, messageID).Scan(&n)
+	err := s.QueryRow(ctx, tx, `SELECT COUNT(*) FROM AppliedMessages WHERE MessageId = ?`, messageID).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("look up applied message %s: %w", messageID, err)
 	}
@@ -122,7 +122,7 @@ func (s *Store) isApplied(ctx context.Context, tx *sql.Tx, messageID string) (bo
 
 func (s *Store) isSequenceApplied(ctx context.Context, tx *sql.Tx, correlationID string, seq int) (bool, error) {
 	var n int
-	err := s.queryRow(ctx, tx,
+	err := s.QueryRow(ctx, tx,
 		`SELECT COUNT(*) FROM AppliedMessages WHERE CorrelationId = ? AND Sequence = ?`, correlationID, seq).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("look up sequence %d of %s: %w", seq, correlationID, err)

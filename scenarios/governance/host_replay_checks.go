@@ -81,7 +81,7 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 		}
 	}
 	r.Check("every replay has an auditable remediation record", replays > 0 && audited == replays && len(run.remediations) == replays,
-		fmt.Sprintf("%s, %s with reviewer, reason, approval, ticket, window and replay entry", count(replays, "replay", "replays"), report.Plural(audited, "record")))
+		fmt.Sprintf("%s, %s with reviewer, reason, approval, ticket, window and replay entry", report.Plural(replays, "replay"), report.Plural(audited, "record")))
 	o.checkOriginals(r, run)
 	o.checkBatches(r, run)
 	o.checkReceipts(r, run)
@@ -168,7 +168,7 @@ func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
 	}
 	r.Check("replays go out in controlled batches", ok,
 		fmt.Sprintf("%s of at most %d, released at %s, each drained before the next (emitted per batch: %s)",
-			count(len(run.batches), "batch", "batches"), o.ReplayBatch, strings.Join(times, ", "), strings.Join(sizes, ", ")))
+			report.Plural(len(run.batches), "batch"), o.ReplayBatch, strings.Join(times, ", "), strings.Join(sizes, ", ")))
 }
 
 func retryCounts(es []emission.Entry) []int {

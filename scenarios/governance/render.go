@@ -144,15 +144,6 @@ func writeCounters(r *report.Report, a *emission.Alerts) {
 // calls says "1 call", "5 calls".
 func calls(n int) string { return report.Plural(n, "call") }
 
-// count says "1 batch", "2 batches": n with the noun's form for it, for
-// the nouns report.Plural gets wrong ("batchs", "replaies").
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // stampOrDash is clock.DayStamp, or report.Empty for the zero time.
 func stampOrDash(t time.Time) string {
 	if t.IsZero() {

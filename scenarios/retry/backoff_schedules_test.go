@@ -134,7 +134,7 @@ func TestBackoffSchedulesChecksCatchAWrongRun(t *testing.T) {
 			r := report.New(backoffSchedules, report.Experiment)
 			o.checks(r, runs, msgs)
 			for _, name := range []string{exactly, dead, table, immediate, fixed, bounds, lowers} {
-				c := checkNamed(t, r, name)
+				c := scenariotest.CheckNamed(t, r, name)
 				if want := slices.Contains(tt.wantFailed, name); c.Passed == want {
 					t.Errorf("%q passed = %v, want %v: %s", name, c.Passed, !want, c.Detail)
 				}
@@ -157,7 +157,7 @@ func TestSeedFitReproducesTheSeedsBudgetTable(t *testing.T) {
 
 func TestBackoffSchedulesSaysWhyItsChecksFailed(t *testing.T) {
 	r := scenariotest.Run(t, backoffSchedules, "--budget", "1s")
-	if c := checkNamed(t, r, "a fixed interval fills the budget with evenly spaced attempts"); c.Passed {
+	if c := scenariotest.CheckNamed(t, r, "a fixed interval fills the budget with evenly spaced attempts"); c.Passed {
 		t.Fatalf("the fixed interval fit a budget shorter than itself: %s", c.Detail)
 	}
 	if want := "  WHY   --fixed 2 s is longer than the --budget of 1 s: not one fixed wait fits in it"; !strings.Contains(r.Body(), want) {

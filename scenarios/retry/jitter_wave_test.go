@@ -139,12 +139,12 @@ func TestJitterWaveChecksCatchAWrongWave(t *testing.T) {
 			r := report.New(jitterWave, report.Experiment)
 			o.checks(r, waves, ref, diffs)
 			for _, name := range []string{reference, schedule, neverLater} {
-				c := checkNamed(t, r, name)
+				c := scenariotest.CheckNamed(t, r, name)
 				if want := slices.Contains(tt.wantFailed, name); c.Passed == want {
 					t.Errorf("%q passed = %v, want %v: %s", name, c.Passed, !want, c.Detail)
 				}
 			}
-			if got := checkNamed(t, r, reference).Detail; got != tt.wantDetail {
+			if got := scenariotest.CheckNamed(t, r, reference).Detail; got != tt.wantDetail {
 				t.Errorf("detail %q, want %q", got, tt.wantDetail)
 			}
 			if r.Passed() {

@@ -1,24 +1,15 @@
 package retry
 
 import (
-	"os"
 	"strings"
 	"testing"
 
-	"outboxlab/core/child"
-	"outboxlab/core/report"
-	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios/scenariotest"
 )
 
 // TestMain lets poison-counter re-execute this test binary as a consumer
 // lifetime, and gives the PostgreSQL tests their server (pgtest).
-func TestMain(m *testing.M) {
-	if code, ok := child.RunIfChild(); ok {
-		os.Exit(code)
-	}
-	pgtest.Main(m)
-}
+func TestMain(m *testing.M) { scenariotest.Main(m) }
 
 // validateCase is one row of a Validate table: no error wanted when wantErr is empty.
 type validateCase struct {
@@ -48,21 +39,6 @@ func caseName(args []string) string {
 		return "defaults"
 	}
 	return strings.Join(args, " ")
-}
-
-// checkNamed returns r's check called name; a report without it fails the
-// test, so a renamed check cannot make a test pass by going missing.
-func checkNamed(t *testing.T, r *report.Report, name string) report.Check {
-	t.Helper()
-	var names []string
-	for _, c := range r.Result().Checks {
-		if c.Name == name {
-			return c
-		}
-		names = append(names, c.Name)
-	}
-	t.Fatalf("no check named %q; the report has %q", name, names)
-	return report.Check{}
 }
 
 // whyCase is a run whose checks fail, and the lines its report must hold to

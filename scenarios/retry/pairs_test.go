@@ -187,7 +187,7 @@ func TestCircuitBreakerChecksCatchACallWhileOpen(t *testing.T) {
 		run.fig = o.figures(&run)
 		r := report.New(stormBreaker, report.After)
 		o.breakerChecks(r, before.fig, run.fig)
-		if c := checkNamed(t, r, checkBreakerOnlyTrips); c.Passed == tamper {
+		if c := scenariotest.CheckNamed(t, r, checkBreakerOnlyTrips); c.Passed == tamper {
 			t.Errorf("with a call while open %v: passed = %v: %s", tamper, c.Passed, c.Detail)
 		}
 	}

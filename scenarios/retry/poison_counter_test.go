@@ -149,7 +149,7 @@ func TestPoisonCounterChecksCatchAWrongRun(t *testing.T) {
 			r := report.New(poisonCounter, report.Experiment)
 			o.checks(r, []poisonFigures{o.figures(copies[0]), o.figures(copies[1])})
 			for _, name := range []string{seedTable, audited, sigkill} {
-				c := checkNamed(t, r, name)
+				c := scenariotest.CheckNamed(t, r, name)
 				if want := slices.Contains(tt.wantFailed, name); c.Passed == want {
 					t.Errorf("%q passed = %v, want %v: %s", name, c.Passed, !want, c.Detail)
 				}

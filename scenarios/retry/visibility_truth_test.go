@@ -103,7 +103,7 @@ func TestVisibilityChecksReadTheTruth(t *testing.T) {
 	for _, name := range []string{"a held backoff outlives the visibility timeout", "a second consumer runs the same job concurrently",
 		"a notification goes out twice", "the owner check refuses the first holder only after its send",
 		"a consumer asleep holding a message does no other work"} {
-		if c := checkNamed(t, r, name); !c.Passed {
+		if c := scenariotest.CheckNamed(t, r, name); !c.Passed {
 			t.Errorf("%q not reproduced on the hand-made run: %s", name, c.Detail)
 		}
 	}
@@ -111,7 +111,7 @@ func TestVisibilityChecksReadTheTruth(t *testing.T) {
 	o.queueChecks(r, run)
 	for _, name := range []string{"no two consumers ever hold one message", "no notification goes out twice",
 		"no consumer holds a message through a backoff"} {
-		if c := checkNamed(t, r, name); c.Passed {
+		if c := scenariotest.CheckNamed(t, r, name); c.Passed {
 			t.Errorf("%q passed on a run where worker-1 held NTF-001 through its backoff: %s", name, c.Detail)
 		}
 	}
@@ -122,7 +122,7 @@ func TestVisibilityChecksReadTheTruth(t *testing.T) {
 	r = report.New(heldBackoff, report.Before)
 	run.fig = o.figures(run)
 	heldChecks(r, run)
-	if c := checkNamed(t, r, "a consumer asleep holding a message does no other work"); c.Passed {
+	if c := scenariotest.CheckNamed(t, r, "a consumer asleep holding a message does no other work"); c.Passed {
 		t.Errorf("a send of a message its consumer did not hold went unnoticed: %s", c.Detail)
 	}
 }

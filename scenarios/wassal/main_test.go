@@ -2,21 +2,13 @@ package wassal
 
 import (
 	"flag"
-	"os"
+	"outboxlab/scenarios/scenariotest"
 	"testing"
-
-	"outboxlab/core/child"
-	"outboxlab/internal/pgtest"
 )
 
 // TestMain lets the scenarios' child processes re-execute this test binary,
 // and runs the tests with pgtest's PostgreSQL server.
-func TestMain(m *testing.M) {
-	if code, ok := child.RunIfChild(); ok {
-		os.Exit(code)
-	}
-	pgtest.Main(m)
-}
+func TestMain(m *testing.M) { scenariotest.Main(m) }
 
 var (
 	printScenario = flag.String("print", "", "TestPrintScenario prints this scenario's report")

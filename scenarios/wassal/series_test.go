@@ -28,25 +28,12 @@ func driveDesign[O scenarios.Options, R any](t *testing.T, drive func(O, context
 	return o, run
 }
 
-// checkNamed returns the check of rep called name; a report without it
-// fails the test, so a renamed or dropped check cannot pass unseen.
-func checkNamed(t *testing.T, rep *report.Report, name string) report.Check {
-	t.Helper()
-	for _, c := range rep.Result().Checks {
-		if c.Name == name {
-			return c
-		}
-	}
-	t.Fatalf("the report has no check %q", name)
-	return report.Check{}
-}
-
 // wantChecks fails the test for every named check whose mark and detail
 // differ, or that the report lacks.
 func wantChecks(t *testing.T, rep *report.Report, want map[string]string) {
 	t.Helper()
 	for name, w := range want {
-		c := checkNamed(t, rep, name)
+		c := scenariotest.CheckNamed(t, rep, name)
 		mark := "PASS "
 		if !c.Passed {
 			mark = "FAIL "
@@ -68,7 +55,7 @@ func judged(judge func(r *report.Report)) *report.Report {
 // figure containing detail.
 func wantFail(t *testing.T, rep *report.Report, name, detail string) {
 	t.Helper()
-	c := checkNamed(t, rep, name)
+	c := scenariotest.CheckNamed(t, rep, name)
 	if c.Passed || !strings.Contains(c.Detail, detail) {
 		t.Errorf("check %q passed=%v detail %q; want it failed, its figure containing %q", name, c.Passed, c.Detail, detail)
 	}
@@ -77,7 +64,7 @@ func wantFail(t *testing.T, rep *report.Report, name, detail string) {
 // wantPass fails the test unless rep's check called name passed.
 func wantPass(t *testing.T, rep *report.Report, name string) {
 	t.Helper()
-	if c := checkNamed(t, rep, name); !c.Passed {
+	if c := scenariotest.CheckNamed(t, rep, name); !c.Passed {
 		t.Errorf("check %q failed: %s", name, c.Detail)
 	}
 }

@@ -231,7 +231,7 @@ func halfWrites(ctx context.Context, store *outbox.Store) (lost, ghosts []string
 		{&ghosts, `SELECT MessageKey FROM OutboxMessages m WHERE NOT EXISTS
 		           (SELECT 1 FROM Payments p WHERE p.PaymentKey = m.MessageKey) ORDER BY Id`},
 	} {
-		rows, err := querySQL(ctx, store.Dialect(), store.DB(), q.sql)
+		rows, err := store.Query(ctx, store.DB(), q.sql)
 		if err != nil {
 			return nil, nil, fmt.Errorf("find half-written requests: %w", err)
 		}
@@ -261,7 +261,7 @@ func confirmOrGhost(p *provider.Provider, store *outbox.Store) worker.Handler {
 			return out, err
 		}
 		var n int
-		err = queryRowSQL(ctx, store.Dialect(), store.DB(), `SELECT COUNT(*) FROM Payments WHERE PaymentKey = ?`, c.Key).Scan(&n)
+		err = store.QueryRow(ctx, store.DB(), `SELECT COUNT(*) FROM Payments WHERE PaymentKey = ?`, c.Key).Scan(&n)
 		if err != nil {
 			return out, fmt.Errorf("look up payment %s: %w", c.Key, err)
 		}

@@ -132,7 +132,7 @@ type notification struct {
 }
 
 func readNotifications(ctx context.Context, store *outbox.Store) ([]notification, error) {
-	rows, err := querySQL(ctx, store.Dialect(), store.DB(), `SELECT Id, PaymentKey, Outcome, SentBy, SentAtUtc FROM PaymentNotifications ORDER BY Id`)
+	rows, err := store.Query(ctx, store.DB(), `SELECT Id, PaymentKey, Outcome, SentBy, SentAtUtc FROM PaymentNotifications ORDER BY Id`)
 	if err != nil {
 		return nil, fmt.Errorf("read notifications: %w", err)
 	}
@@ -156,7 +156,7 @@ type rowOwner struct {
 
 func (d *day15) owner(ctx context.Context, id int64) (rowOwner, error) {
 	var o rowOwner
-	err := queryRowSQL(ctx, d.a.store.Dialect(), d.a.store.DB(),
+	err := d.a.store.QueryRow(ctx, d.a.store.DB(),
 		`SELECT CASE WHEN Status = 'Processing' THEN COALESCE(LockedBy, '') ELSE '' END, ClaimToken
 		   FROM OutboxMessages WHERE Id = ?`, id).Scan(&o.worker, &o.token)
 	if err != nil {
@@ -179,7 +179,7 @@ func (d *day15) keysOf(ctx context.Context, ids []int64) string {
 	keys := make([]string, 0, len(ids))
 	for _, id := range ids {
 		var k string
-		queryRowSQL(ctx, d.a.store.Dialect(), d.a.store.DB(), `SELECT MessageKey FROM OutboxMessages WHERE Id = ?`, id).Scan(&k)
+		d.a.store.QueryRow(ctx, d.a.store.DB(), `SELECT MessageKey FROM OutboxMessages WHERE Id = ?`, id).Scan(&k)
 		keys = append(keys, k)
 	}
 	return keysText(keys)

@@ -36,7 +36,7 @@ func (o *session15Options) drive(ctx context.Context, path string, naive bool) (
 		return nil, err
 	}
 	defer setup.Close()
-	if err := createTable(ctx, setup, notificationsSchema); err != nil {
+	if err := setup.CreateTable(ctx, notificationsSchema); err != nil {
 		return nil, fmt.Errorf("create the notifications table: %w", err)
 	}
 	if err := SeedDurableOutbox(ctx, setup, o.Payments, 0, clock.Start); err != nil {

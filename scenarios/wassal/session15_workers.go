@@ -84,7 +84,7 @@ func (w *outboxWorker) finish(ctx context.Context, c outbox.Claim, a provider.An
 		if _, err := outbox.ResolvePaymentTx(ctx, tx, c.Key, status, a.TransactionID, now); err != nil {
 			return err
 		}
-		_, err := execSQL(ctx, w.store.Dialect(), tx,
+		_, err := w.store.Exec(ctx, tx,
 			`INSERT INTO PaymentNotifications (PaymentKey, Outcome, SentBy, SentAtUtc) VALUES (?, ?, ?, ?)`,
 			c.Key, string(a.Outcome), w.id, clock.ISO(now))
 		if err != nil {

@@ -189,7 +189,7 @@ func (o *session17Options) drive(ctx context.Context, path string, audited bool)
 		return nil, err
 	}
 	defer store.Close()
-	if err := createTable(ctx, store, redrivesSchema); err != nil {
+	if err := store.CreateTable(ctx, redrivesSchema); err != nil {
 		return nil, fmt.Errorf("create the redrives table: %w", err)
 	}
 	clk := clock.New()

@@ -138,16 +138,16 @@ func (o *session17Options) release(ctx context.Context, run *session17Run, store
 		for _, k := range keys {
 			m := run.before[k]
 			var gen int
-			if err := queryRowSQL(ctx, store.Dialect(), tx, `SELECT COUNT(*) + 1 FROM Redrives WHERE MessageId = ?`, m.ID).Scan(&gen); err != nil {
+			if err := store.QueryRow(ctx, tx, `SELECT COUNT(*) + 1 FROM Redrives WHERE MessageId = ?`, m.ID).Scan(&gen); err != nil {
 				return fmt.Errorf("count redrives of %s: %w", k, err)
 			}
-			_, err := execSQL(ctx, store.Dialect(), tx, `INSERT INTO Redrives (MessageId, MessageKey, Generation, Batch, Approver, Reason, RequestedAtUtc,
+			_, err := store.Exec(ctx, tx, `INSERT INTO Redrives (MessageId, MessageKey, Generation, Batch, Approver, Reason, RequestedAtUtc,
 				OriginalAttemptCount, OriginalMaxAttempts, OriginalLastError, OriginalDeadLetteredAtUtc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				m.ID, k, gen, batch, o.Approver, o.Reason, clock.ISO(now), m.AttemptCount, m.MaxAttempts, m.LastError, clock.ISO(m.DeadLetteredAt))
 			if err != nil {
 				return fmt.Errorf("record the redrive of %s: %w", k, err)
 			}
-			res, err := execSQL(ctx, store.Dialect(), tx, `UPDATE OutboxMessages SET Status = 'Pending', MaxAttempts = AttemptCount + ?, NextAttemptUtc = NULL
+			res, err := store.Exec(ctx, tx, `UPDATE OutboxMessages SET Status = 'Pending', MaxAttempts = AttemptCount + ?, NextAttemptUtc = NULL
 				WHERE Id = ? AND Status = 'DeadLettered'`, o.RedriveAttempts, m.ID)
 			if err != nil {
 				return fmt.Errorf("release %s: %w", k, err)

@@ -54,7 +54,7 @@ func (o *session17Options) verify(ctx context.Context, run *session17Run, store 
 			failed++
 		}
 		err := store.InTx(ctx, func(tx *sql.Tx) error {
-			_, err := execSQL(ctx, store.Dialect(), tx, `UPDATE Redrives SET Outcome = ?, VerifiedTransactionId = ?, ClosedAtUtc = ?
+			_, err := store.Exec(ctx, tx, `UPDATE Redrives SET Outcome = ?, VerifiedTransactionId = ?, ClosedAtUtc = ?
 				WHERE MessageId = ? AND Outcome = 'Replaying'`, string(outcome), verifiedTx, closedAt(outcome, now), m.ID)
 			if err != nil {
 				return fmt.Errorf("record the redrive outcome of %s: %w", k, err)
