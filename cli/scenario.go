@@ -175,6 +175,15 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if err := opts.Validate(); err != nil {
 		return outcome{}, usageError{err}
 	}
+	if v, ok := opts.(scenarios.BackendValidator); ok {
+		backend := "sqlite"
+		if c.Database != "" {
+			backend = "postgres"
+		}
+		if err := v.ValidateOn(backend); err != nil {
+			return outcome{}, usageError{err}
+		}
+	}
 	started := time.Now()
 	var dir string
 	if !c.NoReport {

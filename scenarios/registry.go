@@ -172,3 +172,12 @@ func RunPair[R any](ctx context.Context, env Env, ownIsAfter bool,
 	}
 	return render(own, own, partner), nil
 }
+
+// BackendValidator is implemented by Options whose accepted values depend on
+// the database a run uses: a server commits more slowly than a local file,
+// so a size SQLite finishes in seconds may not finish in a minute there. The
+// harness calls ValidateOn after Validate, with Env.Backend's name, and
+// refuses the run (exit 2) on its one-line error.
+type BackendValidator interface {
+	ValidateOn(backend string) error
+}

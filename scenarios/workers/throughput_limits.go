@@ -252,3 +252,32 @@ func (p overloadPlan) work(o *throughputOptions) overloadWork {
 
 // joinWorkers prints a --workers list as the flag takes it.
 func joinWorkers(ws []int) string { return strings.ReplaceAll(report.JoinInts(ws), " ", "") }
+
+// On PostgreSQL with initdb's defaults every commit waits for a WAL flush:
+// 5-7 ms a write transaction on this lab's machines against SQLite's
+// 0.3 ms. ValidateOn prices the same run by that cost, so that every
+// accepted combination still finishes within a minute there.
+const (
+	pgTxCost = 6 * time.Millisecond
+	pgBudget = 40 * time.Second
+)
+
+// ValidateOn refuses, on PostgreSQL, a run whose write transactions alone
+// would take longer than pgBudget (see scenarios.BackendValidator).
+func (o *throughputOptions) ValidateOn(backend string) error {
+	if backend != "postgres" {
+		return nil
+	}
+	drain, over := o.drainWork(), o.plan().work(o)
+	tx := drain.tx + over.tx + ceilingTransactions
+	var starts time.Duration
+	for _, w := range o.Workers {
+		starts += 2 * time.Duration(w) * processCost // every worker is a process there, once per claim size
+	}
+	if est := time.Duration(tx)*pgTxCost + drain.waits + starts; est > pgBudget {
+		return fmt.Errorf("on PostgreSQL, --messages %d over --workers %s with --batch %d, --produce-rate %d for --produce-for %s "+
+			"is about %s of work (%d write transactions at about %s each, a WAL flush per commit); the limit is %s",
+			o.Messages, joinWorkers(o.Workers), o.Batch, o.ProduceRate, o.ProduceFor, est.Round(time.Second), tx, pgTxCost, pgBudget)
+	}
+	return nil
+}

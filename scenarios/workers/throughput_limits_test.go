@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,5 +44,28 @@ func TestWorkBudgets(t *testing.T) {
 		if err := parse(t, args...).Validate(); err != nil {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+}
+
+// On PostgreSQL a commit waits for a WAL flush, so the same flags cost about
+// twenty times as much: the defaults are accepted there, a size SQLite
+// finishes in seconds is refused with a line naming the limit, and SQLite
+// is not affected.
+func TestPostgresWorkBudget(t *testing.T) {
+	def := parse(t)
+	// 2110 drain and 250 overload transactions and the 500 of the ceiling.
+	if err := def.ValidateOn("postgres"); err != nil {
+		t.Errorf("defaults refused on PostgreSQL: %v", err)
+	}
+	big := parse(t, "--messages", "4000")
+	if err := big.Validate(); err != nil {
+		t.Fatalf("--messages 4000 refused on SQLite: %v", err)
+	}
+	if err := big.ValidateOn("sqlite"); err != nil {
+		t.Errorf("--messages 4000 refused by ValidateOn(sqlite): %v", err)
+	}
+	err := big.ValidateOn("postgres")
+	if err == nil || !strings.Contains(err.Error(), "the limit is 40s") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("--messages 4000 on PostgreSQL: %v, want one line naming the 40s limit", err)
 	}
 }
