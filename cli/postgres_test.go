@@ -214,7 +214,7 @@ func TestPostgresDatabaseFaultsExitThreeInOneLine(t *testing.T) {
 		name, url, want string
 	}{
 		{"server down", down, "server down or unreachable"},
-		{"server that never answers", silent, "server down or unreachable: no answer"},
+		{"server that never answers", silent, "server down or unreachable: no answer before the connect timeout (4s)"},
 		{"wrong password", wrong, "login refused"},
 		{"no privilege", noPriv, "missing privilege"},
 	} {

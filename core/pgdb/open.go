@@ -30,13 +30,17 @@ func Open(ctx context.Context, rawURL string) (*sql.DB, error) {
 	db := stdlib.OpenDB(*cfg)
 	// The attempt is bounded even where the URL's timeout applies per host
 	// (several hosts, or TLS and then plain).
-	pingCtx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+time.Second)
+	limit := cfg.ConnectTimeout + time.Second
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < limit {
+		limit = time.Until(d).Round(100 * time.Millisecond) // the caller's deadline ends the wait first
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		db.Close()
 		e := classify("connect to "+where(cfg), rawURL, err).(*Error)
 		if e.Cause == noAnswer {
-			e.Cause += fmt.Sprintf(" (%v)", cfg.ConnectTimeout)
+			e.Cause += fmt.Sprintf(" (%v)", min(cfg.ConnectTimeout, limit))
 		}
 		return nil, e
 	}
