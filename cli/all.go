@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,8 +26,10 @@ func newAllCmd(cmdline string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "all",
 		Short: "Run every scenario with its defaults and print one summary row each",
-		Long: `Runs every registered scenario (or one family's) with default flags, writes
-each one's report, and prints one summary row per scenario. Keeps the
+		Long: `Runs every registered scenario (or one family's) with default flags, four
+at a time (a scenario that measures wall-clock time runs alone, after the
+others), writes each one's report, and prints one summary row per scenario,
+in catalogue order. Keeps the
 report directory's index.html (every report, newest first, figures inline)
 and summary.json (the newest run of each scenario) up to date as it goes.
 Exits 1 if any scenario's checks failed, and says which. With --database (or
@@ -66,18 +71,12 @@ schema of its own; a server that is down fails the whole run once (exit 3).`,
 				common.ReportDir = dir
 			}
 			progress := smartTerminal(cmd.ErrOrStderr())
+			outs, err := runAll(cmd.Context(), list, common, cmdline, cmd.ErrOrStderr(), progress)
+			if err != nil {
+				return err
+			}
 			for i, s := range list {
-				if progress {
-					fmt.Fprintf(cmd.ErrOrStderr(), "\r\x1b[K[%d/%d] %s", i+1, len(list), s.Name)
-				}
-				fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
-				opts := s.Bind(fs)
-				common.params = scenarioParams(fs)
-				out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(string, report.Result) {})
-				if err != nil {
-					return err
-				}
-				res := out.result
+				res := outs[i].result
 				results = append(results, res)
 				passed := 0
 				for _, c := range res.Checks {
@@ -121,4 +120,86 @@ schema of its own; a server that is down fails the whole run once (exit 3).`,
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().StringVar(&family, "family", "", "run only this family's scenarios")
 	return cmd
+}
+
+// allParallel is how many scenarios all runs at once. Each has its own
+// directory and databases; most wait on fsync, child processes or the
+// scenario clock's bookkeeping rather than the CPU.
+const allParallel = 4
+
+// runAll runs list with its defaults, allParallel at a time, and returns
+// each outcome in list order. A scenario that measures wall-clock time
+// (Scenario.Alone) runs after the others, with nothing beside it. The first
+// error to happen is returned, once the runs under way have finished (they
+// are cancelled, and their own interruptions are its consequences); no new
+// run starts after an error.
+func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOptions, cmdline string, stderr io.Writer, progress bool) ([]outcome, error) {
+	outs := make([]outcome, len(list))
+	errs := make([]error, len(list))  // each run's own, so no two goroutines write one variable
+	stderr = &lockedWriter{w: stderr} // runs side by side write their notes whole
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		done     int
+		firstErr error
+	)
+	run := func(i int) {
+		s := list[i]
+		fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
+		opts := s.Bind(fs)
+		c := common
+		c.params = scenarioParams(fs)
+		if ctx.Err() == nil {
+			outs[i], errs[i] = execute(ctx, s, opts, c, cmdline, stderr, func(string, report.Result) {})
+		} else {
+			errs[i] = ctx.Err()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if errs[i] != nil && firstErr == nil {
+			firstErr = errs[i]
+			cancel()
+		}
+		done++
+		if progress {
+			fmt.Fprintf(stderr, "\r\x1b[K[%d/%d] %s", done, len(list), s.Name)
+		}
+	}
+	sem := make(chan struct{}, allParallel)
+	var wg sync.WaitGroup
+	for i, s := range list {
+		if s.Alone {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			run(i)
+		}()
+	}
+	wg.Wait()
+	for i, s := range list {
+		if s.Alone {
+			run(i)
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return outs, nil
+}
+
+// lockedWriter lets goroutines share one writer, a write at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -46,6 +46,10 @@ type Scenario struct {
 	// one step beyond a limit must be refused (exit 2).
 	Limits []Limit
 
+	// Alone marks a scenario whose figures are wall-clock measurements: all
+	// runs it with nothing beside it, after the others.
+	Alone bool
+
 	// Bind registers the scenario's parameters on fs and returns the options
 	// they fill in. It is called once per command.
 	Bind func(fs *pflag.FlagSet) Options
