@@ -1,19 +1,12 @@
 package cli
 
 import (
-	"os"
 	"testing"
 
-	"outboxlab/core/child"
-	"outboxlab/internal/pgtest"
+	"outboxlab/scenarios/scenariotest"
 )
 
 // TestMain lets scenarios that start child processes re-execute this test
 // binary, and runs the tests with one throwaway PostgreSQL server for the
-// --database tests (pgtest also unsets OUTBOXLAB_DATABASE).
-func TestMain(m *testing.M) {
-	if code, ok := child.RunIfChild(); ok {
-		os.Exit(code)
-	}
-	pgtest.Main(m)
-}
+// --database tests (scenariotest.Main; pgtest also unsets OUTBOXLAB_DATABASE).
+func TestMain(m *testing.M) { scenariotest.Main(m) }

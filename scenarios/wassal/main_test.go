@@ -2,8 +2,9 @@ package wassal
 
 import (
 	"flag"
-	"outboxlab/scenarios/scenariotest"
 	"testing"
+
+	"outboxlab/scenarios/scenariotest"
 )
 
 // TestMain lets the scenarios' child processes re-execute this test binary,
