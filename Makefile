@@ -17,17 +17,17 @@ test: check
 	$(MAKE) fuzz FUZZTIME=$(FUZZCOUNT)
 
 test-race:
-	$(GO) test -race -count=1 -timeout 20m ./core/... ./scenarios/... ./internal/...
+	$(GO) test -race -count=1 -timeout 30m ./core/... ./scenarios/... ./internal/...
 
 test-lab:
-	$(GO) test -count=1 -timeout 20m . ./cli
+	$(GO) test -count=1 -timeout 30m . ./cli
 
 # The PostgreSQL half of test-lab alone (each test binary starts its own
 # throwaway server): every scenario's comparable body on PostgreSQL against its
 # golden, the end-to-end scripts with OUTBOXLAB_DATABASE, and --database's
 # faults, cleanup, --keep-db and inspect.
 test-postgres:
-	$(GO) test -count=1 -timeout 20m -run Postgres . ./cli
+	$(GO) test -count=1 -timeout 30m -run Postgres . ./cli
 
 # The fuzz targets, none of which compiles SQLite. `make fuzz` alone fuzzes
 # each for FUZZTIME (a duration or a count such as 500x);

@@ -54,6 +54,9 @@ func TestGoldenReportsPostgres(t *testing.T) {
 	url := pgtest.URL(t)
 	for _, s := range scenarios.All() {
 		t.Run(s.Name, func(t *testing.T) {
+			if !s.Alone { // a scenario that measures runs with nothing beside it, as in all
+				t.Parallel() // each run has its own schemas; most of the time is the server's fsync
+			}
 			body, _ := goldenRun(t, s, "--database", url)
 			golden := filepath.Join("..", "testdata", "golden", s.Name+".txt")
 			want, err := os.ReadFile(golden)
