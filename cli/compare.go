@@ -54,7 +54,7 @@ header nor a report body; 3 when a report cannot be read (permission denied).`,
   outboxlab compare --checks --metrics A.txt B.txt`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usagef("compare takes two report files, got %d argument(s)", len(args))
+				return usagef("compare takes two report files, got %s", report.Plural(len(args), "argument"))
 			}
 			return nil
 		},
