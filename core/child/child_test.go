@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/proc"
 	"outboxlab/internal/pgtest"
 )
 
@@ -107,24 +108,13 @@ func TestChildDiesWithItsParent(t *testing.T) {
 	parent.Process.Kill()
 	parent.Wait()
 	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
+	for proc.Running(pid) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("grandchild %d outlived its SIGKILLed parent by 5 s", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// alive reports whether pid is a running process (not a zombie).
-func alive(pid int) bool {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
 }
 
 func TestEmptyChildVariableIsAnOrdinaryRun(t *testing.T) {

@@ -3,6 +3,7 @@ package proc
 import (
 	"os/exec"
 	"testing"
+	"time"
 )
 
 func TestSelfIsAlive(t *testing.T) {
@@ -53,5 +54,46 @@ func TestParseOwnerRefusesGarbage(t *testing.T) {
 		if _, err := ParseOwner(s); err == nil {
 			t.Errorf("ParseOwner(%q) accepted it", s)
 		}
+	}
+}
+
+// A run killed with SIGKILL whose parent has not reaped it yet is a zombie:
+// it has exited, so neither Alive nor Running may count it, or its files
+// would wait for the reaping to be swept.
+func TestZombieIsGone(t *testing.T) {
+	if Self().Start == 0 {
+		t.Skip("this system has no /proc")
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	start, err := startTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Running(pid) || !(Owner{PID: pid, Start: start}).Alive() {
+		t.Fatal("a running child is not running")
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for Running(pid) { // not reaped: it turns into a zombie
+		if time.Now().After(deadline) {
+			t.Fatal("a SIGKILLed child still runs after 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if state, _, err := stat(pid); err != nil || state != 'Z' {
+		t.Fatalf("state %q, %v: want a zombie before the wait", state, err)
+	}
+	if (Owner{PID: pid, Start: start}).Alive() {
+		t.Error("a zombie owner is alive")
+	}
+	cmd.Wait()
+	if Running(pid) {
+		t.Error("a reaped child is running")
 	}
 }

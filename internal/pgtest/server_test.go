@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"outboxlab/core/pgdb"
+	"outboxlab/core/proc"
 	"outboxlab/internal/pgtest"
 )
 
@@ -88,7 +89,7 @@ func TestKilledProcessLeavesNoServer(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, statErr := os.Stat(dir)
-		alive := syscall.Kill(postmaster, 0) == nil && !zombie(postmaster)
+		alive := proc.Running(postmaster)
 		if os.IsNotExist(statErr) && !alive {
 			return
 		}
@@ -97,17 +98,6 @@ func TestKilledProcessLeavesNoServer(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// zombie reports whether pid has exited and waits for its parent to reap it.
-func zombie(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && len(s) > i+2 && s[i+2] == 'Z'
 }
 
 // Without PostgreSQL a test skips with one line, except under CI=true, where

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"outboxlab/core/proc"
@@ -47,7 +46,7 @@ func TestStartSweepsAServerOfADeadProcess(t *testing.T) {
 	if _, err := os.Stat(old.Dir); !os.IsNotExist(err) {
 		t.Errorf("%s still there after the next Start (%v)", old.Dir, err)
 	}
-	if postmaster <= 0 || (syscall.Kill(postmaster, 0) == nil && !exited(postmaster)) {
+	if postmaster <= 0 || proc.Running(postmaster) {
 		t.Errorf("the dead process's postmaster %d still runs", postmaster)
 	}
 	if err := s.Stop(); err != nil {
@@ -56,15 +55,4 @@ func TestStartSweepsAServerOfADeadProcess(t *testing.T) {
 	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
 		t.Errorf("Stop left %s", s.Dir)
 	}
-}
-
-// exited reports whether pid is a zombie (exited, not yet reaped).
-func exited(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && len(s) > i+2 && s[i+2] == 'Z'
 }
