@@ -76,8 +76,20 @@ func (r *Report) Table(header []string, rows [][]string) {
 	r.buf.WriteString(RenderTable(header, rows))
 }
 
-// RenderTable renders a table the way every report does.
+// RenderTable renders a table the way every report does, fitted to
+// MaxWidth columns (see fitTable).
 func RenderTable(header []string, rows [][]string) string {
+	out := renderTable(header, rows)
+	if widest(out) <= MaxWidth {
+		return out
+	}
+	if h, r, ok := fitTable(header, rows); ok {
+		return renderTable(h, r)
+	}
+	return out
+}
+
+func renderTable(header []string, rows [][]string) string {
 	var b bytes.Buffer
 	t := tablewriter.NewTable(&b,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
@@ -118,18 +130,46 @@ func (r *Report) Check(name string, passed bool, detail string) {
 // that judged nothing has not passed.
 const NoChecks = "FAIL  no checks recorded: this run judged nothing, so it has not passed"
 
-// Checks writes the recorded checks as a section, one PASS/FAIL line each.
+// BeforeChecks is the heading of every BEFORE's checks: they ask whether the
+// naive design failed the way the course says it does.
+const BeforeChecks = "Checks — is the failure reproduced?"
+
+// The marks of a check line. A BEFORE's checks pass when the failure was
+// reproduced, so they say that rather than PASS, which would read as a
+// design that held.
+const (
+	MarkPass          = "PASS"
+	MarkFail          = "FAIL"
+	MarkReproduced    = "REPRODUCED"
+	MarkNotReproduced = "NOT REPRODUCED"
+)
+
+// mark is the word a check line starts with.
+func (r *Report) mark(passed bool) string {
+	switch {
+	case r.Kind == Before && passed:
+		return MarkReproduced
+	case r.Kind == Before:
+		return MarkNotReproduced
+	case passed:
+		return MarkPass
+	}
+	return MarkFail
+}
+
+// Checks writes the recorded checks as a section, one line each marked PASS
+// or FAIL; a BEFORE's are marked REPRODUCED or NOT REPRODUCED under the one
+// heading every BEFORE uses (BeforeChecks), whatever title it asks for.
 func (r *Report) Checks(title string) {
+	if r.Kind == Before {
+		title = BeforeChecks
+	}
 	r.Section(title)
 	if len(r.checks) == 0 {
 		r.Line("  " + NoChecks)
 	}
 	for _, c := range r.checks {
-		mark := "PASS"
-		if !c.Passed {
-			mark = "FAIL"
-		}
-		r.Linef("  %s  %s → %s", mark, c.Name, c.Detail)
+		r.Linef("  %s  %s → %s", r.mark(c.Passed), c.Name, c.Detail)
 	}
 }
 
@@ -147,14 +187,41 @@ func (r *Report) Passed() bool {
 	return true
 }
 
-// Verdict writes the verdict line: pass when every check passed, fail otherwise.
+// The verdict's outcomes, each with its own symbol so that they differ
+// without colour: an AFTER or EXPERIMENT that held or failed, a BEFORE whose
+// failure was reproduced or was not.
+const (
+	VerdictPass          = "[PASS ✅]"
+	VerdictFail          = "[FAIL ❌]"
+	VerdictReproduced    = "[REPRODUCED 🧪]"
+	VerdictNotReproduced = "[NOT REPRODUCED ❓]"
+)
+
+// Verdict writes the verdict line: the outcome (see VerdictPass and its
+// siblings), then pass when every check passed, fail otherwise. A symbol at
+// the end of either text is dropped: the outcome carries it.
 func (r *Report) Verdict(pass, fail string) {
-	r.verdict = fail
-	if r.Passed() {
-		r.verdict = pass
+	text, outcome := fail, VerdictFail
+	switch passed := r.Passed(); {
+	case passed && r.Kind == Before:
+		text, outcome = pass, VerdictReproduced
+	case r.Kind == Before:
+		outcome = VerdictNotReproduced
+	case passed:
+		text, outcome = pass, VerdictPass
 	}
+	r.verdict = outcome + " " + trimSymbol(text)
 	r.Section("Verdict")
 	r.Linef("VERDICT: %s", r.verdict)
+}
+
+// trimSymbol drops a verdict symbol a scenario put at the end of its text.
+func trimSymbol(text string) string {
+	text = strings.TrimSpace(text)
+	for _, sym := range []string{"✅", "❌", "⚠️", "⚠"} {
+		text = strings.TrimSpace(strings.TrimSuffix(text, sym))
+	}
+	return text
 }
 
 // Metric records a figure for --json output.

@@ -73,12 +73,12 @@ func TestChecksAndVerdict(t *testing.T) {
 	r.Checks("Safety checks")
 	r.Verdict("HELD", "BROKEN")
 	body := r.Body()
-	for _, want := range []string{"  PASS  queue drained → 0 pending / 0 processing", "  FAIL  poison dead-lettered → status Pending", "VERDICT: BROKEN"} {
+	for _, want := range []string{"  PASS  queue drained → 0 pending / 0 processing", "  FAIL  poison dead-lettered → status Pending", "VERDICT: [FAIL ❌] BROKEN"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
 	}
-	if res := r.Result(); res.Passed || res.Verdict != "BROKEN" || len(res.Checks) != 2 {
+	if res := r.Result(); res.Passed || res.Verdict != "[FAIL ❌] BROKEN" || len(res.Checks) != 2 {
 		t.Errorf("Result = %+v, want failed with verdict BROKEN and 2 checks", res)
 	}
 }
@@ -92,7 +92,7 @@ func TestNoChecksIsNotPassed(t *testing.T) {
 	if r.Passed() {
 		t.Error("Passed() = true with no checks, want false")
 	}
-	if res := r.Result(); res.Passed || res.Verdict != "BROKEN" {
+	if res := r.Result(); res.Passed || res.Verdict != "[FAIL ❌] BROKEN" {
 		t.Errorf("Result = %+v, want not passed with verdict BROKEN", res)
 	}
 	if body := r.Body(); !strings.Contains(body, NoChecks) {

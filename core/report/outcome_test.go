@@ -1,0 +1,83 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each kind and outcome has its own check marks, heading and verdict symbol,
+// so a BEFORE that reproduced its failure never reads like an AFTER that
+// failed, without colour and in a report file.
+func TestOutcomeMarks(t *testing.T) {
+	cases := []struct {
+		kind        Kind
+		passed      bool
+		heading     string
+		mark        string
+		verdictLine string
+		wantPassed  bool
+	}{
+		{After, true, "## Safety checks", "  PASS  c → d", "VERDICT: [PASS ✅] HELD", true},
+		{After, false, "## Safety checks", "  FAIL  c → d", "VERDICT: [FAIL ❌] BROKEN", false},
+		{Experiment, true, "## Safety checks", "  PASS  c → d", "VERDICT: [PASS ✅] HELD", true},
+		{Before, true, "## " + BeforeChecks, "  REPRODUCED  c → d", "VERDICT: [REPRODUCED 🧪] HELD", true},
+		{Before, false, "## " + BeforeChecks, "  NOT REPRODUCED  c → d", "VERDICT: [NOT REPRODUCED ❓] BROKEN", false},
+	}
+	for _, c := range cases {
+		r := New("demo", c.kind)
+		r.Check("c", c.passed, "d")
+		r.Checks("Safety checks")
+		r.Verdict("HELD ✅", "BROKEN ⚠️")
+		body := r.Body()
+		for _, want := range []string{c.heading + "\n", c.mark + "\n", c.verdictLine + "\n"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s passed=%v: body lacks %q:\n%s", c.kind, c.passed, want, body)
+			}
+		}
+		// What compare and the index read back agrees with what was written.
+		checks := BodyChecks(body)
+		if len(checks) != 1 || checks[0].Passed != c.passed {
+			t.Errorf("%s passed=%v: BodyChecks = %+v", c.kind, c.passed, checks)
+		}
+		if got := BodyVerdict(body); "VERDICT: "+got != c.verdictLine {
+			t.Errorf("%s passed=%v: BodyVerdict = %q", c.kind, c.passed, got)
+		}
+		if r.Passed() != c.wantPassed {
+			t.Errorf("%s passed=%v: Passed() = %v", c.kind, c.passed, r.Passed())
+		}
+	}
+}
+
+// A table wider than MaxWidth wraps its widest cells inside their cells, at
+// spaces, and keeps every word; a narrow table is left as it is.
+func TestTablesFitMaxWidth(t *testing.T) {
+	long := strings.Repeat("provider said the card was declined permanently ", 4)
+	header := []string{"Id", "Key", "Status", "LastError"}
+	rows := [][]string{{"1", "PAY-003", "DeadLettered", long}, {"2", "PAY-004", "Processed", "-"}}
+	out := RenderTable(header, rows)
+	if w := widest(out); w > MaxWidth {
+		t.Fatalf("widest line %d > %d:\n%s", w, MaxWidth, out)
+	}
+	if !strings.Contains(out, "│ PAY-003 │ DeadLettered │ provider said the card was declined") {
+		t.Errorf("short columns or the start of the long cell changed:\n%s", out)
+	}
+	var words []string
+	for _, l := range strings.Split(out, "\n") {
+		if cells := strings.Split(l, "│"); len(cells) == 6 {
+			words = append(words, strings.Fields(cells[4])...)
+		}
+	}
+	if got, want := strings.Join(words, " "), "LastError "+strings.TrimSpace(long)+" -"; got != want {
+		t.Errorf("wrapped cell lost or reordered words:\ngot  %q\nwant %q", got, want)
+	}
+	narrow := RenderTable([]string{"a", "b"}, [][]string{{"1", "two words"}})
+	if strings.Count(narrow, "\n") != 5 {
+		t.Errorf("a narrow table was changed:\n%s", narrow)
+	}
+	// A word wider than its column is cut, never left to widen the table.
+	url := "https://example.com/" + strings.Repeat("x", 150)
+	out = RenderTable([]string{"Alert"}, [][]string{{url}})
+	if w := widest(out); w > MaxWidth {
+		t.Errorf("widest line %d > %d:\n%s", w, MaxWidth, out)
+	}
+}

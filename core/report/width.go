@@ -1,0 +1,131 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+)
+
+// MaxWidth is the widest a line of the lab's output may be, in terminal
+// columns: box-drawing characters count 1, emoji 2.
+const MaxWidth = 100
+
+// Width is the display width of s in a terminal, as MaxWidth counts it.
+func Width(s string) int { return twwidth.Width(s) }
+
+// widest is the width of the widest line of text.
+func widest(text string) int {
+	w := 0
+	for _, l := range strings.Split(text, "\n") {
+		w = max(w, Width(l))
+	}
+	return w
+}
+
+// minColumn is the narrowest fitTable makes a column it wraps.
+const minColumn = 10
+
+// fitTable wraps the cells of the widest columns, at spaces where it can,
+// until the table fits MaxWidth: a long free-text cell (an error, an alert
+// line) wraps inside its cell rather than widening every row. It reports
+// false when even the narrowest columns cannot fit.
+func fitTable(header []string, rows [][]string) ([]string, [][]string, bool) {
+	n := len(header)
+	widths := make([]int, n)
+	for _, row := range append([][]string{header}, rows...) {
+		for i, c := range row {
+			if i < n {
+				for _, l := range strings.Split(c, "\n") {
+					widths[i] = max(widths[i], Width(l))
+				}
+			}
+		}
+	}
+	// Each column takes its content plus a space either side and a rule.
+	budget := MaxWidth - (3*n + 1)
+	natural := append([]int(nil), widths...)
+	for sum(widths) > budget {
+		i := argmax(widths)
+		if widths[i] <= minColumn {
+			return nil, nil, false
+		}
+		widths[i]--
+	}
+	wrap := func(row []string) []string {
+		out := make([]string, len(row))
+		for i, c := range row {
+			out[i] = c
+			if i < n && widths[i] < natural[i] {
+				out[i] = wrapCell(c, widths[i])
+			}
+		}
+		return out
+	}
+	fitted := make([][]string, len(rows))
+	for i, r := range rows {
+		fitted[i] = wrap(r)
+	}
+	return wrap(header), fitted, true
+}
+
+// wrapCell breaks text into lines of at most width columns, at spaces where
+// it can and inside a word only when the word alone is wider.
+func wrapCell(text string, width int) string {
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			for Width(word) > width {
+				if line != "" {
+					lines = append(lines, line)
+					line = ""
+				}
+				head, rest := cutWidth(word, width)
+				lines = append(lines, head)
+				word = rest
+			}
+			switch {
+			case line == "":
+				line = word
+			case Width(line)+1+Width(word) <= width:
+				line += " " + word
+			default:
+				lines = append(lines, line)
+				line = word
+			}
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// cutWidth splits s after as many runes as fit in width columns (at least one).
+func cutWidth(s string, width int) (string, string) {
+	w := 0
+	for i, r := range s {
+		rw := Width(string(r))
+		if w+rw > width && i > 0 {
+			return s[:i], s[i:]
+		}
+		w += rw
+	}
+	return s, ""
+}
+
+func sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
+func argmax(xs []int) int {
+	best := 0
+	for i, x := range xs {
+		if x > xs[best] {
+			best = i
+		}
+	}
+	return best
+}
