@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -91,15 +90,12 @@ func Register(s *Scenario) {
 	registry = append(registry, s)
 }
 
-// All returns every scenario, by family then name.
+// All returns every scenario in the order a student should meet them (see
+// courseOrder): the payments course's Days first, each BEFORE followed by
+// its AFTER.
 func All() []*Scenario {
 	out := slices.Clone(registry)
-	slices.SortFunc(out, func(a, b *Scenario) int {
-		if c := strings.Compare(a.Family, b.Family); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	slices.SortFunc(out, compareCourse)
 	return out
 }
 
