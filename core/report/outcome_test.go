@@ -81,3 +81,24 @@ func TestTablesFitMaxWidth(t *testing.T) {
 		t.Errorf("widest line %d > %d:\n%s", w, MaxWidth, out)
 	}
 }
+
+func TestDropSection(t *testing.T) {
+	r := New("demo", After)
+	r.Title("T")
+	r.Section(SchemaTitle)
+	r.Line("CREATE TABLE x (a);")
+	r.Section("Timeline")
+	r.Line("10:00 claimed")
+	r.DropSection(SchemaTitle)
+	if got, want := r.Body(), "T\n=\n\n## Timeline\n\n10:00 claimed\n"; got != want {
+		t.Errorf("body = %q, want %q", got, want)
+	}
+	r.DropSection("Timeline") // the last section goes to the end
+	if got, want := r.Body(), "T\n=\n"; got != want {
+		t.Errorf("body = %q, want %q", got, want)
+	}
+	r.DropSection("absent")
+	if got, want := r.Body(), "T\n=\n"; got != want {
+		t.Errorf("dropping an absent section changed the body to %q", got)
+	}
+}

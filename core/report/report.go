@@ -254,3 +254,25 @@ func (r *Report) Result() Result {
 func displayWidth(s string) int {
 	return utf8.RuneCountInString(s)
 }
+
+// DropSection removes the section titled title (up to the next section)
+// from the body written so far: the harness drops the schema section unless
+// the user asked for it.
+func (r *Report) DropSection(title string) {
+	head := "\n## " + title + "\n"
+	body := r.buf.String()
+	start := strings.Index(body, head)
+	if start < 0 {
+		return
+	}
+	end := len(body)
+	if next := strings.Index(body[start+len(head):], "\n## "); next >= 0 {
+		end = start + len(head) + next
+	}
+	r.buf.Reset()
+	r.buf.WriteString(body[:start] + body[end:])
+}
+
+// SchemaTitle is the title of the section that shows a run's schema (see
+// scenarios.SchemaSection).
+const SchemaTitle = "Schema " + DatabaseMarker
