@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// pathLine is a line that is only a label and a file path or URL: exempt
+// from the width limit, since a path cannot be wrapped.
+var pathLine = regexp.MustCompile(`^[^/]{0,40}?\s*\S*(/|://)\S*$`)
+
+// tooWide returns the lines of out wider than report.MaxWidth, with their
+// widths, leaving out the exempt ones.
+func tooWide(out string) []string {
+	var bad []string
+	for _, l := range strings.Split(out, "\n") {
+		if w := report.Width(l); w > report.MaxWidth && !pathLine.MatchString(l) {
+			bad = append(bad, l)
+		}
+	}
+	return bad
+}
+
+func requireFits(t *testing.T, what, out string) {
+	t.Helper()
+	if bad := tooWide(out); len(bad) > 0 {
+		msg := ""
+		for i, l := range bad {
+			if i == 5 {
+				msg += "\n…"
+				break
+			}
+			msg += "\n" + strings.TrimRight(l, " ") + "   ← " + strconv.Itoa(report.Width(l))
+		}
+		t.Errorf("%s: %d lines wider than %d columns:%s", what, len(bad), report.MaxWidth, msg)
+	}
+}
+
+func runCLI(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Main(args, &stdout, &stderr)
+	return stdout.String() + stderr.String(), code
+}
+
+// TestOutputFits100Columns walks every scenario with its default flags and
+// every command's help, and requires every line to fit a 100-column
+// terminal (emoji count 2, box drawing 1), so that it stays true.
+func TestOutputFits100Columns(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	for _, s := range scenarios.All() {
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out, code := runCLI(t, s.Name, "--report-dir", dir)
+			if code != ExitOK {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			requireFits(t, s.Name, out)
+			reports, _ := filepath.Glob(filepath.Join(dir, s.Group(), "*.txt"))
+			for _, p := range reports {
+				raw, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, body, _ := report.SplitHeader(string(raw))
+				requireFits(t, s.Name+" report body", body)
+			}
+			help, _ := runCLI(t, s.Name, "--help")
+			requireFits(t, s.Name+" --help", help)
+		})
+	}
+	t.Run("commands", func(t *testing.T) {
+		for _, args := range [][]string{{"--help"}, {"help"}, {"list"}, {"list", "--help"}, {"all", "--help"},
+			{"compare", "--help"}, {"index", "--help"}, {"inspect", "--help"}, {"help", "inspect"}} {
+			out, _ := runCLI(t, args...)
+			requireFits(t, strings.Join(args, " "), out)
+		}
+	})
+	t.Run("inspect", func(t *testing.T) {
+		runDir := t.TempDir()
+		t.Setenv("TMPDIR", runDir)
+		out, code := runCLI(t, "session-16-retry-with-dead-letter", "--no-report", "--keep-db")
+		if code != ExitOK {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		dbs, _ := filepath.Glob(filepath.Join(runDir, "*", "outbox.db"))
+		if len(dbs) != 1 {
+			t.Fatalf("found %d kept databases under %s, want 1:\n%s", len(dbs), runDir, out)
+		}
+		out, code = runCLI(t, "inspect", "--db", dbs[0])
+		if code != ExitOK {
+			t.Fatalf("inspect exit %d:\n%s", code, out)
+		}
+		requireFits(t, "inspect", out)
+	})
+	t.Run("all", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("runs every scenario again")
+		}
+		out, code := runCLI(t, "all", "--no-report")
+		if code != ExitOK {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		requireFits(t, "all", out)
+	})
+}
