@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"sync"
@@ -22,6 +23,16 @@ import (
 type Env struct {
 	Dir    string // a fresh temporary directory, removed after the run unless kept
 	DBPath string // the location of the run's main database (DB("outbox"))
+
+	// Verbose asks for the full ledgers and tables (--verbose); by default a
+	// report shows what its lesson needs and says how to see the rest.
+	Verbose bool
+
+	// Progress is where a run that takes over a second may say how far it
+	// has got (a line redrawn with "\r"); nil shows nothing. The harness
+	// sets it only when stderr is a terminal that can redraw a line: it is
+	// never part of the output or the report.
+	Progress io.Writer
 
 	pg *pgDatabases // nil on SQLite
 }

@@ -23,7 +23,7 @@ var courseOrder = []string{
 	"session-17-blind-redrive", "session-17-audited-redrive",
 	// Poison Messages and Retry: the counter, the schedules, jitter, the
 	// visibility timeout, the breaker.
-	"poison-counter", "backoff-schedules", "jitter-wave",
+	"poison-counter", "poison-body-validation", "backoff-schedules", "jitter-wave",
 	"backoff-held-past-visibility-timeout", "backoff-on-queue-timeline",
 	"retry-storm-without-breaker", "circuit-breaker",
 	// Dead letters and ordered messages.
@@ -31,6 +31,7 @@ var courseOrder = []string{
 	"ordered-crash-cascade", "ordered-remember-poisoned-ids",
 	"ordered-silent-corruption", "ordered-replay-in-order",
 	"ordered-block-key-not-partition", "ordered-publish-failure-event",
+	"ordered-permanent-vs-transient",
 	// Governance outbox poison-message controls.
 	"governance-threshold", "governance-legacy-max-retry-count", "governance-deferred-results",
 	"governance-dead-letter-alerts", "governance-dead-letter-disabled",
@@ -85,3 +86,22 @@ func FamilyTitle(family string) string {
 // InCourseOrder reports whether name has its place in the course order
 // (courseOrder); a test requires it of every registered scenario.
 func InCourseOrder(name string) bool { return slices.Contains(courseOrder, name) }
+
+// familySources name the material each family reproduces, as a report's
+// header names it (the README credits each with its license).
+var familySources = map[string]string{
+	"wassal":     "mohamed Tayel, Fundamentals of Distributed Systems on DEV (Wassal, Days 13-17)",
+	"retry":      "\"Poison Messages and Retry\", academia.sh (CC BY-SA 4.0)",
+	"ordered":    "\"Dead letters and ordered messages\", a course article",
+	"governance": "\"Governance Outbox Poison-Message Controls\", AsiBackbone's outbox documentation",
+	"workers":    "the lab's own measurement (SQLite's one writer; PostgreSQL's many)",
+}
+
+// Source is the material the scenarios of family reproduce, for the
+// "Source" line of their reports' headers.
+func Source(family string) string {
+	if s, ok := familySources[family]; ok {
+		return s
+	}
+	return family
+}

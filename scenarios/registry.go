@@ -20,6 +20,9 @@ type Scenario struct {
 	Day     int // the course day a Wassal scenario belongs to; 0 for the other families
 	Kind    report.Kind
 	Pair    string // the scenario it pairs with (BEFORE ↔ AFTER), if any
+	// Answers names, for an AFTER without a pair of its own, the BEFORE
+	// (another scenario) whose failure it fixes; list shows it.
+	Answers string
 	Summary string // one line for the catalogue
 	Long    string // what the run shows, for --help
 	Example string // 2-3 example invocations, for --help

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"encoding/xml"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +80,22 @@ func TestBarsOnASharedScale(t *testing.T) {
 	f := Bars("b", "Half", []Bar{{"a", 200, ""}}, 8, 400)
 	if want := "Half\na │████\n"; f.Text != want {
 		t.Errorf("text = %q, want %q", f.Text, want)
+	}
+}
+
+func TestTimelineTicksAreRoundAndCoverTheSpan(t *testing.T) {
+	for _, c := range []struct {
+		span time.Duration
+		want string
+	}{
+		{0, "[0s]"},
+		{4 * time.Millisecond, "[0s 1ms 2ms 3ms 4ms]"},
+		{1400 * time.Millisecond, "[0s 500ms 1s]"},
+		{3 * time.Second, "[0s 1s 2s 3s]"},
+		{95 * time.Second, "[0s 20s 40s 1m0s 1m20s]"},
+	} {
+		if got := fmt.Sprint(ticks(c.span)); got != c.want {
+			t.Errorf("ticks(%v) = %s, want %s", c.span, got, c.want)
+		}
 	}
 }

@@ -54,7 +54,7 @@ func Timeline(name, title string, lanes []Lane, span time.Duration, width int, l
 	}
 
 	const rowH, left, axisW = 26, 110, 600.0
-	h := len(lanes)*rowH + 90
+	h := len(lanes)*rowH + 110
 	s := svgOpen(left+int(axisW)+260, h, title)
 	x := func(at time.Duration) float64 { return float64(left) + float64(at)/float64(span)*axisW }
 	for i, l := range lanes {
@@ -69,10 +69,15 @@ func Timeline(name, title string, lanes []Lane, span time.Duration, width int, l
 	}
 	axisY := 50 + len(lanes)*rowH
 	fmt.Fprintf(s, `<line x1="%d" y1="%d" x2="%.0f" y2="%d" stroke="#333"/>`+"\n", left, axisY, float64(left)+axisW, axisY)
-	fmt.Fprintf(s, `<text x="%d" y="%d">%s</text>`+"\n", left, axisY+16, esc(start))
-	fmt.Fprintf(s, `<text x="%.0f" y="%d" text-anchor="end">%s</text>`+"\n", float64(left)+axisW, axisY+16, esc(end))
+	for _, tk := range ticks(span) {
+		tx := x(tk)
+		fmt.Fprintf(s, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>`+"\n", tx, axisY, tx, axisY+5)
+		fmt.Fprintf(s, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", tx, axisY+18, esc(tickLabel(tk, span)))
+	}
+	fmt.Fprintf(s, `<text x="%.0f" y="%d" text-anchor="middle">%s</text>`+"\n", float64(left)+axisW/2, axisY+36,
+		esc("scenario clock, "+tickUnit(span)+" since the run started"))
 	if legend != "" {
-		fmt.Fprintf(s, `<text x="%d" y="%d">%s</text>`+"\n", left, axisY+36, esc(legend))
+		fmt.Fprintf(s, `<text x="%d" y="%d">%s</text>`+"\n", left, axisY+56, esc(legend))
 	}
 	return Figure{Name: name, Title: title, Text: t.String(), SVG: svgClose(s)}
 }
@@ -90,4 +95,35 @@ func symbolColor(symbol string) string {
 		return "#8a2be2"
 	}
 	return "#333"
+}
+
+// ticks are the round instants a time axis of span is marked at: 0, then
+// every step of 1, 2 or 5 times a power of ten milliseconds (or seconds),
+// about five of them.
+func ticks(span time.Duration) []time.Duration {
+	step := time.Millisecond
+	for mult := 0; span/step > 5; mult = (mult + 1) % 3 {
+		step = step * []time.Duration{2, 5, 10}[mult] / []time.Duration{1, 2, 5}[mult]
+	}
+	var out []time.Duration
+	for t := time.Duration(0); t <= span; t += step {
+		out = append(out, t)
+	}
+	return out
+}
+
+// tickUnit is the unit an axis of span is labelled in.
+func tickUnit(span time.Duration) string {
+	if span >= 10*time.Second {
+		return "s"
+	}
+	return "ms"
+}
+
+// tickLabel writes the instant t on an axis of span, in its unit.
+func tickLabel(t, span time.Duration) string {
+	if tickUnit(span) == "s" {
+		return fmt.Sprintf("%g", t.Seconds())
+	}
+	return fmt.Sprintf("%d", t.Milliseconds())
 }
