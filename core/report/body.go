@@ -112,24 +112,39 @@ var checkLine = regexp.MustCompile(`^  (PASS|FAIL|REPRODUCED|NOT REPRODUCED)  (.
 // whose title mentions checks), as Report.Checks writes them.
 func BodyChecks(body string) []Check {
 	var checks []Check
+	var text []string // each check's whole line, its continuation lines joined
 	for _, it := range Items(body) {
 		if it.Table != nil || !strings.Contains(strings.ToLower(it.Section), "checks") {
 			continue
 		}
 		m := checkLine.FindStringSubmatch(it.Line)
 		if m == nil {
+			if cont, ok := strings.CutPrefix(it.Line, checkIndent); ok && len(checks) > 0 && strings.TrimSpace(cont) != "" {
+				text[len(text)-1] += " " + strings.TrimSpace(cont)
+			}
 			continue
 		}
-		name, detail, _ := strings.Cut(m[2], " → ")
-		checks = append(checks, Check{Name: name, Passed: m[1] == "PASS" || m[1] == "REPRODUCED", Detail: detail})
+		checks = append(checks, Check{Passed: m[1] == "PASS" || m[1] == "REPRODUCED"})
+		text = append(text, m[2])
+	}
+	for i := range checks {
+		checks[i].Name, checks[i].Detail, _ = strings.Cut(text[i], " → ")
 	}
 	return checks
 }
 
 // BodyVerdict is the body's verdict line without its "VERDICT: " label.
 func BodyVerdict(body string) string {
-	for _, line := range strings.Split(body, "\n") {
+	lines := strings.Split(body, "\n")
+	for i, line := range lines {
 		if v, ok := strings.CutPrefix(line, "VERDICT: "); ok {
+			for _, next := range lines[i+1:] {
+				cont, ok := strings.CutPrefix(next, verdictIndent)
+				if !ok || strings.TrimSpace(cont) == "" {
+					break
+				}
+				v += " " + strings.TrimSpace(cont)
+			}
 			return v
 		}
 	}

@@ -169,8 +169,52 @@ func (r *Report) Checks(title string) {
 		r.Line("  " + NoChecks)
 	}
 	for _, c := range r.checks {
-		r.Linef("  %s  %s → %s", r.mark(c.Passed), c.Name, c.Detail)
+		r.Line(wrapLine(fmt.Sprintf("  %s  %s → %s", r.mark(c.Passed), c.Name, c.Detail), checkIndent))
 	}
+}
+
+// checkIndent and verdictIndent begin the continuation lines of a check or
+// verdict line too wide for MaxWidth; BodyChecks and BodyVerdict join them
+// back.
+const (
+	checkIndent   = "        "
+	verdictIndent = "         "
+)
+
+// wrapLine breaks a line wider than MaxWidth at spaces into continuation
+// lines that start with indent.
+func wrapLine(line, indent string) string {
+	if Width(line) <= MaxWidth {
+		return line
+	}
+	// The first line keeps its own spacing (a check's two spaces after its
+	// mark): it breaks at the last space that fits.
+	cut := -1
+	for i, r := range line {
+		if r == ' ' && i > 0 && line[i-1] != ' ' && Width(line[:i]) <= MaxWidth {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		return line
+	}
+	out := []string{line[:cut]}
+	cur := ""
+	for _, w := range strings.Fields(line[cut:]) {
+		switch {
+		case cur == "":
+			cur = indent + w
+		case Width(cur)+1+Width(w) <= MaxWidth:
+			cur += " " + w
+		default:
+			out = append(out, cur)
+			cur = indent + w
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 // Passed reports whether at least one check was recorded and every recorded
@@ -212,7 +256,7 @@ func (r *Report) Verdict(pass, fail string) {
 	}
 	r.verdict = outcome + " " + trimSymbol(text)
 	r.Section("Verdict")
-	r.Linef("VERDICT: %s", r.verdict)
+	r.Line(wrapLine("VERDICT: "+r.verdict, verdictIndent))
 }
 
 // trimSymbol drops a verdict symbol a scenario put at the end of its text.

@@ -103,3 +103,29 @@ func TestNoChecksIsNotPassed(t *testing.T) {
 		t.Error("Passed() = false with one passing check, want true")
 	}
 }
+
+func TestWideCheckAndVerdictLinesWrapAndReadBack(t *testing.T) {
+	r := New("x", After)
+	detail := strings.Repeat("figure 12 of 34 ", 12) + "end"
+	r.Check("short", true, "ok")
+	r.Check("a check whose detail is long", false, detail)
+	r.Checks("Checks")
+	verdict := strings.Repeat("EVERY MESSAGE ONCE ", 8) + "DONE"
+	r.Verdict(verdict, verdict)
+	body := r.Body()
+	for _, l := range strings.Split(body, "\n") {
+		if Width(l) > MaxWidth {
+			t.Errorf("line of %d columns: %q", Width(l), l)
+		}
+	}
+	if !strings.Contains(body, "\n  PASS  short → ok\n") {
+		t.Errorf("a short check line changed:\n%s", body)
+	}
+	got := BodyChecks(body)
+	if len(got) != 2 || got[1].Name != "a check whose detail is long" || got[1].Detail != detail || got[1].Passed {
+		t.Errorf("checks read back: %+v", got)
+	}
+	if v := BodyVerdict(body); v != VerdictFail+" "+verdict {
+		t.Errorf("verdict read back %q", v)
+	}
+}
