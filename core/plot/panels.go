@@ -14,7 +14,8 @@ type Panel struct {
 // PanelsSVG draws histograms stacked on one shared x axis and one shared y
 // scale, so that a flatter wave looks flatter. It returns only the SVG; the
 // caller draws the text version its own way.
-func PanelsSVG(title string, panels []Panel, bucketLabel func(i int) string) string {
+func PanelsSVG(title string, panels []Panel, bucketLabel func(i int) string, axes ...Axes) string {
+	ax := axesOf(axes, "bucket", "count")
 	buckets, peak := 0, 0
 	for _, p := range panels {
 		buckets = max(buckets, len(p.Counts))
@@ -22,7 +23,7 @@ func PanelsSVG(title string, panels []Panel, bucketLabel func(i int) string) str
 			peak = max(peak, c)
 		}
 	}
-	const left, panelH, gap, plotW = 60, 120.0, 50.0, 800.0
+	const left, panelH, gap, plotW = 80, 120.0, 60.0, 800.0
 	colW := plotW / float64(max(buckets, 1))
 	h := 40 + int(float64(len(panels))*(panelH+gap)) + 20
 	s := svgOpen(left+int(plotW)+40, h, title)
@@ -39,12 +40,15 @@ func PanelsSVG(title string, panels []Panel, bucketLabel func(i int) string) str
 				float64(left)+float64(i)*colW, base-hgt, max(colW, 1), hgt, esc(bucketLabel(i)), c)
 		}
 		fmt.Fprintf(s, `<line x1="%d" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", left, base, float64(left)+plotW, base)
-		fmt.Fprintf(s, `<text x="%d" y="%.0f" text-anchor="end">%d</text>`+"\n", left-6, base-panelH+10, peak)
-		fmt.Fprintf(s, `<text x="%d" y="%.0f" text-anchor="end">0</text>`+"\n", left-6, base)
+		yAxis(s, left, base, panelH, float64(peak), ax.Y)
 		if buckets > 0 {
-			fmt.Fprintf(s, `<text x="%d" y="%.0f">%s</text>`+"\n", left, base+16, esc(bucketLabel(0)))
-			fmt.Fprintf(s, `<text x="%.0f" y="%.0f" text-anchor="end">%s</text>`+"\n", float64(left)+plotW, base+16, esc(bucketLabel(buckets-1)))
+			for _, i := range []int{0, (buckets - 1) / 2, buckets - 1} {
+				tx := float64(left) + (float64(i)+0.5)*colW
+				fmt.Fprintf(s, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#333"/>`+"\n", tx, base, tx, base+4)
+				fmt.Fprintf(s, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", tx, base+16, esc(bucketLabel(i)))
+			}
 		}
+		fmt.Fprintf(s, `<text x="%.0f" y="%.0f" text-anchor="middle">%s</text>`+"\n", float64(left)+plotW/2, base+32, esc(ax.X))
 	}
 	return svgClose(s)
 }

@@ -29,7 +29,8 @@ var eighths = []rune(" ▏▎▍▌▋▊▉█")
 // Bars draws a horizontal bar chart: one row per bar, partial cells drawn in
 // eighths. A bar of value scale is width cells long; scale 0 means the
 // longest bar's value (charts meant to be compared pass a shared scale).
-func Bars(name, title string, bars []Bar, width int, scale float64) Figure {
+func Bars(name, title string, bars []Bar, width int, scale float64, axes ...Axes) Figure {
+	ax := axesOf(axes, "value", "")
 	maxV, labelW := scale, 0
 	for _, b := range bars {
 		if scale <= 0 {
@@ -45,8 +46,22 @@ func Bars(name, title string, bars []Bar, width int, scale float64) Figure {
 	}
 
 	const rowH, left, barW = 22, 160, 480.0
-	h := len(bars)*rowH + 50
+	h := len(bars)*rowH + 90
 	s := svgOpen(left+int(barW)+200, h, title)
+	axisY := 40 + len(bars)*rowH + 4
+	fmt.Fprintf(s, `<line x1="%d" y1="%d" x2="%.0f" y2="%d" stroke="#333"/>`+"\n", left, axisY, float64(left)+barW, axisY)
+	for _, v := range niceTicks(maxV) {
+		tx := float64(left)
+		if maxV > 0 {
+			tx += v / maxV * barW
+		}
+		fmt.Fprintf(s, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>`+"\n", tx, axisY, tx, axisY+4)
+		fmt.Fprintf(s, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", tx, axisY+16, tickText(v))
+	}
+	fmt.Fprintf(s, `<text x="%.0f" y="%d" text-anchor="middle">%s</text>`+"\n", float64(left)+barW/2, axisY+34, esc(ax.X))
+	if ax.Y != "" {
+		fmt.Fprintf(s, `<text x="%d" y="%d" text-anchor="end" font-style="italic">%s</text>`+"\n", left-8, 34, esc(ax.Y))
+	}
 	for i, b := range bars {
 		y := 40 + i*rowH
 		w := 0.0
@@ -77,7 +92,8 @@ func hbar(v, maxV float64, width int) string {
 // Columns draws a vertical histogram of counts per bucket, height rows tall.
 // More buckets than width are merged (summed) so the text fits a terminal;
 // the SVG keeps every bucket.
-func Columns(name, title string, counts []int, bucketLabel func(i int) string, height, width int) Figure {
+func Columns(name, title string, counts []int, bucketLabel func(i int) string, height, width int, axes ...Axes) Figure {
+	ax := axesOf(axes, "bucket", "count")
 	merged, per := mergeBuckets(counts, width)
 	peak := 0
 	for _, c := range merged {
@@ -122,10 +138,10 @@ func Columns(name, title string, counts []int, bucketLabel func(i int) string, h
 		fmt.Fprintf(&t, "       (each column sums %d buckets)\n", per)
 	}
 
-	const plotH, left = 200.0, 50
+	const plotH, left = 200.0, 80
 	colW := math.Max(1, math.Min(12, 600/float64(max(len(counts), 1))))
-	wTotal := left + int(colW*float64(len(counts))) + 40
-	s := svgOpen(wTotal, int(plotH)+90, title)
+	wTotal := left + max(int(colW*float64(len(counts))), 240) + 40
+	s := svgOpen(wTotal, int(plotH)+110, title)
 	rawPeak := 0
 	for _, c := range counts {
 		rawPeak = max(rawPeak, c)
@@ -139,11 +155,15 @@ func Columns(name, title string, counts []int, bucketLabel func(i int) string, h
 			float64(left)+float64(i)*colW, 40+plotH-h, colW, h, esc(bucketLabel(i)), c)
 	}
 	fmt.Fprintf(s, `<line x1="%d" y1="%.0f" x2="%d" y2="%.0f" stroke="#333"/>`+"\n", left, 40+plotH, wTotal-20, 40+plotH)
-	fmt.Fprintf(s, `<text x="%d" y="%.0f" text-anchor="end">%d</text>`+"\n", left-6, 40.0+12, rawPeak)
-	fmt.Fprintf(s, `<text x="%d" y="%.0f">%s</text>`+"\n", left, 40+plotH+20, esc(bucketLabel(0)))
+	yAxis(s, left, 40+plotH, plotH, float64(rawPeak), ax.Y)
 	if len(counts) > 0 {
-		fmt.Fprintf(s, `<text x="%d" y="%.0f" text-anchor="end">%s</text>`+"\n", wTotal-20, 40+plotH+20, esc(bucketLabel(len(counts)-1)))
+		for _, i := range []int{0, (len(counts) - 1) / 2, len(counts) - 1} {
+			tx := float64(left) + (float64(i)+0.5)*colW
+			fmt.Fprintf(s, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#333"/>`+"\n", tx, 40+plotH, tx, 44+plotH)
+			fmt.Fprintf(s, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", tx, 40+plotH+18, esc(bucketLabel(i)))
+		}
 	}
+	fmt.Fprintf(s, `<text x="%.0f" y="%.0f" text-anchor="middle">%s</text>`+"\n", float64(left+wTotal-20)/2, 40+plotH+40, esc(ax.X))
 	return Figure{Name: name, Title: title, Text: t.String(), SVG: svgClose(s)}
 }
 

@@ -99,3 +99,37 @@ func TestTimelineTicksAreRoundAndCoverTheSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestNiceTicksAreRoundAndReachTheTop(t *testing.T) {
+	for _, c := range []struct {
+		top  float64
+		want string
+	}{
+		{0, "[0]"},
+		{980, "[0 200 400 600 800]"},
+		{400, "[0 100 200 300 400]"},
+		{7, "[0 2 4 6]"},
+		{0.3, "[0 0.1 0.2 0.30000000000000004]"},
+	} {
+		if got := fmt.Sprint(niceTicks(c.top)); got != c.want {
+			t.Errorf("niceTicks(%v) = %s, want %s", c.top, got, c.want)
+		}
+	}
+}
+
+func TestChartsNameTheirAxes(t *testing.T) {
+	label := func(i int) string { return fmt.Sprintf("t%d", i) }
+	cols := Columns("c", "Depth", []int{1, 5, 3}, label, 4, 10, Axes{X: "scenario time", Y: "messages"})
+	bars := Bars("b", "Waits", []Bar{{Label: "a", Value: 40}}, 20, 0, Axes{X: "wait (s)"})
+	panels := PanelsSVG("Wave", []Panel{{Title: "p", Counts: []int{2, 4}}}, label, Axes{X: "time (ms)", Y: "calls"})
+	for _, c := range []struct{ svg, want string }{
+		{cols.SVG, ">scenario time<"}, {cols.SVG, ">messages<"}, {cols.SVG, ">t1<"}, {cols.SVG, ">4<"},
+		{bars.SVG, ">wait (s)<"}, {bars.SVG, ">40<"},
+		{panels, ">time (ms)<"}, {panels, ">calls<"},
+	} {
+		wellFormed(t, c.svg)
+		if !strings.Contains(c.svg, c.want) {
+			t.Errorf("want %s in\n%s", c.want, c.svg)
+		}
+	}
+}

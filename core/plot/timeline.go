@@ -97,17 +97,16 @@ func symbolColor(symbol string) string {
 	return "#333"
 }
 
-// ticks are the round instants a time axis of span is marked at: 0, then
-// every step of 1, 2 or 5 times a power of ten milliseconds (or seconds),
-// about five of them.
+// ticks are the round instants a time axis of span is marked at (see
+// niceTicks), in the axis's unit.
 func ticks(span time.Duration) []time.Duration {
-	step := time.Millisecond
-	for mult := 0; span/step > 5; mult = (mult + 1) % 3 {
-		step = step * []time.Duration{2, 5, 10}[mult] / []time.Duration{1, 2, 5}[mult]
+	unit := time.Millisecond
+	if tickUnit(span) == "s" {
+		unit = time.Second
 	}
 	var out []time.Duration
-	for t := time.Duration(0); t <= span; t += step {
-		out = append(out, t)
+	for _, v := range niceTicks(float64(span) / float64(unit)) {
+		out = append(out, time.Duration(math.Round(v*float64(unit))))
 	}
 	return out
 }

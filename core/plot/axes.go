@@ -1,0 +1,74 @@
+package plot
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Axes name what a chart's axes measure, with their units: "scenario time
+// (ms)", "messages". A chart drawn without them names its axes "value" and
+// "bucket", which says less.
+type Axes struct {
+	X, Y string
+}
+
+// axesOf returns the first of axes, or defaults naming the axes x and y.
+func axesOf(axes []Axes, x, y string) Axes {
+	a := Axes{X: x, Y: y}
+	if len(axes) > 0 {
+		if axes[0].X != "" {
+			a.X = axes[0].X
+		}
+		if axes[0].Y != "" {
+			a.Y = axes[0].Y
+		}
+	}
+	return a
+}
+
+// niceTicks are round values from 0 up to top: 0, then every step of
+// 1, 2 or 5 times a power of ten, about five of them.
+func niceTicks(top float64) []float64 {
+	if top <= 0 || math.IsNaN(top) || math.IsInf(top, 0) {
+		return []float64{0}
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(top/5)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		step = m * mag
+		if top/step <= 5 {
+			break
+		}
+	}
+	var out []float64
+	for i := 0; float64(i)*step <= top*(1+1e-9); i++ {
+		out = append(out, float64(i)*step)
+	}
+	return out
+}
+
+// tickText writes a tick value without a useless fraction.
+func tickText(v float64) string {
+	if v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// yAxis draws a vertical axis at x from base (value 0) up height pixels
+// (value top), with ticks and the axis's name rotated beside it.
+func yAxis(s *strings.Builder, x, base, height, top float64, name string) {
+	fmt.Fprintf(s, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x, base, x, base-height)
+	for _, v := range niceTicks(top) {
+		y := base
+		if top > 0 {
+			y = base - v/top*height
+		}
+		fmt.Fprintf(s, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#333"/>`+"\n", x-4, y, x, y)
+		fmt.Fprintf(s, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n", x-6, y+4, tickText(v))
+	}
+	fmt.Fprintf(s, `<text transform="translate(%.0f,%.0f) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
+		x-42, base-height/2, esc(name))
+}
