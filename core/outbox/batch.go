@@ -28,7 +28,10 @@ func (s *Store) NewBatcher(ctx context.Context) (*Batcher, error) {
 	if s.queue.Due != "" {
 		settle = append(settle, s.queue.Due)
 	}
-	b, err := s.PrepareBatch(ctx, s.queue, claimColumns+", CreatedAtUtc", settle...)
+	if err := s.design.require("prepare batch claim", "LockedUntilUtc", "ClaimToken"); err != nil {
+		return nil, err
+	}
+	b, err := s.PrepareBatch(ctx, s.queue, s.claimColumns()+", CreatedAtUtc", settle...)
 	if err != nil {
 		return nil, fmt.Errorf("prepare batch claim: %w", err)
 	}

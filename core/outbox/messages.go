@@ -65,20 +65,22 @@ type Claim struct {
 }
 
 // EnqueueTx writes a message in the caller's transaction, so that it commits
-// or rolls back together with the business row it describes.
+// or rolls back together with the business row it describes. A MaxAttempts
+// of 0 writes no ceiling (the column is left out: Days before 16 lack it).
 func EnqueueTx(ctx context.Context, tx *sql.Tx, m NewMessage) (int64, error) {
 	payload := m.Payload
 	if payload == "" {
 		payload = "{}"
 	}
-	var maxAttempts any
+	// MaxAttempts is written only when set: a Day before 16 has no such column.
+	query := `INSERT INTO OutboxMessages (MessageKey, Type, Payload, CreatedAtUtc) VALUES ($1, $2, $3, $4) RETURNING Id`
+	args := []any{m.Key, m.Type, payload, clock.ISO(m.CreatedAt)}
 	if m.MaxAttempts > 0 {
-		maxAttempts = m.MaxAttempts
+		query = `INSERT INTO OutboxMessages (MessageKey, Type, Payload, CreatedAtUtc, MaxAttempts) VALUES ($1, $2, $3, $4, $5) RETURNING Id`
+		args = append(args, m.MaxAttempts)
 	}
 	var id int64
-	err := tx.QueryRowContext(ctx,
-		`INSERT INTO OutboxMessages (MessageKey, Type, Payload, MaxAttempts, CreatedAtUtc) VALUES ($1, $2, $3, $4, $5) RETURNING Id`,
-		m.Key, m.Type, payload, maxAttempts, clock.ISO(m.CreatedAt)).Scan(&id)
+	err := tx.QueryRowContext(ctx, query, args...).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("enqueue outbox message %s: %w", m.Key, err)
 	}
@@ -94,8 +96,11 @@ func (s *Store) Enqueue(ctx context.Context, m NewMessage) (id int64, err error)
 	return id, err
 }
 
-// claimColumns are what a claim returns to build a Claim from.
-const claimColumns = `Id, MessageKey, Type, Payload, AttemptCount, MaxAttempts, ClaimToken`
+// claimColumns are what a claim returns to build a Claim from, as the
+// store's design has them.
+func (s *Store) claimColumns() string {
+	return s.design.cols("Id", "MessageKey", "Type", "Payload", "AttemptCount", "MaxAttempts", "ClaimToken")
+}
 
 func scanClaim(sc claim.Scanner, c *Claim, extra ...any) error {
 	var maxAttempts sql.NullInt64
@@ -109,9 +114,12 @@ func scanClaim(sc claim.Scanner, c *Claim, extra ...any) error {
 // ClaimToken and leases the row until now+lease (see claim.Store.ClaimTx).
 // Call it in a transaction of s, so no two claims interleave.
 func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now time.Time, lease time.Duration, limit int) ([]Claim, error) {
+	if err := s.design.require("claim outbox message", "LockedUntilUtc", "ClaimToken"); err != nil {
+		return nil, err
+	}
 	r := claim.Request{Owner: worker, Now: now, Lease: lease, Limit: limit}
 	var claims []Claim
-	err := s.Store.ClaimTx(ctx, tx, s.queue, r, claimColumns, func(sc claim.Scanner) error {
+	err := s.Store.ClaimTx(ctx, tx, s.queue, r, s.claimColumns(), func(sc claim.Scanner) error {
 		c := Claim{Worker: worker, LeaseUntil: r.LeaseUntil()}
 		if err := scanClaim(sc, &c); err != nil {
 			return err
@@ -165,9 +173,13 @@ func (s *Store) CompleteTx(ctx context.Context, tx *sql.Tx, c Claim, now time.Ti
 }
 
 // RetryTx puts a claimed message back to Pending, claimable again at next
-// (immediately when next is zero), with the error that made it fail.
+// (immediately when next is zero), with the error that made it fail where
+// the design keeps one (LastError; next needs the backoff gate, Day 16's).
 func (s *Store) RetryTx(ctx context.Context, tx *sql.Tx, c Claim, next time.Time, lastError string) error {
-	sets := []claim.Set{{Column: "Status", Value: string(Pending)}, {Column: "LastError", Value: sqlitedb.NullString(lastError)}}
+	sets := []claim.Set{{Column: "Status", Value: string(Pending)}}
+	if s.design.Has("LastError") {
+		sets = append(sets, claim.Set{Column: "LastError", Value: sqlitedb.NullString(lastError)})
+	}
 	if s.queue.Due != "" {
 		sets = append(sets, claim.Set{Column: s.queue.Due, Value: next})
 	}
@@ -175,13 +187,17 @@ func (s *Store) RetryTx(ctx context.Context, tx *sql.Tx, c Claim, next time.Time
 }
 
 // DeadLetterTx parks a claimed message: terminal, out of the claim's way, its
-// error kept, no next attempt and no owner left on it. The transition is
-// written to the audit log in the same transaction.
+// error kept, no next attempt and no owner left on it. Where the design has
+// an audit log (Full, Day 17) the transition is written to it in the same
+// transaction. A design without DeadLettered (before Day 16) refuses it.
 func (s *Store) DeadLetterTx(ctx context.Context, tx *sql.Tx, c Claim, now time.Time, lastError string) error {
+	if err := s.design.require("dead-letter outbox message", "DeadLetteredAtUtc", "LastError"); err != nil {
+		return err
+	}
 	err := s.transition(ctx, tx, "dead-letter", c, s.noDue(
 		claim.Set{Column: "Status", Value: string(DeadLettered)}, claim.Set{Column: "DeadLetteredAtUtc", Value: now},
 		claim.Set{Column: "LastError", Value: sqlitedb.NullString(lastError)}))
-	if err != nil {
+	if err != nil || !s.design.audit {
 		return err
 	}
 	return AuditTx(ctx, tx, now, c.Worker, "dead-lettered", c.MessageID,

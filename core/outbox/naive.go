@@ -43,10 +43,13 @@ func (s *Store) NaiveSelectPending(ctx context.Context, limit int) ([]int64, err
 func (s *Store) NaiveMarkProcessing(ctx context.Context, id int64, worker string) (Claim, error) {
 	c := Claim{Worker: worker}
 	var maxAttempts sql.NullInt64
+	if err := s.design.require("mark outbox message processing", "LockedBy", "AttemptCount"); err != nil {
+		return Claim{}, err
+	}
 	err := s.DB().QueryRowContext(ctx,
 		`UPDATE OutboxMessages SET Status = 'Processing', LockedBy = $1, AttemptCount = AttemptCount + 1
 		  WHERE Id = $2
-		RETURNING Id, MessageKey, Type, Payload, AttemptCount, MaxAttempts, ClaimToken`, worker, id,
+		RETURNING `+s.claimColumns(), worker, id,
 	).Scan(&c.MessageID, &c.Key, &c.Type, &c.Payload, &c.Attempt, &maxAttempts, &c.Token)
 	if err != nil {
 		return Claim{}, fmt.Errorf("mark outbox message %d processing: %w", id, err)
@@ -57,10 +60,15 @@ func (s *Store) NaiveMarkProcessing(ctx context.Context, id int64, worker string
 
 // NaiveCompleteTx marks message id Processed without asking who owns it:
 // a worker that lost the message to another still completes it.
-// It reports whether a row changed.
-func NaiveCompleteTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time) (bool, error) {
+// It reports whether a row changed. It clears the owner, and the lease and
+// backoff gate where the design has them.
+func (s *Store) NaiveCompleteTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time) (bool, error) {
+	set := `Status = 'Processed', ProcessedAtUtc = $1, LockedBy = NULL`
+	for _, c := range []string{"NextAttemptUtc", "LockedUntilUtc"} {
+		if s.design.Has(c) {
+			set += ", " + c + " = NULL"
+		}
+	}
 	return changed(fmt.Sprintf("complete outbox message %d", id))(tx.ExecContext(ctx,
-		`UPDATE OutboxMessages SET Status = 'Processed', ProcessedAtUtc = $1, NextAttemptUtc = NULL,
-		        LockedBy = NULL, LockedUntilUtc = NULL
-		  WHERE Id = $2`, clock.ISO(now), id))
+		`UPDATE OutboxMessages SET `+set+` WHERE Id = $2`, clock.ISO(now), id))
 }

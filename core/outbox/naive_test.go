@@ -42,7 +42,7 @@ func TestNaiveClaimLetsTwoWorkersTakeTheSameMessage(t *testing.T) {
 		now := clock.Start.Add(time.Second)
 		for _, c := range []Claim{a, b} {
 			err := s.InTx(ctx, func(tx *sql.Tx) error {
-				changed, err := NaiveCompleteTx(ctx, tx, c.MessageID, now)
+				changed, err := s.NaiveCompleteTx(ctx, tx, c.MessageID, now)
 				if !changed {
 					t.Errorf("%s's completion changed no row", c.Worker)
 				}

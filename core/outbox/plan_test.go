@@ -37,7 +37,7 @@ func TestClaimUsesThePartialIndex(t *testing.T) {
 	}
 	r := claim.Request{Owner: "w1", Now: clock.Start, Limit: 10}
 	sel, selArgs := claim.SQLite.ClaimSelect(Messages, r)
-	batch, batchArgs := claim.SQLite.ClaimBatch(Messages, claimColumns+", CreatedAtUtc", r)
+	batch, batchArgs := claim.SQLite.ClaimBatch(Messages, s.claimColumns()+", CreatedAtUtc", r)
 	for name, q := range map[string]struct {
 		query string
 		args  []any

@@ -9,12 +9,15 @@ import (
 	"outboxlab/core/sqlitedb"
 )
 
-// Messages returns every outbox row in creation order.
+// Messages returns every outbox row in creation order (none when the design
+// has no outbox); a column the design lacks reads as its zero value.
 func (s *Store) Messages(ctx context.Context) ([]Message, error) {
-	rows, err := s.DB().QueryContext(ctx,
-		`SELECT Id, MessageKey, Type, Payload, Status, AttemptCount, MaxAttempts, NextAttemptUtc,
-		        LastError, LockedBy, LockedUntilUtc, ClaimToken, CreatedAtUtc, ProcessedAtUtc, DeadLetteredAtUtc
-		   FROM OutboxMessages ORDER BY CreatedAtUtc, Id`)
+	if !s.design.outbox {
+		return nil, nil
+	}
+	rows, err := s.DB().QueryContext(ctx, `SELECT `+s.design.cols("Id", "MessageKey", "Type", "Payload", "Status",
+		"AttemptCount", "MaxAttempts", "NextAttemptUtc", "LastError", "LockedBy", "LockedUntilUtc", "ClaimToken",
+		"CreatedAtUtc", "ProcessedAtUtc", "DeadLetteredAtUtc")+` FROM OutboxMessages ORDER BY CreatedAtUtc, Id`)
 	if err != nil {
 		return nil, fmt.Errorf("list outbox messages: %w", err)
 	}
@@ -66,6 +69,9 @@ func scanMessage(rows *sql.Rows) (Message, error) {
 
 // Counts returns how many outbox rows are in each status (absent statuses are 0).
 func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
+	if !s.design.outbox {
+		return map[Status]int{Pending: 0, Processing: 0, Processed: 0, DeadLettered: 0}, nil
+	}
 	rows, err := s.DB().QueryContext(ctx, `SELECT Status, COUNT(*) FROM OutboxMessages GROUP BY Status`)
 	if err != nil {
 		return nil, fmt.Errorf("count outbox messages: %w", err)
@@ -93,8 +99,11 @@ type AuditEntry struct {
 	Detail    string
 }
 
-// Audit returns the audit log in order.
+// Audit returns the audit log in order; nothing when the design has none.
 func (s *Store) Audit(ctx context.Context) ([]AuditEntry, error) {
+	if !s.design.audit {
+		return nil, nil
+	}
 	rows, err := s.DB().QueryContext(ctx,
 		`SELECT Id, AtUtc, Actor, Action, COALESCE(MessageId, 0), Detail FROM AuditLog ORDER BY Id`)
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
 )
 
 //go:embed schema.sql
@@ -28,28 +27,25 @@ var Schema string
 // and its transitions are this package's.
 type Store struct {
 	*claim.Store
-	queue *claim.Queue
+	queue  *claim.Queue
+	design Design
 }
 
 // Open opens (creating if needed) the database at path, a SQLite file or a
-// PostgreSQL location (see claim.Open), and applies the schema.
+// PostgreSQL location (see claim.Open), and applies the full schema (Full;
+// a course Day's store opens with Day(n).Open).
 func Open(ctx context.Context, path string) (*Store, error) {
-	cs, err := claim.Open(ctx, path, sqlitedb.SchemaVersion, Schema)
-	if err != nil {
-		return nil, err
-	}
-	return &Store{Store: cs, queue: Messages}, nil
+	return Full.Open(ctx, path)
 }
 
-// OpenExisting opens a database that must already be a lab database.
-// It never creates the file or the schema.
+// OpenExisting opens a database that must already be a lab database, seeing
+// it with the full schema (Full). It never creates the file or the schema.
 func OpenExisting(ctx context.Context, path string) (*Store, error) {
-	cs, err := claim.OpenExisting(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	return &Store{Store: cs, queue: Messages}, nil
+	return Full.OpenExisting(ctx, path)
 }
+
+// Design returns the design the store was opened with.
+func (s *Store) Design() Design { return s.design }
 
 // Messages is the outbox table as the claim engine sees it: Pending and
 // Processing rows are live, a claim moves a row to Processing, counts the
@@ -66,7 +62,7 @@ var Messages = &claim.Queue{
 func (s *Store) WithoutBackoff() *Store {
 	q := *s.queue
 	q.Due = ""
-	return &Store{Store: s.Store, queue: &q}
+	return &Store{Store: s.Store, queue: &q, design: s.design}
 }
 
 // Table is one table of the schema.

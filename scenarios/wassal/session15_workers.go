@@ -93,7 +93,7 @@ func (w *outboxWorker) finish(ctx context.Context, c outbox.Claim, a provider.An
 		if w.fenced {
 			return w.store.CompleteTx(ctx, tx, c, now)
 		}
-		_, err = outbox.NaiveCompleteTx(ctx, tx, c.MessageID, now)
+		_, err = w.store.NaiveCompleteTx(ctx, tx, c.MessageID, now)
 		return err
 	})
 	if errors.Is(err, outbox.ErrNotOwner) {

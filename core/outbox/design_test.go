@@ -1,0 +1,210 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/core/clock"
+)
+
+// openDesign opens a fresh database of on with design d, closed when the test ends.
+func openDesign(t *testing.T, on backend, d Design) *Store {
+	t.Helper()
+	s, err := d.Open(context.Background(), on.Location(t, "outbox"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// outboxColumns reads the columns OutboxMessages really has, from the
+// CREATE statement the database keeps (rebuilt from the catalog on PostgreSQL).
+func outboxColumns(t *testing.T, s *Store) (cols []string, tables []string) {
+	t.Helper()
+	ts, err := s.Tables(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	colName := regexp.MustCompile(`(?m)^\s+"?(\w+)"?\s+(INTEGER|TEXT|BIGINT|integer|text|bigint)`)
+	for _, tb := range ts {
+		tables = append(tables, tb.Name)
+		if tb.Name == "OutboxMessages" || tb.Name == "outboxmessages" {
+			for _, m := range colName.FindAllStringSubmatch(tb.SQL, -1) {
+				cols = append(cols, strings.ToLower(m[1]))
+			}
+		}
+	}
+	return cols, tables
+}
+
+// Each Day's store really has only the columns and tables that Day introduced.
+func TestDayStoresHaveOnlyTheirDaysColumns(t *testing.T) {
+	lower := func(ss ...string) []string {
+		for i := range ss {
+			ss[i] = strings.ToLower(ss[i])
+		}
+		return ss
+	}
+	day14 := lower("Id", "MessageKey", "Type", "Payload", "Status", "AttemptCount", "LockedBy", "CreatedAtUtc", "ProcessedAtUtc")
+	day15 := lower("Id", "MessageKey", "Type", "Payload", "Status", "AttemptCount", "LockedBy", "LockedUntilUtc", "ClaimToken",
+		"CreatedAtUtc", "ProcessedAtUtc")
+	day16 := lower("Id", "MessageKey", "Type", "Payload", "Status", "AttemptCount", "MaxAttempts", "NextAttemptUtc", "LastError",
+		"LockedBy", "LockedUntilUtc", "ClaimToken", "CreatedAtUtc", "ProcessedAtUtc", "DeadLetteredAtUtc")
+	for _, tc := range []struct {
+		day       int
+		columns   []string
+		audit     bool
+		noOutbox  bool
+		dead      bool // the Status CHECK admits DeadLettered
+		nextAttmp bool
+	}{
+		{day: 13, noOutbox: true},
+		{day: 14, columns: day14},
+		{day: 15, columns: day15},
+		{day: 16, columns: day16, dead: true},
+		{day: 17, columns: day16, dead: true, audit: true},
+	} {
+		onEachBackend(t, func(t *testing.T, on backend) {
+			s := openDesign(t, on, Day(tc.day))
+			cols, tables := outboxColumns(t, s)
+			hasTable := func(name string) bool {
+				return slices.ContainsFunc(tables, func(t string) bool { return strings.EqualFold(t, name) })
+			}
+			if tc.noOutbox {
+				if hasTable("OutboxMessages") || !hasTable("Payments") {
+					t.Errorf("Day %d tables %v, want Payments and no OutboxMessages", tc.day, tables)
+				}
+				return
+			}
+			if !slices.Equal(cols, tc.columns) {
+				t.Errorf("Day %d OutboxMessages columns\n got %v\nwant %v", tc.day, cols, tc.columns)
+			}
+			if hasTable("AuditLog") != tc.audit {
+				t.Errorf("Day %d tables %v, AuditLog wanted: %v", tc.day, tables, tc.audit)
+			}
+			if got := strings.Contains(Day(tc.day).Schema(), "'DeadLettered'"); got != tc.dead {
+				t.Errorf("Day %d schema admits DeadLettered: %v, want %v", tc.day, got, tc.dead)
+			}
+		})
+	}
+}
+
+// The Day 15 claim counts the attempt at claim time and ignores any backoff;
+// its store cannot dead-letter (no DeadLettered before Day 16); a retry
+// writes no LastError (no such column) and the message is claimable at once.
+func TestDay15ClaimsRetriesAndCannotDeadLetter(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, on backend) {
+		ctx := context.Background()
+		s := openDesign(t, on, Day(15))
+		if _, err := s.Enqueue(ctx, NewMessage{Key: "PAY-003", Type: "ConfirmPayment", CreatedAt: clock.Start}); err != nil {
+			t.Fatal(err)
+		}
+		c, ok := claimOne(t, s, "w1", clock.Start)
+		if !ok || c.Attempt != 1 || c.Token != 1 || c.MaxAttempts != 0 {
+			t.Fatalf("claim = %+v (claimed %v), want attempt 1, token 1, no ceiling", c, ok)
+		}
+		if err := s.Retry(ctx, c, clock.Start.Add(time.Hour), "provider timeout"); err != nil {
+			t.Fatal(err)
+		}
+		c2, ok := claimOne(t, s, "w1", clock.Start.Add(time.Millisecond))
+		if !ok || c2.Attempt != 2 {
+			t.Fatalf("second claim = %+v (claimed %v), want attempt 2 at once: Day 15 has no backoff gate", c2, ok)
+		}
+		err := s.DeadLetter(ctx, c2, clock.Start.Add(2*time.Millisecond), "give up")
+		if err == nil || errors.Is(err, ErrNotOwner) {
+			t.Fatalf("dead-letter on Day 15 = %v, want an error naming the missing column", err)
+		}
+		msgs, err := s.Messages(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(msgs) != 1 || msgs[0].Status != Processing || msgs[0].AttemptCount != 2 || msgs[0].LastError != "" {
+			t.Errorf("row = %+v, want Processing, AttemptCount 2, no LastError", msgs)
+		}
+	})
+}
+
+// Day 16 dead-letters with LastError and writes no audit (it has no audit
+// log); Day 17 audits the same transition.
+func TestDay16DeadLettersWithoutAuditDay17Audits(t *testing.T) {
+	for _, day := range []int{16, 17} {
+		onEachBackend(t, func(t *testing.T, on backend) {
+			ctx := context.Background()
+			s := openDesign(t, on, Day(day))
+			enqueue(t, s, "PAY-003")
+			c, _ := claimOne(t, s, "w1", clock.Start)
+			if err := s.Retry(ctx, c, clock.Start.Add(200*time.Millisecond), "boom 1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := claimOne(t, s, "w1", clock.Start.Add(199*time.Millisecond)); ok {
+				t.Fatal("claimed before NextAttemptUtc: Day 16's claim has the backoff gate")
+			}
+			c, ok := claimOne(t, s, "w1", clock.Start.Add(201*time.Millisecond))
+			if !ok || c.Attempt != 2 {
+				t.Fatalf("claim after the backoff = %+v (claimed %v), want attempt 2", c, ok)
+			}
+			if err := s.DeadLetter(ctx, c, clock.Start.Add(202*time.Millisecond), "boom 2"); err != nil {
+				t.Fatal(err)
+			}
+			msgs, err := s.Messages(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msgs[0].Status != DeadLettered || msgs[0].LastError != "boom 2" || msgs[0].MaxAttempts != 3 {
+				t.Errorf("row = %+v, want DeadLettered, LastError boom 2, MaxAttempts 3", msgs[0])
+			}
+			audit, err := s.Audit(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[int]int{16: 0, 17: 1}[day]; len(audit) != want {
+				t.Errorf("Day %d audit log has %d entries, want %d", day, len(audit), want)
+			}
+		})
+	}
+}
+
+// The Day 14 naive worker marks, counts and completes without the columns
+// Day 15 adds; the atomic claim is refused there.
+func TestDay14NaiveWorkerAndNoClaim(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, on backend) {
+		ctx := context.Background()
+		s := openDesign(t, on, Day(14))
+		if _, err := s.Enqueue(ctx, NewMessage{Key: "PAY-001", Type: "ConfirmPayment", CreatedAt: clock.Start}); err != nil {
+			t.Fatal(err)
+		}
+		ids, err := s.NaiveSelectPending(ctx, 5)
+		if err != nil || len(ids) != 1 {
+			t.Fatalf("pending = %v, %v; want one id", ids, err)
+		}
+		c, err := s.NaiveMarkProcessing(ctx, ids[0], "worker-a")
+		if err != nil || c.Attempt != 1 || c.Token != 0 {
+			t.Fatalf("mark = %+v, %v; want attempt 1, token 0", c, err)
+		}
+		if _, err := s.Claim(ctx, "w", clock.Start, time.Second, 1); err == nil {
+			t.Error("atomic claim on Day 14 succeeded, want an error: Day 14 has no lease")
+		}
+		var changed bool
+		err = s.InTx(ctx, func(tx *sql.Tx) error {
+			changed, err = s.NaiveCompleteTx(ctx, tx, c.MessageID, clock.Start.Add(time.Second))
+			return err
+		})
+		if err != nil || !changed {
+			t.Fatalf("naive complete = %v, %v", changed, err)
+		}
+		msgs, err := s.Messages(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msgs[0].Status != Processed || msgs[0].LockedBy != "" || msgs[0].AttemptCount != 1 {
+			t.Errorf("row = %+v, want Processed, no owner, AttemptCount 1", msgs[0])
+		}
+	})
+}
