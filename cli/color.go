@@ -5,8 +5,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mattn/go-isatty"
-
 	"outboxlab/core/report"
 )
 
@@ -27,15 +25,7 @@ func useColor(w io.Writer) bool {
 
 // smartTerminal reports whether w is a terminal that understands escape
 // codes (progress lines and colour go only there): not TERM=dumb.
-func smartTerminal(w io.Writer) bool {
-	return os.Getenv("TERM") != "dumb" && isTerminal(w)
-}
-
-// isTerminal reports whether w is a terminal (progress lines go only there).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-}
+func smartTerminal(w io.Writer) bool { return report.Redrawable(w) }
 
 // colorize marks PASS and FAIL and the verdict line for the terminal. The
 // report file is always written from the plain text, never from this.

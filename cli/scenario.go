@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -27,6 +28,12 @@ type commonOptions struct {
 	JSON      bool
 	KeepDB    bool
 	Database  string // a postgres:// URL, or "" for a temporary SQLite file; secret: print pgdb.Redact
+	Schema    bool   // keep the report's schema section (report.SchemaTitle)
+	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
+
+	// progress is where a run may redraw a progress line (scenarios.Env.Progress):
+	// stderr when it is a terminal that can redraw one, else nil.
+	progress io.Writer
 
 	// params are the scenario's parameters as the run uses them, read from
 	// its flags (scenarioParams) before execute: the header and --json record them.
@@ -37,6 +44,7 @@ type commonOptions struct {
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
 	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "database": true, "help": true,
+	"schema": true, "verbose": true,
 }
 
 // scenarioParams walks a scenario command's flags and returns its parameters,
@@ -62,6 +70,8 @@ func bindCommon(fs *pflag.FlagSet, c *commonOptions) {
 	fs.StringVar(&c.ReportDir, "report-dir", "reports", "where reports go (one folder per group inside it)")
 	fs.BoolVar(&c.NoReport, "no-report", false, "write no report file")
 	fs.BoolVar(&c.JSON, "json", false, "print the result as one JSON document instead of the text")
+	fs.BoolVar(&c.Schema, "schema", false, "show the tables' schema (CREATE TABLE) in the output and the report")
+	fs.BoolVar(&c.Verbose, "verbose", false, "show the full ledgers and tables a default run leaves out")
 	bindDatabase(fs, c)
 }
 
@@ -90,6 +100,9 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
+		if report.Redrawable(cmd.ErrOrStderr()) {
+			common.progress = cmd.ErrOrStderr()
+		}
 		if err := selectDatabase(cmd, &common); err != nil {
 			return err
 		}
@@ -217,6 +230,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		defer pg.close(ctx, stderr)
 		env = pg.env
 	}
+	env.Verbose, env.Progress = c.Verbose, c.progress
 
 	rep, err := runGuarded(ctx, opts, env)
 	if ctx.Err() != nil {
@@ -249,18 +263,42 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	default:
 		dbNote = env.DBPath + " (temporary; deleted after the run)"
 	}
+	if !c.Schema {
+		rep.DropSection(report.SchemaTitle)
+	}
 	res := rep.Result()
 	res.Version, res.Params = Version, c.params
 	meta := report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version, Record: record(res)}
 	show(report.TerminalHeader(meta)+rep.Body(), res)
 	if !c.NoReport {
 		content := []byte(report.Header(meta) + rep.Body())
-		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, content, rep.Figures()); err != nil {
+		figures := captioned(rep.Figures(), runCaption(s.Name, c.params))
+		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, content, figures); err != nil {
 			return outcome{}, cannotRun(err)
 		}
 		updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
 	}
 	return outcome{result: res, dbNote: dbNote}, nil
+}
+
+// runCaption names a run as a figure's caption says it: the scenario and
+// the flags that differ from the defaults, as typed (--max-attempts=5).
+func runCaption(name string, params []report.Param) string {
+	caption := name
+	for _, p := range report.NonDefault(params) {
+		caption += " " + p.String()
+	}
+	return caption
+}
+
+// captioned returns figures, each captioned, so that an SVG saved beside a
+// report still says which run drew it.
+func captioned(figures []plot.Figure, caption string) []plot.Figure {
+	out := make([]plot.Figure, len(figures))
+	for i, f := range figures {
+		out[i] = f.Captioned(caption)
+	}
+	return out
 }
 
 // missing reports whether no file is at path.
