@@ -3,10 +3,10 @@ package workers
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
 
@@ -14,8 +14,16 @@ import (
 // of the drain's entry in the JSON "drains" list.
 type drainFigure = scenarios.Figure[*drainRun]
 
-// drainFigures are what each drain's file and workers showed.
-func (o *throughputOptions) drainFigures() []drainFigure {
+// drainFigures are what each drain's file and workers showed; with full,
+// the table also shows the handler calls and the attempt counts (the checks
+// judge them either way).
+func (o *throughputOptions) drainFigures(full bool) []drainFigure {
+	only := func(label string) string {
+		if full {
+			return label
+		}
+		return ""
+	}
 	total := func(pick func(claims, settlements, calls, refused int) int) func(*drainRun) any {
 		return func(d *drainRun) any { return pick(d.totals()) }
 	}
@@ -25,15 +33,15 @@ func (o *throughputOptions) drainFigures() []drainFigure {
 		{Key: "batch", Value: func(d *drainRun) any { return d.cfg.Batch }},
 		{Label: "Claim tx", Key: "claims", Value: total(func(c, _, _, _ int) int { return c })},
 		{Label: "Settlement tx", Key: "settlements", Value: total(func(_, s, _, _ int) int { return s })},
-		{Label: "Write tx per message", Show: func(d *drainRun) string { return perMessage(d, o.Messages) }},
-		{Label: "Handler calls", Key: "handler_calls", Value: total(func(_, _, calls, _ int) int { return calls })},
+		{Label: "Tx/message", Show: func(d *drainRun) string { return perMessage(d, o.Messages) }},
+		{Label: only("Handler calls"), Key: "handler_calls", Value: total(func(_, _, calls, _ int) int { return calls })},
 		{Key: "refused", Value: total(func(_, _, _, refused int) int { return refused })},
 		{Label: "Processed", Key: "processed", Value: func(d *drainRun) any { return d.ledger.Processed }},
 		{Label: "Ledger rows", Key: "ledger_rows", Value: func(d *drainRun) any { return d.ledger.Deliveries },
 			Show: func(d *drainRun) string { return fmt.Sprintf("%d (%d distinct)", d.ledger.Deliveries, d.ledger.Unique) }},
 		{Key: "ledger_distinct", Value: func(d *drainRun) any { return d.ledger.Unique }},
 		{Key: "ledger_settlements", Value: func(d *drainRun) any { return d.ledger.Settlements }},
-		{Label: "AttemptCount sum", Show: func(d *drainRun) string {
+		{Label: only("AttemptCount sum"), Show: func(d *drainRun) string {
 			return fmt.Sprintf("%d (max %d)", d.ledger.Attempts, d.ledger.MaxTries)
 		}},
 	}
@@ -48,13 +56,23 @@ func (o *throughputOptions) measuredFigures(ceiling float64, drains []*drainRun)
 			Show: func(d *drainRun) string { return d.wall.Round(time.Millisecond).String() }},
 		{Label: "Messages/s", Key: "measured_msgs_per_s", Value: func(d *drainRun) any { return d.rate() },
 			Show: func(d *drainRun) string { return fmt.Sprintf("%.0f", d.rate()) }},
-		{Label: "Speed-up vs " + report.Plural(o.Workers[0], "worker"), Show: func(d *drainRun) string {
+		{Label: "Speed-up", Show: func(d *drainRun) string {
 			if base := baseline(drains, o.Workers[0], d.cfg.Batch); base != nil {
 				return fmt.Sprintf("%.2f×", d.rate()/base.rate())
 			}
 			return "—"
 		}},
-		{Label: "× raw ceiling", Show: func(d *drainRun) string { return fmt.Sprintf("%.2f×", d.rate()/ceiling) }},
+		{Label: "× ceiling", Show: func(d *drainRun) string { return fmt.Sprintf("%.2f×", d.rate()/ceiling) }},
+		{Label: "Per worker", Show: func(d *drainRun) string {
+			lo, hi := d.tallies[0].Processed, d.tallies[0].Processed
+			for _, t := range d.tallies {
+				lo, hi = min(lo, t.Processed), max(hi, t.Processed)
+			}
+			if lo == hi {
+				return strconv.Itoa(lo)
+			}
+			return fmt.Sprintf("%d–%d", lo, hi)
+		}},
 	}
 }
 
@@ -82,7 +100,7 @@ func throughputFigures() []scenarios.Figure[throughputRun] {
 		{Key: "batch", Value: func(x throughputRun) any { return x.o.Batch }},
 		{Key: "processes", Value: func(x throughputRun) any { return x.o.Processes }},
 		{Key: "drains", Value: func(x throughputRun) any {
-			return figureRecords(append(x.o.drainFigures(), x.o.measuredFigures(x.ceiling, x.drains)...), x.drains)
+			return figureRecords(append(x.o.drainFigures(true), x.o.measuredFigures(x.ceiling, x.drains)...), x.drains)
 		}},
 		{Key: "measured_ceiling_tx_per_s", Value: func(x throughputRun) any { return x.ceiling }},
 		{Key: "overload_produced", Value: func(x throughputRun) any { return x.over.ledger.Total }},

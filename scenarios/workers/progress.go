@@ -3,30 +3,15 @@ package workers
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
-
-	"github.com/mattn/go-isatty"
 )
 
-// progress shows how far a drain has got, on stderr and only when stderr is
-// a terminal: the report and stdout never see it.
+// progress shows how far a drain has got on the writer the harness gives a
+// run for that (scenarios.Env.Progress: stderr, only when it is a terminal
+// that can redraw a line): the report and stdout never see it.
 type progress struct {
 	w io.Writer // nil: show nothing
-}
-
-// newProgress returns a progress that draws on stderr when it is a terminal
-// that can redraw a line.
-func newProgress() *progress {
-	if os.Getenv("TERM") == "dumb" || !isTerminal(os.Stderr) {
-		return &progress{}
-	}
-	return &progress{w: os.Stderr}
-}
-
-func isTerminal(f *os.File) bool {
-	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }
 
 // progressEvery is how often the progress line is redrawn.

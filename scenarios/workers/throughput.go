@@ -109,7 +109,7 @@ func (o *throughputOptions) capacity() float64 {
 }
 
 func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	prog := newProgress()
+	prog := &progress{w: env.Progress}
 	ceilingDB, err := env.DB(ctx, "ceiling")
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 	if err != nil {
 		return nil, fmt.Errorf("run the overload: %w", err)
 	}
-	return o.render(backend{postgres: env.Postgres()}, ceiling, drains, over), nil
+	return o.render(backend{postgres: env.Postgres()}, env.Verbose, ceiling, drains, over), nil
 }
 
 // baseline returns the drain with the first --workers count and the same claim size.

@@ -42,7 +42,7 @@ func checkDrains(r *report.Report, drains []*drainRun, name string, judge func(d
 		}
 	}
 	if count[common] == len(drains) {
-		r.Check(name, ok, fmt.Sprintf("%s in each of the %d drains", common, len(drains)))
+		r.Check(name, ok, fmt.Sprintf("%s in all %d drains", common, len(drains)))
 		return
 	}
 	parts := []string{fmt.Sprintf("%s in %d of the %d drains", common, count[common], len(drains))}
@@ -63,7 +63,7 @@ func (o *throughputOptions) drainChecks(r *report.Report, drains []*drainRun) {
 	n := o.Messages
 	checkDrains(r, drains, "every message Processed, none lost", func(d *drainRun) (bool, string) {
 		l := d.ledger
-		f := fmt.Sprintf("%d/%d Processed, %d left live, %d without a delivery", l.Processed, l.Total, l.Live, l.Undelivered)
+		f := fmt.Sprintf("%d/%d Processed, %d live, %d undelivered", l.Processed, l.Total, l.Live, l.Undelivered)
 		if l.Total != n {
 			f += fmt.Sprintf(" (the backlog was %d)", n)
 		}
@@ -83,7 +83,7 @@ func (o *throughputOptions) drainChecks(r *report.Report, drains []*drainRun) {
 	})
 	checkDrains(r, drains, "handler called once per message, every call settled", func(d *drainRun) (bool, string) {
 		_, _, calls, _ := d.totals()
-		return calls == n && d.ledger.Deliveries == calls, fmt.Sprintf("%d handler calls for %d ledger rows", calls, d.ledger.Deliveries)
+		return calls == n && d.ledger.Deliveries == calls, fmt.Sprintf("%d calls, %d ledger rows", calls, d.ledger.Deliveries)
 	})
 	o.transactionCheck(r, drains)
 }
@@ -132,7 +132,7 @@ func (o *throughputOptions) overloadChecks(r *report.Report, over *overloadRun) 
 	ticks := max(len(over.samples), len(planned))
 	stop := over.samples[over.stopTick]
 	r.Check("queue depth = produced − capacity, every tick", matched == ticks,
-		fmt.Sprintf("%d/%d ticks match; %d queued when production stopped at %s", matched, ticks,
+		fmt.Sprintf("%d/%d ticks match; %d queued at %s, when production stopped", matched, ticks,
 			stop.Depth, clock.Stamp(stop.At)))
 
 	r.Check(o.ageGrowth(over))
@@ -140,7 +140,7 @@ func (o *throughputOptions) overloadChecks(r *report.Report, over *overloadRun) 
 	last := over.samples[len(over.samples)-1]
 	want := time.Duration(float64(stop.Depth) / o.capacity() * float64(time.Second))
 	r.Check("backlog drains once production stops", last.Depth == 0 && last.At.Sub(stop.At) >= want,
-		fmt.Sprintf("%d left at %s, %s after production stopped (%d at %s/s needs %s)", last.Depth,
+		fmt.Sprintf("%d left at %s, %s after the stop (%d at %s/s needs %s)", last.Depth,
 			clock.Stamp(last.At), last.At.Sub(stop.At), stop.Depth, rate(o.capacity()), want))
 
 	peak := peakAge(over)
@@ -148,7 +148,7 @@ func (o *throughputOptions) overloadChecks(r *report.Report, over *overloadRun) 
 		fmt.Sprintf("peak %s, limit %s", clock.Millis(peak), clock.Millis(o.MaxAge)))
 
 	l := over.ledger
-	detail := fmt.Sprintf("%d produced, %d Processed, %d ledger rows, %d distinct, max AttemptCount %d",
+	detail := fmt.Sprintf("%d produced, %d Processed, %d in the ledger (%d distinct), max AttemptCount %d",
 		l.Total, l.Processed, l.Deliveries, l.Unique, l.MaxTries)
 	if l.Total != o.total() {
 		detail += fmt.Sprintf(" (the producer was to write %d)", o.total())
@@ -184,7 +184,7 @@ const plotWidth = 64
 // plotColumns draws levels (a depth, an age) per tick. plot.Columns would
 // sum neighbouring ticks to fit the width, which suits counts, not levels;
 // this keeps the highest level of each group of ticks instead.
-func plotColumns(name, title string, values []int, label func(i int) string) plot.Figure {
+func plotColumns(name, title string, values []int, label func(i int) string, axes plot.Axes) plot.Figure {
 	per := (len(values) + plotWidth - 1) / plotWidth
 	if per > 1 {
 		title += fmt.Sprintf(", highest of each %d ticks", per)
@@ -193,5 +193,5 @@ func plotColumns(name, title string, values []int, label func(i int) string) plo
 	for i := 0; i < len(values); i += per {
 		levels = append(levels, slices.Max(values[i:min(i+per, len(values))]))
 	}
-	return plot.Columns(name, title, levels, func(i int) string { return label(min(i*per+per-1, len(values)-1)) }, 8, len(levels))
+	return plot.Columns(name, title, levels, func(i int) string { return label(min(i*per+per-1, len(values)-1)) }, 8, len(levels), axes)
 }

@@ -136,8 +136,8 @@ func TestDrainCheckDetailShowsTheFile(t *testing.T) {
 		drains = append(drains, run)
 	}
 	c := checkResults(func(r *report.Report) { o.drainChecks(r, drains) })[checkProcessed]
-	want := "30/30 Processed, 0 left live, 0 without a delivery in 1 of the 2 drains; " +
-		"2 workers, claim 5: 29/30 Processed, 1 left live, 0 without a delivery"
+	want := "30/30 Processed, 0 live, 0 undelivered in 1 of the 2 drains; " +
+		"2 workers, claim 5: 29/30 Processed, 1 live, 0 undelivered"
 	if c.Passed || c.Detail != want {
 		t.Errorf("check passed = %t, detail %q; want a failure reading %q", c.Passed, c.Detail, want)
 	}
@@ -232,7 +232,7 @@ func TestOverloadFlagsThatFail(t *testing.T) {
 				t.Errorf("%s: detail %q, want %q", tt.failing, got, tt.wantDetail)
 			}
 			body := report.New(throughputName, report.Experiment)
-			o.writeOverload(body, over)
+			o.writeOverload(body, over, false)
 			if o.ProduceRate <= 400 && !strings.Contains(body.Body(), "Overload  none: ") {
 				t.Errorf("the overload section does not say there was no overload:\n%s", body.Body())
 			}

@@ -5,29 +5,31 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
 
 const (
-	verdictHeld   = "EVERY MESSAGE ONCE IN EVERY CONFIGURATION; OVERLOAD SHOWS AS AGE, THEN DRAINS ✅"
-	verdictBroken = "AN INVARIANT DID NOT HOLD — SEE THE FAILED CHECKS ❌"
+	verdictHeld   = "EVERY MESSAGE ONCE IN EVERY CONFIGURATION; OVERLOAD SHOWS AS AGE, THEN DRAINS"
+	verdictBroken = "AN INVARIANT DID NOT HOLD — SEE THE FAILED CHECKS"
 )
 
-func (o *throughputOptions) render(db backend, ceiling float64, drains []*drainRun, over *overloadRun) *report.Report {
+func (o *throughputOptions) render(db backend, verbose bool, ceiling float64, drains []*drainRun, over *overloadRun) *report.Report {
 	r := report.New(throughputName, report.Experiment)
 	r.Title("Worker throughput — messages per second, what more workers buy, and a queue under overload")
 	r.Linef("Scenario  %s (EXPERIMENT)", throughputName)
+	r.Linef("Source    %s", scenarios.Source("workers"))
 	o.writeDrainSetup(r, db)
 
 	r.Section("Part 1 — draining the backlog: what each configuration did")
-	o.writeDrainTable(r, drains)
+	o.writeDrainTable(r, drains, verbose)
 
 	r.Section("The lesson: what a write transaction costs")
 	o.writeLesson(r, db, drains)
 
 	r.Section("Part 2 — production above capacity (scenario clock)")
-	o.writeOverload(r, over)
+	o.writeOverload(r, over, verbose)
 
 	o.drainChecks(r, drains)
 	o.overloadChecks(r, over)
@@ -37,13 +39,13 @@ func (o *throughputOptions) render(db backend, ceiling float64, drains []*drainR
 	// Measured lines come last, after every deterministic line, so that the
 	// body without them is still one unbroken piece of what the terminal showed.
 	r.Section("Measured on this machine (wall clock)")
-	o.writeMeasured(r, db, ceiling, drains)
+	o.writeMeasured(r, db, verbose, ceiling, drains)
 	scenarios.RecordFigures(r, throughputFigures(), throughputRun{o: o, ceiling: ceiling, drains: drains, over: over})
 	return r
 }
 
 func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
-	r.Linef("Backlog   %d messages MSG-000001..MSG-%06d, all created at %s, fresh for each configuration",
+	r.Linef("Backlog   %d messages MSG-000001..MSG-%06d, created at %s, fresh per configuration",
 		o.Messages, o.Messages, clock.Stamp(clock.Start))
 	database(r, db.pick("          copied into one SQLite file per configuration from one seeded file",
 		"          seeded into one PostgreSQL schema per configuration by the same code"))
@@ -61,47 +63,50 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 	if o.HandlerDelay > 0 {
 		delay = "waits " + o.HandlerDelay.String() + " of real time per message, outside any transaction"
 	}
-	r.Linef("Handler   %s; its business write is one Deliveries row, committed with the Processed transition", delay)
+	r.Linef("Handler   %s; its business write, one Deliveries row, commits with the Processed", delay)
+	r.Line("          transition")
 	r.Line("Engine    worker.StepBatch: one UPDATE ... RETURNING claims the batch, one transaction settles it;")
 	r.Line("          a worker stops at its first empty claim")
-	database(r, db.pick("          both are BEGIN IMMEDIATE transactions: one connection at a time holds SQLite's write lock",
-		"          both are READ COMMITTED transactions; a claim skips rows others hold (FOR UPDATE SKIP LOCKED)"))
+	database(r, db.pick("          both BEGIN IMMEDIATE: one connection at a time holds SQLite's write lock",
+		"          both READ COMMITTED; a claim skips rows others hold (FOR UPDATE SKIP LOCKED)"))
 }
 
-func (o *throughputOptions) writeDrainTable(r *report.Report, drains []*drainRun) {
-	r.Table(figureColumns(o.drainFigures(), drains))
-	r.Line("Claim tx counts each worker's last, empty claim. Processed, ledger rows and AttemptCount are read back from the database.")
+func (o *throughputOptions) writeDrainTable(r *report.Report, drains []*drainRun, verbose bool) {
+	r.Table(figureColumns(o.drainFigures(verbose), drains))
+	r.Line("Claim tx counts each worker's last, empty claim. Processed and the ledger rows are read back")
+	if verbose {
+		r.Line("from the database, and so is AttemptCount.")
+	} else {
+		r.Line("from the database (--verbose adds the handler calls and AttemptCount; the checks judge both).")
+	}
 }
 
 func (o *throughputOptions) writeLesson(r *report.Report, db backend, drains []*drainRun) {
 	if db.postgres {
-		database(r, "Every claim and every settlement is a transaction of its own, and PostgreSQL lets many")
-		database(r, "run at once: a claim locks the rows it takes (FOR UPDATE SKIP LOCKED) and the next")
-		database(r, "worker skips them, so workers write side by side until the CPU, or the WAL flush that")
-		database(r, "every commit waits for, limits them. More workers pay while the server has room;")
-		database(r, "fewer transactions per message pay every time, since each commit waits for a flush.")
+		database(r, "Every claim and settlement is a transaction, and PostgreSQL runs many at once: a claim")
+		database(r, "locks its rows (FOR UPDATE SKIP LOCKED) and the next worker skips them, so workers write")
+		database(r, "side by side until the CPU, or the WAL flush each commit waits for, limits them.")
+		database(r, "Fewer transactions per message pay every time, since each commit waits for a flush.")
 	} else {
-		database(r, "Every claim and every settlement is a write transaction, begun with BEGIN IMMEDIATE,")
-		database(r, "and SQLite lets one connection at a time hold the write lock. A second worker does not")
-		database(r, "write beside the first: it waits in busy_timeout until the lock is free, and so does")
-		database(r, "a second process. Workers overlap only what happens outside a transaction, the handler.")
-		database(r, "More workers pay when handlers are slow (try --handler-delay 1ms); on a fast handler")
-		database(r, "they add waiting, not writing. Fewer write transactions per message pay every time.")
+		database(r, "Every claim and settlement is a write transaction (BEGIN IMMEDIATE), and SQLite lets")
+		database(r, "one connection at a time hold the write lock: a second worker, or process, waits for it.")
+		database(r, "Workers overlap only the handler, outside the transaction (try --handler-delay 1ms).")
+		database(r, "Fewer write transactions per message pay every time.")
 	}
 	r.Linef("Write transactions per message: claims of %d spent %s here, claims of 1 spent %s.",
 		o.Batch, perMessage(baseline(drains, o.Workers[0], o.Batch), o.Messages), perMessage(baseline(drains, o.Workers[0], 1), o.Messages))
-	r.Line("The messages per second each configuration reached are at the end of the report, after the verdict:")
-	r.Line("they differ on every run and every machine, so each of those lines ends with " + report.MeasuredMarker + " and compare skips it.")
+	r.Line("The messages per second each configuration reached are at the end, after the verdict: they")
+	r.Line("differ on every run and machine, so each of those lines ends with " + report.MeasuredMarker + " and compare skips it.")
 }
 
-func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun) {
+func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, verbose bool) {
 	capacity := o.capacity()
-	r.Linef("Producer  %d messages/s for %s: %d messages OVL-000001..OVL-%06d, each tick's in one transaction",
+	r.Linef("Producer  %d messages/s for %s: %d messages OVL-000001..OVL-%06d, a transaction a tick",
 		o.ProduceRate, o.ProduceFor, o.total(), o.total())
 	r.Linef("Consumers %d × %d messages per %s tick (service time %s) = %s messages/s",
 		o.Consumers, o.perTick(), o.Tick, o.ServiceTime, rate(capacity))
 	if o.overfed() {
-		r.Linef("Overload  %s messages/s more than the consumers finish; depth and age are read from the database every tick",
+		r.Linef("Overload  %s messages/s more than the consumers finish; depth and age read from the database",
 			rate(float64(o.ProduceRate)-capacity))
 	} else {
 		r.Linef("Overload  none: %d messages/s is not above the consumers' %s/s, so no backlog can build up;",
@@ -133,13 +138,21 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun) {
 		depths[i], ages[i] = s.Depth, int(s.OldestAge.Milliseconds())
 	}
 	label := func(i int) string { return clock.Stamp(over.samples[i].At) }
-	r.Figure(plotColumns("queue-depth", "Queue depth per tick (messages)", depths, label))
+	r.Figure(plotColumns("queue-depth", "Queue depth per tick (messages)", depths, label,
+		plot.Axes{X: "scenario time (end of each tick)", Y: "messages waiting"}))
 	r.Line("")
-	r.Figure(plotColumns("oldest-age", "Oldest message age per tick (ms)", ages, label))
-	r.Line("")
+	age := plotColumns("oldest-age", "Oldest message age per tick (ms)", ages, label,
+		plot.Axes{X: "scenario time (end of each tick)", Y: "oldest message age (ms)"})
+	if !verbose {
+		age.Text = "" // its SVG is written beside the report; the table above has its figures
+	}
+	r.Figure(age)
+	if verbose {
+		r.Line("")
+	}
 	stop, last := over.samples[over.stopTick], over.samples[len(over.samples)-1]
 	if last.Depth == 0 {
-		r.Linef("Production stopped at %s with %d queued; the backlog drained at %s, %s later.",
+		r.Linef("Production stopped at %s with %d queued; the backlog drained at %s, %s on.",
 			clock.Stamp(stop.At), stop.Depth, clock.Stamp(last.At), last.At.Sub(stop.At))
 	} else {
 		r.Linef("Production stopped at %s with %d queued; at %s, %d ticks after the arithmetic says the queue",
@@ -148,9 +161,9 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun) {
 	}
 	r.Linef("Oldest message age peaked at %s; latency from creation to Processed: worst %s, mean %s.",
 		clock.Millis(peakAge(over)), clock.Millis(over.maxLatency), clock.Millis(over.meanLatency))
-	r.Line("Depth says how much is waiting; age says how long the oldest has waited, which is what a user feels.")
-	r.Line("Both grow by the same arithmetic every tick while production outpaces the consumers, and only")
-	r.Line("capacity above the production rate brings them back: here, the producer stopping.")
+	r.Line("Depth says how much waits; age, how long the oldest has waited: what a user feels. Both")
+	r.Line("grow while production outpaces the consumers; only spare capacity (here, the producer")
+	r.Line("stopping) drains them.")
 	if !o.overfed() {
 		r.Line("This run's production never outpaced the consumers, so neither grew: it shows no overload.")
 	}

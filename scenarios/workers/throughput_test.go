@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
 
@@ -88,7 +89,7 @@ func drainFile(t *testing.T, cfg drainConfig) (*drainRun, string) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "drain.db")
-	run, err := drain(ctx, from, path, cfg, newProgress())
+	run, err := drain(ctx, from, path, cfg, &progress{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,17 +191,32 @@ func TestThroughputReport(t *testing.T) {
 		t.Log("\n" + body)
 	}
 	for _, want := range []string{
-		"│ 2 workers, claim 50 │ 4        │ 2             │ 0.06                 │ 100           │ 100       │ 100 (100 distinct) │ 100 (max 1)      │",
-		"  PASS  write transactions: ⌈N/claim⌉ settlements, one per claim, plus 1 empty claim per worker → " +
-			"claim 1, 1 worker: 101 claims, 100 ledger settlements of ≤ 1 message; " +
-			"claim 50, 1 worker: 3 claims, 2 ledger settlements of ≤ 50 messages",
-		"  PASS  handler called once per message, every call settled → 100 handler calls for 100 ledger rows in each of the 4 drains",
-		"  PASS  queue depth = produced − capacity, every tick → 15/15 ticks match; 100 queued when production stopped at 09:00:01.000Z",
-		"  PASS  oldest-message age within --max-age → peak 467 ms, limit 5000 ms",
-		"VERDICT: " + verdictHeld,
+		"│ 2 workers, claim 50 │ 4        │ 2             │ 0.06       │ 100       │ 100 (100 distinct) │",
+		"VERDICT: " + report.VerdictPass + " " + verdictHeld,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+	checks := map[string]string{}
+	for _, c := range report.BodyChecks(body) {
+		checks[c.Name] = c.Detail
+	}
+	for name, detail := range map[string]string{
+		"write transactions: ⌈N/claim⌉ settlements, one per claim, plus 1 empty claim per worker": "" +
+			"claim 1, 1 worker: 101 claims, 100 ledger settlements of ≤ 1 message; " +
+			"claim 50, 1 worker: 3 claims, 2 ledger settlements of ≤ 50 messages",
+		"handler called once per message, every call settled": "100 calls, 100 ledger rows in all 4 drains",
+		"queue depth = produced − capacity, every tick":       "15/15 ticks match; 100 queued at 09:00:01.000Z, when production stopped",
+		"oldest-message age within --max-age":                 "peak 467 ms, limit 5000 ms",
+	} {
+		if checks[name] != detail {
+			t.Errorf("check %q reads %q, want %q", name, checks[name], detail)
+		}
+	}
+	for _, l := range strings.Split(body, "\n") {
+		if report.Width(l) > report.MaxWidth {
+			t.Errorf("line of %d columns: %q", report.Width(l), l)
 		}
 	}
 	if !r.Passed() {
