@@ -35,7 +35,7 @@ restarted service has fresh memory: nothing tells it to ask the provider again,
 and the run watches for --observe while the payments stay pending forever, one
 of them charged at the provider all along.
 
-The comparison table beside it runs the AFTER design on the same seed.`,
+The comparison table beside it runs the AFTER design on the same requests.`,
 			Example: `  outboxlab session-13-pending-lost-on-restart
   outboxlab session-13-pending-lost-on-restart --crash-after PAY-004   # life 2 remembers PAY-005, not PAY-003`,
 			FailsWith: []string{"--crash-after", "none"},
@@ -43,13 +43,18 @@ The comparison table beside it runs the AFTER design on the same seed.`,
 		scenarios.Scenario{
 			Summary: "Day 13 AFTER: pending work is durable; after the restart a reconciler asks the provider, never charges again",
 			Long: `The same requests, lost answers and crash, with the pending work made durable:
-each payment is written together with a ConfirmPaymentStatus re-check row in one
-transaction, due --recheck-after later; an answered charge closes its row in
-the transaction that records the answer. The child process is killed at the same
-point; the restarted service finds the re-check rows on disk and its reconciler
-(the outbox worker) asks the provider for each payment's status when due. It
-never charges again, and every payment ends Paid or Failed, with a provider
+each payment is written, then a ConfirmPaymentStatus re-check row for it, due
+--recheck-after later, in a second write of its own; an answered charge records
+the answer on the payment, then closes its row. The child process is killed at
+the same point, after a whole request, never between the two writes. The
+restarted service finds the re-check rows on disk and its reconciler (the
+outbox worker) asks the provider for each payment's status when due. It never
+charges again, and every payment ends Paid or Failed, with a provider
 transaction id only when Paid.
+
+Day 13's fix is durability. A crash between the payment and its re-check row
+would still lose the pending work: writing both in one transaction is Day 14's
+lesson (session-14-transactional-outbox).
 
 Switch the reconciler off with --reconciler=false to watch the safety checks catch it.`,
 			Example: `  outboxlab session-13-durable-reconciliation
@@ -59,7 +64,7 @@ Switch the reconciler off with --reconciler=false to watch the safety checks cat
 }
 
 // session13Options are the Day 13 pair's parameters; both scenarios take all
-// of them, because each report compares both designs on the same seed.
+// of them, because each report compares both designs on the same requests.
 type session13Options struct {
 	durable bool // which design is this scenario's own: BEFORE (memory) or AFTER (durable)
 
@@ -218,10 +223,10 @@ func (o *session13Options) restart(ctx context.Context, run *session13Run, store
 			run.rowsAtCrash = append(run.rowsAtCrash, m.Key)
 		}
 	}
-	text := fmt.Sprintf("RESTART: life 2 starts with fresh memory (0 re-checks) and fresh connections; "+
-		"%s PendingConfirmation on disk (%s), and nothing says to ask about them", report.Plural(len(run.pendingAtCrash), "payment"), keysText(run.pendingAtCrash))
+	run.lines = append(run.lines, eventLine(run.restartAt, "", "RESTART: life 2 starts with fresh memory and fresh connections"))
+	text := fmt.Sprintf("on disk: %s PendingConfirmation; nothing tells life 2 to ask", keysText(run.pendingAtCrash))
 	if run.durable {
-		text = fmt.Sprintf("RESTART: life 2 starts with fresh memory and fresh connections; re-check rows waiting in the outbox: %d", len(run.rowsAtCrash))
+		text = "re-check rows waiting in the outbox: " + countWith(run.rowsAtCrash)
 	}
 	run.lines = append(run.lines, eventLine(run.restartAt, "", text))
 
@@ -249,10 +254,11 @@ func (o *session13Options) finish(ctx context.Context, run *session13Run, store 
 		checks += callsAfter(run.ledger.Calls, provider.OpStatusCheck, k, run.restartAt)
 	}
 	pending := pendingKeys(run.ledger.Payments)
-	text := fmt.Sprintf("observation ends: %s still PendingConfirmation (%s)", report.Plural(len(pending), "payment"), keysText(pending))
+	run.lines = append(run.lines, eventLine(run.windowEnd, "", fmt.Sprintf("observation ends: %s still PendingConfirmation (%s)",
+		report.Plural(len(pending), "payment"), keysText(pending))))
 	if run.crashed {
-		text += fmt.Sprintf("; status checks since the restart for the payments pending at the crash: %d", checks)
+		run.lines = append(run.lines, eventLine(run.windowEnd, "", fmt.Sprintf(
+			"status checks since the restart for the payments pending at the crash: %d", checks)))
 	}
-	run.lines = append(run.lines, eventLine(run.windowEnd, "", text))
 	return nil
 }

@@ -57,12 +57,12 @@ func (o *session13Options) figures(run *session13Run) session13Figures {
 var session13Day = day{
 	number: 13,
 	Pair: scenarios.Pair{
-		Before: session13Before, BeforeTitle: "Session 13 — BEFORE: pending work lost on restart",
-		After: session13After, AfterTitle: "Session 13 — AFTER: durable reconciliation survives a restart",
+		Before: session13Before, BeforeTitle: "Day 13 — BEFORE: pending work lost on restart",
+		After: session13After, AfterTitle: "Day 13 — AFTER: durable reconciliation survives a restart",
 	},
-	reproduced: "PENDING WORK KEPT IN MEMORY — LOST WITH THE PROCESS ❌",
-	held:       "DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART ✅",
-	broken:     "THE PENDING WORK DID NOT REACH A RESULT — SEE THE FAILED CHECKS ❌",
+	reproduced: "PENDING WORK KEPT IN MEMORY — LOST WITH THE PROCESS",
+	held:       "DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART",
+	broken:     "THE PENDING WORK DID NOT REACH A RESULT — SEE THE FAILED CHECKS",
 	columns:    []string{"Metric (real run)", "BEFORE (memory)", "AFTER (durable)"},
 }
 
@@ -81,22 +81,24 @@ func (o *session13Options) checks(r *report.Report, own *session13Run, f session
 }
 
 func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
-	r.Linef("Requests  %s, one every %s from %s; each is written, then charged",
+	r.Linef("Requests  %s, one every %s from %s: write, then charge",
 		paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start))
-	r.Linef("Provider  charge answers lost (the provider takes the charge, the service times out): %s; %s; every other key pays",
-		keysText(o.TimeoutKeys), declinedText(o.DeclinedKey))
+	r.Linef("Provider  answers lost (the provider takes the charge, the service times out): %s", keysText(o.TimeoutKeys))
+	r.Linef("          %s; every other key pays", declinedText(o.DeclinedKey))
 	if o.CrashAfter == "" {
 		r.Line("Crash     none (--crash-after none): the service lives through the whole run")
 	} else {
-		r.Linef("Crash     the service (life 1, a real child process) is killed with SIGKILL right after %s; life 2 starts %s later in the lab process, with fresh memory and connections",
-			o.CrashAfter, o.Downtime)
+		r.Linef("Crash     life 1 (a real child process) is killed with SIGKILL right after %s's request", o.CrashAfter)
+		r.Linef("          life 2 starts %s later in the lab process, with fresh memory and connections", o.Downtime)
 	}
 	if o.durable {
 		reconciler := "on"
 		if !o.Reconciler {
 			reconciler = "OFF (--reconciler=false)"
 		}
-		r.Linef("Design    durable: payment + ConfirmPaymentStatus re-check row (due +%s) in one transaction; reconciler %s", o.RecheckAfter, reconciler)
+		r.Linef("Design    durable: the payment, then its %s re-check row (due +%s); reconciler %s", ConfirmType, o.RecheckAfter, reconciler)
+		r.Line("          two separate writes; the crash comes after a whole request, never between them")
+		r.Line("Next      writing both in one transaction, so that no crash can fall between them: Day 14")
 	} else {
 		r.Linef("Design    in memory: a lost answer becomes a re-check due +%s in the process's memory", o.RecheckAfter)
 	}
@@ -104,7 +106,7 @@ func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
 	case o.CrashAfter == "":
 		r.Linef("Watch     the run watches until %s after the last request", o.Observe)
 	case o.watchFrom(restart).After(restart):
-		r.Linef("Watch     the run watches until %s after the last request, which life 2 takes after the restart", o.Observe)
+		r.Linef("Watch     the run watches until %s after the last request, which life 2 takes", o.Observe)
 	default:
 		r.Linef("Watch     the run watches until %s after the restart", o.Observe)
 	}
@@ -123,25 +125,28 @@ func (o *session13Options) writePerPayment(r *report.Report, run *session13Run) 
 		seen, kept := "answered", "—"
 		if slices.Contains(o.TimeoutKeys, p.Key) {
 			seen = "TIMED OUT"
-			kept = "memory of life " + life
+			kept = "memory, life " + life
 			if run.durable {
 				kept = "outbox row " + strconv.FormatInt(messageID(l, p.Key), 10)
 			}
 		}
-		said := "—"
+		took := "—"
 		for _, c := range l.Calls {
 			if c.Op == provider.OpCharge && c.Key == p.Key {
-				said = string(c.Outcome)
+				took = string(c.Outcome)
 				if c.TransactionID != "" {
-					said += " " + c.TransactionID
+					took += " " + c.TransactionID
 				}
 			}
 		}
+		now := string(p.Status)
+		if p.ProviderTransactionID != "" {
+			now += " " + p.ProviderTransactionID
+		}
 		checks := callsAfter(l.Calls, provider.OpStatusCheck, p.Key, clock.Start)
-		rows = append(rows, []string{p.Key, life, seen, said, kept, strconv.Itoa(checks), string(p.Status), report.Dash(p.ProviderTransactionID)})
+		rows = append(rows, []string{p.Key, life, seen, took, kept, strconv.Itoa(checks), now})
 	}
-	r.Table([]string{"Key", "Life", "Charge answer", "Provider took the charge as", "Pending work kept in",
-		"Status checks", "Payment status", "Provider tx id"}, rows)
+	r.Table([]string{"Key", "Life", "Answer", "Provider took", "Pending work in", "Checks", "Payment row"}, rows)
 }
 
 // messageID is the id of key's outbox row, 0 when it has none.
@@ -171,18 +176,18 @@ func (o *session13Options) figureList() []scenarios.Figure[session13Figures] {
 			intFigure("Payments submitted", "payments", func(f f13) int { return f.submitted }),
 			keysFigure("Charge answers lost (timed out)", "lost_charge_answers", func(f f13) []string { return f.lostAnswers }),
 			metric("crashed", func(f f13) any { return f.crashed }),
-			{Label: "Right after the crash: pending payments / re-check rows on disk", Key: "pending_at_crash", Show: atCrash,
+			{Label: "At the crash: pending / re-check rows", Key: "pending_at_crash", Show: atCrash,
 				Value: func(f f13) any { return f.pendingAtCrash }},
 			metric("recheck_rows_at_crash", func(f f13) any { return f.rowsAtCrash }),
-			intFigure("Status checks after the restart (for those payments)", "status_checks_after_restart",
+			intFigure("Status checks after the restart", "status_checks_after_restart",
 				func(f f13) int { return f.checksAfterRestart }),
-			{Label: "Payments still PendingConfirmation at the end", Key: "still_pending", Show: stuck,
+			{Label: "Still PendingConfirmation at the end", Key: "still_pending", Show: stuck,
 				Value: func(f f13) any { return len(f.stillPending) }},
 			metric("still_pending_keys", func(f f13) any { return keysText(f.stillPending) }),
 		},
 		resolvedFigures("Resolved Paid / Failed", func(f f13) int { return f.paid }, func(f f13) int { return f.failed }),
 		[]scenarios.Figure[f13]{
-			keysFigure("Charged at the provider, not Paid on our books", "charged_not_paid", func(f f13) []string { return f.chargedNotPaid }),
+			keysFigure("Charged by the provider, not Paid here", "charged_not_paid", func(f f13) []string { return f.chargedNotPaid }),
 			{Label: "Charges (max per payment)", Key: "charges", Show: func(f f13) string { return fmt.Sprintf("%d (%d)", f.charges, f.maxCharge) },
 				Value: func(f f13) any { return f.charges }},
 			metric("max_charges_per_payment", func(f f13) any { return f.maxCharge }),

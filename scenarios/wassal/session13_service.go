@@ -60,7 +60,9 @@ func (s *session13Service) serve(ctx context.Context, first, last int, crashAfte
 			return err
 		}
 		if PaymentKey(i) == crashAfter {
-			s.say(eventLine(s.clock.Now(), "", s.crashText(crashAfter)))
+			now := s.clock.Now()
+			s.say(eventLine(now, "", fmt.Sprintf("CRASH: life %d is killed (SIGKILL) right after %s's request", s.life, crashAfter)))
+			s.say(eventLine(now, "", s.lostText()))
 			return errCrash
 		}
 	}
@@ -72,53 +74,54 @@ func (s *session13Service) serve(ctx context.Context, first, last int, crashAfte
 
 func (s *session13Service) say(line string) { fmt.Fprintln(s.out, line) }
 
-func (s *session13Service) crashText(key string) string {
-	text := fmt.Sprintf("CRASH: life %d is killed (SIGKILL) right after %s", s.life, key)
+// lostText says what the crash took with it.
+func (s *session13Service) lostText() string {
 	if s.durable {
-		return text + "; its memory is gone, its re-check rows are on disk"
+		return "its memory is gone; its re-check rows are on disk"
 	}
 	keys := make([]string, len(s.memory))
 	for i, r := range s.memory {
 		keys[i] = r.key
 	}
-	return text + "; the re-checks it held in memory die with it: " + keysText(keys)
+	return "the re-checks it held in memory die with it: " + keysText(keys)
 }
 
 // handle takes one payment request: write the payment (and, durably, its
-// re-check row in the same transaction), charge, record the answer if one came.
+// re-check row in a second write of its own), charge, record the answer if
+// one came.
+//
+// Day 13's fix is durability: the pending work is on disk, so a restart
+// finds it. The two writes are separate on purpose: writing both in one
+// transaction, so that no crash can fall between them, is Day 14's lesson.
+// This service's crash points are after a whole request, never between the
+// two writes.
 func (s *session13Service) handle(ctx context.Context, i int) error {
 	key, now := PaymentKey(i), s.clock.Now()
 	due := now.Add(s.recheck)
-	var recheckID int64
 	err := s.store.InTx(ctx, func(tx *sql.Tx) error {
-		p := outbox.Payment{Key: key, AmountCents: amountCents(i), Status: outbox.PendingConfirmation, CreatedAt: now}
-		if _, err := outbox.InsertPaymentTx(ctx, tx, p); err != nil || !s.durable {
-			return err
-		}
-		var err error
-		recheckID, err = outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: key, Type: ConfirmType, CreatedAt: now,
-			Payload: fmt.Sprintf(`{"paymentKey":%q,"amountCents":%d}`, key, amountCents(i))})
-		if err != nil {
-			return err
-		}
-		return outbox.ScheduleTx(ctx, tx, recheckID, due)
+		_, err := outbox.InsertPaymentTx(ctx, tx, outbox.Payment{Key: key, AmountCents: amountCents(i), Status: outbox.PendingConfirmation, CreatedAt: now})
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	written := "payment written PendingConfirmation"
+	var recheckID int64
 	if s.durable {
-		written = fmt.Sprintf("payment + re-check row (due %s) written in one transaction", clock.Stamp(due))
+		if recheckID, err = s.writeRecheck(ctx, i, now, due); err != nil {
+			return err
+		}
+		s.say(eventLine(now, key, fmt.Sprintf("payment written; re-check row (due %s) written separately", clock.Stamp(due))))
 	}
 
 	a, err := s.provider.Charge(ctx, key, amountCents(i), now)
 	if errors.Is(err, provider.ErrTimeout) {
-		kept := "the re-check row stays on disk"
-		if !s.durable {
-			s.memory = append(s.memory, reminder{key: key, due: due})
-			kept = fmt.Sprintf("re-check at %s kept in process memory only", clock.Stamp(due))
+		if s.durable {
+			s.say(eventLine(now, key, "charge TIMED OUT → outcome unknown: the re-check row stays on disk"))
+			return nil
 		}
-		s.say(eventLine(now, key, fmt.Sprintf("%s → charge TIMED OUT (%v) → outcome unknown: %s", written, err, kept)))
+		s.memory = append(s.memory, reminder{key: key, due: due})
+		s.say(eventLine(now, key, "payment written → charge TIMED OUT → outcome unknown"))
+		s.say(eventLine(now, key, fmt.Sprintf("re-check due %s kept in process memory only", clock.Stamp(due))))
 		return nil
 	}
 	if err != nil {
@@ -126,21 +129,39 @@ func (s *session13Service) handle(ctx context.Context, i int) error {
 	}
 	status, phrase := resolution(a)
 	err = s.store.InTx(ctx, func(tx *sql.Tx) error {
-		if _, err := outbox.ResolvePaymentTx(ctx, tx, key, status, a.TransactionID, now); err != nil || !s.durable {
-			return err
-		}
+		_, err := outbox.ResolvePaymentTx(ctx, tx, key, status, a.TransactionID, now)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !s.durable {
+		s.say(eventLine(now, key, "payment written → charge → "+phrase))
+		return nil
+	}
+	err = s.store.InTx(ctx, func(tx *sql.Tx) error {
 		_, err := outbox.CloseUnclaimedTx(ctx, tx, recheckID, now)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	closed := ""
-	if s.durable {
-		closed = ", re-check row closed"
-	}
-	s.say(eventLine(now, key, fmt.Sprintf("%s → charge → %s%s", written, phrase, closed)))
+	s.say(eventLine(now, key, "charge → "+phrase+", then re-check row closed"))
 	return nil
+}
+
+// writeRecheck writes request i's ConfirmPaymentStatus re-check row, due at
+// due, in a transaction of its own.
+func (s *session13Service) writeRecheck(ctx context.Context, i int, now, due time.Time) (id int64, err error) {
+	key := PaymentKey(i)
+	err = s.store.InTx(ctx, func(tx *sql.Tx) error {
+		if id, err = outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: key, Type: ConfirmType, CreatedAt: now,
+			Payload: fmt.Sprintf(`{"paymentKey":%q,"amountCents":%d}`, key, amountCents(i))}); err != nil {
+			return err
+		}
+		return outbox.ScheduleTx(ctx, tx, id, due)
+	})
+	return id, err
 }
 
 // recheckUntil is the BEFORE service's timer: it asks the provider about each
@@ -157,7 +178,7 @@ func (s *session13Service) recheckUntil(ctx context.Context, windowEnd time.Time
 		a, err := s.provider.CheckStatus(ctx, r.key, now)
 		if err != nil {
 			s.memory = append(s.memory, reminder{key: r.key, due: now.Add(s.recheck)})
-			s.say(eventLine(now, r.key, fmt.Sprintf("in-memory re-check → status check FAILED (%v) → asked again in %s", err, s.recheck)))
+			s.say(eventLine(now, r.key, fmt.Sprintf("in-memory re-check → status check FAILED → asked again in %s", s.recheck)))
 			continue
 		}
 		status, phrase := resolution(a)
@@ -191,7 +212,7 @@ func (s *session13Service) reconcileUntil(ctx context.Context, windowEnd time.Ti
 		}
 		for _, e := range res.Events {
 			if e.Kind == worker.Advanced && e.NextAttempt.After(windowEnd) {
-				s.say(eventLine(e.At, "", fmt.Sprintf("reconciler: nothing due; the next re-check falls due %s, after the watch ends",
+				s.say(eventLine(e.At, "", fmt.Sprintf("reconciler: nothing due; next re-check due %s, after the watch",
 					clock.Stamp(e.NextAttempt.Add(-claim.WakeupSlack)))))
 				return nil
 			}

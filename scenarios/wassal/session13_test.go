@@ -129,6 +129,7 @@ func TestSession13ChecksAndVerdicts(t *testing.T) {
 		"every payment ends Paid or Failed": "PASS 0 PendingConfirmation; 5 Paid, 1 Failed",
 		"never charged twice":               "PASS 6 charges for 6 payments, max 1 per payment",
 	})
-	wantLines(t, rep, "│ Status checks after the restart (for those payments)            │ 0                              │ 2                    │",
-		"VERDICT: DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART ✅")
+	wantLines(t, rep, "│ Status checks after the restart        │ 0                              │ 2                    │",
+		"VERDICT: [PASS ✅] DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART",
+		"Next      writing both in one transaction, so that no crash can fall between them: Day 14")
 }
