@@ -31,6 +31,9 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == rusageOf {
+		os.Exit(measureChild(os.Args[2:]))
+	}
 	var o options
 	flag.IntVar(&o.messages, "messages", 20000, "messages each contender sends and drains")
 	flag.IntVar(&o.batch, "batch", 100, "outboxlab's claim size in the batched drain")
@@ -121,7 +124,7 @@ func run(ctx context.Context, o options) error {
 	if pg.scales != nil {
 		printScale("PostgreSQL", pg.scales, o.samples)
 	}
-	printTargets(drains, ceil, median(stepVsGoqite), scales, pg, o, suite)
+	printTargets(drains, ceil, median(stepVsGoqite), scales, pg, o, suite, alone)
 	return nil
 }
 
