@@ -187,34 +187,31 @@ func (p *postgresRun) used(ctx context.Context) bool {
 	return err != nil || n > 0 // unsure: keep it like a used one
 }
 
-// note is the header's and the last line's account of the database: the
-// backend, the server (password redacted) and the schemas.
+// note is the header's and the last lines' account of the database, one
+// thing a line (see report.Labelled), so that each fits the terminal: the
+// backend and the server (password redacted), each schema, and what became
+// of them.
 func (p *postgresRun) note(ctx context.Context) string {
 	if !p.used(ctx) {
 		p.keep = false // nothing to inspect: the empty schema is dropped
 		return noDatabase
 	}
-	var names []string
+	lines := []string{"PostgreSQL " + pgdb.Redact(p.url)}
 	for _, r := range p.env.Schemas() {
-		names = append(names, r.Schema)
+		lines = append(lines, "schema "+r.Schema)
 	}
-	what := "schema"
-	if len(names) > 1 {
-		what = "schemas"
-	}
-	note := fmt.Sprintf("PostgreSQL %s, %s %s", pgdb.Redact(p.url), what, strings.Join(names, ", "))
 	if !p.keep {
-		return note + " (temporary; dropped after the run)"
+		return strings.Join(append(lines, "(temporary; dropped after the run)"), "\n")
 	}
-	var hints []string
+	lines = append(lines, keptNote)
 	for _, r := range p.env.Schemas() {
 		u, err := pgdb.WithSchema(p.url, r.Schema, "")
 		if err != nil {
 			continue
 		}
-		hints = append(hints, "outboxlab "+pgdb.InspectHint(u))
+		lines = append(lines, "outboxlab "+pgdb.InspectHint(u))
 	}
-	return note + " (kept: inspect it with " + strings.Join(hints, ", ") + ")"
+	return strings.Join(lines, "\n")
 }
 
 // close drops the run's schemas, or keeps them, with a fresh context when
@@ -230,3 +227,26 @@ func (p *postgresRun) close(ctx context.Context, stderr io.Writer) {
 
 // noDatabase is the header's database line of a run that used none.
 const noDatabase = "none (this scenario computes without a database)"
+
+// keptNote introduces the commands that read a kept database.
+const keptNote = "(kept; inspect it with:)"
+
+// sqliteNote is the account of a run's SQLite file (see postgresRun.note).
+func sqliteNote(path string, kept bool) string {
+	if !kept {
+		return path + "\n(temporary; deleted after the run)"
+	}
+	return path + "\n" + keptNote + "\noutboxlab inspect --db " + shellQuote(path)
+}
+
+// shellQuote quotes s for a shell when it holds anything but the
+// characters of a plain path.
+func shellQuote(s string) string {
+	plain := func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:@,", r))
+	}
+	if s != "" && strings.IndexFunc(s, plain) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

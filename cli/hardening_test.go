@@ -221,7 +221,7 @@ func TestKeepDBIsSaidWithJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	dirs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
-	if len(dirs) != 1 || !strings.Contains(stderr.String(), "database: "+dirs[0]+" (kept") {
+	if len(dirs) != 1 || !strings.Contains(stderr.String(), "database: "+dirs[0]+"\n          "+keptNote+"\n") {
 		t.Errorf("kept %v; stderr %q", dirs, stderr.String())
 	}
 	if strings.Contains(stdout.String(), "database:") {

@@ -127,7 +127,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 				return cannotRun(fmt.Errorf("print result: %w", err))
 			}
 			if common.KeepDB {
-				fmt.Fprintf(cmd.ErrOrStderr(), "database: %s\n", out.dbNote)
+				io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote))
 			}
 		} else {
 			fmt.Fprintln(w)
@@ -137,7 +137,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			for _, p := range out.result.Plots {
 				fmt.Fprintf(w, "plot:     %s\n", p)
 			}
-			fmt.Fprintf(w, "database: %s\n", out.dbNote)
+			io.WriteString(w, report.Labelled("database: ", out.dbNote))
 		}
 		if !out.result.Passed {
 			return ErrChecksFailed
@@ -259,9 +259,9 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 			os.RemoveAll(tmp)
 		}
 	case keepDir:
-		dbNote = env.DBPath + " (kept: inspect it with 'outboxlab inspect --db " + env.DBPath + "')"
+		dbNote = sqliteNote(env.DBPath, true)
 	default:
-		dbNote = env.DBPath + " (temporary; deleted after the run)"
+		dbNote = sqliteNote(env.DBPath, false)
 	}
 	if !c.Schema {
 		rep.DropSection(report.SchemaTitle)

@@ -26,7 +26,7 @@ const (
 type Meta struct {
 	Started  time.Time // wall clock
 	Command  string
-	Database string
+	Database string // one thing a line: where, then what became of it (see Labelled)
 	Version  string
 	Record   *Record
 }
@@ -46,7 +46,7 @@ func header(m Meta, file bool) string {
 	fmt.Fprintln(&b, HeaderStart)
 	fmt.Fprintf(&b, "started:  %s\n", m.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "command:  %s\n", oneLine(m.Command))
-	fmt.Fprintf(&b, "database: %s\n", oneLine(m.Database))
+	b.WriteString(Labelled("database: ", m.Database))
 	fmt.Fprintf(&b, "version:  outboxlab %s\n", oneLine(m.Version))
 	if m.Record != nil {
 		headerLines(&b, m.Record, file)
@@ -55,6 +55,21 @@ func header(m Meta, file bool) string {
 		}
 	}
 	fmt.Fprintln(&b, HeaderEnd)
+	return b.String()
+}
+
+// Labelled writes text after label, its second and later lines indented
+// under the first, each line ending in a newline: a long path goes on a line
+// of its own (only a label and a path may be wider than MaxWidth) and the
+// notes about it on the lines below. Each line is kept on its line (see oneLine).
+func Labelled(label, text string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(text, "\n") {
+		if i > 0 {
+			label = strings.Repeat(" ", Width(label))
+		}
+		b.WriteString(label + oneLine(line) + "\n")
+	}
 	return b.String()
 }
 

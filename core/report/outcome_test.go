@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -100,5 +101,30 @@ func TestDropSection(t *testing.T) {
 	r.DropSection("absent")
 	if got, want := r.Body(), "T\n=\n"; got != want {
 		t.Errorf("dropping an absent section changed the body to %q", got)
+	}
+}
+
+// A table that fits once its columns wrap between words is never cut inside
+// a word: an id like PRV-TX-0001 stays whole (the Day 13 per-message table).
+func TestTablesWrapBetweenWordsFirst(t *testing.T) {
+	header := []string{"Key", "Life", "Charge answer", "Provider took the charge as", "Pending work kept in",
+		"Status checks", "Payment status", "Provider tx id"}
+	var rows [][]string
+	for i := 1; i <= 6; i++ {
+		tx := fmt.Sprintf("PRV-TX-%04d", i)
+		rows = append(rows, []string{fmt.Sprintf("PAY-%03d", i), "1", "TIMED OUT", "Paid " + tx, "memory of life 1", "0",
+			"PendingConfirmation", tx})
+	}
+	out := RenderTable(header, rows)
+	if w := widest(out); w > MaxWidth {
+		t.Fatalf("widest line %d > %d:\n%s", w, MaxWidth, out)
+	}
+	for _, word := range []string{"PRV-TX-0001", "PRV-TX-0006", "PendingConfirmation", "answer"} {
+		if n := strings.Count(out, word); n < 1 {
+			t.Errorf("%q was cut inside the word:\n%s", word, out)
+		}
+	}
+	if n := strings.Count(out, "PRV-TX-0003"); n != 2 {
+		t.Errorf("PRV-TX-0003 appears whole %d times, want 2 (two columns):\n%s", n, out)
 	}
 }

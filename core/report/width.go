@@ -44,6 +44,17 @@ func fitTable(header []string, rows [][]string) ([]string, [][]string, bool) {
 	// Each column takes its content plus a space either side and a rule.
 	budget := MaxWidth - (3*n + 1)
 	natural := append([]int(nil), widths...)
+	// First narrow the widest column that can still wrap between words,
+	// never below its longest word; only when that is not enough, break
+	// words too, never below minColumn.
+	floors := longestWords(header, rows, n)
+	for sum(widths) > budget {
+		i := widestAbove(widths, floors)
+		if i < 0 {
+			break
+		}
+		widths[i]--
+	}
 	for sum(widths) > budget {
 		i := argmax(widths)
 		if widths[i] <= minColumn {
@@ -110,6 +121,34 @@ func cutWidth(s string, width int) (string, string) {
 		w += rw
 	}
 	return s, ""
+}
+
+// longestWords is, for each of n columns, the width of its longest word.
+func longestWords(header []string, rows [][]string, n int) []int {
+	out := make([]int, n)
+	for _, row := range append([][]string{header}, rows...) {
+		for i, c := range row {
+			if i >= n {
+				continue
+			}
+			for _, w := range strings.Fields(c) {
+				out[i] = max(out[i], Width(w))
+			}
+		}
+	}
+	return out
+}
+
+// widestAbove is the index of the widest column still wider than its
+// floor, or -1.
+func widestAbove(widths, floors []int) int {
+	best := -1
+	for i, w := range widths {
+		if w > floors[i] && (best < 0 || w > widths[best]) {
+			best = i
+		}
+	}
+	return best
 }
 
 func sum(xs []int) int {

@@ -1,0 +1,45 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The terminal header names exactly the flags that differ from the
+// defaults, and its database lines fit the terminal: the long path alone
+// after its label, the note about it on the next line.
+func TestTerminalHeaderFitsAndShowsOnlyChangedFlags(t *testing.T) {
+	path := "/tmp/" + strings.Repeat("x", 110) + "/outbox.db"
+	m := Meta{Started: time.Date(2026, 1, 16, 9, 0, 0, 0, time.UTC), Command: "outboxlab demo --max-attempts 5",
+		Database: path + "\n(temporary; deleted after the run)", Version: "0.1.0", Record: demoRecord()}
+	term := TerminalHeader(m)
+	var flags []string
+	for _, l := range strings.Split(term, "\n") {
+		if strings.HasPrefix(l, "flags:") || (strings.HasPrefix(l, "          --")) {
+			flags = append(flags, l)
+		}
+		if Width(l) > MaxWidth && l != "database: "+path {
+			t.Errorf("terminal header line wider than %d columns: %q", MaxWidth, l)
+		}
+	}
+	if len(flags) != 1 || flags[0] != "flags:    --max-attempts=5 (default 3)" {
+		t.Errorf("flag lines %q, want only --max-attempts=5", flags)
+	}
+	want := "database: " + path + "\n          (temporary; deleted after the run)\nversion:"
+	if !strings.Contains(term, want) {
+		t.Errorf("terminal header lacks %q:\n%s", want, term)
+	}
+	// The file's header writes the same database lines.
+	if !strings.Contains(Header(m), want) {
+		t.Errorf("file header lacks %q", want)
+	}
+}
+
+func TestLabelledKeepsEachLineOnItsLine(t *testing.T) {
+	got := Labelled("database: ", "a\nb\x1b[2Jc\n")
+	want := "database: a\n          \"b\\x1b[2Jc\"\n          \n"
+	if got != want {
+		t.Errorf("Labelled = %q, want %q", got, want)
+	}
+}
