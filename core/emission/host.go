@@ -21,6 +21,27 @@ type Remediation struct {
 	Ticket       string
 	AffectedFrom time.Time // the incident window, when known
 	AffectedTo   time.Time
+	// Cause is the runbook's class of the repeated failure (one of Causes)
+	// and Fix what was corrected; a replay is refused without both.
+	Cause Cause
+	Fix   string
+}
+
+// Cause is a class of repeated failure, as the runbook names it before a replay.
+type Cause string
+
+// Causes are the classes the host's runbook identifies before any replay.
+var Causes = []Cause{"provider unavailability", "malformed data", "schema drift", "authorization",
+	"classification policy", "credentials", "throttling", "application defect"}
+
+// Known reports whether c is one of Causes.
+func (c Cause) Known() bool {
+	for _, k := range Causes {
+		if c == k {
+			return true
+		}
+	}
+	return false
 }
 
 // RemediationRecord is one row of the remediation log.
@@ -69,10 +90,11 @@ func (s *Store) recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, n
 	}
 	_, err := s.Exec(ctx, tx,
 		`INSERT INTO GovernanceRemediations (AtUtc, EntryId, Action, Reviewer, Reason, Approval, Ticket,
-		        AffectedFromUtc, AffectedToUtc, RetryCountBefore, RetryCountAfter, ReplayEntryId)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		        AffectedFromUtc, AffectedToUtc, RetryCountBefore, RetryCountAfter, ReplayEntryId, Cause, Fix)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		clock.ISO(now), id, r.Action, r.Reviewer, r.Reason, r.Approval, r.Ticket,
-		sqlitedb.NullTime(r.AffectedFrom), sqlitedb.NullTime(r.AffectedTo), before, after, replayID)
+		sqlitedb.NullTime(r.AffectedFrom), sqlitedb.NullTime(r.AffectedTo), before, after, replayID,
+		sqlitedb.NullString(string(r.Cause)), sqlitedb.NullString(r.Fix))
 	if err != nil {
 		return fmt.Errorf("record remediation of governance entry %d: %w", id, err)
 	}
@@ -83,7 +105,7 @@ func (s *Store) recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, n
 func (s *Store) Remediations(ctx context.Context) ([]RemediationRecord, error) {
 	return queryAll(ctx, s, s.DB(), "read remediation log", scanRemediation,
 		`SELECT Id, AtUtc, EntryId, Action, Reviewer, Reason, Approval, Ticket, AffectedFromUtc, AffectedToUtc,
-		        RetryCountBefore, RetryCountAfter, COALESCE(ReplayEntryId, 0)
+		        RetryCountBefore, RetryCountAfter, COALESCE(ReplayEntryId, 0), COALESCE(Cause, ''), COALESCE(Fix, '')
 		   FROM GovernanceRemediations ORDER BY Id`)
 }
 
@@ -93,7 +115,7 @@ func scanRemediation(sc scanner) (RemediationRecord, error) {
 		at, from, till sql.NullString
 	)
 	err := sc.Scan(&r.ID, &at, &r.EntryID, &r.Action, &r.Reviewer, &r.Reason, &r.Approval, &r.Ticket,
-		&from, &till, &r.RetryCountBefore, &r.RetryCountAfter, &r.ReplayEntryID)
+		&from, &till, &r.RetryCountBefore, &r.RetryCountAfter, &r.ReplayEntryID, &r.Cause, &r.Fix)
 	if err != nil {
 		return r, err
 	}

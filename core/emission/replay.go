@@ -16,6 +16,10 @@ import (
 // reason, approval or ticket: replay is never implicit.
 var ErrReplayNotAuthorized = errors.New("replay needs an explicit authorization (reviewer, reason, approval and ticket)")
 
+// ErrReplayNoCause is returned by a replay whose remediation records no
+// known cause (one of Causes) or no fix: the runbook corrects the cause first.
+var ErrReplayNoCause = errors.New("replay needs a recorded cause and fix")
+
 // ActionReplay is the remediation log's Action of a host replay.
 const ActionReplay = "replay"
 
@@ -23,14 +27,18 @@ const ActionReplay = "replay"
 // replays anything. The original keeps its status, terminal reason, retry
 // count and history; a new entry (key <original>-R<n>) carries the same
 // emission with RetryCount 0 and its own claims, references the original, and
-// a remediation record says who authorized it, why, for which window, and
-// that the original's retry count was kept. Nothing is written without a
-// complete authorization.
+// a remediation record says who authorized it, why, for which window, what
+// caused the failures and what was fixed, and that the original's retry count
+// was kept. Nothing is written without a complete authorization, nor
+// without a known cause and a fix.
 func (s *Store) ReplayTx(ctx context.Context, tx *sql.Tx, id int64, now time.Time, r Remediation) (Entry, error) {
 	for _, f := range []string{r.Reviewer, r.Reason, r.Approval, r.Ticket} {
 		if strings.TrimSpace(f) == "" {
 			return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, ErrReplayNotAuthorized)
 		}
+	}
+	if !r.Cause.Known() || strings.TrimSpace(r.Fix) == "" {
+		return Entry{}, fmt.Errorf("replay governance entry %d: %w", id, ErrReplayNoCause)
 	}
 	orig, err := s.entryByID(ctx, tx, id)
 	if err != nil {

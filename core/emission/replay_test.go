@@ -25,7 +25,8 @@ func TestReplayNeedsAnAuthorizationAndKeepsTheOriginal(t *testing.T) {
 		ctx := context.Background()
 		orig := deadLetter(t, s, "GOV-001", 5)
 		auth := Remediation{Reviewer: "j.doe", Reason: "provider outage fixed", Approval: "CAB-1", Ticket: "INC-1",
-			AffectedFrom: clock.Start, AffectedTo: clock.Start.Add(time.Minute)}
+			AffectedFrom: clock.Start, AffectedTo: clock.Start.Add(time.Minute),
+			Cause: "provider unavailability", Fix: "provider healthy again (status page)"}
 		for _, missing := range []func(*Remediation){
 			func(r *Remediation) { r.Reviewer = "" }, func(r *Remediation) { r.Reason = " " },
 			func(r *Remediation) { r.Approval = "" }, func(r *Remediation) { r.Ticket = "" },
@@ -36,8 +37,21 @@ func TestReplayNeedsAnAuthorizationAndKeepsTheOriginal(t *testing.T) {
 				t.Errorf("Replay(%+v) = %v, want ErrReplayNotAuthorized", bad, err)
 			}
 		}
+		for _, missing := range []func(*Remediation){
+			func(r *Remediation) { r.Cause = "" }, func(r *Remediation) { r.Cause = "bad luck" },
+			func(r *Remediation) { r.Fix = " " },
+		} {
+			bad := auth
+			missing(&bad)
+			if _, err := s.Replay(ctx, orig.ID, clock.Start, bad); !errors.Is(err, ErrReplayNoCause) {
+				t.Errorf("Replay(cause %q, fix %q) = %v, want ErrReplayNoCause", bad.Cause, bad.Fix, err)
+			}
+		}
 		if entries, _ := s.Entries(ctx); len(entries) != 1 {
 			t.Fatalf("an unauthorized replay wrote %d entries", len(entries)-1)
+		}
+		if recs, _ := s.Remediations(ctx); len(recs) != 0 {
+			t.Fatalf("refused replays wrote %d remediation records", len(recs))
 		}
 		r1, err := s.Replay(ctx, orig.ID, clock.Start.Add(time.Hour), auth)
 		if err != nil {
@@ -57,7 +71,8 @@ func TestReplayNeedsAnAuthorizationAndKeepsTheOriginal(t *testing.T) {
 		}
 		recs, _ := s.Remediations(ctx)
 		if len(recs) != 2 || recs[0].Action != ActionReplay || recs[0].ReplayEntryID != r1.ID || recs[0].RetryCountBefore != 5 ||
-			recs[0].RetryCountAfter != 5 || !recs[0].AffectedTo.Equal(clock.Start.Add(time.Minute)) {
+			recs[0].RetryCountAfter != 5 || !recs[0].AffectedTo.Equal(clock.Start.Add(time.Minute)) ||
+			recs[0].Cause != "provider unavailability" || recs[0].Fix != auth.Fix {
 			t.Errorf("remediations %+v", recs)
 		}
 		if _, err := s.Replay(ctx, r1.ID, clock.Start, auth); err == nil {

@@ -68,7 +68,9 @@ CREATE TABLE IF NOT EXISTS GovernanceRemediations (
     AffectedToUtc    TEXT,
     RetryCountBefore INTEGER NOT NULL,
     RetryCountAfter  INTEGER NOT NULL,
-    ReplayEntryId    INTEGER REFERENCES GovernanceOutboxEntries (Id)
+    ReplayEntryId    INTEGER REFERENCES GovernanceOutboxEntries (Id),
+    Cause            TEXT,    -- the runbook's class of the repeated failure (a replay must record one)
+    Fix              TEXT     -- what was corrected before the replay (a replay must record it)
 ) STRICT;
 
 -- The host's review items: one opened per dead-letter, closed only on evidence.

@@ -55,22 +55,35 @@ func checkSameOutcome(r *report.Report, store, claim *driveRun) {
 			same, n, sameT, max(ta, tb), ta, tb))
 }
 
-// writeSideBySide prints each entry's outcome in both drain modes.
+// writeSideBySide prints each entry's outcome in both drain modes: one
+// value where the two agree, "store / claim" where they differ.
 func writeSideBySide(r *report.Report, store, claim *driveRun) {
+	both := func(a, b string) string {
+		if a == b {
+			return a
+		}
+		return a + " / " + b
+	}
 	rows := make([][]string, 0, len(store.entries))
 	for i, s := range store.entries {
 		c := claim.entries[i]
-		rows = append(rows, []string{s.Key, store.emitter.ScriptText(s.Key),
-			fmt.Sprintf("%s, RetryCount %d, %s", s.Status, s.RetryCount, calls(store.emitter.CallsFor(s.Key))),
-			fmt.Sprintf("%s, RetryCount %d, %s", c.Status, c.RetryCount, calls(claim.emitter.CallsFor(c.Key))),
-			report.Dash(c.ReasonCode), stampOrDash(c.NextRetryAt), ownerText(c)})
+		status := func(e emission.Entry) string {
+			if e.NextRetryAt.IsZero() {
+				return string(e.Status)
+			}
+			return fmt.Sprintf("%s, due %s", e.Status, clock.DayStamp(e.NextRetryAt))
+		}
+		rows = append(rows, []string{s.Key, both(status(s), status(c)), both(strconv.Itoa(s.RetryCount), strconv.Itoa(c.RetryCount)),
+			fmt.Sprintf("%d / %d", store.emitter.CallsFor(s.Key), claim.emitter.CallsFor(c.Key)),
+			both(report.Dash(s.ReasonCode), report.Dash(c.ReasonCode)), ownerText(c)})
 	}
-	r.Table([]string{"Entry", "Emitter script", "Store drain", "Claim drain", "ReasonCode", "NextRetryAtUtc", "Claim (claim drain)"}, rows)
+	r.Table([]string{"Entry", "Status", "RetryCount", "Calls s/c", "ReasonCode", "Token"}, rows)
+	r.Line("(s/c: store drain / claim drain; Token: the claim drain's last fencing token, its claim cleared)")
 }
 
 func ownerText(e emission.Entry) string {
 	if e.ClaimOwner == "" {
-		return "cleared (token " + strconv.FormatInt(e.ClaimToken, 10) + ")"
+		return strconv.FormatInt(e.ClaimToken, 10)
 	}
-	return fmt.Sprintf("%s until %s (token %d)", e.ClaimOwner, clock.DayStamp(e.ClaimLeaseUntil), e.ClaimToken)
+	return fmt.Sprintf("%d, held by %s until %s", e.ClaimToken, e.ClaimOwner, clock.DayStamp(e.ClaimLeaseUntil))
 }

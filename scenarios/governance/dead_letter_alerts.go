@@ -86,16 +86,19 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	r := report.New(alertsName, report.Experiment)
 	r.Title("Governance — the host makes dead-letters visible, without secrets")
 	r.Linef("Scenario  %s (%s)", alertsName, report.Experiment)
-	r.Linef("Entries   %d governance entries on 2 providers, 3 tenants, 2 regions; every payload holds a protected prompt and a fake access token", len(o.specs()))
+	writeSource(r)
+	r.Linef("Entries   %d governance entries on 2 providers, 3 tenants, 2 regions;", len(o.specs()))
+	r.Line("          every payload holds a protected prompt and a fake access token")
 	for _, l := range o.drain.describe() {
 		r.Line(l)
 	}
 	r.Linef("Drain     claim drain, claims for %s; the host's alert sink observes every transition", emission.DefaultLease)
-	host := "Host      one event per dead-letter, a repeat alert per reason code and provider, a warning at MaxRetryAttempts-1; minimized metadata only"
 	if o.VerboseAlerts {
-		host = "Host      CARELESS (--verbose-alerts): its alert lines also carry the entry's payload"
+		r.Line("Host      CARELESS (--verbose-alerts): its alert lines also carry the entry's payload")
+	} else {
+		r.Line("Host      one event per dead-letter, a repeat alert per reason code and provider,")
+		r.Line("          a warning at MaxRetryAttempts-1; minimized metadata only")
 	}
-	r.Line(host)
 	writeStart(r, run.started)
 
 	r.Section("Emitter scripts")
@@ -105,13 +108,15 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		rows = append(rows, []string{s.Key, s.Role, e.Provider, e.Region, e.Tenant, e.Workload, run.emitter.ScriptText(s.Key)})
 	}
 	r.Table([]string{"Entry", "Exercises", "Provider", "Region", "Tenant", "Workload", "Emitter script (last step repeats)"}, rows)
-	writeTimeline(r, "Timeline — claim drain (scenario clock)", run.timeline)
-	r.Section("Entries (GovernanceOutboxEntries; payloads never printed)")
-	writeEntryLedger(r, run.entries)
+	writeTimeline(r, "Timeline — claim drain (scenario clock)", run.timeline, timelineLegend(o.drain.MaxRetryAttempts, hadUnexpected(run.events))...)
+	if env.Verbose {
+		r.Section("Entries (GovernanceOutboxEntries; payloads never printed)")
+		writeEntryLedger(r, run.entries)
+	}
 	r.Section("Host alerts, as logged")
 	lines := o.hostLines(run)
 	for _, l := range lines {
-		r.Line(l)
+		r.Line(wrapFields(l, alertIndent))
 	}
 	r.Line("")
 	writeCounters(r, run.alerts)
@@ -119,8 +124,8 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	o.writeEventMatch(r, run)
 
 	o.checks(r, run, lines)
-	return finish(r, "Checks", "EVERY DEAD-LETTER COUNTED AND REPORTED, WARNED BEFORE, NO SECRET IN SIGHT ✅",
-		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS ❌", alertsFigures, run), nil
+	return finish(r, "Checks", "EVERY DEAD-LETTER COUNTED AND REPORTED, WARNED BEFORE, NO SECRET IN SIGHT",
+		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS", alertsFigures, run), nil
 }
 
 // alertsFigures add the lines the host logged: one per alert the sink raised.

@@ -111,12 +111,12 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	}
 	r := report.New(disabledName, report.Experiment)
 	layout{name: disabledName, title: "Governance — dead-lettering off: the host must supply the terminal policy",
-		specs: o.specs(), flags: o.drain, notes: []string{host}}.write(r, store, claim)
+		specs: o.specs(), flags: o.drain, notes: []string{host}}.write(r, store, claim, env.Verbose)
 	r.Section("Remediation log (claim drain; GovernanceRemediations)")
 	writeRemediations(r, claim.remediations, claim.entries)
 	o.checks(r, store, claim)
-	return finish(r, "Checks", "PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT ✅",
-		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS ❌", disabledFigures, claim), nil
+	return finish(r, "Checks", "PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT",
+		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS", disabledFigures, claim), nil
 }
 
 // disabledFigures add the entries the host's policy quarantined.

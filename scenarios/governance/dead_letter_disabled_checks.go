@@ -2,6 +2,7 @@ package governance
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"outboxlab/core/clock"
@@ -98,7 +99,10 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 		fmt.Sprintf("%d quarantined rows carry a delivery time; %d Delivered (claim drain)", quarantinedDelivered, countStatus(claim, emission.Delivered)))
 }
 
-// writeRemediations prints the host's remediation log.
+// writeRemediations prints the host's remediation log: one row per
+// decision, then once each the longer fields the decisions share (who
+// reviewed and approved, why, the window, the fix), as the table would
+// repeat them.
 func writeRemediations(r *report.Report, recs []emission.RemediationRecord, entries []emission.Entry) {
 	if len(recs) == 0 {
 		r.Line("(empty: the host made no decision)")
@@ -109,14 +113,36 @@ func writeRemediations(r *report.Report, recs []emission.RemediationRecord, entr
 		keys[e.ID] = e.Key
 	}
 	rows := make([][]string, 0, len(recs))
+	var shared []string
 	for _, m := range recs {
-		window := "—"
-		if !m.AffectedFrom.IsZero() {
-			window = clock.DayStamp(m.AffectedFrom) + " – " + clock.DayStamp(m.AffectedTo)
+		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), clock.DayStamp(m.At), keys[m.EntryID], m.Action,
+			fmt.Sprintf("%d → %d", m.RetryCountBefore, m.RetryCountAfter), report.Dash(keys[m.ReplayEntryID])})
+		for _, l := range remediationShared(m) {
+			if !slices.Contains(shared, l) {
+				shared = append(shared, l)
+			}
 		}
-		rows = append(rows, []string{strconv.FormatInt(m.ID, 10), clock.DayStamp(m.At), keys[m.EntryID], m.Action, m.Reviewer,
-			m.Reason, m.Approval, m.Ticket, window, fmt.Sprintf("%d → %d", m.RetryCountBefore, m.RetryCountAfter), report.Dash(keys[m.ReplayEntryID])})
 	}
-	r.Table([]string{"#", "AtUtc", "Entry", "Action", "Reviewer", "Reason", "Approval", "Ticket", "Affected window",
-		"RetryCount (entry)", "Replay entry"}, rows)
+	r.Table([]string{"#", "AtUtc", "Entry", "Action", "RetryCount", "Replay"}, rows)
+	for _, l := range shared {
+		r.Line(wrapFields(l, "         "))
+	}
+}
+
+// remediationShared are the longer fields of a remediation record, one line
+// each, to be printed once below a table whose rows share them.
+func remediationShared(m emission.RemediationRecord) []string {
+	window := ""
+	if !m.AffectedFrom.IsZero() {
+		window = ", window " + clock.DayStamp(m.AffectedFrom) + " – " + clock.DayStamp(m.AffectedTo)
+	}
+	out := []string{fmt.Sprintf("Reviewer %s, approval %s, ticket %s%s", m.Reviewer, m.Approval, m.Ticket, window),
+		"Reason   " + m.Reason}
+	if m.Cause != "" {
+		out = append(out, "Cause    "+string(m.Cause))
+	}
+	if m.Fix != "" {
+		out = append(out, "Fix      "+m.Fix)
+	}
+	return out
 }

@@ -87,10 +87,10 @@ func (o *deferredOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	layout{name: deferredName, title: "Governance — pending and deferred results do not consume the threshold",
 		specs: o.specs(), flags: o.drain,
 		notes: []string{fmt.Sprintf("Deferral  a pending or deferred result asks the drain to come back after %s", o.DeferAfter)},
-	}.write(r, store, claim)
+	}.write(r, store, claim, env.Verbose)
 	o.checks(r, store, claim)
-	return finish(r, "Checks", "DEFERRALS WAIT, ONLY FAILURES COUNT TOWARD THE THRESHOLD ✅",
-		"DEFERRALS AND FAILURES DID NOT END AS STATED — SEE THE FAILED CHECKS ❌", drainFigures, claim), nil
+	return finish(r, "Checks", "DEFERRALS WAIT, ONLY FAILURES COUNT TOWARD THE THRESHOLD",
+		"DEFERRALS AND FAILURES DID NOT END AS STATED — SEE THE FAILED CHECKS", drainFigures, claim), nil
 }
 
 func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {

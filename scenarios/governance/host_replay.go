@@ -22,8 +22,12 @@ func init() {
 		Summary: "dead-letters are reviewable incidents: the drain never replays them, the host replays them authorized, audited and in batches",
 		Long: `A provider outage dead-letters every entry at the threshold, and the host opens one
 incident per dead-letter. The drain never replays them: a pass an hour later
-selects nothing. After review the host replays them the way the seed asks: a
-replay without an explicit authorization is refused and writes nothing; an
+selects nothing. At review the host follows the documented runbook: it confirms
+the store is healthy and every terminal transition was persisted, classifies the
+cause (provider unavailability, malformed data, schema drift, authorization,
+classification policy, credentials, throttling, application defect) from the rows,
+and records the fix; a replay without a recorded cause and fix is refused and
+writes nothing, and so is one without an explicit authorization; an
 authorized replay creates a new entry that references the original (which keeps
 its DeadLettered status, terminal reason, retry count and history), records the
 reviewer, reason, approval, ticket and affected window, and runs under claims of
@@ -57,6 +61,7 @@ type replayOptions struct {
 	// CloseWithoutReceipt plays a careless host that closes every incident
 	// once its replay ran, citing the ticket instead of the provider's receipt.
 	CloseWithoutReceipt bool
+	verbose             bool // --verbose: every line of the outage and the full remediation log
 	// unseededRejected is a default --rejected-key beyond --entries: no
 	// replay is rejected, and the report says why.
 	unseededRejected string
@@ -118,17 +123,51 @@ func (o *replayOptions) specs() []entrySpec {
 	return specs
 }
 
-// authorization is the host's replay decision for the outage window.
+// authorization is the host's replay decision for the outage window: no
+// cause or fix until the runbook has recorded them.
 func (o *replayOptions) authorization(from, to time.Time) emission.Remediation {
 	return emission.Remediation{Reviewer: "ops-oncall (r.okafor)",
 		Reason:   "acme-audit outage; provider healthy again, payloads re-validated",
 		Approval: "CAB-2026-0117", Ticket: "INC-4471", AffectedFrom: from, AffectedTo: to}
 }
 
+// causeOf is the runbook's classification of a repeated failure, from the
+// last error code the dead-lettered row recorded ("" when it names none).
+func causeOf(code string) emission.Cause {
+	switch code {
+	case "provider.unavailable", "provider.timeout":
+		return "provider unavailability"
+	case "provider.throttled":
+		return "throttling"
+	case "provider.schema_rejected":
+		return "schema drift"
+	case "provider.payload_rejected":
+		return "malformed data"
+	case "provider.unauthorized":
+		return "authorization"
+	case "provider.credentials_expired":
+		return "credentials"
+	case "provider.classification_denied":
+		return "classification policy"
+	case emission.CodeUnexpectedError, emission.CodePanic, emission.CodeUnknownResult:
+		return "application defect"
+	}
+	return ""
+}
+
+// fixFor is what the host corrected for a cause before replaying.
+func fixFor(c emission.Cause) string {
+	if c == "provider unavailability" {
+		return "acme-audit healthy again (status page green, a test emission acknowledged)"
+	}
+	return "corrected under the incident's change ticket"
+}
+
 func (o *replayOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	o.verbose = env.Verbose
 	run, err := o.replay(ctx, env.DBPath)
 	if err != nil {
 		return nil, err
 	}
-	return o.render(run), nil
+	return o.render(run, env.Verbose), nil
 }

@@ -67,6 +67,11 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 		errors.Is(run.unauthorized, emission.ErrReplayNotAuthorized) && run.writtenByNoAuth == 0,
 		fmt.Sprintf("%s; %d rows written", errText(run.unauthorized), run.writtenByNoAuth))
 
+	r.Check("a replay without a recorded cause and fix is refused and writes nothing",
+		errors.Is(run.uncaused, emission.ErrReplayNoCause) && run.writtenByNoFix == 0,
+		fmt.Sprintf("approved, no cause or fix: %s; %d rows written", errText(run.uncaused), run.writtenByNoFix))
+	o.checkRunbook(r, run)
+
 	audited := 0
 	for _, m := range run.remediations {
 		if m.Action == emission.ActionReplay && m.Reviewer != "" && m.Reason != "" && m.Approval != "" && m.Ticket != "" &&
@@ -217,4 +222,42 @@ func (o *replayOptions) checkReceipts(r *report.Report, run *replayRun) {
 	}
 	r.Check("an incident closes only on a provider-side receipt", closed+open > 0 && cited == closed && unconfirmed == open,
 		fmt.Sprintf("%d closed, %s; %d open%s: %s", closed, closedText, open, openText, orNone(strings.Join(stillOpen, ", "), "none")))
+}
+
+// checkRunbook: every replay's record names a cause of the runbook's list
+// that matches what the original's row recorded (its last error code), and a
+// fix; and it was written after the original's dead-letter transition was
+// persisted (the log), so the runbook had a terminal record to confirm.
+func (o *replayOptions) checkRunbook(r *report.Report, run *replayRun) {
+	rows := map[int64]emission.Entry{}
+	for _, e := range run.entries {
+		rows[e.ID] = e
+	}
+	deadAt := map[int64]time.Time{}
+	for _, l := range run.log {
+		if l.Applied && l.To == emission.DeadLettered {
+			if _, ok := deadAt[l.EntryID]; !ok {
+				deadAt[l.EntryID] = l.At
+			}
+		}
+	}
+	n, ok := 0, 0
+	var causes []string
+	for _, m := range run.remediations {
+		if m.Action != emission.ActionReplay {
+			continue
+		}
+		n++
+		at, persisted := deadAt[m.EntryID]
+		if m.Cause.Known() && m.Cause == causeOf(rows[m.EntryID].LastErrorCode) && strings.TrimSpace(m.Fix) != "" &&
+			persisted && !at.After(m.At) {
+			ok++
+		}
+		if c := string(m.Cause); !slices.Contains(causes, c) {
+			causes = append(causes, c)
+		}
+	}
+	r.Check("every replay follows the runbook: terminal record confirmed, cause classified, fix recorded", n > 0 && ok == n,
+		fmt.Sprintf("%d of %d replay records name a cause matching the original's last error and a fix, after its dead-letter was persisted (%s)",
+			ok, n, orNone(strings.Join(causes, ", "), "no cause")))
 }

@@ -2,7 +2,9 @@ package governance
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
@@ -10,15 +12,16 @@ import (
 	"outboxlab/scenarios"
 )
 
-func (o *replayOptions) render(run *replayRun) *report.Report {
+func (o *replayOptions) render(run *replayRun, verbose bool) *report.Report {
 	r := report.New(replayName, report.Experiment)
 	r.Title("Governance — dead-letters are incidents: the host replays, authorized and audited")
 	r.Linef("Scenario  %s (%s)", replayName, report.Experiment)
-	r.Linef("Entries   %d governance entries %s..%s; the provider is down for all of them (provider.unavailable)", o.Entries, entryKey(1), entryKey(o.Entries))
+	writeSource(r)
+	r.Linef("Entries   %d governance entries %s..%s; the provider is down for all of them", o.Entries, entryKey(1), entryKey(o.Entries))
 	for _, l := range o.drain.describe() {
 		r.Line(l)
 	}
-	r.Linef("Drain     claim drain, claims for %s; after every pass the host opens an incident per new dead-letter", emission.DefaultLease)
+	r.Linef("Drain     claim drain, claims for %s; after each pass the host opens an incident per dead-letter", emission.DefaultLease)
 	rejected := "the provider accepts every replay"
 	switch {
 	case o.RejectedKey != "":
@@ -26,28 +29,37 @@ func (o *replayOptions) render(run *replayRun) *report.Report {
 	case o.unseededRejected != "":
 		rejected += fmt.Sprintf(" (%s, the default --rejected-key, is not among the %s)", o.unseededRejected, report.Plural(o.Entries, "entry"))
 	}
-	r.Linef("Review    %s after the start the host reviews; replays go out %d at a time, %s apart; %s", o.ReviewAfter, o.ReplayBatch, o.Interval, rejected)
+	r.Linef("Review    %s after the start; replays go out %d at a time, %s apart;", o.ReviewAfter, o.ReplayBatch, o.Interval)
+	r.Linef("          %s", rejected)
+	r.Line("Runbook   confirm the store and the terminal record, classify the cause, record the fix, replay")
 	if late := run.started.Add(o.ReviewAfter); run.review.After(late) {
 		r.Linef("          the outage drain ran until %s, past %s: the host reviews when it ends", clock.DayStamp(run.review), clock.DayStamp(late))
 	}
 	if o.CloseWithoutReceipt {
-		r.Line("Host      CARELESS (--close-without-receipt): closes every incident citing its ticket, never asks the provider")
+		r.Line("Host      CARELESS (--close-without-receipt): closes incidents citing the ticket, asks no provider")
 	}
 	if !o.drain.DeadLetterOnMaxRetryAttempts {
 		r.Linef("Demo cap  with dead-lettering off, the outage drain is stopped if a live entry reaches %d failures", o.drain.RetryCap)
 	}
 	writeStart(r, run.started)
 	scenarios.SchemaSection(r, run.tables)
-	writeTimeline(r, "Timeline (scenario clock)", run.lines)
-	r.Section("Originals and their replays")
+	legend := timelineLegend(o.drain.MaxRetryAttempts, hadUnexpected(run.events))
+	if run.hidden > 0 {
+		legend = append(legend, fmt.Sprintf("(the outage hit %s..%s alike: %s of the others left out; --verbose prints them)",
+			entryKey(1), entryKey(o.Entries), report.Plural(run.hidden, "line")))
+	}
+	writeTimeline(r, "Timeline (scenario clock)", run.lines, legend...)
+	r.Section("Originals, their replays and the audit records (GovernanceRemediations)")
 	o.writePairs(r, run)
-	r.Section("Remediation log (GovernanceRemediations)")
-	writeRemediations(r, run.remediations, run.entries)
+	if verbose {
+		r.Section("Remediation log (GovernanceRemediations)")
+		writeRemediations(r, run.remediations, run.entries)
+	}
 	r.Section("Incidents (GovernanceIncidents)")
 	writeIncidents(r, run)
 	o.checks(r, run)
-	return finish(r, "Checks", "NO AUTOMATIC REPLAY; EVERY REPLAY AUTHORIZED, AUDITED, BATCHED AND CONFIRMED ✅",
-		"REPLAY GOVERNANCE DID NOT HOLD — SEE THE FAILED CHECKS ❌", replayFigures, run)
+	return finish(r, "Checks", "NO AUTOMATIC REPLAY; EVERY REPLAY AUTHORIZED, AUDITED, BATCHED AND CONFIRMED",
+		"REPLAY GOVERNANCE DID NOT HOLD — SEE THE FAILED CHECKS", replayFigures, run)
 }
 
 // replayOf returns the replay entry of an original, if any.
@@ -71,6 +83,7 @@ func (r *replayRun) incidentOf(id int64) (emission.Incident, bool) {
 
 func (o *replayOptions) writePairs(r *report.Report, run *replayRun) {
 	var rows [][]string
+	var shared []string
 	for _, orig := range run.entries {
 		if orig.ReplayOf != 0 {
 			continue
@@ -79,13 +92,27 @@ func (o *replayOptions) writePairs(r *report.Report, run *replayRun) {
 		in, _ := run.incidentOf(orig.ID)
 		state := "open"
 		if !in.Open {
-			state = "closed, receipt " + in.ProviderReceipt
+			state = "closed, " + in.ProviderReceipt
 		}
-		rows = append(rows, []string{orig.Key, fmt.Sprintf("%s (%s), RetryCount %d, token %d", orig.Status, orig.ReasonCode, orig.RetryCount, orig.ClaimToken),
-			report.Dash(rep.Key), fmt.Sprintf("%s, RetryCount %d, token %d", rep.Status, rep.RetryCount, rep.ClaimToken), report.Dash(rep.ReasonCode),
-			fmt.Sprintf("#%d %s", in.ID, state)})
+		audit := report.Empty
+		for _, m := range run.remediations {
+			if m.EntryID != orig.ID {
+				continue
+			}
+			audit = fmt.Sprintf("#%d, %d → %d", m.ID, m.RetryCountBefore, m.RetryCountAfter)
+			for _, l := range remediationShared(m) {
+				if !slices.Contains(shared, l) {
+					shared = append(shared, l)
+				}
+			}
+		}
+		rows = append(rows, []string{orig.Key, fmt.Sprintf("%s, %d", orig.Status, orig.RetryCount), audit,
+			fmt.Sprintf("%s %s, token %d", report.Dash(rep.Key), rep.Status, rep.ClaimToken), fmt.Sprintf("#%d %s", in.ID, state)})
 	}
-	r.Table([]string{"Original", "Original after the replay", "Replay", "Replay outcome", "Replay reason", "Original's incident"}, rows)
+	r.Table([]string{"Original", "Now, RetryCount", "Record, RetryCount", "Replay, status, token", "Incident"}, rows)
+	for _, l := range shared {
+		r.Line(wrapFields(l, "         "))
+	}
 }
 
 func writeIncidents(r *report.Report, run *replayRun) {
@@ -94,15 +121,24 @@ func writeIncidents(r *report.Report, run *replayRun) {
 		keys[e.ID] = e.Key
 	}
 	var rows [][]string
+	reasons := map[string][]string{}
+	var order []string
 	for _, in := range run.incidents {
 		status := "Open"
 		if !in.Open {
 			status = "Closed"
 		}
-		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], clock.DayStamp(in.OpenedAt), in.ReasonCode, status,
+		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], clock.DayStamp(in.OpenedAt), status,
 			stampOrDash(in.ClosedAt), report.Dash(in.ClosedBy), report.Dash(in.ProviderReceipt)})
+		if len(reasons[in.ReasonCode]) == 0 {
+			order = append(order, in.ReasonCode)
+		}
+		reasons[in.ReasonCode] = append(reasons[in.ReasonCode], "#"+strconv.FormatInt(in.ID, 10))
 	}
-	r.Table([]string{"#", "Entry", "OpenedAtUtc", "ReasonCode", "Status", "ClosedAtUtc", "ClosedBy", "ProviderReceipt"}, rows)
+	r.Table([]string{"#", "Entry", "OpenedAtUtc", "Status", "ClosedAtUtc", "ClosedBy", "ProviderReceipt"}, rows)
+	for _, code := range order {
+		r.Linef("ReasonCode %s: %s", code, strings.Join(reasons[code], ", "))
+	}
 }
 
 // replayFigures are what the host's replay run is judged by, read from its

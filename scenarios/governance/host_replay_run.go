@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"outboxlab/core/clock"
@@ -24,6 +26,10 @@ type replayRun struct {
 	reviewCalls     [2]int           // the ledger's calls[from:till] are the drain pass's at review time
 	unauthorized    error            // the refusal of the replay without an approval
 	writtenByNoAuth int              // entries + remediations the refused replay added
+	uncaused        error            // the refusal of the approved replay with no cause or fix recorded
+	writtenByNoFix  int              // entries + remediations that refused replay added
+	confirmed       int              // originals whose terminal transition the runbook found persisted
+	hidden          int              // outage lines left out of the default timeline
 	batches         []replayBatch
 	incidents       []emission.Incident
 	started         time.Time
@@ -37,8 +43,11 @@ type replayBatch struct {
 	from, till int      // its calls are the ledger's calls[from:till]
 }
 
+// hostIndent starts the continuation of a host line, under its text.
+const hostIndent = "                     "
+
 func (r *replayRun) host(at time.Time, format string, args ...any) {
-	r.lines = append(r.lines, fmt.Sprintf("%s  host  %s", clock.DayStamp(at), fmt.Sprintf(format, args...)))
+	r.lines = append(r.lines, wrapFields(fmt.Sprintf("%s  host  %s", clock.DayStamp(at), fmt.Sprintf(format, args...)), hostIndent))
 }
 
 func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, error) {
@@ -53,9 +62,15 @@ func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, er
 	}
 	run := &replayRun{alerts: emission.NewAlerts(o.drain.Options), emitter: em, started: clk.Now()}
 	d.Observe(run.alerts.Observe)
+	first := o.specs()[0].Key
 	d.Observe(func(ev emission.Event) {
 		run.events = append(run.events, ev)
-		if ev.Kind != emission.Claimed {
+		switch {
+		case ev.Kind == emission.Claimed:
+		case !o.verbose && run.review.IsZero() && (ev.Kind == emission.Advanced || ev.Entry.Key != first):
+			// The outage treats every original alike: by default only the first one's lines.
+			run.hidden++
+		default:
 			run.lines = append(run.lines, timelineLine(ev, o.drain.MaxRetryAttempts))
 		}
 	})
@@ -72,8 +87,11 @@ func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, er
 		return nil, err
 	}
 	run.reviewCalls[1] = len(em.Calls())
-	run.host(clk.Now(), "review starts; a drain pass selects %d entries: the drain never replays a dead-letter", later.Selected)
+	run.host(clk.Now(), "review; a drain pass selects %d entries: the drain never replays a dead-letter", later.Selected)
 	if err := o.refuseUnauthorized(ctx, store, clk.Now(), run); err != nil {
+		return nil, err
+	}
+	if err := o.refuseUncaused(ctx, store, clk.Now(), run); err != nil {
 		return nil, err
 	}
 	if err := o.replayInBatches(ctx, d, store, clk, run); err != nil {
@@ -128,16 +146,81 @@ func liveAtCap(ctx context.Context, s *emission.Store, cap int) (bool, error) {
 	return false, nil
 }
 
+// rowsWritten counts the entries and remediation records in s.
+func rowsWritten(ctx context.Context, s *emission.Store) (int, error) {
+	es, err := s.Entries(ctx)
+	if err != nil {
+		return 0, err
+	}
+	rs, err := s.Remediations(ctx)
+	return len(es) + len(rs), err
+}
+
+// refuseUncaused tries an approved replay before the runbook has recorded a
+// cause and a fix, which must write nothing.
+func (o *replayOptions) refuseUncaused(ctx context.Context, s *emission.Store, now time.Time, run *replayRun) error {
+	n0, err := rowsWritten(ctx, s)
+	if err != nil {
+		return err
+	}
+	_, run.uncaused = s.Replay(ctx, run.before[0].ID, now, o.authorization(time.Time{}, time.Time{}))
+	if run.uncaused != nil && !errors.Is(run.uncaused, emission.ErrReplayNoCause) {
+		return run.uncaused
+	}
+	n1, err := rowsWritten(ctx, s)
+	run.writtenByNoFix = n1 - n0
+	run.host(now, "approved replay of %s, no cause or fix recorded: %v, %d rows written", run.before[0].Key,
+		shortRefusal(run.uncaused), run.writtenByNoFix)
+	return err
+}
+
+// runbook is the host's review before any replay: confirm that the store
+// answers and that each original's terminal transition was persisted (the
+// row and its applied transition in the log), classify the cause from the
+// rows, record the fix. It returns the cause and fix for each original.
+func (o *replayOptions) runbook(ctx context.Context, s *emission.Store, now time.Time, run *replayRun, originals []emission.Entry) (map[int64]emission.Remediation, error) {
+	log, err := s.Transitions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("runbook: the store did not answer: %w", err)
+	}
+	out := map[int64]emission.Remediation{}
+	causes := map[emission.Cause][]string{}
+	var order []emission.Cause
+	for _, orig := range originals {
+		row, err := s.EntryByKey(ctx, orig.Key)
+		if err != nil {
+			return nil, fmt.Errorf("runbook: %w", err)
+		}
+		persisted := false
+		for _, l := range log {
+			persisted = persisted || (l.EntryID == row.ID && l.Applied && l.To == emission.DeadLettered)
+		}
+		if row.Status != emission.DeadLettered || !persisted {
+			run.host(now, "runbook: %s's dead-letter is not persisted: no replay", orig.Key)
+			continue
+		}
+		run.confirmed++
+		c := causeOf(row.LastErrorCode)
+		if c == "" {
+			run.host(now, "runbook: %s's cause (%s) is not classified: no replay", orig.Key, report.Dash(row.LastErrorCode))
+			continue
+		}
+		if len(causes[c]) == 0 {
+			order = append(order, c)
+		}
+		causes[c] = append(causes[c], row.LastErrorCode)
+		out[orig.ID] = emission.Remediation{Cause: c, Fix: fixFor(c)}
+	}
+	run.host(now, "runbook: store healthy, %d of %d dead-letters persisted with their transition", run.confirmed, len(originals))
+	for _, c := range order {
+		run.host(now, "runbook: cause %s (%s on %s); fix: %s", c, causes[c][0], report.Plural(len(causes[c]), "entry"), fixFor(c))
+	}
+	return out, nil
+}
+
 // refuseUnauthorized tries a replay with no approval, which must write nothing.
 func (o *replayOptions) refuseUnauthorized(ctx context.Context, s *emission.Store, now time.Time, run *replayRun) error {
-	count := func() (int, error) {
-		es, err := s.Entries(ctx)
-		if err != nil {
-			return 0, err
-		}
-		rs, err := s.Remediations(ctx)
-		return len(es) + len(rs), err
-	}
+	count := func() (int, error) { return rowsWritten(ctx, s) }
 	n0, err := count()
 	if err != nil {
 		return err
@@ -150,16 +233,26 @@ func (o *replayOptions) refuseUnauthorized(ctx context.Context, s *emission.Stor
 	}
 	n1, err := count()
 	run.writtenByNoAuth = n1 - n0
-	run.host(now, "replay of %s without an approval → %v; %d rows written", run.before[0].Key, errText(run.unauthorized), run.writtenByNoAuth)
+	run.host(now, "replay of %s with no approval: %v, %d rows written", run.before[0].Key, shortRefusal(run.unauthorized), run.writtenByNoAuth)
 	return err
+}
+
+// shortRefusal is errText without the reason, for a timeline line (the check names it).
+func shortRefusal(err error) string {
+	if err == nil {
+		return "ACCEPTED"
+	}
+	return "REFUSED"
 }
 
 func errText(err error) string {
 	if err == nil {
 		return "ACCEPTED"
 	}
-	if errors.Is(err, emission.ErrReplayNotAuthorized) {
-		return "REFUSED (" + emission.ErrReplayNotAuthorized.Error() + ")"
+	for _, known := range []error{emission.ErrReplayNotAuthorized, emission.ErrReplayNoCause} {
+		if errors.Is(err, known) {
+			return "REFUSED (" + known.Error() + ")"
+		}
 	}
 	return "REFUSED (" + err.Error() + ")"
 }
@@ -178,24 +271,44 @@ func (o *replayOptions) replayInBatches(ctx context.Context, d *emission.Drain, 
 		return nil
 	}
 	auth := o.authorization(originals[0].CreatedAt, originals[len(originals)-1].DeadLetteredAt)
+	fixed, err := o.runbook(ctx, s, clk.Now(), run, originals)
+	if err != nil {
+		return err
+	}
 	for i := 0; i < len(originals); i += o.ReplayBatch {
 		if i > 0 {
 			clk.Advance(o.Interval)
 		}
 		batch := replayBatch{at: clk.Now(), from: len(run.emitter.Calls())}
 		replayed := map[string]emission.Entry{}
+		var said []string
+		kept := map[int]bool{}
 		for _, orig := range originals[i:min(i+o.ReplayBatch, len(originals))] {
 			if orig.Key == o.RejectedKey {
 				run.emitter.Script(orig.Key+"-R1", emission.Reject("provider.schema_rejected", "payload failed provider schema validation"))
 			}
-			e, err := s.Replay(ctx, orig.ID, clk.Now(), auth)
+			fix, ok := fixed[orig.ID]
+			if !ok {
+				continue
+			}
+			a := auth
+			a.Cause, a.Fix = fix.Cause, fix.Fix
+			e, err := s.Replay(ctx, orig.ID, clk.Now(), a)
 			if err != nil {
 				return err
 			}
 			batch.keys = append(batch.keys, e.Key)
 			replayed[orig.Key] = e
-			run.host(clk.Now(), "replays %s as %s (approval %s, ticket %s; %s keeps RetryCount %d and its reason)",
-				orig.Key, e.Key, auth.Approval, auth.Ticket, orig.Key, orig.RetryCount)
+			said = append(said, orig.Key+" as "+e.Key)
+			kept[orig.RetryCount] = true
+		}
+		if len(said) > 0 {
+			counts := make([]int, 0, len(kept))
+			for n := range kept {
+				counts = append(counts, n)
+			}
+			slices.Sort(counts)
+			run.host(clk.Now(), "replays %s (%s; the originals keep RetryCount %s)", strings.Join(said, ", "), auth.Ticket, report.JoinInts(counts))
 		}
 		if _, err := o.drainAndOpen(ctx, d, s, clk, run); err != nil {
 			return err
@@ -227,7 +340,7 @@ func (o *replayOptions) closeOnReceipt(ctx context.Context, s *emission.Store, n
 				receipt, ok = o.authorization(time.Time{}, time.Time{}).Ticket, true
 			}
 			if !ok {
-				run.host(now, "incident #%d (%s) stays open: the provider holds no receipt for %s", in.ID, orig.Key, rep.Key)
+				run.host(now, "incident #%d (%s) stays open: no provider receipt for %s", in.ID, orig.Key, rep.Key)
 				continue
 			}
 			if err := s.CloseIncident(ctx, in.ID, now, "ops-oncall (r.okafor)", receipt); err != nil {
@@ -237,7 +350,7 @@ func (o *replayOptions) closeOnReceipt(ctx context.Context, s *emission.Store, n
 				run.host(now, "closes incident #%d (%s) citing ticket %s, without asking the provider about %s", in.ID, orig.Key, receipt, rep.Key)
 				continue
 			}
-			run.host(now, "closes incident #%d (%s): the provider confirms %s with receipt %s", in.ID, orig.Key, rep.Key, receipt)
+			run.host(now, "closes incident #%d (%s): the provider's receipt %s for %s", in.ID, orig.Key, receipt, rep.Key)
 		}
 	}
 	return nil

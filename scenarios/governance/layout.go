@@ -16,21 +16,22 @@ type layout struct {
 	specs       []entrySpec
 	flags       *drainFlags
 	notes       []string // extra setup lines
-	// bothTimelines prints the store drain's timeline too; otherwise it is
-	// only compared with the claim drain's, line by line, by a check.
-	bothTimelines bool
 }
 
-// write prints everything up to the checks.
-func (l layout) write(r *report.Report, store, claim *driveRun) {
+// write prints everything up to the checks. verbose (--verbose) adds the
+// store drain's timeline, the full entry rows and the host's alert lines.
+func (l layout) write(r *report.Report, store, claim *driveRun, verbose bool) {
 	r.Title(l.title)
 	r.Linef("Scenario  %s (%s)", l.name, report.Experiment)
-	r.Linef("Entries   %d governance entries %s..%s (%s), seeded identically in two databases; payloads hold protected content",
+	writeSource(r)
+	r.Linef("Entries   %d governance entries %s..%s (%s), the same in two databases;",
 		len(l.specs), l.specs[0].Key, l.specs[len(l.specs)-1].Key, eventType)
+	r.Line("          payloads hold protected content and are never printed")
 	for _, s := range l.flags.describe() {
 		r.Line(s)
 	}
-	r.Linef("Drains    store drain: selects due entries, writes by Id; claim drain: claims for %s with a fencing token, owner-checked writes", emission.DefaultLease)
+	r.Line("Drains    store drain: selects due entries, writes by Id")
+	r.Linef("          claim drain: claims for %s with a fencing token, owner-checked writes", emission.DefaultLease)
 	if !l.flags.DeadLetterOnMaxRetryAttempts {
 		r.Linef("Demo cap  with dead-lettering off, the run is stopped if a live entry reaches %d failures", l.flags.RetryCap)
 	}
@@ -47,24 +48,36 @@ func (l layout) write(r *report.Report, store, claim *driveRun) {
 	}
 	r.Table([]string{"Entry", "Exercises", "Emitter script (last step repeats)"}, rows)
 	runs := []*driveRun{claim}
-	if l.bothTimelines {
+	if verbose {
 		runs = []*driveRun{store, claim}
 	}
 	for _, run := range runs {
-		writeTimeline(r, fmt.Sprintf("Timeline — %s drain (scenario clock)", run.mode), run.timeline)
+		writeTimeline(r, fmt.Sprintf("Timeline — %s drain (scenario clock)", run.mode), run.timeline,
+			timelineLegend(l.flags.MaxRetryAttempts, hadUnexpected(run.events))...)
 		end := "idle"
 		if run.capped {
 			end = "stopped by the demo cap"
 		}
 		r.Linef("Drain %s at %s after %s", end, clock.DayStamp(run.ended), report.Plural(len(run.emitter.Calls()), "emitter call"))
 	}
-	if !l.bothTimelines {
-		r.Linef("(the store drain ran the same entries in its own database; the checks compare its %d transitions with these)", len(store.log))
+	if !verbose {
+		r.Linef("(the store drain ran the same entries in its own database: the checks compare its %d transitions", len(store.log))
+		r.Line(" with these; --verbose prints its timeline, the rows and the host's alerts)")
 	}
 	r.Section("Outcome side by side")
 	writeSideBySide(r, store, claim)
-	r.Section("Entries after the claim drain (GovernanceOutboxEntries; payloads never printed)")
-	writeEntryLedger(r, claim.entries)
+	if verbose {
+		r.Section("Entries after the claim drain (GovernanceOutboxEntries; payloads never printed)")
+		writeEntryLedger(r, claim.entries)
+		r.Section("Host alerts (claim drain)")
+		writeAlerts(r, claim.alerts)
+		return
+	}
 	r.Section("Host alerts (claim drain)")
-	writeAlerts(r, claim.alerts)
+	writeAlertSummary(r, claim.alerts)
+}
+
+// writeSource names the material the family reproduces.
+func writeSource(r *report.Report) {
+	r.Linef("Source    %s", scenarios.Source("governance"))
 }

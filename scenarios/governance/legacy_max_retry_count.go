@@ -75,12 +75,12 @@ func (o *legacyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	layout{name: legacyName, title: "Governance — the legacy MaxRetryCount column is kept and ignored",
 		specs: o.specs(), flags: o.drain,
 		notes: []string{fmt.Sprintf("Legacy    GovernanceOutboxEntries.MaxRetryCount, declared DEFAULT %s; the drain never reads it", claim.maxRetryCountDefault)},
-	}.write(r, store, claim)
+	}.write(r, store, claim, env.Verbose)
 	r.Section("Legacy column against the drain option (claim drain)")
 	o.writeLegacy(r, claim)
 	o.checks(r, store, claim)
-	return finish(r, "Checks", fmt.Sprintf("MAXRETRYATTEMPTS %d IS THE POLICY; THE LEGACY COLUMN SUPPRESSES NOTHING ✅", o.drain.MaxRetryAttempts),
-		"MAXRETRYATTEMPTS DID NOT DECIDE EVERY DEAD-LETTER — SEE THE FAILED CHECKS ❌", drainFigures, claim), nil
+	return finish(r, "Checks", fmt.Sprintf("MAXRETRYATTEMPTS %d IS THE POLICY; THE LEGACY COLUMN SUPPRESSES NOTHING", o.drain.MaxRetryAttempts),
+		"MAXRETRYATTEMPTS DID NOT DECIDE EVERY DEAD-LETTER — SEE THE FAILED CHECKS", drainFigures, claim), nil
 }
 
 // legacyFigures are one entry's numbers against its legacy column.

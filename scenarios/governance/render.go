@@ -3,6 +3,7 @@ package governance
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"outboxlab/core/clock"
@@ -15,31 +16,56 @@ func writeStart(r *report.Report, started time.Time) {
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(started))
 }
 
-// writeTimeline writes a timeline section: its title, then the run's lines.
-func writeTimeline(r *report.Report, title string, lines []string) {
+// writeTimeline writes a timeline section: its title, the run's lines, then
+// the legend's.
+func writeTimeline(r *report.Report, title string, lines []string, legend ...string) {
 	r.Section(title)
 	for _, l := range lines {
 		r.Line(l)
 	}
+	for _, l := range legend {
+		r.Line(l)
+	}
 }
 
-// timelineLine renders one drain event in scenario time.
+// timelineLine renders one drain event in scenario time, in at most 100
+// columns with the default flags: when, which entry, what the emitter said,
+// what was persisted. The drain is named by the timeline's title, the
+// fencing token by the tables (a claim-drain write always carries its claim
+// and clears it).
 func timelineLine(ev emission.Event, maxAttempts int) string {
 	at := clock.DayStamp(ev.At)
-	who := string(ev.Mode)
 	if ev.Kind == emission.Advanced {
-		return fmt.Sprintf("%s  %-5s —        nothing due → clock advances to %s (next due %s + 1 ms)",
-			at, who, clock.DayStamp(ev.Due.Add(wakeupSlack)), clock.DayStamp(ev.Due))
+		return fmt.Sprintf("%s  —        nothing due → clock to %s (next due %s + 1 ms)",
+			at, clock.DayStamp(ev.Due.Add(wakeupSlack)), clock.DayStamp(ev.Due))
 	}
-	head := fmt.Sprintf("%s  %-5s %s  ", at, who, ev.Entry.Key)
-	if ev.Mode == emission.ClaimMode {
-		head += fmt.Sprintf("[token %d] ", ev.Token)
-	}
-	line := head + "emit → " + resultText(ev) + " → " + transitionText(ev.Transition, ev.Mode, maxAttempts)
+	line := fmt.Sprintf("%s  %-8s %s → %s", at, ev.Entry.Key, resultText(ev), transitionText(ev.Transition, maxAttempts))
 	if ev.Kind == emission.Refused {
 		line += " → write REFUSED (claim lost)"
 	}
 	return line
+}
+
+// timelineLegend says once what the timeline lines abbreviate; unexpected
+// adds what ERROR and PANIC were recorded as, for a run that had them.
+func timelineLegend(maxAttempts int, unexpected bool) []string {
+	out := []string{fmt.Sprintf("(n/%d = failed attempt n of MaxRetryAttempts; a claim-drain write is fenced by its claim and clears it)",
+		maxAttempts)}
+	if unexpected {
+		out = append(out, fmt.Sprintf("(ERROR and PANIC: the emitter failed unexpectedly, recorded as %s and %s)",
+			emission.CodeUnexpectedError, emission.CodePanic))
+	}
+	return out
+}
+
+// hadUnexpected reports whether any event was an emitter error or panic.
+func hadUnexpected(events []emission.Event) bool {
+	for _, ev := range events {
+		if ev.Unexpected != emission.Expected {
+			return true
+		}
+	}
+	return false
 }
 
 // resultText says what the emitter did.
@@ -47,13 +73,11 @@ func resultText(ev emission.Event) string {
 	r := ev.Result
 	switch {
 	case ev.Unexpected == emission.UnexpectedPanic:
-		return "PANIC (treated as failed: " + r.Code + ")"
+		return "PANIC"
 	case ev.Unexpected == emission.UnexpectedError:
-		return "ERROR (treated as failed: " + r.Code + ")"
+		return "ERROR"
 	case r.Kind == emission.ResultPending || r.Kind == emission.ResultDeferred:
-		return fmt.Sprintf("%s (retry after %s)", r.Kind, clock.Millis(r.RetryAfter))
-	case r.Kind == emission.ResultDeadLetter:
-		return "provider dead-letter (" + r.Code + ")"
+		return fmt.Sprintf("%s (+%s)", r.Kind, clock.Millis(r.RetryAfter))
 	case r.Code != "":
 		return string(r.Kind) + " (" + r.Code + ")"
 	}
@@ -61,30 +85,22 @@ func resultText(ev emission.Event) string {
 }
 
 // transitionText says what the policy decided and the drain persisted.
-func transitionText(t emission.Transition, mode emission.Mode, maxAttempts int) string {
-	cleared := ""
-	if mode == emission.ClaimMode {
-		cleared = ", claim cleared"
-	}
+func transitionText(t emission.Transition, maxAttempts int) string {
 	switch {
 	case t.To == emission.Delivered:
 		return "Delivered"
 	case t.To == emission.Deferred:
-		return fmt.Sprintf("Deferred, RetryCount stays %d/%d, next check %s", t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt))
+		return fmt.Sprintf("Deferred, RetryCount stays %d/%d, due %s", t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt))
 	case t.To == emission.DeadLettered && t.Threshold:
-		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts → DEAD-LETTERED %s, no next retry%s",
-			t.RetryCount, maxAttempts, t.ReasonCode, cleared)
+		return fmt.Sprintf("%d/%d reaches the threshold → DEAD-LETTERED", t.RetryCount, maxAttempts)
 	case t.To == emission.DeadLettered:
-		return fmt.Sprintf("DEAD-LETTERED at once (the provider's terminal result), RetryCount %d/%d%s", t.RetryCount, maxAttempts, cleared)
+		return fmt.Sprintf("DEAD-LETTERED at once, RetryCount %d/%d", t.RetryCount, maxAttempts)
 	case t.PastThreshold && t.RetryCount == maxAttempts:
-		return fmt.Sprintf("failed attempt %d/%d reaches MaxRetryAttempts, but DeadLetterOnMaxRetryAttempts is false → Failed, next retry %s (+%s)",
-			t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
+		return fmt.Sprintf("%s %d/%d, DL off: kept live (+%s)", t.To, t.RetryCount, maxAttempts, clock.Millis(t.Delay))
 	case t.PastThreshold:
-		return fmt.Sprintf("failed attempt %d/%d, past the threshold → Failed, next retry %s (+%s)",
-			t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
+		return fmt.Sprintf("%s %d/%d, past the threshold (+%s)", t.To, t.RetryCount, maxAttempts, clock.Millis(t.Delay))
 	}
-	return fmt.Sprintf("failed attempt %d/%d < %d → Failed, next retry %s (+%s)",
-		t.RetryCount, maxAttempts, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
+	return fmt.Sprintf("%s %d/%d, retry %s (+%s)", t.To, t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
 }
 
 // writeEntryLedger prints the GovernanceOutboxEntries table. The payload is
@@ -119,17 +135,55 @@ func writeTransitionLog(r *report.Report, log []emission.LogEntry, entries []emi
 	r.Table([]string{"#", "AtUtc", "Entry", "Actor", "ClaimToken", "From", "To", "RetryCount", "ReasonCode", "Outcome"}, rows)
 }
 
-// writeAlerts prints the host's alert lines and dead-letter counters.
+// writeAlerts prints the host's alert lines, each wrapped at its fields to
+// fit the terminal, and the dead-letter counters.
 func writeAlerts(r *report.Report, a *emission.Alerts) {
 	lines := a.Lines()
 	if len(lines) == 0 {
 		r.Line("(no alert or warning was raised)")
 	}
 	for _, l := range lines {
-		r.Line(l.String())
+		r.Line(wrapFields(l.String(), alertIndent))
 	}
 	r.Line("")
 	writeCounters(r, a)
+}
+
+// alertIndent starts the continuation of an alert line, under its name.
+const alertIndent = "                     "
+
+// wrapFields breaks a line of space-separated fields wider than
+// report.MaxWidth into lines that start with indent; a field is never cut.
+func wrapFields(line, indent string) string {
+	if report.Width(line) <= report.MaxWidth {
+		return line
+	}
+	var out []string
+	cur := ""
+	for _, f := range strings.SplitAfter(line, " ") {
+		if f == " " && cur != "" && !strings.HasSuffix(cur, " ") {
+			cur += f
+			continue
+		}
+		if cur != "" && strings.TrimSpace(cur) != "" && report.Width(strings.TrimRight(cur+f, " ")) > report.MaxWidth {
+			out = append(out, strings.TrimRight(cur, " "))
+			cur = indent
+		}
+		cur += f
+	}
+	return strings.Join(append(out, strings.TrimRight(cur, " ")), "\n")
+}
+
+// writeAlertSummary says in one line what the host raised, and the counter.
+func writeAlertSummary(r *report.Report, a *emission.Alerts) {
+	count := map[string]int{}
+	for _, l := range a.Lines() {
+		count[l.Name]++
+	}
+	r.Linef("dead-letter events %d, repeat alerts %d, warnings near the threshold %d, past it with DL off %d",
+		count[emission.AlertDeadLettered], count[emission.AlertDeadLetterRepeat], count[emission.AlertThresholdNear],
+		count[emission.AlertThresholdPassed])
+	r.Linef("governance_outbox_dead_lettered_total %d (--verbose lists the alerts and the counters)", a.DeadLettered())
 }
 
 // writeCounters prints the dead-letter counters, overall and per reason code and provider.

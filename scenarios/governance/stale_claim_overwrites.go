@@ -105,7 +105,7 @@ func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Repo
 	if o.fenced {
 		before, after = partner, own
 	}
-	return o.render(own, before, after), nil
+	return o.render(own, before, after, env.Verbose), nil
 }
 
 // slowEmitter holds worker A's one provider call open until the scenario

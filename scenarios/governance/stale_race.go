@@ -3,12 +3,14 @@ package governance
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
+	"outboxlab/core/report"
 )
 
 // The two workers' names: each is the Actor of its transitions and the
@@ -218,17 +220,23 @@ func (r *staleRun) line(ev emission.Event) string {
 	case emission.Claimed:
 		return fmt.Sprintf("%s%s  claims it: token %d, lease until %s", head, ev.Entry.Key, ev.Token, clock.DayStamp(ev.LeaseUntil))
 	}
-	emit := "emit → "
+	emit := ""
 	if !ev.EmittedAt.Equal(ev.At) {
-		emit = fmt.Sprintf("answer to the call made at %s arrives → ", clock.DayStamp(ev.EmittedAt))
+		emit = fmt.Sprintf("answer to its %s call: ", clock.DayStamp(ev.EmittedAt))
 	}
-	line := fmt.Sprintf("%s%s  [token %d] %s%s → %s", head, ev.Entry.Key, ev.Token, emit, resultText(ev),
-		transitionText(ev.Transition, emission.ClaimMode, r.max))
+	line := fmt.Sprintf("%s%s  [token %d] %s%s", head, ev.Entry.Key, ev.Token, emit, resultText(ev))
+	rest := "→ " + transitionText(ev.Transition, r.max)
 	switch {
 	case ev.Kind == emission.Refused:
-		return line + " → write REFUSED: the row no longer carries this claim"
+		rest += " → REFUSED: not its claim now"
 	case !r.fenced:
-		return line + " → written by Id alone"
+		rest += " → written by Id alone"
+	default:
+		rest += " → written under the claim"
 	}
-	return line + " → written under the claim"
+	if report.Width(line+" "+rest) <= report.MaxWidth {
+		return line + " " + rest
+	}
+	// Too wide for a terminal: the persisted transition goes on its own line.
+	return line + "\n" + strings.Repeat(" ", len(head)) + rest
 }

@@ -65,14 +65,14 @@ func (r *staleRun) figures() staleFigures {
 }
 
 const (
-	verdictStaleReproduced = "A STALE WORKER OVERWROTE A TERMINAL TRANSITION — NOTHING REFUSED IT ❌"
-	verdictStaleMissed     = "THE STALE OVERWRITE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
-	verdictFencedHeld      = "THE CLAIM CHECK REFUSED THE STALE WRITE — THE TERMINAL ROW STANDS ✅"
-	verdictFencedBroken    = "THE CLAIM CHECK DID NOT HOLD — SEE THE FAILED CHECKS ❌"
-	verdictFencedNoRace    = "NO STALE WRITE TO REFUSE: WORKER-A ANSWERED INSIDE ITS LEASE — SEE THE FAILED CHECKS ⚠️"
+	verdictStaleReproduced = "A STALE WORKER OVERWROTE A TERMINAL TRANSITION — NOTHING REFUSED IT"
+	verdictStaleMissed     = "THE STALE OVERWRITE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
+	verdictFencedHeld      = "THE CLAIM CHECK REFUSED THE STALE WRITE — THE TERMINAL ROW STANDS"
+	verdictFencedBroken    = "THE CLAIM CHECK DID NOT HOLD — SEE THE FAILED CHECKS"
+	verdictFencedNoRace    = "NO STALE WRITE TO REFUSE: WORKER-A ANSWERED INSIDE ITS LEASE — SEE THE FAILED CHECKS"
 )
 
-func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
+func (o *staleOptions) render(own, before, after *staleRun, verbose bool) *report.Report {
 	name, kind, partner := staleAfter, report.After, staleBefore
 	title := "Governance — AFTER: the claim check refuses a stale worker's write"
 	if !o.fenced {
@@ -82,17 +82,19 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 	r := report.New(name, kind)
 	r.Title(title)
 	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
-	r.Linef("Entry     GOV-001 (%s), RetryCount %d before the run; emitter: the first call fails with provider.timeout, later calls deliver", eventType, o.PriorFailures)
+	writeSource(r)
+	r.Linef("Entry     GOV-001 (%s), RetryCount %d before the run", eventType, o.PriorFailures)
+	r.Line("Emitter   the first call fails with provider.timeout, later calls deliver")
 	for _, l := range o.drain.describe() {
 		r.Line(l)
 	}
 	r.Linef("Workers   worker-A and worker-B: one database, two connections, real goroutines; claims last %s", o.Lease)
 	r.Line(databaseLine(own.dialect))
 	r.Linef("Race      worker-A's provider call takes %s; worker-B claims once A's lease has ended", o.SlowEmit)
-	write := "every claim-mode write carries the claim: Id AND ClaimOwner AND ClaimToken AND a live status"
+	write := "every claim-mode write carries the claim: Id, ClaimOwner, ClaimToken and a live status"
 	switch {
 	case !own.fenced && o.fenced:
-		write = "claim-mode writes are keyed by Id alone: the claim check is switched off (--claim-check=false)"
+		write = "claim-mode writes are keyed by Id alone: the claim check is off (--claim-check=false)"
 	case !own.fenced:
 		write = "claim-mode writes are keyed by Id alone (no claim-token check)"
 	}
@@ -101,12 +103,18 @@ func (o *staleOptions) render(own, before, after *staleRun) *report.Report {
 
 	scenarios.SchemaSection(r, own.tables)
 	writeTimeline(r, "Timeline (scenario clock)", own.lines)
-	r.Section("Entry (GovernanceOutboxEntries; payload never printed)")
-	writeEntryLedger(r, own.entries)
+	if verbose {
+		r.Section("Entry (GovernanceOutboxEntries; payload never printed)")
+		writeEntryLedger(r, own.entries)
+	}
 	r.Section("Transition log (GovernanceOutboxTransitions)")
 	writeTransitionLog(r, own.log, own.entries)
 	r.Section("Host alerts")
-	writeAlerts(r, own.alerts)
+	if verbose {
+		writeAlerts(r, own.alerts)
+	} else {
+		writeAlertSummary(r, own.alerts)
+	}
 	r.Section("Real BEFORE vs AFTER metrics")
 	r.Linef("Both designs ran this interleaving in this invocation; this scenario's own run is the %s column.", kind)
 	afterHead := "AFTER (claim check)"
@@ -177,9 +185,11 @@ func lateWriteText(f staleFigures) string {
 // apart: a line about the database itself, which compare skips.
 func databaseLine(d claim.Dialect) string {
 	if d == claim.Postgres {
-		return "Database  one PostgreSQL schema: READ COMMITTED transactions; the claim's FOR UPDATE SKIP LOCKED and row locks keep the workers apart, both may write at once " + report.DatabaseMarker
+		return "Database  one PostgreSQL schema, READ COMMITTED; FOR UPDATE SKIP LOCKED and row locks " + report.DatabaseMarker + "\n" +
+			"          keep the workers apart, both may write at once " + report.DatabaseMarker
 	}
-	return "Database  one SQLite file: every transaction is BEGIN IMMEDIATE, so the two connections write one at a time " + report.DatabaseMarker
+	return "Database  one SQLite file: every transaction is BEGIN IMMEDIATE, " + report.DatabaseMarker + "\n" +
+		"          so the two connections write one at a time " + report.DatabaseMarker
 }
 
 func claimText(c claimSeen) string {

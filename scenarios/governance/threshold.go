@@ -82,5 +82,5 @@ func (o *thresholdOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 	if err != nil {
 		return nil, err
 	}
-	return o.render(store, claim), nil
+	return o.render(store, claim, env.Verbose), nil
 }

@@ -9,14 +9,14 @@ import (
 )
 
 const (
-	verdictThresholdHeld   = "ONE THRESHOLD, BOTH DRAIN MODES — POISON ENTRIES END AS STABLE DEAD-LETTERS ✅"
-	verdictThresholdBroken = "THE THRESHOLD POLICY DID NOT HOLD — SEE THE FAILED CHECKS ❌"
+	verdictThresholdHeld   = "ONE THRESHOLD, BOTH DRAIN MODES — POISON ENTRIES END AS STABLE DEAD-LETTERS"
+	verdictThresholdBroken = "THE THRESHOLD POLICY DID NOT HOLD — SEE THE FAILED CHECKS"
 )
 
-func (o *thresholdOptions) render(store, claim *driveRun) *report.Report {
+func (o *thresholdOptions) render(store, claim *driveRun, verbose bool) *report.Report {
 	r := report.New(thresholdName, report.Experiment)
 	layout{name: thresholdName, title: "Governance — one threshold policy, two drain modes",
-		specs: o.specs(), flags: o.drain, bothTimelines: true}.write(r, store, claim)
+		specs: o.specs(), flags: o.drain}.write(r, store, claim, verbose)
 	o.checks(r, store, claim)
 	return finish(r, "Checks", verdictThresholdHeld, verdictThresholdBroken, drainFigures, claim)
 }
