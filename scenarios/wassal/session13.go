@@ -43,18 +43,17 @@ The comparison table beside it runs the AFTER design on the same requests.`,
 		scenarios.Scenario{
 			Summary: "Day 13 AFTER: pending work is durable; after the restart a reconciler asks the provider, never charges again",
 			Long: `The same requests, lost answers and crash, with the pending work made durable:
-each payment is written, then a ConfirmPaymentStatus re-check row for it, due
---recheck-after later, in a second write of its own; an answered charge records
-the answer on the payment, then closes its row. The child process is killed at
-the same point, after a whole request, never between the two writes. The
-restarted service finds the re-check rows on disk and its reconciler (the
-outbox worker) asks the provider for each payment's status when due. It never
-charges again, and every payment ends Paid or Failed, with a provider
-transaction id only when Paid.
+each payment is written, then a re-check row for it in a table of its own
+(Rechecks), due --recheck-after later, in a second write; an answered charge
+records the answer on the payment, then closes its row. The child process is
+killed at the same point, after a whole request, never between the two writes.
+The restarted service finds the re-check rows on disk and its reconciler asks
+the provider for each payment's status when due. It never charges again, and
+every payment ends Paid or Failed, with a provider transaction id only when Paid.
 
 Day 13's fix is durability. A crash between the payment and its re-check row
-would still lose the pending work: writing both in one transaction is Day 14's
-lesson (session-14-transactional-outbox).
+would still lose the pending work: writing both in one transaction, the
+transactional outbox, is Day 14's lesson (session-14-transactional-outbox).
 
 Switch the reconciler off with --reconciler=false to watch the safety checks catch it.`,
 			Example: `  outboxlab session-13-durable-reconciliation
@@ -139,6 +138,7 @@ type session13Run struct {
 	pendingAtCrash []string // payments PendingConfirmation
 	rowsAtCrash    []string // the keys of the re-check rows waiting in the outbox
 	ledger         Ledger
+	rechecks       []recheckRow // the durable design's Rechecks table at the end
 	tables         []outbox.Table
 	prov           *provider.Provider
 }
@@ -156,7 +156,7 @@ func (o *session13Options) newProvider() *provider.Provider {
 }
 
 func (o *session13Options) drive(ctx context.Context, path string, durable bool) (*session13Run, error) {
-	store, err := outbox.Open(ctx, path) // creates the schema; each life opens its own connections
+	store, err := openSession13(ctx, path, durable) // creates the schema; each life opens its own connections
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func (o *session13Options) drive(ctx context.Context, path string, durable bool)
 		return nil, fmt.Errorf("service life 1 exited with code %d", exit.Code)
 	}
 
-	if store, err = outbox.OpenExisting(ctx, path); err != nil { // fresh connections: the restart
+	if store, err = outbox.Day(13).OpenExisting(ctx, path); err != nil { // fresh connections: the restart
 		return nil, err
 	}
 	defer store.Close()
@@ -213,20 +213,22 @@ func (o *session13Options) restart(ctx context.Context, run *session13Run, store
 	if err != nil {
 		return err
 	}
-	msgs, err := store.Messages(ctx)
-	if err != nil {
-		return err
-	}
 	run.pendingAtCrash = pendingKeys(pays)
-	for _, m := range msgs {
-		if m.Status == outbox.Pending && m.Type == ConfirmType {
-			run.rowsAtCrash = append(run.rowsAtCrash, m.Key)
+	if run.durable {
+		rows, err := readRechecks(ctx, store)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if r.status == recheckPending {
+				run.rowsAtCrash = append(run.rowsAtCrash, r.key)
+			}
 		}
 	}
 	run.lines = append(run.lines, eventLine(run.restartAt, "", "RESTART: life 2 starts with fresh memory and fresh connections"))
 	text := fmt.Sprintf("on disk: %s PendingConfirmation; nothing tells life 2 to ask", keysText(run.pendingAtCrash))
 	if run.durable {
-		text = "re-check rows waiting in the outbox: " + countWith(run.rowsAtCrash)
+		text = "re-check rows waiting on disk (Rechecks): " + countWith(run.rowsAtCrash)
 	}
 	run.lines = append(run.lines, eventLine(run.restartAt, "", text))
 
@@ -248,6 +250,11 @@ func (o *session13Options) finish(ctx context.Context, run *session13Run, store 
 	}
 	if run.tables, err = store.Tables(ctx); err != nil {
 		return err
+	}
+	if run.durable {
+		if run.rechecks, err = readRechecks(ctx, store); err != nil {
+			return err
+		}
 	}
 	checks := 0
 	for _, k := range run.pendingAtCrash {

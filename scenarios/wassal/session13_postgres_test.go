@@ -35,7 +35,7 @@ func TestSession13WritesThePaymentAndItsRecheckRowSeparately(t *testing.T) {
 	if got := keysText(run.rowsAtCrash); got != "PAY-003, PAY-005" {
 		t.Fatalf("re-check rows on disk after the crash: %s, want PAY-003, PAY-005", got)
 	}
-	store, err := outbox.OpenExisting(ctx, env.DBPath)
+	store, err := outbox.Day(13).OpenExisting(ctx, env.DBPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestSession13WritesThePaymentAndItsRecheckRowSeparately(t *testing.T) {
 		if err := store.DB().QueryRowContext(ctx, `SELECT xmin::text FROM Payments WHERE PaymentKey = $1`, key).Scan(&payment); err != nil {
 			t.Fatal(err)
 		}
-		if err := store.DB().QueryRowContext(ctx, `SELECT xmin::text FROM OutboxMessages WHERE MessageKey = $1`, key).Scan(&recheck); err != nil {
+		if err := store.DB().QueryRowContext(ctx, `SELECT xmin::text FROM Rechecks WHERE PaymentKey = $1`, key).Scan(&recheck); err != nil {
 			t.Fatal(err)
 		}
 		if payment == recheck {

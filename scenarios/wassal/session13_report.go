@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
@@ -67,9 +68,15 @@ var session13Day = day{
 }
 
 func (o *session13Options) story(own *session13Run, _ session13Figures) story {
-	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
+	s := story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
 		perMessage:  func(r *report.Report) { o.writePerPayment(r, own) },
-		emptyOutbox: "(no rows: the in-memory design writes nothing to the outbox)"}
+		emptyOutbox: "(none: Day 13 has no outbox table; the outbox is Day 14's lesson)"}
+	fig := o.timelineFigure(own)
+	s.figure = &fig
+	if own.durable {
+		s.own = []ledgerTable{{"Re-check ledger (Rechecks table)", func(r *report.Report) { writeRechecks(r, own.rechecks) }}}
+	}
+	return s
 }
 
 func (o *session13Options) checks(r *report.Report, own *session13Run, f session13Figures) {
@@ -96,7 +103,7 @@ func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
 		if !o.Reconciler {
 			reconciler = "OFF (--reconciler=false)"
 		}
-		r.Linef("Design    durable: the payment, then its %s re-check row (due +%s); reconciler %s", ConfirmType, o.RecheckAfter, reconciler)
+		r.Linef("Design    durable: the payment, then its re-check row in Rechecks (due +%s); reconciler %s", o.RecheckAfter, reconciler)
 		r.Line("          two separate writes; the crash comes after a whole request, never between them")
 		r.Line("Next      writing both in one transaction, so that no crash can fall between them: Day 14")
 	} else {
@@ -127,7 +134,7 @@ func (o *session13Options) writePerPayment(r *report.Report, run *session13Run) 
 			seen = "TIMED OUT"
 			kept = "memory, life " + life
 			if run.durable {
-				kept = "outbox row " + strconv.FormatInt(messageID(l, p.Key), 10)
+				kept = "re-check row " + strconv.FormatInt(recheckID(run.rechecks, p.Key), 10)
 			}
 		}
 		took := "—"
@@ -149,10 +156,10 @@ func (o *session13Options) writePerPayment(r *report.Report, run *session13Run) 
 	r.Table([]string{"Key", "Life", "Answer", "Provider took", "Pending work in", "Checks", "Payment row"}, rows)
 }
 
-// messageID is the id of key's outbox row, 0 when it has none.
-func messageID(l Ledger, key string) int64 {
-	m, _ := l.Message(key)
-	return m.ID
+// recheckID is the id of key's re-check row, 0 when it has none.
+func recheckID(rows []recheckRow, key string) int64 {
+	r, _ := recheckOf(rows, key)
+	return r.id
 }
 
 // figureList is every Day 13 figure: its row in the BEFORE vs AFTER table
@@ -235,7 +242,7 @@ func (o *session13Options) afterChecks(r *report.Report, run *session13Run, f se
 func (o *session13Options) whyPending(run *session13Run, f session13Figures) string {
 	var late []string
 	for _, k := range f.stillPending {
-		if m, ok := run.ledger.Message(k); ok && m.Status == outbox.Pending && m.NextAttemptAt.After(run.windowEnd) {
+		if r, ok := recheckOf(run.rechecks, k); ok && r.status == recheckPending && r.due.Add(claim.WakeupSlack).After(run.windowEnd) {
 			late = append(late, k)
 		}
 	}

@@ -10,13 +10,11 @@ import (
 	"slices"
 	"time"
 
-	"outboxlab/core/backoff"
 	"outboxlab/core/child"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
-	"outboxlab/core/worker"
 )
 
 // session13Child is the entry point of the Day 13 service's first life, run
@@ -107,7 +105,7 @@ func (s *session13Service) handle(ctx context.Context, i int) error {
 	}
 	var recheckID int64
 	if s.durable {
-		if recheckID, err = s.writeRecheck(ctx, i, now, due); err != nil {
+		if recheckID, err = writeRecheck(ctx, s.store, key, now, due); err != nil {
 			return err
 		}
 		s.say(eventLine(now, key, fmt.Sprintf("payment written; re-check row (due %s) written separately", clock.Stamp(due))))
@@ -139,29 +137,11 @@ func (s *session13Service) handle(ctx context.Context, i int) error {
 		s.say(eventLine(now, key, "payment written → charge → "+phrase))
 		return nil
 	}
-	err = s.store.InTx(ctx, func(tx *sql.Tx) error {
-		_, err := outbox.CloseUnclaimedTx(ctx, tx, recheckID, now)
-		return err
-	})
-	if err != nil {
+	if err := closeRecheck(ctx, s.store, recheckID, now, false); err != nil {
 		return err
 	}
 	s.say(eventLine(now, key, "charge → "+phrase+", then re-check row closed"))
 	return nil
-}
-
-// writeRecheck writes request i's ConfirmPaymentStatus re-check row, due at
-// due, in a transaction of its own.
-func (s *session13Service) writeRecheck(ctx context.Context, i int, now, due time.Time) (id int64, err error) {
-	key := PaymentKey(i)
-	err = s.store.InTx(ctx, func(tx *sql.Tx) error {
-		if id, err = outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: key, Type: ConfirmType, CreatedAt: now,
-			Payload: fmt.Sprintf(`{"paymentKey":%q,"amountCents":%d}`, key, amountCents(i))}); err != nil {
-			return err
-		}
-		return outbox.ScheduleTx(ctx, tx, id, due)
-	})
-	return id, err
 }
 
 // recheckUntil is the BEFORE service's timer: it asks the provider about each
@@ -194,34 +174,64 @@ func (s *session13Service) recheckUntil(ctx context.Context, windowEnd time.Time
 	return nil
 }
 
-// reconcileUntil is the AFTER service's reconciler: a worker over the re-check
-// rows, each claimable from its due time, that only ever asks for the status.
+// reconcileUntil is the AFTER service's reconciler: it reads the re-check
+// rows on disk and, when each falls due, asks the provider for the payment's
+// status, never charging. It wakes claim.WakeupSlack after a row's due time,
+// as the lab's workers wake after a backoff. An answer is recorded on the
+// payment, then the row is closed (two writes, as on Day 13 every write is);
+// a failed check sets the row due again --recheck-after later.
 func (s *session13Service) reconcileUntil(ctx context.Context, windowEnd time.Time) error {
 	if !s.reconcile {
 		return nil
 	}
-	w := &worker.Worker{ID: "reconciler", Store: s.store, Clock: s.clock, Handler: confirmVia(s.provider),
-		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: s.recheck}}, Batch: 10}
-	for step := 0; !s.clock.Now().After(windowEnd); step++ {
+	for step := 0; ; step++ {
 		if step > 10000 {
 			return fmt.Errorf("the reconciler did not settle after %d steps", step)
 		}
-		res, err := w.Step(ctx)
+		rows, err := readRechecks(ctx, s.store)
 		if err != nil {
 			return err
 		}
-		for _, e := range res.Events {
-			if e.Kind == worker.Advanced && e.NextAttempt.After(windowEnd) {
-				s.say(eventLine(e.At, "", fmt.Sprintf("reconciler: nothing due; next re-check due %s, after the watch",
-					clock.Stamp(e.NextAttempt.Add(-claim.WakeupSlack)))))
-				return nil
-			}
-			s.say(TimelineLine(e))
-		}
-		if res.Idle {
+		r, ok := nextRecheck(rows)
+		if !ok {
 			return nil
 		}
+		wake := r.due.Add(claim.WakeupSlack)
+		if wake.After(windowEnd) {
+			s.say(eventLine(s.clock.Now(), "", fmt.Sprintf("reconciler: nothing due; next re-check due %s, after the watch", clock.Stamp(r.due))))
+			return nil
+		}
+		if now := s.clock.Now(); wake.After(now) {
+			s.say(eventLine(now, "", fmt.Sprintf("reconciler: nothing due → clock advances to %s (row due + 1 ms)", clock.Stamp(wake))))
+			s.clock.AdvanceTo(wake)
+		}
+		if err := s.checkStatus(ctx, r); err != nil {
+			return err
+		}
 	}
+}
+
+// recheck asks the provider about one due re-check row's payment.
+func (s *session13Service) checkStatus(ctx context.Context, r recheckRow) error {
+	now := s.clock.Now()
+	a, err := s.provider.CheckStatus(ctx, r.key, now)
+	if err != nil {
+		due := now.Add(s.recheck)
+		s.say(eventLine(now, r.key, fmt.Sprintf("re-check row %d → status check FAILED → due again %s", r.id, clock.Stamp(due))))
+		return postponeRecheck(ctx, s.store, r.id, due)
+	}
+	status, phrase := resolution(a)
+	err = s.store.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := outbox.ResolvePaymentTx(ctx, tx, r.key, status, a.TransactionID, now)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := closeRecheck(ctx, s.store, r.id, now, true); err != nil {
+		return err
+	}
+	s.say(eventLine(now, r.key, fmt.Sprintf("re-check row %d → status check → %s, row Done", r.id, phrase)))
 	return nil
 }
 

@@ -133,3 +133,22 @@ func TestSession13ChecksAndVerdicts(t *testing.T) {
 		"VERDICT: [PASS ✅] DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART",
 		"Next      writing both in one transaction, so that no crash can fall between them: Day 14")
 }
+
+// Day 13 comes before the outbox: its store is Payments, and the durable
+// design's own Rechecks table; OutboxMessages is Day 14's.
+func TestSession13StoreHasNoOutbox(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		durable bool
+		want    string
+	}{{false, "LabInfo Payments"}, {true, "LabInfo Payments Rechecks"}} {
+		run, _ := driveSession13(t, tt.durable)
+		var names []string
+		for _, table := range run.tables {
+			names = append(names, table.Name)
+		}
+		if got := strings.Join(names, " "); got != tt.want {
+			t.Errorf("durable=%v: tables %s, want %s", tt.durable, got, tt.want)
+		}
+	}
+}
