@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,30 +12,44 @@ import (
 	"outboxlab/scenarios"
 )
 
+// catalogueEntry is one scenario as list --json prints it, in course order.
 type catalogueEntry struct {
-	Name    string      `json:"name"`
-	Aliases []string    `json:"aliases,omitempty"`
-	Family  string      `json:"family"`
-	Kind    report.Kind `json:"kind"`
-	Pair    string      `json:"pair,omitempty"`
-	Summary string      `json:"summary"`
+	Name        string      `json:"name"`
+	Aliases     []string    `json:"aliases,omitempty"`
+	Family      string      `json:"family"`
+	FamilyTitle string      `json:"family_title"`
+	Day         int         `json:"day,omitempty"` // the course's Day (session-NN-… is Day NN); 0 outside the Days
+	Kind        report.Kind `json:"kind"`
+	Pair        string      `json:"pair,omitempty"`
+	Answers     string      `json:"answers,omitempty"` // an AFTER without a pair: the BEFORE whose failure it fixes
+	Summary     string      `json:"summary"`
 	// FailsWith are the flags that make the scenario's checks fail (exit 1).
 	FailsWith []string `json:"fails_with"`
 }
+
+func catalogue() []catalogueEntry {
+	var entries []catalogueEntry
+	for _, s := range scenarios.All() {
+		entries = append(entries, catalogueEntry{Name: s.Name, Aliases: s.Aliases, Family: s.Family,
+			FamilyTitle: scenarios.FamilyTitle(s.Family), Day: s.Day, Kind: s.Kind, Pair: s.Pair,
+			Answers: s.Answers, Summary: s.Summary, FailsWith: s.FailsWith})
+	}
+	return entries
+}
+
+// dayNote says once that the commands' session-NN is the course's Day NN.
+const dayNote = "A scenario named session-16-… is Day 16 of the course (commands and report folders keep session-NN)."
 
 func newListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "The catalogue: every scenario with its family, kind, pair and summary",
+		Short: "The catalogue, in the order to meet it: each scenario's kind, pair and summary",
 		Example: `  outboxlab list
   outboxlab list --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var entries []catalogueEntry
-			for _, s := range scenarios.All() {
-				entries = append(entries, catalogueEntry{s.Name, s.Aliases, s.Family, s.Kind, s.Pair, s.Summary, s.FailsWith})
-			}
+			entries := catalogue()
 			w := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(w)
@@ -41,21 +57,87 @@ func newListCmd() *cobra.Command {
 				enc.SetEscapeHTML(false)
 				return enc.Encode(entries)
 			}
-			for _, family := range scenarios.Families() {
-				fmt.Fprintf(w, "Family %s\n", family)
-				var rows [][]string
-				for _, e := range entries {
-					if e.Family == family {
-						rows = append(rows, []string{e.Name, string(e.Kind), report.Dash(e.Pair), e.Summary})
-					}
-				}
-				fmt.Fprint(w, report.RenderTable([]string{"Scenario", "Kind", "Pairs with", "Summary"}, rows))
-				fmt.Fprintln(w)
-			}
-			fmt.Fprintln(w, "Run one with: outboxlab <scenario> [flags]; see outboxlab <scenario> --help")
+			writeCatalogue(w, entries)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalogue as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalogue as JSON (the same order and fields)")
 	return cmd
+}
+
+// writeCatalogue prints entries grouped by family, in their order: a
+// family's title, then per scenario a line with its name, kind and pair and
+// its summary indented below, every line within report.MaxWidth.
+func writeCatalogue(w io.Writer, entries []catalogueEntry) {
+	fmt.Fprintf(w, "Start here: outboxlab %s\n", scenarios.StartHere)
+	saidDay := false
+	for _, e := range entries {
+		if strings.Contains(e.FamilyTitle, "is Day 16") {
+			saidDay = true
+		}
+	}
+	if !saidDay {
+		fmt.Fprintln(w, report.Wrap(dayNote, report.MaxWidth))
+	}
+	family := ""
+	var nameWidth, kindWidth int
+	for i, e := range entries {
+		if e.Family != family {
+			family = e.Family
+			fmt.Fprintf(w, "\n%s\n\n", report.Wrap(e.FamilyTitle, report.MaxWidth))
+			nameWidth, kindWidth = columnWidths(entries[i:])
+		}
+		line := "  " + pad(e.Name, nameWidth) + "  " + string(e.Kind)
+		var more []string
+		if rel := relation(e); rel != "" {
+			if long := "  " + pad(e.Name, nameWidth) + "  " + pad(string(e.Kind), kindWidth) + "  " + rel; report.Width(long) <= report.MaxWidth {
+				line = long
+			} else {
+				more = append(more, rel)
+			}
+		}
+		fmt.Fprintln(w, line)
+		if len(e.Aliases) > 0 {
+			more = append(more, "also: "+strings.Join(e.Aliases, ", "))
+		}
+		more = append(more, e.Summary)
+		for _, text := range more {
+			fmt.Fprintln(w, indent(report.Wrap(text, report.MaxWidth-6), "      "))
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run one with: outboxlab <scenario> [flags]; see outboxlab <scenario> --help")
+}
+
+// columnWidths are the widest name and kind of the family entries start with.
+func columnWidths(entries []catalogueEntry) (name, kind int) {
+	for _, e := range entries {
+		if e.Family != entries[0].Family {
+			break
+		}
+		name, kind = max(name, report.Width(e.Name)), max(kind, report.Width(string(e.Kind)))
+	}
+	return name, kind
+}
+
+// pad fills s with spaces to width columns.
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-report.Width(s)))
+}
+
+// relation is what a scenario is to the others: its pair, or the BEFORE an
+// unpaired AFTER answers; an EXPERIMENT's kind says it all.
+func relation(e catalogueEntry) string {
+	switch {
+	case e.Pair != "":
+		return "(pairs with " + e.Pair + ")"
+	case e.Answers != "":
+		return "(answers " + e.Answers + ")"
+	}
+	return ""
+}
+
+// indent puts prefix before every line of text.
+func indent(text, prefix string) string {
+	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
 }

@@ -1,4 +1,4 @@
-package scenarios
+package scenarios_test
 
 import (
 	"context"
@@ -8,9 +8,15 @@ import (
 	"testing"
 
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
+	_ "outboxlab/scenarios/governance"
+	_ "outboxlab/scenarios/ordered"
+	_ "outboxlab/scenarios/retry"
+	_ "outboxlab/scenarios/wassal"
+	_ "outboxlab/scenarios/workers"
 )
 
-var testPair = Pair{Before: "demo-broken", After: "demo-fixed", BeforeTitle: "Demo — BEFORE", AfterTitle: "Demo — AFTER"}
+var testPair = scenarios.Pair{Before: "demo-broken", After: "demo-fixed", BeforeTitle: "Demo — BEFORE", AfterTitle: "Demo — AFTER"}
 
 func TestPairNewReportNamesBothSides(t *testing.T) {
 	tests := []struct {
@@ -34,7 +40,7 @@ func TestPairNewReportNamesBothSides(t *testing.T) {
 
 func TestCompareSectionNamesTheOwnColumn(t *testing.T) {
 	r := testPair.NewReport(false)
-	CompareSection(r)
+	scenarios.CompareSection(r)
 	want := "\n## Real BEFORE vs AFTER metrics\n\nBoth designs ran in this invocation on the same seed; this scenario's own run is the BEFORE column.\n"
 	if got := r.Body()[len(testPair.NewReport(false).Body()):]; got != want {
 		t.Errorf("CompareSection wrote %q, want %q", got, want)
@@ -42,7 +48,7 @@ func TestCompareSectionNamesTheOwnColumn(t *testing.T) {
 }
 
 func TestRunPairOrdersTheRuns(t *testing.T) {
-	env := Env{Dir: "/run", DBPath: "/run/outbox.db"}
+	env := scenarios.Env{Dir: "/run", DBPath: "/run/outbox.db"}
 	partnerDB := filepath.Join("/run", "partner.db")
 	tests := []struct {
 		ownIsAfter bool
@@ -63,7 +69,7 @@ func TestRunPairOrdersTheRuns(t *testing.T) {
 			got = fmt.Sprint(own, " ", before, " ", after)
 			return report.New("demo", report.After)
 		}
-		if _, err := RunPair(context.Background(), env, tt.ownIsAfter, drive, render); err != nil {
+		if _, err := scenarios.RunPair(context.Background(), env, tt.ownIsAfter, drive, render); err != nil {
 			t.Fatal(err)
 		}
 		if got != tt.want {
@@ -89,7 +95,7 @@ func TestRunPairSaysWhichDesignFailed(t *testing.T) {
 			}
 			return 1, nil
 		}
-		_, err := RunPair(context.Background(), Env{Dir: "/run", DBPath: "/run/outbox.db"}, true, drive, render)
+		_, err := scenarios.RunPair(context.Background(), scenarios.Env{Dir: "/run", DBPath: "/run/outbox.db"}, true, drive, render)
 		if !errors.Is(err, boom) || err.Error() != tt.wantErr {
 			t.Errorf("failing %s: err = %v, want %q wrapping boom", tt.failOn, err, tt.wantErr)
 		}
@@ -98,16 +104,52 @@ func TestRunPairSaysWhichDesignFailed(t *testing.T) {
 
 func TestGroupIsTheDayOrTheFamily(t *testing.T) {
 	tests := []struct {
-		s    Scenario
+		s    scenarios.Scenario
 		want string
 	}{
-		{Scenario{Name: "session-16-retry-with-dead-letter", Family: "wassal", Day: 16}, "session-16"},
-		{Scenario{Name: "jitter-wave", Family: "retry"}, "retry"},
-		{Scenario{Name: "session-99-named-like-a-day", Family: "retry"}, "retry"}, // the field decides, not the name
+		{scenarios.Scenario{Name: "session-16-retry-with-dead-letter", Family: "wassal", Day: 16}, "session-16"},
+		{scenarios.Scenario{Name: "jitter-wave", Family: "retry"}, "retry"},
+		{scenarios.Scenario{Name: "session-99-named-like-a-day", Family: "retry"}, "retry"}, // the field decides, not the name
 	}
 	for _, tt := range tests {
 		if got := tt.s.Group(); got != tt.want {
 			t.Errorf("Scenario{Name: %q, Family: %q, Day: %d}.Group() = %q, want %q", tt.s.Name, tt.s.Family, tt.s.Day, got, tt.want)
+		}
+	}
+}
+
+// TestEveryScenarioSaysWhatItIsTo: every BEFORE has an AFTER that pairs
+// back with it; every AFTER has such a BEFORE, or answers one (Answers)
+// that is registered; an EXPERIMENT names neither.
+func TestEveryScenarioSaysWhatItIsTo(t *testing.T) {
+	all := scenarios.All()
+	if len(all) == 0 {
+		t.Fatal("no scenario registered")
+	}
+	for _, s := range all {
+		pair := scenarios.Lookup(s.Pair)
+		switch s.Kind {
+		case report.Before:
+			if pair == nil || pair.Kind != report.After || pair.Pair != s.Name {
+				t.Errorf("BEFORE %s: pair %q is not a registered AFTER that pairs back with it", s.Name, s.Pair)
+			}
+			if s.Answers != "" {
+				t.Errorf("BEFORE %s answers %q: only an AFTER answers a BEFORE", s.Name, s.Answers)
+			}
+		case report.After:
+			answered := scenarios.Lookup(s.Answers)
+			switch {
+			case s.Pair != "" && (pair == nil || pair.Kind != report.Before || pair.Pair != s.Name):
+				t.Errorf("AFTER %s: pair %q is not a registered BEFORE that pairs back with it", s.Name, s.Pair)
+			case s.Pair == "" && (answered == nil || answered.Kind != report.Before):
+				t.Errorf("AFTER %s has no pair and answers %q, not a registered BEFORE", s.Name, s.Answers)
+			}
+		case report.Experiment:
+			if s.Pair != "" || s.Answers != "" {
+				t.Errorf("EXPERIMENT %s names pair %q, answers %q", s.Name, s.Pair, s.Answers)
+			}
+		default:
+			t.Errorf("%s: kind %q", s.Name, s.Kind)
 		}
 	}
 }

@@ -168,3 +168,7 @@ func argmax(xs []int) int {
 	}
 	return best
 }
+
+// Wrap breaks text into lines of at most width columns, at spaces where it
+// can (a word wider than width is cut), for prose that must fit the terminal.
+func Wrap(text string, width int) string { return wrapCell(text, width) }

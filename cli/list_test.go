@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// courseStart is how the course begins, written out by hand: Days 13 and
+// 14, each BEFORE followed by its AFTER.
+var courseStart = []string{
+	"session-13-pending-lost-on-restart", "session-13-durable-reconciliation",
+	"session-14-dual-write-loses-message", "session-14-transactional-outbox",
+	"session-15-double-processing-without-lease", "session-15-outbox-leasing",
+}
+
+// listedNames are the scenario names list prints, in order: the lines that
+// start with two spaces and a registered name.
+func listedNames(out string) []string {
+	var names []string
+	for _, l := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(l, "  "); ok && !strings.HasPrefix(rest, " ") {
+			if s := scenarios.Lookup(strings.Fields(rest)[0]); s != nil {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	return names
+}
+
+func TestListIsTheCourseInOrder(t *testing.T) {
+	out, code := runCLI(t, "list")
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	names := listedNames(out)
+	if len(names) != len(scenarios.All()) {
+		t.Fatalf("list shows %d scenarios, want %d:\n%s", len(names), len(scenarios.All()), out)
+	}
+	if !slices.Equal(names[:len(courseStart)], courseStart) {
+		t.Errorf("list starts %v, want %v", names[:len(courseStart)], courseStart)
+	}
+	if names[len(names)-1] != "worker-throughput" {
+		t.Errorf("list ends with %s, want worker-throughput last", names[len(names)-1])
+	}
+	lines := strings.Split(out, "\n")
+	if lines[0] != "Start here: outboxlab "+courseStart[0] {
+		t.Errorf("first line %q, want the start-here line", lines[0])
+	}
+	if n := strings.Count(out, "is Day 16"); n != 1 {
+		t.Errorf(`"is Day 16" said %d times, want once:\n%s`, n, out)
+	}
+	for i, l := range lines {
+		if report.Width(l) > report.MaxWidth {
+			t.Errorf("line %d is %d columns wide: %q", i+1, report.Width(l), l)
+		}
+	}
+	// Each family's title comes once, before its first scenario.
+	for _, f := range scenarios.Families() {
+		title := strings.SplitN(report.Wrap(scenarios.FamilyTitle(f), report.MaxWidth), "\n", 2)[0]
+		if n := strings.Count(out, "\n"+title+"\n"); n != 1 {
+			t.Errorf("family %s's title %q shown %d times, want once", f, title, n)
+		}
+	}
+}
+
+// Each kind says what it is to the others: a BEFORE and a paired AFTER name
+// their pair, an unpaired AFTER the BEFORE it answers, an EXPERIMENT nothing.
+func TestListSaysWhatEachScenarioIsTo(t *testing.T) {
+	out, _ := runCLI(t, "list")
+	for _, s := range scenarios.All() {
+		block := scenarioBlock(out, s.Name)
+		if block == "" {
+			t.Errorf("%s not listed on a line of its own", s.Name)
+			continue
+		}
+		var want string
+		switch {
+		case s.Pair != "":
+			want = "(pairs with " + s.Pair + ")"
+		case s.Answers != "":
+			want = "(answers " + s.Answers + ")"
+		}
+		if !strings.Contains(block, string(s.Kind)) || (want != "" && !strings.Contains(block, want)) {
+			t.Errorf("%s: lines %q lack %s %q", s.Name, block, s.Kind, want)
+		}
+		if want == "" && (strings.Contains(block, "(pairs with") || strings.Contains(block, "(answers")) {
+			t.Errorf("%s: an unpaired %s names a partner: %q", s.Name, s.Kind, block)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(block), " "), s.Summary) {
+			t.Errorf("%s: summary missing from %q", s.Name, block)
+		}
+	}
+}
+
+// scenarioBlock is the lines list printed for name: its own line (name,
+// then spaces or its end) and the indented lines below it.
+func scenarioBlock(out, name string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if l != "  "+name && !strings.HasPrefix(l, "  "+name+" ") {
+			continue
+		}
+		block := []string{l}
+		for _, more := range lines[i+1:] {
+			if !strings.HasPrefix(more, "      ") {
+				break
+			}
+			block = append(block, more)
+		}
+		return strings.Join(block, "\n")
+	}
+	return ""
+}
+
+func TestListJSONHasTheSameOrderAndFields(t *testing.T) {
+	out, code := runCLI(t, "list", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatal(err)
+	}
+	all := scenarios.All()
+	if len(entries) != len(all) {
+		t.Fatalf("%d entries, want %d", len(entries), len(all))
+	}
+	for i, s := range all {
+		e := entries[i]
+		if e["name"] != s.Name || e["family_title"] != scenarios.FamilyTitle(s.Family) || e["kind"] != string(s.Kind) {
+			t.Errorf("entry %d = %v, want %s of %s", i, e, s.Name, s.Family)
+		}
+		if day, _ := e["day"].(float64); int(day) != s.Day {
+			t.Errorf("%s: day %v, want %d", s.Name, e["day"], s.Day)
+		}
+		if answers, _ := e["answers"].(string); answers != s.Answers {
+			t.Errorf("%s: answers %q, want %q", s.Name, answers, s.Answers)
+		}
+	}
+	if entries[6]["name"] != "session-16-poison-message-retried-forever" || entries[6]["day"] != float64(16) {
+		t.Errorf("entry 6 = %v, want Day 16's BEFORE", entries[6])
+	}
+}
