@@ -63,8 +63,7 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 	if o.HandlerDelay > 0 {
 		delay = "waits " + o.HandlerDelay.String() + " of real time per message, outside any transaction"
 	}
-	r.Linef("Handler   %s; its business write, one Deliveries row, commits with the Processed", delay)
-	r.Line("          transition")
+	r.Linef("Handler   %s; writes one Deliveries row in the transaction that marks it Processed", delay)
 	r.Line("Engine    worker.StepBatch: one UPDATE ... RETURNING claims the batch, one transaction settles it;")
 	r.Line("          a worker stops at its first empty claim")
 	database(r, db.pick("          both BEGIN IMMEDIATE: one connection at a time holds SQLite's write lock",
