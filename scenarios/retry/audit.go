@@ -17,6 +17,7 @@ const (
 	actionDied         = "died"
 	actionExited       = "exited"
 	actionGaveUp       = "gave-up"
+	actionHandler      = "handler" // a handler call, committed before the handler runs
 )
 
 // exitActions are the actions under which a consumer records, in the

@@ -48,8 +48,11 @@ const (
 func (o *visibilityOptions) heldSide() pairSide[*pairRun] {
 	return pairSide[*pairRun]{
 		pass: verdictHeldReproduced, fail: verdictHeldMissed,
-		check: func(r *report.Report, before, _ *pairRun) { heldChecks(r, before) },
-		why:   func(failed map[string]bool, before, _ *pairRun) []string { return o.whyHeldMissed(failed, before.fig) },
+		check: func(r *report.Report, before, _ *pairRun) {
+			heldChecks(r, before)
+			o.heldRuleCheck(r, before.fig.rule)
+		},
+		why: func(failed map[string]bool, before, _ *pairRun) []string { return o.whyHeldMissed(failed, before.fig) },
 	}
 }
 

@@ -28,7 +28,7 @@ func init() {
 drives one always-failing message through the real worker on a real
 database (SQLite, or PostgreSQL with --database): the waits in the table are the ones the worker wrote as NextAttemptUtc
 after each failed attempt, and the message is dead-lettered when its attempts
-run out. The second table counts how many waits fit in a time budget, the seed's
+run out. The second table counts how many waits fit in a time budget, the course's
 way (stopping at 1000, which it prints as "unlimited"): immediate retry never
 uses up a time budget, a fixed interval spends it on pointless attempts, and a
 cap keeps exponential backoff from thinning out without bound.`,
@@ -50,7 +50,7 @@ cap keeps exponential backoff from thinning out without bound.`,
 	})
 }
 
-// schedulesOptions are the experiment's parameters; the defaults are the seed's.
+// schedulesOptions are the experiment's parameters; the defaults are the course's.
 type schedulesOptions struct {
 	Base     time.Duration
 	Cap      time.Duration
@@ -69,7 +69,7 @@ func bindSchedules(fs *pflag.FlagSet) *schedulesOptions {
 	return o
 }
 
-// fitLimit is where the seed's budget loop stops; it prints it as "unlimited".
+// fitLimit is where the course's budget loop stops; it prints it as "unlimited".
 const fitLimit = 1000
 
 // Validate bounds the run: four messages of at most 21 attempts each through
@@ -119,7 +119,7 @@ func doubled(base int64, n int) int64 {
 	return min(d, 1<<62)
 }
 
-// seedFit is the seed's budget loop over the course's formula, written apart
+// seedFit is the course's budget loop over the course's formula, written apart
 // from the engine's Backoff.Fit so that a check can hold the table to it:
 // take the next wait while the total stays within the budget, stop at limit.
 func seedFit(delay func(n int) int64, budget int64, limit int) (attempts int, elapsed int64) {
@@ -161,7 +161,7 @@ func (o *schedulesOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 	if err != nil {
 		return nil, err
 	}
-	return o.render(runs, msgs, tables), nil
+	return o.render(runs, msgs, tables, env.Verbose), nil
 }
 
 // measure drives every schedule's message through the worker on store.

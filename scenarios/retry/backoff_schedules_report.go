@@ -18,25 +18,26 @@ import (
 // measures retries on overdue notifications taken from the outbox.
 const notificationType = "OverdueNotification"
 
-func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables []outbox.Table) *report.Report {
+func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables []outbox.Table, verbose bool) *report.Report {
 	r := report.New(backoffSchedules, report.Experiment)
 	r.Title("Backoff schedules — EXPERIMENT: how long to wait between attempts")
 	r.Linef("Scenario   %s (EXPERIMENT; the course's backoff.mjs, run on the outbox)", backoffSchedules)
-	r.Linef("Schedules  immediate: 0; fixed: %s; exponential: %s × 2^(n-1); exponential + cap: the same, never above %s",
-		clockText(o.Fixed), clockText(o.Base), clockText(o.Cap))
-	r.Linef("Run        one always-failing %s per schedule, MaxAttempts %d, driven by worker-1 with that schedule's backoff;",
-		notificationType, o.Attempts+1)
-	r.Line("           the worker wakes 1 ms after each due time; the waits below are NextAttemptUtc − claim time")
-	r.Linef("Budget     a %s time budget, filled the seed's way (stop at %d, printed as unlimited)", clockText(o.Budget), fitLimit)
+	r.Linef("Source     %s", scenarios.Source("retry"))
+	r.Linef("Schedules  immediate: 0; fixed: %s; exponential: %s × 2^(n-1);", clockText(o.Fixed), clockText(o.Base))
+	r.Linef("           exponential + cap: the same, never above %s", clockText(o.Cap))
+	r.Linef("Run        one always-failing %s per schedule, MaxAttempts %d,", notificationType, o.Attempts+1)
+	r.Line("           driven by worker-1 with that schedule's backoff; the worker wakes 1 ms after each due")
+	r.Line("           time; the waits below are NextAttemptUtc − claim time")
+	r.Linef("Budget     a %s time budget, filled the course's way (stop at %d, printed as unlimited)", clockText(o.Budget), fitLimit)
 	r.Linef("Clock      scenario time starts %s for each schedule; nothing sleeps", clock.ISO(clock.Start))
 
 	scenarios.SchemaSection(r, tables)
 
-	r.Section("Waits per failed attempt (ms), as the worker wrote them (the seed's first table)")
+	r.Section("Waits per failed attempt (ms), as the worker wrote them (the course's first table)")
 	o.writeWaits(r, runs)
 	o.drawWaits(r, runs)
 
-	r.Section(fmt.Sprintf("What fits in a %s retry budget (the seed's second table)", clockText(o.Budget)))
+	r.Section(fmt.Sprintf("What fits in a %s retry budget (the course's second table)", clockText(o.Budget)))
 	names := make([]string, len(runs))
 	for i, m := range runs {
 		names[i] = m.name
@@ -45,13 +46,15 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 
 	r.Section("The runs on the outbox")
 	o.writeRuns(r, runs, msgs)
-	r.Section("Outbox ledger (OutboxMessages table)")
-	scenarios.WriteOutboxLedger(r, msgs)
+	if verbose {
+		r.Section("Outbox ledger (OutboxMessages table)")
+		scenarios.WriteOutboxLedger(r, msgs)
+	}
 
 	o.checks(r, runs, msgs)
 	judgement{title: seedChecks,
-		pass: "BACKOFF MEASURED — THE CAP BOUNDS THE WAIT, ONLY A THRESHOLD STOPS IMMEDIATE RETRY ✅",
-		fail: "THE SCHEDULES DID NOT BEHAVE AS THE SEED STATES — SEE THE FAILED CHECKS ❌"}.write(r, o.whyFailed)
+		pass: "BACKOFF MEASURED — THE CAP BOUNDS THE WAIT, ONLY A THRESHOLD STOPS IMMEDIATE RETRY",
+		fail: "THE SCHEDULES DID NOT BEHAVE AS THE COURSE STATES — SEE THE FAILED CHECKS"}.write(r, o.whyFailed)
 	for _, m := range runs {
 		recordFiguresOf(r, append(o.waitFigures(), o.budgetFigures()...), m.metric, m)
 	}
@@ -108,15 +111,16 @@ func (o *schedulesOptions) writeRuns(r *report.Report, runs []measured, msgs []o
 		if len(m.claims) > 0 {
 			first, last = clock.Stamp(m.claims[0]), clock.Stamp(m.claims[len(m.claims)-1])
 		}
-		rows[i] = []string{m.name, m.key, strconv.Itoa(len(m.claims)), first, last,
+		rows[i] = []string{m.name, strconv.Itoa(len(m.claims)), first, last,
 			string(msg.Status), strconv.Itoa(msg.AttemptCount)}
 	}
-	r.Table([]string{"schedule", "message", "attempts claimed", "first claim", "last claim", "final status", "AttemptCount"}, rows)
+	// Each schedule's message is SCHEDULE-<schedule>; the ledger (--verbose) names it.
+	r.Table([]string{"schedule", "claims", "first claim", "last claim", "final status", "AttemptCount"}, rows)
 }
 
 // checks judge what the worker persisted and what its handler was called
 // with against the course's own formula, and the budget table against a
-// reference run of the seed's loop.
+// reference run of the course's loop.
 func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outbox.Message) {
 	immediate, fixed, exp, capped := runs[0], runs[1], runs[2], runs[3]
 	exact, detail := true, ""
@@ -155,12 +159,12 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 		ref[i].fit, ref[i].spent = seedFit(m.seed, budget, fitLimit)
 		if m.fit != ref[i].fit || m.spent.Milliseconds() != ref[i].spent {
 			same = false
-			detail = fmt.Sprintf("%s: %s attempts in %d ms, the seed's loop %s in %d ms",
+			detail = fmt.Sprintf("%s: %s attempts in %d ms, the course's loop %s in %d ms",
 				m.name, fitText(m.fit), m.spent.Milliseconds(), fitText(ref[i].fit), ref[i].spent)
 			break
 		}
 	}
-	r.Check("the budget table is the seed's loop", same, detail)
+	r.Check("the budget table is the course's loop", same, detail)
 
 	waited := "0 ms every time"
 	if longestWait(immediate.waits) > 0 {

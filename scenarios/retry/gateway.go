@@ -24,6 +24,7 @@ type send struct {
 	attempt  int
 	ok       bool
 	err      string
+	short    string // the failure as the timeline says it: "failed (503)", "hung 25 s"
 }
 
 // gateway is the fake notification gateway: scripted per key, down during
@@ -55,12 +56,13 @@ func (g *gateway) send(consumer, key string, attempt int, at time.Time) send {
 	s := send{seq: len(g.ledger) + 1, at: at, done: at.Add(g.sendTime), consumer: consumer, key: key, attempt: attempt, ok: true}
 	switch sc := g.scripts[key]; {
 	case g.down(at):
-		s.ok, s.err = false, "gateway down (503)"
+		s.ok, s.err, s.short = false, "gateway down (503)", "failed (503, down)"
 	case sc == failing, sc == flaky && g.calls[key] <= g.failFirst:
-		s.ok, s.err = false, "gateway rejected the send (503)"
+		s.ok, s.err, s.short = false, "gateway rejected the send (503)", "failed (503)"
 	case sc == hanging:
 		s.done = at.Add(g.hangTime)
 		s.ok, s.err = false, fmt.Sprintf("send timed out after %s", clockText(g.hangTime))
+		s.short = "hung " + clockText(g.hangTime)
 	}
 	g.ledger = append(g.ledger, s)
 	return s

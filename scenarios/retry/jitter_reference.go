@@ -11,16 +11,16 @@ import (
 	"outboxlab/core/jsrand"
 )
 
-// waveFigures are what the seed's table prints for one mode.
+// waveFigures are what the course's table prints for one mode.
 type waveFigures struct {
 	requests, peak, filled int
 	last                   int64
 }
 
-// referenceWave is the seed's jitter.mjs for one mode, written apart from
+// referenceWave is the course's jitter.mjs for one mode, written apart from
 // core/backoff's Waits and from computeWave so that a check can hold them to
 // it: the course's formulas on JavaScript numbers (milliseconds as doubles),
-// the seed's generator, and a Map from bucket to count, as the script keeps.
+// the course's generator, and a Map from bucket to count, as the script keeps.
 // It returns the table's figures and, when w's buckets differ from the
 // script's, the first difference.
 func referenceWave(j backoff.Jitter, o *jitterWaveOptions, w wave) (waveFigures, string) {

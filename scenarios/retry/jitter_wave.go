@@ -32,9 +32,9 @@ run counts every retry moment in fixed buckets and prints, per mode, the total
 requests, the busiest bucket, how many buckets were hit and the last one, then
 draws the three waves on the same axes.
 
-The draws come from the seed's fixed-seed generator computed in JavaScript's
-double arithmetic, so the default flags print the seed's numbers to the digit,
-and any other flags print what the seed's script prints for them. This
+The draws come from the course's fixed-seed generator computed in JavaScript's
+double arithmetic, so the default flags print the course's numbers to the digit,
+and any other flags print what the course's script prints for them. This
 experiment is arithmetic on schedules: it writes no database.`,
 		Example: `  outboxlab jitter-wave
   outboxlab jitter-wave --seed 7 --consumers 1000    # another draw, a bigger crowd
@@ -55,7 +55,7 @@ experiment is arithmetic on schedules: it writes no database.`,
 	})
 }
 
-// jitterWaveOptions are the experiment's parameters; the defaults are the seed's.
+// jitterWaveOptions are the experiment's parameters; the defaults are the course's.
 type jitterWaveOptions struct {
 	Consumers int
 	Attempts  int
@@ -97,7 +97,7 @@ func (o *jitterWaveOptions) Validate() error {
 	)
 }
 
-// Run computes each mode's wave with the lab's jitter, then runs the seed's
+// Run computes each mode's wave with the lab's jitter, then runs the course's
 // loop again, written apart, for the checks to read: the table is the lab's,
 // the properties are judged on the reference, and a check holds the two equal.
 func (o *jitterWaveOptions) Run(_ context.Context, _ scenarios.Env) (*report.Report, error) {
@@ -131,13 +131,17 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []stri
 	}
 	r.Title(fmt.Sprintf("Jitter wave — EXPERIMENT: %s at the same instant", crowd))
 	r.Linef("Scenario   %s (EXPERIMENT; the course's jitter.mjs)", jitterWave)
-	r.Linef("Setup      %s at the same instant; each retries %s; backoff %s × 2^(n-1), capped at %s",
-		crowd, report.Plural(o.Attempts, "time"), clockText(o.Base), clockText(o.Cap))
-	r.Line("Jitter     full: Math.round(rand() × backoff); decorrelated: min(cap, Math.round(base + rand() × (previous × 3 − base)))")
-	r.Linef("Generator  x = (x × 1103515245 + 12345) %% 2^31 in IEEE doubles, seed %d; a fresh generator per mode, consumers draw in turn", o.Seed)
-	r.Linef("Buckets    every retry moment counted in %s buckets after the failure; nothing sleeps, no database", clockText(o.Bucket))
+	r.Linef("Source     %s", scenarios.Source("retry"))
+	r.Linef("Setup      %s at the same instant; each retries %s;", crowd, report.Plural(o.Attempts, "time"))
+	r.Linef("           backoff %s × 2^(n-1), capped at %s", clockText(o.Base), clockText(o.Cap))
+	r.Line("Jitter     full: Math.round(rand() × backoff);")
+	r.Line("           decorrelated: min(cap, Math.round(base + rand() × (previous × 3 − base)))")
+	r.Linef("Generator  x = (x × 1103515245 + 12345) %% 2^31 in IEEE doubles, seed %d;", o.Seed)
+	r.Line("           a fresh generator per mode, consumers draw in turn")
+	r.Linef("Buckets    every retry moment counted in %s buckets after the failure;", clockText(o.Bucket))
+	r.Line("           nothing sleeps, no database")
 
-	r.Section("The retry wave (the seed's table)")
+	r.Section("The retry wave (the course's table)")
 	names := make([]string, len(waves))
 	for i, w := range waves {
 		names[i] = w.jitter.String()
@@ -154,8 +158,8 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []stri
 	o.writeFirstConsumers(r, waves)
 
 	o.checks(r, waves, ref, diffs)
-	judgement{title: seedChecks, pass: "JITTER FLATTENS THE WAVE — SAME LOAD, LOWER PEAK, LONGER SPREAD ✅",
-		fail: "THE SEED'S PROPERTIES DID NOT HOLD FOR THESE FLAGS — SEE THE FAILED CHECKS ⚠️"}.
+	judgement{title: seedChecks, pass: "JITTER FLATTENS THE WAVE — SAME LOAD, LOWER PEAK, LONGER SPREAD",
+		fail: "THE COURSE'S PROPERTIES DID NOT HOLD FOR THESE FLAGS — SEE THE FAILED CHECKS"}.
 		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, ref) })
 	for _, w := range waves {
 		recordFiguresOf(r, o.waveFigures(), jitterKeys[w.jitter], w)
@@ -163,7 +167,7 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []stri
 	return r
 }
 
-// waveFigures declare the seed's table once: its columns, one row per mode,
+// waveFigures declare the course's table once: its columns, one row per mode,
 // and their JSON metrics (peak_full_jitter).
 func (o *jitterWaveOptions) waveFigures() []scenarios.Figure[wave] {
 	return []scenarios.Figure[wave]{
@@ -201,8 +205,8 @@ func (o *jitterWaveOptions) writeFirstConsumers(r *report.Report, waves []wave) 
 }
 
 // checks holds the lab's waves to two independent computations (a reference
-// run of the seed's loop, and the unjittered schedule's own sums), then
-// judges the seed's properties on the reference run's figures.
+// run of the course's loop, and the unjittered schedule's own sums), then
+// judges the course's properties on the reference run's figures.
 func (o *jitterWaveOptions) checks(r *report.Report, waves []wave, ref []waveFigures, diffs []string) {
 	detail := fmt.Sprintf("%s retries in %s buckets",
 		joinFigures(ref, func(f waveFigures) int64 { return int64(f.requests) }),
@@ -272,7 +276,7 @@ func (o *jitterWaveOptions) whyFailed(failed map[string]bool, ref []waveFigures)
 	var why []string
 	if failed[checkWaveReference] || failed[checkWaveSameBucket] ||
 		failed[checkFullNotLater] {
-		why = append(why, "no flag makes the lab's wave differ from the seed's loop: its jitter or its bucket count is wrong")
+		why = append(why, "no flag makes the lab's wave differ from the course's loop: its jitter or its bucket count is wrong")
 	}
 	if failed[checkFullLowers] || failed[checkDecorrelatedLowers] {
 		switch {

@@ -25,7 +25,7 @@ func TestJitterWaveValidate(t *testing.T) {
 	})
 }
 
-// The want rows were printed by node v20 running the seed's jitter.mjs with
+// The want rows were printed by node v20 running the course's jitter.mjs with
 // the constants changed to each case's flags: requests, peak, filled, last.
 func TestJitterWaveMatchesTheSeedsScript(t *testing.T) {
 	tests := []struct {
@@ -89,7 +89,7 @@ func TestDrawnWaveKeepsEveryFilledBucketVisible(t *testing.T) {
 	}
 }
 
-// The reference run is the seed's loop written apart from the lab's jitter:
+// The reference run is the course's loop written apart from the lab's jitter:
 // on its own it prints node's numbers too.
 func TestJitterReferenceRunMatchesTheSeedsScript(t *testing.T) {
 	o := scenariotest.Bind(t, jitterWave, "--consumers", "50", "--attempts", "6", "--bucket", "250ms",
@@ -103,7 +103,7 @@ func TestJitterReferenceRunMatchesTheSeedsScript(t *testing.T) {
 	}
 }
 
-// A wave that is not the seed's, by a single retry in a single bucket, fails
+// A wave that is not the course's, by a single retry in a single bucket, fails
 // the check that holds it to the reference run; an unjittered wave off its
 // schedule fails the schedule's check too.
 func TestJitterWaveChecksCatchAWrongWave(t *testing.T) {

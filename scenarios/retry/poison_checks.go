@@ -22,7 +22,7 @@ func (o *poisonOptions) checks(r *report.Report, figs []poisonFigures) {
 	if !slices.Equal(got, want) {
 		detail = fmt.Sprintf("%s and %s; a reference run of poison-counter.mjs: %s and %s", got[0], got[1], want[0], want[1])
 	}
-	r.Check("the table is the seed's algorithm", slices.Equal(got, want), detail)
+	r.Check("the table is the course's algorithm", slices.Equal(got, want), detail)
 	r.Check("on catch: the threshold is never reached",
 		onCatch.deadLetters == 0 && report.AllEqual(onCatch.lethalCatchCounter, 0),
 		fmt.Sprintf("lethal deliveries %s, caught failures %s, %d dead letters",
@@ -97,7 +97,7 @@ func (o *poisonOptions) whyFailed(failed map[string]bool, runs []*poisonRun, fig
 		}
 	}
 	if len(failed) > 0 {
-		why = append(why, "no flag explains the other failures: the real run did not do what the seed's algorithm does")
+		why = append(why, "no flag explains the other failures: the real run did not do what the course's algorithm does")
 	}
 	return why
 }

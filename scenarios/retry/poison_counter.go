@@ -40,7 +40,7 @@ reached: every lifetime dies on the same message and only --max-restarts stops
 the loop. With the counter incremented at delivery, committed with the claim
 before any work, the message is dead-lettered on delivery number --threshold
 and the messages behind it are processed. Both runs use their own database
-and print the seed's table from what those databases hold.`,
+and print the course's table from what those databases hold.`,
 		Example: `  outboxlab poison-counter
   outboxlab poison-counter --lethal 2,4 --threshold 2    # two poison messages, isolated sooner
   outboxlab poison-counter --threshold 1                 # every message dead-lettered unprocessed`,
@@ -57,12 +57,16 @@ and print the seed's table from what those databases hold.`,
 	})
 }
 
-// poisonOptions are the experiment's parameters; the defaults are the seed's.
+// poisonOptions are the experiment's parameters; the defaults are the course's.
 type poisonOptions struct {
 	Messages    int
 	Lethal      []int
 	Threshold   int
 	MaxRestarts int
+
+	// malformed are the message numbers seeded with a malformed body
+	// (poison-body-validation; poison-counter's bodies are all well formed).
+	malformed []int
 }
 
 func bindPoison(fs *pflag.FlagSet) *poisonOptions {
@@ -122,7 +126,8 @@ type counterPosition struct {
 	name       string
 	key        string // its name in JSON metric keys: restarts_on_catch
 	atDelivery bool
-	db         string // the name of its database in the run (Env.DB)
+	db         string   // the name of its database in the run (Env.DB)
+	args       []string // more arguments for its lifetimes (poison-body-validation's)
 }
 
 // ended is how one process lifetime ended, as the supervisor saw it.
@@ -152,15 +157,20 @@ func (o *poisonOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	if err != nil {
 		return nil, err
 	}
-	return o.render(runs), nil
+	return o.render(runs, env.Verbose), nil
 }
 
 // superviseBoth runs each counter position to its end on its own database.
 func (o *poisonOptions) superviseBoth(ctx context.Context, env scenarios.Env) ([]*poisonRun, error) {
 	positions := []counterPosition{
-		{"on catch", "on_catch", false, "on-catch"},
-		{"at delivery", "at_delivery", true, "outbox"},
+		{"on catch", "on_catch", false, "on-catch", nil},
+		{"at delivery", "at_delivery", true, "outbox", nil},
 	}
+	return o.superviseAll(ctx, env, positions)
+}
+
+// superviseAll runs each of positions to its end on its own database.
+func (o *poisonOptions) superviseAll(ctx context.Context, env scenarios.Env, positions []counterPosition) ([]*poisonRun, error) {
 	var runs []*poisonRun
 	for _, p := range positions {
 		location, err := env.DB(ctx, p.db)
@@ -198,8 +208,9 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 		if err := o.audit(ctx, store, at, actionStarted, 0, name+" started"); err != nil {
 			return nil, err
 		}
-		exit, err := child.Run(ctx, lifetimeEntry, "-db", path, "-name", name, "-counter", counter,
-			"-lethal", strings.Join(o.lethalKeys(), ","), "-threshold", strconv.Itoa(o.Threshold), "-start", clock.ISO(at))
+		args := append([]string{"-db", path, "-name", name, "-counter", counter,
+			"-lethal", strings.Join(o.lethalKeys(), ","), "-threshold", strconv.Itoa(o.Threshold), "-start", clock.ISO(at)}, p.args...)
+		exit, err := child.Run(ctx, lifetimeEntry, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +253,7 @@ func (o *poisonOptions) seed(ctx context.Context, store *outbox.Store) error {
 	return store.InTx(ctx, func(tx *sql.Tx) error {
 		for i := 1; i <= o.Messages; i++ {
 			id, err := outbox.EnqueueTx(ctx, tx, outbox.NewMessage{Key: noteKey(i), Type: notificationType,
-				MaxAttempts: o.Threshold, CreatedAt: clock.Start, Payload: fmt.Sprintf(`{"notification":%d}`, i)})
+				MaxAttempts: o.Threshold, CreatedAt: clock.Start, Payload: notificationBody(i, slices.Contains(o.malformed, i))})
 			if err != nil {
 				return err
 			}
@@ -299,7 +310,7 @@ func (o *poisonOptions) observe(ctx context.Context, store *outbox.Store, n int,
 		return e, o.audit(ctx, store, e.ended, actionExited, 0, name+" found nothing left to deliver and exited 0")
 	}
 	return e, o.audit(ctx, store, e.ended, actionDied, lastID,
-		fmt.Sprintf("%s killed by %s while handling %s; its catch block never ran", name, signalName(e.signal), e.lastKey))
+		fmt.Sprintf("%s killed by %s on %s; its catch block never ran", name, signalName(e.signal), e.lastKey))
 }
 
 // stopped records, when messages are left, that the supervisor gave up at
@@ -315,7 +326,7 @@ func (o *poisonOptions) stopped(ctx context.Context, store *outbox.Store, run *p
 	}
 	last := run.lifetimes[len(run.lifetimes)-1]
 	return o.audit(ctx, store, last.ended, actionGaveUp, 0,
-		fmt.Sprintf("--max-restarts %d reached with %s still in the queue: the bound stopped the loop", o.MaxRestarts, report.Plural(left, "message")))
+		fmt.Sprintf("--max-restarts %d reached, %s left: the bound stopped the loop", o.MaxRestarts, report.Plural(left, "message")))
 }
 
 // sigkill is how a child process killed by SIGKILL reports its signal (child.Exit.Signal).

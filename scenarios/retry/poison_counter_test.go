@@ -29,15 +29,15 @@ func TestPoisonCounterValidate(t *testing.T) {
 
 func TestSeedOracleReproducesTheSeedsTable(t *testing.T) {
 	if got := seedPoisonCounter(5, []int{3}, 3, 12, false).String(); got != "12 14 12 2 0 3" {
-		t.Errorf("on catch %s, want the seed's 12 14 12 2 0 3", got)
+		t.Errorf("on catch %s, want the course's 12 14 12 2 0 3", got)
 	}
 	if got := seedPoisonCounter(5, []int{3}, 3, 12, true).String(); got != "3 7 2 4 1 0" {
-		t.Errorf("at delivery %s, want the seed's 3 7 2 4 1 0", got)
+		t.Errorf("at delivery %s, want the course's 3 7 2 4 1 0", got)
 	}
 }
 
 // Every case spawns real child processes that die on the lethal message; the
-// figures read back from their databases must be the seed's algorithm's.
+// figures read back from their databases must be the course's algorithm's.
 func TestPoisonCounterRealDeathsMatchTheSeedsAlgorithm(t *testing.T) {
 	tests := []struct {
 		args       []string
@@ -113,7 +113,7 @@ func TestOnCatchCounterCountsCatchableFailures(t *testing.T) {
 func TestPoisonCounterChecksCatchAWrongRun(t *testing.T) {
 	t.Parallel()
 	const (
-		seedTable = "the table is the seed's algorithm"
+		seedTable = "the table is the course's algorithm"
 		audited   = "the audit log and the queue agree on every delivery"
 		sigkill   = "every death was a real SIGKILL on a lethal message"
 	)

@@ -51,6 +51,16 @@ type lifetime struct {
 	threshold  int
 	lethal     []string
 	work       func(c outbox.Claim) error // the job; a lethal message never returns from it
+
+	// validate checks each body at delivery, before the handler: a
+	// malformed one is dead-lettered at once (poison-body-validation).
+	validate bool
+	// recordHandler writes each handler call to the audit log, committed
+	// before the handler runs, so a call that kills the process is counted.
+	recordHandler bool
+	// dieOnMalformed makes the handler's parse of a malformed body kill the
+	// process, as a parse that never returns would.
+	dieOnMalformed bool
 }
 
 // runLifetime is the child's main: it parses its arguments, runs one
@@ -63,6 +73,9 @@ func runLifetime(ctx context.Context, args []string, stdout io.Writer) int {
 	lethal := fs.String("lethal", "", "comma list of lethal message keys")
 	threshold := fs.Int("threshold", 0, "attempt threshold")
 	start := fs.String("start", "", "scenario time the lifetime starts at")
+	validate := fs.Bool("validate", false, "validate each body at delivery, before the handler")
+	recordHandler := fs.Bool("record-handler", false, "write each handler call to the audit log")
+	dieOnMalformed := fs.Bool("die-on-malformed", false, "a malformed body kills the process in the handler")
 	if err := fs.Parse(args); err != nil {
 		return 3
 	}
@@ -78,7 +91,8 @@ func runLifetime(ctx context.Context, args []string, stdout io.Writer) int {
 	}
 	defer store.Close()
 	l := &lifetime{store: store, clock: clock.NewAt(at), name: *name, atDelivery: *counter == "at-delivery",
-		threshold: *threshold, lethal: strings.Split(*lethal, ",")}
+		threshold: *threshold, lethal: strings.Split(*lethal, ","),
+		validate: *validate, recordHandler: *recordHandler, dieOnMalformed: *dieOnMalformed}
 	l.work = l.handle
 	delivered, err := l.run(ctx)
 	if err != nil {
@@ -95,6 +109,9 @@ func (l *lifetime) handle(c outbox.Claim) error {
 	if slices.Contains(l.lethal, c.Key) {
 		child.Die()
 	}
+	if l.dieOnMalformed && parseNotification(c.Payload) != nil {
+		child.Die() // the parse of a malformed body never returns
+	}
 	l.clock.Advance(workTime)
 	return nil
 }
@@ -110,11 +127,21 @@ func (l *lifetime) run(ctx context.Context) (int, error) {
 			// The counter was incremented and committed with the delivery, before
 			// any work: the message is isolated without running the job again.
 			err := l.store.DeadLetter(ctx, c, l.clock.Now(),
-				fmt.Sprintf("isolated at delivery %d: the attempt counter reached the threshold %d", c.Attempt, l.threshold))
+				fmt.Sprintf("the counter reached threshold %d", l.threshold))
 			if err != nil {
 				return n, err
 			}
 			continue
+		}
+		if l.validate {
+			if bad := parseNotification(c.Payload); bad != nil {
+				// The second defence: a malformed body never reaches the handler
+				// and is not retried; it goes to the dead letters on this delivery.
+				if err := l.store.DeadLetter(ctx, c, l.clock.Now(), malformedPrefix+bad.Error()); err != nil {
+					return n, err
+				}
+				continue
+			}
 		}
 		if err := l.attempt(ctx, c); err != nil {
 			return n, err
@@ -141,6 +168,14 @@ func (l *lifetime) deliver(ctx context.Context) (c outbox.Claim, ok bool, err er
 // attempt runs the job, catching whatever can be caught: an error or a panic
 // goes through caught, where the on-catch design counts it.
 func (l *lifetime) attempt(ctx context.Context, c outbox.Claim) (err error) {
+	if l.recordHandler {
+		err := l.store.InTx(ctx, func(tx *sql.Tx) error {
+			return outbox.AuditTx(ctx, tx, l.clock.Now(), l.name, actionHandler, c.MessageID, c.Key+" handed to the handler")
+		})
+		if err != nil {
+			return err
+		}
+	}
 	jobErr := func() (jobErr error) {
 		defer func() {
 			if r := recover(); r != nil {

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// seedTable is one row of the seed's table: what one counter position did.
+// seedTable is one row of the course's table: what one counter position did.
 type seedTable struct {
 	restarts, delivered, deaths, processed, dead, remaining int
 }
@@ -14,7 +14,7 @@ func (t seedTable) String() string {
 	return fmt.Sprint(t.restarts, " ", t.delivered, " ", t.deaths, " ", t.processed, " ", t.dead, " ", t.remaining)
 }
 
-// seedPoisonCounter is the seed's poison-counter.mjs, line for line: a queue
+// seedPoisonCounter is the course's poison-counter.mjs, line for line: a queue
 // in memory, a loop of lifetimes, a delivery loop that breaks on the lethal
 // message. It shares nothing with the real run (no database, no process), so
 // the figures read back from the real run's databases can be held to it.

@@ -64,47 +64,52 @@ func (o *poisonOptions) figures(run *poisonRun) poisonFigures {
 	return f
 }
 
-func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
+func (o *poisonOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 	r := report.New(poisonCounter, report.Experiment)
 	r.Title("Poison counter — EXPERIMENT: the message that kills the consumer process")
 	r.Linef("Scenario   %s (EXPERIMENT; the course's poison-counter.mjs, with real process deaths)", poisonCounter)
-	r.Linef("Queue      %s %s..%s (%s), oldest first; lethal: %s; threshold %s",
-		report.Plural(o.Messages, "notification"), noteKey(1), noteKey(o.Messages), notificationType, strings.Join(o.lethalKeys(), ", "),
-		report.Plural(o.Threshold, "attempt"))
-	r.Linef("Processes  each lifetime is a child process of the lab; a lethal message kills it with SIGKILL (nothing after it runs)")
-	r.Linef("Supervisor restarts a dead consumer %s after its death, at most %s; visibility timeout %s",
+	r.Linef("Source     %s", scenarios.Source("retry"))
+	r.Linef("Queue      %s %s..%s (%s), oldest first",
+		report.Plural(o.Messages, "notification"), noteKey(1), noteKey(o.Messages), notificationType)
+	r.Linef("Lethal     %s; threshold %s", strings.Join(o.lethalKeys(), ", "), report.Plural(o.Threshold, "attempt"))
+	r.Linef("Processes  one child process per lifetime; a lethal message SIGKILLs it: nothing after it runs")
+	r.Linef("Supervisor restarts a dead consumer %s later, at most %s; visibility timeout %s",
 		clockText(restartDelay), report.Plural(o.MaxRestarts, "lifetime"), clockText(visibilityTimeout))
-	r.Linef("Work       a healthy notification takes %s; scenario time starts %s; nothing sleeps", clockText(workTime), clock.ISO(clock.Start))
-	r.Line("Counters   on catch: CatchCounters.Failures += 1 in the catch block; at delivery: AttemptCount += 1 in the claim, committed before the work")
+	r.Linef("Work       a healthy notification takes %s; scenario time starts %s; nothing sleeps",
+		clockText(workTime), clock.Stamp(clock.Start))
+	r.Line("Counters   on catch: CatchCounters.Failures += 1 in the catch block")
+	r.Line("           at delivery: AttemptCount += 1 in the claim, committed before the work")
 	o.writeDatabases(r, runs)
 
 	scenarios.SchemaSection(r, runs[0].tables)
 
 	for _, run := range runs {
 		r.Section(fmt.Sprintf("Timeline: counter %s (scenario clock, from the audit log)", run.position.name))
-		for _, a := range run.audit {
-			r.Line(auditLine(a))
-		}
+		writeAuditTimeline(r, run.audit, verbose)
 	}
+	r.Figure(poisonTimeline(runs))
 
 	figs := []poisonFigures{o.figures(runs[0]), o.figures(runs[1])}
-	r.Section("The two counter positions (the seed's table)")
+	r.Section("The two counter positions (the course's table)")
 	figureRows(r, "counter position", seedFigures, []string{runs[0].position.name, runs[1].position.name}, figs)
-	r.Line("restarts: process lifetimes started; delivered: claims written to the audit log; process deaths: children killed by a signal")
+	r.Line("restarts: process lifetimes started; delivered: claims written to the audit log;")
+	r.Line("process deaths: children killed by a signal")
 
 	r.Section("Per message: what each counter saw")
 	o.writePerMessage(r, runs)
-	r.Section("Process lifetimes")
-	o.writeLifetimes(r, runs)
-	for _, run := range runs {
-		r.Section(fmt.Sprintf("Outbox ledger: counter %s (database %s)", run.position.name, run.position.db))
-		scenarios.WriteOutboxLedger(r, run.msgs)
+	if verbose {
+		r.Section("Process lifetimes")
+		o.writeLifetimes(r, runs)
+		for _, run := range runs {
+			r.Section(fmt.Sprintf("Outbox ledger: counter %s (database %s)", run.position.name, run.position.db))
+			scenarios.WriteOutboxLedger(r, run.msgs)
+		}
 	}
 
 	o.checks(r, figs)
 	judgement{title: seedChecks,
-		pass: "THE COUNTER BELONGS AT DELIVERY — IT ISOLATES THE MESSAGE THAT KILLS THE PROCESS ✅",
-		fail: "THE SEED'S RESULT WAS NOT REPRODUCED FOR THESE FLAGS — SEE THE FAILED CHECKS ⚠️"}.
+		pass: "THE COUNTER BELONGS AT DELIVERY — IT ISOLATES THE MESSAGE THAT KILLS THE PROCESS",
+		fail: "THE COURSE'S RESULT WAS NOT REPRODUCED FOR THESE FLAGS — SEE THE FAILED CHECKS"}.
 		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, runs, figs) })
 	for i, f := range figs {
 		recordFiguresOf(r, seedFigures, runs[i].position.key, f)
@@ -112,7 +117,7 @@ func (o *poisonOptions) render(runs []*poisonRun) *report.Report {
 	return r
 }
 
-// seedFigures declare the seed's table once: its columns, one row per
+// seedFigures declare the course's table once: its columns, one row per
 // counter position, and their JSON metrics (restarts_on_catch).
 var seedFigures = []scenarios.Figure[poisonFigures]{
 	{Label: "restarts", Key: "restarts", Value: func(f poisonFigures) any { return f.restarts }},
@@ -121,6 +126,49 @@ var seedFigures = []scenarios.Figure[poisonFigures]{
 	{Label: "processed", Key: "processed", Value: func(f poisonFigures) any { return f.processed }},
 	{Label: "dead letters", Key: "dead_letters", Value: func(f poisonFigures) any { return f.deadLetters }},
 	{Label: "remaining", Key: "remaining", Value: func(f poisonFigures) any { return f.remaining }},
+}
+
+// writeAuditTimeline writes an audit log as timeline lines. Unless verbose,
+// a run of lifetimes that each did the same as the one before is shortened
+// to its first and its last, with one line for those left out.
+func writeAuditTimeline(r *report.Report, audit []outbox.AuditEntry, verbose bool) {
+	var blocks [][]outbox.AuditEntry
+	for _, a := range audit {
+		if a.Actor == supervisor && a.Action == actionStarted || len(blocks) == 0 {
+			blocks = append(blocks, nil)
+		}
+		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], a)
+	}
+	shape := func(b []outbox.AuditEntry) string {
+		var s strings.Builder
+		for _, a := range b {
+			fmt.Fprintf(&s, "%s %d;", a.Action, a.MessageID)
+		}
+		return s.String()
+	}
+	for i := 0; i < len(blocks); {
+		j := i + 1
+		for j < len(blocks) && shape(blocks[j]) == shape(blocks[i]) {
+			j++
+		}
+		// blocks[i:j] did the same thing, one after another.
+		if verbose || j-i <= 2 {
+			for _, b := range blocks[i:j] {
+				for _, a := range b {
+					r.Line(auditLine(a))
+				}
+			}
+		} else {
+			for _, a := range blocks[i] {
+				r.Line(auditLine(a))
+			}
+			r.Linef("%13s  …           %s more did the same (--verbose lists them)", "", report.Plural(j-i-2, "lifetime"))
+			for _, a := range blocks[j-1] {
+				r.Line(auditLine(a))
+			}
+		}
+		i = j
+	}
 }
 
 // auditLine renders one audit entry as a timeline line.
@@ -143,18 +191,20 @@ func (o *poisonOptions) writePerMessage(r *report.Report, runs []*poisonRun) {
 		for _, m := range run.msgs {
 			job := "healthy"
 			if slices.Contains(o.lethalKeys(), m.Key) {
-				job = "lethal: kills the process"
+				job = "lethal"
 			}
-			counter, reads := run.catches[m.ID], "CatchCounters.Failures"
+			counter := run.catches[m.ID]
 			if run.position.atDelivery {
-				counter, reads = m.AttemptCount, "AttemptCount"
+				counter = m.AttemptCount
 			}
 			rows = append(rows, []string{run.position.name, m.Key, job, string(m.Status), strconv.Itoa(m.AttemptCount),
-				strconv.Itoa(run.catches[m.ID]), fmt.Sprintf("%s = %d of %d", reads, counter, o.Threshold)})
+				strconv.Itoa(run.catches[m.ID]), fmt.Sprintf("%d of %d", counter, o.Threshold)})
 		}
 	}
-	r.Table([]string{"counter position", "message", "job", "final status", "deliveries (AttemptCount)",
-		"caught failures", "the threshold reads"}, rows)
+	r.Table([]string{"counter position", "message", "job", "final status", "AttemptCount",
+		"caught failures", "threshold reads"}, rows)
+	r.Line("deliveries are AttemptCount; the threshold reads CatchCounters.Failures on catch, AttemptCount")
+	r.Line("at delivery; a lethal job kills the process")
 }
 
 func (o *poisonOptions) writeLifetimes(r *report.Report, runs []*poisonRun) {

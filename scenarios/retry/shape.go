@@ -3,6 +3,8 @@ package retry
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"outboxlab/core/clock"
@@ -24,7 +26,7 @@ type judgement struct {
 
 // seedChecks is the checks' title of the experiments, which reproduce the
 // properties of a script of the course.
-const seedChecks = "Checks (the properties the seed states)"
+const seedChecks = "Checks (the properties the course states)"
 
 // write prints r's checks, the reasons why gives for the failed ones (by
 // check name), and the verdict.
@@ -55,6 +57,7 @@ type pairReport[R designRun] struct {
 	figures []scenarios.Figure[R]
 	// the checks of each design's scenario
 	beforeSide, afterSide pairSide[R]
+	verbose               bool // the whole timeline (--verbose); by default runs of alike lines are condensed
 }
 
 // pairSide is what one design's scenario judges: check records its checks
@@ -68,6 +71,7 @@ type pairSide[R designRun] struct {
 
 // run drives both designs (see scenarios.RunPair) and renders the report.
 func (p pairReport[R]) run(ctx context.Context, env scenarios.Env, drive func(ctx context.Context, path string, after bool) (R, error)) (*report.Report, error) {
+	p.verbose = env.Verbose
 	return scenarios.RunPair(ctx, env, p.after, drive, p.render)
 }
 
@@ -76,8 +80,12 @@ func (p pairReport[R]) render(own, before, after R) *report.Report {
 	p.setup(r)
 	scenarios.SchemaSection(r, own.schema())
 	r.Section("Timeline (scenario clock)")
-	for _, l := range own.timeline() {
-		r.Line(l)
+	lines := own.timeline()
+	if !p.verbose {
+		lines = condenseTimeline(lines)
+	}
+	for _, l := range lines {
+		r.Line(wrapTimelineLine(l))
 	}
 	r.Linef("Run ended at %s scenario time", clock.Stamp(own.endedAt()))
 	p.story(r, own, before, after)
@@ -134,4 +142,62 @@ func recordFiguresOf[F any](r *report.Report, figs []scenarios.Figure[F], run st
 		}
 	}
 	scenarios.RecordFigures(r, keyed, x)
+}
+
+// timelineIndent is where a timeline line's text starts after its time
+// stamp; wrapTimelineLine continues a long line there.
+const timelineIndent = 15
+
+// wrapTimelineLine breaks a timeline line wider than report.MaxWidth at
+// spaces, continuing under the text after the time stamp.
+func wrapTimelineLine(line string) string {
+	var out []string
+	for report.Width(line) > report.MaxWidth {
+		cut := -1
+		for i, c := range line {
+			if c == ' ' && i > timelineIndent && report.Width(line[:i]) <= report.MaxWidth {
+				cut = i
+			}
+		}
+		if cut < 0 {
+			break
+		}
+		out = append(out, line[:cut])
+		line = strings.Repeat(" ", timelineIndent) + strings.TrimLeft(line[cut:], " ")
+	}
+	return strings.Join(append(out, line), "\n")
+}
+
+// alikeParts are what may differ between two timeline lines that tell the
+// same thing: the time stamps, the message keys and the send numbers.
+var alikeParts = regexp.MustCompile(`\d\d:\d\d:\d\d\.\d{3}Z|NTF-\d+|#\d+`)
+
+// condenseTimeline keeps the first line of each run of three or more
+// consecutive lines that differ only in their time stamps, keys and send
+// numbers, and says in one line which keys the rest were about.
+func condenseTimeline(lines []string) []string {
+	var out []string
+	for i := 0; i < len(lines); {
+		shape := alikeParts.ReplaceAllString(lines[i], "")
+		j := i + 1
+		for j < len(lines) && alikeParts.ReplaceAllString(lines[j], "") == shape {
+			j++
+		}
+		out = append(out, lines[i])
+		switch {
+		case j-i == 2:
+			out = append(out, lines[i+1])
+		case j-i > 2:
+			first, last := keyOf(lines[i+1]), keyOf(lines[j-1])
+			out = append(out, fmt.Sprintf("%s… and %s alike, %s to %s (--verbose lists them)",
+				strings.Repeat(" ", timelineIndent), report.Plural(j-i-1, "line"), first, last))
+		}
+		i = j
+	}
+	return out
+}
+
+// keyOf is the first message key in a timeline line.
+func keyOf(line string) string {
+	return regexp.MustCompile(`NTF-\d+`).FindString(line)
 }

@@ -33,6 +33,8 @@ type stormOptions struct {
 	FailuresToOpen int
 	Cooldown       time.Duration
 	Breaker        bool
+
+	verbose bool // every message in the per-message table (--verbose)
 }
 
 func bindStorm(fs *pflag.FlagSet, withBreaker bool) *stormOptions {
@@ -107,6 +109,7 @@ type stormRun struct {
 }
 
 func (o *stormOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	o.verbose = env.Verbose
 	return o.pairReport().run(ctx, env, o.drive)
 }
 

@@ -4,20 +4,22 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
 	"outboxlab/scenarios"
 )
 
 const (
-	verdictStormReproduced = "A RETRY STORM — THE DOWN GATEWAY TAKES ALL THE LOAD, HEALTHY MESSAGES DEAD-LETTERED ❌"
-	verdictStormMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
-	verdictBreakerHeld     = "CIRCUIT BREAKER — THE CONSUMER STOPS AS A WHOLE, NOTHING LOST TO THE OUTAGE ✅"
-	verdictBreakerBroken   = "THE BREAKER DID NOT PROTECT THE MESSAGES — SEE THE FAILED CHECKS ❌"
+	verdictStormReproduced = "A RETRY STORM — THE DOWN GATEWAY TAKES ALL THE LOAD, HEALTHY MESSAGES DEAD-LETTERED"
+	verdictStormMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
+	verdictBreakerHeld     = "CIRCUIT BREAKER — THE CONSUMER STOPS AS A WHOLE, NOTHING LOST TO THE OUTAGE"
+	verdictBreakerBroken   = "THE BREAKER DID NOT PROTECT THE MESSAGES — SEE THE FAILED CHECKS"
 )
 
 // phase is a window of the run, by gateway health.
@@ -105,18 +107,26 @@ func (o *stormOptions) story(r *report.Report, own, before, after *stormRun) {
 	r.Section("Gateway calls per second, drawn")
 	o.drawCalls(r, before, after)
 	r.Section("Per-message table")
-	o.writePerMessage(r, own)
+	if o.verbose {
+		o.writePerMessage(r, own)
+		return
+	}
+	o.writeMessageGroups(r, own)
 }
 
 func (o *stormOptions) writeSetup(r *report.Report) {
 	ph := o.phases()
-	r.Linef("Outbox    %s %s..%s (%s), MaxAttempts %d; the gateway is healthy for every one of them",
+	r.Linef("Source    %s", scenarios.Source("retry"))
+	r.Linef("Outbox    %s %s..%s (%s), MaxAttempts %d;",
 		report.Plural(o.Messages, "notification"), noteKey(1), noteKey(o.Messages), notificationType, o.MaxAttempts)
+	r.Line("          the gateway is healthy for every one of them")
 	r.Linef("Outage    the gateway answers 503 to every send from %s until %s (%s)", clock.Stamp(ph[1].from), clock.Stamp(ph[1].to), clockText(o.Outage))
-	r.Linef("Worker    worker-1 claims one due message per Step; a send takes %s; backoff %s × 2^(n-1), capped at %s, from the start of the failed send",
-		clockText(stormSendTime), clockText(o.BaseBackoff), clockText(o.MaxBackoff))
-	r.Linef("Breaker   AFTER only: opens after %d consecutive failures; half-open probe after %s; a good probe closes it",
+	r.Linef("Worker    worker-1 claims one due message per Step; a send takes %s;", clockText(stormSendTime))
+	r.Linef("          backoff %s × 2^(n-1), capped at %s, from the start of the failed send",
+		clockText(o.BaseBackoff), clockText(o.MaxBackoff))
+	r.Linef("Breaker   AFTER only: opens after %d consecutive failures; half-open probe after %s;",
 		o.FailuresToOpen, clockText(o.Cooldown))
+	r.Line("          a good probe closes it")
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
 }
 
@@ -155,15 +165,15 @@ func stormEventText(e worker.Event) string {
 	head := fmt.Sprintf("%s attempt %d/%d ", e.Key, e.Attempt, e.MaxAttempts)
 	switch e.Kind {
 	case worker.Advanced:
-		return fmt.Sprintf("nothing due → clock advances to %s (%s + 1 ms)", clock.Stamp(e.NextAttempt), e.Detail)
+		return fmt.Sprintf("nothing due → clock advances to %s (next due + 1 ms)", clock.Stamp(e.NextAttempt))
 	case worker.Processed:
 		return head + "sent ✓ → Processed"
 	case worker.DeadLettered:
-		return head + "FAILED (" + e.Detail + ") → retry budget out → DEAD-LETTERED"
+		return head + "FAILED (" + e.Detail + ") → DEAD-LETTERED: retries out"
 	case worker.Refused:
 		return head + "transition REFUSED: " + e.Detail
 	}
-	return head + fmt.Sprintf("FAILED (%s) → backoff %s → due %s", e.Detail, clockText(e.Delay), clock.Stamp(e.NextAttempt))
+	return head + fmt.Sprintf("FAILED (%s) → backoff %s", e.Detail, clockText(e.Delay))
 }
 
 func (o *stormOptions) writePhases(r *report.Report, b, a stormFigures) {
@@ -202,14 +212,70 @@ func (o *stormOptions) drawCalls(r *report.Report, before, after *stormRun) {
 		{title: "BEFORE: no breaker — " + report.Plural(len(before.gw.ledger), "call"), buckets: perSecond(before)},
 		{title: "AFTER: circuit breaker — " + report.Plural(len(after.gw.ledger), "call"), buckets: perSecond(after)},
 	})
-	r.Linef("Each column is %s; its height is the busiest second in it; a full column is %d calls in one second.",
-		report.Plural(c.per, "second"), c.top)
+	r.Linef("Each column is %s; its height is the busiest second in it;", report.Plural(c.per, "second"))
+	r.Linef("a full column is %d calls in one second.", c.top)
 	ph := o.phases()
 	r.Linef("The gateway is down from %s to %s after the start.", spanText(ph[1].from.Sub(clock.Start).Milliseconds()),
 		spanText(ph[1].to.Sub(clock.Start).Milliseconds()))
 	for _, l := range c.draw(time.Second) {
 		r.Line(l)
 	}
+	var last int64
+	for _, run := range []*stormRun{before, after} {
+		for _, b := range perSecond(run) {
+			last = max(last, b.index)
+		}
+	}
+	panels := make([]plot.Panel, 2)
+	for i, run := range []*stormRun{before, after} {
+		counts := make([]int, last+1)
+		for _, b := range perSecond(run) {
+			counts[b.index] = b.n
+		}
+		panels[i] = plot.Panel{Title: c.all[i].title, Counts: counts}
+	}
+	r.Figure(plot.SVGOnly("calls", "Gateway calls per second",
+		plot.PanelsSVG(fmt.Sprintf("Gateway calls per second (scenario clock); the gateway is down from %s to %s",
+			spanText(ph[1].from.Sub(clock.Start).Milliseconds()), spanText(ph[1].to.Sub(clock.Start).Milliseconds())),
+			panels, func(i int) string { return fmt.Sprintf("%d s", i) })))
+}
+
+// writeMessageGroups is the per-message table with each run of messages
+// that fared alike (status, attempts, sends) on one row; --verbose lists
+// every message with its times.
+func (o *stormOptions) writeMessageGroups(r *report.Report, run *stormRun) {
+	var rows [][]string
+	var firstKey, lastKey, shape string
+	flush := func() {
+		if firstKey == "" {
+			return
+		}
+		keys := firstKey
+		if lastKey != firstKey {
+			keys += " – " + lastKey
+		}
+		rows = append(rows, append([]string{keys}, strings.Split(shape, "|")...))
+	}
+	for _, m := range run.msgs {
+		sends, failed := 0, 0
+		for _, s := range run.gw.ledger {
+			if s.key == m.Key {
+				sends++
+				if !s.ok {
+					failed++
+				}
+			}
+		}
+		sh := strings.Join([]string{string(m.Status), strconv.Itoa(m.AttemptCount), strconv.Itoa(sends), strconv.Itoa(failed)}, "|")
+		if sh != shape {
+			flush()
+			firstKey, shape = m.Key, sh
+		}
+		lastKey = m.Key
+	}
+	flush()
+	r.Table([]string{"Keys", "Outbox status", "AttemptCount", "Sends", "Failed sends"}, rows)
+	r.Line("Each row: messages that fared alike; --verbose lists each with its times.")
 }
 
 func (o *stormOptions) writePerMessage(r *report.Report, run *stormRun) {

@@ -31,6 +31,8 @@ type visibilityOptions struct {
 	TimeBudget    time.Duration
 	Hang          time.Duration
 	OnQueue       bool
+
+	verbose bool // the full ledgers (--verbose)
 }
 
 func bindVisibility(fs *pflag.FlagSet, held bool) *visibilityOptions {
@@ -144,6 +146,7 @@ func (o *visibilityOptions) scripts() []script {
 }
 
 func (o *visibilityOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	o.verbose = env.Verbose
 	drive := func(ctx context.Context, path string, after bool) (*pairRun, error) {
 		return o.drive(ctx, path, !after || !o.OnQueue)
 	}

@@ -13,10 +13,10 @@ import (
 )
 
 const (
-	verdictHeldReproduced = "BACKOFF HELD PAST THE VISIBILITY TIMEOUT — THE SAME JOB RAN TWICE AT ONCE ❌"
-	verdictHeldMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
-	verdictQueueHeld      = "BACKOFF ON THE QUEUE'S TIMELINE — NO OVERLAPS, BOTH BUDGETS ENFORCED ✅"
-	verdictQueueBroken    = "THE QUEUE-TIMELINE DESIGN DID NOT HOLD — SEE THE FAILED CHECKS ❌"
+	verdictHeldReproduced = "BACKOFF HELD PAST THE VISIBILITY TIMEOUT — THE SAME JOB RAN TWICE AT ONCE"
+	verdictHeldMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
+	verdictQueueHeld      = "BACKOFF ON THE QUEUE'S TIMELINE — NO OVERLAPS, BOTH BUDGETS ENFORCED"
+	verdictQueueBroken    = "THE QUEUE-TIMELINE DESIGN DID NOT HOLD — SEE THE FAILED CHECKS"
 )
 
 // pairFigures are the numbers a design of the visibility pair is judged by,
@@ -32,6 +32,7 @@ type pairFigures struct {
 	lastHealthy                  time.Time
 	retryExits, timeExits        []string
 	processedOnce, processedKeys int
+	rule                         ruleFigures // the held waits and the waits on the queue against the visibility timeout
 }
 
 func (o *visibilityOptions) figures(run *pairRun) pairFigures {
@@ -42,6 +43,7 @@ func (o *visibilityOptions) figures(run *pairRun) pairFigures {
 	}
 	f.holds, f.orphans = o.holdsFromTruth(run.audit, run.msgs, run.gw.ledger)
 	f.holdFigures = o.holdFigures(f.holds, run.audit, keys)
+	f.rule = o.ruleFigures(f.holds)
 	first, sends := map[string]time.Time{}, map[string]int{}
 	for _, s := range run.gw.ledger {
 		f.sends++
@@ -112,8 +114,13 @@ func (run *pairRun) timeline() []string {
 func (o *visibilityOptions) story(r *report.Report, own, _, _ *pairRun) {
 	r.Section("Per-message table")
 	o.writePerMessage(r, own)
+	o.writeRule(r, own)
 	r.Section("Overlapping holds (two consumers holding one message at once)")
 	o.writeOverlaps(r, own.fig)
+	r.Figure(visibilityTimeline(own))
+	if !o.verbose {
+		return
+	}
 	r.Section("Gateway ledger (every send)")
 	writeSends(r, own.gw.ledger)
 	r.Section("Outbox ledger (OutboxMessages table)")
@@ -121,18 +128,25 @@ func (o *visibilityOptions) story(r *report.Report, own, _, _ *pairRun) {
 }
 
 func (o *visibilityOptions) writeSetup(r *report.Report) {
-	r.Linef("Queue     %s: flaky (its first %s fail, then it goes through); %s: every send fails at once (503);",
-		noteKey(1), report.Plural(o.FlakyFailures, "send"), noteKey(2))
-	r.Linef("          %s: every send hangs %s, then times out; %d healthy notifications behind them", noteKey(3), clockText(o.Hang), o.Healthy)
-	r.Linef("Consumers %d, polling one outbox oldest first; a claim hides a message for the visibility timeout, %s", o.Consumers, clockText(o.Visibility))
-	r.Linef("Policy    backoff %s × 2^(n-1), capped at %s; retry budget %s; time budget %s from the first delivery",
-		clockText(o.BaseBackoff), clockText(o.MaxBackoff), report.Plural(o.MaxAttempts, "attempt"), clockText(o.TimeBudget))
-	r.Linef("Designs   BEFORE: sleep through the backoff holding the message; AFTER: Pending with NextAttemptUtc = now + backoff")
+	r.Linef("Source    %s", scenarios.Source("retry"))
+	r.Linef("Queue     %s: flaky (its first %s fail, then it goes through);",
+		noteKey(1), report.Plural(o.FlakyFailures, "send"))
+	r.Linef("          %s: every send fails at once (503); %s: every send hangs %s, then times out;",
+		noteKey(2), noteKey(3), clockText(o.Hang))
+	r.Linef("          %d healthy notifications behind them", o.Healthy)
+	r.Linef("Consumers %d, polling one outbox oldest first; a claim hides a message for %s", o.Consumers, clockText(o.Visibility))
+	r.Linef("          (the visibility timeout: the claim's lease)")
+	r.Linef("Policy    backoff %s × 2^(n-1), capped at %s; retry budget %s;",
+		clockText(o.BaseBackoff), clockText(o.MaxBackoff), report.Plural(o.MaxAttempts, "attempt"))
+	r.Linef("          time budget %s from the first delivery", clockText(o.TimeBudget))
+	r.Line("Designs   BEFORE: sleep through the backoff holding the message;")
+	r.Line("          AFTER: put it back Pending with NextAttemptUtc = now + backoff")
 	if !o.OnQueue {
 		r.Line("          --backoff-on-queue=false: the AFTER design is switched off, and its consumers hold the message too")
 	}
-	r.Linef("Clock     a send takes %s; consumers are stepped in order on the scenario clock from %s; nothing sleeps for real",
-		clockText(sendTime), clock.ISO(clock.Start))
+	r.Linef("Clock     a send takes %s; consumers are stepped in order on the scenario clock from %s;",
+		clockText(sendTime), clock.Stamp(clock.Start))
+	r.Line("          nothing sleeps for real")
 	r.Linef("Demo cap  a run that has not settled %s after it started is stopped", clockText(o.horizon()))
 }
 
@@ -147,10 +161,11 @@ func (o *visibilityOptions) writePerMessage(r *report.Report, run *pairRun) {
 		}
 		exit := string(run.exitOf(m))
 		rows = append(rows, []string{m.Key, run.gw.scripts[m.Key].String(), string(m.Status), strconv.Itoa(m.AttemptCount),
-			strconv.Itoa(sends), strconv.Itoa(run.gw.delivered(m.Key)), report.Dash(exit), report.Dash(m.LastError)})
+			strconv.Itoa(sends), strconv.Itoa(run.gw.delivered(m.Key)), report.Dash(exit)})
 	}
+	// LastError is in the outbox ledger (--verbose).
 	r.Table([]string{"Key", "Gateway script", "Outbox status", "Claims (AttemptCount)", "Sends", "Delivered to customer",
-		"Way out", "LastError"}, rows)
+		"Way out"}, rows)
 }
 
 // shownOverlaps is how many overlapping holds the table lists; a lease far
@@ -162,7 +177,7 @@ func (o *visibilityOptions) writeOverlaps(r *report.Report, f pairFigures) {
 	for i, a := range f.holds {
 		for _, b := range f.holds[i+1:] {
 			if a.key == b.key && a.consumer != b.consumer && a.from.Before(b.to) && b.from.Before(a.to) && len(rows) < shownOverlaps {
-				rows = append(rows, []string{a.key, holdText(a), holdText(b)})
+				rows = append(rows, []string{a.key, a.consumer, clock.Stamp(a.leaseEnd), clock.Stamp(a.to), b.consumer, clock.Stamp(b.from)})
 			}
 		}
 	}
@@ -170,14 +185,10 @@ func (o *visibilityOptions) writeOverlaps(r *report.Report, f pairFigures) {
 		r.Line("none: no message was ever held by two consumers at once")
 		return
 	}
-	r.Table([]string{"Key", "first holder (claim → last transition; lease end)", "second holder"}, rows)
+	r.Table([]string{"Key", "first holder", "its lease ended", "it held on to", "second holder", "claimed at"}, rows)
 	if f.overlaps > len(rows) {
 		r.Linef("… and %d more overlapping holds (%d in all)", f.overlaps-len(rows), f.overlaps)
 	}
-}
-
-func holdText(h heldMessage) string {
-	return fmt.Sprintf("%s %s → %s (lease %s)", h.consumer, clock.Stamp(h.from), clock.Stamp(h.to), clock.Stamp(h.leaseEnd))
 }
 
 func writeSends(r *report.Report, ledger []send) {

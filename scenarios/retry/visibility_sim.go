@@ -148,7 +148,7 @@ func (s *sim) step(ctx context.Context, c *consumer, now time.Time) (bool, error
 		return true, s.finish(ctx, c, now)
 	case sleeping:
 		c.attempt++
-		s.startSend(c, now, "wakes up still holding it")
+		s.startSend(c, now, "wakes up holding it", true)
 		return true, nil
 	}
 	return s.claim(ctx, c, now)
@@ -195,23 +195,27 @@ func (s *sim) claim(ctx context.Context, c *consumer, now time.Time) (bool, erro
 	c.attempt = c.claim.Attempt
 	c.hold = len(s.run.holds)
 	s.run.holds = append(s.run.holds, hold{consumer: c.id, key: c.claim.Key, from: now, open: true})
-	s.startSend(c, now, fmt.Sprintf("claims it (delivery %d; invisible to others until %s)", c.claim.Attempt, clock.Stamp(c.claim.LeaseUntil)))
+	s.startSend(c, now, fmt.Sprintf("claims it (delivery %d; hidden until %s)", c.claim.Attempt, clock.Stamp(c.claim.LeaseUntil)), false)
 	return true, nil
 }
 
 // startSend calls the gateway for the held message.
-func (s *sim) startSend(c *consumer, now time.Time, why string) {
+func (s *sim) startSend(c *consumer, now time.Time, why string, withAttempt bool) {
 	c.pending = s.run.gw.send(c.id, c.claim.Key, c.attempt, now)
 	c.state, c.until = sending, c.pending.done
 	also := ""
 	if others := s.holders(c.claim.Key, c.id, now); len(others) > 0 {
-		verb := " also holds it"
+		verb := " holds it too"
 		if len(others) > 1 {
-			verb = " also hold it"
+			verb = " hold it too"
 		}
-		also = " — while " + strings.Join(others, ", ") + verb
+		also = " — " + strings.Join(others, ", ") + verb
 	}
-	s.log(now, c.id, "%s: %s, send #%d (attempt %d)%s", c.claim.Key, why, c.pending.seq, c.attempt, also)
+	attempt := ""
+	if withAttempt { // a claim's attempt is its delivery; a held resend's is not
+		attempt = fmt.Sprintf(" (attempt %d)", c.attempt)
+	}
+	s.log(now, c.id, "%s: %s, send #%d%s%s", c.claim.Key, why, c.pending.seq, attempt, also)
 }
 
 // holders names the other consumers holding key at t.
@@ -236,7 +240,7 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 		if err == nil {
 			s.log(now, c.id, "%s: send #%d went through ✓ → Processed", key, snd.seq)
 		}
-		return s.release(c, now, err, fmt.Sprintf("%s: send #%d went through ✓ (the notification is out)", key, snd.seq))
+		return s.release(c, now, err, fmt.Sprintf("%s: send #%d went out ✓", key, snd.seq))
 	}
 	delay := s.o.backoff().Delay(c.attempt)
 	elapsed := now.Sub(c.first)
@@ -249,27 +253,28 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 			return outbox.AuditTx(ctx, tx, now, c.id, exitActions[exit], c.claim.MessageID, reason)
 		})
 		if err == nil {
-			s.log(now, c.id, "%s: send #%d failed (%s) → DEAD-LETTERED: %s", key, snd.seq, snd.err, reason)
+			s.log(now, c.id, "%s: send #%d %s → DEAD-LETTERED: %s", key, snd.seq, snd.short, reason)
 		}
-		return s.release(c, now, err, fmt.Sprintf("%s: send #%d failed (%s)", key, snd.seq, snd.err))
+		return s.release(c, now, err, fmt.Sprintf("%s: send #%d %s", key, snd.seq, snd.short))
 	}
 	next := now.Add(delay)
 	if s.run.held {
 		c.state, c.until = sleeping, next
 		past := ""
 		if next.After(c.claim.LeaseUntil) {
-			past = fmt.Sprintf(" — past its visibility timeout at %s", clock.Stamp(c.claim.LeaseUntil))
+			past = fmt.Sprintf(": %s past its lease", secondsText(next.Sub(c.claim.LeaseUntil)))
+		} else {
+			past = ", to " + clock.Stamp(next)
 		}
-		s.log(now, c.id, "%s: send #%d failed (%s) → backoff %s, sleeping HOLDING the message until %s%s",
-			key, snd.seq, snd.err, clockText(delay), clock.Stamp(next), past)
+		s.log(now, c.id, "%s: send #%d %s → sleeps %s HOLDING it%s", key, snd.seq, snd.short, clockText(delay), past)
 		return nil
 	}
 	err := s.store.Retry(ctx, c.claim, next, snd.err)
 	if err == nil {
-		s.log(now, c.id, "%s: send #%d failed (%s) → backoff %s on the queue: Pending, visible again at %s; the consumer moves on",
-			key, snd.seq, snd.err, clockText(delay), clock.Stamp(next))
+		s.log(now, c.id, "%s: send #%d %s → Pending, due again in %s (%s)",
+			key, snd.seq, snd.short, clockText(delay), clock.Stamp(next))
 	}
-	return s.release(c, now, err, fmt.Sprintf("%s: send #%d failed (%s)", key, snd.seq, snd.err))
+	return s.release(c, now, err, fmt.Sprintf("%s: send #%d %s", key, snd.seq, snd.short))
 }
 
 // release ends c's hold. A transition refused because another consumer
@@ -277,7 +282,7 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 func (s *sim) release(c *consumer, now time.Time, err error, what string) error {
 	s.run.holds[c.hold].open = false
 	if errors.Is(err, outbox.ErrNotOwner) {
-		s.log(now, c.id, "%s → transition REFUSED: the message was claimed by another consumer meanwhile", what)
+		s.log(now, c.id, "%s → REFUSED: another consumer had claimed it", what)
 		return nil
 	}
 	return err

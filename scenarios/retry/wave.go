@@ -32,7 +32,7 @@ type wave struct {
 	last     int64 // highest bucket index with a retry in it
 }
 
-// computeWave is the seed's wave(mode, seed): a fresh generator per mode,
+// computeWave is the course's wave(mode, seed): a fresh generator per mode,
 // consumers drawing from it in turn, each moment the running sum of waits.
 // It keeps one bucket index per retry, so its memory is consumers × attempts
 // numbers, whatever the width of the buckets.

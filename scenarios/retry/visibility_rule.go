@@ -1,0 +1,145 @@
+package retry
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/plot"
+	"outboxlab/core/report"
+)
+
+// The course's rule, "the backoff must not exceed the visibility timeout",
+// judged from the holds the audit log and the gateway's ledger show. It
+// binds a consumer that waits holding the message (the BEFORE): a wait that
+// ends within its claim's visibility timeout cannot be overlapped, since no
+// other consumer can claim the message before the lease ends; a wait past
+// it can. It does not bind the AFTER, which puts the message back: no lease
+// is open while the message waits, so a backoff longer than the timeout is
+// harmless there.
+
+// ruleFigures are the held waits and the waits on the queue, against the
+// visibility timeout.
+type ruleFigures struct {
+	within, withinOverlapped int // held waits that ended within the lease, and those another consumer claimed the message during
+	past, pastOverlapped     int // held waits that ran past the lease, and those overlapped
+	longestHeld              time.Duration
+	queueWaits, queueLong    int           // waits on the queue between a failed send and the next delivery; those longer than the timeout
+	longestQueue             time.Duration // the longest of them
+}
+
+func (o *visibilityOptions) ruleFigures(holds []heldMessage) ruleFigures {
+	var f ruleFigures
+	byKey := map[string][]heldMessage{}
+	for _, h := range holds {
+		byKey[h.key] = append(byKey[h.key], h)
+	}
+	for _, h := range holds {
+		for j := 1; j < len(h.sends); j++ {
+			from, to := h.sends[j-1].done, h.sends[j].at
+			f.longestHeld = max(f.longestHeld, to.Sub(from))
+			overlapped := false
+			for _, g := range byKey[h.key] {
+				// another consumer's claim made after h's, holding the message during the wait
+				if g.consumer != h.consumer && g.from.After(h.from) && g.from.Before(to) && g.to.After(from) {
+					overlapped = true
+				}
+			}
+			if to.After(h.leaseEnd) {
+				f.past++
+				if overlapped {
+					f.pastOverlapped++
+				}
+			} else {
+				f.within++
+				if overlapped {
+					f.withinOverlapped++
+				}
+			}
+		}
+		// A hold that ended on a failed send, followed by a later delivery of
+		// the same message: the wait in between was on the queue.
+		last := len(h.sends) - 1
+		if last < 0 || h.sends[last].ok {
+			continue
+		}
+		for _, g := range byKey[h.key] {
+			if g.from.After(h.to) || g.from.Equal(h.to) && g.consumer != h.consumer {
+				wait := g.from.Sub(h.to)
+				f.queueWaits++
+				f.longestQueue = max(f.longestQueue, wait)
+				if wait > o.Visibility {
+					f.queueLong++
+				}
+				break
+			}
+		}
+	}
+	return f
+}
+
+// checkHeldRule is the rule's check in the BEFORE.
+const checkHeldRule = "the rule: a held wait within the visibility timeout is never overlapped; past it, it is"
+
+func (o *visibilityOptions) heldRuleCheck(r *report.Report, f ruleFigures) {
+	r.Check(checkHeldRule, f.withinOverlapped == 0 && f.past > 0 && f.pastOverlapped > 0,
+		fmt.Sprintf("within the %s lease: %d waits, %d overlapped; past it: %d waits, %d overlapped",
+			clockText(o.Visibility), f.within, f.withinOverlapped, f.past, f.pastOverlapped))
+}
+
+// writeRule shows the rule where the scenario's own design meets it.
+func (o *visibilityOptions) writeRule(r *report.Report, run *pairRun) {
+	f := run.fig.rule
+	if run.held {
+		r.Section(fmt.Sprintf("The rule: the backoff must not exceed the visibility timeout (%s)", clockText(o.Visibility)))
+		r.Line("A consumer that waits holding the message keeps it only while its claim's lease lasts:")
+		r.Table([]string{"held wait (between two sends)", "waits", "another consumer claimed it meanwhile"}, [][]string{
+			{"ended within the lease", fmt.Sprint(f.within), fmt.Sprint(f.withinOverlapped)},
+			{"ran past the lease", fmt.Sprint(f.past), fmt.Sprint(f.pastOverlapped)},
+		})
+		r.Linef("The longest held wait took %s; the lease counts from the claim, so sends and earlier waits",
+			secondsText(f.longestHeld))
+		r.Line("use it up too: a wait overruns it once the time held passes the visibility timeout.")
+		return
+	}
+	r.Section("The rule \"the backoff must not exceed the visibility timeout\" does not apply here")
+	r.Linef("It binds a consumer that waits holding the message. This design puts the message back:")
+	r.Linef("Pending, NextAttemptUtc = now + backoff, no lease open while it waits. Of %d waits on the", f.queueWaits)
+	r.Linef("queue, %d lasted longer than the %s visibility timeout (the longest %s), and no two",
+		f.queueLong, clockText(o.Visibility), secondsText(f.longestQueue))
+	r.Linef("consumers ever held one message (%s).", report.Plural(run.fig.overlaps, "overlapping hold"))
+}
+
+// visibilityTimeline draws each message of run on the scenario clock: a
+// claim •, a failed send ✗, a send that went through ✓, dead-lettered ☠.
+// Its text stays out of the body, whose timeline tells it line by line.
+func visibilityTimeline(run *pairRun) plot.Figure {
+	keys := map[int64]string{}
+	for _, m := range run.msgs {
+		keys[m.ID] = m.Key
+	}
+	marks := map[string][]plot.Mark{}
+	for _, s := range run.gw.ledger {
+		symbol := "✗"
+		if s.ok {
+			symbol = "✓"
+		}
+		marks[s.key] = append(marks[s.key], plot.Mark{At: s.done.Sub(clock.Start), Symbol: symbol})
+	}
+	for _, a := range run.audit {
+		switch a.Action {
+		case actionDelivered:
+			marks[keys[a.MessageID]] = append(marks[keys[a.MessageID]], plot.Mark{At: mustParseISO(a.At).Sub(clock.Start), Symbol: "•"})
+		case actionDeadLettered:
+			marks[keys[a.MessageID]] = append(marks[keys[a.MessageID]], plot.Mark{At: mustParseISO(a.At).Sub(clock.Start), Symbol: "☠"})
+		}
+	}
+	lanes := make([]plot.Lane, 0, len(run.msgs))
+	for _, m := range run.msgs {
+		lanes = append(lanes, plot.Lane{Label: m.Key, Marks: marks[m.Key], Note: string(m.Status)})
+	}
+	f := plot.Timeline("timeline", "Each notification on the scenario clock", lanes, run.ended.Sub(clock.Start), 60,
+		"• claimed   ✗ a send failed   ✓ a send went through   ☠ dead-lettered")
+	f.Text = ""
+	return f
+}
