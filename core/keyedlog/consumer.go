@@ -71,6 +71,11 @@ type Consumer struct {
 	// FailureEvent names the event published with a dead letter, in the same
 	// transaction; nil publishes none.
 	FailureEvent func(r Record) string
+	// Permanent says whether a handler error is one no retry can cure (the
+	// course's guard: catch (Exception ex) when (!IsTransient(ex))): such a
+	// record is contained at once, whatever attempts it has left. nil treats
+	// every error as transient: each record gets MaxAttempts.
+	Permanent func(err error) bool
 
 	next      int
 	holdReads int
@@ -238,7 +243,7 @@ func (c *Consumer) fail(ctx context.Context, p PartitionClaim, ev Event, herr er
 	rec := ev.Record
 	events := []Event{ev}
 	err := c.Store.InTx(ctx, func(tx *sql.Tx) error {
-		if ev.Attempt < c.maxAttempts() {
+		if ev.Attempt < c.maxAttempts() && !c.permanent(herr) {
 			events[0].Kind, events[0].Delay = Retrying, c.Backoff.Delay(ev.Attempt)
 			if events[0].Delay > 0 {
 				events[0].NextAttempt = ev.At.Add(events[0].Delay)
@@ -286,6 +291,9 @@ func (c *Consumer) fail(ctx context.Context, p PartitionClaim, ev Event, herr er
 func refused(ev Event, err error) Event {
 	return Event{At: ev.At, Kind: Refused, Record: ev.Record, Via: ev.Via, Attempt: ev.Attempt, MaxAttempts: ev.MaxAttempts, Detail: err.Error()}
 }
+
+// permanent classifies a handler error with Permanent.
+func (c *Consumer) permanent(err error) bool { return c.Permanent != nil && c.Permanent(err) }
 
 type holdTarget struct{ scope, value, label, state string }
 

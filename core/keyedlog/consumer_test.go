@@ -198,3 +198,74 @@ func TestRetriesWaitInPlace(t *testing.T) {
 		}
 	}
 }
+
+// errPermanent marks the failures no retry cures in TestPermanentFailures.
+var errPermanent = errors.New("permanent")
+
+// flaky fails a record whose MessageId is in permanent with errPermanent,
+// every time, and one in transient with a plain error the first n times.
+type flaky struct {
+	permanent map[string]bool
+	transient map[string]int
+}
+
+func (f *flaky) Apply(ctx context.Context, tx *sql.Tx, r Record, _ time.Time) (string, error) {
+	if f.permanent[r.MessageID] {
+		return "", fmt.Errorf("rejected: %w", errPermanent)
+	}
+	if f.transient[r.MessageID] > 0 {
+		f.transient[r.MessageID]--
+		return "", errors.New("timeout")
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO Seen (MessageId) VALUES (?)`, r.MessageID)
+	return "seen", err
+}
+
+// TestPermanentFailures: with Permanent set, a permanent failure is
+// dead-lettered on its first attempt, with no backoff for its partition to
+// wait out, while a transient one is retried and applied; without it, the
+// permanent one uses all its attempts.
+func TestPermanentFailures(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		classify     bool
+		wantAttempts int           // a/2's dead letter
+		wantB2At     string        // b/2 waits behind a/2 on partition 0
+		wantEnd      time.Duration // idle
+	}{
+		{"classified", true, 1, "09:00:00.000Z", 201 * ms},
+		{"every failure retried", false, 3, "09:00:00.602Z", 602 * ms},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, clk := testLog(t)
+			c := &Consumer{Store: s, Clock: clk, Handler: &flaky{map[string]bool{"a/2": true}, map[string]int{"c/2": 1}},
+				MaxAttempts: 3, Backoff: backoff.Backoff{Base: 200 * ms}, Idempotent: true, Contain: PoisonCorrelation}
+			if tt.classify {
+				c.Permanent = func(err error) bool { return errors.Is(err, errPermanent) }
+			}
+			events, err := c.Drain(ctx, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dead, _ := s.DeadLetters(ctx)
+			if got := setAsideIDs(dead); got != "a/2" {
+				t.Fatalf("dead letters %q, want a/2 alone (c/2 is transient)", got)
+			}
+			if dead[0].Attempts != tt.wantAttempts {
+				t.Errorf("a/2 dead-lettered after %d attempts, want %d", dead[0].Attempts, tt.wantAttempts)
+			}
+			if got := seen(t, s); !strings.Contains(got, "c/2") {
+				t.Errorf("applied %q, want c/2 applied after its retry", got)
+			}
+			for _, e := range events {
+				if e.Record.MessageID == "b/2" && e.Kind == Applied && clock.Stamp(e.At) != tt.wantB2At {
+					t.Errorf("b/2 applied at %s, want %s", clock.Stamp(e.At), tt.wantB2At)
+				}
+			}
+			if got := clk.Now().Sub(clock.Start); got != tt.wantEnd {
+				t.Errorf("idle at +%s, want +%s", got, tt.wantEnd)
+			}
+		})
+	}
+}

@@ -13,7 +13,7 @@ import (
 // checkFailingDeadLettered: the bug's record used its attempts and was set
 // aside. It reads the handler's ledger (how often the bug failed the record
 // before the fix) and the record's DeadLetters row.
-func (o *options) checkFailingDeadLettered(r *report.Report, run *run) {
+func (o *options) checkFailingDeadLettered(r *page, run *run) {
 	rec := o.failingRecord(run)
 	row, dead := deadLetterOf(run.idle, rec.ID)
 	failed := failedCalls(run, rec.ID, beforeFix)
@@ -28,14 +28,14 @@ func (o *options) checkFailingDeadLettered(r *report.Report, run *run) {
 }
 
 // checkOthersFlowed: every other order reached its in-order state before any fix.
-func (o *options) checkOthersFlowed(r *report.Report, run *run) {
+func (o *options) checkOthersFlowed(r *page, run *run) {
 	done, total := o.othersComplete(run)
 	r.Check("other keys kept flowing", total > 0 && done == total,
 		fmt.Sprintf("%d / %d other orders complete before the fix", done, total))
 }
 
 // checkEndSame: an AFTER run ends where the in-order run does, for every order.
-func (o *options) checkEndSame(r *report.Report, run *run) {
+func (o *options) checkEndSame(r *page, run *run) {
 	same, differ := endSame(run)
 	detail := fmt.Sprintf("%d / %d orders", same, len(run.end.states))
 	if len(differ) > 0 {
@@ -45,7 +45,7 @@ func (o *options) checkEndSame(r *report.Report, run *run) {
 }
 
 // checkEndDiffers: a BEFORE run leaves the failing order where an in-order run never would.
-func (o *options) checkEndDiffers(r *report.Report, run *run, name string) {
+func (o *options) checkEndDiffers(r *page, run *run, name string) {
 	i := o.FailingOrder - firstOrder
 	got, want := run.end.states[i], run.inOrder[i]
 	same, _ := endSame(run)
@@ -53,17 +53,18 @@ func (o *options) checkEndDiffers(r *report.Report, run *run, name string) {
 		fmt.Sprintf("order %d: %s vs in-order %s (%d / %d orders equal)", o.FailingOrder, got, want, same, len(run.end.states)))
 }
 
-func (o *options) finish(r *report.Report, run *run, pass, fail string) *report.Report {
+func (o *options) finish(r *page, run *run, pass, fail string) *report.Report {
 	r.Checks("Safety checks")
 	r.Verdict(pass, fail)
-	scenarios.RecordFigures(r, o.figures(), run)
-	return r
+	scenarios.RecordFigures(r.Report, o.figures(), run)
+	r.Figure(o.picture("timeline", "Consumer events by partition, until the consumer went idle", run))
+	return r.Report
 }
 
 // checkReplayInSequence: replay pass i handed the failing record and every
 // later one to the handler, in sequence order, and none failed. It reads the
 // handler's ledger, not what the replay tool returned.
-func (o *options) checkReplayInSequence(r *report.Report, run *run, i int) {
+func (o *options) checkReplayInSequence(r *page, run *run, i int) {
 	var seqs []int
 	failed := 0
 	for _, c := range run.calls {
@@ -116,7 +117,7 @@ func (o *options) lastMessageNote() string {
 // by the replay after the fix, and only once the handler had applied every
 // record of it that was set aside (the rule for removing ids). It reads the
 // Holds row, the DeadLetters and ParkedMessages rows and the handler's ledger.
-func (o *options) checkReleasedAfterReplay(r *report.Report, run *run, name string) {
+func (o *options) checkReleasedAfterReplay(r *page, run *run, name string) {
 	key := orderKey(o.FailingOrder)
 	var hold keyedlog.Hold
 	for _, h := range run.holds {

@@ -59,8 +59,8 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 		title:  "Ordered messages — BEFORE: a crash cascade into the dead-letter queue",
 		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, strict: true, recovery: noFix},
 		checks: o.cascadeChecks,
-		pass:   "CRASH CASCADE — EVERY LATER MESSAGE FOLLOWED IT INTO THE DLQ ❌",
-		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️",
+		pass:   "CRASH CASCADE — EVERY LATER MESSAGE FOLLOWED IT INTO THE DLQ",
+		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS",
 	}
 	after := side{
 		name:   poisonedName,
@@ -68,8 +68,8 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 		design: design{contain: keyedlog.PoisonCorrelation, idempotent: true, strict: true, recovery: replay},
 		tail:   o.writeGuardCost,
 		checks: o.poisonedChecks,
-		pass:   "POISONED ID REMEMBERED — LATER MESSAGES PARKED, NOT CRASHED ✅",
-		fail:   "THE POISONED-ID GUARD DID NOT HOLD — SEE THE FAILED CHECKS ❌",
+		pass:   "POISONED ID REMEMBERED — LATER MESSAGES PARKED, NOT CRASHED",
+		fail:   "THE POISONED-ID GUARD DID NOT HOLD — SEE THE FAILED CHECKS",
 	}
 	if !o.RememberPoisoned {
 		after.design.contain = keyedlog.DeadLetterOnly
@@ -78,7 +78,7 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 	return o.reportPair(ctx, env, before, after, o.after)
 }
 
-func (o *cascadeOptions) cascadeChecks(r *report.Report, run *run) {
+func (o *cascadeOptions) cascadeChecks(r *page, run *run) {
 	o.checkFailingDeadLettered(r, run)
 	// The later messages' DeadLetters rows, and how often the handler failed each.
 	var attempts []int

@@ -35,7 +35,7 @@ Switch the check off with --depends-on=false to watch the orphans come back.`,
 	})
 }
 
-func (o *orphanOptions) dependsOnChecks(r *report.Report, run *run) {
+func (o *orphanOptions) dependsOnChecks(r *page, run *run) {
 	n := outOfOrder(run)
 	r.Check("no record applied before its dependency", n == 0, fmt.Sprintf("%d of %d applications", n, len(applications(run))))
 	r.Check("no orphan rows", run.idle.orphans.total() == 0 && run.end.orphans.total() == 0,

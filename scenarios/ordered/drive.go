@@ -29,6 +29,8 @@ type design struct {
 	publish    bool // publish a failure event with each dead letter
 	listen     bool // customer care takes the failure events after every step
 	strict     bool // the handler throws on missing earlier state
+	classify   bool // a permanent failure is contained at once, a transient one retried
+	transient  int  // how often another order's record fails transiently first
 	recovery   recovery
 	off        string // set when a flag switched the scenario's remedy off: what runs instead
 }
@@ -93,9 +95,15 @@ func (o *options) drive(ctx context.Context, location string, d design) (*run, e
 	}
 	bug := &fault{orderID: o.FailingOrder, typ: o.FailingMessage}
 	h := &orderHandler{strict: d.strict, fault: bug, store: s}
+	if d.transient > 0 {
+		h.transient = &transientFault{orderID: o.transientOrder(), typ: o.FailingMessage, left: d.transient}
+	}
 	c := &keyedlog.Consumer{Store: s, Clock: clk, Handler: h,
 		MaxAttempts: o.MaxAttempts, Backoff: backoff.Backoff{Base: o.BaseBackoff},
 		Contain: d.contain, DependsOn: d.dependsOn, Idempotent: d.idempotent}
+	if d.classify {
+		c.Permanent = permanent
+	}
 	if d.publish {
 		c.FailureEvent = failureEventType
 	}
@@ -108,7 +116,7 @@ func (o *options) drive(ctx context.Context, location string, d design) (*run, e
 	if d.recovery != noFix {
 		bug.fixed = true
 		r.fixAt = clk.Advance(o.FixAfter)
-		r.note(r.fixAt, fmt.Sprintf("FIX DEPLOYED (%s after the consumer went idle): the %s handler no longer fails", o.FixAfter, o.FailingMessage))
+		r.note(r.fixAt, fmt.Sprintf("FIX DEPLOYED %s after the consumer went idle: %s no longer fails", o.FixAfter, o.FailingMessage))
 		h.stage = afterFix
 		if err := r.recover(ctx, c, h, orderKey(o.FailingOrder)); err != nil {
 			return nil, err
@@ -176,7 +184,7 @@ func (r *run) secondListenerPass(ctx context.Context, s *keyedlog.Store, now tim
 func (r *run) recover(ctx context.Context, c *keyedlog.Consumer, h *orderHandler, id string) error {
 	switch r.design.recovery {
 	case redrive:
-		r.note(c.Clock.Now(), "REDRIVE: the dead letters go back to the end of their partition, as a resubmitted message does")
+		r.note(c.Clock.Now(), "REDRIVE: the dead letters go to the end of their partition, as resubmitted messages")
 		evs, err := c.Redrive(ctx, "")
 		r.redriven = evs
 		r.add(evs)

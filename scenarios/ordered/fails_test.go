@@ -37,7 +37,7 @@ func TestFailsWithFailsTheRightCheck(t *testing.T) {
 		name, check, detail string
 	}{
 		{orphanName, "later messages applied without the state they need",
-			"0 payments and 0 shipments with no order when the consumer went idle; 0 of 24 applications before their dependency; " +
+			"rows with no order when the consumer went idle: none; 0 of 24 applications before their dependency; " +
 				"OrderShipped is order 42's last message, nothing comes after it"},
 		{dependsOnName, "no orphan rows",
 			"1 payment and 1 shipment with no order when idle; 0 payments and 0 shipments with no order at the end"},
@@ -50,6 +50,8 @@ func TestFailsWithFailsTheRightCheck(t *testing.T) {
 		{blockKeyName, "blocking the key stopped no unrelated order", "2 orders, 4 records"},
 		{failureEventName, "one failure event per dead letter, in its transaction",
 			"0 events for 1 dead letter, 0 published at the dead letter's instant"},
+		{permanentName, "the permanent failure was dead-lettered at its first attempt",
+			"order-42/2 failed 3 attempts of 3; its DeadLetters row says 3"},
 	}
 	if len(tests) != len(names) {
 		t.Fatalf("%d cases for %d scenarios", len(tests), len(names))
@@ -144,7 +146,7 @@ func TestChecksReadTheLedger(t *testing.T) {
 		{"no dead letter stored", &run{log: []keyedlog.Record{rec}, calls: failed(3)}, false, "order-42/1 after 3 / 3 attempts; not in DeadLetters"},
 	}
 	for _, tt := range tests {
-		r := report.New("test", report.After)
+		r := &page{Report: report.New("test", report.After)}
 		o.checkFailingDeadLettered(r, tt.run)
 		c := checkNamed(t, r.Result(), "OrderPlaced dead-lettered after MaxAttempts")
 		if c.Passed != tt.passed || c.Detail != tt.detail {
@@ -172,7 +174,7 @@ func TestChecksReadTheLedger(t *testing.T) {
 		{"out of order", &run{calls: seq(1, 3, 2), replays: replays}, false, "sequences [1, 3, 2] applied, want [1, 2, 3]"},
 		{"no replay", &run{calls: seq(1, 2, 3)}, false, "sequences [1, 2, 3] applied, want [1, 2, 3]; no replay ran"},
 	} {
-		r := report.New("test", report.After)
+		r := &page{Report: report.New("test", report.After)}
 		o.checkReplayInSequence(r, tt.run, 0)
 		c := checkNamed(t, r.Result(), "replay applied in sequence order")
 		if c.Passed != tt.passed || c.Detail != tt.detail {
@@ -245,7 +247,7 @@ func TestReleaseWaitsForTheReplay(t *testing.T) {
 		{"one failed in the replay", base(call{stage: replayPass, rec: rec2}, call{stage: replayPass, rec: rec3, err: &bugError{"bug"}}), false,
 			"order-42 released at 09:05:00.000Z; 1 of its 2 set-aside records not replayed (42#3)"},
 	} {
-		r := report.New("test", report.After)
+		r := &page{Report: report.New("test", report.After)}
 		o.checkReleasedAfterReplay(r, tt.run, "released after the replay")
 		c := checkNamed(t, r.Result(), "released after the replay")
 		if c.Passed != tt.passed || c.Detail != tt.detail {

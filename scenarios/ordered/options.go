@@ -150,6 +150,15 @@ func (o *options) span() time.Duration {
 	return o.FixAfter + 3*waits
 }
 
+// transientOrder is the order whose record fails transiently, where a
+// scenario has one: the one after the failing order (before it, for the last).
+func (o *options) transientOrder() int {
+	if o.FailingOrder == firstOrder+o.Orders-1 {
+		return o.FailingOrder - 1
+	}
+	return o.FailingOrder + 1
+}
+
 // orderIDs are the produced orders, in order.
 func (o *options) orderIDs() []int {
 	ids := make([]int, o.Orders)

@@ -9,11 +9,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/report"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
 
-var names = []string{orphanName, dependsOnName, cascadeName, poisonedName, corruptionName, replayName, blockKeyName, failureEventName}
+var names = []string{orphanName, dependsOnName, cascadeName, poisonedName, corruptionName, replayName, blockKeyName, failureEventName, permanentName}
 
 func TestValidate(t *testing.T) {
 	tests := []struct {
@@ -212,5 +213,70 @@ func TestCrashCascadeHasNoFixFlag(t *testing.T) {
 	}
 	if fs.Lookup("failing-message") == nil || fs.Lookup("orders") == nil {
 		t.Error("ordered-crash-cascade lost the family's other flags")
+	}
+}
+
+// TestPermanentVersusTransient reads the split from the two runs' figures:
+// the permanent failure gets one attempt and holds its partition for no
+// time when classified, every attempt and the backoffs when not; the
+// transient one is retried until it passes in both.
+func TestPermanentVersusTransient(t *testing.T) {
+	tests := []struct {
+		args   []string
+		passed bool
+		want   string // classify: permanent attempts, held, transient attempts, wait behind; then retry-all's
+	}{
+		{nil, true, "1 0s 3 0 | 3 602ms 3 602"},
+		{[]string{"--classify=false"}, false, "3 602ms 3 602 | 3 602ms 3 602"},
+		{[]string{"--max-attempts", "5", "--transient-failures", "1"}, true, "1 0s 2 0 | 5 3.004s 2 3004"},
+		{[]string{"--transient-failures", "3"}, false, "1 0s 3 0 | 3 602ms 3 602"}, // 43#2 dead-lettered after 3 failures
+	}
+	for _, tt := range tests {
+		t.Run("args "+strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			res := scenariotest.Run(t, permanentName, tt.args...).Result()
+			m := res.Metrics
+			got := fmt.Sprintf("%v %v %v %v | %v %v %v %v",
+				m["classify_permanent_attempts"], m["classify_permanent_held"], m["classify_transient_attempts"],
+				m["classify_longest_wait_behind_ms"], m["retry_all_permanent_attempts"], m["retry_all_permanent_held"],
+				m["retry_all_transient_attempts"], m["retry_all_longest_wait_behind_ms"])
+			if got != tt.want || res.Passed != tt.passed {
+				t.Errorf("passed %v, figures %s; want %v, %s", res.Passed, got, tt.passed, tt.want)
+			}
+		})
+	}
+}
+
+// TestOrphanVerdictSaysWhatTheRunShowed: the course's opening example
+// (PaymentReceived dead-lettered, OrderShipped applied without it) has no
+// orphan rows, and its verdict must not claim any.
+func TestOrphanVerdictSaysWhatTheRunShowed(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "ORPHANS — LATER MESSAGES STORED WITH NO ORDER TO ATTACH THEM TO"},
+		{[]string{"--failing-message", "PaymentReceived"},
+			"OUT OF ORDER — OrderShipped RAN WITHOUT PaymentReceived, WHICH THE REDRIVE DELIVERED AFTER IT"},
+	}
+	for _, tt := range tests {
+		t.Run("args "+strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			res := scenariotest.Run(t, orphanName, tt.args...).Result()
+			if want := report.VerdictReproduced + " " + tt.want; res.Verdict != want {
+				t.Errorf("verdict %q, want %q", res.Verdict, want)
+			}
+		})
+	}
+}
+
+// TestUnpairedAftersSayWhatTheyAnswer: an AFTER without a pair names the
+// BEFORE it answers, and that BEFORE exists.
+func TestUnpairedAftersSayWhatTheyAnswer(t *testing.T) {
+	for _, name := range []string{blockKeyName, failureEventName} {
+		s := scenarios.Lookup(name)
+		if b := scenarios.Lookup(s.Answers); b == nil || b.Kind != report.Before {
+			t.Errorf("%s answers %q, want a BEFORE scenario", name, s.Answers)
+		}
 	}
 }

@@ -24,7 +24,7 @@ const (
 	OrderCancelled  = "OrderCancelled"
 )
 
-// firstOrder is the id of the first seeded order; the seed's order 42 is the second.
+// firstOrder is the id of the first produced order; the course's order 42 is the second.
 const firstOrder = 41
 
 // orderKey is an order's partitioning key and correlation id: order-42.
@@ -89,6 +89,30 @@ func (f *fault) check(p payload, typ string) error {
 	return &bugError{fmt.Sprintf("%s handler bug: amount %s for order %d rejected", typ, money(p.AmountCents), p.OrderID)}
 }
 
+// transientFault fails one order's message its first left times: a
+// provider timeout that a retry cures.
+type transientFault struct {
+	orderID int
+	typ     string
+	left    int
+}
+
+func (f *transientFault) check(p payload, typ string) error {
+	if f == nil || f.left == 0 || p.OrderID != f.orderID || typ != f.typ {
+		return nil
+	}
+	f.left--
+	return fmt.Errorf("%s for order %d: payment provider timed out", typ, p.OrderID)
+}
+
+// permanent is the guard's classifier (the course's !IsTransient(ex)): the
+// bug rejects the same message every time, so no retry can cure it; any
+// other failure may pass on a later attempt.
+func permanent(err error) bool {
+	var bug *bugError
+	return errors.As(err, &bug)
+}
+
 // bugError is a failure the bug itself caused, as opposed to a strict
 // handler's missing earlier state.
 type bugError struct{ msg string }
@@ -100,11 +124,12 @@ func (e *bugError) Error() string { return e.msg }
 // earlier state exists and throws when it does not. It keeps its own ledger
 // of every call, the record the checks read instead of the consumer's events.
 type orderHandler struct {
-	store  *keyedlog.Store // the database its tables are in
-	strict bool
-	fault  *fault
-	stage  stage // set by the driver: who is calling now
-	calls  []call
+	store     *keyedlog.Store // the database its tables are in
+	strict    bool
+	fault     *fault
+	transient *transientFault
+	stage     stage // set by the driver: who is calling now
+	calls     []call
 }
 
 // stage is who hands records to the handler: the consumer before the fix,
@@ -142,6 +167,9 @@ func (h *orderHandler) change(ctx context.Context, tx *sql.Tx, r keyedlog.Record
 		return "", fmt.Errorf("decode %s payload: %w", r.Type, err)
 	}
 	if err := h.fault.check(p, r.Type); err != nil {
+		return "", err
+	}
+	if err := h.transient.check(p, r.Type); err != nil {
 		return "", err
 	}
 	status, exists, err := h.orderStatus(ctx, tx, p.OrderID)

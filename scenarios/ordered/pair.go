@@ -14,10 +14,12 @@ import (
 type side struct {
 	name, title string
 	design      design
-	extra       func(*report.Report, *run) // sections between the queues and the states; may be nil
-	tail        func(*report.Report, *run) // sections after the pair table; may be nil
-	checks      func(*report.Report, *run)
+	extra       func(*page, *run) // sections between the queues and the states; may be nil
+	tail        func(*page, *run) // sections after the pair table; may be nil
+	checks      func(*page, *run)
 	pass, fail  string // the verdict's two lines
+	// passFor, when set, words the pass line from what the run showed.
+	passFor func(*run) string
 }
 
 // reportPair runs the own side of a pair on the scenario's database and the
@@ -34,10 +36,10 @@ func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, aft
 	if err != nil {
 		return nil, err
 	}
-	r := o.start(identity{name: own.name, pair: partner.name, kind: kind, title: own.title}, run)
-	scenarios.SchemaSection(r, run.tables)
+	r := o.start(env, identity{name: own.name, pair: partner.name, kind: kind, title: own.title}, run)
+	scenarios.SchemaSection(r.Report, run.tables)
 	o.writeLog(r, run.log)
-	writeTimeline(r, run)
+	o.writeTimeline(r, run)
 	writeQueues(r, run)
 	if own.extra != nil {
 		own.extra(r, run)
@@ -48,15 +50,45 @@ func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, aft
 		own.tail(r, run)
 	}
 	own.checks(r, run)
-	return o.finish(r, run, own.pass, own.fail), nil
+	pass := own.pass
+	if own.passFor != nil {
+		pass = own.passFor(run)
+	}
+	return o.finish(r, run, pass, own.fail), nil
 }
 
 // writePairTable compares a BEFORE and an AFTER design that ran on the same
 // log in one invocation: the rows of o.figures that have a label.
-func (o *options) writePairTable(r *report.Report, own report.Kind, before, after *run) {
+func (o *options) writePairTable(r *page, own report.Kind, before, after *run) {
 	r.Section("Real BEFORE vs AFTER figures")
 	r.Linef("Both designs ran in this invocation on the same log; this scenario's own run is the %s column.", own)
-	scenarios.FigureTable(r, []string{"Metric (real run)", "BEFORE", "AFTER"}, o.figures(), before, after)
+	figs := o.figures()
+	if !r.verbose {
+		figs = differing(figs, before, after)
+	}
+	scenarios.FigureTable(r.Report, []string{"Metric (real run)", "BEFORE", "AFTER"}, figs, before, after)
+	if !r.verbose {
+		r.Line("Rows equal in both designs are left out (--verbose shows them).")
+	}
+}
+
+// differing keeps the labelled figures whose cells differ between the two
+// runs: where the designs part.
+func differing(figs []scenarios.Figure[*run], a, b *run) []scenarios.Figure[*run] {
+	var out []scenarios.Figure[*run]
+	for _, f := range figs {
+		if f.Label != "" && cell(f, a) != cell(f, b) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func cell(f scenarios.Figure[*run], x *run) string {
+	if f.Show != nil {
+		return f.Show(x)
+	}
+	return fmt.Sprint(f.Value(x))
 }
 
 // figures are the family's figures of one run, declared once: the pair
@@ -94,6 +126,7 @@ func (o *options) figures() []scenarios.Figure[*run] {
 		}},
 		{Label: "Longest wait of another order's record", Show: func(x *run) string { return o.longestWait(x).String() }},
 		{Label: fmt.Sprintf("Order %d at the end", o.FailingOrder), Key: "failing_order_end_state",
+			Show:  func(x *run) string { return x.end.states[i].brief() },
 			Value: func(x *run) any { return x.end.states[i].String() }},
 		{Key: "failing_order_in_order_state", Value: func(x *run) any { return x.inOrder[i].String() }},
 		{Label: "Orders equal to the in-order run", Key: "orders_equal_in_order",

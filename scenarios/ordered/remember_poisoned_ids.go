@@ -42,7 +42,7 @@ dead-letters, the cascade comes back and the checks fail (exit 1).`,
 	})
 }
 
-func (o *cascadeOptions) poisonedChecks(r *report.Report, run *run) {
+func (o *cascadeOptions) poisonedChecks(r *page, run *run) {
 	key := orderKey(o.FailingOrder)
 	rec := o.failingRecord(run)
 	var hold keyedlog.Hold
@@ -77,7 +77,7 @@ func (o *cascadeOptions) poisonedChecks(r *report.Report, run *run) {
 // writeGuardCost shows what the guard costs: one read of Holds for every
 // record the consumer read, as the consumer counted them. It is a figure,
 // not a check: the count comes from the code it would judge.
-func (o *cascadeOptions) writeGuardCost(r *report.Report, run *run) {
+func (o *cascadeOptions) writeGuardCost(r *page, run *run) {
 	consumed := 0
 	for _, e := range run.timeline {
 		if e.ev != nil && e.ev.Via == keyedlog.ViaLog && e.ev.Kind != keyedlog.Held && e.ev.Kind != keyedlog.Published {

@@ -2,12 +2,14 @@ package ordered
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // identity names a scenario in its report.
@@ -16,63 +18,77 @@ type identity struct {
 	kind              report.Kind
 }
 
-func (o *options) start(id identity, own *run) *report.Report {
-	r := report.New(id.name, id.kind)
+// page is a report being written: the error texts it has numbered, and
+// whether the full ledgers were asked for (--verbose).
+type page struct {
+	*report.Report
+	notes   errorNotes
+	verbose bool
+}
+
+// indent begins the continuation of a header line.
+const indent = "          "
+
+func (o *options) start(env scenarios.Env, id identity, own *run) *page {
+	r := &page{Report: report.New(id.name, id.kind), verbose: env.Verbose}
 	r.Title(id.title)
-	if id.pair != "" {
+	switch s := scenarios.Lookup(id.name); {
+	case id.pair != "":
 		r.Linef("Scenario  %s (%s; pairs with %s)", id.name, id.kind, id.pair)
-	} else {
+	case s != nil && s.Answers != "":
+		r.Linef("Scenario  %s (%s; answers %s)", id.name, id.kind, s.Answers)
+	default:
 		r.Linef("Scenario  %s (%s)", id.name, id.kind)
 	}
+	r.Linef("Source    %s", scenarios.Source("ordered"))
+	line := func(format string, args ...any) { r.Line(fit(fmt.Sprintf(format, args...), indent)) }
 	ids := o.orderIDs()
-	r.Linef("Log       %s %d..%d, 3 messages each, keyed by order over %s (partition = order id mod %d), produced in sequence rounds at %s",
-		report.Plural(o.Orders, "order"), ids[0], ids[len(ids)-1], report.Plural(o.Partitions, "partition"), o.Partitions, clock.ISO(clock.Start))
-	r.Linef("Story     order %d: %s; every other order is placed, paid and shipped", o.FailingOrder, storyText(stream(o.cancelled)))
-	fix := fmt.Sprintf("until the fix, deployed %s after the consumer goes idle", o.FixAfter)
+	line("Log       %s %d..%d, 3 messages each, keyed by order; partition = order id mod %d",
+		report.Plural(o.Orders, "order"), ids[0], ids[len(ids)-1], o.Partitions)
+	line("Story     order %d: %s", o.FailingOrder, storyText(stream(o.cancelled)))
+	fix := fmt.Sprintf("until the fix, %s after the consumer goes idle", o.FixAfter)
 	if own.design.recovery == noFix {
-		fix = "and the run ends with no fix, when the consumer is idle"
+		fix = "and the run ends, with no fix, when the consumer is idle"
 	}
-	r.Linef("Bug       the %s handler fails for order %d %s", o.FailingMessage, o.FailingOrder, fix)
-	r.Linef("Handler   %s", handlerText(own.design.strict))
-	r.Linef("Consumer  one consumer, round-robin over the partitions; MaxAttempts %d, retried in place with backoff %s × 2^(n-1) while the partition waits",
-		o.MaxAttempts, clock.Millis(o.BaseBackoff))
-	r.Linef("Contain   %s", containText(own.design))
+	line("Bug       %s fails for order %d %s", o.FailingMessage, o.FailingOrder, fix)
+	line("Handler   %s", handlerText(own.design.strict))
+	line("Consumer  one, round-robin over the partitions; %s, retried in place after %s × 2^(n-1)",
+		report.Plural(o.MaxAttempts, "attempt"), clock.Millis(o.BaseBackoff))
+	line("Contain   %s", containText(own.design))
 	if own.design.off != "" {
-		r.Linef("Remedy    SWITCHED OFF by %s", own.design.off)
+		line("Remedy    SWITCHED OFF by %s", own.design.off)
 	}
-	r.Linef("Recovery  %s", recoveryText(own.design.recovery, orderKey(o.FailingOrder)))
-	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(clock.Start))
+	line("Recovery  %s", recoveryText(own.design.recovery, orderKey(o.FailingOrder)))
 	return r
 }
 
 func storyText(types []string) string {
 	parts := make([]string, len(types))
 	for i, t := range types {
-		parts[i] = fmt.Sprintf("%s (seq %d", t, i+1)
+		parts[i] = fmt.Sprintf("%s #%d", t, i+1)
 		if i > 0 {
-			parts[i] += fmt.Sprintf(", dependsOn %d", i)
+			parts[i] += fmt.Sprintf(" (needs #%d)", i)
 		}
-		parts[i] += ")"
 	}
 	return strings.Join(parts, " → ")
 }
 
 func handlerText(strict bool) string {
 	if strict {
-		return "strict: assumes the earlier state exists and throws when it does not (no order row; not Paid when shipped)"
+		return "strict: throws when the earlier state is missing (no order row; not Paid when shipped)"
 	}
-	return "lenient: stores what it is given and moves whatever order row exists to the new status; checks nothing"
+	return "lenient: stores what it is given, moves any order row to the new status, checks nothing"
 }
 
 func containText(d design) string {
 	parts := []string{string(cmpOr(d.contain, keyedlog.DeadLetterOnly))}
 	switch d.contain {
 	case keyedlog.PoisonCorrelation:
-		parts[0] += " (a store read on every record; later records of a poisoned id are parked)"
+		parts[0] = "remember poisoned ids: a store read per record; later records of one are parked"
 	case keyedlog.BlockKey:
-		parts[0] += " (later records with a blocked key are parked; the partition carries on)"
+		parts[0] += ": later records with a blocked key are parked; the partition carries on"
 	case keyedlog.PausePartition:
-		parts[0] += " (nothing behind the failed record moves, whatever its key)"
+		parts[0] += ": nothing behind the failed record moves, whatever its key"
 	}
 	if d.dependsOn {
 		parts = append(parts, "dependsOn check (a record whose dependency is not applied is parked)")
@@ -83,9 +99,7 @@ func containText(d design) string {
 	case d.listen:
 		parts = append(parts, "NO failure event published; customer care listens")
 	}
-	if d.idempotent {
-		parts = append(parts, "idempotent (an applied MessageId is skipped)")
-	} else {
+	if !d.idempotent {
 		parts = append(parts, "NOT idempotent (an applied MessageId is applied again)")
 	}
 	return strings.Join(parts, "; ")
@@ -101,20 +115,19 @@ func cmpOr(c, def keyedlog.Containment) keyedlog.Containment {
 func recoveryText(rc recovery, id string) string {
 	switch rc {
 	case redrive:
-		return "after the fix, the dead letters are redriven to the end of their partition (the usual DLQ redrive)"
+		return "after the fix, the usual DLQ redrive: dead letters go back to the end of their partition"
 	case replay:
-		return "after the fix, replay " + id + "'s dead and parked records in sequence order, then unblock it"
+		return "after the fix, replay " + id + "'s dead and parked records in sequence, then unblock it"
 	case replayTwice:
-		return "after the fix, replay " + id + "'s dead and parked records in sequence order, then unblock it; then replay it again"
+		return "after the fix, replay " + id + "'s dead and parked records in sequence, then unblock it; then replay it again"
 	case resume:
 		return "after the fix, resume the paused partition"
 	}
 	return "none"
 }
 
-func (o *options) writeLog(r *report.Report, log []keyedlog.Record) {
+func (o *options) writeLog(r *page, log []keyedlog.Record) {
 	r.Section("The log (42#2 = order 42, sequence 2; each partition is read in offset order)")
-	var rows [][]string
 	for p := range o.Partitions {
 		var orders []int
 		var recs []string
@@ -128,9 +141,19 @@ func (o *options) writeLog(r *report.Report, log []keyedlog.Record) {
 			}
 			recs = append(recs, fmt.Sprintf("%d#%d", id, rec.Sequence))
 		}
-		rows = append(rows, []string{strconv.Itoa(p), report.Dash(report.JoinInts(orders)), report.Dash(strings.Join(recs, " "))})
+		r.Line(fit(fmt.Sprintf("p%d (%s): %s", p, orderList(orders), report.Dash(strings.Join(recs, " "))), "    "))
 	}
-	r.Table([]string{"Partition", "Orders", "Records, offset 0 onwards"}, rows)
+}
+
+// orderList names orders: "orders 42, 45, 48", "order 43", "no order".
+func orderList(ids []int) string {
+	switch len(ids) {
+	case 0:
+		return "no order"
+	case 1:
+		return "order " + report.JoinInts(ids)
+	}
+	return "orders " + report.JoinInts(ids)
 }
 
 func orderOf(rec keyedlog.Record) int {
@@ -138,61 +161,165 @@ func orderOf(rec keyedlog.Record) int {
 	return id
 }
 
-func writeTimeline(r *report.Report, run *run) {
+// writeTimeline prints the run's timeline. By default a stretch of plain
+// first-attempt applications of other orders is one line (the flow the
+// failure did not stop); --verbose prints each.
+func (o *options) writeTimeline(r *page, run *run) {
 	r.Section("Timeline (scenario clock)")
+	var quiet []entry
+	flush := func() {
+		switch {
+		case len(quiet) == 0:
+		case len(quiet) < 3 || r.verbose:
+			for _, e := range quiet {
+				r.Line(timelineLine(e, &r.notes))
+			}
+		default:
+			var orders []int
+			for _, e := range quiet {
+				if id := orderOf(e.ev.Record); !slices.Contains(orders, id) {
+					orders = append(orders, id)
+				}
+			}
+			slices.Sort(orders)
+			which := "orders " + report.JoinInts(orders)
+			if len(orders) == 1 {
+				which = "order " + report.JoinInts(orders)
+			}
+			if len(orders) > 8 {
+				which = report.Plural(len(orders), "other order")
+			}
+			r.Line(fit(fmt.Sprintf("%s  %-5s %d records of %s applied (--verbose lists them)",
+				stamp(quiet[0].at), "…", len(quiet), which), indent+"     "))
+		}
+		quiet = nil
+	}
 	for _, e := range run.timeline {
-		r.Line(timelineLine(e))
+		if o.plain(e) && (len(quiet) == 0 || quiet[0].at.Equal(e.at)) {
+			quiet = append(quiet, e)
+			continue
+		}
+		flush()
+		if o.plain(e) {
+			quiet = append(quiet, e)
+			continue
+		}
+		r.Line(timelineLine(e, &r.notes))
 	}
+	flush()
+	r.notes.flush(r)
 }
 
-// writeQueues prints what the consumer set aside and held back, as stored.
-func writeQueues(r *report.Report, run *run) {
-	r.Section("Dead letters (DeadLetters)")
-	var rows [][]string
-	for _, d := range run.end.dead {
-		rows = append(rows, []string{strconv.FormatInt(d.ID, 10), d.Record.Place(), d.Record.MessageID, d.Record.Type,
-			strconv.Itoa(d.Attempts), stamp(d.At), stamp(d.RedrivenAt), stamp(d.ReplayedAt), d.Reason})
+// plain is a first-attempt application, from the log, of another order's
+// record: the flow that goes on around the failure.
+func (o *options) plain(e entry) bool {
+	return e.ev != nil && e.ev.Kind == keyedlog.Applied && e.ev.Via == keyedlog.ViaLog && e.ev.Attempt <= 1 &&
+		orderOf(e.ev.Record) != o.FailingOrder && e.ev.Record.RedriveOf == 0
+}
+
+// writeQueues prints what the consumer set aside (DeadLetters,
+// ParkedMessages) and held back (Holds), as stored; a run that set nothing
+// aside prints nothing. Errors and reasons are notes below the table.
+func writeQueues(r *page, run *run) {
+	rows := slices.Concat(run.end.dead, run.end.parked)
+	if len(rows) == 0 && len(run.holds) == 0 {
+		return
 	}
-	table(r, []string{"Id", "Record", "MessageId", "Type", "Attempts", "DeadLetteredAt", "RedrivenAt", "ReplayedAt", "LastError"}, rows)
-	r.Section("Parked records (ParkedMessages)")
-	rows = nil
-	for _, p := range run.end.parked {
-		rows = append(rows, []string{strconv.FormatInt(p.ID, 10), p.Record.Place(), p.Record.MessageID, p.Record.Type,
-			stamp(p.At), stamp(p.ReplayedAt), p.Reason})
+	redriven, replayed := false, false
+	for _, d := range rows {
+		redriven = redriven || !d.RedrivenAt.IsZero()
+		replayed = replayed || !d.ReplayedAt.IsZero()
 	}
-	table(r, []string{"Id", "Record", "MessageId", "Type", "ParkedAt", "ReplayedAt", "Reason"}, rows)
-	r.Section("Holds (poisoned correlation ids, blocked keys, paused partitions)")
-	rows = nil
+	optional := func(row []string, show bool, cell string) []string {
+		if show {
+			return append(row, cell)
+		}
+		return row
+	}
+	r.Section("Set aside (DeadLetters, ParkedMessages) and held back (Holds)")
+	if len(rows) > 0 {
+		header := optional(optional([]string{"Queue", "Record", "Attempts", "SetAsideAt"}, redriven, "RedrivenAt"), replayed, "ReplayedAt")
+		var cells [][]string
+		for _, d := range rows {
+			queue, attempts := "dead letter", strconv.Itoa(d.Attempts)
+			if d.Queue == keyedlog.QueueParking {
+				queue, attempts = "parked", report.Empty
+			}
+			row := []string{queue, shortID(d.Record) + " " + d.Record.Type, attempts, stamp(d.At)}
+			row = optional(optional(row, redriven, stamp(d.RedrivenAt)), replayed, stamp(d.ReplayedAt))
+			cells = append(cells, append(row, r.notes.ref(d.Reason)))
+		}
+		r.Table(append(header, "Why"), cells)
+	}
 	for _, h := range run.holds {
-		rows = append(rows, []string{strconv.FormatInt(h.ID, 10), h.Scope, h.Value, stamp(h.HeldAt), stamp(h.ReleasedAt), h.Reason})
+		r.Line(fit(fmt.Sprintf("Hold: %s %s, held at %s, released at %s %s",
+			h.Scope, h.Value, stamp(h.HeldAt), stamp(h.ReleasedAt), r.notes.ref(h.Reason)), "      "))
 	}
-	table(r, []string{"Id", "Scope", "Value", "HeldAt", "ReleasedAt", "Reason"}, rows)
+	r.notes.flush(r)
 }
 
-// writeStates compares every order with the in-order run.
-func (o *options) writeStates(r *report.Report, run *run) {
+// moment is one row of the order table: an order as it stood at one point.
+type moment struct {
+	name  string
+	state orderState
+}
+
+// writeStates compares the orders with the in-order run: by default the
+// ones that differ from it at some point (and the failing order); --verbose
+// shows every order.
+func (o *options) writeStates(r *page, run *run) {
 	r.Section("Order table vs the in-order run (same log, same handler, no bug)")
-	header := []string{"Order", "Partition", "When the consumer went idle", "End of this run", "In-order run", "Same at the end"}
-	if run.design.recovery == noFix {
-		header = []string{"Order", "Partition", "End of this run", "In-order run", "Same at the end"}
-	}
 	var rows [][]string
+	var equal []int
 	for i, s := range run.end.states {
-		same := "yes"
-		if s != run.inOrder[i] {
-			same = "NO"
-		}
-		row := []string{strconv.Itoa(s.ID), strconv.Itoa(s.ID % o.Partitions)}
+		want := run.inOrder[i]
+		moments := []moment{{"end of this run", s}, {"in-order run", want}}
 		if run.design.recovery != noFix {
-			row = append(row, run.idle.states[i].String())
+			moments = append([]moment{{"consumer idle", run.idle.states[i]}}, moments...)
 		}
-		rows = append(rows, append(row, s.String(), run.inOrder[i].String(), same))
+		differs := false
+		for _, m := range moments {
+			differs = differs || m.state != want
+		}
+		if !differs && s.ID != o.FailingOrder && !r.verbose {
+			equal = append(equal, s.ID)
+			continue
+		}
+		for j, m := range moments {
+			order, part := "", ""
+			if j == 0 {
+				order, part = strconv.Itoa(s.ID), strconv.Itoa(s.ID%o.Partitions)
+			}
+			same := "yes"
+			if m.state != want {
+				same = "NO"
+			}
+			if m.name == "in-order run" {
+				same = ""
+			}
+			st := m.state
+			status, paid := "none", report.Empty
+			if st.Exists {
+				status, paid = st.Status, money(st.PaidCents)
+			}
+			rows = append(rows, []string{order, part, m.name, status, paid, strconv.Itoa(st.Payments), strconv.Itoa(st.Shipments), same})
+		}
 	}
-	r.Table(header, rows)
-	r.Linef("Rows with no order (orphans): %s when the consumer went idle; %s at the end", run.idle.orphans, run.end.orphans)
+	r.Table([]string{"Order", "Partition", "When", "Order row", "Paid", "Payments", "Shipments", "= in-order"}, rows)
+	if len(equal) > 0 {
+		which := orderList(equal)
+		if len(equal) > 8 {
+			which = "The other " + report.Plural(len(equal), "order")
+		}
+		r.Line(fit(strings.ToUpper(which[:1])+which[1:]+" equal the in-order run throughout (--verbose lists them).", ""))
+	}
+	if !run.design.strict {
+		// Only a lenient handler stores a payment or shipment with no order.
+		r.Linef("Rows with no order (orphans): %s when the consumer went idle; %s at the end", run.idle.orphans.brief(), run.end.orphans.brief())
+	}
 }
 
-func table(r *report.Report, header []string, rows [][]string) {
+func table(r *page, header []string, rows [][]string) {
 	if len(rows) == 0 {
 		r.Line("(none)")
 		return

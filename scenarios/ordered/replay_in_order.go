@@ -3,6 +3,7 @@ package ordered
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -37,7 +38,7 @@ Cancelled, as in an in-order run.
 	})
 }
 
-func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
+func (o *corruptionOptions) replayChecks(r *page, run *run) {
 	parked := len(o.laterRows(run.idle.parked))
 	r.Check("later messages parked while it was dead", parked == o.later(),
 		fmt.Sprintf("%d / %d parked", parked, o.later()))
@@ -90,19 +91,19 @@ func (o *corruptionOptions) replayChecks(r *report.Report, run *run) {
 }
 
 // writeReplays prints what each replay pass did.
-func (o *corruptionOptions) writeReplays(r *report.Report, run *run) {
+func (o *corruptionOptions) writeReplays(r *page, run *run) {
 	r.Section("Replays of " + orderKey(o.FailingOrder) + " (after the fix)")
 	var rows [][]string
 	for i, res := range run.replays {
 		var done []string
 		for _, e := range res.Events {
 			if e.Kind == keyedlog.Applied || e.Kind == keyedlog.Duplicate {
-				done = append(done, fmt.Sprintf("%d#%d %s", o.FailingOrder, e.Record.Sequence, e.Kind))
+				done = append(done, fmt.Sprintf("%d#%d", o.FailingOrder, e.Record.Sequence))
 			}
 		}
 		i42 := o.FailingOrder - firstOrder
-		rows = append(rows, []string{fmt.Sprint(i + 1), joinStrings(done), fmt.Sprint(res.Applied), fmt.Sprint(res.Duplicates),
-			fmt.Sprint(res.Released), run.afterEach[i][i42].String()})
+		rows = append(rows, []string{fmt.Sprint(i + 1), strings.Join(done, ", "), fmt.Sprint(res.Applied), fmt.Sprint(res.Duplicates),
+			fmt.Sprint(res.Released), run.afterEach[i][i42].brief() + ", " + report.Plural(run.afterEach[i][i42].Payments, "payment")})
 	}
-	r.Table([]string{"Pass", "Records, in sequence order", "Applied", "Skipped", "Holds released", fmt.Sprintf("Order %d after it", o.FailingOrder)}, rows)
+	r.Table([]string{"Pass", "Records handed over", "Applied", "Skipped", "Holds released", fmt.Sprintf("Order %d after it", o.FailingOrder)}, rows)
 }

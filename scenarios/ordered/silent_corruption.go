@@ -64,8 +64,8 @@ func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		title:  "Ordered messages — BEFORE: silent corruption after a redrive",
 		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, recovery: redrive},
 		checks: o.corruptionChecks,
-		pass:   "SILENT CORRUPTION — NOTHING FAILED AND THE DATA IS WRONG ❌",
-		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️",
+		pass:   "SILENT CORRUPTION — NOTHING FAILED AND THE DATA IS WRONG",
+		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS",
 	}
 	after := side{
 		name:   replayName,
@@ -73,8 +73,8 @@ func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		design: design{contain: keyedlog.PoisonCorrelation, idempotent: o.Idempotent, recovery: replayTwice},
 		extra:  o.writeReplays,
 		checks: o.replayChecks,
-		pass:   "REPLAYED IN SEQUENCE ORDER, THEN UNBLOCKED — THE ORDER ENDS CANCELLED ✅",
-		fail:   "THE REPLAY DID NOT RESTORE THE IN-ORDER STATE — SEE THE FAILED CHECKS ❌",
+		pass:   "REPLAYED IN SEQUENCE ORDER, THEN UNBLOCKED — THE ORDER ENDS CANCELLED",
+		fail:   "THE REPLAY DID NOT RESTORE THE IN-ORDER STATE — SEE THE FAILED CHECKS",
 	}
 	if !o.Idempotent {
 		after.design.off = "--idempotent=false: a record whose MessageId was applied is applied again"
@@ -82,7 +82,7 @@ func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report
 	return o.reportPair(ctx, env, before, after, o.after)
 }
 
-func (o *corruptionOptions) corruptionChecks(r *report.Report, run *run) {
+func (o *corruptionOptions) corruptionChecks(r *page, run *run) {
 	o.checkFailingDeadLettered(r, run)
 	rec := o.failingRecord(run)
 	var deadSince, appliedAt []string

@@ -30,6 +30,14 @@ func (s orderState) String() string {
 	return fmt.Sprintf("%s, paid %s; %s", s.Status, money(s.PaidCents), rows)
 }
 
+// brief is the order row alone, for a table cell: "Placed, paid 0.00".
+func (s orderState) brief() string {
+	if !s.Exists {
+		return "no order row"
+	}
+	return fmt.Sprintf("%s, paid %s", s.Status, money(s.PaidCents))
+}
+
 // readStates reads the state of every order in ids.
 func readStates(ctx context.Context, s *keyedlog.Store, ids []int) ([]orderState, error) {
 	out := make([]orderState, 0, len(ids))
@@ -58,6 +66,15 @@ func (o orphans) total() int { return o.payments + o.shipments }
 
 func (o orphans) String() string {
 	return fmt.Sprintf("%s and %s with no order", report.Plural(o.payments, "payment"), report.Plural(o.shipments, "shipment"))
+}
+
+// brief counts the rows for a line that says what they are: "1 payment,
+// 1 shipment", or "none".
+func (o orphans) brief() string {
+	if o.total() == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%s, %s", report.Plural(o.payments, "payment"), report.Plural(o.shipments, "shipment"))
 }
 
 func readOrphans(ctx context.Context, s *keyedlog.Store) (orphans, error) {

@@ -2,73 +2,151 @@ package ordered
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/keyedlog"
 	"outboxlab/core/report"
 )
 
-// timelineLine renders one timeline entry in scenario time.
-func timelineLine(e entry) string {
+// errorNotes number the distinct error texts of a report: a timeline line or
+// a table cell shows [1], and the text is printed once, below the timeline
+// that first met it. That keeps a line of the story within report.MaxWidth.
+type errorNotes struct {
+	texts   []string
+	printed int
+}
+
+// ref is the reference of text, numbered on first use.
+func (n *errorNotes) ref(text string) string {
+	i := slices.Index(n.texts, text)
+	if i < 0 {
+		n.texts = append(n.texts, text)
+		i = len(n.texts) - 1
+	}
+	return fmt.Sprintf("[%d]", i+1)
+}
+
+// flush writes the texts numbered since the last flush.
+func (n *errorNotes) flush(r *page) {
+	if n.printed == len(n.texts) {
+		return
+	}
+	r.Line("")
+	for i := n.printed; i < len(n.texts); i++ {
+		r.Line(fit(fmt.Sprintf("[%d] %s", i+1, n.texts[i]), "    "))
+	}
+	n.printed = len(n.texts)
+}
+
+// timelineLine renders one timeline entry in scenario time; errors are
+// referred to by their note.
+func timelineLine(e entry, notes *errorNotes) string {
 	at := stamp(e.at)
 	switch {
 	case e.note != "":
-		return fmt.Sprintf("%s  ━━ %s", at, e.note)
+		return fit(fmt.Sprintf("%s  ━━ %s", at, e.note), strings.Repeat(" ", len(at)+5))
 	case e.delivery != nil:
 		d := e.delivery
-		return fmt.Sprintf("%s  %-6s %-9s listener: customer care took event #%d %s → %s",
-			at, "—", d.Event.CorrelationID, d.Event.ID, d.Event.Type, d.Detail)
+		return fmt.Sprintf("%s  %-5s %-5s customer care took event #%d %s (CustomerCareLog)",
+			at, "—", strings.TrimPrefix(d.Event.CorrelationID, "order-"), d.Event.ID, d.Event.Type)
 	}
 	ev := e.ev
 	rec := ev.Record
-	head := fmt.Sprintf("%s  %-6s %-9s %d %-15s ", at, rec.Place(), rec.Key, rec.Sequence, rec.Type)
-	other := fmt.Sprintf("%s  %-6s %-9s ", at, "—", rec.Key)
+	head := fmt.Sprintf("%s  %-5s %-5s %-15s ", at, rec.Place(), shortID(rec), rec.Type)
+	if ev.Kind == keyedlog.Advanced || ev.Kind == keyedlog.Resumed || ev.Kind == keyedlog.Released {
+		head = fmt.Sprintf("%s  %-5s ", at, "—") // no record: the clock, or a whole partition
+	}
+	line := head + eventText(ev, notes)
+	return fit(line, strings.Repeat(" ", len(at)+2+6+6))
+}
+
+// eventText says what happened to an event's record.
+func eventText(ev *keyedlog.Event, notes *errorNotes) string {
+	rec := ev.Record
+	failed := func() string {
+		return fmt.Sprintf("attempt %d/%d FAILED %s", ev.Attempt, ev.MaxAttempts, notes.ref(ev.Detail))
+	}
 	switch ev.Kind {
 	case keyedlog.Advanced:
-		return fmt.Sprintf("%s  %-6s nothing due → clock advances to %s (next due %s + 1 ms)",
-			at, "—", stamp(ev.NextAttempt), stamp(ev.NextAttempt.Add(-claim.WakeupSlack)))
+		return fmt.Sprintf("nothing due → clock advances to %s (1 ms past the next due)", stamp(ev.NextAttempt))
 	case keyedlog.Applied:
-		if ev.Via == keyedlog.ViaReplay {
-			return head + "REPLAYED → applied: " + ev.Detail
+		switch {
+		case ev.Via == keyedlog.ViaReplay:
+			return "REPLAYED: " + ev.Detail
+		case ev.Attempt > 1:
+			return fmt.Sprintf("attempt %d/%d applied: %s", ev.Attempt, ev.MaxAttempts, ev.Detail)
 		}
-		if ev.Attempt > 1 {
-			return head + fmt.Sprintf("attempt %d/%d applied: %s", ev.Attempt, ev.MaxAttempts, ev.Detail)
-		}
-		return head + "applied: " + ev.Detail
+		return "applied: " + ev.Detail
 	case keyedlog.Duplicate:
 		if ev.Via == keyedlog.ViaReplay {
-			return head + "REPLAYED → skipped, " + ev.Detail + " (idempotent consumer)"
+			return "REPLAYED → skipped, already applied (idempotent consumer)"
 		}
-		return head + "skipped, " + ev.Detail
+		return "skipped, already applied"
 	case keyedlog.Retrying:
-		line := head + fmt.Sprintf("attempt %d/%d FAILED (%s)", ev.Attempt, ev.MaxAttempts, ev.Detail)
 		if ev.Delay == 0 {
-			return line + " → retried at once"
+			return failed() + " → retried at once"
 		}
-		return line + fmt.Sprintf(" → backoff %s → due %s (the partition waits)", clock.Millis(ev.Delay), stamp(ev.NextAttempt))
+		return failed() + " → retry in " + clock.Millis(ev.Delay)
 	case keyedlog.DeadLettered:
-		return head + fmt.Sprintf("attempt %d/%d FAILED (%s) → DEAD-LETTERED", ev.Attempt, ev.MaxAttempts, ev.Detail)
+		if ev.Attempt < ev.MaxAttempts {
+			return failed() + " → PERMANENT, DEAD-LETTERED"
+		}
+		return failed() + " → DEAD-LETTERED"
 	case keyedlog.Paused:
-		return head + fmt.Sprintf("attempt %d/%d FAILED (%s) → PARTITION %d PAUSED, the record stays at its head",
-			ev.Attempt, ev.MaxAttempts, ev.Detail, rec.Partition)
+		return failed() + fmt.Sprintf(" → PARTITION %d PAUSED here", rec.Partition)
 	case keyedlog.Parked:
-		return head + "PARKED: " + ev.Detail
+		return "PARKED: " + shortReason(ev.Detail)
 	case keyedlog.Held:
-		return other + "REMEMBERED: " + ev.Detail
+		return "REMEMBERED: " + shortReason(ev.Detail)
 	case keyedlog.Published:
-		return other + "PUBLISHED " + ev.Detail + " in the dead-letter transaction"
+		return "PUBLISHED " + ev.Detail + " with the dead letter"
 	case keyedlog.Resumed:
-		return fmt.Sprintf("%s  %-6s RESUMED %s: the consumer reads it again from the record at its head", at, "—", ev.Detail)
+		return "RESUMED " + ev.Detail + ": read again from its head"
 	case keyedlog.Released:
-		return other + "UNBLOCKED: " + ev.Detail + " released"
+		return "UNBLOCKED: " + ev.Detail + " released"
 	case keyedlog.Redriven:
-		return head + "REDRIVEN: " + ev.Detail + " appended at the end of partition " + fmt.Sprint(rec.Partition)
+		return "REDRIVEN: " + ev.Detail + " appended at the end"
 	case keyedlog.ReplayFailed:
-		return head + "REPLAY FAILED (" + ev.Detail + "): replay stopped, holds kept"
+		return "REPLAY FAILED " + notes.ref(ev.Detail) + ": replay stopped, holds kept"
 	}
-	return head + string(ev.Kind) + ": " + ev.Detail
+	return string(ev.Kind) + ": " + ev.Detail
+}
+
+// shortID is a record as the log table names it: 42#2.
+func shortID(rec keyedlog.Record) string {
+	return fmt.Sprintf("%d#%d", orderOf(rec), rec.Sequence)
+}
+
+// shortReason is a hold's reason up to its first colon: "correlation id
+// order-42 is poisoned"; the Holds table has the rest.
+func shortReason(reason string) string {
+	short, _, _ := strings.Cut(reason, ": ")
+	return short
+}
+
+// fit breaks a line wider than report.MaxWidth at spaces, continuing on
+// lines that start with indent.
+func fit(line, indent string) string {
+	if report.Width(line) <= report.MaxWidth {
+		return line
+	}
+	var out []string
+	cur := ""
+	for _, w := range strings.Split(line, " ") {
+		switch {
+		case cur == "" || cur == indent:
+			cur += w
+		case report.Width(cur)+1+report.Width(w) <= report.MaxWidth:
+			cur += " " + w
+		default:
+			out = append(out, cur)
+			cur = indent + w
+		}
+	}
+	return strings.Join(append(out, cur), "\n")
 }
 
 // stamp is a timeline time of day, with the day added once scenario time has
