@@ -31,7 +31,7 @@ func TestEveryScenarioTeaches(t *testing.T) {
 		if examples < 2 || withFlags < 1 {
 			t.Errorf("%s: %d examples, %d with flags; want 2-3 examples, at least one changing a flag", s.Name, examples, withFlags)
 		}
-		if len(s.FailsWith) > 0 && !strings.Contains(scenarioExample(s), s.Name+" "+strings.Join(s.FailsWith, " ")+"   # ") {
+		if len(s.FailsWith) > 0 && !strings.HasSuffix(scenarioExample(s), ": the checks fail, exit 1\n  outboxlab "+s.Name+" "+strings.Join(s.FailsWith, " ")) {
 			t.Errorf("%s: --help does not show the flags that make its checks fail", s.Name)
 		}
 		if s.Pair != "" {

@@ -81,18 +81,26 @@ the transactional outbox, leasing, bounded retries with backoff and jitter, pois
 messages, dead letters, ordered messages and dead-letter redrive.
 
 Each scenario seeds a temporary outbox, runs workers against a deterministic
-scenario clock, prints its timeline, tables, ledgers, safety checks and verdict,
-and writes a timestamped report. Most come in BEFORE/AFTER pairs. With
+scenario clock, prints its timeline, tables, ledgers, checks and verdict, and
+writes a timestamped report with its pictures (SVG) beside it. Most come in
+BEFORE/AFTER pairs: a BEFORE reproduces a failure (its checks say REPRODUCED),
+its AFTER shows the fix holding (PASS). The payments course's Days 13-17 come
+first; outboxlab list shows every scenario in the order to meet them.
+
+Start here: outboxlab ` + scenarios.StartHere + `
+
+--schema shows the tables' schema, --verbose the full ledgers. With
 --database postgres://... (or OUTBOXLAB_DATABASE) a run uses a schema of its
 own on that PostgreSQL server instead of a SQLite file, and drops it afterwards.
 
 Exit codes: 0 every check held, 1 a check failed (the report is still written),
 2 usage error, 3 the run could not happen.`,
 		Example: `  outboxlab list
-  outboxlab session-16-retry-with-dead-letter
+  outboxlab session-13-pending-lost-on-restart
   outboxlab retry-with-dead-letter --max-attempts 5 --no-report
   outboxlab all --family wassal
-  outboxlab session-15-outbox-leasing --database 'postgres:///postgres?host=/tmp/outboxlab-postgres' --keep-db`,
+  export OUTBOXLAB_DATABASE='postgres:///postgres?host=/tmp/outboxlab-postgres'
+  outboxlab session-15-outbox-leasing --keep-db`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -104,12 +112,14 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 		return refuseControlCharacters(cmd.Flags())
 	}
 	root.SetHelpCommand(newHelpCmd(root))
+	root.SetHelpTemplate(helpTemplate)
+	root.SetUsageTemplate(usageTemplate)
 	root.CompletionOptions.HiddenDefaultCmd = false
 
 	// The header records the command line with any password redacted.
 	cmdline := "outboxlab " + redactArgs(args)
 	for _, family := range scenarios.Families() {
-		root.AddGroup(&cobra.Group{ID: family, Title: "Scenarios (" + family + "):"})
+		root.AddGroup(&cobra.Group{ID: family, Title: scenarios.FamilyTitle(family)})
 	}
 	for _, s := range scenarios.All() {
 		root.AddCommand(newScenarioCmd(s, cmdline))

@@ -81,15 +81,11 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		Use:     s.Name + " [flags]",
 		Aliases: s.Aliases,
 		Short:   s.Summary,
-		Long:    fmt.Sprintf("%s\n\n%s scenario of family %s", s.Long, s.Kind, s.Family),
+		Long:    scenarioLong(s),
 		Example: scenarioExample(s),
 		GroupID: s.Family,
 		Args:    noArgs,
 	}
-	if s.Pair != "" {
-		cmd.Long += "; pairs with " + s.Pair
-	}
-	cmd.Long += "."
 	opts := s.Bind(cmd.Flags())
 	for _, l := range s.Limits {
 		if f := cmd.Flags().Lookup(l.Flag); f != nil {
@@ -147,6 +143,23 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	return cmd
 }
 
+// scenarioLong is a scenario's --help text: what it shows, then its place
+// in the course: its family, its kind and what it is to the others.
+func scenarioLong(s *scenarios.Scenario) string {
+	kind := string(s.Kind)
+	switch {
+	case s.Pair != "":
+		kind += "; pairs with " + s.Pair
+	case s.Answers != "":
+		kind += "; answers " + s.Answers
+	}
+	var b strings.Builder
+	for _, f := range [][2]string{{"Kind:    ", kind}, {"Family:  ", scenarios.FamilyTitle(s.Family)}, {"Source:  ", scenarios.Source(s.Family)}} {
+		b.WriteString(report.Labelled(f[0], report.Wrap(f[1], report.MaxWidth-len(f[0]))))
+	}
+	return strings.TrimRight(s.Long, "\n") + "\n\n" + strings.TrimRight(b.String(), "\n")
+}
+
 // scenarioExample is the scenario's own examples, then the one that makes
 // its checks fail, so every --help shows how to watch a check catch something.
 func scenarioExample(s *scenarios.Scenario) string {
@@ -160,8 +173,8 @@ func scenarioExample(s *scenarios.Scenario) string {
 	case report.Experiment:
 		because = "the property breaks"
 	}
-	return fmt.Sprintf("%s\n  outboxlab %s %s   # %s: the checks fail, exit 1",
-		strings.TrimRight(s.Example, "\n"), s.Name, strings.Join(s.FailsWith, " "), because)
+	return fmt.Sprintf("%s\n  # %s: the checks fail, exit 1\n  outboxlab %s %s",
+		strings.TrimRight(s.Example, "\n"), because, s.Name, strings.Join(s.FailsWith, " "))
 }
 
 // closedOutput reports whether err is a write to an output the reader has

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+)
+
+// Help fits a 100-column terminal (report.MaxWidth): cobra's templates,
+// with flag usages wrapped (pflag's FlagUsagesWrapped), each command's
+// summary wrapped beside its name, prose lines wrapped under their own
+// indentation and a long example command continued with a backslash.
+
+func init() {
+	// Help lists the scenarios in the order to meet them (scenarios.All), not by name.
+	cobra.EnableCommandSorting = false
+	cobra.AddTemplateFuncs(map[string]any{
+		"flagUsages":  func(fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(report.MaxWidth) },
+		"commandLine": commandLine,
+		"wrapText":    wrapText,
+		"wrapExample": wrapExample,
+	})
+}
+
+const helpTemplate = `{{with (or .Long .Short)}}{{. | wrapText | trimTrailingWhitespaces}}
+
+{{end}}{{if or .Runnable .HasSubCommands}}{{.UsageString}}{{end}}`
+
+const usageTemplate = `Usage:{{if .Runnable}}
+  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
+
+Aliases:
+  {{.NameAndAliases}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example | wrapExample}}{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
+
+Available Commands:{{range $cmds}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+{{commandLine .}}{{end}}{{end}}{{else}}{{range $group := .Groups}}
+
+{{wrapText .Title}}{{range $cmds}}{{if (and (eq .GroupID $group.ID) (or .IsAvailableCommand (eq .Name "help")))}}
+{{commandLine .}}{{end}}{{end}}{{end}}{{if not .AllChildCommandsHaveGroup}}
+
+Additional Commands:{{range $cmds}}{{if (and (eq .GroupID "") (or .IsAvailableCommand (eq .Name "help")))}}
+{{commandLine .}}{{end}}{{end}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
+
+Flags:
+{{flagUsages .LocalFlags | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableInheritedFlags}}
+
+Global Flags:
+{{flagUsages .InheritedFlags | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableSubCommands}}
+
+Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
+`
+
+// minSummary is the narrowest a summary is wrapped beside its command's
+// name; a narrower column puts the summary under the name instead.
+const minSummary = 40
+
+// commandLine is c's line in its parent's list: the name, padded as cobra
+// pads it, and the summary, wrapped in the column after the name.
+func commandLine(c *cobra.Command) string {
+	name := "  " + pad(c.Name(), c.NamePadding()) + " "
+	line := name + c.Short
+	if report.Width(line) <= report.MaxWidth {
+		return line
+	}
+	width := report.MaxWidth - report.Width(name)
+	if width < minSummary {
+		return strings.TrimRight(name, " ") + "\n" + indent(report.Wrap(c.Short, report.MaxWidth-6), "      ")
+	}
+	return name + strings.ReplaceAll(report.Wrap(c.Short, width), "\n", "\n"+strings.Repeat(" ", report.Width(name)))
+}
+
+// wrapText wraps each line of text wider than report.MaxWidth at spaces,
+// its continuation lines indented as the line was; other lines are kept.
+func wrapText(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if report.Width(l) <= report.MaxWidth {
+			continue
+		}
+		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		lines[i] = indent(report.Wrap(l, report.MaxWidth-len(lead)), lead)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrapExample fits example command lines to report.MaxWidth: a trailing
+// "# comment" moves to the line above its command, and a command still too
+// wide is continued on the next line with a backslash, as a shell reads it.
+func wrapExample(text string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if report.Width(l) <= report.MaxWidth {
+			out = append(out, l)
+			continue
+		}
+		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		if cmd, comment, ok := strings.Cut(l, "   # "); ok {
+			out = append(out, lead+"# "+strings.TrimSpace(comment))
+			l = strings.TrimRight(cmd, " ")
+		}
+		out = append(out, continued(l, lead)...)
+	}
+	return strings.Join(out, "\n")
+}
+
+// continued breaks a shell command line at spaces into lines of at most
+// report.MaxWidth columns, each but the last ending in " \", the others
+// indented four more than the first.
+func continued(line, lead string) []string {
+	var out []string
+	for report.Width(line) > report.MaxWidth {
+		cut := strings.LastIndex(line[:report.MaxWidth-2], " ")
+		if cut <= len(lead)+4 {
+			break // one word wider than the line: leave it whole
+		}
+		out = append(out, line[:cut]+" \\")
+		line = lead + "    " + strings.TrimLeft(line[cut:], " ")
+	}
+	return append(out, line)
+}
