@@ -172,8 +172,8 @@ func TestDay16DeadLettersWithoutAuditDay17Audits(t *testing.T) {
 }
 
 // The Day 14 naive worker marks, counts and completes without the columns
-// Day 15 adds; the atomic claim is refused there.
-func TestDay14NaiveWorkerAndNoClaim(t *testing.T) {
+// Day 15 adds.
+func TestDay14NaiveWorker(t *testing.T) {
 	onEachBackend(t, func(t *testing.T, on backend) {
 		ctx := context.Background()
 		s := openDesign(t, on, Day(14))
@@ -187,9 +187,6 @@ func TestDay14NaiveWorkerAndNoClaim(t *testing.T) {
 		c, err := s.NaiveMarkProcessing(ctx, ids[0], "worker-a")
 		if err != nil || c.Attempt != 1 || c.Token != 0 {
 			t.Fatalf("mark = %+v, %v; want attempt 1, token 0", c, err)
-		}
-		if _, err := s.Claim(ctx, "w", clock.Start, time.Second, 1); err == nil {
-			t.Error("atomic claim on Day 14 succeeded, want an error: Day 14 has no lease")
 		}
 		var changed bool
 		err = s.InTx(ctx, func(tx *sql.Tx) error {
@@ -205,6 +202,47 @@ func TestDay14NaiveWorkerAndNoClaim(t *testing.T) {
 		}
 		if msgs[0].Status != Processed || msgs[0].LockedBy != "" || msgs[0].AttemptCount != 1 {
 			t.Errorf("row = %+v, want Processed, no owner, AttemptCount 1", msgs[0])
+		}
+	})
+}
+
+// Day 14's relay claims without a lease: a claimed message stays the
+// claimer's (no second claim takes it, however late), only its owner can
+// complete it, and there is nothing to wait for.
+func TestDay14ClaimHasNoLease(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, on backend) {
+		ctx := context.Background()
+		s := openDesign(t, on, Day(14))
+		for i, k := range []string{"PAY-001", "PAY-002"} {
+			if _, err := s.Enqueue(ctx, NewMessage{Key: k, Type: "ConfirmPayment", CreatedAt: clock.Start.Add(time.Duration(i) * ms)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, ok := claimOne(t, s, "relay-1", clock.Start)
+		if !ok || c.Key != "PAY-001" || c.Attempt != 1 || c.Token != 0 {
+			t.Fatalf("claim = %+v (claimed %v), want PAY-001, attempt 1, no token", c, ok)
+		}
+		late, ok := claimOne(t, s, "relay-2", clock.Start.Add(time.Hour))
+		if !ok || late.Key != "PAY-002" {
+			t.Fatalf("a claim an hour later took %+v (claimed %v), want PAY-002: no lease hands PAY-001 back", late, ok)
+		}
+		stolen := c
+		stolen.Worker = "relay-2"
+		if err := s.Complete(ctx, stolen, clock.Start); !errors.Is(err, ErrNotOwner) {
+			t.Errorf("completion by relay-2 of relay-1's claim = %v, want ErrNotOwner", err)
+		}
+		if err := s.Complete(ctx, c, clock.Start.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s.NextWakeup(ctx, clock.Start); ok || err != nil {
+			t.Errorf("NextWakeup = %v, %v; want nothing to wait for on Day 14", ok, err)
+		}
+		msgs, err := s.Messages(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msgs[0].Status != Processed || msgs[0].LockedBy != "" || msgs[1].Status != Processing || msgs[1].LockedBy != "relay-2" {
+			t.Errorf("rows = %+v, want PAY-001 Processed with no owner, PAY-002 Processing under relay-2", msgs)
 		}
 	})
 }

@@ -112,10 +112,12 @@ func scanClaim(sc claim.Scanner, c *Claim, extra ...any) error {
 // ClaimTx claims up to limit claimable messages, oldest first, for worker.
 // Each claim is a conditional update that increments AttemptCount and
 // ClaimToken and leases the row until now+lease (see claim.Store.ClaimTx).
-// Call it in a transaction of s, so no two claims interleave.
+// Call it in a transaction of s, so no two claims interleave. On a design
+// without a lease (Day 14) it takes Pending rows and takes no lease (see
+// claimUnleasedTx).
 func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now time.Time, lease time.Duration, limit int) ([]Claim, error) {
-	if err := s.design.require("claim outbox message", "LockedUntilUtc", "ClaimToken"); err != nil {
-		return nil, err
+	if !s.leased() {
+		return s.claimUnleasedTx(ctx, tx, worker, limit)
 	}
 	r := claim.Request{Owner: worker, Now: now, Lease: lease, Limit: limit}
 	var claims []Claim
@@ -156,7 +158,11 @@ func (s *Store) noDue(sets ...claim.Set) []claim.Set {
 
 // transition runs an owner-checked update and turns "no row matched" into ErrNotOwner.
 func (s *Store) transition(ctx context.Context, tx *sql.Tx, what string, c Claim, sets []claim.Set) error {
-	ok, err := s.SettleTx(ctx, tx, s.queue, c.owner(), sets)
+	settle := func() (bool, error) { return s.SettleTx(ctx, tx, s.queue, c.owner(), sets) }
+	if !s.leased() {
+		settle = func() (bool, error) { return s.settleUnleasedTx(ctx, tx, c, sets) }
+	}
+	ok, err := settle()
 	if err != nil {
 		return fmt.Errorf("%s outbox message %d: %w", what, c.MessageID, err)
 	}
@@ -223,6 +229,9 @@ func (s *Store) DeadLetter(ctx context.Context, c Claim, now time.Time, lastErro
 // not claimable now becomes claimable: a backoff ending or a lease expiring.
 // ok is false when no live message is waiting on either.
 func (s *Store) NextWakeup(ctx context.Context, now time.Time) (at time.Time, ok bool, err error) {
+	if !s.leased() {
+		return time.Time{}, false, nil // no lease, no backoff: nothing to wait for
+	}
 	at, ok, err = s.NextDue(ctx, s.queue, now)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("find next wake-up: %w", err)

@@ -79,7 +79,7 @@ func TestSession16FailsWithoutAPoisonOrWithoutTheExit(t *testing.T) {
 	wantFail(t, rep, "poison tried exactly MaxAttempts", "10 / 3; the dead-letter exit is off")
 	rep = scenariotest.Run(t, session16After, "--max-attempts", "12")
 	wantFail(t, rep, "poison tried exactly MaxAttempts", "10 / 12; the demo cap (--retry-cap 10) stopped the run before MaxAttempts")
-	wantLines(t, rep, "demo cap: PAY-003 reached 10 attempts and has not reached its MaxAttempts 12 (--retry-cap is lower)")
+	wantLines(t, rep, "demo cap: PAY-003 at 10 attempts (MaxAttempts 12); the run stops here")
 }
 
 func TestSession13ChecksReadTheRowsOnDisk(t *testing.T) {
@@ -93,7 +93,7 @@ func TestSession13ChecksReadTheRowsOnDisk(t *testing.T) {
 	rep := scenariotest.Run(t, session13After, "--observe", "1s")
 	wantFail(t, rep, "every payment ends Paid or Failed",
 		"2 PendingConfirmation; 4 Paid, 0 Failed; the re-checks of PAY-003, PAY-005 fall due after the watch ends (--observe 1s)")
-	wantLines(t, rep, "reconciler: nothing due; the next re-check falls due 09:00:05.200Z, after the watch ends")
+	wantLines(t, rep, "reconciler: nothing due; next re-check due 09:00:05.200Z, after the watch")
 }
 
 func TestSession14ChecksCountHalfWrittenRequests(t *testing.T) {

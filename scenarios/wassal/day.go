@@ -31,7 +31,7 @@ type day struct {
 }
 
 // verdictNotReproduced is every day's BEFORE verdict when a check failed.
-const verdictNotReproduced = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS ⚠️"
+const verdictNotReproduced = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
 
 // design is what a day gives the report skeleton: R is one design's run,
 // F the figures read from what that run left behind.
@@ -55,8 +55,13 @@ type story struct {
 	figure      *plot.Figure // drawn after the timeline, when set
 	perMessage  func(r *report.Report)
 	ledger      Ledger
+	design      outbox.Design // the run's store: its outbox ledger shows only its columns (when it has an outbox)
 	emptyOutbox string        // said instead of an outbox table with no rows, when set
 	own         []ledgerTable // the day's own tables, written among the ledgers
+	// ledgersOnRequest prints the payment, outbox and provider ledgers only
+	// with --verbose (env.Verbose); by default one line says so. The day's
+	// own tables are written either way.
+	ledgersOnRequest bool
 }
 
 // ledgerTable is a table of a day's own, written among the ledgers.
@@ -71,29 +76,35 @@ type ledgerTable struct {
 func runDay[R, F any](ctx context.Context, env scenarios.Env, d day, after bool, x design[R, F],
 	drive func(ctx context.Context, path string, after bool) (R, error)) (*report.Report, error) {
 	return scenarios.RunPair(ctx, env, after, drive, func(own, before, afterRun R) *report.Report {
-		return writeDay(d, after, x, own, before, afterRun)
+		return writeDay(d, after, env.Verbose, x, own, before, afterRun)
 	})
 }
 
 // writeDay writes the report of a day's scenario: after says whether it is
-// the AFTER one; own is its run, before and after both designs' runs.
-func writeDay[R, F any](d day, after bool, x design[R, F], own, before, afterRun R) *report.Report {
+// the AFTER one; own is its run, before and after both designs' runs;
+// verbose brings back the ledgers a story prints only on request.
+func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before, afterRun R) *report.Report {
 	r := d.NewReport(after)
+	r.Linef("Source    %s", scenarios.Source("wassal"))
 	x.writeSetup(r, own)
 	f := x.figures(own)
 	s := x.story(own, f)
 	scenarios.SchemaSection(r, s.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, line := range s.timeline {
-		r.Line(line)
+		for _, l := range wrapTimeline(line) {
+			r.Line(l)
+		}
 	}
 	if s.figure != nil {
 		r.Line("")
 		r.Figure(*s.figure)
+	} else if f, ok := timelinePlot(s.timeline); ok {
+		r.Figure(f) // the picture beside the report; the terminal keeps the timeline's text
 	}
 	r.Section("Per-message table")
 	s.perMessage(r)
-	writeLedgers(r, s)
+	writeLedgers(r, s, verbose || !s.ledgersOnRequest)
 	scenarios.CompareSection(r)
 	figs := x.figureList()
 	scenarios.FigureTable(r, d.columns, figs, x.figures(before), x.figures(afterRun))
@@ -109,14 +120,27 @@ func writeDay[R, F any](d day, after bool, x design[R, F], own, before, afterRun
 }
 
 // writeLedgers writes what a run left behind: the payments, the outbox, the
-// day's own tables, then every call the provider received.
-func writeLedgers(r *report.Report, s story) {
+// day's own tables, then every call the provider received. Without full,
+// only the day's own tables are written, and a line says how to see the rest.
+func writeLedgers(r *report.Report, s story, full bool) {
+	if !full {
+		for _, t := range s.own {
+			r.Section(t.title)
+			t.write(r)
+		}
+		r.Line("")
+		r.Line("The Payments and OutboxMessages ledgers and the provider's calls: --verbose prints them in full.")
+		return
+	}
 	r.Section("Payment ledger (Payments table)")
 	WritePaymentLedger(r, s.ledger.Payments)
 	r.Section("Outbox ledger (OutboxMessages table)")
-	if len(s.ledger.Messages) == 0 && s.emptyOutbox != "" {
+	switch {
+	case len(s.ledger.Messages) == 0 && s.emptyOutbox != "":
 		r.Line(s.emptyOutbox)
-	} else {
+	case s.design.HasOutbox():
+		writeOutboxLedger(r, s.ledger.Messages, s.design)
+	default:
 		scenarios.WriteOutboxLedger(r, s.ledger.Messages)
 	}
 	for _, t := range s.own {

@@ -70,12 +70,13 @@ func NewProvider(poison []string, declined string) *provider.Provider {
 	return p
 }
 
-// ScriptText says in words what the provider was scripted to do for key.
+// ScriptText says in one word what the provider was scripted to do for key:
+// pays, declines, or poison (its status check fails every time).
 func ScriptText(p *provider.Provider, key string) string {
 	r := p.Rule(key)
 	switch {
 	case r.FailFirst == provider.FailForever:
-		return "status check always fails (poison)"
+		return "poison"
 	case r.Outcome == provider.Declined:
 		return "declines"
 	default:

@@ -245,11 +245,13 @@ func confirmVia(p statusChecker) worker.Handler {
 
 // openChild is how each Day's child process starts: it parses the child's
 // flags, reads the scenario times its parent passed in the flags named by
-// times, then opens the parent's database at db. When it cannot, it has said
-// why on stderr (for bad flags, the flag package has) and ok is false: the
-// child exits childFailed.
+// times, then opens the parent's database at db with the design of the Day
+// its parent names in -day (outbox.Day; the full schema without it). When it
+// cannot, it has said why on stderr (for bad flags, the flag package has)
+// and ok is false: the child exits childFailed.
 func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *string, times ...*string) (*outbox.Store, []time.Time, bool) {
 	fs.SetOutput(os.Stderr)
+	day := fs.Int("day", 0, "the course Day whose store the parent opened (13 to 17; 0: the full schema)")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, false
 	}
@@ -261,7 +263,15 @@ func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *string,
 			return nil, nil, false
 		}
 	}
-	store, err := outbox.OpenExisting(ctx, *db)
+	design := outbox.Full
+	if *day != 0 {
+		if *day < 13 || *day > 17 {
+			fmt.Fprintf(os.Stderr, "-day %d: the Days with a store are 13 to 17\n", *day)
+			return nil, nil, false
+		}
+		design = outbox.Day(*day)
+	}
+	store, err := design.OpenExisting(ctx, *db)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return nil, nil, false

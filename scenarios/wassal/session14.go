@@ -132,7 +132,7 @@ func (o *session14Options) Run(ctx context.Context, env scenarios.Env) (*report.
 }
 
 func (o *session14Options) drive(ctx context.Context, path string, atomic bool) (*session14Run, error) {
-	store, err := outbox.Open(ctx, path) // creates the schema; each life opens its own connections
+	store, err := outbox.Day(14).Open(ctx, path) // creates Day 14's schema; each life opens its own connections
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (o *session14Options) drive(ctx context.Context, path string, atomic bool) 
 		if life > 1 {
 			order = messageFirst
 		}
-		exit, err := child.Run(ctx, session14Child, "-db", path, "-atomic="+strconv.FormatBool(atomic), "-order", order,
+		exit, err := child.Run(ctx, session14Child, "-db", path, "-day", "14", "-atomic="+strconv.FormatBool(atomic), "-order", order,
 			"-life", strconv.Itoa(life), "-first", strconv.Itoa(first), "-last", strconv.Itoa(last),
 			"-crash-at", crash, "-start", clock.ISO(start))
 		if err != nil {
@@ -178,7 +178,7 @@ func (o *session14Options) drive(ctx context.Context, path string, atomic bool) 
 // relay opens fresh connections, reads what the lives left behind, and drains
 // the outbox with the relay worker, which asks the provider about each message.
 func (o *session14Options) relay(ctx context.Context, run *session14Run, path string) error {
-	store, err := outbox.OpenExisting(ctx, path)
+	store, err := outbox.Day(14).OpenExisting(ctx, path)
 	if err != nil {
 		return err
 	}

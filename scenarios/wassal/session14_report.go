@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -68,17 +69,17 @@ func (o *session14Options) figures(run *session14Run) session14Figures {
 var session14Day = day{
 	number: 14,
 	Pair: scenarios.Pair{
-		Before: session14Before, BeforeTitle: "Session 14 — BEFORE: a dual write loses the message or leaves a ghost",
-		After: session14After, AfterTitle: "Session 14 — AFTER: the transactional outbox, both rows or neither",
+		Before: session14Before, BeforeTitle: "Day 14 — BEFORE: a dual write loses the message or leaves a ghost",
+		After: session14After, AfterTitle: "Day 14 — AFTER: the transactional outbox, both rows or neither",
 	},
-	reproduced: "A DUAL WRITE — EITHER ORDER LOSES WORK OR LEAVES A GHOST ❌",
-	held:       "TRANSACTIONAL OUTBOX — BOTH OR NEITHER, EVERY PAYMENT HAS ITS MESSAGE ✅",
-	broken:     "THE PAYMENT AND ITS MESSAGE DID NOT COMMIT TOGETHER — SEE THE FAILED CHECKS ❌",
+	reproduced: "A DUAL WRITE — EITHER ORDER LOSES WORK OR LEAVES A GHOST",
+	held:       "TRANSACTIONAL OUTBOX — BOTH OR NEITHER, EVERY PAYMENT HAS ITS MESSAGE",
+	broken:     "THE PAYMENT AND ITS MESSAGE DID NOT COMMIT TOGETHER — SEE THE FAILED CHECKS",
 	columns:    []string{"Metric (real run)", "BEFORE (dual write)", "AFTER (one transaction)"},
 }
 
 func (o *session14Options) story(own *session14Run, _ session14Figures) story {
-	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: outbox.Day(14), ledgersOnRequest: true,
 		perMessage: func(r *report.Report) { o.writePerRequest(r, own) }}
 }
 
@@ -91,8 +92,8 @@ func (o *session14Options) checks(r *report.Report, own *session14Run, f session
 }
 
 func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
-	r.Linef("Requests  %s, one every %s from %s; each writes a payment row and its %s outbox row",
-		paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start), ConfirmType)
+	r.Linef("Requests  %s, one every %s from %s;", paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start))
+	r.Linef("          each writes a payment row and its %s outbox row", ConfirmType)
 	design := "dual write: two separate transactions"
 	if own.atomic {
 		design = "one transaction for both rows"
@@ -102,17 +103,21 @@ func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
 	r.Linef("Design    %s", design)
 	if own.atomic {
 		r.Line(databaseLine(own.postgres,
-			"Database  SQLite: the transaction is BEGIN IMMEDIATE, holding the write lock from its first insert; a life killed inside it never commits, so its insert is discarded",
-			"Database  PostgreSQL: a READ COMMITTED transaction; a life killed inside it never commits: the server rolls it back when the lab ends the dead life's session"))
+			"Database  SQLite: BEGIN IMMEDIATE holds the write lock from the first insert;",
+			"Database  PostgreSQL: a READ COMMITTED transaction; a life killed inside it"))
+		r.Line(databaseLine(own.postgres,
+			"          a life killed inside it never commits, so its insert is discarded",
+			"          never commits: the server rolls it back when its session ends"))
 	}
 	r.Linef("Versions  life 1 writes the payment first; every later life (the redeploy) writes the message first")
 	if len(o.CrashAt) == 0 {
 		r.Line("Crashes   none (--crash-at none)")
 	} else {
-		r.Linef("Crashes   each life is a real child process, killed with SIGKILL between its two writes of: %s; a new life starts %s later",
-			keysText(o.CrashAt), restartDelay)
+		r.Linef("Crashes   each life is a real child process, killed with SIGKILL between its two writes of:")
+		r.Linef("          %s; a new life starts %s later", keysText(o.CrashAt), restartDelay)
 	}
-	r.Linef("Relay     after the last life, relay-1 drains the outbox and asks the provider for each status; %s, every other key pays", declinedText(o.DeclinedKey))
+	r.Linef("Relay     after the last life, relay-1 drains the outbox and asks the provider for each status;")
+	r.Linef("          %s, every other key pays", declinedText(o.DeclinedKey))
 	writeClockLine(r, clock.Start)
 }
 
@@ -128,13 +133,13 @@ func (o *session14Options) writePerRequest(r *report.Report, run *session14Run) 
 		}
 		request := "OK"
 		if slices.Contains(o.CrashAt, key) {
-			request = "failed (crash)"
+			request = "crashed"
 		}
 		pay, hasPay := l.Payment(key)
 		msg, hasMsg := l.Message(key)
-		payment, status, txID := "—", "—", "—"
+		payment, status := "—", "—"
 		if hasPay {
-			payment, status, txID = strconv.FormatInt(pay.ID, 10), string(pay.Status), report.Dash(pay.ProviderTransactionID)
+			payment, status = strconv.FormatInt(pay.ID, 10), string(pay.Status)
 		}
 		outboxRow, outboxStatus := "—", "—"
 		if hasMsg {
@@ -143,18 +148,18 @@ func (o *session14Options) writePerRequest(r *report.Report, run *session14Run) 
 		note := "—"
 		switch {
 		case slices.Contains(run.lost, key):
-			note = "LOST WORK: payment, no message"
+			note = "LOST WORK"
 		case slices.Contains(run.ghosts, key):
-			note = "GHOST: message, no payment"
+			note = "GHOST"
 		case request != "OK":
-			note = "neither row: a clean failure"
+			note = "neither row"
 		}
-		rows = append(rows, []string{key, fmt.Sprintf("%d (%s)", life, lifeOrder(life)),
-			request, payment, outboxRow, outboxStatus, strconv.Itoa(callsAfter(l.Calls, provider.OpStatusCheck, key, clock.Start)),
-			status, txID, note})
+		rows = append(rows, []string{key, strconv.Itoa(life), request, payment + " / " + outboxRow, outboxStatus,
+			strconv.Itoa(callsAfter(l.Calls, provider.OpStatusCheck, key, clock.Start)), status, note})
 	}
-	r.Table([]string{"Key", "Life", "Request", "Payment row", "Outbox row", "Outbox status", "Status checks",
-		"Payment status", "Provider tx id", "What the crash left"}, rows)
+	r.Table([]string{"Key", "Life", "Request", "Row ids", "Outbox", "Checks", "Payment", "Crash left"}, rows)
+	r.Line("Row ids: the payment's and the outbox message's Id (— none); Checks: status checks the provider got.")
+	r.Line("LOST WORK: a payment with no message; GHOST: a message with no payment.")
 }
 
 func lifeOrder(life int) string {

@@ -64,7 +64,8 @@ const (
 
 // session15Options are the Day 15 pair's parameters.
 type session15Options struct {
-	naive bool // which design is this scenario's own: BEFORE (naive) or AFTER (leased)
+	naive   bool // which design is this scenario's own: BEFORE (naive) or AFTER (leased)
+	verbose bool // --verbose: the full ledgers, the notifications among them
 
 	Payments    int
 	Batch       int
@@ -153,5 +154,6 @@ func (o *session15Options) Run(ctx context.Context, env scenarios.Env) (*report.
 	drive := func(ctx context.Context, path string, after bool) (*session15Run, error) {
 		return o.drive(ctx, path, !after)
 	}
+	o.verbose = env.Verbose
 	return runDay[*session15Run, session15Figures](ctx, env, session15Day, !o.naive, o, drive)
 }

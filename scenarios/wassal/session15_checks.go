@@ -19,11 +19,7 @@ func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
 		if len(f.repeated) == 0 {
 			return strconv.Itoa(f.calls)
 		}
-		cause := "redone after a lease expired"
-		if f.naive {
-			cause = "two owners at once"
-		}
-		return fmt.Sprintf("%d (%s asked twice: %s)", f.calls, keysText(f.repeated), cause)
+		return fmt.Sprintf("%d (%s twice)", f.calls, keysText(f.repeated))
 	}
 	refused := func(f f15) string {
 		if f.naive {
@@ -37,7 +33,7 @@ func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
 		}
 		parts := make([]string, len(f.takeovers))
 		for i, t := range f.takeovers {
-			parts[i] = t.key + " from " + t.from
+			parts[i] = t.key
 		}
 		if len(parts) == 0 {
 			return "0"
@@ -55,12 +51,12 @@ func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
 			keysFigure("Messages taken by two workers at once", "taken_at_once", func(f f15) []string { return f.takenAtOnce }),
 			{Label: "Provider status checks", Key: "status_checks", Show: calls, Value: func(f f15) any { return f.calls }},
 			metric("payments_asked_twice", func(f f15) any { return len(f.repeated) }),
-			{Label: "Customer notifications (max per payment)", Key: "notifications",
+			{Label: "Notifications (max per payment)", Key: "notifications",
 				Show:  func(f f15) string { return fmt.Sprintf("%d (%d)", f.notifications, f.maxNotified) },
 				Value: func(f f15) any { return f.notifications }},
 			metric("max_notifications_per_payment", func(f f15) any { return f.maxNotified }),
-			intFigure("Completions committed for one message (max)", "max_completions_per_message", func(f f15) int { return f.maxCompletions }),
-			{Label: "Completions committed after the row moved on", Key: "late_completions_committed",
+			intFigure("Completions of one message (max)", "max_completions_per_message", func(f f15) int { return f.maxCompletions }),
+			{Label: "Completions after the row moved on", Key: "late_completions_committed",
 				Show: func(f f15) string { return lateText(f.lateCommitted) }, Value: func(f f15) any { return len(f.lateCommitted) }},
 			{Label: "Late completions refused (claim lost)", Key: "refused_completions", Show: refused,
 				Value: func(f f15) any { return len(f.refused) }},

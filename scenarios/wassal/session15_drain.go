@@ -156,8 +156,12 @@ type rowOwner struct {
 
 func (d *day15) owner(ctx context.Context, id int64) (rowOwner, error) {
 	var o rowOwner
+	token := "ClaimToken"
+	if !d.a.store.Design().Has(token) {
+		token = "0" // Day 14's design has no claim token
+	}
 	err := d.a.store.QueryRow(ctx, d.a.store.DB(),
-		`SELECT CASE WHEN Status = 'Processing' THEN COALESCE(LockedBy, '') ELSE '' END, ClaimToken
+		`SELECT CASE WHEN Status = 'Processing' THEN COALESCE(LockedBy, '') ELSE '' END, `+token+`
 		   FROM OutboxMessages WHERE Id = ?`, id).Scan(&o.worker, &o.token)
 	if err != nil {
 		return o, fmt.Errorf("read the owner of outbox message %d: %w", id, err)

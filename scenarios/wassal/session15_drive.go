@@ -30,8 +30,26 @@ type stalledWork struct {
 	returns time.Time
 }
 
+// design is the store a Day 15 run opens: the BEFORE is Day 14's design
+// (no lease, no claim token), the AFTER Day 15's.
+func (o *session15Options) design(naive bool) outbox.Design {
+	if naive {
+		return outbox.Day(14)
+	}
+	return outbox.Day(15)
+}
+
+// dayOf is the -day a worker-c child opens its store with.
+func dayOf(naive bool) string {
+	if naive {
+		return "14"
+	}
+	return "15"
+}
+
 func (o *session15Options) drive(ctx context.Context, path string, naive bool) (*session15Run, error) {
-	setup, err := outbox.Open(ctx, path)
+	design := o.design(naive)
+	setup, err := design.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +74,7 @@ func (o *session15Options) drive(ctx context.Context, path string, naive bool) (
 		run: &session15Run{naive: naive, fenced: !naive && o.Fencing, postgres: onPostgres(setup), completions: map[string]int{},
 			claimedBy: map[string][]string{}, prov: prov}}
 	for _, w := range []**outboxWorker{&d.a, &d.b} { // each worker has its own connections, as a process would
-		store, err := outbox.OpenExisting(ctx, path)
+		store, err := design.OpenExisting(ctx, path)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +102,7 @@ func (d *day15) say(at time.Time, key, text string) {
 // crash runs worker-c in a child process: it claims one message and is killed.
 func (d *day15) crash(ctx context.Context, path, url string) error {
 	now := d.clk.AdvanceTo(clock.Start.Add(crashActAt))
-	exit, err := child.Run(ctx, session15Child, "-db", path, "-provider", url, "-naive="+strconv.FormatBool(d.a.naive),
+	exit, err := child.Run(ctx, session15Child, "-db", path, "-day", dayOf(d.a.naive), "-provider", url, "-naive="+strconv.FormatBool(d.a.naive),
 		"-fenced="+strconv.FormatBool(d.run.fenced), "-lease", d.o.Lease.String(), "-at", clock.ISO(now), "-crash-point", d.o.CrashPoint)
 	if err != nil {
 		return fmt.Errorf("run worker-c: %w", err)

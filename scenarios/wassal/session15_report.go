@@ -1,7 +1,6 @@
 package wassal
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,20 +142,23 @@ func crashOutcome(run *session15Run) (*takeover, bool) {
 var session15Day = day{
 	number: 15,
 	Pair: scenarios.Pair{
-		Before: session15Before, BeforeTitle: "Session 15 — BEFORE: double processing without a lease",
-		After: session15After, AfterTitle: "Session 15 — AFTER: outbox leasing, one owner at a time",
+		Before: session15Before, BeforeTitle: "Day 15 — BEFORE: double processing without a lease",
+		After: session15After, AfterTitle: "Day 15 — AFTER: outbox leasing, one owner at a time",
 	},
-	reproduced: "NO ATOMIC CLAIM, NO LEASE — WORK DONE TWICE, A DEAD WORKER'S MESSAGE STUCK FOREVER ❌",
-	held:       "OUTBOX LEASING — ONE OWNER AT A TIME, OWNERSHIP EXPIRES, LATE OWNERS REFUSED ✅",
-	broken:     "OWNERSHIP DID NOT HOLD — SEE THE FAILED CHECKS ❌",
-	columns:    []string{"Metric (real run)", "BEFORE (select-then-update)", "AFTER (lease + token)"},
+	reproduced: "NO ATOMIC CLAIM, NO LEASE — WORK DONE TWICE, A DEAD WORKER'S MESSAGE STUCK FOREVER",
+	held:       "OUTBOX LEASING — ONE OWNER AT A TIME, OWNERSHIP EXPIRES, LATE OWNERS REFUSED",
+	broken:     "OWNERSHIP DID NOT HOLD — SEE THE FAILED CHECKS",
+	columns:    []string{"Metric (real run)", "BEFORE (naive claim)", "AFTER (lease + token)"},
 }
 
 func (o *session15Options) story(own *session15Run, f session15Figures) story {
-	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
-		perMessage: func(r *report.Report) { o.writePerMessage(r, own, f) },
-		own: []ledgerTable{{"Notification ledger (PaymentNotifications table)",
-			func(r *report.Report) { writeNotifications(r, own.notifications) }}}}
+	s := story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: o.design(own.naive), ledgersOnRequest: true,
+		perMessage: func(r *report.Report) { o.writePerMessage(r, own, f) }}
+	if o.verbose {
+		s.own = []ledgerTable{{"Notification ledger (PaymentNotifications table)",
+			func(r *report.Report) { writeNotifications(r, own.notifications) }}}
+	}
+	return s
 }
 
 func (o *session15Options) checks(r *report.Report, own *session15Run, f session15Figures) {
@@ -168,19 +170,26 @@ func (o *session15Options) checks(r *report.Report, own *session15Run, f session
 }
 
 func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
-	r.Linef("Seed      %s, PendingConfirmation, each with its %s outbox message (the Day 14 outbox)",
+	r.Linef("Seed      %s, PendingConfirmation, each with its %s outbox message",
 		paymentRange(o.Payments), ConfirmType)
 	if own.naive {
-		r.Line("Claim     naive: SELECT the oldest Pending rows, then UPDATE each to Processing in a separate statement; no lease, no token; complete by id")
+		r.Line("Store     Day 14's outbox: no lease, no claim token (--schema shows it)")
+		r.Line("Claim     naive: SELECT the oldest Pending rows, then UPDATE each to Processing in a separate")
+		r.Line("          statement; no lease, no token; complete by id")
 	} else {
 		fencing := "completion checks LockedBy and ClaimToken"
 		if !own.fenced {
 			fencing = "completion by id, owner NOT checked (--fencing=false)"
 		}
-		r.Linef("Claim     atomic: one transaction reads and conditionally updates; lease %s; ClaimToken +1 per claim; %s", o.Lease, fencing)
+		r.Line("Store     Day 15's outbox: the lease (LockedUntilUtc) and the claim token (--schema shows it)")
+		r.Linef("Claim     atomic: one transaction reads and conditionally updates; lease %s;", o.Lease)
+		r.Linef("          ClaimToken +1 per claim; %s", fencing)
 		r.Line(databaseLine(own.postgres,
-			"Database  SQLite: the claim's transaction is BEGIN IMMEDIATE, so two claims run one after the other",
-			"Database  PostgreSQL: the claim's READ COMMITTED transaction reads with FOR UPDATE SKIP LOCKED, so a second claim passes over the rows the first has locked"))
+			"Database  SQLite: the claim's transaction is BEGIN IMMEDIATE: two claims run in turn",
+			"Database  PostgreSQL: READ COMMITTED, FOR UPDATE SKIP LOCKED: a second claim passes over"))
+		r.Line(databaseLine(own.postgres,
+			"          (one waits for the other's COMMIT)",
+			"          the rows the first has locked"))
 	}
 	crash := "after the provider answered"
 	if o.CrashPoint == beforeCall {
@@ -191,13 +200,17 @@ func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
 		overlap = "one after the other (--overlap=false)"
 	}
 	if o.CrashPoint == noCrash15 {
-		r.Linef("Workers   %s worker-c (a real child process) claims one message and finishes it; it is not killed (--crash-point none)", stampAt(crashActAt))
+		r.Linef("Workers   %s worker-c (a real child process) claims one message and finishes it;", stampAt(crashActAt))
+		r.Line("          it is not killed (--crash-point none)")
 	} else {
-		r.Linef("Workers   %s worker-c (a real child process) claims one message and is killed %s", stampAt(crashActAt), crash)
+		r.Linef("Workers   %s worker-c (a real child process) claims one message and is killed", stampAt(crashActAt))
+		r.Linef("          %s", crash)
 	}
 	r.Linef("          %s worker-a and worker-b poll %s, up to %d messages each", stampAt(raceActAt), overlap, o.Batch)
-	r.Linef("          %s worker-a claims one more, asks the provider and stalls %s before recording the answer; worker-b drains the rest", stampAt(stallActAt), o.Stall)
-	r.Linef("Provider  %s; every other key pays; each answer is recorded with a customer notification, in the completing transaction", declinedText(o.DeclinedKey))
+	r.Linef("          %s worker-a claims one more, asks the provider and stalls %s before recording", stampAt(stallActAt), o.Stall)
+	r.Line("          the answer; worker-b drains the rest")
+	r.Linef("Provider  %s; every other key pays; each answer is recorded with a customer", declinedText(o.DeclinedKey))
+	r.Line("          notification, in the completing transaction")
 	writeClockLine(r, clock.Start)
 }
 
@@ -217,13 +230,23 @@ func (o *session15Options) writePerMessage(r *report.Report, run *session15Run, 
 	for _, m := range l.Messages {
 		pay, _ := l.Payment(m.Key)
 		by := notified[m.Key]
-		rows = append(rows, []string{m.Key, report.Dash(strings.Join(run.claimedBy[m.Key], ", ")),
+		rows = append(rows, []string{m.Key, report.Dash(strings.Join(shortWorkers(run.claimedBy[m.Key]), ", ")),
 			strconv.Itoa(callsAfter(l.Calls, provider.OpStatusCheck, m.Key, clock.Start)),
-			fmt.Sprintf("%d %s", len(by), parenList(by)), strconv.Itoa(run.completions[m.Key]), strconv.Itoa(refused[m.Key]),
-			string(m.Status), report.Dash(m.LockedBy), string(pay.Status)})
+			strconv.Itoa(len(by)), strconv.Itoa(run.completions[m.Key]), strconv.Itoa(refused[m.Key]),
+			string(m.Status), string(pay.Status)})
 	}
-	r.Table([]string{"Key", "Claimed by", "Status checks", "Notifications", "Completions committed", "Refused",
-		"Outbox status", "LockedBy", "Payment status"}, rows)
+	r.Table([]string{"Key", "Workers", "Checks", "Notified", "Commits", "Refused", "Outbox", "Payment"}, rows)
+	r.Line("Workers: who claimed it (worker-a, -b, -c); Checks: status checks the provider got; Notified:")
+	r.Line("customer notifications; Commits: completions committed; Refused: late completions refused.")
+}
+
+// shortWorkers names workers by their letter: worker-a is a.
+func shortWorkers(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strings.TrimPrefix(w, "worker-")
+	}
+	return out
 }
 
 func parenList(xs []string) string {

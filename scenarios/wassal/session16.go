@@ -28,14 +28,23 @@ func init() {
 			Aliases: []string{"poison-retried-forever"},
 			Summary: "Day 16 BEFORE: a poison message retried at once, forever: no limit, no backoff, no exit",
 			Long: `Seeds the Day 14 durable outbox (six payments pending confirmation, one outbox
-message each) and drains it with one worker whose failure path is the naive one:
-put the message straight back to Pending and try again. PAY-003's status check
-fails every time, so it is claimed again and again with no ceiling and no pause,
-until the demo cap (--retry-cap) stops the run. Nothing is a lie: healthy
-payments resolve, no row is duplicated, no transaction id is invented. The
-damage is unbounded wasted work and a queue that never drains.
+message each) and drains it with Day 15's design (the lease and the atomic
+claim, which counts AttemptCount at claim time) and one worker whose failure
+path is the naive one: put the message straight back to Pending and try again.
+Its store has no MaxAttempts, no NextAttemptUtc and no DeadLettered status: Day 16
+has not introduced them yet. PAY-003's status check fails every time, so it is
+claimed again and again with no ceiling and no pause, until the demo cap
+(--retry-cap) stops the run. Nothing is a lie: healthy payments resolve, no row
+is duplicated, no transaction id is invented. The damage is unbounded wasted
+work and a queue that never drains.
 
-The comparison table beside it runs the AFTER design on the same seed.`,
+The claim size: the course's claim shows LIMIT 1, but its numbers (5/5 healthy
+messages processed, 15 status checks) come from a worker that claims more than
+one message per poll, as this one does (--batch 10). With --batch 1 the poison
+message at the head of the queue is claimed again at every poll and starves the
+messages behind it: 2/5 healthy processed, 12 status checks, when the cap stops it.
+
+The comparison table beside it runs the AFTER design on the same seeded data.`,
 			Example: `  outboxlab session-16-poison-message-retried-forever
   outboxlab poison-retried-forever --retry-cap 25     # the attempts just keep climbing
   outboxlab poison-retried-forever --batch 1          # the poison starves the messages behind it`,
@@ -52,6 +61,11 @@ message as DeadLettered with its LastError. When nothing is claimable the worker
 moves the scenario clock to the earliest NextAttemptUtc + 1 ms, so the backoff
 windows are exact and nothing sleeps. PAY-003's payment stays honestly
 PendingConfirmation: dead-lettering stops the retries, it invents no outcome.
+The poison message is a would-be Failed payment, so dead-lettering it loses no
+money: the provider never took any.
+
+The store has Day 16's schema: Day 15's lease and claim plus MaxAttempts,
+NextAttemptUtc, LastError and the DeadLettered status (--schema shows it).
 
 Switch the exit off with --dead-letter=false to watch the safety checks catch it.`,
 			Example: `  outboxlab session-16-retry-with-dead-letter
@@ -64,7 +78,8 @@ Switch the exit off with --dead-letter=false to watch the safety checks catch it
 // session16Options are the Day 16 pair's parameters. Both scenarios take all
 // of them, because each report compares both designs on the same seed.
 type session16Options struct {
-	naive bool // which design is this scenario's own: BEFORE (naive) or AFTER (policy)
+	naive   bool // which design is this scenario's own: BEFORE (naive) or AFTER (policy)
+	verbose bool // --verbose: every event on its own timeline line, the full ledgers
 
 	Payments    int
 	PoisonKeys  []string
@@ -88,7 +103,7 @@ func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
 	fs.DurationVar(&o.MaxBackoff, "max-backoff", 0, "AFTER: cap on any one backoff (0: no cap)")
 	fs.IntVar(&o.RetryCap, "retry-cap", 10, "demo cap: stop the run once the poison message reaches this many attempts (the naive loop never ends by itself)")
 	fs.DurationVar(&o.Lease, "lease", claim.DefaultLease, "how long a claim owns a message")
-	fs.IntVar(&o.Batch, "batch", 10, "messages the worker claims per poll (1 lets the poison starve the queue in BEFORE)")
+	fs.IntVar(&o.Batch, "batch", 10, "messages the worker claims per poll; the course's numbers need more than 1 (with 1, BEFORE's poison at the head of the queue starves the rest)")
 	fs.BoolVar(&o.DeadLetter, "dead-letter", true, "AFTER: the dead-letter exit (--dead-letter=false switches it off)")
 	return o
 }
@@ -160,6 +175,7 @@ type session16Run struct {
 }
 
 func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	o.verbose = env.Verbose
 	drive := func(ctx context.Context, path string, after bool) (*session16Run, error) {
 		return o.drive(ctx, path, !after)
 	}
@@ -175,8 +191,18 @@ func (o *session16Options) policy(naive bool) (backoff.Policy, int) {
 	return backoff.Policy{Backoff: backoff.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}, DeadLetter: o.DeadLetter}, o.MaxAttempts
 }
 
+// design is the store a run opens: the Day 16 BEFORE is Day 15's design
+// retrying naively (no MaxAttempts, no NextAttemptUtc, no DeadLettered); the
+// AFTER has Day 16's.
+func (o *session16Options) design(naive bool) outbox.Design {
+	if naive {
+		return outbox.Day(15)
+	}
+	return outbox.Day(16)
+}
+
 func (o *session16Options) drive(ctx context.Context, path string, naive bool) (*session16Run, error) {
-	store, err := outbox.Open(ctx, path)
+	store, err := o.design(naive).Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ type session16Figures struct {
 	poisonStatuses            []outbox.Status
 	poisonPayments            []outbox.PaymentStatus
 	poisonErrorsSet           bool
+	poisonMoneyTaken          int             // provider calls for a poison key answered with a payment
 	atCap                     []string        // poison keys the provider was asked about --retry-cap times
 	backoffs                  []time.Duration // every backoff a poison retry waited, in order (timeline only)
 	deadLettered              int
@@ -55,6 +56,8 @@ func (o *session16Options) ledgerFigures(l Ledger, prov *provider.Provider) sess
 		perKey[c.Key]++
 		if c.Failed() {
 			f.failedCalls++
+		} else if poison(c.Key) && (c.Outcome == provider.Paid || c.TransactionID != "") {
+			f.poisonMoneyTaken++
 		}
 	}
 	for _, m := range l.Messages {

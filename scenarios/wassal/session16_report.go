@@ -16,19 +16,19 @@ import (
 var session16Day = day{
 	number: 16,
 	Pair: scenarios.Pair{
-		Before: session16Before, BeforeTitle: "Session 16 — BEFORE: a poison message retried forever",
-		After: session16After, AfterTitle: "Session 16 — AFTER: bounded retry, backoff and a dead-letter exit",
+		Before: session16Before, BeforeTitle: "Day 16 — BEFORE: a poison message retried forever",
+		After: session16After, AfterTitle: "Day 16 — AFTER: bounded retry, backoff and a dead-letter exit",
 	},
-	reproduced: "A POISON MESSAGE RETRIED FOREVER — NO LIMIT, NO EXIT ❌",
-	held:       "BOUNDED RETRY + DEAD-LETTER — THE QUEUE KEEPS MOVING ✅",
-	broken:     "THE RETRY POLICY DID NOT HOLD — SEE THE FAILED CHECKS ❌",
+	reproduced: "A POISON MESSAGE RETRIED FOREVER — NO LIMIT, NO EXIT",
+	held:       "BOUNDED RETRY + DEAD-LETTER — THE QUEUE KEEPS MOVING",
+	broken:     "THE RETRY POLICY DID NOT HOLD — SEE THE FAILED CHECKS",
 	columns:    []string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"},
 }
 
 func (o *session16Options) story(own *session16Run, _ session16Figures) story {
 	plot := AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended)
-	return story{tables: own.tables, timeline: o.timeline(own), figure: &plot,
-		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger}
+	return story{tables: own.tables, timeline: o.timeline(own, o.verbose), figure: &plot,
+		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger, ledgersOnRequest: true}
 }
 
 func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Figures) {
@@ -39,22 +39,37 @@ func (o *session16Options) checks(r *report.Report, own *session16Run, f session
 	}
 }
 
-// timeline is the run's worker events, then how the run ended.
-func (o *session16Options) timeline(run *session16Run) []string {
+// timeline is the run's worker events, then how the run ended. A run of
+// failed attempts of one message at one instant, each straight back to
+// Pending, is one line (--verbose shows each).
+func (o *session16Options) timeline(run *session16Run, verbose bool) []string {
 	var lines []string
 	claims := 0
-	for _, e := range run.events {
-		lines = append(lines, TimelineLine(e))
+	for i := 0; i < len(run.events); i++ {
+		e := run.events[i]
 		if e.Kind != worker.Advanced {
 			claims++
 		}
+		lines = append(lines, TimelineLine(e))
+		j := i
+		for !verbose && j+1 < len(run.events) && sameInstantRetry(e, run.events[j+1]) {
+			j++
+		}
+		if j < i+2 {
+			continue // nothing worth folding
+		}
+		claims += j - i
+		next, last := run.events[i+1], run.events[j]
+		lines = append(lines, fmt.Sprintf("%s  %-8s attempts %d..%s  each FAILED the same way, at the same instant",
+			clock.Stamp(next.At), e.Key, next.Attempt, attemptOf(last.Attempt, last.MaxAttempts)))
+		i = j
 	}
 	if run.capped {
-		again := "would be claimed again forever"
+		again := ", would go on forever"
 		if !run.naive && o.DeadLetter {
-			again = fmt.Sprintf("has not reached its MaxAttempts %d (--retry-cap is lower)", o.MaxAttempts)
+			again = fmt.Sprintf(" (MaxAttempts %d)", o.MaxAttempts)
 		}
-		lines = append(lines, fmt.Sprintf("%s  %-8s demo cap: %s reached %d attempts and %s; the run stops here",
+		lines = append(lines, fmt.Sprintf("%s  %-8s demo cap: %s at %d attempts%s; the run stops here",
 			clock.Stamp(run.ended), "—", strings.Join(run.cappedKeys, ", "), o.RetryCap, again))
 	}
 	return append(lines, fmt.Sprintf("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
@@ -62,14 +77,14 @@ func (o *session16Options) timeline(run *session16Run) []string {
 }
 
 func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
-	r.Linef("Seed      %s, PendingConfirmation, each written with its %s outbox message in one transaction",
-		paymentRange(o.Payments), ConfirmType)
+	r.Linef("Seed      %s, PendingConfirmation, each written with its outbox message", paymentRange(o.Payments))
+	r.Linef("          (%s) in one transaction", ConfirmType)
 	var script []string
 	for _, k := range o.PoisonKeys {
 		script = append(script, k+": status check always fails (poison)")
 	}
 	if o.DeclinedKey != "" {
-		script = append(script, o.DeclinedKey+": declines (the healthy key chosen to be declined)")
+		script = append(script, o.DeclinedKey+": declines")
 	}
 	if len(script) == 0 {
 		r.Line("Provider  every key pays (--poison-key none, --declined-key none)")
@@ -89,26 +104,71 @@ func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 		}
 		r.Linef("Policy    MaxAttempts %d; backoff %s × 2^(n-1), %s; dead-letter exit %s", o.MaxAttempts, clock.Millis(o.BaseBackoff), limit, exit)
 	}
-	r.Linef("Worker    worker-1 claims up to %d due messages per poll; lease %s", o.Batch, o.Lease)
+	r.Linef("Worker    worker-1 claims up to %s per poll; lease %s", report.Plural(o.Batch, "due message"), o.Lease)
+	if o.Batch > 1 {
+		r.Line("          (the course's claim shows LIMIT 1; its numbers need more than 1 per poll: with --batch 1")
+		r.Line("          the poison message at the head of the queue is claimed at every poll and starves the rest)")
+	} else {
+		r.Line("          (one per poll, as the course's LIMIT 1: the poison message at the head of the queue is")
+		r.Line("          claimed at every poll and starves the messages behind it)")
+	}
 	r.Linef("Demo cap  the run is stopped if a poison message reaches %d attempts", o.RetryCap)
 	writeClockLine(r, own.started)
 }
 
+// writePerMessage is one row per message. The AFTER's rows show the
+// ceiling, and the error a row keeps is shown in full below the table (the
+// BEFORE's store, Day 15's, has neither).
 func (o *session16Options) writePerMessage(r *report.Report, run *session16Run) {
 	l := run.ledger
 	calls := map[string]int{}
 	for _, c := range l.Calls {
 		calls[c.Key]++
 	}
+	head := []string{"Key", "Script", "Outbox status", "Attempts", "Calls", "Payment status", "Tx id"}
 	var rows [][]string
+	var errs []string
 	for _, m := range l.Messages {
 		pay, _ := l.Payment(m.Key)
-		rows = append(rows, []string{m.Key, ScriptText(run.prov, m.Key), string(m.Status), strconv.Itoa(m.AttemptCount),
-			scenarios.MaxAttemptsText(m.MaxAttempts), strconv.Itoa(calls[m.Key]), string(pay.Status),
-			report.Dash(pay.ProviderTransactionID), report.Dash(m.LastError)})
+		attempts := strconv.Itoa(m.AttemptCount)
+		if !run.naive {
+			attempts += "/" + scenarios.MaxAttemptsText(m.MaxAttempts)
+		}
+		rows = append(rows, []string{m.Key, ScriptText(run.prov, m.Key), string(m.Status), attempts,
+			strconv.Itoa(calls[m.Key]), string(pay.Status), report.Dash(pay.ProviderTransactionID)})
+		if m.LastError != "" {
+			errs = append(errs, m.Key+": "+m.LastError)
+		}
 	}
-	r.Table([]string{"Key", "Provider script", "Outbox status", "Attempts", "MaxAttempts", "Provider calls",
-		"Payment status", "Provider tx id", "LastError"}, rows)
+	r.Table(head, rows)
+	for _, e := range errs {
+		r.Line("LastError " + e)
+	}
+	if !run.naive {
+		o.writeNoMoneyLost(r, run)
+	}
+}
+
+// writeNoMoneyLost says why dead-lettering the poison loses no money, from
+// the ledgers: its payment has no provider transaction and the provider
+// answered none of its calls with a payment.
+func (o *session16Options) writeNoMoneyLost(r *report.Report, run *session16Run) {
+	for _, k := range o.PoisonKeys {
+		m, ok := run.ledger.Message(k)
+		if !ok || m.Status != outbox.DeadLettered {
+			continue
+		}
+		pay, _ := run.ledger.Payment(k)
+		calls := 0
+		for _, c := range run.ledger.Calls {
+			if c.Key == k {
+				calls++
+			}
+		}
+		r.Linef("%s is a would-be Failed payment: none of its %s paid, so dead-lettering it loses",
+			k, report.Plural(calls, "status check"))
+		r.Linef("no money; the payment stays %s for a human, with no provider transaction.", pay.Status)
+	}
 }
 
 // figureList is every Day 16 figure: its row in the BEFORE vs AFTER table
@@ -222,6 +282,11 @@ func (o *session16Options) afterChecks(r *report.Report, f session16Figures) {
 	}
 	r.Check("queue drained", f.pending == 0 && f.processing == 0,
 		fmt.Sprintf("%d pending / %d processing", f.pending, f.processing))
+	if len(o.PoisonKeys) > 0 {
+		r.Check("dead-lettering lost no money", f.poisonMoneyTaken == 0 && report.AllEqual(f.poisonPayments, outbox.PendingConfirmation),
+			fmt.Sprintf("poison payments %s; provider calls that paid: %d",
+				report.JoinStrings(f.poisonPayments), f.poisonMoneyTaken))
+	}
 	o.integrityChecks(r, f)
 }
 
@@ -281,4 +346,12 @@ func (o *session16Options) integrityChecks(r *report.Report, f session16Figures)
 	r.Check("no duplicate payment/outbox rows", f.maxPayRows <= 1 && f.maxMsgRows <= 1,
 		fmt.Sprintf("max %d per key", max(f.maxPayRows, f.maxMsgRows)))
 	f.txIDs.check(r)
+}
+
+// sameInstantRetry reports whether next is another immediate failed attempt
+// of e's message at e's instant, with the same error: a line that would
+// only repeat the one before it.
+func sameInstantRetry(e, next worker.Event) bool {
+	return e.Kind == worker.Retrying && next.Kind == worker.Retrying && e.Delay == 0 && next.Delay == 0 &&
+		next.MessageID == e.MessageID && next.At.Equal(e.At) && next.Detail == e.Detail
 }
