@@ -105,8 +105,17 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(flagError)
 	root.Args = unknownCommand(root)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		// `outboxlab retry-with-dead-leter --no-report`: cobra found no such
+		// command and parsed the flags as the root's; the name is the mistake.
+		if cmd == root {
+			if word := firstWord(args); word != "" && !isCommand(root, word) {
+				return root.Args(root, []string{word})
+			}
+		}
+		return flagError(cmd, err)
+	})
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		return refuseControlCharacters(cmd.Flags())

@@ -98,6 +98,30 @@ func unknownCommand(root *cobra.Command) cobra.PositionalArgs {
 	}
 }
 
+// firstWord is the first argument that is not a flag, or "" (a scenario
+// or command name comes first, before its flags).
+func firstWord(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// isCommand reports whether word names one of root's commands or aliases.
+func isCommand(root *cobra.Command, word string) bool {
+	for _, c := range root.Commands() {
+		if c.Name() == word || slices.Contains(c.Aliases, word) {
+			return true
+		}
+	}
+	return false
+}
+
 // flagError makes pflag's errors helpful: an unknown flag gets the closest
 // flags of the command.
 func flagError(cmd *cobra.Command, err error) error {

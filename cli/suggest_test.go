@@ -20,6 +20,12 @@ func TestMistakesGetTheRightHint(t *testing.T) {
 		{[]string{"retry-with-dead-letter", "--max-attempt", "5"}, "unknown flag: --max-attempt; did you mean --max-attempts?"},
 		{[]string{"retry-with-dead-letter", "--dead-letter", "false"}, `got "false"; a true/false flag takes its value after =, as in --dead-letter=false`},
 		{[]string{"list", "--json", "false"}, "as in --json=false"},
+		// A mistyped scenario with flags: the name is the mistake, not the flag.
+		{[]string{"retry-with-dead-leter", "--no-report"}, `unknown command "retry-with-dead-leter" for "outboxlab"; did you mean retry-with-dead-letter?`},
+		{[]string{"session16", "--max-attempts", "5"}, "did you mean session-16-poison-message-retried-forever or session-16-retry-with-dead-letter?"},
+		{[]string{"--no-report", "retry-with-dead-leter"}, "did you mean retry-with-dead-letter?"},
+		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{[]string{"--no-report", "list"}, "unknown flag: --no-report"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
