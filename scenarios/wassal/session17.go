@@ -3,6 +3,7 @@ package wassal
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,37 +26,50 @@ const (
 func init() {
 	registerDay(session17Day, (&session17Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession17(fs, after) },
 		scenarios.Scenario{
-			Summary: "Day 17 BEFORE: a blind reset of dead letters to Pending, AttemptCount 0, while the provider is still broken",
-			Long: `Starts where Day 16 ends: the status API failed for PAY-002, PAY-003 and PAY-004,
-so after MaxAttempts each was dead-lettered with its LastError. Thirty minutes
-later someone "redrives" them with one UPDATE: Status back to Pending,
-AttemptCount 0, LastError and DeadLetteredAtUtc cleared, all at once, no
-approver, no reason, no record. The provider is still broken (--provider-fixed
-defaults to false here), so the poison loop runs again and dead-letters them a
-second time, and the rows now claim three attempts where six were made: the
-original failure history is gone.
+			Summary: "Day 17 BEFORE: from Day 16's end, a blind reset of the dead letter to Pending, AttemptCount 0, provider still broken",
+			Long: `Starts where Day 16 ends: its AFTER scenario (session-16-retry-with-dead-letter)
+is run by its own code, and leaves one dead letter, PAY-003, the poison message
+whose status check failed MaxAttempts times. Thirty minutes later someone
+"redrives" it with one UPDATE: Status back to Pending, AttemptCount 0,
+LastError and DeadLetteredAtUtc cleared, no approver, no reason, no record. The
+provider is still broken (--provider-fixed defaults to false here), so the
+poison loop runs again and dead-letters it a second time, and the row now
+claims three attempts where six were made: the original failure history is gone.
 
-The comparison table beside it runs the AFTER design on the same seed.`,
+--more-dead-letters adds keys whose status check failed during Day 16's drain
+too, so that there are several dead letters to reset at once.
+
+The comparison table beside it runs the AFTER design from the same start.`,
 			Example: `  outboxlab session-17-blind-redrive
-  outboxlab session-17-blind-redrive --poison-key PAY-001,PAY-006 --max-attempts 4`,
+  outboxlab session-17-blind-redrive --more-dead-letters PAY-002,PAY-004 --max-attempts 4`,
 			FailsWith: []string{"--provider-fixed"},
 		},
 		scenarios.Scenario{
-			Summary: "Day 17 AFTER: an authorised, audited redrive in bounded batches under new claims, verified before closing",
-			Long: `The same dead letters, redriven the safe way once the provider is fixed. The
-redrive needs an approver and a reason (--approver, --reason; empty is refused
-with exit 2) and writes an audit record naming who, why, when and which entries.
-Each entry gets a Redrives row keeping its original AttemptCount, LastError and
-DeadLetteredAtUtc, and a redrive generation; counters are never reset: the
-message gets --redrive-attempts more attempts on top of the ones it had. Entries
-are released in batches of --batch, each replay runs under a new claim (a new
-ClaimToken), and each entry is closed only after a status check confirms the
-provider's result matches the payment. A batch that dead-letters again stops the
-redrive: the cause is not fixed, and the history says so.
+			Summary: "Day 17 AFTER: from Day 16's end, an authorised, audited redrive in bounded batches, verified before closing",
+			Long: `Starts where Day 16 ends (its AFTER scenario, run by its own code): one dead
+letter, PAY-003, redriven the safe way once the provider is fixed. Day 16 says
+PAY-003 is a would-be Failed payment, so dead-lettering it lost no money: once
+fixed, the provider's status check says Declined, and the redrive ends with
+the payment Failed, no transaction id, nothing charged.
+
+The redrive needs an approver and a reason (--approver, --reason; empty is
+refused with exit 2) and writes an audit record naming who, why, when and
+which entries. Each entry gets a Redrives row keeping its original
+AttemptCount, LastError and DeadLetteredAtUtc, and a redrive generation;
+counters are never reset: the message gets --redrive-attempts more attempts on
+top of the ones it had. Entries are released in batches of --batch, each
+replay runs under a new claim (a new ClaimToken), and each entry is closed
+only after a status check confirms the provider's result matches the payment.
+A batch that dead-letters again stops the redrive: the cause is not fixed,
+and the history says so.
+
+One dead letter makes one batch. To watch batches, add dead letters with
+--more-dead-letters: their status check failed during Day 16's drain too, and
+once the provider is fixed they pay.
 
 Try --provider-fixed=false: the first batch fails, the redrive halts, nothing is lost, exit 1.`,
 			Example: `  outboxlab session-17-audited-redrive --approver alice --reason "INC-4711: status API restored"
-  outboxlab session-17-audited-redrive --batch 1 --batch-interval 5s`,
+  outboxlab session-17-audited-redrive --more-dead-letters PAY-002,PAY-004 --batch 1`,
 			FailsWith: []string{"--provider-fixed=false"},
 		})
 }
@@ -64,9 +78,11 @@ Try --provider-fixed=false: the first batch fails, the redrive halts, nothing is
 // differs is --provider-fixed: the BEFORE story is a redrive while still broken.
 type session17Options struct {
 	audited bool // which design is this scenario's own: BEFORE (blind) or AFTER (audited)
+	verbose bool // the run's --verbose: the audit log's details in full
 
 	Payments        int
 	PoisonKeys      []string
+	MoreDeadLetters []string
 	DeclinedKey     string
 	MaxAttempts     int
 	BaseBackoff     time.Duration
@@ -77,15 +93,20 @@ type session17Options struct {
 	Batch           int
 	BatchInterval   time.Duration
 	RedriveAttempts int
+
+	day16 *session16Options // Day 16 AFTER's options, from these (Validate)
 }
 
 func bindSession17(fs *pflag.FlagSet, audited bool) *session17Options {
 	o := &session17Options{audited: audited}
-	fs.IntVar(&o.Payments, "payments", 6, "payments to seed, PAY-001 onwards, each with one outbox message")
-	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-002", "PAY-003", "PAY-004"}, "keys whose status check fails until the provider is fixed (comma list)")
-	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `healthy key the provider declines ("none" for no declines)`)
-	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "Day 16 attempts before a message is dead-lettered")
-	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "Day 16 backoff after the first failure; doubles each attempt")
+	fs.IntVar(&o.Payments, "payments", 6, "Day 16: payments seeded, PAY-001 onwards, each with one outbox message")
+	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"},
+		"Day 16's poison message: its status check fails until the provider is fixed, then says Declined (a would-be Failed payment)")
+	fs.StringSliceVar(&o.MoreDeadLetters, "more-dead-letters", []string{none},
+		`keys whose status check also fails in Day 16's drain, until the provider is fixed, then pays: more dead letters, for batches ("none"; comma list)`)
+	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `Day 16: healthy key the provider declines ("none" for no declines)`)
+	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "Day 16: attempts before a message is dead-lettered")
+	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "Day 16: backoff after the first failure; doubles each attempt")
 	fs.DurationVar(&o.RedriveAfter, "redrive-after", 30*time.Minute, "when the redrive happens, after the start of the run")
 	fs.BoolVar(&o.ProviderFixed, "provider-fixed", audited, "the provider's status API is fixed before the redrive")
 	fs.StringVar(&o.Approver, "approver", "ops-oncall", "AFTER: who authorises the redrive (required)")
@@ -97,7 +118,7 @@ func bindSession17(fs *pflag.FlagSet, audited bool) *session17Options {
 }
 
 // maxRedriveAttempts bounds the work of a Day 17 run: the attempts on the
-// poison messages in both designs, the Day 16 drain and the redrive together.
+// dead letters in both designs, the Day 16 drain and the redrive together.
 const maxRedriveAttempts = 1000
 
 // limits are the Day 17 flags' accepted ranges, with their current values.
@@ -121,6 +142,17 @@ func (o *session17Options) Validate() error {
 	if o.PoisonKeys, o.DeclinedKey, err = poisonFlags(o.PoisonKeys, o.DeclinedKey, o.Payments); err != nil {
 		return err
 	}
+	if o.MoreDeadLetters, err = keysFlag("more-dead-letters", o.MoreDeadLetters, o.Payments); err != nil {
+		return err
+	}
+	for _, k := range o.MoreDeadLetters {
+		switch {
+		case slices.Contains(o.PoisonKeys, k):
+			return fmt.Errorf("--more-dead-letters %q is already the poison key", k)
+		case k == o.DeclinedKey:
+			return fmt.Errorf("--more-dead-letters %q is the declined key; a declined payment is a healthy one", k)
+		}
+	}
 	o.Approver, o.Reason = strings.TrimSpace(o.Approver), strings.TrimSpace(o.Reason)
 	switch {
 	case o.Approver == "":
@@ -128,18 +160,46 @@ func (o *session17Options) Validate() error {
 	case o.Reason == "":
 		return fmt.Errorf("--reason is required: a redrive needs a recorded reason")
 	}
-	// Each poison message is tried MaxAttempts times in the Day 16 drain of
+	// Each dead letter is tried MaxAttempts times in the Day 16 drain of
 	// both designs, then again: MaxAttempts times after a blind reset, at most
 	// --redrive-attempts times plus one verification after an audited release.
-	poison := len(o.PoisonKeys)
-	if work := poison * (3*o.MaxAttempts + o.RedriveAttempts + 1); work > maxRedriveAttempts {
+	dead := len(o.deadLetterKeys())
+	if work := dead * (3*o.MaxAttempts + o.RedriveAttempts + 1); work > maxRedriveAttempts {
+		keys := countOf(dead, "poison key", "poison keys")
+		if len(o.MoreDeadLetters) > 0 {
+			keys = report.Plural(dead, "dead letter")
+		}
 		return fmt.Errorf("%s × (3 × %d --max-attempts + %d --redrive-attempts + 1) = %d attempts, at most %d: "+
-			"fewer --poison-key or fewer attempts", countOf(poison, "poison key", "poison keys"), o.MaxAttempts, o.RedriveAttempts, work, maxRedriveAttempts)
+			"fewer dead letters or fewer attempts", keys, o.MaxAttempts, o.RedriveAttempts, work, maxRedriveAttempts)
 	}
 	if s := o.span(); s.tooLong() {
 		return fmt.Errorf("the run would move the scenario clock %s: lower --base-backoff, --batch-interval or the attempts", s.text())
 	}
+	return o.bindDay16()
+}
+
+// bindDay16 sets up Day 16 AFTER with Day 16's own defaults, less what Day 17
+// passes on: the payments, the keys whose status check fails (the poison key
+// and the more dead letters), the declined key, MaxAttempts and the backoff.
+// Its demo cap is raised to MaxAttempts, so it never stops Day 16 before the
+// dead-letter exit.
+func (o *session17Options) bindDay16() error {
+	d := bindSession16(pflag.NewFlagSet(session16After, pflag.ContinueOnError), false)
+	d.Payments, d.PoisonKeys, d.DeclinedKey = o.Payments, o.deadLetterKeys(), o.DeclinedKey
+	d.MaxAttempts, d.BaseBackoff, d.RetryCap = o.MaxAttempts, o.BaseBackoff, max(d.RetryCap, o.MaxAttempts)
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("Day 16's start: %w", err)
+	}
+	o.day16 = d
 	return nil
+}
+
+// deadLetterKeys are the keys whose status check fails in Day 16's drain,
+// in key order: the poison key and the more dead letters.
+func (o *session17Options) deadLetterKeys() []string {
+	keys := slices.Concat(o.PoisonKeys, o.MoreDeadLetters)
+	slices.Sort(keys)
+	return keys
 }
 
 // span is the furthest a Day 17 run moves the scenario clock: the Day 16
@@ -148,7 +208,7 @@ func (o *session17Options) Validate() error {
 func (o *session17Options) span() span {
 	drain := span(0).backoffs(o.BaseBackoff, 0, 1, o.MaxAttempts-1)
 	s := drain.add(1, o.RedriveAfter)
-	batches := (len(o.PoisonKeys) + o.Batch - 1) / o.Batch
+	batches := (len(o.deadLetterKeys()) + o.Batch - 1) / o.Batch
 	blind := s.backoffs(o.BaseBackoff, 0, 1, o.MaxAttempts-1)
 	audited := s.add(int64(max(batches-1, 0)), o.BatchInterval).
 		backoffs(o.BaseBackoff, 0, o.MaxAttempts+1, o.MaxAttempts+o.RedriveAttempts-1)
@@ -176,6 +236,7 @@ type session17Run struct {
 }
 
 func (o *session17Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	o.verbose = env.Verbose
 	return runDay[*session17Run, session17Figures](ctx, env, session17Day, o.audited, o, o.drive)
 }
 
@@ -183,8 +244,14 @@ func (o *session17Options) policy() backoff.Policy {
 	return backoff.Policy{Backoff: backoff.Backoff{Base: o.BaseBackoff}, DeadLetter: true}
 }
 
+// drive starts from Day 16 AFTER's end state, built on the run's database by
+// Day 16's own code, then redrives its dead letters: blindly, or audited.
 func (o *session17Options) drive(ctx context.Context, path string, audited bool) (*session17Run, error) {
-	store, err := outbox.Open(ctx, path)
+	day16, err := o.day16.drive(ctx, path, false)
+	if err != nil {
+		return nil, fmt.Errorf("run Day 16 AFTER: %w", err)
+	}
+	store, err := outbox.Day(17).Open(ctx, path) // Day 16's tables, and Day 17's AuditLog
 	if err != nil {
 		return nil, err
 	}
@@ -192,18 +259,9 @@ func (o *session17Options) drive(ctx context.Context, path string, audited bool)
 	if err := store.CreateTable(ctx, redrivesSchema); err != nil {
 		return nil, fmt.Errorf("create the redrives table: %w", err)
 	}
-	clk := clock.New()
-	if err := SeedDurableOutbox(ctx, store, o.Payments, o.MaxAttempts, clk.Now()); err != nil {
-		return nil, err
-	}
-	run := &session17Run{audited: audited, prov: NewProvider(o.PoisonKeys, o.DeclinedKey)}
-	run.lines = append(run.lines, eventLine(clk.Now(), "", fmt.Sprintf(
-		"DAY 16: worker-1 drains; MaxAttempts %d, backoff %s × 2^(n-1), dead-letter exit; the status API fails for %s",
-		o.MaxAttempts, clock.Millis(o.BaseBackoff), keysText(o.PoisonKeys))))
-	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: 10}
-	if err := run.stepUntilIdle(ctx, w, o.stepLimit()); err != nil {
-		return nil, err
-	}
+	clk := clock.NewAt(day16.ended)
+	run := &session17Run{audited: audited, prov: day16.prov, events: day16.events}
+	run.lines = o.day16Lines(day16)
 	if err := o.takeStock(ctx, run, store, clk); err != nil {
 		return nil, err
 	}
@@ -219,8 +277,28 @@ func (o *session17Options) drive(ctx context.Context, path string, audited bool)
 	return run, o.finish(ctx, run, store)
 }
 
+// day16Lines tell Day 16's drain in short: one line for the design, the
+// attempts of the messages it dead-lettered, one line for the rest.
+func (o *session17Options) day16Lines(day16 *session16Run) []string {
+	lines := []string{eventLine(day16.started, "", fmt.Sprintf("DAY 16 AFTER, by its own code: MaxAttempts %d, backoff %s × 2^(n-1)",
+		o.MaxAttempts, clock.Millis(o.BaseBackoff)))}
+	dead := o.deadLetterKeys()
+	others := 0
+	for _, e := range day16.events {
+		switch {
+		case slices.Contains(dead, e.Key):
+			lines = append(lines, TimelineLine(e))
+		case e.Kind == worker.Processed:
+			others++
+		}
+	}
+	paid, failed := paidFailed(day16.ledger.Payments)
+	return append(lines, eventLine(day16.ended, "", fmt.Sprintf("Day 16 ends: %s Processed (%d Paid, %d Failed), %s",
+		report.Plural(others, "other message"), paid, failed, report.Plural(len(dead), "dead letter"))))
+}
+
 func (o *session17Options) stepLimit() int {
-	return o.Payments + len(o.PoisonKeys)*(o.MaxAttempts+o.RedriveAttempts)*3 + 10
+	return o.Payments + len(o.deadLetterKeys())*(o.MaxAttempts+o.RedriveAttempts)*3 + 10
 }
 
 // stepUntilIdle runs w until nothing is left to claim or wait for.
@@ -262,15 +340,23 @@ func (o *session17Options) takeStock(ctx context.Context, run *session17Run, sto
 	state := "is still broken"
 	if o.ProviderFixed {
 		state = "has been fixed"
+		// Day 16's poison message is a would-be Failed payment, as Day 16
+		// says: once fixed, the provider answers Declined. The more dead
+		// letters are payments the provider took: they pay.
 		for _, k := range o.PoisonKeys {
+			run.prov.Script(k, provider.Rule{Outcome: provider.Declined})
+		}
+		for _, k := range o.MoreDeadLetters {
 			run.prov.Script(k, provider.Rule{Outcome: provider.Paid})
 		}
 	}
 	late := ""
 	if run.redriveAt.After(clock.Start.Add(o.RedriveAfter)) {
-		late = fmt.Sprintf(" (--redrive-after %s fell inside the Day 16 drain: the redrive starts when it ends)", durationText(o.RedriveAfter))
+		late = fmt.Sprintf("--redrive-after %s fell inside the Day 16 drain: the redrive starts when it ends", durationText(o.RedriveAfter))
 	}
-	run.lines = append(run.lines, eventLine(run.redriveAt, "", fmt.Sprintf(
-		"%s parked (%s); the provider's status API %s%s", report.Plural(len(run.deadKeys), "dead letter"), keysText(run.deadKeys), state, late)))
+	run.lines = append(run.lines, eventLine(run.redriveAt, "", fmt.Sprintf("parked: %s; the provider's status API %s", keysText(run.deadKeys), state)))
+	if late != "" {
+		run.lines = append(run.lines, eventLine(run.redriveAt, "", late))
+	}
 	return nil
 }

@@ -33,6 +33,8 @@ type session17Figures struct {
 	recordsAgree                bool   // every Redrives row names the approver and reason the approval names
 	closed, closedUnverified    int
 	pending                     []string
+	poisonEnds                  []string // each poison key with its payment status at the end: "PAY-003 Failed"
+	poisonAsDay16               int      // poison payments that end Failed, no tx id, the provider's answer Declined, never charged
 	txIDs
 
 	audited bool      // the run's design: the audited redrive
@@ -152,8 +154,33 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 	for _, rd := range run.redrives {
 		f.recordsAgree = f.recordsAgree && rd.approver == f.approver && rd.reason == f.reason
 	}
+	for _, k := range o.PoisonKeys {
+		pay, _ := l.Payment(k)
+		f.poisonEnds = append(f.poisonEnds, k+" "+string(pay.Status))
+		if endsAsDay16Says(l, pay) {
+			f.poisonAsDay16++
+		}
+	}
 	f.txIDs = readTxIDs(l, run.prov)
 	return f
+}
+
+// endsAsDay16Says reads what Day 16 says of its poison message from the
+// rows and the provider's ledger: a would-be Failed payment, so
+// dead-lettering it lost no money. The payment row is Failed without a
+// transaction id, the provider's last answer for it is Declined, and no call
+// for it ever carried a transaction id.
+func endsAsDay16Says(l Ledger, pay outbox.Payment) bool {
+	said, ok := l.ProviderSaid(pay.Key)
+	if !ok || said.Outcome != provider.Declined || pay.Status != outbox.Failed || pay.ProviderTransactionID != "" {
+		return false
+	}
+	for _, c := range l.Calls {
+		if c.Key == pay.Key && c.TransactionID != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // verifiedBeforeClosing reads the provider's ledger for a closed redrive:
@@ -189,7 +216,7 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 		if !f.audited {
 			return "nobody / no reason"
 		}
-		return fmt.Sprintf("%s / %q", o.Approver, o.Reason)
+		return o.Approver + " / recorded"
 	}
 	released := func(f f17) string {
 		if !f.audited {
@@ -209,25 +236,28 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 	}
 	return slices.Concat(
 		[]scenarios.Figure[f17]{
-			keysFigure("Dead letters before the redrive", "dead_letters", func(f f17) []string { return f.dead }),
+			keysFigure("Dead letters at the redrive", "dead_letters", func(f f17) []string { return f.dead }),
 			{Label: "Authorised by / reason", Show: who},
 			{Label: "Released back to Pending", Key: "released", Show: released, Value: func(f f17) any { return len(f.released) }},
 			metric("left_parked", func(f f17) any { return len(f.notReleased) }),
 			metric("largest_batch", func(f f17) any { return f.largestBatch }),
-			{Label: "Worker attempts during the redrive", Key: "redrive_attempts",
+			{Label: "Worker attempts in the redrive", Key: "redrive_attempts",
 				Show:  func(f f17) string { return failedOf(f.redriveAttempts, f.failed) },
 				Value: func(f f17) any { return f.redriveAttempts }},
 			metric("redrive_attempts_failed", func(f f17) any { return f.failed }),
-			intFigure("Verification status checks before closing", "verification_checks", func(f f17) int { return f.verifyCalls }),
+			intFigure("Verifications before closing", "verification_checks", func(f f17) int { return f.verifyCalls }),
 		},
-		twoFigures("Redriven entries Processed / dead-lettered again", "processed", "dead_lettered_again",
+		twoFigures("Processed / dead-lettered again", "processed", "dead_lettered_again",
 			func(f f17) int { return len(f.processed) }, func(f f17) int { return len(f.deadAgain) }),
 		[]scenarios.Figure[f17]{
-			keysFigure("Rows whose AttemptCount undercounts the attempts", "undercounted_rows", func(f f17) []string { return f.undercounted }),
-			{Label: "Original LastError and DeadLetteredAtUtc kept", Key: "history_kept", Show: history,
+			keysFigure("AttemptCount undercounts", "undercounted_rows", func(f f17) []string { return f.undercounted }),
+			{Label: "Original history kept", Key: "history_kept", Show: history,
 				Value: func(f f17) any { return f.historyKept }},
-			intFigure("Redrive entries in the audit log", "redrive_audit_entries", func(f f17) int { return f.redriveAudit }),
-			keysFigure("Payments PendingConfirmation at the end", "pending_payments", func(f f17) []string { return f.pending }),
+			intFigure("Redrive audit entries", "redrive_audit_entries", func(f f17) int { return f.redriveAudit }),
+			keysFigure("PendingConfirmation at the end", "pending_payments", func(f f17) []string { return f.pending }),
+			{Label: "Poison message at the end", Key: "poison_ends_as_day16_says",
+				Show:  func(f f17) string { return keysText(f.poisonEnds) },
+				Value: func(f f17) any { return f.poisonAsDay16 }},
 			// Day 17's JSON has never recorded fake successes: the row only.
 			{Label: "Fake successes", Show: func(f f17) string { return strconv.Itoa(f.fake) }},
 			metric("closed", func(f f17) any { return f.closed }),
@@ -279,6 +309,11 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
 		fmt.Sprintf("largest batch %d ≤ %d; %s", f.largestBatch, o.Batch, countOf(f.batches, "batch", "batches")))
 	r.Check("verified with the provider before closing", f.closedUnverified == 0,
 		fmt.Sprintf("%d closed, %d of them without a matching status check", f.closed, f.closedUnverified))
+	if len(o.PoisonKeys) > 0 {
+		r.Check("the poison message ends as Day 16 says", f.poisonAsDay16 == len(o.PoisonKeys),
+			fmt.Sprintf("%s; %d of %d Failed with the provider's Declined, no transaction id, never charged",
+				keysText(f.poisonEnds), f.poisonAsDay16, len(o.PoisonKeys)))
+	}
 	r.Check("incident closed: every dead letter resolved", f.closed == len(f.dead) && len(f.pending) == 0,
 		fmt.Sprintf("%d of %d closed; %d dead-lettered again, %d left parked; %d PendingConfirmation",
 			f.closed, len(f.dead), len(f.deadAgain), len(f.notReleased), len(f.pending)))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
@@ -81,9 +80,12 @@ func (o *session17Options) blindRedrive(ctx context.Context, run *session17Run, 
 		return fmt.Errorf("reset dead letters: %w", err)
 	}
 	n, _ := res.RowsAffected()
-	run.lines = append(run.lines, eventLine(clk.Now(), "", fmt.Sprintf(
-		"BLIND REDRIVE: UPDATE OutboxMessages SET Status = 'Pending', AttemptCount = 0, LastError = NULL, DeadLetteredAtUtc = NULL "+
-			"WHERE Status = 'DeadLettered' → %s, all at once; no approver, no reason, no record", report.Plural(n, "row"))))
+	now := clk.Now()
+	run.lines = append(run.lines,
+		eventLine(now, "", "BLIND REDRIVE: UPDATE OutboxMessages SET Status = 'Pending',"),
+		eventLine(now, "", "  AttemptCount = 0, LastError = NULL, DeadLetteredAtUtc = NULL"),
+		eventLine(now, "", fmt.Sprintf("  WHERE Status = 'DeadLettered' → %s, all at once", report.Plural(n, "row"))),
+		eventLine(now, "", "  no approver, no reason, no record"))
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: 10}
 	return run.stepUntilIdle(ctx, w, o.stepLimit())
 }
@@ -101,9 +103,9 @@ func (o *session17Options) auditedRedrive(ctx context.Context, run *session17Run
 	if err != nil {
 		return err
 	}
-	run.lines = append(run.lines, eventLine(now, "", fmt.Sprintf(
-		"AUDITED REDRIVE approved by %s (%q): %s, batches of %d; audit record written",
-		o.Approver, o.Reason, report.Plural(len(run.deadKeys), "dead letter"), o.Batch)))
+	run.lines = append(run.lines,
+		eventLine(now, "", fmt.Sprintf("AUDITED REDRIVE approved by %s: %s, batches of %d", o.Approver, report.Plural(len(run.deadKeys), "dead letter"), o.Batch)),
+		eventLine(now, "", fmt.Sprintf("  reason %q; audit record written", o.Reason)))
 	w := &worker.Worker{ID: "redrive-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: o.Batch}
 	for start := 0; start < len(run.deadKeys); start += o.Batch {
 		if start > 0 {
@@ -160,7 +162,8 @@ func (o *session17Options) release(ctx context.Context, run *session17Run, store
 			if err := outbox.AuditTx(ctx, tx, now, o.Approver, actionReleased, m.ID, detail); err != nil {
 				return err
 			}
-			run.lines = append(run.lines, eventLine(now, k, "released: "+strings.TrimPrefix(detail, k+" ")))
+			run.lines = append(run.lines, eventLine(now, k, fmt.Sprintf("released (generation %d, batch %d): AttemptCount %d kept, MaxAttempts %d → %d",
+				gen, batch, m.AttemptCount, m.MaxAttempts, m.AttemptCount+o.RedriveAttempts)))
 		}
 		return nil
 	})

@@ -14,12 +14,12 @@ import (
 var session17Day = day{
 	number: 17,
 	Pair: scenarios.Pair{
-		Before: session17Before, BeforeTitle: "Session 17 — BEFORE: a blind dead-letter redrive",
-		After: session17After, AfterTitle: "Session 17 — AFTER: an audited dead-letter redrive",
+		Before: session17Before, BeforeTitle: "Day 17 — BEFORE: a blind dead-letter redrive",
+		After: session17After, AfterTitle: "Day 17 — AFTER: an audited dead-letter redrive",
 	},
-	reproduced: "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE ❌",
-	held:       "AUDITED REDRIVE — AUTHORISED, BATCHED, VERIFIED, HISTORY KEPT ✅",
-	broken:     "THE REDRIVE DID NOT CLOSE THE INCIDENT — SEE THE FAILED CHECKS ❌",
+	reproduced: "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE",
+	held:       "AUDITED REDRIVE — AUTHORISED, BATCHED, VERIFIED, HISTORY KEPT",
+	broken:     "THE REDRIVE DID NOT CLOSE THE INCIDENT — SEE THE FAILED CHECKS",
 	columns:    []string{"Metric (real run)", "BEFORE (blind)", "AFTER (audited)"},
 }
 
@@ -28,7 +28,7 @@ func (o *session17Options) story(own *session17Run, _ session17Figures) story {
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) },
 		own: []ledgerTable{
 			{"Redrive ledger (Redrives table)", func(r *report.Report) { writeRedrives(r, own.redrives) }},
-			{"Audit log (AuditLog table)", func(r *report.Report) { writeAudit(r, own.audit) }},
+			{"Audit log (AuditLog table)", func(r *report.Report) { writeAudit(r, own.audit, messageKeys(own.ledger), o.verbose) }},
 		}}
 }
 
@@ -41,27 +41,41 @@ func (o *session17Options) checks(r *report.Report, _ *session17Run, f session17
 }
 
 func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
-	r.Linef("Seed      %s, PendingConfirmation, each with its %s outbox message (MaxAttempts %d)",
-		paymentRange(o.Payments), ConfirmType, o.MaxAttempts)
+	r.Linef("Start     Day 16 AFTER's end state, rebuilt by its own code (%s):", session16After)
 	declined := ""
 	if o.DeclinedKey != "" {
 		declined = "; " + o.DeclinedKey + " declines"
 	}
+	r.Linef("          %s, MaxAttempts %d, backoff %s × 2^(n-1)%s",
+		paymentRange(o.Payments), o.MaxAttempts, clock.Millis(o.BaseBackoff), declined)
 	if len(o.PoisonKeys) == 0 {
-		r.Linef("Provider  the status API never fails (--poison-key none)%s; every other key pays", declined)
+		r.Line("Dead      no poison message (--poison-key none)")
 	} else {
-		r.Linef("Provider  the status API fails for %s until it is fixed%s; every other key pays", keysText(o.PoisonKeys), declined)
+		r.Linef("Dead      %s: Day 16's poison message, its status check failing until the provider is fixed", keysText(o.PoisonKeys))
+	}
+	if len(o.MoreDeadLetters) == 0 {
+		r.Line("          no more dead letters (--more-dead-letters adds some, to watch the batches)")
+	} else {
+		r.Linef("          and %s (--more-dead-letters): their status check failed too", keysText(o.MoreDeadLetters))
 	}
 	fixed := "still broken (--provider-fixed=false)"
 	if o.ProviderFixed {
 		fixed = "fixed (--provider-fixed)"
 	}
 	r.Linef("Redrive   at %s; the provider is %s", clock.Stamp(own.redriveAt), fixed)
+	if len(o.PoisonKeys) > 0 {
+		r.Linef("          once fixed, %s: Declined (Day 16: a would-be Failed payment, no money lost)", keysText(o.PoisonKeys))
+	}
+	if len(o.MoreDeadLetters) > 0 {
+		r.Linef("          once fixed, %s: Paid", keysText(o.MoreDeadLetters))
+	}
 	if own.audited {
-		r.Linef("Design    audited: approver %q, reason %q; batches of %d, %s apart; +%s per entry on top of its count; verify before closing",
-			o.Approver, o.Reason, o.Batch, o.BatchInterval, report.Plural(o.RedriveAttempts, "attempt"))
+		r.Linef("Design    audited: approver %q, reason %q", o.Approver, o.Reason)
+		r.Linef("          batches of %d, %s apart; +%s each on top of its count; verify before closing",
+			o.Batch, o.BatchInterval, report.Plural(o.RedriveAttempts, "attempt"))
 	} else {
-		r.Line("Design    blind: one UPDATE back to Pending with AttemptCount 0, LastError and DeadLetteredAtUtc cleared; the ordinary worker takes them")
+		r.Line("Design    blind: one UPDATE back to Pending, AttemptCount 0, LastError and DeadLetteredAtUtc")
+		r.Line("          cleared; the ordinary worker takes them")
 	}
 	writeClockLine(r, clock.Start)
 }
@@ -75,27 +89,24 @@ func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) 
 	}
 	var rows [][]string
 	for _, k := range run.deadKeys {
-		b := run.before[k]
 		m, _ := l.Message(k)
 		pay, _ := l.Payment(k)
-		redrive := "reset to 0, no record"
-		verified := "—"
+		redrive := "reset, no record"
 		if run.audited {
-			redrive = "not released (halted)"
+			redrive = "not released"
 			if rd, ok := redriven[k]; ok {
-				redrive = fmt.Sprintf("generation %d, batch %d", rd.generation, rd.batch)
-				verified = string(rd.outcome)
-				if rd.verifiedTx != "" {
-					verified += " (" + rd.verifiedTx + ")"
-				}
+				redrive = fmt.Sprintf("batch %d, gen %d", rd.batch, rd.generation)
 			}
 		}
-		rows = append(rows, []string{k, fmt.Sprintf("%d, %s", b.AttemptCount, clock.Stamp(b.DeadLetteredAt)), redrive,
-			fmt.Sprintf("%d / %d", m.AttemptCount, made[k]), string(m.Status), report.StampOrDash(m.DeadLetteredAt),
-			fmt.Sprintf("%d → %d", b.ClaimToken, m.ClaimToken), verified, string(pay.Status), report.Dash(pay.ProviderTransactionID)})
+		payment := string(pay.Status)
+		if pay.ProviderTransactionID != "" {
+			payment += " " + pay.ProviderTransactionID
+		}
+		rows = append(rows, []string{k, redrive, fmt.Sprintf("%d / %d", m.AttemptCount, made[k]), string(m.Status),
+			report.StampOrDash(m.DeadLetteredAt), payment})
 	}
-	r.Table([]string{"Key", "Dead letter: attempts, at", "Redrive", "AttemptCount / attempts made", "Outbox status",
-		"DeadLetteredAtUtc", "ClaimToken", "Verified", "Payment status", "Provider tx id"}, rows)
+	r.Table([]string{"Key", "Redrive", "Row / made", "Outbox", "Dead-lettered at", "Payment"}, rows)
+	r.Line("Row / made: the AttemptCount on the row, and the attempts the provider's ledger shows were made.")
 }
 
 func writeRedrives(r *report.Report, rows []redriveRow) {
@@ -106,23 +117,48 @@ func writeRedrives(r *report.Report, rows []redriveRow) {
 	out := make([][]string, 0, len(rows))
 	for _, rd := range rows {
 		out = append(out, []string{strconv.FormatInt(rd.id, 10), rd.key, strconv.Itoa(rd.generation), strconv.Itoa(rd.batch),
-			rd.approver, isoStamp(rd.requestedAt), fmt.Sprintf("%d/%d", rd.origAttempts, rd.origMax), isoStamp(rd.origDeadAt),
-			report.Dash(rd.origLastError), string(rd.outcome), report.Dash(rd.verifiedTx), isoStamp(rd.close)})
+			fmt.Sprintf("%d/%d at %s", rd.origAttempts, rd.origMax, isoStamp(rd.origDeadAt)), string(rd.outcome), report.Dash(rd.verifiedTx)})
 	}
-	r.Table([]string{"Id", "Key", "Generation", "Batch", "Approver", "RequestedAtUtc", "Original attempts", "Original DeadLetteredAtUtc",
-		"Original LastError", "Outcome", "VerifiedTransactionId", "ClosedAtUtc"}, out)
+	r.Table([]string{"Id", "Key", "Gen", "Batch", "Original: attempts, dead at", "Outcome", "Verified tx"}, out)
+	first := rows[0]
+	same := true
+	for _, rd := range rows {
+		same = same && rd.approver == first.approver && rd.reason == first.reason
+	}
+	if same {
+		r.Linef("Every row: approver %s, reason %q.", first.approver, first.reason)
+	}
+	for _, rd := range rows {
+		if !same {
+			r.Linef("Row %d: approver %s, reason %q.", rd.id, rd.approver, rd.reason)
+		}
+		r.Linef("Original LastError of %s (row %d): %s", rd.key, rd.id, report.Dash(rd.origLastError))
+	}
 }
 
-func writeAudit(r *report.Report, entries []outbox.AuditEntry) {
+// writeAudit prints the audit log; its details, which the timeline tells,
+// only in full (--verbose).
+func writeAudit(r *report.Report, entries []outbox.AuditEntry, keys map[int64]string, full bool) {
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
-		id := "—"
+		key := "—"
 		if e.MessageID > 0 {
-			id = strconv.FormatInt(e.MessageID, 10)
+			key = fmt.Sprintf("%d (%s)", e.MessageID, keys[e.MessageID])
 		}
-		rows = append(rows, []string{strconv.FormatInt(e.ID, 10), isoStamp(e.At), e.Actor, e.Action, id, e.Detail})
+		row := []string{strconv.FormatInt(e.ID, 10), isoStamp(e.At), e.Actor, e.Action, key}
+		if full {
+			row = append(row, e.Detail)
+		}
+		rows = append(rows, row)
 	}
-	r.Table([]string{"Id", "AtUtc", "Actor", "Action", "MessageId", "Detail"}, rows)
+	header := []string{"Id", "AtUtc", "Actor", "Action", "MessageId"}
+	if full {
+		header = append(header, "Detail")
+	}
+	r.Table(header, rows)
+	if !full {
+		r.Line("Each entry's Detail is in the timeline above; --verbose prints the column.")
+	}
 }
 
 // isoStamp shortens a stored ISO time to the timeline's time of day.
@@ -131,4 +167,13 @@ func isoStamp(iso string) string {
 		return iso[i+1:]
 	}
 	return report.Dash(iso)
+}
+
+// messageKeys maps each outbox row's id to its key.
+func messageKeys(l Ledger) map[int64]string {
+	keys := make(map[int64]string, len(l.Messages))
+	for _, m := range l.Messages {
+		keys[m.ID] = m.Key
+	}
+	return keys
 }

@@ -21,6 +21,10 @@ func TestSession17Validate(t *testing.T) {
 		{[]string{"--poison-key", "none"}, ""}, // no dead letters: nothing to redrive, and the report says so
 		{[]string{"--poison-key", "PAY-008"}, `--poison-key "PAY-008" is not a seeded payment (PAY-001..PAY-006)`},
 		{[]string{"--declined-key", "PAY-003"}, `--declined-key "PAY-003" is also a poison key`},
+		{[]string{"--more-dead-letters", "PAY-002,PAY-004"}, ""},
+		{[]string{"--more-dead-letters", "PAY-003"}, `--more-dead-letters "PAY-003" is already the poison key`},
+		{[]string{"--more-dead-letters", "PAY-005"}, `--more-dead-letters "PAY-005" is the declined key`},
+		{[]string{"--more-dead-letters", "PAY-009"}, `--more-dead-letters "PAY-009" is not a seeded payment (PAY-001..PAY-006)`},
 		{[]string{"--max-attempts", "0"}, "--max-attempts must be between 1 and 20, got 0"},
 		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0s and 5s, got -1ms"},
 		{[]string{"--redrive-after", "0s"}, "--redrive-after must be between 1ms and 24h, got 0s"},
@@ -51,6 +55,7 @@ func driveSession17(t *testing.T, audited bool, args ...string) (*session17Run, 
 
 func TestSession17RedriveFiguresFollowTheFlags(t *testing.T) {
 	t.Parallel()
+	more := []string{"--more-dead-letters", "PAY-002,PAY-004"}
 	tests := []struct {
 		name                  string
 		audited               bool
@@ -65,12 +70,18 @@ func TestSession17RedriveFiguresFollowTheFlags(t *testing.T) {
 		wantBatches           int
 		wantAudit             int // redrive entries in the audit log
 	}{
-		{"blind, still broken", false, []string{"--provider-fixed=false"}, "PAY-002, PAY-003, PAY-004", "none", 9, 9, 0, 3, "PAY-002, PAY-003, PAY-004", 0, 0, 0},
-		{"blind, fixed", false, nil, "PAY-002, PAY-003, PAY-004", "none", 3, 0, 3, 0, "PAY-002, PAY-003, PAY-004", 0, 0, 0},
-		{"audited, fixed", true, nil, "PAY-002, PAY-003, PAY-004", "none", 3, 0, 3, 0, "none", 3, 2, 7},
-		{"audited, still broken", true, []string{"--provider-fixed=false"}, "PAY-002, PAY-003", "PAY-004", 2, 2, 0, 2, "none", 0, 1, 6},
-		{"audited, one at a time", true, []string{"--batch", "1"}, "PAY-002, PAY-003, PAY-004", "none", 3, 0, 3, 0, "none", 3, 3, 7},
-		{"audited, broken, three attempts each", true, []string{"--provider-fixed=false", "--redrive-attempts", "3", "--batch", "3"},
+		// The defaults: Day 16 AFTER's end, one dead letter, PAY-003.
+		{"blind, still broken", false, []string{"--provider-fixed=false"}, "PAY-003", "none", 3, 3, 0, 1, "PAY-003", 0, 0, 0},
+		{"blind, fixed", false, nil, "PAY-003", "none", 1, 0, 1, 0, "PAY-003", 0, 0, 0},
+		{"audited, fixed", true, nil, "PAY-003", "none", 1, 0, 1, 0, "none", 1, 1, 3},
+		{"audited, still broken", true, []string{"--provider-fixed=false"}, "PAY-003", "none", 1, 1, 0, 1, "none", 0, 1, 4},
+		// More dead letters, for the batches.
+		{"blind, three dead letters", false, []string{"--more-dead-letters", "PAY-002,PAY-004", "--provider-fixed=false"},
+			"PAY-002, PAY-003, PAY-004", "none", 9, 9, 0, 3, "PAY-002, PAY-003, PAY-004", 0, 0, 0},
+		{"audited, three dead letters", true, more, "PAY-002, PAY-003, PAY-004", "none", 3, 0, 3, 0, "none", 3, 2, 7},
+		{"audited, three, still broken", true, append(more, "--provider-fixed=false"), "PAY-002, PAY-003", "PAY-004", 2, 2, 0, 2, "none", 0, 1, 6},
+		{"audited, three, one at a time", true, append(more, "--batch", "1"), "PAY-002, PAY-003, PAY-004", "none", 3, 0, 3, 0, "none", 3, 3, 7},
+		{"audited, three, broken, three attempts each", true, append(more, "--provider-fixed=false", "--redrive-attempts", "3", "--batch", "3"),
 			"PAY-002, PAY-003, PAY-004", "none", 9, 9, 0, 3, "none", 0, 1, 8},
 	}
 	for _, tt := range tests {
@@ -106,7 +117,7 @@ func TestSession17RedriveFiguresFollowTheFlags(t *testing.T) {
 // the row counts every attempt, and its Redrives row keeps the first terminal state.
 func TestSession17FailedRedriveKeepsHistory(t *testing.T) {
 	t.Parallel()
-	run, f := driveSession17(t, true, "--provider-fixed=false")
+	run, f := driveSession17(t, true, "--provider-fixed=false", "--more-dead-letters", "PAY-002,PAY-004")
 	m := messageOf(run.ledger, "PAY-002")
 	if m.Status != "DeadLettered" || m.AttemptCount != 4 || m.MaxAttempts != 4 || m.ClaimToken != 4 {
 		t.Errorf("PAY-002 = %s, attempts %d/%d, token %d; want DeadLettered, 4/4, token 4", m.Status, m.AttemptCount, m.MaxAttempts, m.ClaimToken)
@@ -130,16 +141,17 @@ func TestSession17FailedRedriveKeepsHistory(t *testing.T) {
 
 func TestSession17ChecksAndVerdicts(t *testing.T) {
 	t.Parallel()
-	rep := scenariotest.Run(t, session17After, "--approver", "alice", "--reason", "INC-9: fixed upstream")
+	rep := scenariotest.Run(t, session17After, "--approver", "alice", "--reason", "INC-9: fixed upstream", "--more-dead-letters", "PAY-002,PAY-004")
 	wantChecks(t, rep, map[string]string{
 		"redrive authorised":                          `PASS approver alice, reason "INC-9: fixed upstream", 1 approval record`,
 		"bounded batches":                             "PASS largest batch 2 ≤ 2; 2 batches",
 		"incident closed: every dead letter resolved": "PASS 3 of 3 closed; 0 dead-lettered again, 0 left parked; 0 PendingConfirmation",
 	})
+	run, _ := driveSession17(t, true, "--approver", "alice", "--reason", "INC-9: fixed upstream", "--more-dead-letters", "PAY-002,PAY-004")
 	approval := false
-	for _, line := range strings.Split(rep.Body(), "\n") {
-		approval = approval || strings.Contains(line, "│ alice ") && strings.Contains(line, "│ redrive-approved │") &&
-			strings.Contains(line, "generation 1 of PAY-002, PAY-003, PAY-004; reason: INC-9: fixed upstream;")
+	for _, e := range run.audit {
+		approval = approval || e.Actor == "alice" && e.Action == actionApproved &&
+			strings.Contains(e.Detail, "generation 1 of PAY-002, PAY-003, PAY-004; reason: INC-9: fixed upstream;")
 	}
 	if !approval {
 		t.Error("the audit log has no approval by alice naming the entries and the reason")
@@ -147,11 +159,52 @@ func TestSession17ChecksAndVerdicts(t *testing.T) {
 
 	rep = scenariotest.Run(t, session17Before, "--provider-fixed")
 	wantChecks(t, rep, map[string]string{
-		"poison loop started again":         "FAIL 0 failed attempts after the reset; 0 of 3 dead-lettered again",
-		"the rows' failure history is gone": "PASS AttemptCount undercounts on PAY-002, PAY-003, PAY-004; first DeadLetteredAtUtc lost on PAY-002, PAY-003, PAY-004",
+		"poison loop started again":         "FAIL 0 failed attempts after the reset; 0 of 1 dead-lettered again",
+		"the rows' failure history is gone": "PASS AttemptCount undercounts on PAY-003; first DeadLetteredAtUtc lost on PAY-003",
 		"no record of who or why":           "PASS 0 redrive entries in the audit log",
 	})
 	if rep.Passed() {
 		t.Error("the blind redrive with the provider fixed passed: no poison loop, the failure mode is not reproduced")
 	}
+}
+
+// Day 17 starts from Day 16 AFTER's end state, built by Day 16's own code:
+// the dead letter it parks is the one an independent Day 16 AFTER run
+// leaves, attempt for attempt, and nothing else is dead.
+func TestSession17StartsWhereDay16Ends(t *testing.T) {
+	t.Parallel()
+	_, day16 := driveDesign(t, (*session16Options).drive, session16After, false)
+	run, _ := driveSession17(t, true)
+	if got := keysText(run.deadKeys); got != "PAY-003" {
+		t.Fatalf("Day 17 starts with dead letters %s, want PAY-003, Day 16's one", got)
+	}
+	want, got := messageOf(day16.ledger, "PAY-003"), run.before["PAY-003"]
+	if got.AttemptCount != want.AttemptCount || !got.DeadLetteredAt.Equal(want.DeadLetteredAt) || got.LastError != want.LastError ||
+		got.ClaimToken != want.ClaimToken || got.Status != want.Status {
+		t.Errorf("Day 17's dead letter %+v, want Day 16's %+v", got, want)
+	}
+	for _, p := range day16.ledger.Payments {
+		if p.Key == "PAY-003" {
+			continue
+		}
+		if q, _ := run.ledger.Payment(p.Key); q.Status != p.Status || q.ProviderTransactionID != p.ProviderTransactionID {
+			t.Errorf("%s ends %s %s in Day 17, %s %s in Day 16: the redrive touched it", p.Key, q.Status, q.ProviderTransactionID, p.Status, p.ProviderTransactionID)
+		}
+	}
+}
+
+// Day 16 says PAY-003 is a would-be Failed payment: after the redrive it is
+// Failed, as the provider says once fixed, and it was never charged. With the
+// provider still broken it stays pending, and the check says so.
+func TestSession17PoisonEndsAsDay16Says(t *testing.T) {
+	t.Parallel()
+	run, f := driveSession17(t, true)
+	pay, _ := run.ledger.Payment("PAY-003")
+	if pay.Status != "Failed" || pay.ProviderTransactionID != "" || f.poisonAsDay16 != 1 {
+		t.Errorf("PAY-003 ends %s %q (%d as Day 16 says), want Failed without a transaction id", pay.Status, pay.ProviderTransactionID, f.poisonAsDay16)
+	}
+	rep := scenariotest.Run(t, session17After, "--provider-fixed=false")
+	wantChecks(t, rep, map[string]string{
+		"the poison message ends as Day 16 says": "FAIL PAY-003 PendingConfirmation; 0 of 1 Failed with the provider's Declined, no transaction id, never charged",
+	})
 }

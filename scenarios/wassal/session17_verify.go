@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"outboxlab/core/clock"
@@ -32,21 +31,24 @@ func (o *session17Options) verify(ctx context.Context, run *session17Run, store 
 	now := clk.Now()
 	for _, k := range keys {
 		m, _ := l.Message(k)
-		outcome, action, detail := outcomeDeadLetteredAgain, actionFailed, ""
+		outcome, action, detail, said := outcomeDeadLetteredAgain, actionFailed, "", ""
 		var verifiedTx any
 		switch m.Status {
 		case outbox.DeadLettered:
 			detail = fmt.Sprintf("%s dead-lettered again after attempt %d: %s; the original error stays in Redrives", k, m.AttemptCount, m.LastError)
+			said = fmt.Sprintf("dead-lettered again (attempt %d); the original error stays in Redrives", m.AttemptCount)
 		case outbox.Processed:
 			pay, _ := l.Payment(k)
 			a, err := run.prov.CheckStatus(ctx, k, now)
 			if err == nil && agrees(a, pay) {
 				outcome, action, verifiedTx = outcomeClosed, actionVerified, a.TransactionID
 				detail = fmt.Sprintf("%s: status check says %s, payment row says %s → redrive closed", k, answerText(a), pay.Status)
+				said = fmt.Sprintf("provider says %s, payment row %s → redrive closed", answerText(a), pay.Status)
 				break
 			}
 			outcome, action = outcomeVerificationFailed, actionUnverified
 			detail = fmt.Sprintf("%s: status check %s does not confirm payment %s → left open", k, answerOrError(a, err), pay.Status)
+			said = fmt.Sprintf("provider says %s, payment row %s → left open", answerOrError(a, err), pay.Status)
 		default:
 			return 0, fmt.Errorf("verify %s: still %s after the batch settled", k, m.Status)
 		}
@@ -64,7 +66,7 @@ func (o *session17Options) verify(ctx context.Context, run *session17Run, store 
 		if err != nil {
 			return 0, err
 		}
-		run.lines = append(run.lines, eventLine(now, k, "verify: "+strings.TrimPrefix(detail, k+": ")))
+		run.lines = append(run.lines, eventLine(now, k, "verify: "+said))
 	}
 	return failed, nil
 }
@@ -104,7 +106,9 @@ func (o *session17Options) halt(ctx context.Context, run *session17Run, store *o
 	if err != nil {
 		return err
 	}
-	run.lines = append(run.lines, eventLine(now, "", "REDRIVE HALTED: "+detail))
+	run.lines = append(run.lines,
+		eventLine(now, "", fmt.Sprintf("REDRIVE HALTED after batch %d: %d of %d failed again; the cause is not fixed", batch, failed, size)),
+		eventLine(now, "", "  left parked: "+keysText(run.notRelease)))
 	return nil
 }
 
