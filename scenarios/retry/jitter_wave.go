@@ -201,7 +201,7 @@ func (o *jitterWaveOptions) writeFirstConsumers(r *report.Report, waves []wave) 
 				firstOf(joinInt64s(moments)), firstOf(strings.Join(buckets, ", "))})
 		}
 	}
-	r.Table([]string{"schedule", "consumer", "waits (ms)", "retry moments (ms)", "buckets"}, rows)
+	r.Table([]string{"schedule", "#", "waits (ms)", "retry moments (ms)", "buckets"}, rows)
 }
 
 // checks holds the lab's waves to two independent computations (a reference

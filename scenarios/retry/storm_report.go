@@ -169,7 +169,7 @@ func stormEventText(e worker.Event) string {
 	case worker.Processed:
 		return head + "sent ✓ → Processed"
 	case worker.DeadLettered:
-		return head + "FAILED (" + e.Detail + ") → DEAD-LETTERED: retries out"
+		return head + "FAILED (" + e.Detail + ") → DEAD-LETTERED"
 	case worker.Refused:
 		return head + "transition REFUSED: " + e.Detail
 	}

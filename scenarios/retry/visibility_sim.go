@@ -271,8 +271,12 @@ func (s *sim) finish(ctx context.Context, c *consumer, now time.Time) error {
 	}
 	err := s.store.Retry(ctx, c.claim, next, snd.err)
 	if err == nil {
-		s.log(now, c.id, "%s: send #%d %s → Pending, due again in %s (%s)",
-			key, snd.seq, snd.short, clockText(delay), clock.Stamp(next))
+		over := ""
+		if delay > s.o.Visibility { // the rule binds a held wait, not this one
+			over = "; over the visibility timeout, but no lease is open"
+		}
+		s.log(now, c.id, "%s: send #%d %s → Pending, due again in %s (%s)%s",
+			key, snd.seq, snd.short, clockText(delay), clock.Stamp(next), over)
 	}
 	return s.release(c, now, err, fmt.Sprintf("%s: send #%d %s", key, snd.seq, snd.short))
 }

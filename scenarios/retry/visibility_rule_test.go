@@ -1,0 +1,78 @@
+package retry
+
+import (
+	"testing"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/report"
+	"outboxlab/scenarios/scenariotest"
+)
+
+// The rule read from the runs: held waits within the lease are never
+// overlapped, those past it are; on the queue a backoff over the visibility
+// timeout overlaps nothing.
+func TestVisibilityRuleFromTheRuns(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		want       map[string]int
+		wantPassed bool
+	}{
+		{heldBackoff, nil, map[string]int{"held_waits_within_lease": 7, "held_waits_within_lease_overlapped": 0,
+			"held_waits_past_lease": 9, "held_waits_past_lease_overlapped": 7}, true},
+		// A lease longer than every hold: no wait runs past it, the rule's failure is not reproduced.
+		{heldBackoff, []string{"--visibility-timeout", "10m"}, map[string]int{"held_waits_past_lease": 0,
+			"held_waits_within_lease_overlapped": 0}, false},
+		{queueBackoff, nil, map[string]int{"held_waits_within_lease": 0, "held_waits_past_lease": 0,
+			"queue_waits_over_visibility_timeout": 1, "overlapping_holds": 0}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" "+caseName(tt.args), func(t *testing.T) {
+			t.Parallel()
+			r := scenariotest.Run(t, tt.name, tt.args...)
+			m := r.Result().Metrics
+			for key, want := range tt.want {
+				if got, ok := m[key].(int); !ok || got != want {
+					t.Errorf("%s = %v, want %d", key, m[key], want)
+				}
+			}
+			if tt.name == heldBackoff {
+				if c := scenariotest.CheckNamed(t, r, checkHeldRule); c.Passed != tt.wantPassed {
+					t.Errorf("%q passed = %v, want %v: %s", checkHeldRule, c.Passed, tt.wantPassed, c.Detail)
+				}
+			}
+		})
+	}
+}
+
+// A second consumer's claim during a held wait that ended within the lease
+// breaks the rule's check: it can only come from a lease that did not hold.
+func TestVisibilityRuleCatchesAnOverlapWithinTheLease(t *testing.T) {
+	o := scenariotest.Bind(t, heldBackoff).(*visibilityOptions)
+	at := func(s int) time.Time { return clock.Start.Add(time.Duration(s) * time.Second) }
+	held := heldMessage{consumer: "worker-1", key: "NTF-001", from: at(0), to: at(6), leaseEnd: at(30),
+		sends: []send{{at: at(0), done: at(1)}, {at: at(5), done: at(6)}}}
+	late := heldMessage{consumer: "worker-1", key: "NTF-002", from: at(0), to: at(41), leaseEnd: at(30),
+		sends: []send{{at: at(0), done: at(1)}, {at: at(40), done: at(41)}}}
+	second := heldMessage{consumer: "worker-2", key: "NTF-002", from: at(31), to: at(32), leaseEnd: at(61),
+		sends: []send{{at: at(31), done: at(32)}}}
+	intruder := heldMessage{consumer: "worker-3", key: "NTF-001", from: at(3), to: at(4), leaseEnd: at(33),
+		sends: []send{{at: at(3), done: at(4), ok: true}}}
+
+	for _, tt := range []struct {
+		name  string
+		holds []heldMessage
+		want  bool
+	}{
+		{"overlaps only past the lease", []heldMessage{held, late, second}, true},
+		{"an overlap within the lease", []heldMessage{held, intruder, late, second}, false},
+	} {
+		f := o.ruleFigures(tt.holds)
+		r := report.New(heldBackoff, report.Before)
+		o.heldRuleCheck(r, f)
+		if c := r.Result().Checks[0]; c.Passed != tt.want {
+			t.Errorf("%s: passed = %v, want %v: %s", tt.name, c.Passed, tt.want, c.Detail)
+		}
+	}
+}
