@@ -159,7 +159,8 @@ func TestSession15FailsWhenWorkerCLives(t *testing.T) {
 
 func TestSession17ChecksReadTheRecordsAndTheLedger(t *testing.T) {
 	t.Parallel()
-	o, run := driveDesign(t, (*session17Options).drive, session17After, true)
+	// Three dead letters (PAY-002, PAY-003, PAY-004), so the batches and the closings have something to count.
+	o, run := driveDesign(t, (*session17Options).drive, session17After, true, "--more-dead-letters", "PAY-002,PAY-004")
 	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }) }
 	for _, name := range []string{"redrive authorised", "counters never reset", "bounded batches", "verified with the provider before closing"} {
 		wantPass(t, judge(), name)

@@ -84,7 +84,7 @@ func runDay[R, F any](ctx context.Context, env scenarios.Env, d day, after bool,
 // the AFTER one; own is its run, before and after both designs' runs;
 // verbose brings back the ledgers a story prints only on request.
 func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before, afterRun R) *report.Report {
-	r := d.NewReport(after)
+	r := newDayReport(d, after)
 	r.Linef("Source    %s", scenarios.Source("wassal"))
 	x.writeSetup(r, own)
 	f := x.figures(own)
@@ -116,6 +116,25 @@ func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before,
 		r.Verdict(d.reproduced, verdictNotReproduced)
 	}
 	scenarios.RecordFigures(r, figs, f)
+	return r
+}
+
+// newDayReport starts a day's report as scenarios.Pair.NewReport does, with
+// the pairing on a line of its own when one line would be wider than the
+// terminal.
+func newDayReport(d day, after bool) *report.Report {
+	name, kind, partner, title := d.After, report.After, d.Before, d.AfterTitle
+	if !after {
+		name, kind, partner, title = d.Before, report.Before, d.After, d.BeforeTitle
+	}
+	line := fmt.Sprintf("Scenario  %s (%s; pairs with %s)", name, kind, partner)
+	if report.Width(line) <= report.MaxWidth {
+		return d.NewReport(after)
+	}
+	r := report.New(name, kind)
+	r.Title(title)
+	r.Linef("Scenario  %s (%s)", name, kind)
+	r.Linef("Pairs     with %s", partner)
 	return r
 }
 

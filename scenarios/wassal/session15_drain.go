@@ -30,7 +30,7 @@ func (d *day15) stall(ctx context.Context) error {
 		return err
 	}
 	d.stalled = &stalledWork{c: c, a: a, returns: now.Add(d.o.Stall)}
-	d.say(now, c.Key, fmt.Sprintf("worker-a: status check → %s → stalls for %s before recording it (a long GC pause, a frozen VM)",
+	d.say(now, c.Key, fmt.Sprintf("worker-a checks → %s → stalls %s before recording it (a GC pause, a frozen VM)",
 		answerText(a), d.o.Stall))
 	return nil
 }
@@ -119,7 +119,7 @@ func (d *day15) finish(ctx context.Context, store *outbox.Store) error {
 			processing = append(processing, m.Key)
 		}
 	}
-	d.say(run.ended, "", fmt.Sprintf("run ends: %s still Processing (%s); %s PendingConfirmation (%s)",
+	d.say(run.ended, "", fmt.Sprintf("run ends: %s Processing (%s); %s PendingConfirmation (%s)",
 		report.Plural(len(processing), "message"), keysText(processing), report.Plural(len(pendingKeys(run.ledger.Payments)), "payment"), keysText(pendingKeys(run.ledger.Payments))))
 	return nil
 }

@@ -245,7 +245,7 @@ func (d *day15) took(w *outboxWorker, claims []outbox.Claim, now time.Time) {
 			switch {
 			case h.LeaseUntil.IsZero() || !h.LeaseUntil.Before(now):
 				d.run.takenAtOnce = appendOnce(d.run.takenAtOnce, c.Key)
-				text += ", while " + h.Worker + " still holds it"
+				text += ", " + h.Worker + " still holds it"
 			default:
 				d.run.takeovers = append(d.run.takeovers, takeover{key: c.Key, from: h.Worker, to: w.id,
 					expired: h.LeaseUntil, at: now, token: c.Token})
@@ -264,7 +264,7 @@ func (d *day15) process(ctx context.Context, w *outboxWorker, c outbox.Claim, no
 	if err != nil {
 		return err
 	}
-	return d.record(ctx, w, c, a, now, w.id+": status check → "+answerText(a))
+	return d.record(ctx, w, c, a, now, w.id+" checks → "+answerText(a))
 }
 
 // record finishes a claim and says what happened. A worker the row no
@@ -293,9 +293,9 @@ func (d *day15) record(ctx context.Context, w *outboxWorker, c outbox.Claim, a p
 	}
 	d.run.completions[c.Key]++
 	status, _ := resolution(a)
-	effect := fmt.Sprintf("payment %s, customer notified → Processed", status)
+	effect := fmt.Sprintf("payment %s, notified → Processed", status)
 	if again {
-		effect = "payment already resolved, customer notified AGAIN → Processed again"
+		effect = "already resolved, notified AGAIN → Processed again"
 	}
 	d.say(now, c.Key, head+" → "+effect)
 	return nil

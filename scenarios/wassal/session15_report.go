@@ -170,8 +170,8 @@ func (o *session15Options) checks(r *report.Report, own *session15Run, f session
 }
 
 func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
-	r.Linef("Seed      %s, PendingConfirmation, each with its %s outbox message",
-		paymentRange(o.Payments), ConfirmType)
+	r.Linef("Seed      %s, PendingConfirmation, each with its outbox message", paymentRange(o.Payments))
+	r.Linef("          (%s)", ConfirmType)
 	if own.naive {
 		r.Line("Store     Day 14's outbox: no lease, no claim token (--schema shows it)")
 		r.Line("Claim     naive: SELECT the oldest Pending rows, then UPDATE each to Processing in a separate")
@@ -236,7 +236,7 @@ func (o *session15Options) writePerMessage(r *report.Report, run *session15Run, 
 			string(m.Status), string(pay.Status)})
 	}
 	r.Table([]string{"Key", "Workers", "Checks", "Notified", "Commits", "Refused", "Outbox", "Payment"}, rows)
-	r.Line("Workers: who claimed it (worker-a, -b, -c); Checks: status checks the provider got; Notified:")
+	r.Line("Workers: who claimed it (worker-a, -b, -c); Checks: the provider's status checks; Notified:")
 	r.Line("customer notifications; Commits: completions committed; Refused: late completions refused.")
 }
 

@@ -105,7 +105,7 @@ func (w *outboxWorker) finish(ctx context.Context, c outbox.Claim, a provider.An
 // claimText says what a claim took, for the timeline.
 func (w *outboxWorker) claimText(c outbox.Claim) string {
 	if w.naive {
-		return fmt.Sprintf("marks it Processing (attempt %d; no lease, no token)", c.Attempt)
+		return fmt.Sprintf("marks it Processing (attempt %d, no lease)", c.Attempt)
 	}
 	return fmt.Sprintf("claims it (attempt %d, token %d, lease until %s)", c.Attempt, c.Token, clock.Stamp(c.LeaseUntil))
 }
@@ -155,6 +155,6 @@ func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int
 		return failChild(fmt.Errorf("worker-c could not record %s (refused %v): %v", c.Key, refused, err))
 	}
 	status, _ := resolution(a)
-	fmt.Fprintln(stdout, eventLine(now, c.Key, fmt.Sprintf("%s → payment %s, customer notified → Processed; exits normally (--crash-point none)", text, status)))
+	fmt.Fprintln(stdout, eventLine(now, c.Key, fmt.Sprintf("%s → payment %s, notified → Processed; exits normally (--crash-point none)", text, status)))
 	return 0
 }

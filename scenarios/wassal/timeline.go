@@ -66,11 +66,11 @@ func AttemptPlot(events []worker.Event, msgs []outbox.Message, start, end time.T
 			}
 		}
 		if n := len(lane.Marks); n > 1 && lane.Marks[0].At == lane.Marks[n-1].At {
-			lane.Note += ", all at the same instant"
+			lane.Note = fmt.Sprintf("%s, %d attempts at one instant", m.Status, m.AttemptCount)
 		}
 		lanes = append(lanes, lane)
 	}
-	return plot.Timeline("attempts", "Attempts on the scenario clock", lanes, end.Sub(start), 60,
+	return plot.Timeline("attempts", "Attempts on the scenario clock", lanes, end.Sub(start), 50,
 		"✓ processed   ✗ failed, back to Pending   ☠ dead-lettered   ! transition refused")
 }
 
