@@ -19,6 +19,23 @@ type Scanner interface{ Scan(dest ...any) error }
 // returns the returning columns to scan. Call it in a transaction of s (on
 // SQLite, BEGIN IMMEDIATE) so that no two claims interleave.
 func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, returning string, scan func(Scanner) error) error {
+	if r.limit() == 1 {
+		// One row has one order: the batch claim's single statement claims
+		// the same row the read-then-update below would, with one statement
+		// fewer in the transaction.
+		query, args := s.dialect.ClaimBatch(q, returning, r)
+		rows, err := tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
 	query, args := s.dialect.ClaimSelect(q, r)
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
