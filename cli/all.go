@@ -28,13 +28,14 @@ func newAllCmd(cmdline string) *cobra.Command {
 		Short: "Run every scenario with its defaults and print one summary row each",
 		Long: `Runs every registered scenario (or one family's) with default flags, four
 at a time (a scenario that measures wall-clock time runs alone, after the
-others), writes each one's report, and prints one summary row per scenario,
-in catalogue order. Keeps the
-report directory's index.html (every report, newest first, figures inline)
-and summary.json (the newest run of each scenario) up to date as it goes.
-Exits 1 if any scenario's checks failed, and says which. With --database (or
-OUTBOXLAB_DATABASE) every scenario runs on that PostgreSQL server, each in a
-schema of its own; a server that is down fails the whole run once (exit 3).`,
+others), writes each one's report, and prints one summary row per scenario in
+catalogue order, each as soon as it and every row before it have finished. On a
+terminal, a line on stderr says how many are done and which one is running.
+Keeps the report directory's index.html (every report, newest first, figures
+inline) and summary.json (the newest run of each scenario) up to date as it
+goes. Exits 1 if any scenario's checks failed, and says which. With --database
+(or OUTBOXLAB_DATABASE) every scenario runs on that PostgreSQL server, each in
+a schema of its own; a server that is down fails the whole run once (exit 3).`,
 		Example: `  outboxlab all
   outboxlab all --family wassal --no-report
   outboxlab all --json
@@ -57,11 +58,6 @@ schema of its own; a server that is down fails the whole run once (exit 3).`,
 					return err
 				}
 			}
-			var (
-				results []report.Result
-				failed  []string
-				rows    [][]string
-			)
 			if !common.NoReport {
 				// Resolve once: a "resolves to" note is said once, not per scenario.
 				dir, err := resolveReportDir(common.ReportDir, cmd.ErrOrStderr())
@@ -70,32 +66,31 @@ schema of its own; a server that is down fails the whole run once (exit 3).`,
 				}
 				common.ReportDir = dir
 			}
-			progress := smartTerminal(cmd.ErrOrStderr())
-			outs, err := runAll(cmd.Context(), list, common, cmdline, cmd.ErrOrStderr(), progress)
-			if err != nil {
+			w := cmd.OutOrStdout()
+			rows := newSummaryRows(list)
+			var (
+				results []report.Result
+				failed  []string
+			)
+			if !common.JSON {
+				fmt.Fprint(w, rows.header())
+			}
+			// Each row is printed as soon as its run and every run before it
+			// have finished, in catalogue order.
+			emit := func(i int, out outcome) {
+				res := out.result
+				results = append(results, res)
+				if !res.Passed {
+					failed = append(failed, list[i].Name)
+				}
+				if !common.JSON {
+					fmt.Fprint(w, rows.row(list[i], res))
+				}
+			}
+			progress := report.Redrawable(cmd.ErrOrStderr())
+			if err := runAll(cmd.Context(), list, common, cmdline, cmd.ErrOrStderr(), progress, emit); err != nil {
 				return err
 			}
-			for i, s := range list {
-				res := outs[i].result
-				results = append(results, res)
-				passed := 0
-				for _, c := range res.Checks {
-					if c.Passed {
-						passed++
-					}
-				}
-				exit := ExitOK
-				if !res.Passed {
-					exit = ExitChecksFailed
-					failed = append(failed, s.Name)
-				}
-				rows = append(rows, []string{s.Name, string(s.Kind), fmt.Sprintf("%d/%d", passed, len(res.Checks)),
-					strconv.Itoa(exit), res.Verdict, report.Dash(res.ReportPath)})
-			}
-			if progress {
-				fmt.Fprint(cmd.ErrOrStderr(), "\r\x1b[K")
-			}
-			w := cmd.OutOrStdout()
 			if common.JSON {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
@@ -103,12 +98,10 @@ schema of its own; a server that is down fails the whole run once (exit 3).`,
 				if err := enc.Encode(results); err != nil {
 					return cannotRun(err)
 				}
-			} else {
-				fmt.Fprint(w, report.RenderTable([]string{"Scenario", "Kind", "Checks", "Exit", "Verdict", "Report"}, rows))
-				if !common.NoReport {
-					fmt.Fprintf(w, "index:   %s\n", filepath.Join(common.ReportDir, report.IndexFile))
-					fmt.Fprintf(w, "summary: %s\n", filepath.Join(common.ReportDir, report.SummaryFile))
-				}
+			} else if !common.NoReport {
+				fmt.Fprintln(w)
+				fmt.Fprintf(w, "index:   %s\n", filepath.Join(common.ReportDir, report.IndexFile))
+				fmt.Fprintf(w, "summary: %s\n", filepath.Join(common.ReportDir, report.SummaryFile))
 			}
 			if len(failed) > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "outboxlab: checks failed in %d of %d scenarios: %s\n", len(failed), len(list), strings.Join(failed, ", "))
@@ -127,13 +120,17 @@ schema of its own; a server that is down fails the whole run once (exit 3).`,
 // scenario clock's bookkeeping rather than the CPU.
 const allParallel = 4
 
-// runAll runs list with its defaults, allParallel at a time, and returns
-// each outcome in list order. A scenario that measures wall-clock time
+// runAll runs list with its defaults, allParallel at a time, and calls
+// emit with each outcome in list order, as soon as that run and every run
+// before it have finished. A scenario that measures wall-clock time
 // (Scenario.Alone) runs after the others, with nothing beside it. The first
 // error to happen is returned, once the runs under way have finished (they
 // are cancelled, and their own interruptions are its consequences); no new
-// run starts after an error.
-func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOptions, cmdline string, stderr io.Writer, progress bool) ([]outcome, error) {
+// run starts and no row is emitted after an error. With progress set (a
+// terminal that can redraw a line), a line there says how far the runs have
+// got; it is cleared before each row and at the end.
+func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOptions, cmdline string, stderr io.Writer,
+	progress bool, emit func(i int, out outcome)) error {
 	outs := make([]outcome, len(list))
 	errs := make([]error, len(list))  // each run's own, so no two goroutines write one variable
 	stderr = &lockedWriter{w: stderr} // runs side by side write their notes whole
@@ -141,15 +138,38 @@ func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOption
 	defer cancel()
 	var (
 		mu       sync.Mutex
+		finished = make([]bool, len(list))
+		running  = make([]bool, len(list))
+		next     int // the first row not emitted yet
 		done     int
 		firstErr error
 	)
+	// drawProgress redraws the progress line; mu is held.
+	drawProgress := func() {
+		if !progress {
+			return
+		}
+		line := fmt.Sprintf("%d/%d done", done, len(list))
+		if i := slices.Index(running, true); i >= 0 {
+			line += ", running " + list[i].Name
+		}
+		fmt.Fprintf(stderr, "\r\x1b[K%s", line)
+	}
+	clearProgress := func() {
+		if progress {
+			fmt.Fprint(stderr, "\r\x1b[K")
+		}
+	}
 	run := func(i int) {
 		s := list[i]
 		fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
 		opts := s.Bind(fs)
 		c := common
 		c.params = scenarioParams(fs)
+		mu.Lock()
+		running[i] = true
+		drawProgress()
+		mu.Unlock()
 		if ctx.Err() == nil {
 			outs[i], errs[i] = execute(ctx, s, opts, c, cmdline, stderr, func(string, report.Result) {})
 		} else {
@@ -157,14 +177,20 @@ func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOption
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		running[i], finished[i] = false, true
+		done++
 		if errs[i] != nil && firstErr == nil {
 			firstErr = errs[i]
 			cancel()
 		}
-		done++
-		if progress {
-			fmt.Fprintf(stderr, "\r\x1b[K[%d/%d] %s", done, len(list), s.Name)
+		if firstErr == nil && next < len(list) && finished[next] {
+			clearProgress()
+			for next < len(list) && finished[next] {
+				emit(next, outs[next])
+				next++
+			}
 		}
+		drawProgress()
 	}
 	sem := make(chan struct{}, allParallel)
 	var wg sync.WaitGroup
@@ -186,10 +212,58 @@ func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOption
 			run(i)
 		}
 	}
-	if firstErr != nil {
-		return nil, firstErr
+	clearProgress()
+	return firstErr
+}
+
+// summaryRows prints all's table a row at a time, as runs finish: columns
+// sized from the catalogue in advance, the verdict wrapped in the last one,
+// every line within report.MaxWidth.
+type summaryRows struct {
+	name, kind int // column widths
+}
+
+func newSummaryRows(list []*scenarios.Scenario) summaryRows {
+	r := summaryRows{name: report.Width("Scenario"), kind: report.Width("Kind")}
+	for _, s := range list {
+		r.name, r.kind = max(r.name, report.Width(s.Name)), max(r.kind, report.Width(string(s.Kind)))
 	}
-	return outs, nil
+	return r
+}
+
+// The fixed columns after the name and kind: checks passed and the exit code.
+const (
+	checksWidth = len("Checks")
+	exitWidth   = len("Exit")
+)
+
+func (r summaryRows) cells(name, kind, checks, exit string) string {
+	return pad(name, r.name) + "  " + pad(kind, r.kind) + "  " + pad(checks, checksWidth) + "  " + pad(exit, exitWidth) + "  "
+}
+
+func (r summaryRows) header() string {
+	return r.cells("Scenario", "Kind", "Checks", "Exit") + "Verdict\n"
+}
+
+// row is one scenario's lines: its checks passed, exit code and verdict's
+// outcome ([PASS ✅], ...), then the verdict's words on the next line,
+// indented and wrapped.
+func (r summaryRows) row(s *scenarios.Scenario, res report.Result) string {
+	exit := ExitOK
+	if !res.Passed {
+		exit = ExitChecksFailed
+	}
+	outcome, words := report.Dash(res.Verdict), ""
+	if strings.HasPrefix(outcome, "[") {
+		if i := strings.Index(outcome, "] "); i > 0 {
+			outcome, words = outcome[:i+1], outcome[i+2:]
+		}
+	}
+	line := r.cells(s.Name, string(s.Kind), fmt.Sprintf("%d/%d", report.ChecksPassed(res.Checks), len(res.Checks)), strconv.Itoa(exit)) + outcome + "\n"
+	if words != "" {
+		line += indent(report.Wrap(words, report.MaxWidth-4), "    ") + "\n"
+	}
+	return line
 }
 
 // lockedWriter lets goroutines share one writer, a write at a time.
