@@ -66,6 +66,7 @@ Switch the reconciler off with --reconciler=false to watch the safety checks cat
 // of them, because each report compares both designs on the same requests.
 type session13Options struct {
 	durable bool // which design is this scenario's own: BEFORE (memory) or AFTER (durable)
+	verbose bool // the run's --verbose: the Rechecks table in full
 
 	Payments     int
 	TimeoutKeys  []string
@@ -144,6 +145,7 @@ type session13Run struct {
 }
 
 func (o *session13Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
+	o.verbose = env.Verbose
 	return runDay[*session13Run, session13Figures](ctx, env, session13Day, o.durable, o, o.drive)
 }
 

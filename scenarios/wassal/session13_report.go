@@ -68,12 +68,12 @@ var session13Day = day{
 }
 
 func (o *session13Options) story(own *session13Run, _ session13Figures) story {
-	s := story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
+	s := story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: outbox.Day(13), ledgersOnRequest: true,
 		perMessage:  func(r *report.Report) { o.writePerPayment(r, own) },
 		emptyOutbox: "(none: Day 13 has no outbox table; the outbox is Day 14's lesson)"}
 	fig := o.timelineFigure(own)
 	s.figure = &fig
-	if own.durable {
+	if own.durable && o.verbose {
 		s.own = []ledgerTable{{"Re-check ledger (Rechecks table)", func(r *report.Report) { writeRechecks(r, own.rechecks) }}}
 	}
 	return s
@@ -154,6 +154,9 @@ func (o *session13Options) writePerPayment(r *report.Report, run *session13Run) 
 		rows = append(rows, []string{p.Key, life, seen, took, kept, strconv.Itoa(checks), now})
 	}
 	r.Table([]string{"Key", "Life", "Answer", "Provider took", "Pending work in", "Checks", "Payment row"}, rows)
+	if run.durable && !o.verbose {
+		r.Line("Pending work in: its row in the Rechecks table, which --verbose prints.")
+	}
 }
 
 // recheckID is the id of key's re-check row, 0 when it has none.

@@ -287,7 +287,7 @@ func (o *session17Options) day16Lines(day16 *session16Run) []string {
 	for _, e := range day16.events {
 		switch {
 		case slices.Contains(dead, e.Key):
-			lines = append(lines, TimelineLine(e))
+			lines = append(lines, attemptLine(e))
 		case e.Kind == worker.Processed:
 			others++
 		}
@@ -313,7 +313,7 @@ func (run *session17Run) stepUntilIdle(ctx context.Context, w *worker.Worker, li
 		}
 		run.events = append(run.events, res.Events...)
 		for _, e := range res.Events {
-			run.lines = append(run.lines, TimelineLine(e))
+			run.lines = append(run.lines, attemptLine(e))
 		}
 		if res.Idle {
 			return nil
@@ -359,4 +359,17 @@ func (o *session17Options) takeStock(ctx context.Context, run *session17Run, sto
 		run.lines = append(run.lines, eventLine(run.redriveAt, "", late))
 	}
 	return nil
+}
+
+// attemptLine is TimelineLine, shorter for a failed attempt, whose error the
+// setup names and the Redrives ledger keeps: one line within the terminal.
+func attemptLine(e worker.Event) string {
+	head := "attempt " + attemptOf(e.Attempt, e.MaxAttempts) + "  FAILED"
+	switch {
+	case e.Kind == worker.DeadLettered:
+		return eventLine(e.At, e.Key, head+" → limit reached → DEAD-LETTERED (LastError recorded)")
+	case e.Kind == worker.Retrying && e.Delay > 0:
+		return eventLine(e.At, e.Key, fmt.Sprintf("%s → backoff %s → NextAttempt = %s", head, clock.Millis(e.Delay), clock.Stamp(e.NextAttempt)))
+	}
+	return TimelineLine(e)
 }

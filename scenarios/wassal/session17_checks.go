@@ -3,7 +3,6 @@ package wassal
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"outboxlab/core/clock"
@@ -254,12 +253,10 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 			{Label: "Original history kept", Key: "history_kept", Show: history,
 				Value: func(f f17) any { return f.historyKept }},
 			intFigure("Redrive audit entries", "redrive_audit_entries", func(f f17) int { return f.redriveAudit }),
-			keysFigure("PendingConfirmation at the end", "pending_payments", func(f f17) []string { return f.pending }),
+			metric("pending_payments", func(f f17) any { return len(f.pending) }),
 			{Label: "Poison message at the end", Key: "poison_ends_as_day16_says",
 				Show:  func(f f17) string { return keysText(f.poisonEnds) },
 				Value: func(f f17) any { return f.poisonAsDay16 }},
-			// Day 17's JSON has never recorded fake successes: the row only.
-			{Label: "Fake successes", Show: func(f f17) string { return strconv.Itoa(f.fake) }},
 			metric("closed", func(f f17) any { return f.closed }),
 			metric("provider_fixed", func(f17) any { return o.ProviderFixed }),
 			metric("scenario_end", func(f f17) any { return clock.ISO(f.ended) }),
@@ -298,7 +295,7 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
 		fmt.Sprintf("%d redrive entries for %s", f.redriveAudit, report.Plural(len(f.released), "released dead letter")))
 	r.Check("counters never reset", len(f.undercounted) == 0,
 		fmt.Sprintf("%d of %d rows count every attempt made; generation recorded in Redrives", len(f.released)-len(f.undercounted), len(f.released)))
-	preserved := fmt.Sprintf("%d of %d Redrives rows keep the original AttemptCount, LastError and DeadLetteredAtUtc", f.historyKept, len(f.released))
+	preserved := fmt.Sprintf("%d of %d Redrives rows keep the original count, error and time", f.historyKept, len(f.released))
 	if len(f.dead) == 0 {
 		preserved = noDeadLetters + ": nothing to preserve"
 	}
@@ -310,12 +307,12 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
 	r.Check("verified with the provider before closing", f.closedUnverified == 0,
 		fmt.Sprintf("%d closed, %d of them without a matching status check", f.closed, f.closedUnverified))
 	if len(o.PoisonKeys) > 0 {
-		r.Check("the poison message ends as Day 16 says", f.poisonAsDay16 == len(o.PoisonKeys),
-			fmt.Sprintf("%s; %d of %d Failed with the provider's Declined, no transaction id, never charged",
-				keysText(f.poisonEnds), f.poisonAsDay16, len(o.PoisonKeys)))
+		// As Day 16 says: Failed on the provider's Declined, no transaction id, never charged.
+		r.Check("poison ends as Day 16 says", f.poisonAsDay16 == len(o.PoisonKeys),
+			fmt.Sprintf("%s; as Day 16 says: %d of %d", keysText(f.poisonEnds), f.poisonAsDay16, len(o.PoisonKeys)))
 	}
 	r.Check("incident closed: every dead letter resolved", f.closed == len(f.dead) && len(f.pending) == 0,
-		fmt.Sprintf("%d of %d closed; %d dead-lettered again, %d left parked; %d PendingConfirmation",
+		fmt.Sprintf("%d of %d closed; %d dead again, %d parked, %d pending",
 			f.closed, len(f.dead), len(f.deadAgain), len(f.notReleased), len(f.pending)))
 	f.txIDs.check(r)
 }

@@ -24,7 +24,8 @@ var session17Day = day{
 }
 
 func (o *session17Options) story(own *session17Run, _ session17Figures) story {
-	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger,
+	fig := o.timelineFigure(own)
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, figure: &fig, design: outbox.Day(17), ledgersOnRequest: true,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) },
 		own: []ledgerTable{
 			{"Redrive ledger (Redrives table)", func(r *report.Report) { writeRedrives(r, own.redrives) }},
@@ -53,9 +54,7 @@ func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
 	} else {
 		r.Linef("Dead      %s: Day 16's poison message, its status check failing until the provider is fixed", keysText(o.PoisonKeys))
 	}
-	if len(o.MoreDeadLetters) == 0 {
-		r.Line("          no more dead letters (--more-dead-letters adds some, to watch the batches)")
-	} else {
+	if len(o.MoreDeadLetters) > 0 {
 		r.Linef("          and %s (--more-dead-letters): their status check failed too", keysText(o.MoreDeadLetters))
 	}
 	fixed := "still broken (--provider-fixed=false)"
@@ -105,8 +104,8 @@ func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) 
 		rows = append(rows, []string{k, redrive, fmt.Sprintf("%d / %d", m.AttemptCount, made[k]), string(m.Status),
 			report.StampOrDash(m.DeadLetteredAt), payment})
 	}
-	r.Table([]string{"Key", "Redrive", "Row / made", "Outbox", "Dead-lettered at", "Payment"}, rows)
-	r.Line("Row / made: the AttemptCount on the row, and the attempts the provider's ledger shows were made.")
+	// AttemptCount / made: the row's count, and the attempts the provider's ledger shows were made.
+	r.Table([]string{"Key", "Redrive", "AttemptCount / made", "Outbox", "Dead-lettered at", "Payment"}, rows)
 }
 
 func writeRedrives(r *report.Report, rows []redriveRow) {
@@ -120,18 +119,7 @@ func writeRedrives(r *report.Report, rows []redriveRow) {
 			fmt.Sprintf("%d/%d at %s", rd.origAttempts, rd.origMax, isoStamp(rd.origDeadAt)), string(rd.outcome), report.Dash(rd.verifiedTx)})
 	}
 	r.Table([]string{"Id", "Key", "Gen", "Batch", "Original: attempts, dead at", "Outcome", "Verified tx"}, out)
-	first := rows[0]
-	same := true
 	for _, rd := range rows {
-		same = same && rd.approver == first.approver && rd.reason == first.reason
-	}
-	if same {
-		r.Linef("Every row: approver %s, reason %q.", first.approver, first.reason)
-	}
-	for _, rd := range rows {
-		if !same {
-			r.Linef("Row %d: approver %s, reason %q.", rd.id, rd.approver, rd.reason)
-		}
 		r.Linef("Original LastError of %s (row %d): %s", rd.key, rd.id, report.Dash(rd.origLastError))
 	}
 }
@@ -155,10 +143,7 @@ func writeAudit(r *report.Report, entries []outbox.AuditEntry, keys map[int64]st
 	if full {
 		header = append(header, "Detail")
 	}
-	r.Table(header, rows)
-	if !full {
-		r.Line("Each entry's Detail is in the timeline above; --verbose prints the column.")
-	}
+	r.Table(header, rows) // without Detail, which the timeline tells: --verbose prints it
 }
 
 // isoStamp shortens a stored ISO time to the timeline's time of day.

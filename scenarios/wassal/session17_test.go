@@ -145,7 +145,7 @@ func TestSession17ChecksAndVerdicts(t *testing.T) {
 	wantChecks(t, rep, map[string]string{
 		"redrive authorised":                          `PASS approver alice, reason "INC-9: fixed upstream", 1 approval record`,
 		"bounded batches":                             "PASS largest batch 2 ≤ 2; 2 batches",
-		"incident closed: every dead letter resolved": "PASS 3 of 3 closed; 0 dead-lettered again, 0 left parked; 0 PendingConfirmation",
+		"incident closed: every dead letter resolved": "PASS 3 of 3 closed; 0 dead again, 0 parked, 0 pending",
 	})
 	run, _ := driveSession17(t, true, "--approver", "alice", "--reason", "INC-9: fixed upstream", "--more-dead-letters", "PAY-002,PAY-004")
 	approval := false
@@ -205,6 +205,6 @@ func TestSession17PoisonEndsAsDay16Says(t *testing.T) {
 	}
 	rep := scenariotest.Run(t, session17After, "--provider-fixed=false")
 	wantChecks(t, rep, map[string]string{
-		"the poison message ends as Day 16 says": "FAIL PAY-003 PendingConfirmation; 0 of 1 Failed with the provider's Declined, no transaction id, never charged",
+		"poison ends as Day 16 says": "FAIL PAY-003 PendingConfirmation; as Day 16 says: 0 of 1",
 	})
 }
