@@ -75,9 +75,9 @@ func (a *Alerts) Observe(ev Event) {
 				Text: strings.Join([]string{AlertDeadLetterRepeat, Field("reason", t.ReasonCode), Field("provider", e.Provider),
 					Field("count", strconv.Itoa(n))}, " ")})
 		}
-	case t.To == Failed && t.PastThreshold && t.RetryCount == a.opts.MaxRetryAttempts:
+	case t.To.FailedAttempt() && t.PastThreshold && t.RetryCount == a.opts.MaxRetryAttempts:
 		a.add(t.At, "ALERT", AlertThresholdPassed, e, attempt, Field("next_retry", clock.DayStamp(t.NextRetryAt)))
-	case t.To == Failed && t.RetryCount == a.opts.MaxRetryAttempts-1:
+	case t.To.FailedAttempt() && t.RetryCount == a.opts.MaxRetryAttempts-1:
 		a.add(t.At, "WARN", AlertThresholdNear, e, attempt, Field("next_retry", clock.DayStamp(t.NextRetryAt)))
 	}
 }

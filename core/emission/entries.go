@@ -109,7 +109,7 @@ func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[Status]int{Pending: 0, Deferred: 0, Failed: 0, Delivered: 0, DeadLettered: 0, Quarantined: 0}
+	out := map[Status]int{Pending: 0, Deferred: 0, Failed: 0, RetryableFailure: 0, Delivered: 0, DeadLettered: 0, Quarantined: 0}
 	for _, c := range counts {
 		out[c.st] = c.n
 	}

@@ -14,11 +14,18 @@ type Status string
 const (
 	Pending      Status = "Pending"
 	Deferred     Status = "Deferred"
-	Failed       Status = "Failed" // a retryable failure: due again at NextRetryAt
+	Failed       Status = "Failed" // a failed result: due again at NextRetryAt
+	// RetryableFailure is a retryable-failure result (throttled, try later):
+	// due again at NextRetryAt, and a failed attempt exactly as Failed is.
+	RetryableFailure Status = "RetryableFailure"
 	Delivered    Status = "Delivered"
 	DeadLettered Status = "DeadLettered"
 	Quarantined  Status = "Quarantined"
 )
+
+// FailedAttempt reports whether s records a failed attempt still to be
+// retried: Failed or RetryableFailure, both counted toward the threshold.
+func (s Status) FailedAttempt() bool { return s == Failed || s == RetryableFailure }
 
 // Terminal reports whether s ends an entry's life in the outbox.
 func (s Status) Terminal() bool {
@@ -32,6 +39,9 @@ type ResultKind string
 const (
 	ResultDelivered  ResultKind = "delivered"
 	ResultFailed     ResultKind = "failed"
+	// ResultRetryableFailure is a failure the provider says is worth retrying
+	// (throttled, busy): it counts toward the threshold like any failure.
+	ResultRetryableFailure ResultKind = "retryable-failure"
 	ResultPending    ResultKind = "pending"
 	ResultDeferred   ResultKind = "deferred"
 	ResultDeadLetter ResultKind = "dead-letter" // the provider says: never again
@@ -82,9 +92,13 @@ type Policy struct {
 // entry whose RetryCount was retryCount when it was selected. For a failure
 // it evaluates the next failed attempt before anything is written:
 //
-//	next failed attempt <  MaxRetryAttempts           → Failed, next retry after the backoff
+//	next failed attempt <  MaxRetryAttempts           → Failed or RetryableFailure, next retry after the backoff
 //	next failed attempt >= MaxRetryAttempts, DL on    → DeadLettered, stable code and message, no next retry
-//	next failed attempt >= MaxRetryAttempts, DL off   → Failed, still retryable (PastThreshold)
+//	next failed attempt >= MaxRetryAttempts, DL off   → Failed or RetryableFailure, still retryable (PastThreshold)
+//
+// A failed and a retryable-failure result are both failed attempts: each
+// increments RetryCount and counts toward the threshold; the status says
+// which one the provider returned.
 //
 // Pending and deferred results never touch RetryCount; a provider-returned
 // dead-letter is terminal at once.
@@ -101,7 +115,7 @@ func (p Policy) Decide(retryCount int, res Result, now time.Time) Transition {
 			t.ReasonCode = CodeProviderRejected
 		}
 	default:
-		if res.Kind != ResultFailed {
+		if res.Kind != ResultFailed && res.Kind != ResultRetryableFailure {
 			res = Result{Kind: ResultFailed, Code: CodeUnknownResult, Message: "emitter returned result " + string(res.Kind)}
 		}
 		return p.onFailure(t, res)
@@ -121,6 +135,9 @@ func (p Policy) onFailure(t Transition, res Result) Transition {
 		t.PastThreshold = true
 	}
 	t.To, t.Delay = Failed, p.Backoff.Delay(next)
+	if res.Kind == ResultRetryableFailure {
+		t.To = RetryableFailure
+	}
 	t.NextRetryAt = t.At.Add(t.Delay)
 	return t
 }

@@ -17,6 +17,7 @@ func TestDecide(t *testing.T) {
 	eight.MaxRetryAttempts = 8
 	backoff := backoff.Backoff{Base: time.Second, Cap: time.Minute}
 	fail := Result{Kind: ResultFailed, Code: "provider.unavailable", Message: "503"}
+	throttled := Result{Kind: ResultRetryableFailure, Code: "provider.throttled", Message: "429"}
 	tests := []struct {
 		name          string
 		opts          Options
@@ -39,6 +40,10 @@ func TestDecide(t *testing.T) {
 		{"eight allowed: eighth failure dead-letters", eight, 7, fail, DeadLettered, 8, -1, DefaultDeadLetterReasonCode, true, false},
 		{"dead-letter off: threshold failure retries", off, 4, fail, Failed, 5, 16 * time.Second, "", false, true},
 		{"dead-letter off: beyond the threshold", off, 9, fail, Failed, 10, time.Minute, "", false, true},
+		{"retryable-failure counts like a failure", def, 0, throttled, RetryableFailure, 1, time.Second, "", false, false},
+		{"retryable-failure below the threshold", def, 3, throttled, RetryableFailure, 4, 8 * time.Second, "", false, false},
+		{"retryable-failure reaches the threshold", def, 4, throttled, DeadLettered, 5, -1, DefaultDeadLetterReasonCode, true, false},
+		{"dead-letter off: retryable-failure past the threshold", off, 4, throttled, RetryableFailure, 5, 16 * time.Second, "", false, true},
 		{"deferred keeps RetryCount", def, 4, Result{Kind: ResultDeferred, RetryAfter: 2 * time.Second}, Deferred, 4, 2 * time.Second, "", false, false},
 		{"pending keeps RetryCount", def, 0, Result{Kind: ResultPending, RetryAfter: 500 * time.Millisecond}, Deferred, 0, 500 * time.Millisecond, "", false, false},
 		{"provider dead-letter is terminal at once", def, 0, Result{Kind: ResultDeadLetter, Code: "provider.payload_rejected"}, DeadLettered, 0, -1, "provider.payload_rejected", false, false},

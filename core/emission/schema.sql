@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS GovernanceOutboxEntries (
     Workload           TEXT    NOT NULL,
     Payload            TEXT    NOT NULL,
     Status             TEXT    NOT NULL DEFAULT 'Pending'
-                       CHECK (Status IN ('Pending', 'Deferred', 'Failed', 'Delivered', 'DeadLettered', 'Quarantined')),
+                       CHECK (Status IN ('Pending', 'Deferred', 'Failed', 'RetryableFailure', 'Delivered', 'DeadLettered',
+                                         'Quarantined')),
     RetryCount         INTEGER NOT NULL DEFAULT 0 CHECK (RetryCount >= 0), -- failed attempts; deferrals never count
     MaxRetryCount      INTEGER NOT NULL DEFAULT 5, -- legacy, kept for persisted-record compatibility; the drain ignores it
     NextRetryAtUtc     TEXT,    -- not due before this time; NULL on terminal rows
@@ -37,7 +38,7 @@ CREATE TABLE IF NOT EXISTS GovernanceOutboxEntries (
 
 CREATE INDEX IF NOT EXISTS IX_GovernanceOutboxEntries_Due
     ON GovernanceOutboxEntries (CreatedAtUtc, Id)
-    WHERE Status IN ('Pending', 'Deferred', 'Failed');
+    WHERE Status IN ('Pending', 'Deferred', 'Failed', 'RetryableFailure');
 
 -- Every transition a drain tried to persist, applied or refused, in the same transaction.
 CREATE TABLE IF NOT EXISTS GovernanceOutboxTransitions (

@@ -24,6 +24,12 @@ func Fail(code, message string) Step {
 	return Step{Result: Result{Kind: ResultFailed, Code: code, Message: message}}
 }
 
+// FailRetryable is a retryable-failure result with a provider-neutral code
+// (a throttled provider): a failed attempt like Fail, persisted as RetryableFailure.
+func FailRetryable(code, message string) Step {
+	return Step{Result: Result{Kind: ResultRetryableFailure, Code: code, Message: message}}
+}
+
 // Defer is a deferred result: try again after after.
 func Defer(after time.Duration) Step {
 	return Step{Result: Result{Kind: ResultDeferred, RetryAfter: after}}
@@ -83,7 +89,7 @@ func runOf(steps []Step) (string, int) {
 // a delivered or dead-lettered entry is never emitted again.
 func (s Step) repeats() bool {
 	k := s.Result.Kind
-	return s.Panic != "" || s.Error != "" || k == ResultFailed || k == ResultPending || k == ResultDeferred
+	return s.Panic != "" || s.Error != "" || k == ResultFailed || k == ResultRetryableFailure || k == ResultPending || k == ResultDeferred
 }
 
 // Call is one line of the scripted emitter's ledger. It holds the entry's

@@ -38,11 +38,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // Entries is the governance outbox as the claim engine sees it: Pending,
-// Deferred and Failed entries are live; a claim leaves the status alone
+// Deferred, Failed and RetryableFailure entries are live; a claim leaves the status alone
 // (ClaimOwner says who holds the entry) and counts no attempt, since the
 // threshold policy counts failed attempts (RetryCount), not claims.
 var Entries = &claim.Queue{
-	Table: "GovernanceOutboxEntries", Live: []string{string(Pending), string(Deferred), string(Failed)},
+	Table: "GovernanceOutboxEntries", Live: []string{string(Pending), string(Deferred), string(Failed), string(RetryableFailure)},
 	Owner: "ClaimOwner", LeaseUntil: "ClaimLeaseUntilUtc", Token: "ClaimToken",
 	Due: "NextRetryAtUtc", Order: "CreatedAtUtc, Id",
 }

@@ -220,3 +220,28 @@ func TestStaleOwnerIsRefusedOnEveryTransition(t *testing.T) {
 		})
 	}
 }
+
+func TestRetryableFailureIsLiveAndDueAgain(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		e := insert(t, s, NewEntry{Key: "GOV-001"})
+		rf := Transition{To: RetryableFailure, RetryCount: 1, ErrorCode: "provider.throttled", NextRetryAt: clock.Start.Add(time.Second), At: clock.Start}
+		if err := s.Apply(ctx, e.ID, "drain", rf); err != nil {
+			t.Fatal(err)
+		}
+		if due, _ := s.Due(ctx, clock.Start, 10); len(due) != 0 {
+			t.Fatalf("due before its retry time: %d entries", len(due))
+		}
+		due, err := s.Due(ctx, clock.Start.Add(time.Second), 10)
+		if err != nil || len(due) != 1 || due[0].Status != RetryableFailure || due[0].RetryCount != 1 {
+			t.Fatalf("Due at its retry time = %+v, %v; want GOV-001 RetryableFailure 1", due, err)
+		}
+		claims, err := s.Claim(ctx, "w", clock.Start.Add(time.Second), time.Minute, 10)
+		if err != nil || len(claims) != 1 {
+			t.Fatalf("Claim = %d claims, %v; want the RetryableFailure entry", len(claims), err)
+		}
+		if counts, _ := s.Counts(ctx); counts[RetryableFailure] != 1 {
+			t.Errorf("Counts = %v", counts)
+		}
+	})
+}

@@ -13,7 +13,7 @@ import (
 )
 
 // live is every status a drain may still select.
-const live = `Status IN ('Pending', 'Deferred', 'Failed')`
+const live = `Status IN ('Pending', 'Deferred', 'Failed', 'RetryableFailure')`
 
 // due is the plain store's selection: live and past its next retry time.
 // It never looks at MaxRetryCount: the legacy column suppresses nothing.

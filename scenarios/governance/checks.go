@@ -31,7 +31,7 @@ func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
 				n++
 				row := e.row
 				want := scheduledDelay(f.RetryBackoff, f.MaxRetryBackoff, e.log.RetryCount)
-				persisted := e.log.To == emission.Failed && row.Status == emission.Failed && row.RetryCount == e.log.RetryCount &&
+				persisted := e.log.To == e.retryStatus() && row.Status == e.retryStatus() && row.RetryCount == e.log.RetryCount &&
 					row.NextRetryAt.Equal(row.UpdatedAt.Add(want))
 				calledAgain := false
 				if j+1 < len(ems) {
@@ -56,7 +56,7 @@ func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
 	for i, d := range delays {
 		shown[i] = clock.Millis(d)
 	}
-	detail := fmt.Sprintf("%d of %d failures below %d (all modes): row Failed, NextRetryAtUtc = UpdatedAtUtc + %s, called again then (%s)",
+	detail := fmt.Sprintf("%d of %d failures below %d (all modes): row Failed (or RetryableFailure), NextRetryAtUtc = UpdatedAtUtc + %s, called again then (%s)",
 		ok, n, f.MaxRetryAttempts, f.scheduleText(), orNone(strings.Join(shown, ", "), "none"))
 	if ended > 0 {
 		detail += fmt.Sprintf("; %d not called again: the run or the entry ended first", ended)
@@ -86,7 +86,7 @@ func checkUnexpected(r *report.Report, runs []*driveRun) {
 				default:
 					continue
 				}
-				if e.logged && e.log.RetryCount == e.before+1 && (e.log.To == emission.Failed || e.log.To == emission.DeadLettered) &&
+				if e.logged && e.log.RetryCount == e.before+1 && (e.log.To.FailedAttempt() || e.log.To == emission.DeadLettered) &&
 					e.row.LastErrorCode == code {
 					counted++
 				}

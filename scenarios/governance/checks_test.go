@@ -142,6 +142,21 @@ func TestThresholdChecksCatchAWrongImplementation(t *testing.T) {
 		{"emitter errors and panics count as failures; the drain never crashed", "a call has no persisted transition", func(s, _ *driveRun) {
 			s.log = append(s.log[:logAt(t, s, "GOV-003", 0)], s.log[logAt(t, s, "GOV-003", 0)+1:]...)
 		}},
+		{"failed and retryable-failure results both count toward the threshold", "a retryable-failure was persisted as Failed", func(s, _ *driveRun) {
+			s.log[logAt(t, s, "GOV-002", 0)].To = emission.Failed
+		}},
+		{"failed and retryable-failure results both count toward the threshold", "a retryable-failure did not count toward RetryCount",
+			func(_, c *driveRun) { c.log[logAt(t, c, "GOV-002", 1)].RetryCount = 1 }},
+		{"failed and retryable-failure results both count toward the threshold", "the provider never returned a retryable-failure",
+			func(s, c *driveRun) {
+				for _, run := range []*driveRun{s, c} {
+					for i := range run.calls {
+						if run.calls[i].Step.Result.Kind == emission.ResultRetryableFailure {
+							run.calls[i].Step = unavailable
+						}
+					}
+				}
+			}},
 		{"a provider-returned dead-letter is terminal at once", "the entry was emitted again after the provider's dead-letter", func(_, c *driveRun) {
 			c.calls = append(c.calls, emission.Call{Key: "GOV-006", At: c.ended, Step: emission.Deliver()})
 		}},
@@ -361,6 +376,18 @@ func TestReplayChecksCatchAWrongImplementation(t *testing.T) {
 			}},
 		{"an incident closes only on a provider-side receipt", "an incident was closed citing the ticket",
 			func(run *replayRun) { run.incidents[0].ProviderReceipt = "INC-4471" }},
+		{"a replay without a recorded cause and fix is refused and writes nothing", "the store accepted a replay with no cause or fix",
+			func(run *replayRun) { run.uncaused = nil }},
+		{"a replay without a recorded cause and fix is refused and writes nothing", "the refused replay left a row behind",
+			func(run *replayRun) { run.writtenByNoFix = 1 }},
+		{"every replay follows the runbook: terminal record confirmed, cause classified, fix recorded",
+			"a replay recorded another cause than the original's failures show",
+			func(run *replayRun) { run.remediations[1].Cause = "schema drift" }},
+		{"every replay follows the runbook: terminal record confirmed, cause classified, fix recorded",
+			"a replay recorded no fix", func(run *replayRun) { run.remediations[0].Fix = "" }},
+		{"every replay follows the runbook: terminal record confirmed, cause classified, fix recorded",
+			"a replay was recorded before its original's dead-letter was persisted",
+			func(run *replayRun) { run.remediations[0].At = run.started }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
@@ -373,6 +400,54 @@ func TestReplayChecksCatchAWrongImplementation(t *testing.T) {
 			judge := func() report.Check {
 				r := report.New("test", report.Experiment)
 				o.checks(r, run)
+				return checkNamed(t, r.Result(), tt.check)
+			}
+			mustCatch(t, judge, func() { tt.edit(run) }, tt.check, tt.why)
+		})
+	}
+}
+
+func TestDeadLetterRaceChecksCatchAWrongImplementation(t *testing.T) {
+	const (
+		stands    = "the dead-letter race: worker-A's stale write was refused; the owner's dead-letter stands"
+		overwrote = "the dead-letter race: worker-A's late write overwrote the owner's dead-letter"
+	)
+	tests := []struct {
+		scenario, check, why string
+		edit                 func(run *staleRun)
+	}{
+		{staleAfter, stands, "the dead-lettered entry was emitted again", func(run *staleRun) {
+			run.calls = append(run.calls, emission.Call{Key: entryKey(2), At: run.ended.Add(time.Second), Step: rejected})
+		}},
+		{staleAfter, stands, "the row right after A's write was live again", func(run *staleRun) { run.afterA.Status = emission.Failed }},
+		{staleAfter, stands, "the log shows A's write applied", func(run *staleRun) { run.log[len(run.log)-1].Applied = true }},
+		{staleAfter, stands, "the final row lost the provider's reason", func(run *staleRun) { run.entries[0].ReasonCode = "" }},
+		{staleBefore, overwrote, "A's write was not applied", func(run *staleRun) {
+			for i, l := range run.log {
+				if l.Actor == workerA {
+					run.log[i].Applied = false
+				}
+			}
+		}},
+		{staleBefore, overwrote, "the row right after A still read B's dead-letter", func(run *staleRun) {
+			run.afterA.Status, run.afterA.ReasonCode = emission.DeadLettered, rejected.Result.Code
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario+" "+tt.why, func(t *testing.T) {
+			t.Parallel()
+			o := validOptions[*staleOptions](t, tt.scenario)
+			run, err := o.raceOn(context.Background(), scenarios.NewEnv(t.TempDir()).DBPath, o.fenced, o.deadSpec())
+			if err != nil {
+				t.Fatal(err)
+			}
+			judge := func() report.Check {
+				r := report.New("test", report.Experiment)
+				if o.fenced {
+					o.deadAfterChecks(r, side(run))
+				} else {
+					o.deadBeforeChecks(r, side(run))
+				}
 				return checkNamed(t, r.Result(), tt.check)
 			}
 			mustCatch(t, judge, func() { tt.edit(run) }, tt.check, tt.why)

@@ -2,6 +2,8 @@ package governance
 
 import (
 	"context"
+	"outboxlab/core/clock"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -103,20 +105,33 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 
 	r.Section("Emitter scripts")
 	rows := make([][]string, 0, len(run.entries))
+	meta := make([][]string, 0, len(run.entries))
 	for i, s := range o.specs() {
 		e := run.entries[i]
-		rows = append(rows, []string{s.Key, s.Role, e.Provider, e.Region, e.Tenant, e.Workload, run.emitter.ScriptText(s.Key)})
+		rows = append(rows, []string{s.Key, s.Role, run.emitter.ScriptText(s.Key)})
+		meta = append(meta, []string{s.Key, e.Provider, e.Region, e.Tenant, e.Workload, e.CorrelationID, e.DecisionReceiptID})
 	}
-	r.Table([]string{"Entry", "Exercises", "Provider", "Region", "Tenant", "Workload", "Emitter script (last step repeats)"}, rows)
+	r.Table([]string{"Entry", "Exercises", "Emitter script (last step repeats)"}, rows)
+	if env.Verbose {
+		r.Section("Entry metadata an alert may carry (minimized; the payload never)")
+		r.Table([]string{"Entry", "Provider", "Region", "Tenant", "Workload", "Correlation", "Receipt"}, meta)
+	}
 	writeTimeline(r, "Timeline — claim drain (scenario clock)", run.timeline, timelineLegend(o.drain.MaxRetryAttempts, hadUnexpected(run.events))...)
+	timelineFigure(r, "timeline", "Emissions of the claim drain", run.events, run.started, run.ended)
 	if env.Verbose {
 		r.Section("Entries (GovernanceOutboxEntries; payloads never printed)")
 		writeEntryLedger(r, run.entries)
 	}
-	r.Section("Host alerts, as logged")
 	lines := o.hostLines(run)
-	for _, l := range lines {
-		r.Line(wrapFields(l, alertIndent))
+	if env.Verbose {
+		r.Section("Host alerts, as logged")
+		for _, l := range lines {
+			r.Line(wrapFields(l, alertIndent))
+		}
+	} else {
+		r.Section("Host alerts (each line also carries correlation, receipt, provider, region, tenant, workload)")
+		writeAlertTable(r, run.alerts, run.entries)
+		r.Line("(--verbose prints the lines as logged, and the entries' metadata)")
 	}
 	r.Line("")
 	writeCounters(r, run.alerts)
@@ -148,4 +163,27 @@ func (o *alertsOptions) hostLines(run *driveRun) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// writeAlertTable prints one row per alert: when, which, about what, and
+// the fields that say why; the metadata every line carries is left to --verbose.
+func writeAlertTable(r *report.Report, a *emission.Alerts, entries []emission.Entry) {
+	keys := map[int64]string{}
+	for _, e := range entries {
+		keys[e.ID] = e.Key
+	}
+	var rows [][]string
+	for _, l := range a.Lines() {
+		var why []string
+		for _, f := range strings.Fields(l.Text) {
+			for _, p := range []string{"reason=", "attempt=", "next_retry=", "count=", "dead_lettered_total="} {
+				if strings.HasPrefix(f, p) {
+					why = append(why, f)
+				}
+			}
+		}
+		rows = append(rows, []string{clock.DayStamp(l.At), l.Level, strings.TrimPrefix(l.Name, "governance_outbox."), keys[l.EntryID],
+			strings.Join(why, " ")})
+	}
+	r.Table([]string{"At", "Level", "Alert", "Entry", "Why"}, rows)
 }

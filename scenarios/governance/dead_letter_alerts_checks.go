@@ -175,7 +175,7 @@ func (o *alertsOptions) checkWarnings(r *report.Report, run *driveRun) {
 	for _, e := range run.entries {
 		reached := false
 		for _, l := range run.log {
-			reached = reached || (l.EntryID == e.ID && l.Applied && l.To == emission.Failed && l.RetryCount == near)
+			reached = reached || (l.EntryID == e.ID && l.Applied && l.To.FailedAttempt() && l.RetryCount == near)
 		}
 		warnAt, deadAt := -1, -1
 		warns := 0

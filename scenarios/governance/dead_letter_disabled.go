@@ -94,7 +94,7 @@ func (o *disabledOptions) hostReview(ctx context.Context, s *emission.Store, now
 		if err := s.Quarantine(ctx, e.ID, now, rem); err != nil {
 			return nil, err
 		}
-		lines = append(lines, fmt.Sprintf("%s  host  %s  RetryCount %d ≥ host review %d → QUARANTINED for manual review (%s, RetryCount kept)",
+		lines = append(lines, fmt.Sprintf("%s  host  %s  RetryCount %d ≥ %d → QUARANTINED for manual review (%s)",
 			clock.DayStamp(now), e.Key, e.RetryCount, o.HostReviewAfter, rem.Ticket))
 	}
 	return lines, nil
@@ -105,7 +105,8 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	if err != nil {
 		return nil, err
 	}
-	host := fmt.Sprintf("Host      after every pass, quarantine for manual review any live entry with RetryCount ≥ %d (audited; history kept)", o.HostReviewAfter)
+	host := fmt.Sprintf("Host      after every pass, quarantines for manual review a live entry with RetryCount ≥ %d\n"+
+		"          (audited; history kept)", o.HostReviewAfter)
 	if o.HostReviewAfter == 0 {
 		host = "Host      no terminal policy of its own (--host-review-after 0)"
 	}

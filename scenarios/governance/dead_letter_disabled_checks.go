@@ -21,7 +21,7 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	detail := "no failure reached the threshold"
 	for _, run := range runs {
 		for _, e := range run.emissions(entryKey(1)) {
-			retryable := e.failed() && e.logged && e.log.To == emission.Failed && e.row.Status == emission.Failed && !e.row.NextRetryAt.IsZero()
+			retryable := e.failed() && e.logged && e.log.To == e.retryStatus() && e.row.Status == e.retryStatus() && !e.row.NextRetryAt.IsZero()
 			switch {
 			case retryable && e.log.RetryCount == maxAttempts:
 				atThreshold++
@@ -77,7 +77,7 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 		}
 	}
 	for _, l := range claim.log {
-		if l.EntryID == g1.ID && l.Applied && l.To == emission.Failed && l.RetryCount == maxAttempts {
+		if l.EntryID == g1.ID && l.Applied && l.To.FailedAttempt() && l.RetryCount == maxAttempts {
 			reached++
 		}
 	}

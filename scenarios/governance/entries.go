@@ -114,4 +114,5 @@ func repeat(n int, step emission.Step) []emission.Step {
 var (
 	unavailable = emission.Fail("provider.unavailable", "provider returned 503")
 	timeout     = emission.Fail("provider.timeout", "provider did not answer in time")
+	throttled   = emission.FailRetryable("provider.throttled", "provider returned 429, retry later")
 )

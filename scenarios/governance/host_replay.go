@@ -19,7 +19,7 @@ func init() {
 		Name:    replayName,
 		Family:  "governance",
 		Kind:    report.Experiment,
-		Summary: "dead-letters are reviewable incidents: the drain never replays them, the host replays them authorized, audited and in batches",
+		Summary: "dead-letters are incidents: the host confirms, classifies the cause, fixes it, then replays authorized, audited, batched",
 		Long: `A provider outage dead-letters every entry at the threshold, and the host opens one
 incident per dead-letter. The drain never replays them: a pass an hour later
 selects nothing. At review the host follows the documented runbook: it confirms

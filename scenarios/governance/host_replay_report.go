@@ -49,6 +49,7 @@ func (o *replayOptions) render(run *replayRun, verbose bool) *report.Report {
 			entryKey(1), entryKey(o.Entries), report.Plural(run.hidden, "line")))
 	}
 	writeTimeline(r, "Timeline (scenario clock)", run.lines, legend...)
+	timelineFigure(r, "timeline", "Emissions: the outage, then the replays", run.events, run.started, run.ended)
 	r.Section("Originals, their replays and the audit records (GovernanceRemediations)")
 	o.writePairs(r, run)
 	if verbose {

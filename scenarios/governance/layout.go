@@ -24,7 +24,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun, verbose bool) {
 	r.Title(l.title)
 	r.Linef("Scenario  %s (%s)", l.name, report.Experiment)
 	writeSource(r)
-	r.Linef("Entries   %d governance entries %s..%s (%s), the same in two databases;",
+	r.Linef("Entries   %d governance entries %s..%s (%s), in two databases;",
 		len(l.specs), l.specs[0].Key, l.specs[len(l.specs)-1].Key, eventType)
 	r.Line("          payloads hold protected content and are never printed")
 	for _, s := range l.flags.describe() {
@@ -64,6 +64,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun, verbose bool) {
 		r.Linef("(the store drain ran the same entries in its own database: the checks compare its %d transitions", len(store.log))
 		r.Line(" with these; --verbose prints its timeline, the rows and the host's alerts)")
 	}
+	timelineFigure(r, "timeline", "Emissions of the claim drain", claim.events, claim.started, claim.ended)
 	r.Section("Outcome side by side")
 	writeSideBySide(r, store, claim)
 	if verbose {

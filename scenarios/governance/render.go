@@ -49,10 +49,10 @@ func timelineLine(ev emission.Event, maxAttempts int) string {
 // timelineLegend says once what the timeline lines abbreviate; unexpected
 // adds what ERROR and PANIC were recorded as, for a run that had them.
 func timelineLegend(maxAttempts int, unexpected bool) []string {
-	out := []string{fmt.Sprintf("(n/%d = failed attempt n of MaxRetryAttempts; a claim-drain write is fenced by its claim and clears it)",
+	out := []string{fmt.Sprintf("(n/%d = failed attempt n of MaxRetryAttempts; each claim-drain write is fenced by its claim)",
 		maxAttempts)}
 	if unexpected {
-		out = append(out, fmt.Sprintf("(ERROR and PANIC: the emitter failed unexpectedly, recorded as %s and %s)",
+		out = append(out, fmt.Sprintf("(ERROR, PANIC: unexpected emitter failures, recorded as %s, %s)",
 			emission.CodeUnexpectedError, emission.CodePanic))
 	}
 	return out
@@ -78,6 +78,8 @@ func resultText(ev emission.Event) string {
 		return "ERROR"
 	case r.Kind == emission.ResultPending || r.Kind == emission.ResultDeferred:
 		return fmt.Sprintf("%s (+%s)", r.Kind, clock.Millis(r.RetryAfter))
+	case r.Kind == emission.ResultRetryableFailure:
+		return "retryable (" + r.Code + ")"
 	case r.Code != "":
 		return string(r.Kind) + " (" + r.Code + ")"
 	}
@@ -94,13 +96,13 @@ func transitionText(t emission.Transition, maxAttempts int) string {
 	case t.To == emission.DeadLettered && t.Threshold:
 		return fmt.Sprintf("%d/%d reaches the threshold → DEAD-LETTERED", t.RetryCount, maxAttempts)
 	case t.To == emission.DeadLettered:
-		return fmt.Sprintf("DEAD-LETTERED at once, RetryCount %d/%d", t.RetryCount, maxAttempts)
+		return fmt.Sprintf("DEAD-LETTERED at once (%d/%d)", t.RetryCount, maxAttempts)
 	case t.PastThreshold && t.RetryCount == maxAttempts:
 		return fmt.Sprintf("%s %d/%d, DL off: kept live (+%s)", t.To, t.RetryCount, maxAttempts, clock.Millis(t.Delay))
 	case t.PastThreshold:
 		return fmt.Sprintf("%s %d/%d, past the threshold (+%s)", t.To, t.RetryCount, maxAttempts, clock.Millis(t.Delay))
 	}
-	return fmt.Sprintf("%s %d/%d, retry %s (+%s)", t.To, t.RetryCount, maxAttempts, clock.DayStamp(t.NextRetryAt), clock.Millis(t.Delay))
+	return fmt.Sprintf("%s %d/%d, retry in %s", t.To, t.RetryCount, maxAttempts, clock.Millis(t.Delay))
 }
 
 // writeEntryLedger prints the GovernanceOutboxEntries table. The payload is
@@ -129,10 +131,10 @@ func writeTransitionLog(r *report.Report, log []emission.LogEntry, entries []emi
 		if !l.Applied {
 			outcome = "REFUSED"
 		}
-		rows = append(rows, []string{strconv.FormatInt(l.ID, 10), clock.DayStamp(l.At), keys[l.EntryID], l.Actor,
-			strconv.FormatInt(l.ClaimToken, 10), string(l.From), string(l.To), strconv.Itoa(l.RetryCount), report.Dash(l.ReasonCode), outcome})
+		rows = append(rows, []string{clock.DayStamp(l.At), keys[l.EntryID], l.Actor,
+			strconv.FormatInt(l.ClaimToken, 10), string(l.From), string(l.To), strconv.Itoa(l.RetryCount), outcome})
 	}
-	r.Table([]string{"#", "AtUtc", "Entry", "Actor", "ClaimToken", "From", "To", "RetryCount", "ReasonCode", "Outcome"}, rows)
+	r.Table([]string{"AtUtc", "Entry", "Actor", "Token", "From", "To", "RetryCount", "Outcome"}, rows)
 }
 
 // writeAlerts prints the host's alert lines, each wrapped at its fields to
@@ -188,11 +190,12 @@ func writeAlertSummary(r *report.Report, a *emission.Alerts) {
 
 // writeCounters prints the dead-letter counters, overall and per reason code and provider.
 func writeCounters(r *report.Report, a *emission.Alerts) {
-	rows := [][]string{{"governance_outbox_dead_lettered_total", "(all)", "(all)", strconv.Itoa(a.DeadLettered())}}
+	rows := [][]string{{"(all)", "(all)", strconv.Itoa(a.DeadLettered())}}
 	for _, c := range a.ByReason() {
-		rows = append(rows, []string{"governance_outbox_dead_lettered_total", c.ReasonCode, c.Provider, strconv.Itoa(c.Count)})
+		rows = append(rows, []string{c.ReasonCode, c.Provider, strconv.Itoa(c.Count)})
 	}
-	r.Table([]string{"Counter", "reason_code", "provider", "Value"}, rows)
+	r.Line("Counter governance_outbox_dead_lettered_total:")
+	r.Table([]string{"reason_code", "provider", "Value"}, rows)
 }
 
 // calls says "1 call", "5 calls".

@@ -22,7 +22,7 @@ func init() {
 		Family:  "governance",
 		Kind:    report.Before,
 		Pair:    staleAfter,
-		Summary: "BEFORE: without a claim-token check a stale worker's late write lands over a terminal row",
+		Summary: "BEFORE: without a claim-token check a stale worker's late write lands over a terminal row, a dead-letter too",
 		Long: `Two workers drain one governance entry from the same database through two
 connections, in real goroutines. Worker A claims GOV-001 (token 1) and calls the
 provider, which takes longer than A's lease. The lease expires; worker B claims the
@@ -32,6 +32,8 @@ without claim validation does: by Id alone. The write lands over B's terminal ro
 the delivered entry is Failed again, scheduled for another retry, and emitted a
 second time; nothing refused or counted anything. With --prior-failures 4 A's late
 failure is the threshold one, and a delivered entry is reported as a dead-letter.
+The same race on GOV-002, which B dead-letters (the provider rejects it for good):
+A's late write undoes the dead-letter, and the entry is emitted again.
 
 The comparison table beside it runs the AFTER design on the same interleaving.`,
 		Example: `  outboxlab governance-stale-claim-overwrites
@@ -79,14 +81,27 @@ func (o *staleOptions) Validate() error {
 	}
 	// Per design: A's call, then B's delivery, or B's redelivery after A's
 	// late failure and its retry delay.
+	// Twice: the race on the delivered entry, then on the dead-lettered one.
 	l := o.drain.entryLoad(o.spec())
-	return o.drain.withinBudget(load{calls: l.calls + 1, span: addSat(addSat(o.Lease, o.SlowEmit), l.span)}.drains(2))
+	one := load{calls: l.calls + 1, span: addSat(addSat(o.Lease, o.SlowEmit), l.span)}.drains(2)
+	d := o.drain.entryLoad(o.deadSpec())
+	return o.drain.withinBudget(one.add(load{calls: d.calls + 1, span: addSat(addSat(o.Lease, o.SlowEmit), d.span)}.drains(2)))
 }
 
 // spec is the one entry both workers drain.
 func (o *staleOptions) spec() entrySpec {
 	return entrySpec{Key: entryKey(1), Role: "claimed by A, then by B", Steps: []emission.Step{timeout, emission.Deliver()}, PriorFailures: o.PriorFailures}
 }
+
+// deadSpec is the entry of the second race: the same interleaving, but the
+// provider rejects B's call for good, so the current owner writes a dead-letter.
+func (o *staleOptions) deadSpec() entrySpec {
+	return entrySpec{Key: entryKey(2), Role: "claimed by A, then dead-lettered by B",
+		Steps: []emission.Step{timeout, rejected}, PriorFailures: o.PriorFailures}
+}
+
+// rejected is the provider's terminal answer to B in the dead-letter race.
+var rejected = emission.Reject("provider.payload_rejected", "payload failed provider validation")
 
 func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	own, err := o.race(ctx, env.DBPath, o.fenced && o.ClaimCheck)
@@ -105,7 +120,28 @@ func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Repo
 	if o.fenced {
 		before, after = partner, own
 	}
-	return o.render(own, before, after, env.Verbose), nil
+	// The second race: the current owner's terminal write is a dead-letter.
+	deadDB, err := env.DB(ctx, "dead-letter")
+	if err != nil {
+		return nil, err
+	}
+	ownDead, err := o.raceOn(ctx, deadDB, o.fenced && o.ClaimCheck, o.deadSpec())
+	if err != nil {
+		return nil, fmt.Errorf("run the dead-letter race: %w", err)
+	}
+	partnerDeadDB, err := env.DB(ctx, "partner-dead-letter")
+	if err != nil {
+		return nil, err
+	}
+	partnerDead, err := o.raceOn(ctx, partnerDeadDB, !o.fenced, o.deadSpec())
+	if err != nil {
+		return nil, fmt.Errorf("run the partner design's dead-letter race: %w", err)
+	}
+	beforeDead, afterDead := ownDead, partnerDead
+	if o.fenced {
+		beforeDead, afterDead = partnerDead, ownDead
+	}
+	return o.render(own, before, after, env.Verbose, deadRaces{own: ownDead, before: beforeDead, after: afterDead}), nil
 }
 
 // slowEmitter holds worker A's one provider call open until the scenario

@@ -76,13 +76,19 @@ func (r *staleRun) observeClaims(ctx context.Context, worker string, s *emission
 func (r *staleRun) note(at time.Time, format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lines = append(r.lines, fmt.Sprintf("%s  %-8s %s", clock.DayStamp(at), "—", fmt.Sprintf(format, args...)))
+	r.lines = append(r.lines, wrapFields(fmt.Sprintf("%s  %-8s %s", clock.DayStamp(at), "—", fmt.Sprintf(format, args...)),
+		strings.Repeat(" ", 24)))
 }
 
 // race runs the interleaving on a fresh database at path: two store handles
 // (two connections), worker A in its own goroutine, worker B in this one.
 func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*staleRun, error) {
-	spec := o.spec()
+	return o.raceOn(ctx, path, fenced, o.spec())
+}
+
+// raceOn runs the interleaving on spec's entry: race is GOV-001, which B
+// delivers; the dead-letter race is GOV-002, which B dead-letters.
+func (o *staleOptions) raceOn(ctx context.Context, path string, fenced bool, spec entrySpec) (*staleRun, error) {
 	stA, clk, em, err := openSeeded(ctx, path, []entrySpec{spec})
 	if err != nil {
 		return nil, err
@@ -215,14 +221,14 @@ func (r *staleRun) line(ev emission.Event) string {
 	head := fmt.Sprintf("%s  %-8s ", clock.DayStamp(ev.At), ev.Drainer)
 	switch ev.Kind {
 	case emission.Advanced:
-		return fmt.Sprintf("%s—        nothing due → clock advances to %s (next due %s + 1 ms)", head,
+		return fmt.Sprintf("%snothing due → clock to %s (next due %s + 1 ms)", head,
 			clock.DayStamp(ev.Due.Add(wakeupSlack)), clock.DayStamp(ev.Due))
 	case emission.Claimed:
 		return fmt.Sprintf("%s%s  claims it: token %d, lease until %s", head, ev.Entry.Key, ev.Token, clock.DayStamp(ev.LeaseUntil))
 	}
 	emit := ""
 	if !ev.EmittedAt.Equal(ev.At) {
-		emit = fmt.Sprintf("answer to its %s call: ", clock.DayStamp(ev.EmittedAt))
+		emit = fmt.Sprintf("its %s call answers: ", clock.DayStamp(ev.EmittedAt))
 	}
 	line := fmt.Sprintf("%s%s  [token %d] %s%s", head, ev.Entry.Key, ev.Token, emit, resultText(ev))
 	rest := "→ " + transitionText(ev.Transition, r.max)

@@ -2,6 +2,8 @@ package governance
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"outboxlab/core/claim"
@@ -72,7 +74,7 @@ const (
 	verdictFencedNoRace    = "NO STALE WRITE TO REFUSE: WORKER-A ANSWERED INSIDE ITS LEASE — SEE THE FAILED CHECKS"
 )
 
-func (o *staleOptions) render(own, before, after *staleRun, verbose bool) *report.Report {
+func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead deadRaces) *report.Report {
 	name, kind, partner := staleAfter, report.After, staleBefore
 	title := "Governance — AFTER: the claim check refuses a stale worker's write"
 	if !o.fenced {
@@ -103,17 +105,16 @@ func (o *staleOptions) render(own, before, after *staleRun, verbose bool) *repor
 
 	scenarios.SchemaSection(r, own.tables)
 	writeTimeline(r, "Timeline (scenario clock)", own.lines)
+	timelineFigure(r, "timeline", "The two workers' writes on GOV-001", own.events, own.started, own.ended)
 	if verbose {
 		r.Section("Entry (GovernanceOutboxEntries; payload never printed)")
 		writeEntryLedger(r, own.entries)
 	}
 	r.Section("Transition log (GovernanceOutboxTransitions)")
 	writeTransitionLog(r, own.log, own.entries)
-	r.Section("Host alerts")
 	if verbose {
+		r.Section("Host alerts")
 		writeAlerts(r, own.alerts)
-	} else {
-		writeAlertSummary(r, own.alerts)
 	}
 	r.Section("Real BEFORE vs AFTER metrics")
 	r.Linef("Both designs ran this interleaving in this invocation; this scenario's own run is the %s column.", kind)
@@ -122,14 +123,23 @@ func (o *staleOptions) render(own, before, after *staleRun, verbose bool) *repor
 		afterHead = "AFTER (claim check off)"
 	}
 	figs := staleFigs(before.answerAt)
-	scenarios.FigureTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, figs, side(before), side(after))
+	shown := figs
+	if !verbose { // the claims are in the timeline
+		shown = slices.DeleteFunc(slices.Clone(figs), func(f scenarios.Figure[staleSide]) bool { return strings.HasSuffix(f.Label, "'s claim") })
+	}
+	scenarios.FigureTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, shown, side(before), side(after))
+	o.writeDeadRace(r, dead, afterHead)
 
 	mine := side(own)
+	deadMine := side(dead.own)
+	scenarios.RecordFigures(r, deadFigs, deadMine)
 	if !o.fenced {
 		o.beforeChecks(r, own, mine.f)
+		o.deadBeforeChecks(r, deadMine)
 		return finish(r, "Safety checks", verdictStaleReproduced, verdictStaleMissed, figs, mine)
 	}
 	o.afterChecks(r, own, mine.f)
+	o.deadAfterChecks(r, deadMine)
 	broken := verdictFencedBroken
 	if !mine.f.leaseExpiredOpen {
 		broken = verdictFencedNoRace
@@ -176,7 +186,7 @@ func lateWriteText(f staleFigures) string {
 		return "none"
 	}
 	if f.aLog.Applied {
-		return fmt.Sprintf("APPLIED over %s (written by Id, no token checked)", f.aLog.From)
+		return fmt.Sprintf("APPLIED over %s (by Id, no token)", f.aLog.From)
 	}
 	return fmt.Sprintf("REFUSED (token %d, row token %d)", f.aLog.ClaimToken, f.bClaim.row.ClaimToken)
 }

@@ -18,15 +18,16 @@ func init() {
 		Name:    thresholdName,
 		Family:  "governance",
 		Kind:    report.Experiment,
-		Summary: "one threshold policy, two drain modes: the failure being processed counts, then a stable dead-letter",
-		Long: `Seeds six governance entries, one per emitter behaviour (delivered; failed every
-time; an unexpected emitter error every time; a panic twice, then delivered; failed
+		Summary: "one threshold policy, two drain modes: failed and retryable-failure both count, then a stable dead-letter",
+		Long: `Seeds six governance entries, one per emitter behaviour (delivered; throttled
+twice (retryable-failure), then failed every time; an unexpected emitter error every time; a panic twice, then delivered; failed
 four times, then delivered; a provider-returned terminal dead-letter), twice, in two
 databases. One database is drained by the plain store drain (select due entries,
 write by Id), the other by the claim/lease drain (claim with a lease and a fencing
 token, owner-checked writes). Both apply the same threshold policy, evaluated
 before the transition is persisted: next failed attempt < MaxRetryAttempts → Failed
-with a scheduled retry; next failed attempt ≥ MaxRetryAttempts → DeadLettered with
+(or RetryableFailure, for a retryable-failure result: both are failed attempts
+and both count) with a scheduled retry; next failed attempt ≥ MaxRetryAttempts → DeadLettered with
 the stable reason code and message, no next retry timestamp, claim cleared.
 Errors and panics count as failures and never crash the drain; a provider's own
 dead-letter is terminal at once. The checks compare the two modes entry by entry.`,
@@ -69,7 +70,7 @@ func (o *thresholdOptions) Validate() error {
 func (o *thresholdOptions) specs() []entrySpec {
 	return []entrySpec{
 		{Key: entryKey(1), Role: "a successful emission", Steps: []emission.Step{emission.Deliver()}},
-		{Key: entryKey(2), Role: "a poison entry: failed results", Steps: []emission.Step{unavailable}},
+		{Key: entryKey(2), Role: "a poison entry: throttled, then failed", Steps: []emission.Step{throttled, throttled, unavailable}},
 		{Key: entryKey(3), Role: "unexpected emitter errors", Steps: []emission.Step{emission.Throw("emitter: connection reset by peer")}},
 		{Key: entryKey(4), Role: "emitter panics, then recovers", Steps: append(repeat(o.Panics, emission.Crash("nil map in provider SDK")), emission.Deliver())},
 		{Key: entryKey(5), Role: "transient failures below the threshold", Steps: append(repeat(o.RecoveringFailures, timeout), emission.Deliver())},

@@ -92,6 +92,7 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 		cleared == claimDL && fenced == claimDL && claimDL > 0,
 		fmt.Sprintf("%d of %d dead-letters written under the claim (token checked on the write); %d of %d rows keep no owner or lease",
 			fenced, claimDL, cleared, claimDL))
+	checkBothFailureKinds(r, runs)
 	checkRetrySchedule(r, runs, o.drain)
 	checkUnexpected(r, runs)
 	checkProviderDeadLetter(r, runs)
@@ -114,4 +115,40 @@ func countStatus(run *driveRun, st emission.Status) int {
 		}
 	}
 	return n
+}
+
+// checkBothFailureKinds: a failed and a retryable-failure result are both
+// failed attempts. The provider's ledger says which each call returned; the
+// transition log must show each one persisted as its own status (or as the
+// threshold's dead-letter) with RetryCount one higher, and some entry must
+// have reached the threshold on a mix of the two.
+func checkBothFailureKinds(r *report.Report, runs []*driveRun) {
+	n, ok := map[emission.ResultKind]int{}, map[emission.ResultKind]int{}
+	var mixed []string
+	for i, run := range runs {
+		for _, key := range run.keys() {
+			kinds := map[emission.ResultKind]int{}
+			for _, e := range run.emissions(key) {
+				k := e.kind()
+				if k != emission.ResultFailed && k != emission.ResultRetryableFailure {
+					continue
+				}
+				n[k]++
+				kinds[k]++
+				if e.logged && e.log.RetryCount == e.before+1 && (e.log.To == e.retryStatus() || e.log.To == emission.DeadLettered && e.log.ReasonCode != "") {
+					ok[k]++
+				}
+			}
+			if row := run.entry(key); row.Status == emission.DeadLettered && row.ReasonCode == run.flags.DeadLetterReasonCode &&
+				kinds[emission.ResultFailed] > 0 && kinds[emission.ResultRetryableFailure] > 0 && i == len(runs)-1 {
+				mixed = append(mixed, fmt.Sprintf("%s dead-lettered at %d/%d after %d retryable-failure and %d failed results",
+					key, row.RetryCount, run.flags.MaxRetryAttempts, kinds[emission.ResultRetryableFailure], kinds[emission.ResultFailed]))
+			}
+		}
+	}
+	rf, f := emission.ResultRetryableFailure, emission.ResultFailed
+	r.Check("failed and retryable-failure results both count toward the threshold",
+		len(mixed) > 0 && ok[rf] == n[rf] && ok[f] == n[f] && n[rf] > 0,
+		fmt.Sprintf("%s; %d of %d retryable-failures persisted RetryableFailure and %d of %d failures Failed, RetryCount +1 each (both modes)",
+			orNone(strings.Join(mixed, "; "), "no entry reached the threshold on both kinds"), ok[rf], n[rf], ok[f], n[f]))
 }

@@ -24,6 +24,16 @@ type emitCall struct {
 // attempt: a failed result, an error or a panic.
 func (e emitCall) failed() bool { return failedStep(e.call.Step) }
 
+// retryStatus is the status a failed attempt below the threshold must be
+// persisted with, by what the provider's ledger shows: RetryableFailure for
+// a retryable-failure result, Failed for any other failure.
+func (e emitCall) retryStatus() emission.Status {
+	if e.kind() == emission.ResultRetryableFailure {
+		return emission.RetryableFailure
+	}
+	return emission.Failed
+}
+
 // kind is the result the provider's ledger shows ("" for an error or a panic).
 func (e emitCall) kind() emission.ResultKind {
 	if e.call.Step.Panic != "" || e.call.Step.Error != "" {
