@@ -12,15 +12,15 @@ type Status string
 // The entry states. Delivered and DeadLettered are the drain's terminal
 // states; Quarantined is a terminal state only a host policy writes.
 const (
-	Pending      Status = "Pending"
-	Deferred     Status = "Deferred"
-	Failed       Status = "Failed" // a failed result: due again at NextRetryAt
+	Pending  Status = "Pending"
+	Deferred Status = "Deferred"
+	Failed   Status = "Failed" // a failed result: due again at NextRetryAt
 	// RetryableFailure is a retryable-failure result (throttled, try later):
 	// due again at NextRetryAt, and a failed attempt exactly as Failed is.
 	RetryableFailure Status = "RetryableFailure"
-	Delivered    Status = "Delivered"
-	DeadLettered Status = "DeadLettered"
-	Quarantined  Status = "Quarantined"
+	Delivered        Status = "Delivered"
+	DeadLettered     Status = "DeadLettered"
+	Quarantined      Status = "Quarantined"
 )
 
 // FailedAttempt reports whether s records a failed attempt still to be
@@ -37,14 +37,14 @@ type ResultKind string
 
 // The emitter results.
 const (
-	ResultDelivered  ResultKind = "delivered"
-	ResultFailed     ResultKind = "failed"
+	ResultDelivered ResultKind = "delivered"
+	ResultFailed    ResultKind = "failed"
 	// ResultRetryableFailure is a failure the provider says is worth retrying
 	// (throttled, busy): it counts toward the threshold like any failure.
 	ResultRetryableFailure ResultKind = "retryable-failure"
-	ResultPending    ResultKind = "pending"
-	ResultDeferred   ResultKind = "deferred"
-	ResultDeadLetter ResultKind = "dead-letter" // the provider says: never again
+	ResultPending          ResultKind = "pending"
+	ResultDeferred         ResultKind = "deferred"
+	ResultDeadLetter       ResultKind = "dead-letter" // the provider says: never again
 )
 
 // Result is one emission's outcome. Code and Message are provider-neutral;
