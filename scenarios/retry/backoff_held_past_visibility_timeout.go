@@ -24,7 +24,10 @@ sending again. Once a sleep runs past the message's visibility timeout (its
 lease), another consumer claims the message and sends it too: the same job runs
 twice at once, a notification goes out twice, and the first consumer's
 transitions are refused by the owner check only after its send has happened.
-While they sleep, consumers do no other work.
+While they sleep, consumers do no other work. The course's rule, "the
+backoff must not exceed the visibility timeout", is checked from the holds:
+a held wait that ends within its claim's lease is never overlapped, one that
+runs past it is.
 
 The comparison table beside it runs the AFTER design on the same seed.`,
 		Example: `  outboxlab backoff-held-past-visibility-timeout

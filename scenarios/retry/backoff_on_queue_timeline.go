@@ -24,7 +24,10 @@ timeline: the consumer is free for other work at once, and no second consumer
 can see the message before it is due. The retry budget (--max-attempts) and
 the time budget (--time-budget, counted from the first delivery in the audit
 log) are enforced together: a message is dead-lettered when either runs out.
-One notification leaves by each way.
+One notification leaves by each way. The rule "the backoff must not exceed
+the visibility timeout" binds a consumer that holds the message; here none
+does, so a backoff longer than the timeout is harmless, and the report says
+so from the run's waits on the queue.
 
 Make the visibility timeout shorter than a hanging send to watch the checks catch an overlap.`,
 		Example: `  outboxlab backoff-on-queue-timeline

@@ -252,10 +252,10 @@ func (o *schedulesOptions) drawWaits(r *report.Report, runs []measured) {
 		}
 		bars := make([]plot.Bar, 0, len(m.waits)+1)
 		for i, w := range m.waits {
-			bars = append(bars, plot.Bar{Label: fmt.Sprintf("attempt %d", i+1), Value: float64(w), Note: clock.Millis(w)})
+			bars = append(bars, plot.Bar{Label: fmt.Sprintf("attempt %d", i+1), Value: float64(w.Milliseconds()), Note: clock.Millis(w)})
 		}
 		r.Line("")
 		r.Figure(plot.Bars("waits-"+m.metric, "Waits per attempt — "+m.name+" (one scale for every schedule)",
-			bars, 48, float64(longest)))
+			bars, 48, float64(longest.Milliseconds()), plot.Axes{X: "wait after the failed attempt, ms (NextAttemptUtc − claim)", Y: "attempt"}))
 	}
 }

@@ -237,7 +237,8 @@ func (o *stormOptions) drawCalls(r *report.Report, before, after *stormRun) {
 	r.Figure(plot.SVGOnly("calls", "Gateway calls per second",
 		plot.PanelsSVG(fmt.Sprintf("Gateway calls per second (scenario clock); the gateway is down from %s to %s",
 			spanText(ph[1].from.Sub(clock.Start).Milliseconds()), spanText(ph[1].to.Sub(clock.Start).Milliseconds())),
-			panels, func(i int) string { return fmt.Sprintf("%d s", i) })))
+			panels, func(i int) string { return fmt.Sprintf("%d s", i) },
+			plot.Axes{X: "scenario clock, s since the run started", Y: "gateway calls in the second"})))
 }
 
 // writeMessageGroups is the per-message table with each run of messages

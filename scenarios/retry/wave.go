@@ -224,5 +224,6 @@ func waveSVG(waves []wave, bucket time.Duration) string {
 	if per > 1 {
 		title += fmt.Sprintf("; each column the busiest of %d buckets", per)
 	}
-	return plot.PanelsSVG(title, panels, func(i int) string { return spanText(int64(i) * per * bucket.Milliseconds()) })
+	return plot.PanelsSVG(title, panels, func(i int) string { return spanText(int64(i) * per * bucket.Milliseconds()) },
+		plot.Axes{X: "time after the failure", Y: "retries in the bucket"})
 }
