@@ -89,7 +89,7 @@ func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	o.writeLog(r, key.log)
 	r.Section("Run 1 of 2: pause the partition")
 	r.Line(fit(containText(pauseDesign)+"; "+recoveryText(resume, ""), ""))
-	o.writeTimeline(r, pause)
+	o.writeTimeline(r, pause, nil)
 	r.Section("Run 2 of 2: block the key (this scenario's own run, on its database)")
 	if keyDesign.off != "" {
 		r.Line(fit("SWITCHED OFF by "+keyDesign.off, ""))
@@ -97,7 +97,7 @@ func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	for _, l := range whoBlocks {
 		r.Line(l)
 	}
-	o.writeTimeline(r, key)
+	o.writeTimeline(r, key, pause)
 	writeQueues(r, key)
 	o.writeStates(r, key)
 	o.writeComparison(r, pause, key)

@@ -50,7 +50,7 @@ func (o *options) checkEndDiffers(r *page, run *run, name string) {
 	got, want := run.end.states[i], run.inOrder[i]
 	same, _ := endSame(run)
 	r.Check(name, got != want,
-		fmt.Sprintf("order %d: %s vs in-order %s (%d / %d orders equal)", o.FailingOrder, got, want, same, len(run.end.states)))
+		fmt.Sprintf("order %d: %s vs in-order %s (%d / %d orders equal)", o.FailingOrder, got.brief(), want.brief(), same, len(run.end.states)))
 }
 
 func (o *options) finish(r *page, run *run, pass, fail string) *report.Report {

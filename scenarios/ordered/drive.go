@@ -184,7 +184,7 @@ func (r *run) secondListenerPass(ctx context.Context, s *keyedlog.Store, now tim
 func (r *run) recover(ctx context.Context, c *keyedlog.Consumer, h *orderHandler, id string) error {
 	switch r.design.recovery {
 	case redrive:
-		r.note(c.Clock.Now(), "REDRIVE: the dead letters go to the end of their partition, as resubmitted messages")
+		r.note(c.Clock.Now(), "REDRIVE: dead letters go to the end of their partition, as resubmitted messages do")
 		evs, err := c.Redrive(ctx, "")
 		r.redriven = evs
 		r.add(evs)

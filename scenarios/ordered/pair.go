@@ -39,7 +39,7 @@ func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, aft
 	r := o.start(env, identity{name: own.name, pair: partner.name, kind: kind, title: own.title}, run)
 	scenarios.SchemaSection(r.Report, run.tables)
 	o.writeLog(r, run.log)
-	o.writeTimeline(r, run)
+	o.writeTimeline(r, run, nil)
 	writeQueues(r, run)
 	if own.extra != nil {
 		own.extra(r, run)
@@ -60,16 +60,15 @@ func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, aft
 // writePairTable compares a BEFORE and an AFTER design that ran on the same
 // log in one invocation: the rows of o.figures that have a label.
 func (o *options) writePairTable(r *page, own report.Kind, before, after *run) {
-	r.Section("Real BEFORE vs AFTER figures")
-	r.Linef("Both designs ran in this invocation on the same log; this scenario's own run is the %s column.", own)
 	figs := o.figures()
-	if !r.verbose {
+	if r.verbose {
+		r.Section("Real BEFORE vs AFTER figures")
+	} else {
+		r.Section("Real BEFORE vs AFTER figures (where they differ; --verbose shows all)")
 		figs = differing(figs, before, after)
 	}
+	r.Linef("Both designs ran in this invocation on the same log; this scenario's own run is the %s column.", own)
 	scenarios.FigureTable(r.Report, []string{"Metric (real run)", "BEFORE", "AFTER"}, figs, before, after)
-	if !r.verbose {
-		r.Line("Rows equal in both designs are left out (--verbose shows them).")
-	}
 }
 
 // differing keeps the labelled figures whose cells differ between the two

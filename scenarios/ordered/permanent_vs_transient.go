@@ -85,25 +85,21 @@ func (o *permanentOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 	}
 	r := o.start(env, identity{name: permanentName, kind: report.Experiment,
 		title: "Ordered messages — EXPERIMENT: a permanent failure is contained at once, a transient one retried"}, classified)
-	r.Line(fit(fmt.Sprintf("Transient order %d's %s: the payment provider times out its first %s, then it passes",
+	r.Line(fit(fmt.Sprintf("Transient order %d's %s times out at the provider its first %s, then passes",
 		o.transientOrder(), o.FailingMessage, report.Plural(o.TransientFailures, "time")), indent))
-	r.Line(fit("Classify  a failure of the handler bug is permanent (the same message fails every time); "+
-		"any other failure is transient", indent))
+	r.Line(fit("Classify  the bug's failure is permanent (it fails every time); any other is transient", indent))
+	r.Line(fit("Runs      1: retry every failure (its timeline with --verbose); 2: classify, this scenario's own", indent))
+	if own.off != "" {
+		r.Line(fit("Remedy    SWITCHED OFF by "+own.off, indent))
+	}
 	scenarios.SchemaSection(r.Report, classified.tables)
 	o.writeLog(r, classified.log)
-	r.Section("Run 1 of 2: retry every failure")
 	if r.verbose {
-		o.writeTimeline(r, retried)
-	} else {
-		r.Line("Its timeline is left out (--verbose prints it); the table after run 2 compares the two runs.")
+		r.Section("Run 1 of 2: retry every failure")
+		o.writeTimeline(r, retried, nil)
+		r.Section("Run 2 of 2: classify the failure (this scenario's own run, on its database)")
 	}
-	r.Section("Run 2 of 2: classify the failure (this scenario's own run, on its database)")
-	if own.off != "" {
-		r.Line(fit("SWITCHED OFF by "+own.off, ""))
-	} else {
-		r.Line("The guard: a permanent failure is dead-lettered at once, a transient one retried in place.")
-	}
-	o.writeTimeline(r, classified)
+	o.writeTimeline(r, classified, nil)
 	writeQueues(r, classified)
 	o.writeStates(r, classified)
 	r.Section("Retry every failure vs classify (same log, same faults, two real runs)")

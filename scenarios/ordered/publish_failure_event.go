@@ -66,7 +66,7 @@ func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*repo
 		title: "Ordered messages — AFTER: remember the poisoned id and announce the failure"}, run)
 	scenarios.SchemaSection(r.Report, run.tables)
 	o.writeLog(r, run.log)
-	o.writeTimeline(r, run)
+	o.writeTimeline(r, run, nil)
 	writeQueues(r, run)
 	o.writeEvents(r, run)
 	o.writeStates(r, run)
@@ -88,14 +88,10 @@ func (o *failureEventOptions) writeEvents(r *page, run *run) {
 	}
 	table(r, []string{"Id", "Type", "CorrelationId", "Record", "PublishedAt", "DeliveredAt", "Reason"}, rows)
 	r.notes.flush(r)
-	r.Section("Listener: customer care (CustomerCareLog)")
-	rows = nil
+	r.Line("")
+	r.Linef("The listener, customer care, wrote %s:", report.Plural(len(run.care), "CustomerCareLog row"))
 	for _, c := range run.care {
-		rows = append(rows, []string{strconv.FormatInt(c.EventID, 10), c.EventType, c.CorrelationID, stamp(c.At)})
-	}
-	table(r, []string{"EventId", "EventType", "CorrelationId", "At"}, rows)
-	for _, c := range run.care {
-		r.Line(fit(fmt.Sprintf("Event %d, action recorded: %s", c.EventID, c.Action), "    "))
+		r.Line(fit(fmt.Sprintf("  event %d %s for %s at %s: %s", c.EventID, c.EventType, c.CorrelationID, stamp(c.At), c.Action), "    "))
 	}
 	r.Linef("A second listener pass at the end of the run took %s.", report.Plural(run.lateDeliv, "event"))
 }

@@ -161,11 +161,27 @@ func orderOf(rec keyedlog.Record) int {
 	return id
 }
 
-// writeTimeline prints the run's timeline. By default a stretch of plain
-// first-attempt applications of other orders is one line (the flow the
-// failure did not stop); --verbose prints each.
-func (o *options) writeTimeline(r *page, run *run) {
+// writeTimeline prints the run's timeline. By default the plain
+// first-attempt applications of other orders at one instant are one line,
+// after that instant's other events (the flow the failure did not stop),
+// and the clock's idle advances are left out (the next line's time shows
+// the jump); --verbose prints each.
+//
+// After a run like, it leaves out the events the two share from the start.
+func (o *options) writeTimeline(r *page, run, like *run) {
 	r.Section("Timeline (scenario clock)")
+	entries := run.timeline
+	if like != nil {
+		var a, b errorNotes
+		n := 0
+		for n < len(entries) && n < len(like.timeline) && timelineLine(entries[n], &a) == timelineLine(like.timeline[n], &b) {
+			n++
+		}
+		if n > 0 && n < len(entries) {
+			r.Linef("(as run 1 until %s; then:)", stamp(entries[n].at))
+			entries = entries[n:]
+		}
+	}
 	var quiet []entry
 	flush := func() {
 		switch {
@@ -189,22 +205,26 @@ func (o *options) writeTimeline(r *page, run *run) {
 			if len(orders) > 8 {
 				which = report.Plural(len(orders), "other order")
 			}
-			r.Line(fit(fmt.Sprintf("%s  %-5s %d records of %s applied (--verbose lists them)",
+			r.Line(fit(fmt.Sprintf("%s  %-5s %d records of %s applied (--verbose lists each)",
 				stamp(quiet[0].at), "…", len(quiet), which), indent+"     "))
 		}
 		quiet = nil
 	}
-	for _, e := range run.timeline {
-		if o.plain(e) && (len(quiet) == 0 || quiet[0].at.Equal(e.at)) {
-			quiet = append(quiet, e)
+	for _, e := range entries {
+		if r.verbose {
+			r.Line(timelineLine(e, &r.notes))
 			continue
 		}
-		flush()
-		if o.plain(e) {
-			quiet = append(quiet, e)
-			continue
+		if len(quiet) > 0 && (!quiet[0].at.Equal(e.at) || e.note != "") {
+			flush()
 		}
-		r.Line(timelineLine(e, &r.notes))
+		switch {
+		case o.plain(e):
+			quiet = append(quiet, e)
+		case e.ev != nil && e.ev.Kind == keyedlog.Advanced:
+		default:
+			r.Line(timelineLine(e, &r.notes))
+		}
 	}
 	flush()
 	r.notes.flush(r)
@@ -269,6 +289,15 @@ type moment struct {
 // shows every order.
 func (o *options) writeStates(r *page, run *run) {
 	r.Section("Order table vs the in-order run (same log, same handler, no bug)")
+	if same, _ := endSame(run); same == len(run.end.states) && run.design.recovery != noFix && !r.verbose {
+		// Every order ends right: what is left to show is how the failing one waited.
+		i := o.FailingOrder - firstOrder
+		r.Line(fit(fmt.Sprintf("Order %d when the consumer went idle: %s; at the end: %s, as in the in-order run.",
+			o.FailingOrder, run.idle.states[i], run.end.states[i].brief()), ""))
+		r.Linef("All %s equal the in-order run at the end (--verbose shows the table).", report.Plural(same, "order"))
+		o.writeOrphans(r, run)
+		return
+	}
 	var rows [][]string
 	var equal []int
 	for i, s := range run.end.states {
@@ -313,8 +342,13 @@ func (o *options) writeStates(r *page, run *run) {
 		}
 		r.Line(fit(strings.ToUpper(which[:1])+which[1:]+" equal the in-order run throughout (--verbose lists them).", ""))
 	}
+	o.writeOrphans(r, run)
+}
+
+// writeOrphans counts the rows with no order; only a lenient handler
+// stores a payment or shipment without one, so a strict one's run skips it.
+func (o *options) writeOrphans(r *page, run *run) {
 	if !run.design.strict {
-		// Only a lenient handler stores a payment or shipment with no order.
 		r.Linef("Rows with no order (orphans): %s when the consumer went idle; %s at the end", run.idle.orphans.brief(), run.end.orphans.brief())
 	}
 }

@@ -133,11 +133,12 @@ func fit(line, indent string) string {
 	if report.Width(line) <= report.MaxWidth {
 		return line
 	}
+	lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
 	var out []string
-	cur := ""
-	for _, w := range strings.Split(line, " ") {
+	cur := lead
+	for _, w := range strings.Split(line[len(lead):], " ") {
 		switch {
-		case cur == "" || cur == indent:
+		case cur == lead || cur == indent:
 			cur += w
 		case report.Width(cur)+1+report.Width(w) <= report.MaxWidth:
 			cur += " " + w
