@@ -177,12 +177,12 @@ func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {
 		if len(f.pendingAfter) == 0 {
 			return "0"
 		}
-		return countWith(f.pendingAfter) + ", never confirmed"
+		return countWith(f.pendingAfter) + ", never"
 	}
 	return slices.Concat(
 		[]scenarios.Figure[f14]{
 			metric("requests", func(f f14) any { return f.requests }),
-			{Label: "Requests answered OK / failed by a crash", Key: "failed_requests",
+			{Label: "Requests OK / failed by a crash", Key: "failed_requests",
 				Show: func(f f14) string {
 					return fmt.Sprintf("%d / %s", f.requests-len(f.failedRequests), countWith(f.failedRequests))
 				},
@@ -191,9 +191,9 @@ func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {
 		twoFigures("Payment rows / outbox rows committed", "payment_rows", "outbox_rows",
 			func(f f14) int { return f.paymentRows }, func(f f14) int { return f.messages }),
 		[]scenarios.Figure[f14]{
-			keysFigure("Payments with no outbox row (lost work)", "lost_work", func(f f14) []string { return f.lost }),
+			keysFigure("Payments with no message (lost)", "lost_work", func(f f14) []string { return f.lost }),
 			metric("lost_work_keys", func(f f14) any { return keysText(f.lost) }),
-			keysFigure("Outbox rows with no payment (ghosts)", "ghosts", func(f f14) []string { return f.ghosts }),
+			keysFigure("Messages with no payment (ghosts)", "ghosts", func(f f14) []string { return f.ghosts }),
 			metric("ghost_keys", func(f f14) any { return keysText(f.ghosts) }),
 			{Label: "Failed requests that left a row behind",
 				Show: func(f f14) string { return fmt.Sprintf("%d of %d", len(f.leftBehind), len(f.failedRequests)) }},
@@ -201,9 +201,9 @@ func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {
 			{Label: "Payments with exactly one outbox row", Key: "payments_with_one_outbox_row",
 				Show:  func(f f14) string { return fmt.Sprintf("%d of %d", f.oneEach, f.paymentRows) },
 				Value: func(f f14) any { return f.oneEach }},
-			{Label: "Payments PendingConfirmation after the relay", Key: "pending_after_relay", Show: pending,
+			{Label: "PendingConfirmation after the relay", Key: "pending_after_relay", Show: pending,
 				Value: func(f f14) any { return len(f.pendingAfter) }},
-			keysFigure("Provider asked about a payment we never recorded", "ghost_status_checks", func(f f14) []string { return f.ghostChecks }),
+			keysFigure("Asked about an unrecorded payment", "ghost_status_checks", func(f f14) []string { return f.ghostChecks }),
 		},
 		resolvedFigures("Resolved Paid / Failed", func(f f14) int { return f.paid }, func(f f14) int { return f.failed }),
 		[]scenarios.Figure[f14]{

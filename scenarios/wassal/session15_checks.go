@@ -48,7 +48,7 @@ func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
 	}
 	return slices.Concat(
 		[]scenarios.Figure[f15]{
-			keysFigure("Messages taken by two workers at once", "taken_at_once", func(f f15) []string { return f.takenAtOnce }),
+			keysFigure("Taken by two workers at once", "taken_at_once", func(f f15) []string { return f.takenAtOnce }),
 			{Label: "Provider status checks", Key: "status_checks", Show: calls, Value: func(f f15) any { return f.calls }},
 			metric("payments_asked_twice", func(f f15) any { return len(f.repeated) }),
 			{Label: "Notifications (max per payment)", Key: "notifications",
@@ -58,12 +58,12 @@ func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
 			intFigure("Completions of one message (max)", "max_completions_per_message", func(f f15) int { return f.maxCompletions }),
 			{Label: "Completions after the row moved on", Key: "late_completions_committed",
 				Show: func(f f15) string { return lateText(f.lateCommitted) }, Value: func(f f15) any { return len(f.lateCommitted) }},
-			{Label: "Late completions refused (claim lost)", Key: "refused_completions", Show: refused,
+			{Label: "Late completions refused", Key: "refused_completions", Show: refused,
 				Value: func(f f15) any { return len(f.refused) }},
 			{Label: "Lease takeovers", Key: "takeovers", Show: takeovers, Value: func(f f15) any { return len(f.takeovers) }},
-			{Label: "Messages stuck in Processing at the end", Key: "stuck_processing", Show: stuck,
+			{Label: "Stuck in Processing at the end", Key: "stuck_processing", Show: stuck,
 				Value: func(f f15) any { return len(f.stuck) }},
-			keysFigure("Payments PendingConfirmation at the end", "pending_payments", func(f f15) []string { return f.pending }),
+			keysFigure("PendingConfirmation at the end", "pending_payments", func(f f15) []string { return f.pending }),
 		},
 		resolvedFigures("Resolved Paid / Failed", func(f f15) int { return f.paid }, func(f f15) int { return f.failed }),
 		[]scenarios.Figure[f15]{

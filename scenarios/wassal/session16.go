@@ -26,7 +26,7 @@ func init() {
 	registerDay(session16Day, (&session16Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession16(fs, !after) },
 		scenarios.Scenario{
 			Aliases: []string{"poison-retried-forever"},
-			Summary: "Day 16 BEFORE: a poison message retried at once, forever: no limit, no backoff, no exit",
+			Summary: "Day 16 BEFORE: Day 15's store retries a poison message at once, forever: no limit, no backoff, no exit (with --batch 1 it starves the queue)",
 			Long: `Seeds the Day 14 durable outbox (six payments pending confirmation, one outbox
 message each) and drains it with Day 15's design (the lease and the atomic
 claim, which counts AttemptCount at claim time) and one worker whose failure
@@ -52,7 +52,7 @@ The comparison table beside it runs the AFTER design on the same seeded data.`,
 		},
 		scenarios.Scenario{
 			Aliases: []string{"retry-with-dead-letter"},
-			Summary: "Day 16 AFTER: bounded retries with exponential backoff, then a dead-letter exit",
+			Summary: "Day 16 AFTER: MaxAttempts, exponential backoff, then a DeadLettered exit; the poison, a would-be Failed payment, parked with no money lost",
 			Long: `The same seed and the same poison message, drained with the Day 16 policy: the
 claim is gated by the lease and by NextAttemptUtc, AttemptCount is incremented at
 claim time, a failure below MaxAttempts goes back to Pending with an exponential
