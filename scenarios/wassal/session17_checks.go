@@ -295,7 +295,7 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
 		fmt.Sprintf("%d redrive entries for %s", f.redriveAudit, report.Plural(len(f.released), "released dead letter")))
 	r.Check("counters never reset", len(f.undercounted) == 0,
 		fmt.Sprintf("%d of %d rows count every attempt made; generation recorded in Redrives", len(f.released)-len(f.undercounted), len(f.released)))
-	preserved := fmt.Sprintf("%d of %d Redrives rows keep the original count, error and time", f.historyKept, len(f.released))
+	preserved := fmt.Sprintf("%d of %d Redrives rows keep count, error and time", f.historyKept, len(f.released))
 	if len(f.dead) == 0 {
 		preserved = noDeadLetters + ": nothing to preserve"
 	}
@@ -312,7 +312,7 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
 			fmt.Sprintf("%s; as Day 16 says: %d of %d", keysText(f.poisonEnds), f.poisonAsDay16, len(o.PoisonKeys)))
 	}
 	r.Check("incident closed: every dead letter resolved", f.closed == len(f.dead) && len(f.pending) == 0,
-		fmt.Sprintf("%d of %d closed; %d dead again, %d parked, %d pending",
+		fmt.Sprintf("%d/%d closed; %d dead again, %d parked, %d pending",
 			f.closed, len(f.dead), len(f.deadAgain), len(f.notReleased), len(f.pending)))
 	f.txIDs.check(r)
 }

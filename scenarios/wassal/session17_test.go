@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -145,7 +146,7 @@ func TestSession17ChecksAndVerdicts(t *testing.T) {
 	wantChecks(t, rep, map[string]string{
 		"redrive authorised":                          `PASS approver alice, reason "INC-9: fixed upstream", 1 approval record`,
 		"bounded batches":                             "PASS largest batch 2 ≤ 2; 2 batches",
-		"incident closed: every dead letter resolved": "PASS 3 of 3 closed; 0 dead again, 0 parked, 0 pending",
+		"incident closed: every dead letter resolved": "PASS 3/3 closed; 0 dead again, 0 parked, 0 pending",
 	})
 	run, _ := driveSession17(t, true, "--approver", "alice", "--reason", "INC-9: fixed upstream", "--more-dead-letters", "PAY-002,PAY-004")
 	approval := false
@@ -207,4 +208,14 @@ func TestSession17PoisonEndsAsDay16Says(t *testing.T) {
 	wantChecks(t, rep, map[string]string{
 		"poison ends as Day 16 says": "FAIL PAY-003 PendingConfirmation; as Day 16 says: 0 of 1",
 	})
+}
+
+// The batches (three dead letters, two batches) give the same report on
+// PostgreSQL as on SQLite.
+func TestSession17MoreDeadLettersSameOnPostgres(t *testing.T) {
+	t.Parallel()
+	args := []string{"--more-dead-letters", "PAY-002,PAY-004", "--batch", "1"}
+	sqlite := scenariotest.Run(t, session17After, args...)
+	postgres := scenariotest.RunPostgres(t, pgtest.URL(t), session17After, args...)
+	scenariotest.SameRun(t, "sqlite", sqlite, "postgres", postgres, nil)
 }
