@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/core/report"
 	"outboxlab/core/sqlitedb"
 )
 
@@ -36,8 +37,10 @@ Run a scenario with --keep-db to keep its database; the run prints the path.
 
 The file is only read: nothing is created beside it and no byte of it changes.
 Each table shows its first --limit rows and says how many more it has; a cell
-wider than ` + strconv.Itoa(cellWidth) + ` columns is cut short with "…" unless --wide. Control
-characters in the data are shown escaped (\x1b).
+wider than ` + strconv.Itoa(cellWidth) + ` columns is cut short with "…", and a table still wider
+than the terminal's 100 columns prints each row as one "column: value" line per
+column, values whole and wrapped; --wide prints full rows and cells whatever
+their width. Control characters in the data are shown escaped (\x1b).
 
 On PostgreSQL, --db is the URL a run with --database and --keep-db printed
 (it names the kept schema); the schema is read in one READ ONLY transaction.
@@ -122,6 +125,10 @@ func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	}
 	return printTables(ctx, w, tx, tableSource{
 		title: show(opts.Path), path: opts.Path,
+		schema: func() ([]string, error) {
+			return names(ctx, tx, `SELECT sql || ';' FROM sqlite_schema
+				WHERE type IN ('table', 'index') AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name <> 'LabInfo' ORDER BY rowid`)
+		},
 		readError: func(err error) error { return readError(ctx, opts.Path, err) },
 	}, tables, opts)
 }
@@ -132,6 +139,9 @@ type tableSource struct {
 	path      string // for an error writing the output
 	postgres  bool   // $1 placeholders, LIMIT NULL for all rows, rows ordered by the first column
 	readError func(error) error
+	// schema returns the statements that created the tables, for a last
+	// "## Schema" section (a run prints it only with --schema); nil: none.
+	schema func() ([]string, error)
 }
 
 // listings are the tables inspect prints, in its order: the lab's own first
@@ -174,6 +184,18 @@ func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, 
 			break
 		}
 		return src.readError(fmt.Errorf("table %s: %w", show(l.title), err))
+	}
+	if src.schema != nil && cw.err == nil {
+		ddl, err := src.schema()
+		if err != nil {
+			return src.readError(fmt.Errorf("schema: %w", err))
+		}
+		fmt.Fprintf(out, "\n## Schema\n\n")
+		for _, stmt := range ddl {
+			for _, line := range strings.Split(stmt, "\n") {
+				fmt.Fprintln(out, wrapText(show(line)))
+			}
+		}
 	}
 	if err := out.Flush(); err != nil {
 		return cannotRun(fmt.Errorf("write the tables of %s: %w", src.path, err))
@@ -261,6 +283,9 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	if _, err := eachRow(ctx, tx, query, limit, opts.Wide, measure, measure); err != nil {
 		return err
 	}
+	if !opts.Wide && tableWidth(widths) > report.MaxWidth {
+		return printVertical(ctx, w, tx, query, limit, total)
+	}
 	printHeader := func(cols []string) error {
 		writeBorder(w, widths, "┌", "┬", "┐")
 		writeCells(w, widths, cols)
@@ -322,6 +347,56 @@ func eachRow(ctx context.Context, tx *sql.Tx, query string, limit any, wide bool
 		n++
 	}
 	return n, rows.Err()
+}
+
+// tableWidth is the width of a table whose columns are widths wide: each
+// column, a space either side and a rule.
+func tableWidth(widths []int) int {
+	n := 1
+	for _, w := range widths {
+		n += w + 3
+	}
+	return n
+}
+
+// printVertical prints the rows of a table too wide for the terminal one
+// `column: value` line per column, a blank line between rows, each value
+// whole, wrapped under itself when it is wider than the line.
+func printVertical(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query string, limit any, total int64) error {
+	var labels []string
+	header := func(cols []string) error {
+		width := 0
+		for _, c := range cols {
+			width = max(width, displayWidth(c)+1)
+		}
+		for _, c := range cols {
+			labels = append(labels, c+":"+strings.Repeat(" ", width-displayWidth(c)+1))
+		}
+		return nil
+	}
+	first := true
+	shown, err := eachRow(ctx, tx, query, limit, true, header, func(cells []string) error {
+		if !first {
+			w.WriteString("\n")
+		}
+		first = false
+		var err error
+		for i, c := range cells {
+			// A value that fits is printed as it is; a longer one wraps at its spaces.
+			if width := max(report.MaxWidth-displayWidth(labels[i]), 20); displayWidth(c) > width {
+				c = report.Wrap(c, width)
+			}
+			_, err = w.WriteString(report.Labelled(labels[i], c))
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if shown < total {
+		fmt.Fprintf(w, "\n… %s; --limit 0 shows all\n", countOf(total-shown, "more row"))
+	}
+	return nil
 }
 
 func writeBorder(w *bufio.Writer, widths []int, left, mid, right string) {
