@@ -184,13 +184,7 @@ func (o *options) writeTimeline(r *page, run, like *run) {
 	}
 	var quiet []entry
 	flush := func() {
-		switch {
-		case len(quiet) == 0:
-		case len(quiet) < 3 || r.verbose:
-			for _, e := range quiet {
-				r.Line(timelineLine(e, &r.notes))
-			}
-		default:
+		if len(quiet) > 0 {
 			var orders []int
 			for _, e := range quiet {
 				if id := orderOf(e.ev.Record); !slices.Contains(orders, id) {
@@ -210,6 +204,13 @@ func (o *options) writeTimeline(r *page, run, like *run) {
 		}
 		quiet = nil
 	}
+	// An instant with only one or two such applications keeps them in place.
+	plainAt := map[int64]int{}
+	for _, e := range entries {
+		if o.plain(e) {
+			plainAt[e.at.UnixNano()]++
+		}
+	}
 	for _, e := range entries {
 		if r.verbose {
 			r.Line(timelineLine(e, &r.notes))
@@ -219,7 +220,7 @@ func (o *options) writeTimeline(r *page, run, like *run) {
 			flush()
 		}
 		switch {
-		case o.plain(e):
+		case o.plain(e) && plainAt[e.at.UnixNano()] >= 3:
 			quiet = append(quiet, e)
 		case e.ev != nil && e.ev.Kind == keyedlog.Advanced:
 		default:

@@ -105,5 +105,5 @@ func (o *corruptionOptions) writeReplays(r *page, run *run) {
 		rows = append(rows, []string{fmt.Sprint(i + 1), strings.Join(done, ", "), fmt.Sprint(res.Applied), fmt.Sprint(res.Duplicates),
 			fmt.Sprint(res.Released), run.afterEach[i][i42].brief() + ", " + report.Plural(run.afterEach[i][i42].Payments, "payment")})
 	}
-	r.Table([]string{"Pass", "Records handed over", "Applied", "Skipped", "Holds released", fmt.Sprintf("Order %d after it", o.FailingOrder)}, rows)
+	r.Table([]string{"Pass", "Records handed over", "Applied", "Skipped", "Holds freed", fmt.Sprintf("Order %d after it", o.FailingOrder)}, rows)
 }
