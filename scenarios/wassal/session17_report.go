@@ -90,7 +90,7 @@ func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) 
 	for _, k := range run.deadKeys {
 		m, _ := l.Message(k)
 		pay, _ := l.Payment(k)
-		redrive := "reset, no record"
+		redrive := "blind reset"
 		if run.audited {
 			redrive = "not released"
 			if rd, ok := redriven[k]; ok {
@@ -104,8 +104,8 @@ func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) 
 		rows = append(rows, []string{k, redrive, fmt.Sprintf("%d / %d", m.AttemptCount, made[k]), string(m.Status),
 			report.StampOrDash(m.DeadLetteredAt), payment})
 	}
-	// AttemptCount / made: the row's count, and the attempts the provider's ledger shows were made.
-	r.Table([]string{"Key", "Redrive", "AttemptCount / made", "Outbox", "Dead-lettered at", "Payment"}, rows)
+	// Count / made: the row's AttemptCount, and the attempts the provider's ledger shows were made.
+	r.Table([]string{"Key", "Redrive", "Count / made", "Outbox", "Dead-lettered at", "Payment"}, rows)
 }
 
 func writeRedrives(r *report.Report, rows []redriveRow) {
