@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -70,7 +71,16 @@ header nor a report body; 3 when a report cannot be read (permission denied).`,
 			if err != nil {
 				return err
 			}
-			return runCompare(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0], a, args[1], b)
+			// What compare says fits the terminal (fitLines); --raw is a
+			// unified diff and stays as written.
+			var out bytes.Buffer
+			err = runCompare(cmd.Context(), &out, cmd.ErrOrStderr(), opts, args[0], a, args[1], b)
+			text := out.String()
+			if !opts.Raw {
+				text = fitLines(text)
+			}
+			io.WriteString(cmd.OutOrStdout(), text)
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Checks, "checks", false, "compare only the checks (name, result, figure) and the verdict")
@@ -239,4 +249,30 @@ func showLines(text string) string {
 		lines[i] = show(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fitLines wraps each line of text wider than report.MaxWidth at spaces. A
+// continuation line keeps the line's diff mark (+, - or ~) and is indented
+// two more than the line's text, so it reads as part of the same change.
+func fitLines(text string) string {
+	lines := strings.Split(text, "\n")
+	var out []string
+	for _, l := range lines {
+		if report.Width(l) <= report.MaxWidth {
+			out = append(out, l)
+			continue
+		}
+		mark, rest := "", l
+		if len(l) > 1 && strings.ContainsRune("+-~", rune(l[0])) && l[1] == ' ' {
+			mark, rest = l[:1], l[1:]
+		}
+		lead := rest[:len(rest)-len(strings.TrimLeft(rest, " "))]
+		cont := mark + lead + "  "
+		wrapped := strings.Split(report.Wrap(strings.TrimLeft(rest, " "), report.MaxWidth-report.Width(cont)), "\n")
+		out = append(out, mark+lead+wrapped[0])
+		for _, w := range wrapped[1:] {
+			out = append(out, cont+w)
+		}
+	}
+	return strings.Join(out, "\n")
 }

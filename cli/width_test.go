@@ -102,6 +102,30 @@ func TestOutputFits100Columns(t *testing.T) {
 		}
 		requireFits(t, "inspect", out)
 	})
+	t.Run("compare and index", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, args := range [][]string{{}, {"--max-attempts", "5", "--payments", "9"}} {
+			if out, code := runCLI(t, append([]string{"session-16-retry-with-dead-letter", "--report-dir", dir}, args...)...); code != ExitOK {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+		}
+		reports, _ := filepath.Glob(filepath.Join(dir, "session-16", "*.txt"))
+		if len(reports) != 2 {
+			t.Fatalf("%d reports, want 2", len(reports))
+		}
+		for _, flags := range [][]string{{}, {"--checks"}, {"--metrics"}} {
+			out, code := runCLI(t, append(append([]string{"compare"}, flags...), reports[0], reports[1])...)
+			if code != ExitChecksFailed {
+				t.Fatalf("compare %v: exit %d, want 1 (the runs differ):\n%s", flags, code, out)
+			}
+			requireFits(t, "compare "+strings.Join(flags, " "), out)
+		}
+		out, code := runCLI(t, "index", "--report-dir", dir)
+		if code != ExitOK {
+			t.Fatalf("index: exit %d:\n%s", code, out)
+		}
+		requireFits(t, "index", out)
+	})
 	t.Run("all", func(t *testing.T) {
 		if testing.Short() {
 			t.Skip("runs every scenario again")

@@ -59,18 +59,29 @@ func Items(body string) []Item {
 		items   []Item
 		section string
 		table   *Table
+		inRows  bool // past the rule under the table's header
 	)
 	for _, line := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
 		if table != nil {
 			table.Lines = append(table.Lines, line)
 			switch {
 			case strings.HasPrefix(line, "│"):
+				// A cell wrapped onto more lines (RenderTable fits a table to
+				// MaxWidth) continues its row: in the header until the rule
+				// under it, in a row on a line whose first cell is empty.
 				cells := splitCells(line)
-				if len(table.Header) == 0 {
+				switch {
+				case len(table.Header) == 0:
 					table.Header = cells
-				} else {
+				case !inRows:
+					joinCells(table.Header, cells)
+				case len(table.Rows) > 0 && len(cells) > 0 && cells[0] == "":
+					joinCells(table.Rows[len(table.Rows)-1], cells)
+				default:
 					table.Rows = append(table.Rows, cells)
 				}
+			case strings.HasPrefix(line, "├"):
+				inRows = true
 			case strings.HasPrefix(line, "└"):
 				items = append(items, Item{Section: section, Table: table})
 				table = nil
@@ -78,7 +89,7 @@ func Items(body string) []Item {
 			continue
 		}
 		if strings.HasPrefix(line, "┌") {
-			table = &Table{Lines: []string{line}}
+			table, inRows = &Table{Lines: []string{line}}, false
 			continue
 		}
 		if t, ok := strings.CutPrefix(line, "## "); ok {
@@ -92,6 +103,15 @@ func Items(body string) []Item {
 		}
 	}
 	return items
+}
+
+// joinCells appends each continuation cell to its cell, after a space.
+func joinCells(cells, more []string) {
+	for i := range min(len(cells), len(more)) {
+		if more[i] != "" {
+			cells[i] = strings.TrimSpace(cells[i] + " " + more[i])
+		}
+	}
 }
 
 func splitCells(line string) []string {

@@ -175,7 +175,7 @@ func tableDiff(section string, a, b *Table, echoes []Echo) ([]entry, int) {
 				ra, rb := a.Rows[op.I1+k], b.Rows[op.J1+k]
 				var changes []string
 				for c := range a.Header {
-					if !skip[c] && cell(ra, c) != cell(rb, c) {
+					if !skip[c] && cell(ra, c) != cell(rb, c) && !echoCell(cell(ra, c), cell(rb, c), echoes) {
 						changes = append(changes, fmt.Sprintf("%s %s → %s", a.Header[c], cell(ra, c), cell(rb, c)))
 					}
 				}
@@ -195,6 +195,31 @@ func tableDiff(section string, a, b *Table, echoes []Echo) ([]entry, int) {
 		}
 	}
 	return out, echoed
+}
+
+// echoCell reports whether two cells differ only in a limit printed after a
+// count, once: "1/3" and "1/5" under --max-attempts 3 → 5 echo it. "3/3"
+// and "5/5" do not (the count changed too), nor does "3 (= MaxAttempts)" and
+// "5 (= MaxAttempts)" or a cell that is only the value: a figure that
+// equals the flag is a result (a column that is the value in every row is
+// said once by tableDiff).
+func echoCell(a, b string, echoes []Echo) bool {
+	wa, wb := splitWords(a), splitWords(b)
+	if len(wa) != len(wb) || len(wa) < 2 {
+		return false
+	}
+	differ := 0
+	for i := range wa {
+		if wa[i] == wb[i] {
+			continue
+		}
+		differ++
+		limit := i > 0 && strings.HasSuffix(wa[i-1], "/")
+		if !limit || !slices.ContainsFunc(echoes, func(e Echo) bool { return wa[i] == e.A && wb[i] == e.B }) {
+			return false
+		}
+	}
+	return differ == 1
 }
 
 func cell(row []string, c int) string {

@@ -71,3 +71,23 @@ func TestBodyChecksAndVerdict(t *testing.T) {
 		t.Errorf("BodyVerdict = %q", v)
 	}
 }
+
+func TestEchoCell(t *testing.T) {
+	echoes := []Echo{{Name: "max-attempts", A: "3", B: "5"}}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"1/3", "1/5", true},                              // the limit printed beside a count
+		{"3/3", "5/5", false},                             // the count changed too
+		{"3", "5", false},                                 // a figure equal to the value is a figure
+		{"1/3", "2/5", false},                             // another word changed
+		{"1/4", "1/6", false},                             // not the flag's values
+		{"3 (= MaxAttempts)", "5 (= MaxAttempts)", false}, // a result that equals the flag
+		{"attempt 2/3 failed", "attempt 2/5 failed", true},
+	} {
+		if got := echoCell(c.a, c.b, echoes); got != c.want {
+			t.Errorf("echoCell(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -126,5 +127,34 @@ func TestTablesWrapBetweenWordsFirst(t *testing.T) {
 	}
 	if n := strings.Count(out, "PRV-TX-0003"); n != 2 {
 		t.Errorf("PRV-TX-0003 appears whole %d times, want 2 (two columns):\n%s", n, out)
+	}
+}
+
+// A table wrapped to fit reads back with its cells whole: compare matches
+// rows by their cells, not by the lines a wrapped cell takes.
+func TestWrappedTableReadsBackWhole(t *testing.T) {
+	header := []string{"Metric", "BEFORE (naive)", "AFTER (policy)"}
+	rows := [][]string{
+		{"Retries with backoff", strings.Repeat("0 (none) ", 5) + "end", "4 (200 ms, 400 ms, 800 ms, 1600 ms) " + strings.Repeat("and more ", 4)},
+		{"Poison attempts", "10", "3 (= MaxAttempts)"},
+	}
+	out := RenderTable(header, rows)
+	if widest(out) > MaxWidth || strings.Count(out, "\n") <= 6 {
+		t.Fatalf("the table did not wrap to fit:\n%s", out)
+	}
+	items := Items(out)
+	if len(items) != 1 || items[0].Table == nil {
+		t.Fatalf("Items = %+v, want one table", items)
+	}
+	tb := items[0].Table
+	if !slices.Equal(tb.Header, header) || len(tb.Rows) != 2 {
+		t.Fatalf("read back header %q and %d rows:\n%s", tb.Header, len(tb.Rows), out)
+	}
+	for i, row := range rows {
+		for j, cell := range row {
+			if got := tb.Rows[i][j]; got != strings.Join(strings.Fields(cell), " ") {
+				t.Errorf("row %d cell %d = %q, want %q", i, j, got, cell)
+			}
+		}
 	}
 }
