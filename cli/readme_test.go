@@ -19,12 +19,21 @@ func TestReadmeCatalogueMatchesRegistry(t *testing.T) {
 	}
 	row := regexp.MustCompile("^\\| `([a-z0-9-]+)`[^|]*\\| ([a-z]+) \\| (BEFORE|AFTER|EXPERIMENT) \\| ([^|]*) \\| ([^|]+) \\|$")
 	rows := map[string][]string{}
+	var order []string
 	for _, line := range strings.Split(string(raw), "\n") {
 		if m := row.FindStringSubmatch(line); m != nil {
 			if _, dup := rows[m[1]]; dup {
 				t.Errorf("README lists %s twice", m[1])
 			}
 			rows[m[1]] = m[2:]
+			order = append(order, m[1])
+		}
+	}
+	// In the course's order, as list prints it.
+	for i, s := range scenarios.All() {
+		if i < len(order) && order[i] != s.Name {
+			t.Errorf("README catalogue row %d is %s, want %s (the order of outboxlab list)", i+1, order[i], s.Name)
+			break
 		}
 	}
 	for _, s := range scenarios.All() {
@@ -34,13 +43,16 @@ func TestReadmeCatalogueMatchesRegistry(t *testing.T) {
 			continue
 		}
 		delete(rows, s.Name)
-		pair := strings.Trim(strings.TrimSpace(r[2]), "`")
+		pair, answers := strings.Trim(strings.TrimSpace(r[2]), "`"), ""
 		if pair == "—" {
 			pair = ""
 		}
-		if r[0] != s.Family || r[1] != string(s.Kind) || pair != s.Pair {
-			t.Errorf("README row for %s says family %s, kind %s, pair %q; registry says %s, %s, %q",
-				s.Name, r[0], r[1], pair, s.Family, s.Kind, s.Pair)
+		if a, ok := strings.CutPrefix(pair, "answers `"); ok {
+			pair, answers = "", a
+		}
+		if r[0] != s.Family || r[1] != string(s.Kind) || pair != s.Pair || answers != s.Answers {
+			t.Errorf("README row for %s says family %s, kind %s, pair %q, answers %q; registry says %s, %s, %q, %q",
+				s.Name, r[0], r[1], pair, answers, s.Family, s.Kind, s.Pair, s.Answers)
 		}
 	}
 	for name := range rows {
