@@ -53,6 +53,20 @@ func TestSession16ChecksReadTheProvidersLedger(t *testing.T) {
 	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }),
 		"poison tried exactly MaxAttempts", "4 / 3 (the rows' AttemptCount says 3)")
 
+	// Dead-lettering loses no money only while no call for the poison paid
+	// and its payment is still unresolved: the provider's ledger and the row say so.
+	o, run = runDesign(t, false)
+	wantPass(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }), "dead-lettering lost no money")
+	run.ledger.Calls = append(slices.Clone(run.ledger.Calls),
+		provider.Call{Op: provider.OpStatusCheck, Key: "PAY-003", Outcome: provider.Paid, TransactionID: "PRV-TX-0042"})
+	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }),
+		"dead-lettering lost no money", "provider calls that paid: 1")
+	o, run = runDesign(t, false)
+	run.ledger.Payments = slices.Clone(run.ledger.Payments)
+	run.ledger.Payments[indexOfKey(run.ledger.Payments, "PAY-003", paymentKey)].Status = outbox.Paid
+	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }),
+		"dead-lettering lost no money", "poison payments Paid; provider calls that paid: 0")
+
 	naive, before := runDesign(t, true)
 	before.ledger.Calls = slices.DeleteFunc(slices.Clone(before.ledger.Calls), func(c provider.Call) bool { return c.Key == "PAY-003" && c.Seq > 10 })
 	wantFail(t, judged(func(r *report.Report) { naive.beforeChecks(r, before, naive.figures(before)) }),

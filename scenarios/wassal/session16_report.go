@@ -28,7 +28,8 @@ var session16Day = day{
 func (o *session16Options) story(own *session16Run, _ session16Figures) story {
 	plot := AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended)
 	return story{tables: own.tables, timeline: o.timeline(own, o.verbose), figure: &plot,
-		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger, ledgersOnRequest: true}
+		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger, ledgersOnRequest: true,
+		design: o.design(own.naive)}
 }
 
 func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Figures) {
