@@ -27,7 +27,8 @@ func useColor(w io.Writer) bool {
 // codes (progress lines and colour go only there): not TERM=dumb.
 func smartTerminal(w io.Writer) bool { return report.Redrawable(w) }
 
-// colorize marks PASS and FAIL and the verdict line for the terminal. The
+// colorize marks PASS and FAIL (a BEFORE's REPRODUCED and NOT REPRODUCED)
+// and the verdict line for the terminal. The
 // report file is always written from the plain text, never from this.
 func colorize(text string, res report.Result) string {
 	verdict := ansiGreen
@@ -44,6 +45,10 @@ func colorize(text string, res report.Result) string {
 			lines[i] = "  " + ansiGreen + "PASS" + ansiReset + l[6:]
 		case strings.HasPrefix(l, "  FAIL  "):
 			lines[i] = "  " + ansiRed + ansiBold + "FAIL" + ansiReset + l[6:]
+		case strings.HasPrefix(l, "  "+report.MarkReproduced+"  "):
+			lines[i] = "  " + ansiYellow + report.MarkReproduced + ansiReset + l[2+len(report.MarkReproduced):]
+		case strings.HasPrefix(l, "  "+report.MarkNotReproduced+"  "):
+			lines[i] = "  " + ansiRed + ansiBold + report.MarkNotReproduced + ansiReset + l[2+len(report.MarkNotReproduced):]
 		case strings.HasPrefix(l, "VERDICT: "):
 			body := strings.TrimSuffix(l, "\n")
 			lines[i] = ansiBold + verdict + body + ansiReset + l[len(body):]

@@ -27,6 +27,11 @@ func TestColorizeMarksChecksAndVerdict(t *testing.T) {
 	if got != want {
 		t.Errorf("colorize =\n%q\nwant\n%q", got, want)
 	}
+	got = colorize("  REPRODUCED  a → 1\n  NOT REPRODUCED  b → 2\n", report.Result{Kind: report.Before})
+	want = "  \x1b[33mREPRODUCED\x1b[0m  a → 1\n  \x1b[31m\x1b[1mNOT REPRODUCED\x1b[0m  b → 2\n"
+	if got != want {
+		t.Errorf("colorize of a BEFORE's checks =\n%q\nwant\n%q", got, want)
+	}
 	if got := colorize("VERDICT: X\n", report.Result{Kind: report.Before, Passed: true}); !strings.Contains(got, ansiYellow) {
 		t.Errorf("a reproduced BEFORE verdict should be yellow, got %q", got)
 	}
