@@ -142,7 +142,7 @@ func (o *blockKeyOptions) comparison() []scenarios.Figure[*run] {
 			Value: func(x *run) any { return o.stoppedAtIdle(x).otherRecords }},
 		{Label: fmt.Sprintf("Order %d records held until the fix", o.FailingOrder),
 			Value: func(x *run) any { return o.stoppedAtIdle(x).failingRecord }},
-		{Label: "Partitions flowing while waiting for the fix",
+		{Label: "Partitions flowing until the fix",
 			Show: func(x *run) string { return fmt.Sprintf("%d / %d", o.Partitions-len(x.idle.paused), o.Partitions) }},
 		{Label: "Longest wait of an unrelated record", Key: "longest_other_wait_ms",
 			Show:  func(x *run) string { return o.longestWait(x).String() },
