@@ -61,9 +61,20 @@ func Timeline(name, title string, lanes []Lane, span time.Duration, width int, l
 		y := 50 + i*rowH
 		fmt.Fprintf(s, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-10, y+4, esc(l.Label))
 		fmt.Fprintf(s, `<line x1="%d" y1="%d" x2="%.0f" y2="%d" stroke="#ccc"/>`+"\n", left, y, float64(left)+axisW, y)
+		// Marks closer than a symbol's width would hide each other: each
+		// one after the first at the same spot is drawn a step to the
+		// right, and a short tick under the lane keeps its true instant.
+		lastX, stacked := math.Inf(-1), 0
 		for _, m := range l.Marks {
+			mx := x(m.At)
+			if mx-lastX < markStep {
+				stacked++
+			} else {
+				lastX, stacked = mx, 0
+			}
+			fmt.Fprintf(s, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#999"/>`+"\n", mx, y+8, mx, y+12)
 			fmt.Fprintf(s, `<text x="%.1f" y="%d" text-anchor="middle" font-size="18" font-weight="bold" fill="%s">%s<title>%s at %d ms</title></text>`+"\n",
-				x(m.At), y+6, symbolColor(m.Symbol), esc(m.Symbol), esc(l.Label), m.At.Milliseconds())
+				lastX+float64(stacked)*markStep, y+6, symbolColor(m.Symbol), esc(m.Symbol), esc(l.Label), m.At.Milliseconds())
 		}
 		fmt.Fprintf(s, `<text x="%.0f" y="%d">%s</text>`+"\n", float64(left)+axisW+12, y+4, esc(l.Note))
 	}
@@ -81,6 +92,9 @@ func Timeline(name, title string, lanes []Lane, span time.Duration, width int, l
 	}
 	return Figure{Name: name, Title: title, Text: t.String(), SVG: svgClose(s)}
 }
+
+// markStep is how far apart, in SVG pixels, two marks must be to be told apart.
+const markStep = 12.0
 
 // symbolColor gives the usual marks their usual colours in the SVG.
 func symbolColor(symbol string) string {
