@@ -90,7 +90,7 @@ func (o *session13Options) checks(r *report.Report, own *session13Run, f session
 func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
 	r.Linef("Requests  %s, one every %s from %s: write, then charge",
 		paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start))
-	r.Linef("Provider  answers lost (the provider takes the charge, the service times out): %s", keysText(o.TimeoutKeys))
+	r.Linef("Provider  answers lost (charged, but the service times out): %s", keysText(o.TimeoutKeys))
 	r.Linef("          %s; every other key pays", declinedText(o.DeclinedKey))
 	if o.CrashAfter == "" {
 		r.Line("Crash     none (--crash-after none): the service lives through the whole run")
@@ -99,12 +99,13 @@ func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
 		r.Linef("          life 2 starts %s later in the lab process, with fresh memory and connections", o.Downtime)
 	}
 	if o.durable {
-		reconciler := "on"
-		if !o.Reconciler {
-			reconciler = "OFF (--reconciler=false)"
-		}
-		r.Linef("Design    durable: the payment, then its re-check row in Rechecks (due +%s); reconciler %s", o.RecheckAfter, reconciler)
+		r.Linef("Design    durable: the payment, then its re-check row in Rechecks (due +%s)", o.RecheckAfter)
 		r.Line("          two separate writes; the crash comes after a whole request, never between them")
+		if o.Reconciler {
+			r.Line("          life 2's reconciler reads the re-check rows and asks the provider when due")
+		} else {
+			r.Line("          reconciler OFF (--reconciler=false): nobody reads the re-check rows")
+		}
 		r.Line("Next      writing both in one transaction, so that no crash can fall between them: Day 14")
 	} else {
 		r.Linef("Design    in memory: a lost answer becomes a re-check due +%s in the process's memory", o.RecheckAfter)

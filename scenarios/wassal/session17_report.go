@@ -55,7 +55,7 @@ func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
 		r.Linef("Dead      %s: Day 16's poison message, its status check failing until the provider is fixed", keysText(o.PoisonKeys))
 	}
 	if len(o.MoreDeadLetters) > 0 {
-		r.Linef("          and %s (--more-dead-letters): their status check failed too", keysText(o.MoreDeadLetters))
+		r.Linef("          more: %s (--more-dead-letters), failing too", keysText(o.MoreDeadLetters))
 	}
 	fixed := "still broken (--provider-fixed=false)"
 	if o.ProviderFixed {
