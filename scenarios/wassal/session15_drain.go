@@ -80,8 +80,8 @@ func (d *day15) drain(ctx context.Context) error {
 		if !waiting {
 			return nil
 		}
-		d.say(now, "", fmt.Sprintf("worker-b: nothing claimable → clock advances to %s (a lease ends %s)",
-			clock.Stamp(due), clock.Stamp(leaseEnd)))
+		d.say(now, "", fmt.Sprintf("worker-b: nothing due; a lease ends %s → clock to %s",
+			clock.Stamp(leaseEnd), clock.Stamp(due)))
 		d.clk.AdvanceTo(due)
 	}
 }

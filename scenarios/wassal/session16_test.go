@@ -174,3 +174,32 @@ func TestSession16DurationsStayInsideStorableTime(t *testing.T) {
 		}
 	}
 }
+
+// The Day 16 BEFORE runs on Day 15's store and the AFTER on Day 16's: the
+// tables the runs really created (what --schema shows) have the retry
+// columns and the DeadLettered status only in the AFTER, and no audit log in either.
+func TestSession16StoresHaveTheirDaysSchema(t *testing.T) {
+	t.Parallel()
+	for _, naive := range []bool{true, false} {
+		_, run := runDesign(t, naive)
+		var outboxSQL string
+		for _, tb := range run.tables {
+			if tb.Name == "AuditLog" {
+				t.Errorf("naive=%v: the store has an AuditLog; it arrives with Day 17", naive)
+			}
+			if tb.Name == "OutboxMessages" {
+				outboxSQL = tb.SQL
+			}
+		}
+		for _, retry := range []string{"MaxAttempts", "NextAttemptUtc", "LastError", "'DeadLettered'"} {
+			if got := strings.Contains(outboxSQL, retry); got == naive {
+				t.Errorf("naive=%v: OutboxMessages has %s: %v, want %v\n%s", naive, retry, got, !naive, outboxSQL)
+			}
+		}
+		for _, lease := range []string{"LockedUntilUtc", "ClaimToken", "AttemptCount"} {
+			if !strings.Contains(outboxSQL, lease) {
+				t.Errorf("naive=%v: OutboxMessages lacks Day 15's %s\n%s", naive, lease, outboxSQL)
+			}
+		}
+	}
+}
