@@ -203,3 +203,26 @@ func TestSession16StoresHaveTheirDaysSchema(t *testing.T) {
 		}
 	}
 }
+
+// What the help and the report say of the claim size: the course's numbers
+// (5/5 healthy, 15 status checks) need more than one message per poll; with
+// --batch 1 the poison at the head of the queue starves the rest: 2/5 and 12.
+func TestSession16ClaimSizeAsTheHelpSays(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args           []string
+		healthy, calls int
+	}{
+		{nil, 5, 15},
+		{[]string{"--batch", "1"}, 2, 12},
+	} {
+		o, run := runDesign(t, true, tc.args...)
+		f := o.figures(run)
+		if f.healthyProcessed != tc.healthy || f.healthy != 5 || f.calls != tc.calls {
+			t.Errorf("BEFORE %v: healthy %d/%d, %d status checks; want %d/5 and %d", tc.args, f.healthyProcessed, f.healthy, f.calls, tc.healthy, tc.calls)
+		}
+	}
+	if !strings.Contains(scenarios.Lookup(session16Before).Long, "2/5 healthy processed, 12 status checks") {
+		t.Error("the BEFORE's help no longer states what --batch 1 does")
+	}
+}
