@@ -116,7 +116,11 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		r.Section("Entry metadata an alert may carry (minimized; the payload never)")
 		r.Table([]string{"Entry", "Provider", "Region", "Tenant", "Workload", "Correlation", "Receipt"}, meta)
 	}
-	writeTimeline(r, "Timeline — claim drain (scenario clock)", run.timeline, timelineLegend(o.drain.MaxRetryAttempts, hadUnexpected(run.events))...)
+	story := run.story
+	if env.Verbose {
+		story = run.timeline
+	}
+	writeTimeline(r, "Timeline — claim drain (scenario clock)", story, timelineLegend(o.drain.MaxRetryAttempts, hadUnexpected(run.events), !env.Verbose)...)
 	timelineFigure(r, "timeline", "Emissions of the claim drain", run.events, run.started, run.ended)
 	if env.Verbose {
 		r.Section("Entries (GovernanceOutboxEntries; payloads never printed)")

@@ -27,6 +27,7 @@ type driveRun struct {
 	owner    string // the drain's name: the Actor of its transitions
 	events   []emission.Event
 	timeline []string
+	story    []string // the timeline without the clock's moves between passes
 	alerts   *emission.Alerts
 	emitter  *emission.Scripted
 	seeded   map[string]emission.Entry // each row as seeded, read back before the drain starts
@@ -67,6 +68,9 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 		if ev.Kind != emission.Claimed {
 			run.timeline = append(run.timeline, timelineLine(ev, spec.flags.MaxRetryAttempts))
 		}
+		if ev.Kind != emission.Claimed && ev.Kind != emission.Advanced {
+			run.story = append(run.story, timelineLine(ev, spec.flags.MaxRetryAttempts))
+		}
 	})
 	// Every pass emits or moves the clock to the next emission, so a run
 	// makes at most two passes per emitter call, and Validate bounded those.
@@ -89,6 +93,7 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 				return nil, err
 			}
 			run.timeline = append(run.timeline, lines...)
+			run.story = append(run.story, lines...)
 		}
 		if res.Idle {
 			break

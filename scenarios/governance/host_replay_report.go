@@ -43,7 +43,7 @@ func (o *replayOptions) render(run *replayRun, verbose bool) *report.Report {
 	}
 	writeStart(r, run.started)
 	scenarios.SchemaSection(r, run.tables)
-	legend := timelineLegend(o.drain.MaxRetryAttempts, hadUnexpected(run.events))
+	legend := timelineLegend(o.drain.MaxRetryAttempts, hadUnexpected(run.events), false)
 	if run.hidden > 0 {
 		legend = append(legend, fmt.Sprintf("(the outage hit %s..%s alike: %s of the others left out; --verbose prints them)",
 			entryKey(1), entryKey(o.Entries), report.Plural(run.hidden, "line")))
@@ -93,7 +93,7 @@ func (o *replayOptions) writePairs(r *report.Report, run *replayRun) {
 		in, _ := run.incidentOf(orig.ID)
 		state := "open"
 		if !in.Open {
-			state = "closed, " + in.ProviderReceipt
+			state = "closed " + in.ProviderReceipt
 		}
 		audit := report.Empty
 		for _, m := range run.remediations {
@@ -108,9 +108,10 @@ func (o *replayOptions) writePairs(r *report.Report, run *replayRun) {
 			}
 		}
 		rows = append(rows, []string{orig.Key, fmt.Sprintf("%s, %d", orig.Status, orig.RetryCount), audit,
-			fmt.Sprintf("%s %s, token %d", report.Dash(rep.Key), rep.Status, rep.ClaimToken), fmt.Sprintf("#%d %s", in.ID, state)})
+			fmt.Sprintf("%s (%s, %d)", report.Dash(rep.Key), rep.Status, rep.ClaimToken), fmt.Sprintf("#%d %s", in.ID, state)})
 	}
-	r.Table([]string{"Original", "Now, RetryCount", "Record, RetryCount", "Replay, status, token", "Incident"}, rows)
+	r.Table([]string{"Original", "Now, RetryCount", "Audit record", "Replay (status, token)", "Incident"}, rows)
+	r.Line("(Audit record: its # and the original's RetryCount before → after the replay)")
 	for _, l := range shared {
 		r.Line(wrapFields(l, "         "))
 	}
@@ -130,13 +131,20 @@ func writeIncidents(r *report.Report, run *replayRun) {
 			status = "Closed"
 		}
 		rows = append(rows, []string{strconv.FormatInt(in.ID, 10), keys[in.EntryID], clock.DayStamp(in.OpenedAt), status,
-			stampOrDash(in.ClosedAt), report.Dash(in.ClosedBy), report.Dash(in.ProviderReceipt)})
+			stampOrDash(in.ClosedAt), report.Dash(in.ProviderReceipt)})
 		if len(reasons[in.ReasonCode]) == 0 {
 			order = append(order, in.ReasonCode)
 		}
 		reasons[in.ReasonCode] = append(reasons[in.ReasonCode], "#"+strconv.FormatInt(in.ID, 10))
 	}
-	r.Table([]string{"#", "Entry", "OpenedAtUtc", "Status", "ClosedAtUtc", "ClosedBy", "ProviderReceipt"}, rows)
+	r.Table([]string{"#", "Entry", "OpenedAtUtc", "Status", "ClosedAtUtc", "ProviderReceipt"}, rows)
+	closers := map[string]bool{}
+	for _, in := range run.incidents {
+		if in.ClosedBy != "" && !closers[in.ClosedBy] {
+			closers[in.ClosedBy] = true
+			r.Linef("ClosedBy %s", in.ClosedBy)
+		}
+	}
 	for _, code := range order {
 		r.Linef("ReasonCode %s: %s", code, strings.Join(reasons[code], ", "))
 	}

@@ -52,8 +52,12 @@ func (l layout) write(r *report.Report, store, claim *driveRun, verbose bool) {
 		runs = []*driveRun{store, claim}
 	}
 	for _, run := range runs {
-		writeTimeline(r, fmt.Sprintf("Timeline — %s drain (scenario clock)", run.mode), run.timeline,
-			timelineLegend(l.flags.MaxRetryAttempts, hadUnexpected(run.events))...)
+		lines := run.story
+		if verbose {
+			lines = run.timeline
+		}
+		writeTimeline(r, fmt.Sprintf("Timeline — %s drain (scenario clock)", run.mode), lines,
+			timelineLegend(l.flags.MaxRetryAttempts, hadUnexpected(run.events), !verbose)...)
 		end := "idle"
 		if run.capped {
 			end = "stopped by the demo cap"
@@ -61,8 +65,7 @@ func (l layout) write(r *report.Report, store, claim *driveRun, verbose bool) {
 		r.Linef("Drain %s at %s after %s", end, clock.DayStamp(run.ended), report.Plural(len(run.emitter.Calls()), "emitter call"))
 	}
 	if !verbose {
-		r.Linef("(the store drain ran the same entries in its own database: the checks compare its %d transitions", len(store.log))
-		r.Line(" with these; --verbose prints its timeline, the rows and the host's alerts)")
+		r.Line("(the store drain ran the same entries in its own database; --verbose prints its timeline)")
 	}
 	timelineFigure(r, "timeline", "Emissions of the claim drain", claim.events, claim.started, claim.ended)
 	r.Section("Outcome side by side")

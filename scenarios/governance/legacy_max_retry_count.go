@@ -115,13 +115,14 @@ func (o *legacyOptions) writeLegacy(r *report.Report, run *driveRun) {
 		e, f := run.entry(s.Key), legacyOf(run, s.Key)
 		dead := "not dead-lettered"
 		if f.deadAt > 0 {
-			dead = fmt.Sprintf("failed attempt %d", f.deadAt)
+			dead = fmt.Sprintf("attempt %d", f.deadAt)
 		}
 		rows = append(rows, []string{s.Key, strconv.Itoa(e.MaxRetryCount), strconv.Itoa(s.PriorFailures),
 			strconv.Itoa(f.selectedPast), orNone(f.atLegacy, "—"), dead, strconv.Itoa(o.drain.MaxRetryAttempts)})
 	}
-	r.Table([]string{"Entry", "MaxRetryCount (legacy)", "RetryCount before the run", "Emissions at RetryCount ≥ MaxRetryCount",
-		"Status after failure #MaxRetryCount", "Dead-lettered on", "MaxRetryAttempts"}, rows)
+	r.Table([]string{"Entry", "MaxRetryCount", "Prior", "Past it", "Status at it", "Dead-lettered on", "MaxRetryAttempts"}, rows)
+	r.Line("(MaxRetryCount: the legacy column; Prior: RetryCount before the run; Past it: emissions at")
+	r.Line(" RetryCount ≥ MaxRetryCount; Status at it: after failure #MaxRetryCount)")
 }
 
 func (o *legacyOptions) checks(r *report.Report, store, claim *driveRun) {

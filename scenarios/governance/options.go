@@ -83,12 +83,15 @@ func (f *drainFlags) describe() []string {
 	if f.MaxRetryBackoff > 0 {
 		capText = "capped at " + f.MaxRetryBackoff.String()
 	}
-	return []string{
-		fmt.Sprintf("Options   MaxRetryAttempts %d; DeadLetterOnMaxRetryAttempts %v", f.MaxRetryAttempts, f.DeadLetterOnMaxRetryAttempts),
-		fmt.Sprintf("          DeadLetterReasonCode %s", f.DeadLetterReasonCode),
-		fmt.Sprintf("          DeadLetterReasonMessage %q", f.DeadLetterReasonMessage),
-		fmt.Sprintf("Retries   failed attempt n waits %s × 2^(n-1), %s; deferrals wait what the emitter asks", f.RetryBackoff, capText),
+	out := []string{fmt.Sprintf("Options   MaxRetryAttempts %d; DeadLetterOnMaxRetryAttempts %v", f.MaxRetryAttempts, f.DeadLetterOnMaxRetryAttempts)}
+	if f.DeadLetterReasonCode == emission.DefaultDeadLetterReasonCode && f.DeadLetterReasonMessage == emission.DefaultDeadLetterReasonMessage {
+		out = append(out, "          DeadLetterReasonCode "+f.DeadLetterReasonCode+", the documented message")
+	} else {
+		out = append(out, fmt.Sprintf("          DeadLetterReasonCode %s", f.DeadLetterReasonCode),
+			fmt.Sprintf("          DeadLetterReasonMessage %q", f.DeadLetterReasonMessage))
 	}
+	return append(out,
+		fmt.Sprintf("Retries   failed attempt n waits %s × 2^(n-1), %s; deferrals wait what the emitter asks", f.RetryBackoff, capText))
 }
 
 // wakeupSlack is how far past a due time an idle drain moves the clock: a

@@ -47,13 +47,17 @@ func timelineLine(ev emission.Event, maxAttempts int) string {
 }
 
 // timelineLegend says once what the timeline lines abbreviate; unexpected
-// adds what ERROR and PANIC were recorded as, for a run that had them.
-func timelineLegend(maxAttempts int, unexpected bool) []string {
+// adds what ERROR and PANIC were recorded as, for a run that had them, and
+// movesLeftOut that the clock's moves between passes are not shown.
+func timelineLegend(maxAttempts int, unexpected, movesLeftOut bool) []string {
 	out := []string{fmt.Sprintf("(n/%d = failed attempt n of MaxRetryAttempts; each claim-drain write is fenced by its claim)",
 		maxAttempts)}
 	if unexpected {
 		out = append(out, fmt.Sprintf("(ERROR, PANIC: unexpected emitter failures, recorded as %s, %s)",
 			emission.CodeUnexpectedError, emission.CodePanic))
+	}
+	if movesLeftOut {
+		out = append(out, "(between passes the clock moves to 1 ms past the next retry; --verbose shows each move)")
 	}
 	return out
 }
