@@ -170,8 +170,7 @@ func (o *session15Options) checks(r *report.Report, own *session15Run, f session
 }
 
 func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
-	r.Linef("Seed      %s, PendingConfirmation, each with its outbox message", paymentRange(o.Payments))
-	r.Linef("          (%s)", ConfirmType)
+	r.Linef("Seed      %s PendingConfirmation, one %s message each", paymentRange(o.Payments), ConfirmType)
 	if own.naive {
 		r.Line("Store     Day 14's outbox: no lease, no claim token (--schema shows it)")
 		r.Line("Claim     naive: SELECT the oldest Pending rows, then UPDATE each to Processing in a separate")
@@ -187,9 +186,9 @@ func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
 		r.Line(databaseLine(own.postgres,
 			"Database  SQLite: the claim's transaction is BEGIN IMMEDIATE: two claims run in turn",
 			"Database  PostgreSQL: READ COMMITTED, FOR UPDATE SKIP LOCKED: a second claim passes over"))
-		r.Line(databaseLine(own.postgres,
-			"          (one waits for the other's COMMIT)",
-			"          the rows the first has locked"))
+		if own.postgres { // a line of the server's only: compare skips it (report.DatabaseMarker)
+			r.Line(databaseLine(true, "", "          the rows the first has locked"))
+		}
 	}
 	crash := "after the provider answered"
 	if o.CrashPoint == beforeCall {
