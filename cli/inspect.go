@@ -54,7 +54,8 @@ locked by another process) or the server is down or refuses the login.`,
 		Example: `  outboxlab retry-with-dead-letter --keep-db --no-report
   outboxlab inspect --db /tmp/outboxlab-session-16-retry-with-dead-letter-123/outbox.db
   outboxlab inspect --db outbox.db --limit 0 --wide
-  PGPASSWORD=secret outboxlab inspect --db 'postgres://lab@db.example/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
+  PGPASSWORD=secret outboxlab inspect --db \
+    'postgres://lab@db/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Path == "" {
