@@ -194,12 +194,12 @@ func writeAlertSummary(r *report.Report, a *emission.Alerts) {
 
 // writeCounters prints the dead-letter counters, overall and per reason code and provider.
 func writeCounters(r *report.Report, a *emission.Alerts) {
-	rows := [][]string{{"(all)", "(all)", strconv.Itoa(a.DeadLettered())}}
+	parts := make([]string, 0, len(a.ByReason()))
 	for _, c := range a.ByReason() {
-		rows = append(rows, []string{c.ReasonCode, c.Provider, strconv.Itoa(c.Count)})
+		parts = append(parts, fmt.Sprintf("reason_code=%s provider=%s %d", c.ReasonCode, c.Provider, c.Count))
 	}
-	r.Line("Counter governance_outbox_dead_lettered_total:")
-	r.Table([]string{"reason_code", "provider", "Value"}, rows)
+	r.Line(wrapFields(fmt.Sprintf("Counter governance_outbox_dead_lettered_total %d; by reason and provider: %s", a.DeadLettered(),
+		orNone(strings.Join(parts, ", "), "none")), "        "))
 }
 
 // calls says "1 call", "5 calls".

@@ -2,6 +2,7 @@ package governance
 
 import (
 	"fmt"
+	"strings"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
@@ -47,11 +48,12 @@ var deadFigs = []scenarios.Figure[staleSide]{
 // writeDeadRace prints the dead-letter race: the own design's timeline and both designs side by side.
 func (o *staleOptions) writeDeadRace(r *report.Report, dead deadRaces, afterHead string) {
 	r.Section("The same race on GOV-002: the current owner writes a dead-letter")
-	r.Linef("The provider rejects B's call for good (%s): worker-B dead-letters the entry;", rejected.Result.Code)
-	r.Line("then worker-A's late timeout answer arrives.")
+	r.Linef("The same claims as above; the provider rejects B's call for good (%s):", rejected.Result.Code)
 	r.Line("")
 	for _, l := range dead.own.lines {
-		r.Line(l)
+		if !strings.Contains(l, "claims it:") && !strings.Contains(l, "provider call is") {
+			r.Line(l)
+		}
 	}
 	timelineFigure(r, "timeline-dead-letter", "The two workers' writes on GOV-002 (dead-lettered by its owner)", dead.own.events, dead.own.started, dead.own.ended)
 	r.Line("")

@@ -203,12 +203,12 @@ func (r *staleRun) read(ctx context.Context, stA, stB *emission.Store) (err erro
 func rowText(e emission.Entry) string {
 	s := fmt.Sprintf("%s, RetryCount %d", e.Status, e.RetryCount)
 	if !e.NextRetryAt.IsZero() {
-		s += ", next retry " + clock.DayStamp(e.NextRetryAt)
+		s += ", due " + clock.DayStamp(e.NextRetryAt)
 	}
 	if e.ClaimOwner != "" {
 		s += fmt.Sprintf(", owned by %s (token %d)", e.ClaimOwner, e.ClaimToken)
 	} else {
-		s += fmt.Sprintf(", no owner (token %d)", e.ClaimToken)
+		s += fmt.Sprintf(", token %d", e.ClaimToken)
 	}
 	if e.ReasonCode != "" {
 		s += ", reason " + e.ReasonCode
