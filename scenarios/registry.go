@@ -124,7 +124,7 @@ func Families() []string {
 }
 
 // Pair is a BEFORE/AFTER pair as its reports name it. Each side's report
-// runs both designs on the same seed and compares them.
+// runs both designs on the same seeded data and compares them.
 type Pair struct {
 	Before, After           string // the scenarios' names
 	BeforeTitle, AfterTitle string // their reports' titles
@@ -147,7 +147,7 @@ func (p Pair) NewReport(after bool) *report.Report {
 // by side; the scenario's own run is the column of r's kind.
 func CompareSection(r *report.Report) {
 	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran in this invocation on the same seed; this scenario's own run is the %s column.", r.Kind)
+	r.Linef("Both designs ran in this run on the same seeded data; this scenario's own run is the %s column.", r.Kind)
 }
 
 // RunPair drives both designs of a pair and renders the scenario's report.

@@ -29,7 +29,7 @@ backoff must not exceed the visibility timeout", is checked from the holds:
 a held wait that ends within its claim's lease is never overlapped, one that
 runs past it is.
 
-The comparison table beside it runs the AFTER design on the same seed.`,
+The comparison table beside it runs the AFTER design on the same seeded data.`,
 		Example: `  outboxlab backoff-held-past-visibility-timeout
   outboxlab backoff-held-past-visibility-timeout --consumers 5`,
 		// A lease longer than every held backoff: no second consumer takes a message over.

@@ -25,7 +25,7 @@ the consumer keeps calling: the gateway takes the whole retry load while it is
 trying to recover, and messages that did nothing wrong run out of attempts and
 are dead-lettered because of the outage.
 
-The comparison table beside it runs the AFTER design on the same seed.`,
+The comparison table beside it runs the AFTER design on the same seeded data.`,
 		Example: `  outboxlab retry-storm-without-breaker
   outboxlab retry-storm-without-breaker --messages 60     # 275 calls into the down gateway`,
 		// Enough attempts to outlast the outage: the storm, but no dead letters.

@@ -30,7 +30,7 @@ forever and the payment is never confirmed. Then worker-a and worker-b poll at
 the same moment and both read before either writes: both take PAY-002 and
 PAY-003, both ask the provider, both notify the customer, both complete.
 
-The comparison table beside it runs the AFTER design on the same seed.`,
+The comparison table beside it runs the AFTER design on the same seeded data.`,
 			Example: `  outboxlab session-15-double-processing-without-lease
   outboxlab session-15-double-processing-without-lease --batch 3       # three messages done twice`,
 			FailsWith: []string{"--overlap=false"},
