@@ -97,7 +97,9 @@ func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before,
 		}
 	}
 	if s.figure != nil {
-		r.Line("")
+		if s.figure.Text != "" {
+			r.Line("")
+		}
 		r.Figure(*s.figure)
 	} else if f, ok := timelinePlot(s.timeline); ok {
 		r.Figure(f) // the picture beside the report; the terminal keeps the timeline's text
@@ -148,7 +150,11 @@ func writeLedgers(r *report.Report, s story, full bool) {
 			t.write(r)
 		}
 		r.Line("")
-		r.Line("The Payments and OutboxMessages ledgers and the provider's calls: --verbose prints them in full.")
+		ledgers := "The Payments and OutboxMessages ledgers"
+		if !s.design.HasOutbox() {
+			ledgers = "The Payments ledger"
+		}
+		r.Line(ledgers + " and the provider's calls: --verbose prints them in full.")
 		return
 	}
 	r.Section("Payment ledger (Payments table)")
