@@ -240,7 +240,7 @@ func TestScenarioWithoutChecksFails(t *testing.T) {
 	if out.result.Passed {
 		t.Error("a run with no checks passed")
 	}
-	if !strings.Contains(shown, report.NoChecks) || !strings.Contains(shown, "VERDICT: NOTHING JUDGED") {
+	if !strings.Contains(shown, report.NoChecks) || !strings.Contains(shown, "VERDICT: "+report.VerdictFail+" NOTHING JUDGED") {
 		t.Errorf("the report does not say it judged nothing:\n%s", shown)
 	}
 	if out.result.ReportPath == "" {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,6 +57,19 @@ Global Flags:
 
 Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
 `
+
+// quietHelp renders help with help into memory, then writes it: a closed
+// output (| head) is not an error to print, as with every other command.
+func quietHelp(help func(*cobra.Command, []string)) func(*cobra.Command, []string) {
+	return func(c *cobra.Command, args []string) {
+		out := c.OutOrStdout()
+		var buf bytes.Buffer
+		c.SetOut(&buf)
+		help(c, args)
+		c.SetOut(out)
+		out.Write(buf.Bytes())
+	}
+}
 
 // minSummary is the narrowest a summary is wrapped beside its command's
 // name; a narrower column puts the summary under the name instead.

@@ -123,6 +123,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 	root.SetHelpCommand(newHelpCmd(root))
 	root.SetHelpTemplate(helpTemplate)
 	root.SetUsageTemplate(usageTemplate)
+	root.SetHelpFunc(quietHelp(root.HelpFunc()))
 	root.CompletionOptions.HiddenDefaultCmd = false
 
 	// The header records the command line with any password redacted.

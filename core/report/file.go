@@ -45,7 +45,13 @@ func header(m Meta, file bool) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, HeaderStart)
 	fmt.Fprintf(&b, "started:  %s\n", m.Started.UTC().Format(time.RFC3339))
-	fmt.Fprintf(&b, "command:  %s\n", oneLine(m.Command))
+	if file {
+		fmt.Fprintf(&b, "command:  %s\n", oneLine(m.Command))
+	} else {
+		// The terminal's lines fit MaxWidth: a long command line (a long
+		// --report-dir) continues on the next lines, as a shell reads it.
+		b.WriteString(Labelled("command:  ", continued(oneLine(m.Command), MaxWidth-len("command:  "))))
+	}
 	b.WriteString(Labelled("database: ", m.Database))
 	fmt.Fprintf(&b, "version:  outboxlab %s\n", oneLine(m.Version))
 	if m.Record != nil {
@@ -56,6 +62,27 @@ func header(m Meta, file bool) string {
 	}
 	fmt.Fprintln(&b, HeaderEnd)
 	return b.String()
+}
+
+// continued breaks a command line at spaces into lines of at most width
+// columns, each but the last ending in " \\"; a word wider than a line is
+// left whole.
+func continued(line string, width int) string {
+	words := strings.Split(line, " ")
+	var lines []string
+	cur := ""
+	for _, w := range words {
+		switch {
+		case cur == "":
+			cur = w
+		case Width(cur)+1+Width(w)+2 <= width:
+			cur += " " + w
+		default:
+			lines = append(lines, cur+" \\")
+			cur = "  " + w
+		}
+	}
+	return strings.Join(append(lines, cur), "\n")
 }
 
 // Labelled writes text after label, its second and later lines indented

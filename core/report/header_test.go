@@ -11,7 +11,7 @@ import (
 // after its label, the note about it on the next line.
 func TestTerminalHeaderFitsAndShowsOnlyChangedFlags(t *testing.T) {
 	path := "/tmp/" + strings.Repeat("x", 110) + "/outbox.db"
-	m := Meta{Started: time.Date(2026, 1, 16, 9, 0, 0, 0, time.UTC), Command: "outboxlab demo --max-attempts 5",
+	m := Meta{Started: time.Date(2026, 1, 16, 9, 0, 0, 0, time.UTC), Command: "outboxlab demo --max-attempts 5 --report-dir /tmp/" + strings.Repeat("r", 70),
 		Database: path + "\n(temporary; deleted after the run)", Version: "0.1.0", Record: demoRecord()}
 	term := TerminalHeader(m)
 	var flags []string
@@ -29,6 +29,12 @@ func TestTerminalHeaderFitsAndShowsOnlyChangedFlags(t *testing.T) {
 	want := "database: " + path + "\n          (temporary; deleted after the run)\nversion:"
 	if !strings.Contains(term, want) {
 		t.Errorf("terminal header lacks %q:\n%s", want, term)
+	}
+	if !strings.Contains(term, "command:  outboxlab demo --max-attempts 5 --report-dir \\\n            /tmp/rrr") {
+		t.Errorf("the long command line does not continue on the next line:\n%s", term)
+	}
+	if !strings.Contains(Header(m), "command:  "+m.Command+"\n") {
+		t.Errorf("the file's header does not keep the command on its line")
 	}
 	// The file's header writes the same database lines.
 	if !strings.Contains(Header(m), want) {
