@@ -35,30 +35,39 @@ type Meta struct {
 // started, how, on what, and, with a Record, every parameter (the ones that
 // differ from the defaults first), the checks, exit code and verdict, and
 // the record itself as one JSON line.
-func Header(m Meta) string { return header(m, true) }
-
-// TerminalHeader renders the header the terminal shows: the same lines
-// without the defaults, the outcome and the record, which the report file keeps.
-func TerminalHeader(m Meta) string { return header(m, false) }
-
-func header(m Meta, file bool) string {
+func Header(m Meta) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, HeaderStart)
 	fmt.Fprintf(&b, "started:  %s\n", m.Started.UTC().Format(time.RFC3339))
-	if file {
-		fmt.Fprintf(&b, "command:  %s\n", oneLine(m.Command))
-	} else {
-		// The terminal's lines fit MaxWidth: a long command line (a long
-		// --report-dir) continues on the next lines, as a shell reads it.
-		b.WriteString(Labelled("command:  ", continued(oneLine(m.Command), MaxWidth-len("command:  "))))
-	}
+	fmt.Fprintf(&b, "command:  %s\n", oneLine(m.Command))
 	b.WriteString(Labelled("database: ", m.Database))
 	fmt.Fprintf(&b, "version:  outboxlab %s\n", oneLine(m.Version))
 	if m.Record != nil {
-		headerLines(&b, m.Record, file)
-		if file {
-			fmt.Fprintln(&b, recordLabel+encodeRecord(m.Record))
-		}
+		headerLines(&b, m.Record)
+		fmt.Fprintln(&b, recordLabel+encodeRecord(m.Record))
+	}
+	fmt.Fprintln(&b, HeaderEnd)
+	return b.String()
+}
+
+// TerminalHeader renders the header the terminal shows, short so that the
+// story starts near the top: the version, the scenario and when it started
+// on one line, the command, and the flags that differ from the defaults.
+// The database is named once, at the end of the run (where the report path
+// is too); the defaults, the outcome and the record are the report file's.
+func TerminalHeader(m Meta) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, HeaderStart)
+	first := "outboxlab " + oneLine(m.Version)
+	if m.Record != nil {
+		first += fmt.Sprintf(" · %s (%s)", oneLine(m.Record.Scenario), m.Record.Kind)
+	}
+	fmt.Fprintf(&b, "%s · started %s\n", first, m.Started.UTC().Format(time.RFC3339))
+	// A long command line (a long --report-dir) continues on the next
+	// lines, as a shell reads it.
+	b.WriteString(Labelled("command:  ", continued(oneLine(m.Command), MaxWidth-len("command:  "))))
+	if m.Record != nil {
+		flagLines(&b, m.Record)
 	}
 	fmt.Fprintln(&b, HeaderEnd)
 	return b.String()

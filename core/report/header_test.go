@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// The terminal header names exactly the flags that differ from the
-// defaults, and its database lines fit the terminal: the long path alone
-// after its label, the note about it on the next line.
+// The terminal header is short: the version, scenario and start on one
+// line, the command, exactly the flags that differ from the defaults. The
+// file's header keeps the database lines: the long path alone after its
+// label, the note about it on the next line.
 func TestTerminalHeaderFitsAndShowsOnlyChangedFlags(t *testing.T) {
 	path := "/tmp/" + strings.Repeat("x", 110) + "/outbox.db"
 	m := Meta{Started: time.Date(2026, 1, 16, 9, 0, 0, 0, time.UTC), Command: "outboxlab demo --max-attempts 5 --report-dir /tmp/" + strings.Repeat("r", 70),
@@ -27,8 +28,15 @@ func TestTerminalHeaderFitsAndShowsOnlyChangedFlags(t *testing.T) {
 		t.Errorf("flag lines %q, want only --max-attempts=5", flags)
 	}
 	want := "database: " + path + "\n          (temporary; deleted after the run)\nversion:"
-	if !strings.Contains(term, want) {
-		t.Errorf("terminal header lacks %q:\n%s", want, term)
+	if strings.Contains(term, "database:") || strings.Contains(term, "version:") {
+		t.Errorf("the terminal header names the database or the version on lines of their own "+
+			"(the run's last lines name the database):\n%s", term)
+	}
+	if first := "outboxlab 0.1.0 · demo (AFTER) · started 2026-01-16T09:00:00Z\n"; !strings.Contains(term, HeaderStart+"\n"+first) {
+		t.Errorf("the terminal header does not start with %q:\n%s", first, term)
+	}
+	if n := strings.Count(term, "\n"); n != 6 {
+		t.Errorf("terminal header of %d lines, want 6 (delimiters, version line, command on 2, 1 flag):\n%s", n, term)
 	}
 	if !strings.Contains(term, "command:  outboxlab demo --max-attempts 5 --report-dir \\\n            /tmp/rrr") {
 		t.Errorf("the long command line does not continue on the next line:\n%s", term)

@@ -65,22 +65,12 @@ const recordLabel = "record:   "
 // headerLines renders the header's human lines about the run (not the
 // record): the scenario, the flags that differ from the defaults, and, when
 // all is set, the defaults too, the checks, exit code and verdict.
-func headerLines(b *strings.Builder, r *Record, all bool) {
+func headerLines(b *strings.Builder, r *Record) {
 	fmt.Fprintf(b, "scenario: %s (%s)\n", oneLine(r.Scenario), r.Kind)
-	changed := NonDefault(r.Params)
-	if len(changed) == 0 {
+	if len(NonDefault(r.Params)) == 0 {
 		b.WriteString("flags:    all at their defaults\n")
 	}
-	for i, p := range changed {
-		label := "flags:    "
-		if i > 0 {
-			label = "          "
-		}
-		fmt.Fprintf(b, "%s%s (default %s)\n", label, oneLine(p.String()), oneLine(Dash(p.Default)))
-	}
-	if !all {
-		return
-	}
+	flagLines(b, r)
 	var defaults []string
 	for _, p := range r.Params {
 		if !p.Differs() {
@@ -97,6 +87,17 @@ func headerLines(b *strings.Builder, r *Record, all bool) {
 	fmt.Fprintf(b, "checks:   %d/%d passed\n", ChecksPassed(r.Checks), len(r.Checks))
 	fmt.Fprintf(b, "exit:     %d\n", r.ExitCode)
 	fmt.Fprintf(b, "verdict:  %s\n", oneLine(r.Verdict))
+}
+
+// flagLines writes the flags that differ from the defaults, one a line.
+func flagLines(b *strings.Builder, r *Record) {
+	for i, p := range NonDefault(r.Params) {
+		label := "flags:    "
+		if i > 0 {
+			label = "          "
+		}
+		fmt.Fprintf(b, "%s%s (default %s)\n", label, oneLine(p.String()), oneLine(Dash(p.Default)))
+	}
 }
 
 // wrapWords joins words with spaces into lines of at most width runes (a
