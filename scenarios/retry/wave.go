@@ -73,7 +73,7 @@ func computeWave(j backoff.Jitter, b backoff.Backoff, consumers, attempts int, b
 func (w wave) filled() int { return len(w.buckets) }
 
 // chartRows is the height of a drawn wave; each row holds eight levels.
-const chartRows = 8
+const chartRows = 6
 
 // chartWidth is the most columns a drawn wave takes; wider waves fold
 // several buckets into one column.
