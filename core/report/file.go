@@ -77,21 +77,11 @@ func TerminalHeader(m Meta) string {
 // columns, each but the last ending in " \\"; a word wider than a line is
 // left whole.
 func continued(line string, width int) string {
-	words := strings.Split(line, " ")
-	var lines []string
-	cur := ""
-	for _, w := range words {
-		switch {
-		case cur == "":
-			cur = w
-		case Width(cur)+1+Width(w)+2 <= width:
-			cur += " " + w
-		default:
-			lines = append(lines, cur+" \\")
-			cur = "  " + w
-		}
+	lines := fill(strings.Split(line, " "), width-2, "", "  ")
+	for i := range lines[:max(len(lines)-1, 0)] {
+		lines[i] += " \\"
 	}
-	return strings.Join(append(lines, cur), "\n")
+	return strings.Join(lines, "\n")
 }
 
 // Labelled writes text after label, its second and later lines indented

@@ -100,27 +100,9 @@ func flagLines(b *strings.Builder, r *Record) {
 	}
 }
 
-// wrapWords joins words with spaces into lines of at most width runes (a
+// wrapWords joins words with spaces into lines of at most width columns (a
 // single longer word gets a line of its own).
-func wrapWords(words []string, width int) []string {
-	var lines []string
-	cur := ""
-	for _, w := range words {
-		switch {
-		case cur == "":
-			cur = w
-		case displayWidth(cur)+1+displayWidth(w) <= width:
-			cur += " " + w
-		default:
-			lines = append(lines, cur)
-			cur = w
-		}
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return lines
-}
+func wrapWords(words []string, width int) []string { return fill(words, width, "", "") }
 
 // encodeRecord is the record's JSON on one line: encoding/json escapes every
 // control character, so the line can never end the header early.

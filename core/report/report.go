@@ -198,22 +198,7 @@ func wrapLine(line, indent string) string {
 	if cut < 0 {
 		return line
 	}
-	out := []string{line[:cut]}
-	cur := ""
-	for _, w := range strings.Fields(line[cut:]) {
-		switch {
-		case cur == "":
-			cur = indent + w
-		case Width(cur)+1+Width(w) <= MaxWidth:
-			cur += " " + w
-		default:
-			out = append(out, cur)
-			cur = indent + w
-		}
-	}
-	if cur != "" {
-		out = append(out, cur)
-	}
+	out := append([]string{line[:cut]}, fill(strings.Fields(line[cut:]), MaxWidth, indent, indent)...)
 	return strings.Join(out, "\n")
 }
 

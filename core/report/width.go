@@ -110,6 +110,30 @@ func wrapCell(text string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
+// fill lays words out greedily on lines of at most width columns: the first
+// line starts with first, the others with indent. A word wider than a line
+// keeps a line of its own.
+func fill(words []string, width int, first, indent string) []string {
+	var lines []string
+	cur, empty := first, true
+	for _, w := range words {
+		switch {
+		case empty:
+			cur += w
+		case Width(cur)+1+Width(w) <= width:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur = indent + w
+		}
+		empty = false
+	}
+	if !empty {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
 // cutWidth splits s after as many runes as fit in width columns (at least one).
 func cutWidth(s string, width int) (string, string) {
 	w := 0
