@@ -133,19 +133,24 @@ var checkLine = regexp.MustCompile(`^  (PASS|FAIL|REPRODUCED|NOT REPRODUCED)  (.
 func BodyChecks(body string) []Check {
 	var checks []Check
 	var text []string // each check's whole line, its continuation lines joined
+	continues := false // the line before was a check's, or one of its continuations
 	for _, it := range Items(body) {
 		if it.Table != nil || !strings.Contains(strings.ToLower(it.Section), "checks") {
+			continues = false
 			continue
 		}
 		m := checkLine.FindStringSubmatch(it.Line)
 		if m == nil {
-			if cont, ok := strings.CutPrefix(it.Line, checkIndent); ok && len(checks) > 0 && strings.TrimSpace(cont) != "" {
+			cont, ok := strings.CutPrefix(it.Line, checkIndent)
+			continues = continues && ok && strings.TrimSpace(cont) != ""
+			if continues {
 				text[len(text)-1] += " " + strings.TrimSpace(cont)
 			}
 			continue
 		}
 		checks = append(checks, Check{Passed: m[1] == "PASS" || m[1] == "REPRODUCED"})
 		text = append(text, m[2])
+		continues = true
 	}
 	for i := range checks {
 		checks[i].Name, checks[i].Detail, _ = strings.Cut(text[i], " → ")

@@ -181,6 +181,10 @@ const (
 	verdictIndent = "         "
 )
 
+// WrapLine breaks a line wider than MaxWidth at spaces into continuation
+// lines that start with indent (see wrapLine).
+func WrapLine(line, indent string) string { return wrapLine(line, indent) }
+
 // wrapLine breaks a line wider than MaxWidth at spaces into continuation
 // lines that start with indent.
 func wrapLine(line, indent string) string {

@@ -110,6 +110,10 @@ func TestWideCheckAndVerdictLinesWrapAndReadBack(t *testing.T) {
 	r.Check("short", true, "ok")
 	r.Check("a check whose detail is long", false, detail)
 	r.Checks("Checks")
+	// An explanation under the checks, indented as a continuation is, is
+	// not part of the last check.
+	r.Line("  WHY   the flags did it")
+	r.Line(checkIndent + "and said so on a second line")
 	verdict := strings.Repeat("EVERY MESSAGE ONCE ", 8) + "DONE"
 	r.Verdict(verdict, verdict)
 	body := r.Body()

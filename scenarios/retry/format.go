@@ -92,10 +92,11 @@ func explain(r *report.Report, reasons []string) {
 	for _, why := range reasons {
 		for i, line := range strings.Split(why, "\n") {
 			if i == 0 {
-				r.Line("  WHY   " + line)
+				line = "  WHY   " + line
 			} else {
-				r.Line("        " + line)
+				line = "        " + line
 			}
+			r.Line(report.WrapLine(line, "        "))
 		}
 	}
 }
