@@ -132,7 +132,7 @@ var checkLine = regexp.MustCompile(`^  (PASS|FAIL|REPRODUCED|NOT REPRODUCED)  (.
 // whose title mentions checks), as Report.Checks writes them.
 func BodyChecks(body string) []Check {
 	var checks []Check
-	var text []string // each check's whole line, its continuation lines joined
+	var text []string  // each check's whole line, its continuation lines joined
 	continues := false // the line before was a check's, or one of its continuations
 	for _, it := range Items(body) {
 		if it.Table != nil || !strings.Contains(strings.ToLower(it.Section), "checks") {
