@@ -55,17 +55,7 @@ func (b *Batch) Store() *Store { return b.store }
 // row's returning columns, in no particular order.
 func (b *Batch) ClaimTx(ctx context.Context, tx *sql.Tx, r Request, scan func(Scanner) error) error {
 	_, args := b.store.dialect.ClaimBatch(b.queue, b.returning, r)
-	rows, err := tx.StmtContext(ctx, b.claim).QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return scanEach(tx.StmtContext(ctx, b.claim).QueryContext(ctx, args...))(scan)
 }
 
 // SettleTx is Store.SettleTx on the prepared statement: values are written

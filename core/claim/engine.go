@@ -24,17 +24,7 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 		// the same row the read-then-update below would, with one statement
 		// fewer in the transaction.
 		query, args := s.dialect.ClaimBatch(q, returning, r)
-		rows, err := tx.QueryContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return scanEach(tx.QueryContext(ctx, query, args...))(scan)
 	}
 	query, args := s.dialect.ClaimSelect(q, r)
 	rows, err := tx.QueryContext(ctx, query, args...)
@@ -109,4 +99,21 @@ func (s *Store) NextDue(ctx context.Context, q *Queue, now time.Time) (at time.T
 	}
 	at, err = sqlitedb.ParseNullTime(next)
 	return at, next.Valid, err
+}
+
+// scanEach returns a function that calls scan on each row of a query's
+// result (rows, err) and closes it; the query's error comes first.
+func scanEach(rows *sql.Rows, err error) func(scan func(Scanner) error) error {
+	return func(scan func(Scanner) error) error {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
 }
