@@ -118,7 +118,7 @@ func passwords(rawURL string) []string {
 func redactArgs(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = pgdb.Redact(a)
+		out[i] = shellQuote(pgdb.Redact(a))
 	}
 	return strings.Join(out, " ")
 }

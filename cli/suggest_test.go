@@ -63,3 +63,18 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestHeaderCommandLineCanBeRunAgain(t *testing.T) {
+	for arg, want := range map[string]string{
+		"--batch":             "--batch",
+		"--reason=INC-1, ok":  "'--reason=INC-1, ok'",
+		"poison message":      "'poison message'",
+		"it's":                `'it'\''s'`,
+		"":                    "''",
+		"postgres://u@h/db?x": "'postgres://u@h/db?x'",
+	} {
+		if got := shellQuote(arg); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", arg, got, want)
+		}
+	}
+}

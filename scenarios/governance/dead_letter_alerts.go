@@ -179,7 +179,7 @@ func writeAlertTable(r *report.Report, a *emission.Alerts, entries []emission.En
 	var rows [][]string
 	for _, l := range a.Lines() {
 		var why []string
-		for _, f := range strings.Fields(l.Text) {
+		for _, f := range logFields(l.Text) {
 			for _, p := range []string{"reason=", "attempt=", "next_retry=", "count=", "dead_lettered_total="} {
 				if strings.HasPrefix(f, p) {
 					why = append(why, f)
@@ -190,4 +190,30 @@ func writeAlertTable(r *report.Report, a *emission.Alerts, entries []emission.En
 			strings.Join(why, " ")})
 	}
 	r.Table([]string{"At", "Level", "Alert", "Entry", "Why"}, rows)
+}
+
+// logFields splits an alert line into its key=value fields as the log writes
+// them: a quoted value (reason="poison message") is one field, spaces and all.
+func logFields(text string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted := false
+	for _, r := range text {
+		switch {
+		case r == '"':
+			quoted = !quoted
+			cur.WriteRune(r)
+		case r == ' ' && !quoted:
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }

@@ -27,10 +27,12 @@ func (o *replayOptions) render(run *replayRun, verbose bool) *report.Report {
 	case o.RejectedKey != "":
 		rejected = o.RejectedKey + "'s replay is rejected by the provider again (provider.schema_rejected)"
 	case o.unseededRejected != "":
-		rejected += fmt.Sprintf(" (%s, the default --rejected-key, is not among the %s)", o.unseededRejected, report.Plural(o.Entries, "entry"))
+		rejected += fmt.Sprintf(" (%s, the default --rejected-key,\n          is not among the %s)", o.unseededRejected, report.Plural(o.Entries, "entry"))
 	}
 	r.Linef("Review    %s after the start; replays go out %d at a time, %s apart;", o.ReviewAfter, o.ReplayBatch, o.Interval)
-	r.Linef("          %s", rejected)
+	for _, l := range strings.Split(rejected, "\n") {
+		r.Linef("          %s", strings.TrimSpace(l))
+	}
 	r.Line("Runbook   confirm the store and the terminal record, classify the cause, record the fix, replay")
 	if late := run.started.Add(o.ReviewAfter); run.review.After(late) {
 		r.Linef("          the outage drain ran until %s, past %s: the host reviews when it ends", clock.DayStamp(run.review), clock.DayStamp(late))
