@@ -133,7 +133,11 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			for _, p := range out.result.Plots {
 				fmt.Fprintf(w, "plot:     %s\n", p)
 			}
-			io.WriteString(w, report.Labelled("database: ", out.dbNote))
+			// A database that is gone is told once, in the report's header;
+			// without a report, or when it is kept, the terminal tells it.
+			if out.result.ReportPath == "" || common.KeepDB {
+				io.WriteString(w, report.Labelled("database: ", out.dbNote))
+			}
 		}
 		if !out.result.Passed {
 			return ErrChecksFailed
