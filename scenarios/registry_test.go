@@ -41,7 +41,7 @@ func TestPairNewReportNamesBothSides(t *testing.T) {
 func TestCompareSectionNamesTheOwnColumn(t *testing.T) {
 	r := testPair.NewReport(false)
 	scenarios.CompareSection(r)
-	want := "\n## Real BEFORE vs AFTER metrics\n\nBoth designs ran in this invocation on the same seed; this scenario's own run is the BEFORE column.\n"
+	want := "\n## Real BEFORE vs AFTER metrics\n\nBoth designs ran in this run on the same seeded data; this scenario's own run is the BEFORE column.\n"
 	if got := r.Body()[len(testPair.NewReport(false).Body()):]; got != want {
 		t.Errorf("CompareSection wrote %q, want %q", got, want)
 	}

@@ -87,17 +87,10 @@ func secondsText(d time.Duration) string {
 
 // explain writes under the checks why they failed for these flags: a failed
 // check is a finding, and the report says what caused it. Each reason is a
-// WHY line; a reason with line breaks continues under its first line.
+// WHY paragraph, wrapped within the terminal under its first line.
 func explain(r *report.Report, reasons []string) {
 	for _, why := range reasons {
-		for i, line := range strings.Split(why, "\n") {
-			if i == 0 {
-				line = "  WHY   " + line
-			} else {
-				line = "        " + line
-			}
-			r.Line(report.WrapLine(line, "        "))
-		}
+		r.Line(report.WrapLine("  WHY   "+strings.Join(strings.Fields(why), " "), "        "))
 	}
 }
 
