@@ -158,7 +158,7 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, v
 			clock.Stamp(stop.At), stop.Depth, clock.Stamp(last.At), len(over.samples)-len(over.plan.depths))
 		r.Linef("is empty, %d messages were still waiting, and the run stopped there.", last.Depth)
 	}
-	r.Linef("Oldest message age peaked at %s; latency from creation to Processed: worst %s, mean %s.",
+	r.Linef("Oldest message age peaked at %s; creation to Processed took at worst %s, mean %s.",
 		clock.Millis(peakAge(over)), clock.Millis(over.maxLatency), clock.Millis(over.meanLatency))
 	r.Line("Depth says how much waits; age, how long the oldest has waited: what a user feels. Both")
 	r.Line("grow while production outpaces the consumers; only spare capacity (here, the producer")
