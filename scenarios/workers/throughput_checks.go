@@ -88,9 +88,10 @@ func (o *throughputOptions) drainChecks(r *report.Report, drains []*drainRun) {
 	o.transactionCheck(r, drains)
 }
 
-// transactionCheck holds each drain to ⌈N/claim⌉ settlement transactions in
-// its ledger, none larger than a claim, each matching one claim the workers
-// made, plus the one empty claim that stops each worker.
+// transactionCheck holds each drain to one settlement transaction in its
+// ledger per claim the workers made, none larger than a claim, ⌈N/claim⌉ of
+// them with one worker (at least that many with several), plus the one
+// empty claim that stops each worker.
 func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRun) {
 	figure := func(d *drainRun) string {
 		claims, _, _, _ := d.totals()
@@ -102,7 +103,11 @@ func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRu
 	for _, d := range drains {
 		claims, settled, _, _ := d.totals()
 		l := d.ledger
-		if l.Settlements != ceilDiv(o.Messages, d.cfg.Batch) || l.LargestSettlement > d.cfg.Batch ||
+		// One worker fills every claim but the last; several may split one:
+		// on PostgreSQL a row another worker's claim has just taken drops out
+		// of a SKIP LOCKED batch, so that batch settles fewer.
+		want := ceilDiv(o.Messages, d.cfg.Batch)
+		if l.Settlements < want || d.cfg.Workers == 1 && l.Settlements != want || l.LargestSettlement > d.cfg.Batch ||
 			settled != l.Settlements || claims != l.Settlements+d.cfg.Workers {
 			ok = false
 			bad = append(bad, figure(d))
@@ -118,7 +123,7 @@ func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRu
 	if len(bad) > 0 {
 		detail += "; but " + strings.Join(bad, "; ")
 	}
-	r.Check("write transactions: ⌈N/claim⌉ settlements, one per claim, plus 1 empty claim per worker", ok, detail)
+	r.Check("write transactions: a settlement per claim, ⌈N/claim⌉ with 1 worker, an empty claim each", ok, detail)
 }
 
 func (o *throughputOptions) overloadChecks(r *report.Report, over *overloadRun) {

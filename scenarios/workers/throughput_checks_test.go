@@ -63,7 +63,7 @@ const (
 	checkExactlyOnce  = "exactly once in the delivery ledger"
 	checkOneClaim     = "one claim per message (AttemptCount 1)"
 	checkCalls        = "handler called once per message, every call settled"
-	checkTransactions = "write transactions: ⌈N/claim⌉ settlements, one per claim, plus 1 empty claim per worker"
+	checkTransactions = "write transactions: a settlement per claim, ⌈N/claim⌉ with 1 worker, an empty claim each"
 )
 
 // The drain checks read the drained file (and, for calls and claims, what

@@ -203,7 +203,7 @@ func TestThroughputReport(t *testing.T) {
 		checks[c.Name] = c.Detail
 	}
 	for name, detail := range map[string]string{
-		"write transactions: ⌈N/claim⌉ settlements, one per claim, plus 1 empty claim per worker": "" +
+		"write transactions: a settlement per claim, ⌈N/claim⌉ with 1 worker, an empty claim each": "" +
 			"claim 1, 1 worker: 101 claims, 100 ledger settlements of ≤ 1 message; " +
 			"claim 50, 1 worker: 3 claims, 2 ledger settlements of ≤ 50 messages",
 		"handler called once per message, every call settled": "100 calls, 100 ledger rows in all 4 drains",
