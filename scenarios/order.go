@@ -76,12 +76,7 @@ var familyTitles = map[string]string{
 }
 
 // FamilyTitle is the line that introduces family in the catalogue and help.
-func FamilyTitle(family string) string {
-	if t, ok := familyTitles[family]; ok {
-		return t
-	}
-	return family
-}
+func FamilyTitle(family string) string { return orName(familyTitles, family) }
 
 // InCourseOrder reports whether name has its place in the course order
 // (courseOrder); a test requires it of every registered scenario.
@@ -99,8 +94,11 @@ var familySources = map[string]string{
 
 // Source is the material the scenarios of family reproduce, for the
 // "Source" line of their reports' headers.
-func Source(family string) string {
-	if s, ok := familySources[family]; ok {
+func Source(family string) string { return orName(familySources, family) }
+
+// orName is what m says of family, or the family's own name when it says nothing.
+func orName(m map[string]string, family string) string {
+	if s, ok := m[family]; ok {
 		return s
 	}
 	return family
