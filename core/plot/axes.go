@@ -34,6 +34,21 @@ func niceTicks(top float64) []float64 {
 	if top <= 0 || math.IsNaN(top) || math.IsInf(top, 0) {
 		return []float64{0}
 	}
+	step := niceStep(top, 0)
+	var out []float64
+	for i := 0; float64(i)*step <= top*(1+1e-9); i++ {
+		out = append(out, roundTo(float64(i)*step, step))
+	}
+	return out
+}
+
+// niceStep is the step of about five round ticks from 0 to top: 1, 2 or 5
+// times a power of ten, and at least least (a unit's smallest meaningful
+// step; 0 for none). A top of 0 (or less) gives the step least, or 1.
+func niceStep(top, least float64) float64 {
+	if top <= 0 || math.IsNaN(top) || math.IsInf(top, 0) {
+		return max(least, 1)
+	}
 	mag := math.Pow(10, math.Floor(math.Log10(top/5)))
 	step := mag
 	for _, m := range []float64{1, 2, 5, 10} {
@@ -42,11 +57,15 @@ func niceTicks(top float64) []float64 {
 			break
 		}
 	}
-	var out []float64
-	for i := 0; float64(i)*step <= top*(1+1e-9); i++ {
-		out = append(out, float64(i)*step)
-	}
-	return out
+	return max(step, least)
+}
+
+// roundTo drops the binary noise of v, a multiple of step (0.30000000000000004
+// is 0.3).
+func roundTo(v, step float64) float64 {
+	digits := max(0, -int(math.Floor(math.Log10(step))))
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
 }
 
 // tickText writes a tick value without a useless fraction.
@@ -54,7 +73,7 @@ func tickText(v float64) string {
 	if v == math.Trunc(v) {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // yAxis draws a vertical axis at x from base (value 0) up height pixels

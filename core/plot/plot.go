@@ -201,3 +201,55 @@ func svgClose(b *strings.Builder) string {
 	b.WriteString("</svg>\n")
 	return b.String()
 }
+
+// The SVGs' text sizes, in pixels.
+const (
+	fontSize  = 12
+	titleSize = 14
+)
+
+// charWidth is how wide a character of a monospace font of size is: 0.6 em.
+func charWidth(size float64) float64 { return 0.6 * size }
+
+// textWidth is how wide s is drawn in a monospace font of size: 0.6 em a
+// character; a character outside ASCII (a symbol, a dash) may come from a
+// wider fallback font, so it counts a whole em.
+func textWidth(s string, size float64) float64 {
+	w := 0.0
+	for _, r := range s {
+		if r < 128 {
+			w += charWidth(size)
+		} else {
+			w += size
+		}
+	}
+	return w
+}
+
+// wrapText breaks s at spaces into lines of at most width characters (a
+// longer word stays whole on its own line); the spaces between the words of
+// a line are kept as they were ("✓ applied   ✗ failed"); "" gives no lines.
+func wrapText(s string, width int) []string {
+	var lines []string
+	line, gap := "", ""
+	for _, r := range strings.Split(s, " ") {
+		if r == "" {
+			gap += " "
+			continue
+		}
+		switch {
+		case line == "":
+			line = r
+		case len([]rune(line))+len(gap)+1+len([]rune(r)) <= width:
+			line += gap + " " + r
+		default:
+			lines = append(lines, line)
+			line = r
+		}
+		gap = ""
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}

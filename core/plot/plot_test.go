@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"outboxlab/core/clock"
 )
 
 func wellFormed(t *testing.T, svg string) {
@@ -56,10 +58,11 @@ func TestColumnsMergesToFitAndKeepsNonEmptyBuckets(t *testing.T) {
 
 func TestTimelinePlacesMarksOnTheAxis(t *testing.T) {
 	lanes := []Lane{
-		{Label: "PAY-001", Marks: []Mark{{0, "✓"}}},
-		{Label: "PAY-003", Marks: []Mark{{0, "✗"}, {201 * time.Millisecond, "✗"}, {602 * time.Millisecond, "☠"}}, Note: "dead-lettered"},
+		{Label: "PAY-001", Marks: []Mark{{At: 0, Symbol: "✓"}}},
+		{Label: "PAY-003", Marks: []Mark{{At: 0, Symbol: "✗"}, {At: 201 * time.Millisecond, Symbol: "✗"},
+			{At: 602 * time.Millisecond, Symbol: "☠"}}, Note: "dead-lettered"},
 	}
-	f := Timeline("timeline", "Attempts", lanes, 602*time.Millisecond, 7, "✓ processed")
+	f := Timeline("timeline", "Attempts", lanes, clock.Start, 602*time.Millisecond, 7, "✓ processed")
 	lines := strings.Split(f.Text, "\n")
 	if lines[1] != "PAY-001 │✓······│ " || lines[2] != "PAY-003 │✗·✗···☠│ dead-lettered" {
 		t.Errorf("timeline =\n%s", f.Text)
@@ -89,13 +92,41 @@ func TestTimelineTicksAreRoundAndCoverTheSpan(t *testing.T) {
 		want string
 	}{
 		{0, "[0s]"},
+		{time.Millisecond, "[0s 1ms]"},
+		{3 * time.Millisecond, "[0s 1ms 2ms 3ms]"},
 		{4 * time.Millisecond, "[0s 1ms 2ms 3ms 4ms]"},
 		{1400 * time.Millisecond, "[0s 500ms 1s]"},
 		{3 * time.Second, "[0s 1s 2s 3s]"},
 		{95 * time.Second, "[0s 20s 40s 1m0s 1m20s]"},
+		{30*time.Minute + time.Second, "[0s 10m0s 20m0s 30m0s]"},
 	} {
 		if got := fmt.Sprint(ticks(c.span)); got != c.want {
 			t.Errorf("ticks(%v) = %s, want %s", c.span, got, c.want)
+		}
+	}
+}
+
+// TestTimelineTickLabelsDiffer: on a 1 ms run the labels once read 0 0 0 0 0 1;
+// over spans from 1 ms to an hour every label differs from its neighbours and
+// counts up in the axis's unit.
+func TestTimelineTickLabelsDiffer(t *testing.T) {
+	for span := time.Millisecond; span <= time.Hour; span = span*3/2 + time.Millisecond {
+		unit := tickUnitOf(span)
+		ts := ticks(span)
+		if len(ts) < 2 {
+			t.Errorf("ticks(%v) = %v: fewer than two", span, ts)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, tk := range ts {
+			l := tickLabel(tk, unit)
+			if seen[l] {
+				t.Errorf("ticks(%v) label %q twice: %v", span, l, ts)
+			}
+			seen[l] = true
+			if tk > span {
+				t.Errorf("ticks(%v) reach %v, past the span", span, tk)
+			}
 		}
 	}
 }
@@ -109,7 +140,8 @@ func TestNiceTicksAreRoundAndReachTheTop(t *testing.T) {
 		{980, "[0 200 400 600 800]"},
 		{400, "[0 100 200 300 400]"},
 		{7, "[0 2 4 6]"},
-		{0.3, "[0 0.1 0.2 0.30000000000000004]"},
+		{0.3, "[0 0.1 0.2 0.3]"},
+		{1, "[0 0.2 0.4 0.6 0.8 1]"},
 	} {
 		if got := fmt.Sprint(niceTicks(c.top)); got != c.want {
 			t.Errorf("niceTicks(%v) = %s, want %s", c.top, got, c.want)
