@@ -77,10 +77,12 @@ func tickText(v float64) string {
 }
 
 // yAxis draws a vertical axis at x from base (value 0) up height pixels
-// (value top), with ticks and the axis's name rotated beside it.
+// (value top), ticked at whole round counts, with its name rotated beside
+// it, wrapped onto as many lines as it takes to stay within height.
 func yAxis(s *strings.Builder, x, base, height, top float64, name string) {
-	fmt.Fprintf(s, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x, base, x, base-height)
-	for _, v := range niceTicks(top) {
+	fmt.Fprintf(s, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#333"/>`+"\n", x, base, x, base-height)
+	step := niceStep(top, 1)
+	for v := 0.0; v <= top*(1+1e-9) || v == 0; v += step {
 		y := base
 		if top > 0 {
 			y = base - v/top*height
@@ -88,6 +90,9 @@ func yAxis(s *strings.Builder, x, base, height, top float64, name string) {
 		fmt.Fprintf(s, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#333"/>`+"\n", x-4, y, x, y)
 		fmt.Fprintf(s, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n", x-6, y+4, tickText(v))
 	}
-	fmt.Fprintf(s, `<text transform="translate(%.0f,%.0f) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
-		x-42, base-height/2, esc(name))
+	lines := wrapText(name, int(height/charWidth(fontSize)))
+	for k, line := range lines {
+		fmt.Fprintf(s, `<text transform="translate(%.0f,%.1f) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
+			x-40-14*float64(len(lines)-1-k), base-height/2, esc(line))
+	}
 }

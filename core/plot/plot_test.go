@@ -71,7 +71,7 @@ func TestTimelinePlacesMarksOnTheAxis(t *testing.T) {
 }
 
 func TestPanelsShareOneScale(t *testing.T) {
-	svg := PanelsSVG("Waves", []Panel{{"tall", []int{10, 0}}, {"flat", []int{5, 5}}}, func(i int) string { return "b" })
+	svg := PanelsSVG("Waves", []Panel{{Title: "tall", Counts: []int{10, 0}}, {Title: "flat", Counts: []int{5, 5}}}, func(i int) string { return "b" })
 	wellFormed(t, svg)
 	// Every panel is drawn against the highest peak of all: a count of 5 is half as tall as 10.
 	if !strings.Contains(svg, `height="120.00"`) || strings.Count(svg, `height="60.00"`) != 2 {
@@ -155,7 +155,7 @@ func TestChartsNameTheirAxes(t *testing.T) {
 	bars := Bars("b", "Waits", []Bar{{Label: "a", Value: 40}}, 20, 0, Axes{X: "wait (s)"})
 	panels := PanelsSVG("Wave", []Panel{{Title: "p", Counts: []int{2, 4}}}, label, Axes{X: "time (ms)", Y: "calls"})
 	for _, c := range []struct{ svg, want string }{
-		{cols.SVG, ">scenario time<"}, {cols.SVG, ">messages<"}, {cols.SVG, ">t1<"}, {cols.SVG, ">4<"},
+		{cols.SVG, ">scenario time<"}, {cols.SVG, ">messages<"}, {cols.SVG, ">t2<"}, {cols.SVG, ">4<"},
 		{bars.SVG, ">wait (s)<"}, {bars.SVG, ">40<"},
 		{panels, ">time (ms)<"}, {panels, ">calls<"},
 	} {

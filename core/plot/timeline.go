@@ -132,7 +132,7 @@ func timelineSVG(title string, lanes []Lane, start time.Time, span time.Duration
 	fmt.Fprintf(s, `<text class="axis" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", left+axisWidth/2, axisY+36,
 		esc(TimeAxisName(unit.name, start)))
 	for i, line := range legendLines {
-		fmt.Fprintf(s, `<text x="%.1f" y="%.1f">%s</text>`+"\n", left, axisY+56+float64(i)*16, esc(line))
+		fmt.Fprintf(s, `<text x="%.1f" y="%.1f" xml:space="preserve">%s</text>`+"\n", left, axisY+56+float64(i)*16, esc(line))
 	}
 	return svgClose(s)
 }
