@@ -3,6 +3,10 @@ package plot
 import (
 	"encoding/xml"
 	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +167,55 @@ func TestChartsNameTheirAxes(t *testing.T) {
 		if !strings.Contains(c.svg, c.want) {
 			t.Errorf("want %s in\n%s", c.want, c.svg)
 		}
+	}
+}
+
+// TestTimelineStacksMarksAtOneInstant: marks at one instant (or closer than
+// a glyph) stand in a column at their own x, one above the other; a mark
+// alone stays on its lane's line; nothing moves sideways.
+func TestTimelineStacksMarksAtOneInstant(t *testing.T) {
+	span := 60 * time.Second
+	lanes := []Lane{{Label: "NTF-001", Marks: []Mark{
+		{At: 30 * time.Second, Symbol: "✓"}, // given out of time order
+		{At: 0, Symbol: "•"}, {At: 0, Symbol: "✗"}, {At: 500 * time.Millisecond, Symbol: "☠"},
+	}}}
+	f := Timeline("t", "T", lanes, clock.Start, span, 20, "")
+	wellFormed(t, f.SVG)
+	re := regexp.MustCompile(`<text class="mark" data-at="([^"]+)" data-key="NTF-001" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]+)<`)
+	ms := re.FindAllStringSubmatch(f.SVG, -1)
+	if len(ms) != 4 {
+		t.Fatalf("%d marks with data-at and data-key, want 4:\n%s", len(ms), f.SVG)
+	}
+	var x0 float64
+	fmt.Sscan(regexp.MustCompile(`<line x1="([\d.]+)"`).FindStringSubmatch(f.SVG[strings.Index(f.SVG, "NTF-001</text>"):])[1], &x0)
+	type got struct {
+		at, sym string
+		x, y    float64
+	}
+	byAt := map[string][]got{}
+	for _, m := range ms {
+		var g got
+		g.at, g.sym = m[1], m[4]
+		fmt.Sscan(m[2], &g.x)
+		fmt.Sscan(m[3], &g.y)
+		byAt[m[1]] = append(byAt[m[1]], g)
+	}
+	want := map[string]float64{"09:00:00.000Z": 0, "09:00:00.500Z": 0.5, "09:00:30.000Z": 30}
+	ys := map[float64]int{}
+	for at, gs := range byAt {
+		for _, g := range gs {
+			if x := x0 + want[at]/60*axisWidth; math.Abs(g.x-x) > 0.1 {
+				t.Errorf("%s at %s drawn at x=%.1f, want %.1f", g.sym, at, g.x, x)
+			}
+			if at != "09:00:30.000Z" {
+				ys[g.y]++
+			}
+		}
+	}
+	if len(ys) != 3 {
+		t.Errorf("the three marks within half a second share %d heights, want 3 (stacked): %v", len(ys), ys)
+	}
+	if lone := byAt["09:00:30.000Z"][0]; lone.y != slices.Max(slices.Collect(maps.Keys(ys))) {
+		t.Errorf("the lone mark is at y=%.1f, not on the lane (y=%.1f)", lone.y, slices.Max(slices.Collect(maps.Keys(ys))))
 	}
 }
