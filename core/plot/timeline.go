@@ -90,9 +90,10 @@ func timelineSVG(title string, lanes []Lane, start time.Time, span time.Duration
 	legendLines := wrapText(legend, int((float64(w)-left-10)/charWidth(fontSize)))
 
 	levels := make([][]int, len(lanes))
-	laneY := make([]float64, len(lanes))
+	laneY, laneTop := make([]float64, len(lanes)), make([]float64, len(lanes))
 	y := 44.0
 	for i, l := range lanes {
+		laneTop[i] = y
 		levels[i] = stackLevels(l.Marks, x)
 		top := 0
 		for _, lv := range levels[i] {
@@ -107,6 +108,11 @@ func timelineSVG(title string, lanes []Lane, start time.Time, span time.Duration
 	axisY := y + 4
 	h := int(math.Ceil(axisY + 44 + float64(len(legendLines))*16))
 	s := svgOpen(w, h, title)
+	// Every other lane is banded, so that a tall stack of marks reads as its
+	// lane's and not as the one above's.
+	for i := 1; i < len(lanes); i += 2 {
+		fmt.Fprintf(s, `<rect x="0" y="%.1f" width="%d" height="%.1f" fill="#f3f5f8"/>`+"\n", laneTop[i], w, laneY[i]+12-laneTop[i])
+	}
 	for i, l := range lanes {
 		ly := laneY[i]
 		fmt.Fprintf(s, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", left-markWidth/2-8, ly+4, esc(l.Label))
