@@ -30,8 +30,10 @@ import (
 //     lines away; its marks must be the default run's;
 //   - a shaded outage spans, on the same reading of the axis, the outage
 //     the body's setup states;
-//   - no text is cut by the picture's edge or overprints another, text
-//     extents estimated from the font size and the characters;
+//   - a lane's label ends before the plot (the axis, and half a mark
+//     either side) and its note starts after it; no text is cut by the
+//     picture's edge or overprints another, text extents estimated from the
+//     font size and the characters;
 //   - stacked panels do not overlap and keep their text inside them.
 func TestFiguresKeepTheirTimes(t *testing.T) {
 	marks, figures := 0, 0
@@ -305,6 +307,18 @@ func checkMarks(t *testing.T, name string, p *svgDoc, events []event) int {
 	// A line may tell two events of one message ("failed → DEAD-LETTERED":
 	// a ✗ and a ☠), never two of one kind: it has room for one mark of each
 	// symbol (a folded line, for as many as it counts).
+	// The plot is the axis and half a mark either side: a lane's label
+	// ends before it, its note starts after it.
+	plot := [2]float64{p.axis[0] - 6.5, p.axis[1] + 6.5}
+	for _, tx := range p.texts {
+		b := tx.box()
+		switch {
+		case tx.class == "label" && b.x1 > plot[0]:
+			t.Errorf("%s: row label %q ends at x=%.1f, inside the plot (from x=%.1f)", name, tx.content, b.x1, plot[0])
+		case tx.class == "note" && tx.content != "" && b.x0 < plot[1]:
+			t.Errorf("%s: note %q starts at x=%.1f, inside the plot (to x=%.1f)", name, tx.content, b.x0, plot[1])
+		}
+	}
 	room := make([]map[string]int, len(events))
 	for i := range events {
 		room[i] = map[string]int{}
@@ -422,6 +436,7 @@ func checkPanels(t *testing.T, name string, p *svgDoc) {
 type svgDoc struct {
 	root   string
 	w, h   float64
+	axis   [2]float64 // the x extent of a timeline's axis line (class "axis-line")
 	texts  []svgText
 	panels []svgPanel
 }
@@ -548,6 +563,10 @@ func parseSVG(raw []byte) (*svgDoc, error) {
 					case "shade":
 						doc.panels[f.panel].shades = append(doc.panels[f.panel].shades, r)
 					}
+				}
+			case "line":
+				if attr(tk, "class") == "axis-line" {
+					doc.axis = [2]float64{num(tk, "x1") + f.dx, num(tk, "x2") + f.dx}
 				}
 			case "title":
 				inTitle++

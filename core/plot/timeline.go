@@ -115,7 +115,7 @@ func timelineSVG(title string, lanes []Lane, start time.Time, span time.Duration
 	}
 	for i, l := range lanes {
 		ly := laneY[i]
-		fmt.Fprintf(s, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", left-markWidth/2-8, ly+4, esc(l.Label))
+		fmt.Fprintf(s, `<text class="label" x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", left-markWidth/2-8, ly+4, esc(l.Label))
 		fmt.Fprintf(s, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ccc"/>`+"\n", left, ly, left+axisWidth, ly)
 		for j, m := range l.Marks {
 			key := m.Key
@@ -126,9 +126,9 @@ func timelineSVG(title string, lanes []Lane, start time.Time, span time.Duration
 			fmt.Fprintf(s, `<text class="mark" data-at="%s" data-key="%s" x="%.1f" y="%.1f" text-anchor="middle" font-size="%d" font-weight="bold" fill="%s">%s<title>%s at %s</title></text>`+"\n",
 				at, esc(key), x(m.At), ly+6-float64(levels[i][j])*markRise, markSize, symbolColor(m.Symbol), esc(m.Symbol), esc(key), at)
 		}
-		fmt.Fprintf(s, `<text x="%.1f" y="%.1f">%s</text>`+"\n", noteX, ly+4, esc(l.Note))
+		fmt.Fprintf(s, `<text class="note" x="%.1f" y="%.1f">%s</text>`+"\n", noteX, ly+4, esc(l.Note))
 	}
-	fmt.Fprintf(s, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`+"\n", left, axisY, left+axisWidth, axisY)
+	fmt.Fprintf(s, `<line class="axis-line" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`+"\n", left, axisY, left+axisWidth, axisY)
 	unit := tickUnitOf(span)
 	for _, tk := range ticks(span) {
 		tx := x(tk)
