@@ -219,3 +219,25 @@ func TestTimelineStacksMarksAtOneInstant(t *testing.T) {
 		t.Errorf("the lone mark is at y=%.1f, not on the lane (y=%.1f)", lone.y, slices.Max(slices.Collect(maps.Keys(ys))))
 	}
 }
+
+// TestTimelineCountsWhatATallStackCannotShow: 50 marks at one instant show
+// as maxStack-1 marks and a "+39" at the top, so the picture keeps its height;
+// a lone mark at the cap's height is drawn, not counted.
+func TestTimelineCountsWhatATallStackCannotShow(t *testing.T) {
+	var marks []Mark
+	for range 50 {
+		marks = append(marks, Mark{At: time.Second, Symbol: "✓"})
+	}
+	f := Timeline("t", "T", []Lane{{Label: "p0", Marks: marks}}, clock.Start, 2*time.Second, 20, "")
+	wellFormed(t, f.SVG)
+	if got := strings.Count(f.SVG, `class="mark"`); got != maxStack-1 {
+		t.Errorf("%d marks drawn, want %d", got, maxStack-1)
+	}
+	if !strings.Contains(f.SVG, `data-at="09:00:01.000Z" data-count="39"`) || !strings.Contains(f.SVG, ">+39<") {
+		t.Errorf("no +39 for the marks above the cap:\n%s", f.SVG)
+	}
+	f = Timeline("t", "T", []Lane{{Label: "p0", Marks: marks[:maxStack]}}, clock.Start, 2*time.Second, 20, "")
+	if got := strings.Count(f.SVG, `class="mark"`); got != maxStack || strings.Contains(f.SVG, `class="more"`) {
+		t.Errorf("%d marks at one instant: %d drawn (want all) and a count %v", maxStack, got, strings.Contains(f.SVG, `class="more"`))
+	}
+}

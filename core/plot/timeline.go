@@ -1,7 +1,9 @@
 package plot
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"math"
 	"strings"
 	"time"
@@ -97,7 +99,7 @@ func timelineSVG(title string, lanes []Lane, start time.Time, span time.Duration
 		levels[i] = stackLevels(l.Marks, x)
 		top := 0
 		for _, lv := range levels[i] {
-			top = max(top, lv)
+			top = max(top, min(lv, maxStack-1))
 		}
 		// The lane's line sits under its highest stack, with room for the
 		// glyphs above it (a mark's glyph rises about 12 px over its baseline).
@@ -117,7 +119,11 @@ func timelineSVG(title string, lanes []Lane, start time.Time, span time.Duration
 		ly := laneY[i]
 		fmt.Fprintf(s, `<text class="label" x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", left-markWidth/2-8, ly+4, esc(l.Label))
 		fmt.Fprintf(s, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ccc"/>`+"\n", left, ly, left+axisWidth, ly)
+		more := overflow(l.Marks, levels[i], x)
 		for j, m := range l.Marks {
+			if more[j] {
+				continue
+			}
 			key := m.Key
 			if key == "" {
 				key = l.Label
@@ -125,6 +131,11 @@ func timelineSVG(title string, lanes []Lane, start time.Time, span time.Duration
 			at := clock.DayStamp(start.Add(m.At))
 			fmt.Fprintf(s, `<text class="mark" data-at="%s" data-key="%s" x="%.1f" y="%.1f" text-anchor="middle" font-size="%d" font-weight="bold" fill="%s">%s<title>%s at %s</title></text>`+"\n",
 				at, esc(key), x(m.At), ly+6-float64(levels[i][j])*markRise, markSize, symbolColor(m.Symbol), esc(m.Symbol), esc(key), at)
+		}
+		for _, g := range overflowGroups(l.Marks, more, x) {
+			from, to := clock.DayStamp(start.Add(g.from)), clock.DayStamp(start.Add(g.to))
+			fmt.Fprintf(s, `<text class="more" data-at="%s" data-count="%d" x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#333">+%d<title>%d more marks from %s to %s</title></text>`+"\n",
+				from, g.n, x(g.from), ly+4-float64(maxStack-1)*markRise, g.n, g.n, from, to)
 		}
 		fmt.Fprintf(s, `<text class="note" x="%.1f" y="%.1f">%s</text>`+"\n", noteX, ly+4, esc(l.Note))
 	}
@@ -179,6 +190,53 @@ func stackLevels(marks []Mark, x func(time.Duration) float64) []int {
 		levels[i] = lv
 	}
 	return levels
+}
+
+// maxStack is the most marks a stack shows: from the maxStack-th up, the
+// marks of a stack are counted in one "+N" at its top instead, so a run with
+// hundreds of marks at one instant stays a picture of reasonable height.
+const maxStack = 12
+
+// overflow tells which marks stand too high to be drawn: those at level
+// maxStack-1 or above, unless a mark is alone up there (then it is drawn).
+func overflow(marks []Mark, levels []int, x func(time.Duration) float64) []bool {
+	high := make([]bool, len(marks))
+	for j, lv := range levels {
+		high[j] = lv >= maxStack-1
+	}
+	for _, g := range overflowGroups(marks, high, x) {
+		if g.n == 1 {
+			high[g.first] = false
+		}
+	}
+	return high
+}
+
+// stackGroup is a run of marks too high to draw, closer than a mark's width.
+type stackGroup struct {
+	from, to time.Duration
+	n, first int
+}
+
+// overflowGroups gathers the marks picked by high into groups, in time order.
+func overflowGroups(marks []Mark, high []bool, x func(time.Duration) float64) []stackGroup {
+	var idx []int
+	for j := range marks {
+		if high[j] {
+			idx = append(idx, j)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(marks[a].At, marks[b].At) })
+	var out []stackGroup
+	for _, j := range idx {
+		at := marks[j].At
+		if n := len(out); n > 0 && x(at)-x(out[n-1].from) < markWidth {
+			out[n-1].to, out[n-1].n = at, out[n-1].n+1
+			continue
+		}
+		out = append(out, stackGroup{from: at, to: at, n: 1, first: j})
+	}
+	return out
 }
 
 // symbolColor gives the usual marks their usual colours in the SVG.
