@@ -3,8 +3,8 @@ package plot
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
