@@ -161,7 +161,7 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 		return nil, fmt.Errorf("%w: %v", ErrCannotStart, err)
 	}
 	rep := report.New(o.Day.ScenarioName(), report.After)
-	rep.Title(fmt.Sprintf("Grade — %s: your worker, judged by the lab's checks", o.Day.Title))
+	rep.Title("Grade — " + o.Day.Title)
 	rep.Linef("Scenario  %s (grades a worker against %s; protocol version %d)", o.Day.ScenarioName(), o.Day.ID, ProtocolVersion)
 	rep.Linef("Seed      %d (the variations are drawn from it; --seed N draws others)", o.Seed)
 	rep.Linef("Runs      the defaults (the course's numbers) and %s", report.Plural(o.Variations, "variation"))
