@@ -31,3 +31,10 @@ func TestPoisonCounterCountOnCatchFails(t *testing.T) {
 	failsWith(t, rep, "the lethal message DeadLettered after exactly MaxAttempts")
 	failsWith(t, rep, "restarts = MaxAttempts")
 }
+
+func TestDay15GoodWorkerPasses(t *testing.T) {
+	rep, stderr := gradeRun(t, "session-15", DefaultSeed, okWorker)
+	if !rep.Passed() {
+		t.Errorf("the good worker failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
+	}
+}
