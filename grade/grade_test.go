@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/pgdb"
 	"outboxlab/core/proc"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -84,6 +85,10 @@ func TestDay16WrongWorkersFail(t *testing.T) {
 		"hold-transaction": "protocol: no database transaction open across a lab call",
 		"no-backoff":       "every retry waited for its NextAttemptUtc",
 		"count-on-failure": "attempts counted at claim time",
+		"wall-clock":       "protocol: every timestamp written is the lab's clock",
+		"bad-token":        "protocol: every call well-formed and authorised",
+		"drop-trigger":     "protocol: Lab tables, triggers and the Day's tables intact",
+		"delete-row":       "no row deleted, inserted or duplicated",
 	} {
 		t.Run(bug, func(t *testing.T) {
 			t.Setenv("OK16_BUG", bug)
@@ -151,29 +156,47 @@ func TestKillLeavesNoSurvivor(t *testing.T) {
 	}
 }
 
-// TestDay16OnPostgres grades the test worker on PostgreSQL: it passes, with
-// the same body as on SQLite, and its schemas are gone afterwards.
-func TestDay16OnPostgres(t *testing.T) {
+// TestOnPostgres grades the test worker on PostgreSQL, Day 16 and the Days
+// that kill workers (whose backends the lab must see gone before anyone runs
+// again): each passes with the same body as on SQLite, and leaves no schema.
+func TestOnPostgres(t *testing.T) {
 	url := postgresURL(t)
-	sqlite, _ := gradeRun(t, "session-16", DefaultSeed, okWorker)
-	ctx := context.Background()
-	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-session-16")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: DefaultVariations,
-		TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
-	rep, err := o.Run(ctx, env)
-	if _, cerr := env.Close(ctx, false); cerr != nil {
-		t.Error(cerr)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.Passed() {
-		t.Fatalf("failed on PostgreSQL: %q\n%s", failed(rep), rep.Body())
-	}
-	if rep.Body() != sqlite.Body() {
-		t.Errorf("the body differs from SQLite's:\n%s", firstDifference(sqlite.Body(), rep.Body()))
+	for _, day := range []string{"session-16", "session-15", "poison-counter"} {
+		t.Run(day, func(t *testing.T) {
+			sqlite, _ := gradeRun(t, day, DefaultSeed, okWorker)
+			ctx := context.Background()
+			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-"+day)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations,
+				TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
+			rep, err := o.Run(ctx, env)
+			schemas := env.Schemas()
+			if _, cerr := env.Close(ctx, false); cerr != nil {
+				t.Error(cerr)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Passed() {
+				t.Fatalf("failed on PostgreSQL: %q\n%s", failed(rep), rep.Body())
+			}
+			if rep.Body() != sqlite.Body() {
+				t.Errorf("the body differs from SQLite's:\n%s", firstDifference(sqlite.Body(), rep.Body()))
+			}
+			db, err := pgdb.Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, r := range schemas {
+				var n int
+				db.QueryRowContext(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, r.Schema).Scan(&n)
+				if n != 0 {
+					t.Errorf("schema %s survived the run", r.Schema)
+				}
+			}
+		})
 	}
 }
