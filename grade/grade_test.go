@@ -44,12 +44,9 @@ func failsWith(t *testing.T, rep *report.Report, want string) {
 // same seed: the bodies must be byte-identical, and hold no token, pid,
 // temporary path or wall time.
 func TestDay16SameBodyOnEveryRerun(t *testing.T) {
-	first, _ := gradeRun(t, "session-16", DefaultSeed, okWorker)
-	for i := 2; i <= 10; i++ {
-		rep, _ := gradeRun(t, "session-16", DefaultSeed, okWorker)
-		if rep.Body() != first.Body() {
-			t.Fatalf("rerun %d differs from the first:\n%s", i, firstDifference(first.Body(), rep.Body()))
-		}
+	first := sameOnReruns(t, "session-16", 10)
+	if !first.Passed() {
+		t.Fatalf("failed: %q", failed(first))
 	}
 	body := first.Body()
 	for _, leak := range []string{os.TempDir(), okWorker, "127.0.0.1", "Bearer", strconv.Itoa(os.Getpid())} {
@@ -66,6 +63,32 @@ func TestDay16SameBodyOnEveryRerun(t *testing.T) {
 	if other.Body() == body {
 		t.Error("--seed 7 drew the same variations as the default seed")
 	}
+}
+
+// TestSeveralWorkersSameBodyOnEveryRerun: with two and three real worker
+// processes, a kill and a stall (Day 15), and with kills and restarts
+// (poison-counter), every rerun gives the same body.
+func TestSeveralWorkersSameBodyOnEveryRerun(t *testing.T) {
+	for _, day := range []string{"session-15", "poison-counter"} {
+		t.Run(day, func(t *testing.T) {
+			if rep := sameOnReruns(t, day, 5); !rep.Passed() {
+				t.Fatalf("failed: %q", failed(rep))
+			}
+		})
+	}
+}
+
+// sameOnReruns grades the test worker n times and requires identical bodies.
+func sameOnReruns(t *testing.T, day string, n int) *report.Report {
+	t.Helper()
+	first, _ := gradeRun(t, day, DefaultSeed, okWorker)
+	for i := 2; i <= n; i++ {
+		rep, _ := gradeRun(t, day, DefaultSeed, okWorker)
+		if rep.Body() != first.Body() {
+			t.Fatalf("rerun %d differs from the first:\n%s", i, firstDifference(first.Body(), rep.Body()))
+		}
+	}
+	return first
 }
 
 func firstDifference(a, b string) string {
