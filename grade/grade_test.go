@@ -223,3 +223,25 @@ func TestOnPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldTransactionOnPostgres: on PostgreSQL the lab finds a worker's
+// session idle in transaction at its call.
+func TestHeldTransactionOnPostgres(t *testing.T) {
+	url := postgresURL(t)
+	t.Setenv("OK16_BUG", "hold-transaction")
+	ctx := context.Background()
+	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-session-16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: 0,
+		TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
+	rep, err := o.Run(ctx, env)
+	if _, cerr := env.Close(ctx, false); cerr != nil {
+		t.Error(cerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	failsWith(t, rep, "protocol: no database transaction open across a lab call")
+}
