@@ -116,7 +116,7 @@ func IndexHTML(sc Scan, sum Summary, course Course, dir string) string {
 			students[e.Student] = true
 		}
 	}
-	rank := course.rank()
+	rank := course.Rank()
 	slices.SortStableFunc(order, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 	who := ""
 	if len(students) > 0 {
@@ -204,7 +204,7 @@ func classSummary(b *strings.Builder, sc Scan, sum Summary, course Course, group
 			}
 			done[name] = true
 			pair := course.Pair[name]
-			if pair != "" && course.rank()(pair) < course.rank()(name) {
+			if pair != "" && course.Rank()(pair) < course.Rank()(name) {
 				name, pair = pair, name // the BEFORE first, on the left
 			}
 			done[pair] = true

@@ -283,7 +283,7 @@ func summarize(sc Scan, course Course, now time.Time, version string) Summary {
 			s.HeaderDisagrees = append(s.HeaderDisagrees, e.Report)
 		}
 	}
-	rank := course.rank()
+	rank := course.Rank()
 	slices.SortStableFunc(s.Scenarios, func(a, b Entry) int {
 		return cmp.Or(rank(a.Scenario)-rank(b.Scenario), strings.Compare(a.Scenario, b.Scenario), strings.Compare(a.Student, b.Student))
 	})
@@ -296,9 +296,9 @@ func summarize(sc Scan, course Course, now time.Time, version string) Summary {
 	return s
 }
 
-// rank returns a scenario's place in the course; a scenario the course does
+// Rank returns a scenario's place in the course; a scenario the course does
 // not know comes after every one it does.
-func (c Course) rank() func(string) int {
+func (c Course) Rank() func(string) int {
 	pos := map[string]int{}
 	for i, name := range c.Order {
 		pos[name] = i
