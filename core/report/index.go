@@ -118,17 +118,16 @@ func newestFirst(a, b Entry) int {
 	return cmp.Or(b.modified.Compare(a.modified), strings.Compare(b.Report, a.Report))
 }
 
-var numbered = regexp.MustCompile(`^(.*)-(\d+)\.txt$`)
-
-// splitSuffix cuts X-2.txt into X.txt and 2; X.txt is X.txt and 1.
+// splitSuffix cuts a report's X-2.txt into X.txt and 2; X.txt is X.txt and
+// 1, as is a file not named as the lab names reports.
 func splitSuffix(rel string) (string, int) {
-	m := numbered.FindStringSubmatch(rel)
-	if m == nil || !reportFile.MatchString(path.Base(rel)) {
+	m := reportFile.FindStringSubmatch(path.Base(rel))
+	if m == nil || m[3] == "" {
 		return rel, 1
 	}
 	var n int
-	fmt.Sscan(m[2], &n)
-	return m[1] + ".txt", n
+	fmt.Sscan(strings.TrimPrefix(m[3], "-"), &n)
+	return strings.TrimSuffix(rel, m[3]+".txt") + ".txt", n
 }
 
 // readEntry reads the report at dir/rel; why says why it is not indexed.
