@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -185,10 +186,10 @@ func judgeClass(ctx context.Context, dir string, opts classOptions) (class, erro
 	c.References = refs
 	rank := course().Rank()
 	slices.SortStableFunc(c.Rows, func(a, b submission) int {
-		if a.Student != b.Student {
-			return strings.Compare(a.Student, b.Student)
+		if ra, rb := rank(scenarioOf(a)), rank(scenarioOf(b)); ra != rb {
+			return ra - rb
 		}
-		return rank(scenarioOf(a)) - rank(scenarioOf(b))
+		return cmp.Or(strings.Compare(scenarioOf(a), scenarioOf(b)), strings.Compare(a.Student, b.Student))
 	})
 	return c, nil
 }
@@ -367,21 +368,25 @@ func verifiedWord(v verification) string {
 // verify does not, the skipped files, and one line that sums it up.
 func printClass(w io.Writer, c class) {
 	for _, r := range c.References {
-		fmt.Fprint(w, fitLines(fmt.Sprintf("reference: %s (%s): %s, checks %d/%d, verified %s\n", show(r.Path),
-			runName(r.Doc), verdictWord(r.Doc), report.ChecksPassed(r.Checks), len(r.Checks), verifiedWord(r.Verify))))
+		fmt.Fprintf(w, "reference: %s\n", show(r.Path))
+		fmt.Fprint(w, fitLines(fmt.Sprintf("           %s: %s, checks %d/%d, verified %s\n", runName(r.Doc),
+			verdictWord(r.Doc), report.ChecksPassed(r.Checks), len(r.Checks), verifiedWord(r.Verify))))
 		if !r.Verify.Verified {
-			fmt.Fprint(w, fitLines("  "+show(r.Verify.Reason)+"\n"))
+			fmt.Fprint(w, fitLines("           "+show(r.Verify.Reason)+"\n"))
 		}
 	}
-	fmt.Fprintln(w)
-	var rows [][]string
-	for _, s := range c.Rows {
-		rows = append(rows, []string{show(report.Dash(s.Student)), show(scenarioOf(s)), show(flagsOf(s.Doc)),
-			fmt.Sprintf("%d/%d", report.ChecksPassed(s.Checks), len(s.Checks)), show(verdictWord(s.Doc)),
-			verifiedWord(s.Verify), show(s.RefDiff)})
-	}
-	if len(rows) > 0 {
-		fmt.Fprint(w, report.RenderTable([]string{"Student", "Scenario", "Flags", "Checks", "Verdict", "Verified", "Vs reference"}, rows))
+	// One table per scenario, in course order: a row per student.
+	for i := 0; i < len(c.Rows); {
+		name := scenarioOf(c.Rows[i])
+		var rows [][]string
+		for ; i < len(c.Rows) && scenarioOf(c.Rows[i]) == name; i++ {
+			s := c.Rows[i]
+			rows = append(rows, []string{show(report.Dash(s.Student)), show(flagsOf(s.Doc)),
+				fmt.Sprintf("%d/%d", report.ChecksPassed(s.Checks), len(s.Checks)), show(verdictWord(s.Doc)),
+				verifiedWord(s.Verify), show(s.RefDiff)})
+		}
+		fmt.Fprintf(w, "\n## %s (%s)\n", show(report.Dash(name)), kindOf(c.Rows[i-1]))
+		fmt.Fprint(w, report.RenderTable([]string{"Student", "Flags", "Checks", "Verdict", "Verified", "Against the reference"}, rows))
 	}
 	notes := 0
 	for _, s := range c.Rows {
@@ -404,9 +409,13 @@ func printClass(w io.Writer, c class) {
 		}
 	}
 	students := map[string]bool{}
-	pass, fail, unverified := 0, 0, 0
+	pass, fail, unverified, unnamed := 0, 0, 0, 0
 	for _, s := range c.Rows {
-		students[s.Student] = true
+		if s.Student == "" {
+			unnamed++
+		} else {
+			students[s.Student] = true
+		}
 		switch {
 		case !s.Verify.Verified:
 			unverified++
@@ -416,8 +425,12 @@ func printClass(w io.Writer, c class) {
 			pass++
 		}
 	}
+	by := report.Plural(len(students), "student")
+	if unnamed > 0 {
+		by += fmt.Sprintf(" (and %d naming no student)", unnamed)
+	}
 	fmt.Fprintf(w, "\n%s by %s: %d passed and verified, %d failed, %d did not verify\n",
-		report.Plural(len(c.Rows), "report"), report.Plural(len(students), "student"), pass, fail, unverified)
+		report.Plural(len(c.Rows), "report"), by, pass, fail, unverified)
 }
 
 // writeAtomic writes content to path whole or not at all: a temporary file

@@ -88,7 +88,12 @@ func verifyDoc(ctx context.Context, doc report.Doc, worker []string) (verificati
 	if body == doc.Body {
 		return verification{Verified: true, Rerun: true}, nil
 	}
-	return verification{Rerun: true, Reason: firstDifference(doc.Body, body) + versionNote(r)}, nil
+	why := firstDifference(doc.Body, body)
+	if note := versionNote(r); note != "" {
+		// Another lab version is the likelier cause: said first.
+		why = strings.Trim(note, " ()") + "; " + why
+	}
+	return verification{Rerun: true, Reason: why}, nil
 }
 
 func refused(why string) verification { return verification{Reason: why} }
@@ -176,8 +181,9 @@ func firstDifference(reported, rerun string) string {
 			}
 			continue
 		}
+		from := differAt(la, lb)
 		return fmt.Sprintf("body line %d (under %s): the report reads %s, the rerun %s",
-			i+1, show(section), quoteLine(la, i < len(a)), quoteLine(lb, i < len(b)))
+			i+1, show(section), quoteLine(la, from, i < len(a)), quoteLine(lb, from, i < len(b)))
 	}
 	return "the bodies differ"
 }
@@ -189,10 +195,27 @@ func lineAt(lines []string, i int) string {
 	return ""
 }
 
-// quoteLine quotes a line for a one-line message, shortened, or says it is missing.
-func quoteLine(l string, present bool) string {
+// differAt is the rune index where a and b first differ.
+func differAt(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	i := 0
+	for i < len(ra) && i < len(rb) && ra[i] == rb[i] {
+		i++
+	}
+	return i
+}
+
+// quoteLine quotes a line for a one-line message: the part around rune
+// from, where it differs from the other line, or says it is missing.
+func quoteLine(l string, from int, present bool) string {
 	if !present {
 		return "nothing (the body ends)"
 	}
-	return fmt.Sprintf("%q", cut(strings.TrimSpace(l), 60))
+	r := []rune(l)
+	start := max(0, from-24)
+	text := string(r[start:])
+	if start > 0 {
+		text = "…" + text
+	}
+	return fmt.Sprintf("%q", cut(text, 56))
 }

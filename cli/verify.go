@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -63,12 +64,18 @@ not happen.`,
 				if err != nil {
 					return err
 				}
-				if v.Verified {
-					fmt.Fprintf(w, "verified  %s: %s\n", show(reports[i]), runName(doc))
-					continue
+				// The path alone after its label (it may be long), then the
+				// run it records, then why it does not verify.
+				word := "verified  "
+				if !v.Verified {
+					word = "DIFFERS   "
+					failed++
 				}
-				failed++
-				fmt.Fprint(w, fitLines(fmt.Sprintf("DIFFERS   %s: %s\n          %s\n", show(reports[i]), runName(doc), show(v.Reason))))
+				text := "          " + runName(doc) + "\n"
+				if !v.Verified {
+					text += "          " + show(v.Reason) + "\n"
+				}
+				io.WriteString(w, word+show(reports[i])+"\n"+fitLines(text))
 			}
 			if failed > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "outboxlab: %d of %s %s not verify\n", failed, report.Plural(len(docs), "report"),
