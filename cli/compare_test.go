@@ -189,6 +189,18 @@ func TestCompareTakesAGoldenBodyAsReference(t *testing.T) {
 	}
 }
 
+// A golden body made with GoldenArgs says so: compare --help's claim that
+// goldens are made with the defaults is true only with that exception.
+func TestCompareNamesAGoldenBodysFlags(t *testing.T) {
+	golden := "../testdata/golden/worker-throughput.txt"
+	code, out, _ := compareExit(golden, golden)
+	want := "parameters: unknown: A is a golden body, made with --messages 2000 --batch 100 --produce-for 10s " +
+		"(the other flags at their defaults); B is a golden body, made with"
+	if code != ExitOK || !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+		t.Errorf("compare of the worker-throughput golden: exit %d, %q; want it to say %q", code, out, want)
+	}
+}
+
 // Day 16 with --max-attempts 3 and 5: the flags come first, the full diff
 // tells PAY-003's story without the healthy rows, and --checks/--metrics
 // judge only what they compare.
