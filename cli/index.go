@@ -24,8 +24,8 @@ class folder of per-student folders, renamed files); every other file is
 listed with why it was skipped. The page starts with a class summary (every
 BEFORE beside its AFTER, in course order); then one section per scenario in
 course order, one row per report, newest first: checks, verdict, exit code,
-the student (the header's --student, or the first folder below DIR when it is
-not one of the lab's group folders), the flags not at their default, when,
+the student (the first folder below DIR when it is not one of the lab's group
+folders such as session-16, else the header's --student), the flags not at their default, when,
 and links to the report and its HTML twin, whose verdict and checks come
 first. Figures are shown full width. A row whose header disagrees with its
 own body (an edited report) is marked, and shows the body's checks and verdict.

@@ -35,7 +35,7 @@ code.flag{white-space:nowrap;font-size:16px}code.shown{color:#555}
 .result{font-size:22px;padding:6px 0}
 ul.checks{list-style:none;padding-left:8px;font-size:18px}ul.checks li{margin:2px 0}
 nav.toc ul{columns:3;padding-left:20px;font-size:16px;margin:0}nav.toc li{break-inside:avoid}
-nav.toc p{margin:8px 0 0}
+nav.toc p{margin:8px 0 0}nav.toc{margin-bottom:20px}
 ul.skipped{font-size:16px}
 .pairs td{width:50%}
 `
@@ -189,8 +189,10 @@ func classSummary(b *strings.Builder, sc Scan, sum Summary, course Course, group
 		fmt.Fprintf(b, "<p class=\"result pass\">All %s passed their checks.</p>\n", Plural(len(sc.Entries), "report"))
 	default:
 		fmt.Fprintf(b, "<p class=\"result fail\">%d of %s failed", len(sum.FailedReports), Plural(len(sc.Entries), "report"))
-		if n := len(sum.HeaderDisagrees); n > 0 {
-			fmt.Fprintf(b, "; %s disagree with their own body (edited by hand)", Plural(n, "header"))
+		if n := len(sum.HeaderDisagrees); n == 1 {
+			b.WriteString("; 1 header disagrees with its own body (edited by hand)")
+		} else if n > 1 {
+			fmt.Fprintf(b, "; %d headers disagree with their own body (edited by hand)", n)
 		}
 		b.WriteString(".</p>\n")
 	}

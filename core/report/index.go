@@ -36,7 +36,7 @@ type Entry struct {
 	Scenario     string    `json:"scenario"`
 	Kind         Kind      `json:"kind,omitempty"`
 	Started      time.Time `json:"started"`
-	Student      string    `json:"student,omitempty"` // the header's --student, else the student folder (see Course)
+	Student      string    `json:"student,omitempty"` // the first folder when it is not a group folder (see Course), else the header's --student
 	ParamsKnown  bool      `json:"params_known"`
 	Flags        []string  `json:"flags"` // the parameters that differ from the defaults
 	Shown        []string  `json:"shown,omitempty"`
@@ -175,7 +175,8 @@ func readEntry(dir, rel string, course Course) (Entry, string) {
 		}
 		fromBody(&e, doc.Body)
 	}
-	if e.Student == "" && e.folder != "" && !course.Groups[e.folder] {
+	// As class reads it: the student's folder, else the header's --student.
+	if e.folder != "" && !course.Groups[e.folder] {
 		e.Student = e.folder
 	}
 	return e, ""
