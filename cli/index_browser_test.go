@@ -77,7 +77,7 @@ window.addEventListener('load', function () {
     figures: imgs.map(function (i) { return {src: i.getAttribute('src'), alt: i.alt,
       width: i.getBoundingClientRect().width, natural: i.naturalWidth}; }),
     bodyWidth: document.body.clientWidth,
-    brokenFlags: all('code.flag').filter(function (c) { return c.getClientRects().length > 1; })
+    brokenFlags: all('code.flag span, code.shown').filter(function (c) { return c.getClientRects().length > 1; })
       .map(function (c) { return c.textContent; }),
     summaryTop: top('#summary'), firstRunsTop: top('table.runs'), verdictTop: top('#result .verdict'),
     timelineTop: h2s.length ? h2s[0].getBoundingClientRect().top : -1, innerHeight: window.innerHeight});

@@ -30,7 +30,7 @@ overflow-wrap:anywhere;margin:4px 0}
 .verdict.fail{border-color:#a00000}
 .figs img,.figure img{display:block;width:100%;max-width:100%;height:auto;border:1px solid #ddd;margin:8px 0}
 .muted{color:#555}
-code.flag{white-space:nowrap;font-size:16px}code.shown{color:#555}
+code.flag{font-size:16px}code.flag span,code.shown{white-space:nowrap}code.shown{color:#555}
 .runs tr.disagrees td{background:#fff4f4}
 .result{font-size:22px;padding:6px 0}
 ul.checks{list-style:none;padding-left:8px;font-size:18px}ul.checks li{margin:2px 0}
@@ -75,7 +75,13 @@ func flagsHTML(e Entry) string {
 	}
 	var parts []string
 	for _, f := range e.Flags {
-		parts = append(parts, "<code class=\"flag\">"+esc(f)+"</code>")
+		// A flag never breaks inside its name; a long list of values may
+		// break after a comma, so that no flag is wider than the window.
+		pieces := strings.SplitAfter(f, ",")
+		for i, p := range pieces {
+			pieces[i] = "<span>" + esc(p) + "</span>"
+		}
+		parts = append(parts, "<code class=\"flag\">"+strings.Join(pieces, "")+"</code>")
 	}
 	for _, f := range e.Shown {
 		parts = append(parts, "<code class=\"flag shown\" title=\"what the body shows, not what ran\">"+esc(f)+"</code>")
