@@ -228,3 +228,61 @@ func demoReportAt(started time.Time, n int) string {
 	j := strings.Index(text[i:], "\n")
 	return text[:i] + "started:  " + started.Format(time.RFC3339) + text[i+j:] + strings.Repeat("\n", n)
 }
+
+// Every table in every golden body reads back into rows that render to
+// the very same lines: a row split in two, or two rows joined (a wrapped
+// label mistaken for a new row, or the other way round), renders otherwise.
+func TestGoldenTablesReadBackWhole(t *testing.T) {
+	goldens, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "golden", "*.txt"))
+	if len(goldens) == 0 {
+		t.Fatal("no golden bodies found")
+	}
+	tables, skipped := 0, 0
+	for _, g := range goldens {
+		raw, _ := os.ReadFile(g)
+		for _, it := range Items(string(raw)) {
+			if it.Table == nil {
+				continue
+			}
+			if explicitBreaks(it.Table) {
+				// Cells holding their own line breaks (a stack of values in
+				// one cell) read back joined by spaces and render otherwise.
+				skipped++
+				continue
+			}
+			tables++
+			want := strings.Join(it.Table.Lines, "\n") + "\n"
+			if got := RenderTable(it.Table.Header, it.Table.Rows); got != want {
+				t.Errorf("%s: a table read back as %d rows renders otherwise:\n%s\nwant\n%s",
+					filepath.Base(g), len(it.Table.Rows), got, want)
+			}
+		}
+	}
+	t.Logf("%d tables in %d golden bodies read back whole; %d with cells of several lines left out", tables, len(goldens), skipped)
+	if tables < 60 {
+		t.Errorf("only %d tables checked", tables)
+	}
+}
+
+// explicitBreaks reports whether a table has a cell broken where a wrap
+// would not have broken it: a continuation line whose text would have
+// fitted on the line above.
+func explicitBreaks(tab *Table) bool {
+	var above []string
+	for _, line := range tab.Lines[3:] {
+		if !strings.HasPrefix(line, "│") {
+			continue
+		}
+		cells := splitCells(line)
+		if above != nil && cells[0] == "" {
+			for i := range min(len(cells), len(above), len(tab.widths)) {
+				first, _, _ := strings.Cut(cells[i], " ")
+				if cells[i] != "" && above[i] != "" && Width(above[i])+1+Width(first) <= tab.widths[i] {
+					return true
+				}
+			}
+		}
+		above = cells
+	}
+	return false
+}
