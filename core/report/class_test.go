@@ -108,6 +108,9 @@ func TestScanFindsEveryReportAndListsEverySkip(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "alice", "session-16", "Session-16-Demo-RunReport-20260116-090000-attempts.svg"), "<svg/>")
 	writeFile(t, filepath.Join(dir, "bob", "deep", "er", "run.txt"), failing)
 	writeFile(t, filepath.Join(dir, "carol", "my day 16 report"), ok)
+	// Its figure kept the lab's name; its title names the run.
+	writeFile(t, filepath.Join(dir, "carol", "Session-16-Demo-RunReport-20260116-090001-attempts.svg"),
+		"<svg><title>session-16-demo — Attempts</title></svg>")
 	writeFile(t, filepath.Join(dir, "dave", "r.txt"), strings.Replace(ok, "exit:     0", "exit:     1", 1))
 	writeFile(t, filepath.Join(dir, "dave", "notes.txt"), "notes")
 	_, body, _ := SplitHeader(ok)
@@ -137,6 +140,12 @@ func TestScanFindsEveryReportAndListsEverySkip(t *testing.T) {
 	}
 	if students["bob/deep/er/run.txt"] != "bob" || students[want[0]] != "alice" {
 		t.Errorf("students %v", students)
+	}
+	for _, e := range sc.Entries {
+		if e.Report == "carol/my day 16 report" &&
+			!slices.Equal(e.Figures, []string{"carol/Session-16-Demo-RunReport-20260116-090001-attempts.svg"}) {
+			t.Errorf("the renamed report's figures are %q, want the one its title names", e.Figures)
+		}
 	}
 	skipped := map[string]string{}
 	for _, s := range sc.Skipped {

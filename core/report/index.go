@@ -212,7 +212,7 @@ func figuresOf(dir, rel string) []string {
 			out = append(out, path.Join(folder, filepath.Base(f)))
 		}
 	}
-	return out
+	return append(out, captionFigures(dir, rel)...)
 }
 
 func globEscape(s string) string {

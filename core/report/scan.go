@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -91,9 +92,16 @@ func FindReports(dir string) (reports []string, skipped []Skip, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read report directory: %w", unwrapPath(err))
 	}
-	// A figure belongs to the report whose name (without .txt) it extends.
+	// A figure belongs to the report whose name (without .txt) it extends,
+	// or, beside a renamed report, to the one whose run its title names.
+	claimed := map[string]bool{}
+	for _, r := range reports {
+		for _, f := range captionFigures(dir, r) {
+			claimed[f] = true
+		}
+	}
 	for _, s := range svgs {
-		owned := slices.ContainsFunc(reports, func(r string) bool {
+		owned := claimed[s] || slices.ContainsFunc(reports, func(r string) bool {
 			return path.Dir(r) == path.Dir(s) && strings.HasPrefix(s, strings.TrimSuffix(r, path.Ext(r))+"-")
 		})
 		if !owned {
@@ -134,4 +142,61 @@ func notAReport(p string) string {
 // below a folder named TwinDir.
 func labTwin(rel string) bool {
 	return strings.HasSuffix(rel, ".html") && slices.Contains(strings.Split(path.Dir(rel), "/"), TwinDir)
+}
+
+// captionFigures returns the figures beside a report renamed by hand (its
+// name is not the lab's, so its figures are not named after it): the SVGs
+// in its folder named after no report there whose title starts with the
+// caption the lab gives its run's figures (the scenario and the flags not
+// at their default, as cli's runCaption writes it). nil for a report named
+// as the lab names them.
+func captionFigures(dir, rel string) []string {
+	if reportFile.MatchString(path.Base(rel)) {
+		return nil
+	}
+	caption := captionOf(filepath.Join(dir, filepath.FromSlash(rel)))
+	if caption == "" {
+		return nil
+	}
+	folder := path.Dir(rel)
+	abs := filepath.Join(dir, filepath.FromSlash(folder))
+	svgs, _ := filepath.Glob(filepath.Join(abs, "*.svg"))
+	var out []string
+	for _, f := range svgs {
+		name := filepath.Base(f)
+		if m := figureOfReport.FindStringSubmatch(name); m != nil {
+			if _, err := os.Lstat(filepath.Join(abs, m[1]+".txt")); err == nil {
+				continue // named after a report that is there
+			}
+		}
+		if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if strings.HasPrefix(svgTitle(f), caption+" — ") {
+			out = append(out, path.Join(folder, name))
+		}
+	}
+	return out
+}
+
+// figureOfReport matches a figure the lab named after its report:
+// <report name>-<figure>.svg.
+var figureOfReport = regexp.MustCompile(`^([A-Za-z0-9-]+-RunReport-\d{8}-\d{6}(?:-\d+)?)-[a-z0-9_-]+\.svg$`)
+
+// captionOf is the caption of the figures of the run the report at file
+// records: the scenario and its flags not at their default; "" without a record.
+func captionOf(file string) string {
+	text, err := readBounded(file)
+	if err != nil {
+		return ""
+	}
+	doc, ok := Parse(text)
+	if !ok || doc.Info.Record == nil {
+		return ""
+	}
+	caption := doc.Info.Record.Scenario
+	for _, p := range NonDefault(doc.Info.Record.Params) {
+		caption += " " + p.String()
+	}
+	return caption
 }
