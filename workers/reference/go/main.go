@@ -33,15 +33,16 @@ type Config struct {
 	RedriveAttempts   int
 }
 
+// maxSleepMS bounds a backoff that is not capped, so that doubling it never
+// overflows: 30 days, far past the lab's one-day scenario clock.
+const maxSleepMS = 30 * 24 * 3600 * 1000
+
 // Backoff is the wait after the n-th failed attempt: base × 2^(n-1), capped
 // at MaxBackoffMS when that is not 0.
 func (c Config) Backoff(n int) int64 {
 	d := c.BaseBackoffMS
-	for i := 1; i < n; i++ {
+	for i := 1; i < n && d < maxSleepMS; i++ {
 		d *= 2
-		if c.MaxBackoffMS > 0 && d >= c.MaxBackoffMS {
-			break
-		}
 	}
 	if c.MaxBackoffMS > 0 && d > c.MaxBackoffMS {
 		d = c.MaxBackoffMS
