@@ -22,9 +22,9 @@ var starters embed.FS
 // The drivers a starter's go.mod requires, at the versions the lab is built
 // with (TestStarterGoModMatchesTheLab keeps them equal to the repo's go.mod).
 const (
-	goVersion     = "1.26"
-	sqliteModule  = "modernc.org/sqlite v1.62.0"
-	pgxModule     = "github.com/jackc/pgx/v5 v5.12.0"
+	goVersion    = "1.26"
+	sqliteModule = "modernc.org/sqlite v1.62.0"
+	pgxModule    = "github.com/jackc/pgx/v5 v5.12.0"
 )
 
 // days maps every spelling a Day accepts to its starter's folder.
