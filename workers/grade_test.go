@@ -1,0 +1,221 @@
+package workers_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/core/report"
+	"outboxlab/grade"
+	"outboxlab/scenarios"
+)
+
+// The workers under test, built once per test binary by TestMain.
+var (
+	referenceGo string // workers/reference/go
+	wrongGo     string // workers/wrong: the reference with -bug NAME
+	starter16   string // workers/starter/day16
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "workers-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	referenceGo = filepath.Join(dir, "reference")
+	wrongGo = filepath.Join(dir, "wrong")
+	starter16 = filepath.Join(dir, "starter16")
+	for out, pkg := range map[string]string{referenceGo: "./reference/go", wrongGo: "./wrong", starter16: "./starter/day16"} {
+		build := exec.Command("go", "build", "-o", out, pkg)
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n", pkg, err)
+			os.Exit(3)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// graded is one grade of a worker: the report and the worker's stderr tail.
+type graded struct {
+	rep    *report.Report
+	stderr string
+}
+
+// gradeWorker grades command on day (SQLite unless env says otherwise).
+func gradeWorker(t testing.TB, day string, env scenarios.Env, command ...string) graded {
+	t.Helper()
+	d := grade.Lookup(day)
+	if d == nil {
+		t.Skipf("grade has no Day %s yet", day)
+	}
+	var stderr bytes.Buffer
+	o := &grade.Options{Day: d, Seed: grade.DefaultSeed, Variations: grade.DefaultVariations,
+		TurnBudget: grade.DefaultTurnBudget, Command: command, Stderr: &stderr}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := o.Run(ctx, env)
+	if err != nil {
+		t.Fatalf("grade %s -- %s: %v", day, strings.Join(command, " "), err)
+	}
+	return graded{rep: rep, stderr: stderr.String()}
+}
+
+// variationTag is the "v2: " a grade puts before each variation's check.
+var variationTag = regexp.MustCompile(`^v\d+: `)
+
+// failed are the names of the failing checks, without their variation tag,
+// once each, in the report's order.
+func (g graded) failed() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range g.rep.Result().Checks {
+		name := variationTag.ReplaceAllString(c.Name, "")
+		if !c.Passed && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func TestReferenceGoPassesDay16(t *testing.T) {
+	g := gradeWorker(t, "session-16", scenarios.NewEnv(t.TempDir()), referenceGo)
+	if !g.rep.Passed() {
+		t.Errorf("the Go reference failed %q:\n%s\nstderr:\n%s", g.failed(), g.rep.Body(), g.stderr)
+	}
+}
+
+func TestReferencePythonPassesDay16(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	g := gradeWorker(t, "session-16", scenarios.NewEnv(t.TempDir()), python, "reference/python/worker.py")
+	if !g.rep.Passed() {
+		t.Errorf("the Python reference failed %q:\n%s\nstderr:\n%s", g.failed(), g.rep.Body(), g.stderr)
+	}
+}
+
+// TestWrongWorkerWithoutBugPasses proves the wrong worker is the reference
+// but for its bugs: without -bug it passes, so each failure below is its
+// bug's alone.
+func TestWrongWorkerWithoutBugPasses(t *testing.T) {
+	g := gradeWorker(t, "session-16", scenarios.NewEnv(t.TempDir()), wrongGo)
+	if !g.rep.Passed() {
+		t.Errorf("the wrong worker without a bug failed %q:\n%s\nstderr:\n%s", g.failed(), g.rep.Body(), g.stderr)
+	}
+}
+
+// wrongWorkers are the deliberately wrong workers and the check that must
+// catch each: a failing check whose name contains want.
+var wrongWorkers = []struct {
+	day, bug string
+	python   string // a Python wrong worker instead of -bug
+	want     string
+	slow     bool // bound by the lab's wall-clock limits: 2 reruns unless OUTBOXLAB_WRONG_RERUNS says
+}{
+	{day: "session-16", bug: "no-max-attempts", want: "the poison tried exactly MaxAttempts times"},
+	{day: "session-16", bug: "backoff-not-gated", want: "every retry waited for its NextAttemptUtc"},
+	{day: "session-16", bug: "backoff-not-doubled", want: "every retry waited for its NextAttemptUtc"},
+	{day: "session-16", bug: "wall-clock", want: "protocol: every timestamp written is the lab's clock"},
+	{day: "session-16", bug: "attempt-off-by-one", want: "the poison tried exactly MaxAttempts times"},
+	{day: "session-16", bug: "dead-letter-no-last-error", want: "the poison DeadLettered with its LastError"},
+	{day: "session-16", bug: "dead-letter-deletes", want: "no row deleted, inserted or duplicated"},
+	{day: "session-16", bug: "dead-letter-fakes-outcome", want: "its payment still PendingConfirmation"},
+	{day: "session-16", bug: "invents-transaction-id", want: "transaction ids only from the provider"},
+	{day: "session-16", bug: "count-on-catch", want: "attempts counted at claim time"},
+	{day: "session-16", python: "wrong/python/isoformat.py", want: "protocol: every timestamp written is the lab's clock"},
+
+	{day: "session-16", bug: "never-calls-lab", want: "protocol: hello is the first call"},
+	{day: "session-16", bug: "hangs", want: "protocol: done and exit 0 within the run's limits", slow: true},
+	{day: "session-16", bug: "exits-at-once", want: "protocol: done and exit 0 within the run's limits"},
+	{day: "session-16", bug: "second-call", want: "protocol: one call at a time"},
+	{day: "session-16", bug: "floods-provider", want: "protocol: done and exit 0 within the run's limits"},
+	{day: "session-16", bug: "garbage-rows", want: "no row deleted, inserted or duplicated"},
+	{day: "session-16", bug: "drops-table", want: "protocol: Lab tables, triggers and the Day's tables intact"},
+	{day: "session-16", bug: "drops-change-log", want: "protocol: Lab tables, triggers and the Day's tables intact"},
+	{day: "session-16", bug: "holds-transaction", want: "protocol: no database transaction open across a lab call"},
+	{day: "session-16", bug: "done-with-work-left", want: "the queue drained"},
+
+	{day: "session-15", bug: "select-then-update", want: "at most one owner"},
+	{day: "session-15", bug: "no-lease-expiry", want: "taken over after its lease"},
+	{day: "session-15", bug: "no-owner-check", want: "refused"},
+	{day: "poison-counter", bug: "count-on-catch", want: "DeadLettered after exactly MaxAttempts deliveries"},
+	{day: "poison-counter", bug: "no-lease-expiry", want: "DeadLettered after exactly MaxAttempts deliveries"},
+
+	{day: "session-17", bug: "redrive-resets-counters", want: "counters kept"},
+	{day: "session-17", bug: "redrive-skips-audit", want: "audit"},
+	{day: "session-17", bug: "redrive-one-batch", want: "batches"},
+	{day: "session-17", bug: "redrive-no-verify", want: "verified"},
+	{day: "session-17", bug: "redrive-unapproved", want: "approver"},
+}
+
+// reruns is how many times each wrong worker is graded:
+// OUTBOXLAB_WRONG_RERUNS, else 10 (2 for a slow one), 1 with -short.
+func reruns(t *testing.T, slow bool) int {
+	if v := os.Getenv("OUTBOXLAB_WRONG_RERUNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("OUTBOXLAB_WRONG_RERUNS %q: want a number from 1", v)
+		}
+		return n
+	}
+	if testing.Short() {
+		return 1
+	}
+	if slow {
+		return 2
+	}
+	return 10
+}
+
+// TestWrongWorkersFail grades every wrong worker reruns times: each run must
+// fail (the CLI's exit 1) with the check that names its bug.
+func TestWrongWorkersFail(t *testing.T) {
+	for _, w := range wrongWorkers {
+		n := reruns(t, w.slow)
+		name, command := w.day+"/"+w.bug, []string{wrongGo, "-bug", w.bug}
+		if w.python != "" {
+			python, err := exec.LookPath("python3")
+			if err != nil {
+				t.Skip("no python3")
+			}
+			name, command = w.day+"/"+filepath.Base(w.python), []string{python, w.python}
+		}
+		t.Run(name, func(t *testing.T) {
+			for i := range n {
+				g := gradeWorker(t, w.day, scenarios.NewEnv(t.TempDir()), command...)
+				failed := g.failed()
+				if g.rep.Passed() {
+					t.Fatalf("run %d of %d passed; want a failing %q", i+1, n, w.want)
+				}
+				found := false
+				for _, c := range failed {
+					found = found || strings.Contains(c, w.want)
+				}
+				if !found {
+					t.Fatalf("run %d of %d: no failing check names the bug (%q); failed:\n  %s",
+						i+1, n, w.want, strings.Join(failed, "\n  "))
+				}
+				if i == 0 {
+					t.Logf("caught by %q; all failing: %q", w.want, failed)
+				}
+			}
+		})
+	}
+}
