@@ -182,7 +182,7 @@ func schemaShape(ctx context.Context, db *sql.DB, postgres bool) (string, error)
 		query = `SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
 			FROM information_schema.columns WHERE table_schema = current_schema()
 			UNION ALL
-			SELECT 'trigger ' || t.tgname || ' ' || t.tgenabled || ' ' || c.relname
+			SELECT 'trigger ' || t.tgname || ' ' || t.tgenabled::text || ' ' || c.relname
 			FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 			WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal
 			UNION ALL

@@ -17,3 +17,24 @@ func TestDay16GoodWorkerPasses(t *testing.T) {
 		t.Errorf("%d checks sections, want %d", n, 1+DefaultVariations)
 	}
 }
+
+func TestPoisonCounterGoodWorkerPasses(t *testing.T) {
+	rep, stderr := gradeRun(t, "poison-counter", DefaultSeed, okWorker)
+	if !rep.Passed() {
+		t.Errorf("the good worker failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
+	}
+}
+
+func TestPoisonCounterCountOnCatchFails(t *testing.T) {
+	t.Setenv("OK16_BUG", "no-claim-dead-letter")
+	rep, _ := gradeRun(t, "poison-counter", DefaultSeed, okWorker)
+	failsWith(t, rep, "the lethal message DeadLettered after exactly MaxAttempts")
+	failsWith(t, rep, "restarts = MaxAttempts")
+}
+
+func TestDay15GoodWorkerPasses(t *testing.T) {
+	rep, stderr := gradeRun(t, "session-15", DefaultSeed, okWorker)
+	if !rep.Passed() {
+		t.Errorf("the good worker failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
+	}
+}

@@ -40,6 +40,8 @@ type variation struct {
 	Transient      string // fails the first TransientFails checks, then pays
 	TransientFails int
 	Lethal         string // poison-counter: the handler of this key crashes
+	KillKey        string // Day 15: the worker is killed with this key's answer in flight
+	StallKey       string // Day 15: this key's answer is held past the lease
 	MaxAttempts    int
 	BaseBackoff    time.Duration
 	MaxBackoff     time.Duration
@@ -66,9 +68,10 @@ func (v variation) backoff(n int) time.Duration {
 
 // faultAction is what a Day's fault does to a provider call.
 type faultAction struct {
-	kill  bool
-	stall time.Duration // hold the answer this long (scenario time)
-	why   string
+	kill     bool
+	answered bool          // the provider answers before the kill: the call was in flight
+	stall    time.Duration // hold the answer this long (scenario time)
+	why      string
 }
 
 // Day is one Day grade can judge.
@@ -161,7 +164,7 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 		return nil, fmt.Errorf("%w: %v", ErrCannotStart, err)
 	}
 	rep := report.New(o.Day.ScenarioName(), report.After)
-	rep.Title(fmt.Sprintf("Grade — %s: your worker, judged by the lab's checks", o.Day.Title))
+	rep.Title("Grade — " + o.Day.Title)
 	rep.Linef("Scenario  %s (grades a worker against %s; protocol version %d)", o.Day.ScenarioName(), o.Day.ID, ProtocolVersion)
 	rep.Linef("Seed      %d (the variations are drawn from it; --seed N draws others)", o.Seed)
 	rep.Linef("Runs      the defaults (the course's numbers) and %s", report.Plural(o.Variations, "variation"))
@@ -248,7 +251,7 @@ func (o *Options) grade(ctx context.Context, cmd command, v variation, loc strin
 	}
 	r := &run{ctx: ctx, day: o.Day, v: v, cmd: cmd, budget: o.TurnBudget, loc: loc, pg: pg,
 		store: store, db: store.DB(), clk: clock.New(), prov: newProvider(v),
-		rng: rand.New(rand.NewPCG(o.Seed, stream)), perMsg: map[int64]int{}}
+		rng: rand.New(rand.NewPCG(o.Seed, stream)), perMsg: map[int64]int{}, fired: map[string]bool{}, lateTurn: -1}
 	if !pg {
 		if r.probe, err = openProbe(loc); err != nil {
 			return nil, err

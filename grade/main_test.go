@@ -3,14 +3,18 @@ package grade
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"outboxlab/core/pgdb"
 	"outboxlab/core/report"
+	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios"
 )
 
@@ -30,7 +34,14 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build the test worker:", err)
 		os.Exit(3)
 	}
+	os.Unsetenv(pgdb.EnvVar)
 	code := m.Run()
+	if pgServer != nil {
+		if err := pgServer.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = max(code, 1)
+		}
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -55,4 +66,52 @@ func gradeRun(t testing.TB, day string, seed uint64, command ...string) (*report
 		t.Fatalf("grade %s: %v", day, err)
 	}
 	return rep, stderr.String()
+}
+
+// gradeRunBudget is gradeRun with a shorter turn budget, for workers that hang.
+func gradeRunBudget(t testing.TB, day string, budget time.Duration, command ...string) (*report.Report, string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations, TurnBudget: budget,
+		Command: command, Stderr: &stderr}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := o.Run(ctx, scenarios.NewEnv(t.TempDir()))
+	if err != nil {
+		t.Fatalf("grade %s: %v", day, err)
+	}
+	return rep, stderr.String()
+}
+
+func build(t testing.TB, out, pkg string) {
+	t.Helper()
+	if _, err := os.Stat(out); err == nil {
+		return
+	}
+	b := exec.Command("go", "build", "-o", out, pkg)
+	if msg, err := b.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, msg)
+	}
+}
+
+// The PostgreSQL server of this test binary, started by the first test that
+// needs it (pgtest.Main would exit before TestMain removes the workers).
+var (
+	pgOnce   sync.Once
+	pgServer *pgtest.Server
+	pgErr    error
+)
+
+// postgresURL is the server's URL; with no PostgreSQL installed the test is
+// skipped, except under CI=true.
+func postgresURL(t testing.TB) string {
+	t.Helper()
+	pgOnce.Do(func() { pgServer, pgErr = pgtest.Start() })
+	switch {
+	case errors.Is(pgErr, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true":
+		t.Skip("pgtest: skipped: " + pgErr.Error())
+	case pgErr != nil:
+		t.Fatalf("pgtest: %v", pgErr)
+	}
+	return pgServer.URL
 }

@@ -89,19 +89,22 @@ type run struct {
 	calls chan *call
 	over  chan struct{}
 
-	slots    []*slot
-	turns    []turn
-	holder   *slot // whose turn it is; nil between turns
-	changes  []change
-	lastSeq  int64
-	events   []event // the timeline as the lab saw it
-	viol     map[string][]string
-	nCalls   int
-	perMsg   map[int64]int
-	kills    int
-	ended    string // why the run stopped early ("" when every worker finished)
-	shape    string // the schema before the workers ran
-	faultLog []string
+	slots   []*slot
+	turns   []turn
+	holder  *slot // whose turn it is; nil between turns
+	changes []change
+	lastSeq int64
+	events  []event // the timeline as the lab saw it
+	viol    map[string][]string
+	nCalls  int
+	perMsg  map[int64]int
+	kills   int
+	ended   string // why the run stopped early ("" when every worker finished)
+	shape   string // the schema before the workers ran
+
+	fired    map[string]bool // the Day's faults that have happened (each fires once)
+	stalled  *slot           // the worker whose answer was held past its lease
+	lateTurn int             // the turn that began with the held answer; -1: none
 }
 
 // event is one timeline line: scenario time, who, what.
@@ -539,7 +542,8 @@ func (r *run) answer(s *slot) error {
 	switch {
 	case s.held != nil:
 		a = *s.held
-		r.log(s.id, "gets the held answer at last")
+		r.lateTurn = len(r.turns)
+		r.log(s.id, "gets its held status answer, past its lease")
 	case c.name == "hello":
 		s.helloed = true
 		a = answer{status: http.StatusOK, body: map[string]any{"protocol": ProtocolVersion, "worker_id": s.id, "incarnation": s.inc.n}}
@@ -594,6 +598,11 @@ func (r *run) provider(s *slot, c *call) (a answer, stop bool, err error) {
 	}
 	if r.day.fault != nil {
 		act := r.day.fault(r, s, key, id)
+		if act.kill && act.answered {
+			a = statusAnswer(r.prov.CheckStatus(r.ctx, key, now))
+			r.log(s.id, "provider status %s (message %d) → %s, never delivered", key, id, answerText(a))
+			return a, true, r.kill(s, act.why)
+		}
 		if act.kill {
 			r.log(s.id, "provider status %s (message %d) → the handler crashes", key, id)
 			return a, true, r.kill(s, act.why)
@@ -602,6 +611,7 @@ func (r *run) provider(s *slot, c *call) (a answer, stop bool, err error) {
 			a = statusAnswer(r.prov.CheckStatus(r.ctx, key, now))
 			r.log(s.id, "provider status %s (message %d) → %s, held for %s", key, id, answerText(a), clock.Millis(act.stall))
 			s.held, s.wake, s.state = &a, now.Add(act.stall), blocked
+			r.stalled = s
 			return a, true, nil
 		}
 	}
@@ -638,20 +648,23 @@ func chargeText(a provider.Answer, err error) string {
 	return string(a.Outcome) + " " + a.TransactionID
 }
 
-// owns reads whether message id (for key) is claimed by s now.
+// owns reports whether s's current incarnation has claimed message id (for
+// key), as the change log shows it: a worker that was stalled may ask about a
+// message it lost meanwhile (its record is then refused), never about one it
+// never claimed.
 func (r *run) owns(s *slot, id int64, key string) (string, bool) {
-	var status, lockedBy, mkey sql.NullString
-	err := r.db.QueryRowContext(r.ctx,
-		`SELECT Status, LockedBy, MessageKey FROM OutboxMessages WHERE Id = $1`, id).Scan(&status, &lockedBy, &mkey)
-	switch {
-	case err != nil:
-		return "no such message exists", false
-	case mkey.String != key:
-		return fmt.Sprintf("that message is %s's", mkey.String), false
-	case status.String != "Processing" || lockedBy.String != s.id:
-		return fmt.Sprintf("it is %s, locked by %s", status.String, orDash(lockedBy.String)), false
+	for _, c := range r.changes {
+		if c.Table != "OutboxMessages" || c.RowID != id || !isClaim(c) || c.Turn < 0 {
+			continue
+		}
+		if t := r.turns[c.Turn]; t.worker == s.id && t.inc == s.inc.n {
+			if k, _ := c.value("MessageKey"); k != key {
+				return fmt.Sprintf("message %d is %s's", id, k), false
+			}
+			return "", true
+		}
 	}
-	return "", true
+	return "it never claimed it", false
 }
 
 // orDash is s, or a dash for nothing.

@@ -126,6 +126,21 @@ func main() {
 			got = append(got, c)
 		}
 		rows.Close()
+		var live []claimed
+		for _, c := range got {
+			if c.max > 0 && c.attempt >= c.max && bug != "no-claim-dead-letter" {
+				// Delivered MaxAttempts times and never recorded: each delivery crashed.
+				if _, err := tx.Exec(q(`UPDATE OutboxMessages SET Status = 'DeadLettered', DeadLetteredAtUtc = ?,
+					LastError = ?, LockedBy = NULL, LockedUntilUtc = NULL WHERE Id = ?`), iso(now),
+					fmt.Sprintf("delivered %d times, never completed", c.attempt), c.id); err != nil {
+					fail(err)
+				}
+				continue
+			}
+			live = append(live, c)
+		}
+		dead := len(got) - len(live)
+		got = live
 		for i := range got {
 			got[i].token++
 			got[i].attempt++
@@ -142,6 +157,9 @@ func main() {
 		}
 		if err := tx.Commit(); err != nil {
 			fail(err)
+		}
+		if len(got) == 0 && dead > 0 {
+			continue
 		}
 		if len(got) == 0 {
 			var next sql.NullString
