@@ -172,6 +172,8 @@ var wrongWorkers = []struct {
 	{day: "session-15", bug: "select-then-update", want: "every claim takes the lease and the token"},
 	{day: "session-15", bug: "no-lease-expiry", want: "the killed worker's message taken over after its lease"},
 	{day: "session-15", bug: "no-owner-check", want: "late completion refused by the owner and token check"},
+	{day: "session-15", bug: "holds-transaction", want: "protocol: no database transaction open across a lab call"},
+	{day: "session-15", bug: "second-call", want: "protocol: one call at a time"},
 	{day: "poison-counter", bug: "count-on-catch", want: "the lethal message DeadLettered after exactly MaxAttempts"},
 	{day: "poison-counter", bug: "no-lease-expiry", want: "the lethal message DeadLettered after exactly MaxAttempts"},
 

@@ -345,10 +345,14 @@ func caught() string {
 func (w *Worker) nextWake(ctx context.Context) (wakeMS int64, live bool, err error) {
 	var count int
 	var earliest sql.NullString
+	liveRows := `Status IN ('Pending', 'Processing')`
+	if bug("no-lease-expiry") {
+		liveRows = `Status = 'Pending'` // a Processing row is someone else's, for ever
+	}
 	err = w.db.conn.QueryRowContext(ctx, `SELECT COUNT(*),
 		       MIN(CASE WHEN Status = 'Pending' THEN NextAttemptUtc ELSE LockedUntilUtc END)
 		  FROM OutboxMessages
-		 WHERE Status IN ('Pending', 'Processing')`).Scan(&count, &earliest)
+		 WHERE `+liveRows).Scan(&count, &earliest)
 	if err != nil {
 		return 0, false, fmt.Errorf("find the next wake time: %w", err)
 	}
