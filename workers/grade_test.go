@@ -23,6 +23,8 @@ var (
 	referenceGo string // workers/reference/go
 	wrongGo     string // workers/wrong: the reference with -bug NAME
 	starter16   string // workers/starter/day16
+
+	starterPoisonCounter string // workers/starter/poisoncounter
 )
 
 func TestMain(m *testing.M) {
@@ -34,7 +36,9 @@ func TestMain(m *testing.M) {
 	referenceGo = filepath.Join(dir, "reference")
 	wrongGo = filepath.Join(dir, "wrong")
 	starter16 = filepath.Join(dir, "starter16")
-	for out, pkg := range map[string]string{referenceGo: "./reference/go", wrongGo: "./wrong", starter16: "./starter/day16"} {
+	starterPoisonCounter = filepath.Join(dir, "starter-poison-counter")
+	for out, pkg := range map[string]string{referenceGo: "./reference/go", wrongGo: "./wrong",
+		starter16: "./starter/day16", starterPoisonCounter: "./starter/poisoncounter"} {
 		build := exec.Command("go", "build", "-o", out, pkg)
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestStarterFiles(t *testing.T) {
-	if got, want := workers.Days(), []string{"session-16"}; !slices.Equal(got, want) {
+	if got, want := workers.Days(), []string{"session-16", "poison-counter"}; !slices.Equal(got, want) {
 		t.Errorf("Days() = %q, want %q", got, want)
 	}
 	for _, day := range []string{"session-16", "day16", "16"} {
@@ -42,6 +42,9 @@ func TestStarterFiles(t *testing.T) {
 		if todos < 5 {
 			t.Errorf("Starter(%q) has %d TODO(Day 16), want the 5 of the README at least", day, todos)
 		}
+	}
+	if _, err := workers.Starter("poison-counter"); err != nil {
+		t.Errorf("Starter(poison-counter): %v", err)
 	}
 	if _, err := workers.Starter("session-99"); err == nil {
 		t.Error("Starter(session-99) did not fail")
@@ -107,5 +110,34 @@ func TestStarterDay16FailsWithWhatToImplement(t *testing.T) {
 	}
 	if strings.Contains(g.stderr, "panic") {
 		t.Errorf("the starter panicked:\n%s", g.stderr)
+	}
+}
+
+// TestStarterPoisonCounterFailsWithWhatToImplement: the poison-counter
+// starter counts on catch, so the lethal message is never dead-lettered.
+func TestStarterPoisonCounterFailsWithWhatToImplement(t *testing.T) {
+	g := gradeWorker(t, "poison-counter", scenarios.NewEnv(t.TempDir()), starterPoisonCounter)
+	if g.rep.Passed() {
+		t.Fatalf("the starter passed poison-counter:\n%s", g.rep.Body())
+	}
+	failed := g.failed()
+	t.Logf("failing: %q", failed)
+	for _, want := range []string{
+		"the lethal message DeadLettered after exactly MaxAttempts",
+		"attempts counted at claim time",
+	} {
+		if !slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, want) }) {
+			t.Errorf("no failing check says %q; failing: %q", want, failed)
+		}
+	}
+	for _, holds := range []string{
+		"protocol: hello is the first call",
+		"protocol: one call at a time",
+		"protocol: no database transaction open across a lab call",
+		"protocol: every timestamp written is the lab's clock",
+	} {
+		if slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, holds) }) {
+			t.Errorf("the starter failed %q: it must talk the protocol", holds)
+		}
 	}
 }

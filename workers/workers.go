@@ -27,32 +27,40 @@ const (
 	pgxModule    = "github.com/jackc/pgx/v5 v5.12.0"
 )
 
-// days maps every spelling a Day accepts to its starter's folder.
-var days = map[string]string{
-	"session-16": "day16", "day16": "day16", "16": "day16",
+// starter is one Day's starting worker: its id, the other spellings it
+// accepts, and its folder under starter/ (also its go.mod's module name).
+type starter struct {
+	id      string
+	aliases []string
+	folder  string
+}
+
+// startersByDay are the Days with a starter, in the course's order.
+var startersByDay = []starter{
+	{id: "session-16", aliases: []string{"day16", "16"}, folder: "day16"},
+	{id: "poison-counter", folder: "poisoncounter"},
 }
 
 // Days lists the Days that have a starter, by their canonical id
-// (session-16); each also accepts its dayNN alias.
+// (session-16, poison-counter), in the course's order.
 func Days() []string {
-	var out []string
-	for id := range days {
-		if strings.HasPrefix(id, "session-") {
-			out = append(out, id)
-		}
+	out := make([]string, len(startersByDay))
+	for i, s := range startersByDay {
+		out[i] = s.id
 	}
-	slices.Sort(out)
 	return out
 }
 
-// Starter is the starting worker of a Day ("session-16", "day16" or "16"):
+// Starter is the starting worker of a Day ("session-16", "day16", "16" or
+// "poison-counter"):
 // its Go files, README.md and a go.mod whose module is the Day's folder
 // name. Write every file of it into the student's directory.
 func Starter(day string) (fs.FS, error) {
-	folder, ok := days[day]
-	if !ok {
+	i := slices.IndexFunc(startersByDay, func(s starter) bool { return s.id == day || slices.Contains(s.aliases, day) })
+	if i < 0 {
 		return nil, fmt.Errorf("no starting worker for %q (there is one for %s)", day, strings.Join(Days(), ", "))
 	}
+	folder := startersByDay[i].folder
 	sub, err := fs.Sub(starters, "starter/"+folder)
 	if err != nil {
 		return nil, err
