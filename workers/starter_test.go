@@ -3,6 +3,8 @@ package workers_test
 import (
 	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -35,7 +37,7 @@ func TestStarterFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"README.md", "go.mod", "lab.go", "main.go", "store.go", "worker.go"}
+		want := []string{"README.md", "go.mod", "go.sum", "lab.go", "main.go", "store.go", "worker.go"}
 		if !slices.Equal(names, want) {
 			t.Errorf("Starter(%q) has %q, want %q", day, names, want)
 		}
@@ -51,28 +53,63 @@ func TestStarterFiles(t *testing.T) {
 	}
 }
 
-// TestStarterGoModMatchesTheLab keeps the starter's driver versions those
-// of the lab's own go.mod.
-func TestStarterGoModMatchesTheLab(t *testing.T) {
-	fsys, err := workers.Starter("session-16")
+// TestStarterModuleMatchesTheLab keeps a starter's go.mod at the lab's
+// versions and its go.sum the lab's, and builds a written starter on its own,
+// outside the lab's module, without the network.
+func TestStarterModuleMatchesTheLab(t *testing.T) {
+	labMod, err := os.ReadFile("../go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
-	starter, err := fs.ReadFile(fsys, "go.mod")
+	labSum, err := os.ReadFile("../go.sum")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lab, err := os.ReadFile("../go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(string(starter), "module day16\n") {
-		t.Errorf("the starter's go.mod starts %q, want module day16", strings.SplitN(string(starter), "\n", 2)[0])
-	}
-	req := regexp.MustCompile(`(?m)^\t(\S+ v\S+)$`)
-	for _, m := range req.FindAllStringSubmatch(string(starter), -1) {
-		if !strings.Contains(string(lab), "\t"+m[1]+"\n") {
-			t.Errorf("the starter requires %s; the lab's go.mod does not", m[1])
+	for _, day := range workers.Days() {
+		fsys, err := workers.Starter(day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := fs.ReadFile(fsys, "go.mod")
+		if err != nil {
+			t.Fatal(err)
+		}
+		goLine := regexp.MustCompile(`(?m)^go \S+$`)
+		if got, want := goLine.FindString(string(mod)), goLine.FindString(string(labMod)); got != want {
+			t.Errorf("%s's go.mod says %q, the lab's %q", day, got, want)
+		}
+		req := regexp.MustCompile(`(?m)^\t(\S+ v\S+)( // indirect)?$`)
+		for _, m := range req.FindAllStringSubmatch(string(mod), -1) {
+			if !strings.Contains(string(labMod), "\t"+m[1]+"\n") && !strings.Contains(string(labMod), "\t"+m[1]+" // indirect\n") {
+				t.Errorf("%s's go.mod requires %s; the lab's go.mod does not", day, m[1])
+			}
+		}
+		sum, err := fs.ReadFile(fsys, "go.sum")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(sum) != string(labSum) {
+			t.Errorf("%s's go.sum is not the lab's: cp go.sum workers/starter/go.sum", day)
+		}
+		dir := t.TempDir()
+		err = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := fs.ReadFile(fsys, path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, path), data, 0o644)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, "worker"), ".")
+		build.Dir = dir
+		build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK=off")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Errorf("%s written out does not build on its own: %v\n%s", day, err, out)
 		}
 	}
 }

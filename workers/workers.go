@@ -19,12 +19,30 @@ import (
 //go:embed starter
 var starters embed.FS
 
-// The drivers a starter's go.mod requires, at the versions the lab is built
-// with (TestStarterGoModMatchesTheLab keeps them equal to the repo's go.mod).
-const (
-	goVersion    = "1.26"
-	sqliteModule = "modernc.org/sqlite v1.62.0"
-	pgxModule    = "github.com/jackc/pgx/v5 v5.12.0"
+// A starter's go.mod requires the two drivers, and the modules they need,
+// at the versions the lab is built with; its go.sum is the lab's own
+// (starter/go.sum). TestStarterModuleMatchesTheLab keeps both equal to the
+// repository's, and builds a written starter offline.
+const goVersion = "1.26.8"
+
+var (
+	drivers  = []string{"github.com/jackc/pgx/v5 v5.12.0", "modernc.org/sqlite v1.62.0"}
+	indirect = []string{
+		"github.com/dustin/go-humanize v1.1.0",
+		"github.com/google/uuid v1.6.0",
+		"github.com/jackc/pgpassfile v1.0.0",
+		"github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761",
+		"github.com/jackc/puddle/v2 v2.2.3",
+		"github.com/mattn/go-isatty v0.0.24",
+		"github.com/ncruces/go-strftime v1.1.0",
+		"github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec",
+		"golang.org/x/sync v0.24.0",
+		"golang.org/x/sys v0.49.0",
+		"golang.org/x/text v0.41.0",
+		"modernc.org/libc v1.80.1",
+		"modernc.org/mathutil v1.7.1",
+		"modernc.org/memory v1.12.1",
+	}
 )
 
 // starter is one Day's starting worker: its id, the other spellings it
@@ -52,9 +70,10 @@ func Days() []string {
 }
 
 // Starter is the starting worker of a Day ("session-16", "day16", "16" or
-// "poison-counter"):
-// its Go files, README.md and a go.mod whose module is the Day's folder
-// name. Write every file of it into the student's directory.
+// "poison-counter"): its Go files, README.md, and a go.mod (whose module is
+// the Day's folder name, day16) and go.sum, so that `go run .` inside the
+// written directory builds it. Write every file of it into the student's
+// directory.
 func Starter(day string) (fs.FS, error) {
 	i := slices.IndexFunc(startersByDay, func(s starter) bool { return s.id == day || slices.Contains(s.aliases, day) })
 	if i < 0 {
@@ -65,7 +84,14 @@ func Starter(day string) (fs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := fstest.MapFS{"go.mod": {Data: []byte(goMod(folder)), Mode: 0o644}}
+	sum, err := fs.ReadFile(starters, "starter/go.sum")
+	if err != nil {
+		return nil, err
+	}
+	files := fstest.MapFS{
+		"go.mod": {Data: []byte(goMod(folder)), Mode: 0o644},
+		"go.sum": {Data: sum, Mode: 0o644},
+	}
 	err = fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -83,8 +109,17 @@ func Starter(day string) (fs.FS, error) {
 	return files, nil
 }
 
-// goMod is a starter's go.mod: `go mod tidy` completes it (go.sum and the
-// drivers' own dependencies).
+// goMod is a starter's go.mod.
 func goMod(module string) string {
-	return fmt.Sprintf("module %s\n\ngo %s\n\nrequire (\n\t%s\n\t%s\n)\n", module, goVersion, pgxModule, sqliteModule)
+	var b strings.Builder
+	fmt.Fprintf(&b, "module %s\n\ngo %s\n\nrequire (\n", module, goVersion)
+	for _, m := range drivers {
+		fmt.Fprintf(&b, "\t%s\n", m)
+	}
+	b.WriteString(")\n\nrequire (\n")
+	for _, m := range indirect {
+		fmt.Fprintf(&b, "\t%s // indirect\n", m)
+	}
+	b.WriteString(")\n")
+	return b.String()
 }
