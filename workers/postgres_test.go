@@ -6,13 +6,14 @@ import (
 	"os"
 	"testing"
 
+	"outboxlab/grade"
 	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios"
 )
 
-// TestReferenceGoPassesDay16OnPostgres grades the Go reference on a
-// PostgreSQL schema: the same worker, the URL the lab gives it unchanged.
-func TestReferenceGoPassesDay16OnPostgres(t *testing.T) {
+// TestReferenceGoPassesOnPostgres grades the Go reference on PostgreSQL
+// schemas, every Day: the same worker, the URL the lab gives it unchanged.
+func TestReferenceGoPassesOnPostgres(t *testing.T) {
 	server, err := pgtest.Start()
 	switch {
 	case errors.Is(err, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true":
@@ -26,17 +27,24 @@ func TestReferenceGoPassesDay16OnPostgres(t *testing.T) {
 		}
 	})
 	ctx := context.Background()
-	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), server.URL, "grade-session-16")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := env.Close(ctx, false); err != nil {
-			t.Error(err)
-		}
-	})
-	g := gradeWorker(t, "session-16", env, referenceGo)
-	if !g.rep.Passed() {
-		t.Errorf("the Go reference failed on PostgreSQL %q:\n%s\nstderr:\n%s", g.failed(), g.rep.Body(), g.stderr)
+	for _, day := range referenceDays {
+		t.Run(day, func(t *testing.T) {
+			if grade.Lookup(day) == nil {
+				t.Skipf("grade has no Day %s yet", day)
+			}
+			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), server.URL, "grade-"+day)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if _, err := env.Close(ctx, false); err != nil {
+					t.Error(err)
+				}
+			})
+			g := gradeWorker(t, day, env, referenceGo)
+			if !g.rep.Passed() {
+				t.Errorf("the Go reference failed on PostgreSQL %q:\n%s\nstderr:\n%s", g.failed(), g.rep.Body(), g.stderr)
+			}
+		})
 	}
 }

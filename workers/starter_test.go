@@ -15,7 +15,7 @@ import (
 )
 
 func TestStarterFiles(t *testing.T) {
-	if got, want := workers.Days(), []string{"session-16", "poison-counter"}; !slices.Equal(got, want) {
+	if got, want := workers.Days(), []string{"session-15", "session-16", "poison-counter"}; !slices.Equal(got, want) {
 		t.Errorf("Days() = %q, want %q", got, want)
 	}
 	for _, day := range []string{"session-16", "day16", "16"} {
@@ -114,67 +114,59 @@ func TestStarterModuleMatchesTheLab(t *testing.T) {
 	}
 }
 
-// TestStarterDay16FailsWithWhatToImplement grades the starting worker: it
-// talks the protocol (those checks hold) and fails Day 16's own checks,
-// which name what its TODOs are.
-func TestStarterDay16FailsWithWhatToImplement(t *testing.T) {
-	g := gradeWorker(t, "session-16", scenarios.NewEnv(t.TempDir()), starter16)
-	if g.rep.Passed() {
-		t.Fatalf("the starter passed Day 16:\n%s", g.rep.Body())
-	}
-	failed := g.failed()
-	t.Logf("failing: %q", failed)
-	for _, want := range []string{
+// starters are the starting workers, graded: each must fail the Day's
+// checks that name its TODOs and hold the protocol checks (it talks the
+// protocol, it does not crash).
+var starters = []struct {
+	day    string
+	binary *string
+	fails  []string
+}{
+	{day: "session-15", binary: &starter15, fails: []string{
+		"the killed worker's message taken over after its lease",
+		"the stalled worker's late completion refused by the owner and token check",
+		"every claim takes the lease and the token",
+	}},
+	{day: "session-16", binary: &starter16, fails: []string{
 		"the poison tried exactly MaxAttempts times",
 		"the poison DeadLettered with its LastError",
 		"every retry waited for its NextAttemptUtc",
 		"attempts counted at claim time",
-	} {
-		if !slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, want) }) {
-			t.Errorf("no failing check says %q; failing: %q", want, failed)
-		}
-	}
-	for _, holds := range []string{
-		"protocol: hello is the first call",
-		"protocol: one call at a time",
-		"protocol: every call well-formed and authorised",
-		"protocol: no database transaction open across a lab call",
-		"protocol: every timestamp written is the lab's clock",
-	} {
-		if slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, holds) }) {
-			t.Errorf("the starter failed %q: it must talk the protocol", holds)
-		}
-	}
-	if strings.Contains(g.stderr, "panic") {
-		t.Errorf("the starter panicked:\n%s", g.stderr)
-	}
-}
-
-// TestStarterPoisonCounterFailsWithWhatToImplement: the poison-counter
-// starter counts on catch, so the lethal message is never dead-lettered.
-func TestStarterPoisonCounterFailsWithWhatToImplement(t *testing.T) {
-	g := gradeWorker(t, "poison-counter", scenarios.NewEnv(t.TempDir()), starterPoisonCounter)
-	if g.rep.Passed() {
-		t.Fatalf("the starter passed poison-counter:\n%s", g.rep.Body())
-	}
-	failed := g.failed()
-	t.Logf("failing: %q", failed)
-	for _, want := range []string{
+	}},
+	{day: "poison-counter", binary: &starterPoisonCounter, fails: []string{
 		"the lethal message DeadLettered after exactly MaxAttempts",
 		"attempts counted at claim time",
-	} {
-		if !slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, want) }) {
-			t.Errorf("no failing check says %q; failing: %q", want, failed)
-		}
-	}
-	for _, holds := range []string{
-		"protocol: hello is the first call",
-		"protocol: one call at a time",
-		"protocol: no database transaction open across a lab call",
-		"protocol: every timestamp written is the lab's clock",
-	} {
-		if slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, holds) }) {
-			t.Errorf("the starter failed %q: it must talk the protocol", holds)
-		}
+	}},
+}
+
+func TestStartersFailWithWhatToImplement(t *testing.T) {
+	for _, s := range starters {
+		t.Run(s.day, func(t *testing.T) {
+			g := gradeWorker(t, s.day, scenarios.NewEnv(t.TempDir()), *s.binary)
+			if g.rep.Passed() {
+				t.Fatalf("the starter passed %s:\n%s", s.day, g.rep.Body())
+			}
+			failed := g.failed()
+			t.Logf("failing: %q", failed)
+			for _, want := range s.fails {
+				if !slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, want) }) {
+					t.Errorf("no failing check says %q; failing: %q", want, failed)
+				}
+			}
+			for _, holds := range []string{
+				"protocol: hello is the first call",
+				"protocol: one call at a time",
+				"protocol: every call well-formed and authorised",
+				"protocol: no database transaction open across a lab call",
+				"protocol: every timestamp written is the lab's clock",
+			} {
+				if slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, holds) }) {
+					t.Errorf("the starter failed %q: it must talk the protocol", holds)
+				}
+			}
+			if strings.Contains(g.stderr, "panic") {
+				t.Errorf("the starter panicked:\n%s", g.stderr)
+			}
+		})
 	}
 }

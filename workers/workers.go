@@ -55,12 +55,13 @@ type starter struct {
 
 // startersByDay are the Days with a starter, in the course's order.
 var startersByDay = []starter{
+	{id: "session-15", aliases: []string{"day15", "15"}, folder: "day15"},
 	{id: "session-16", aliases: []string{"day16", "16"}, folder: "day16"},
 	{id: "poison-counter", folder: "poisoncounter"},
 }
 
 // Days lists the Days that have a starter, by their canonical id
-// (session-16, poison-counter), in the course's order.
+// (session-15, session-16, poison-counter), in the course's order.
 func Days() []string {
 	out := make([]string, len(startersByDay))
 	for i, s := range startersByDay {
@@ -69,8 +70,8 @@ func Days() []string {
 	return out
 }
 
-// Starter is the starting worker of a Day ("session-16", "day16", "16" or
-// "poison-counter"): its Go files, README.md, and a go.mod (whose module is
+// Starter is the starting worker of a Day (an id of Days, or its alias:
+// "day16", "16"): its Go files, README.md, and a go.mod (whose module is
 // the Day's folder name, day16) and go.sum, so that `go run .` inside the
 // written directory builds it. Write every file of it into the student's
 // directory.

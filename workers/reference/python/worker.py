@@ -356,7 +356,12 @@ def main():
     if os.environ.get("OUTBOXLAB_PROTOCOL") != "1":
         sys.exit(f"worker: OUTBOXLAB_PROTOCOL is {os.environ.get('OUTBOXLAB_PROTOCOL')!r}: "
                  "this worker speaks protocol 1 only")
-    cfg = Config(os.environ)
+    try:
+        cfg = Config(os.environ)
+    except KeyError as e:
+        sys.exit(f"worker: {e.args[0]} is not set")
+    except ValueError as e:
+        sys.exit(f"worker: a number in the environment is not one: {e}")
     if cfg.db_kind != "sqlite":
         sys.exit(f"worker: OUTBOXLAB_DB_KIND {cfg.db_kind!r}: the Python reference speaks SQLite only")
     if cfg.role == "redrive" and not (cfg.approver and cfg.reason):

@@ -11,6 +11,7 @@ import os
 import sys
 from datetime import datetime, timezone
 
+sys.dont_write_bytecode = True  # leave no __pycache__ in the repository
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reference", "python"))
 import worker  # noqa: E402  (the reference, unchanged)
 
