@@ -79,7 +79,9 @@ func judgeDay15(j *judge) {
 	j.onePaymentUpdate()
 	j.killedTakenOver()
 	j.lateRefused()
-	j.countedAtClaim(true)
+	// Not the ledger: the killed worker's batch-mates were delivered (counted)
+	// but never asked about.
+	j.countedAtClaim(false)
 	j.leaseTaken()
 	j.drained()
 	j.noRowLost()

@@ -38,3 +38,17 @@ func TestDay15GoodWorkerPasses(t *testing.T) {
 		t.Errorf("the good worker failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
 	}
 }
+
+// TestOtherSeedsPass grades the test worker on other seeds' variations (more
+// workers, other batches and leases): a correct worker passes them all, so
+// no check holds only for the default numbers.
+func TestOtherSeedsPass(t *testing.T) {
+	for _, day := range []string{"session-15", "session-16", "poison-counter"} {
+		for _, seed := range []uint64{1, 99} {
+			rep, _ := gradeRun(t, day, seed, okWorker)
+			if !rep.Passed() {
+				t.Errorf("%s --seed %d: failed %q", day, seed, failed(rep))
+			}
+		}
+	}
+}

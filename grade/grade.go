@@ -118,11 +118,12 @@ func Lookup(name string) *Day {
 
 // Options are one grade's parameters.
 type Options struct {
-	Day        *Day
-	Seed       uint64
-	Variations int
-	TurnBudget time.Duration
-	Command    []string
+	Day         *Day
+	Seed        uint64
+	Variations  int
+	TurnBudget  time.Duration
+	Command     []string
+	startBudget time.Duration // tests: the wall time until hello (0: 15 s)
 	// Stderr gets the last lines of a failing worker's output: the terminal
 	// only, never the report.
 	Stderr io.Writer
@@ -249,7 +250,7 @@ func (o *Options) grade(ctx context.Context, cmd command, v variation, loc strin
 	if err := installChangeLog(ctx, store.DB(), pg); err != nil {
 		return nil, err
 	}
-	r := &run{ctx: ctx, day: o.Day, v: v, cmd: cmd, budget: o.TurnBudget, loc: loc, pg: pg,
+	r := &run{ctx: ctx, day: o.Day, v: v, cmd: cmd, budget: o.TurnBudget, start: o.startBudget, loc: loc, pg: pg,
 		store: store, db: store.DB(), clk: clock.New(), prov: newProvider(v),
 		rng: rand.New(rand.NewPCG(o.Seed, stream)), perMsg: map[int64]int{}, fired: map[string]bool{}, lateTurn: -1}
 	if !pg {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/pgdb"
 	"outboxlab/core/proc"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -43,12 +44,9 @@ func failsWith(t *testing.T, rep *report.Report, want string) {
 // same seed: the bodies must be byte-identical, and hold no token, pid,
 // temporary path or wall time.
 func TestDay16SameBodyOnEveryRerun(t *testing.T) {
-	first, _ := gradeRun(t, "session-16", DefaultSeed, okWorker)
-	for i := 2; i <= 10; i++ {
-		rep, _ := gradeRun(t, "session-16", DefaultSeed, okWorker)
-		if rep.Body() != first.Body() {
-			t.Fatalf("rerun %d differs from the first:\n%s", i, firstDifference(first.Body(), rep.Body()))
-		}
+	first := sameOnReruns(t, "session-16", 10)
+	if !first.Passed() {
+		t.Fatalf("failed: %q", failed(first))
 	}
 	body := first.Body()
 	for _, leak := range []string{os.TempDir(), okWorker, "127.0.0.1", "Bearer", strconv.Itoa(os.Getpid())} {
@@ -65,6 +63,32 @@ func TestDay16SameBodyOnEveryRerun(t *testing.T) {
 	if other.Body() == body {
 		t.Error("--seed 7 drew the same variations as the default seed")
 	}
+}
+
+// TestSeveralWorkersSameBodyOnEveryRerun: with two and three real worker
+// processes, a kill and a stall (Day 15), and with kills and restarts
+// (poison-counter), every rerun gives the same body.
+func TestSeveralWorkersSameBodyOnEveryRerun(t *testing.T) {
+	for _, day := range []string{"session-15", "poison-counter"} {
+		t.Run(day, func(t *testing.T) {
+			if rep := sameOnReruns(t, day, 5); !rep.Passed() {
+				t.Fatalf("failed: %q", failed(rep))
+			}
+		})
+	}
+}
+
+// sameOnReruns grades the test worker n times and requires identical bodies.
+func sameOnReruns(t *testing.T, day string, n int) *report.Report {
+	t.Helper()
+	first, _ := gradeRun(t, day, DefaultSeed, okWorker)
+	for i := 2; i <= n; i++ {
+		rep, _ := gradeRun(t, day, DefaultSeed, okWorker)
+		if rep.Body() != first.Body() {
+			t.Fatalf("rerun %d differs from the first:\n%s", i, firstDifference(first.Body(), rep.Body()))
+		}
+	}
+	return first
 }
 
 func firstDifference(a, b string) string {
@@ -84,6 +108,10 @@ func TestDay16WrongWorkersFail(t *testing.T) {
 		"hold-transaction": "protocol: no database transaction open across a lab call",
 		"no-backoff":       "every retry waited for its NextAttemptUtc",
 		"count-on-failure": "attempts counted at claim time",
+		"wall-clock":       "protocol: every timestamp written is the lab's clock",
+		"bad-token":        "protocol: every call well-formed and authorised",
+		"drop-trigger":     "protocol: Lab tables, triggers and the Day's tables intact",
+		"delete-row":       "no row deleted, inserted or duplicated",
 	} {
 		t.Run(bug, func(t *testing.T) {
 			t.Setenv("OK16_BUG", bug)
@@ -151,17 +179,62 @@ func TestKillLeavesNoSurvivor(t *testing.T) {
 	}
 }
 
-// TestDay16OnPostgres grades the test worker on PostgreSQL: it passes, with
-// the same body as on SQLite, and its schemas are gone afterwards.
-func TestDay16OnPostgres(t *testing.T) {
+// TestOnPostgres grades the test worker on PostgreSQL, Day 16 and the Days
+// that kill workers (whose backends the lab must see gone before anyone runs
+// again): each passes with the same body as on SQLite, and leaves no schema.
+func TestOnPostgres(t *testing.T) {
 	url := postgresURL(t)
-	sqlite, _ := gradeRun(t, "session-16", DefaultSeed, okWorker)
+	for _, day := range []string{"session-16", "session-15", "poison-counter"} {
+		t.Run(day, func(t *testing.T) {
+			sqlite, _ := gradeRun(t, day, DefaultSeed, okWorker)
+			ctx := context.Background()
+			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-"+day)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations,
+				TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
+			rep, err := o.Run(ctx, env)
+			schemas := env.Schemas()
+			if _, cerr := env.Close(ctx, false); cerr != nil {
+				t.Error(cerr)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Passed() {
+				t.Fatalf("failed on PostgreSQL: %q\n%s", failed(rep), rep.Body())
+			}
+			if rep.Body() != sqlite.Body() {
+				t.Errorf("the body differs from SQLite's:\n%s", firstDifference(sqlite.Body(), rep.Body()))
+			}
+			db, err := pgdb.Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, r := range schemas {
+				var n int
+				db.QueryRowContext(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, r.Schema).Scan(&n)
+				if n != 0 {
+					t.Errorf("schema %s survived the run", r.Schema)
+				}
+			}
+		})
+	}
+}
+
+// TestHeldTransactionOnPostgres: on PostgreSQL the lab finds a worker's
+// session idle in transaction at its call.
+func TestHeldTransactionOnPostgres(t *testing.T) {
+	url := postgresURL(t)
+	t.Setenv("OK16_BUG", "hold-transaction")
 	ctx := context.Background()
 	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-session-16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: DefaultVariations,
+	o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: 0,
 		TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
 	rep, err := o.Run(ctx, env)
 	if _, cerr := env.Close(ctx, false); cerr != nil {
@@ -170,10 +243,5 @@ func TestDay16OnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Passed() {
-		t.Fatalf("failed on PostgreSQL: %q\n%s", failed(rep), rep.Body())
-	}
-	if rep.Body() != sqlite.Body() {
-		t.Errorf("the body differs from SQLite's:\n%s", firstDifference(sqlite.Body(), rep.Body()))
-	}
+	failsWith(t, rep, "protocol: no database transaction open across a lab call")
 }

@@ -73,7 +73,7 @@ func gradeRunBudget(t testing.TB, day string, budget time.Duration, command ...s
 	t.Helper()
 	var stderr bytes.Buffer
 	o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations, TurnBudget: budget,
-		Command: command, Stderr: &stderr}
+		Command: command, Stderr: &stderr, startBudget: budget}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := o.Run(ctx, scenarios.NewEnv(t.TempDir()))

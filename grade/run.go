@@ -22,10 +22,13 @@ import (
 
 // The run limits of docs/grade-protocol.md section 6.
 const (
-	maxCalls             = 5000
-	maxProviderPerMsg    = 100
-	clockLimit           = 24 * time.Hour
-	DefaultTurnBudget    = 2 * time.Second
+	maxCalls          = 5000
+	maxProviderPerMsg = 100
+	clockLimit        = 24 * time.Hour
+	DefaultTurnBudget = 2 * time.Second
+	// startBudget is the wall time from a worker's start to its hello: an
+	// interpreter or a runtime on a loaded machine can take seconds to load.
+	startBudget          = 15 * time.Second
 	maxRestartsPerWorker = 20
 )
 
@@ -76,6 +79,7 @@ type run struct {
 	v      variation
 	cmd    command
 	budget time.Duration
+	start  time.Duration // the start budget; 0: startBudget
 	loc    string
 	pg     bool
 
@@ -165,6 +169,14 @@ func (r *run) execute() error {
 	return r.loop()
 }
 
+// startBudget is the wall time a new incarnation has until its hello.
+func (r *run) startBudget() time.Duration {
+	if r.start > 0 {
+		return r.start
+	}
+	return max(startBudget, r.budget)
+}
+
 // launch starts a new incarnation of s.
 func (r *run) launch(s *slot) error {
 	n := 1
@@ -184,7 +196,7 @@ func (r *run) launch(s *slot) error {
 		return errCannotStart{err}
 	}
 	s.inc, s.proc, s.state, s.helloed, s.call, s.held = inc, p, starting, false, nil, nil
-	s.deadline = time.Now().Add(r.budget)
+	s.deadline = time.Now().Add(r.startBudget())
 	go func() {
 		<-p.exited
 		// Wake the loop: a nil call from this incarnation means it exited.
@@ -307,8 +319,12 @@ func (r *run) overBudget() {
 				what = "exiting after done"
 			}
 			r.boundary(s)
+			budget := r.budget
+			if s.state == starting {
+				budget = r.startBudget()
+			}
 			r.violate(ruleLimits, "%s took more than %s of wall time for %s: killed",
-				s.id, r.budget, what)
+				s.id, budget, what)
 			r.log(s.id, "killed: over the turn budget (%s)", what)
 			r.stop(s)
 			r.ended = s.id + " went over the turn budget"

@@ -57,7 +57,49 @@ func call(path string, body map[string]any) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
-func nowMS(ans map[string]any) int64 { return int64(ans["now_ms"].(float64)) }
+func nowMS(ans map[string]any) int64 {
+	if bug == "wall-clock" {
+		return time.Now().UnixMilli()
+	}
+	return int64(ans["now_ms"].(float64))
+}
+
+// abuse breaks one protocol rule right after hello, as OK16_BUG says.
+func abuse() {
+	switch bug {
+	case "bad-token":
+		saved := token
+		token = "0123456789abcdef"
+		call("/v1/clock/now", map[string]any{})
+		token = saved
+	case "double-call":
+		done := make(chan bool)
+		for i := 0; i < 2; i++ {
+			go func() { call("/v1/clock/now", map[string]any{}); done <- true }()
+		}
+		<-done
+		<-done
+	case "drop-trigger", "delete-row":
+		db, err := sql.Open("sqlite", "file:"+os.Getenv("OUTBOXLAB_DATABASE")+"?_pragma=busy_timeout(5000)")
+		if pg {
+			db, err = sql.Open("pgx", os.Getenv("OUTBOXLAB_DATABASE"))
+		}
+		if err != nil {
+			fail(err)
+		}
+		stmt := "DELETE FROM Payments WHERE Id = 1"
+		if bug == "drop-trigger" {
+			stmt = "DROP TRIGGER LabLog_Payments_Update"
+			if pg {
+				stmt += " ON Payments"
+			}
+		}
+		if _, err := db.Exec(stmt); err != nil {
+			fail(err)
+		}
+		db.Close()
+	}
+}
 
 func iso(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z") }
 
@@ -89,6 +131,7 @@ func main() {
 	base, capMS := env("BASE_BACKOFF_MS"), env("MAX_BACKOFF_MS")
 	lease, batch := env("LEASE_MS"), env("BATCH_SIZE")
 	call("/v1/hello", map[string]any{"language": "go"})
+	abuse()
 	driver, dsn := "sqlite", "file:"+os.Getenv("OUTBOXLAB_DATABASE")+"?_txlock=immediate&_pragma=busy_timeout(5000)"
 	if pg {
 		driver, dsn = "pgx", os.Getenv("OUTBOXLAB_DATABASE")
