@@ -267,3 +267,41 @@ func TestWrongWorkersFail(t *testing.T) {
 		})
 	}
 }
+
+// TestReferenceGradesAreIdentical grades the references several times: the
+// report body (it holds no wall time, pid or token) must be the same bytes
+// every time, with one worker, with several, and with restarts.
+func TestReferenceGradesAreIdentical(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	for _, c := range []struct {
+		day     string
+		command []string
+	}{
+		{"session-15", []string{referenceGo}},
+		{"poison-counter", []string{referenceGo}},
+		{"session-16", []string{python, "reference/python/worker.py"}},
+	} {
+		t.Run(c.day, func(t *testing.T) {
+			first := gradeWorker(t, c.day, scenarios.NewEnv(t.TempDir()), c.command...).rep.Body()
+			for i := 2; i <= 3; i++ {
+				if body := gradeWorker(t, c.day, scenarios.NewEnv(t.TempDir()), c.command...).rep.Body(); body != first {
+					t.Fatalf("grade %d of %s differs from the first:\n%s", i, c.day, firstDifference(first, body))
+				}
+			}
+		})
+	}
+}
+
+// firstDifference is the first line where two bodies differ.
+func firstDifference(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  %s\n  %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines against %d", len(al), len(bl))
+}
