@@ -9,12 +9,12 @@ import (
 
 // bugs are the deliberate mistakes this worker can make, one at a time, by
 // name: -bug NAME (or OUTBOXLAB_BUG=NAME). Without one it is the reference
-// worker, line for line. Each is a mistake the grader must catch; the test in
-// workers/wrongtest names the check that does.
+// worker, line for line. Each is a mistake the grader must catch;
+// workers/grade_test.go names the check that does (wrongWorkers).
 var bugs = map[string]string{
 	// Day 15: leasing, one owner at a time.
 	"select-then-update": "Day 15: reads the claimable rows, asks the lab the time, then updates them by Id without re-checking",
-	"no-lease-expiry":    "Day 15/16: claims only Pending rows, never a Processing one whose lease has expired",
+	"no-lease-expiry":    "Day 15, poison-counter: claims and waits for Pending rows only, never an expired lease",
 	"no-owner-check":     "Day 15: records an answer without the owner and token check",
 
 	// poison-counter.
