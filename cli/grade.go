@@ -17,7 +17,11 @@ import (
 func dayIDs() string {
 	var lines []string
 	for _, d := range grade.Days() {
-		lines = append(lines, fmt.Sprintf("  %-15s %-6s %s", d.ID, strings.Join(d.Aliases, ","), d.Summary))
+		id := d.ID
+		if len(d.Aliases) > 0 {
+			id += " (" + strings.Join(d.Aliases, ", ") + ")"
+		}
+		lines = append(lines, "  "+id, "      "+d.Summary)
 	}
 	return strings.Join(lines, "\n")
 }

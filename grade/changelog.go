@@ -14,7 +14,8 @@ import (
 // in which turn whatever the worker's language. The lab reads the new rows
 // at every turn boundary and attributes them to the worker whose turn it was.
 
-// logged are the tables whose rows the change log records, and their key.
+// logged are the tables whose rows the change log records on every Day
+// (Day 17 adds its Redrives and AuditLog).
 var logged = []string{"Payments", "OutboxMessages"}
 
 // change is one row of LabChangeLog.
@@ -51,7 +52,7 @@ func (c change) changedCol(col string) bool {
 }
 
 // sqliteChangeLogDDL creates the log and one trigger per table and operation.
-func sqliteChangeLogDDL(columns map[string][]string) string {
+func sqliteChangeLogDDL(tables []string, columns map[string][]string) string {
 	var b strings.Builder
 	b.WriteString(`CREATE TABLE LabChangeLog (
     Seq       INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -62,7 +63,7 @@ func sqliteChangeLogDDL(columns map[string][]string) string {
     NewRow    TEXT
 ) STRICT;
 `)
-	for _, table := range logged {
+	for _, table := range tables {
 		obj := func(prefix string) string {
 			parts := make([]string, 0, 2*len(columns[table]))
 			for _, c := range columns[table] {
@@ -85,7 +86,7 @@ func sqliteChangeLogDDL(columns map[string][]string) string {
 
 // postgresChangeLogDDL is the same log on PostgreSQL: one plpgsql function,
 // one row trigger per table. The function keeps the run's search_path.
-func postgresChangeLogDDL() []string {
+func postgresChangeLogDDL(tables []string) []string {
 	stmts := []string{
 		`CREATE TABLE LabChangeLog (
     Seq       BIGSERIAL PRIMARY KEY,
@@ -111,7 +112,7 @@ BEGIN
     RETURN NEW;
 END $$`,
 	}
-	for _, table := range logged {
+	for _, table := range tables {
 		stmts = append(stmts, fmt.Sprintf(`CREATE TRIGGER LabLog_%[1]s AFTER INSERT OR UPDATE OR DELETE ON %[1]s
     FOR EACH ROW EXECUTE FUNCTION LabLogChange('%[1]s')`, table))
 	}

@@ -346,7 +346,7 @@ func (j *judge) drained() {
 func (j *judge) noRowLost() {
 	var problems []string
 	for _, c := range j.g.r.changes {
-		if c.Op != "UPDATE" {
+		if c.Op != "UPDATE" && (c.Table == "Payments" || c.Table == "OutboxMessages") {
 			problems = append(problems, fmt.Sprintf("%s row %d: %s", c.Table, c.RowID, c.Op))
 		}
 	}

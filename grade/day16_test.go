@@ -43,12 +43,35 @@ func TestDay15GoodWorkerPasses(t *testing.T) {
 // workers, other batches and leases): a correct worker passes them all, so
 // no check holds only for the default numbers.
 func TestOtherSeedsPass(t *testing.T) {
-	for _, day := range []string{"session-15", "session-16", "poison-counter"} {
+	for _, day := range []string{"session-15", "session-16", "poison-counter", "session-17"} {
 		for _, seed := range []uint64{1, 99} {
 			rep, _ := gradeRun(t, day, seed, okWorker)
 			if !rep.Passed() {
 				t.Errorf("%s --seed %d: failed %q", day, seed, failed(rep))
 			}
 		}
+	}
+}
+
+func TestDay17GoodRedrivePasses(t *testing.T) {
+	rep, stderr := gradeRun(t, "session-17", DefaultSeed, okWorker)
+	if !rep.Passed() {
+		t.Errorf("the good redrive failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
+	}
+}
+
+// TestDay17WrongRedrivesFail: a redrive that resets the counters, skips the
+// audit or releases everything in one batch fails the check naming it.
+func TestDay17WrongRedrivesFail(t *testing.T) {
+	for bug, check := range map[string]string{
+		"reset-counters": "counters kept",
+		"no-audit":       "one AuditLog row names the approver",
+		"one-batch":      "released in batches of at most",
+	} {
+		t.Run(bug, func(t *testing.T) {
+			t.Setenv("OK16_BUG", bug)
+			rep, _ := gradeRun(t, "session-17", DefaultSeed, okWorker)
+			failsWith(t, rep, check)
+		})
 	}
 }

@@ -39,7 +39,15 @@ type variation struct {
 	Declined       string
 	Transient      string // fails the first TransientFails checks, then pays
 	TransientFails int
-	Lethal         string // poison-counter: the handler of this key crashes
+	Lethal         string   // poison-counter: the handler of this key crashes
+	More           []string // Day 17: keys that fail in Day 16's drain, then pay once fixed
+	Fixed          bool     // Day 17: the provider is fixed before the redrive
+	Approver       string   // Day 17
+	Reason         string
+	RedriveBatch   int
+	RedriveEvery   time.Duration
+	RedriveMore    int    // attempts a redriven entry gets
+	Refusal        bool   // Day 17: this run withholds the approver (the redrive must refuse)
 	KillKey        string // Day 15: the worker is killed with this key's answer in flight
 	StallKey       string // Day 15: this key's answer is held past the lease
 	MaxAttempts    int
@@ -89,6 +97,11 @@ type Day struct {
 	restarts func(v variation) int
 	judge    func(j *judge)
 	describe func(v variation) []string // the setup lines of a variation
+
+	design int                                     // the store's Day (16 unless set)
+	role   string                                  // OUTBOXLAB_ROLE ("worker" unless set)
+	env    func(v variation) [][2]string           // more OUTBOXLAB_ variables
+	setup  func(ctx context.Context, r *run) error // builds the start state after seeding
 }
 
 func (d *Day) restartLimit(v variation) int {
@@ -239,7 +252,11 @@ type graded struct {
 
 // grade runs one variation on a fresh database at loc.
 func (o *Options) grade(ctx context.Context, cmd command, v variation, loc string, pg bool, stream uint64) (*graded, error) {
-	store, err := outbox.Day(16).Open(ctx, loc)
+	design := 16
+	if o.Day.design > 0 {
+		design = o.Day.design
+	}
+	store, err := outbox.Day(design).Open(ctx, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -247,12 +264,17 @@ func (o *Options) grade(ctx context.Context, cmd command, v variation, loc strin
 	if err := seedDurableOutbox(ctx, store, v); err != nil {
 		return nil, err
 	}
-	if err := installChangeLog(ctx, store.DB(), pg); err != nil {
-		return nil, err
-	}
 	r := &run{ctx: ctx, day: o.Day, v: v, cmd: cmd, budget: o.TurnBudget, start: o.startBudget, loc: loc, pg: pg,
 		store: store, db: store.DB(), clk: clock.New(), prov: newProvider(v),
 		rng: rand.New(rand.NewPCG(o.Seed, stream)), perMsg: map[int64]int{}, fired: map[string]bool{}, lateTurn: -1}
+	if o.Day.setup != nil {
+		if err := o.Day.setup(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	if err := installChangeLog(ctx, store.DB(), pg, r.logged()); err != nil {
+		return nil, err
+	}
 	if !pg {
 		if r.probe, err = openProbe(loc); err != nil {
 			return nil, err
@@ -261,6 +283,19 @@ func (o *Options) grade(ctx context.Context, cmd command, v variation, loc strin
 	}
 	if r.shape, err = schemaShape(ctx, r.db, pg); err != nil {
 		return nil, err
+	}
+	if o.Day.ID == "session-17" {
+		// First the redrive without an approver: it must refuse, touching nothing.
+		ref := *r
+		ref.v.Refusal, ref.events, ref.viol = true, nil, nil
+		if err := ref.execute(); err != nil {
+			return nil, err
+		}
+		r.refusal = &ref
+		r.lastSeq, r.changes, r.turns = ref.lastSeq, ref.changes, ref.turns
+		r.slots, r.srv, r.holder, r.nCalls = nil, nil, nil, 0
+		r.events = append(r.events, event{at: r.clk.Now(), who: "worker-1",
+			what: fmt.Sprintf("(run without an approver: %s)", ref.refusalText())})
 	}
 	if err := r.execute(); err != nil {
 		var cs errCannotStart
@@ -320,9 +355,9 @@ func openProbe(path string) (*sql.DB, error) {
 }
 
 // installChangeLog creates LabChangeLog and its triggers.
-func installChangeLog(ctx context.Context, db *sql.DB, pg bool) error {
+func installChangeLog(ctx context.Context, db *sql.DB, pg bool, tables []string) error {
 	if pg {
-		for _, stmt := range postgresChangeLogDDL() {
+		for _, stmt := range postgresChangeLogDDL(tables) {
 			if _, err := db.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("install the change log: %w", err)
 			}
@@ -330,7 +365,7 @@ func installChangeLog(ctx context.Context, db *sql.DB, pg bool) error {
 		return nil
 	}
 	cols := map[string][]string{}
-	for _, t := range logged {
+	for _, t := range tables {
 		rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info('`+t+`') ORDER BY cid`)
 		if err != nil {
 			return fmt.Errorf("install the change log: %w", err)
@@ -342,7 +377,7 @@ func installChangeLog(ctx context.Context, db *sql.DB, pg bool) error {
 		}
 		rows.Close()
 	}
-	if _, err := db.ExecContext(ctx, sqliteChangeLogDDL(cols)); err != nil {
+	if _, err := db.ExecContext(ctx, sqliteChangeLogDDL(tables, cols)); err != nil {
 		return fmt.Errorf("install the change log: %w", err)
 	}
 	return nil

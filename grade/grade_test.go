@@ -69,7 +69,7 @@ func TestDay16SameBodyOnEveryRerun(t *testing.T) {
 // processes, a kill and a stall (Day 15), and with kills and restarts
 // (poison-counter), every rerun gives the same body.
 func TestSeveralWorkersSameBodyOnEveryRerun(t *testing.T) {
-	for _, day := range []string{"session-15", "poison-counter"} {
+	for _, day := range []string{"session-15", "poison-counter", "session-17"} {
 		t.Run(day, func(t *testing.T) {
 			if rep := sameOnReruns(t, day, 5); !rep.Passed() {
 				t.Fatalf("failed: %q", failed(rep))
@@ -184,7 +184,7 @@ func TestKillLeavesNoSurvivor(t *testing.T) {
 // again): each passes with the same body as on SQLite, and leaves no schema.
 func TestOnPostgres(t *testing.T) {
 	url := postgresURL(t)
-	for _, day := range []string{"session-16", "session-15", "poison-counter"} {
+	for _, day := range []string{"session-16", "session-15", "poison-counter", "session-17"} {
 		t.Run(day, func(t *testing.T) {
 			sqlite, _ := gradeRun(t, day, DefaultSeed, okWorker)
 			ctx := context.Background()

@@ -2,6 +2,7 @@ package grade
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"outboxlab/core/clock"
@@ -12,9 +13,26 @@ import (
 func describeChange(c change) string {
 	switch c.Op {
 	case "INSERT":
+		switch c.Table {
+		case "AuditLog":
+			return fmt.Sprintf("audit row %d: %s by %s", c.RowID, clip(c.New["action"], 24), clip(c.New["actor"], 24))
+		case "Redrives":
+			return fmt.Sprintf("redrive %d %s: released (batch %s, was AttemptCount %s)", c.RowID,
+				c.New["messagekey"], c.New["batch"], c.New["originalattemptcount"])
+		}
 		return fmt.Sprintf("row INSERTED into %s (Id %d)", c.Table, c.RowID)
 	case "DELETE":
 		return fmt.Sprintf("row DELETED from %s (Id %d)", c.Table, c.RowID)
+	}
+	if c.Table == "Redrives" {
+		var parts []string
+		for _, col := range []string{"Outcome", "VerifiedTransactionId"} {
+			if c.changedCol(col) {
+				n, _ := c.value(col)
+				parts = append(parts, fmt.Sprintf("%s %s", col, orDash(n)))
+			}
+		}
+		return fmt.Sprintf("redrive %d %s: %s", c.RowID, c.New["messagekey"], strings.Join(parts, ", "))
 	}
 	var parts []string
 	for _, col := range []string{"Status", "AttemptCount", "ProviderTransactionId"} {
@@ -84,6 +102,21 @@ func (g *graded) render(rep *report.Report, title, tag string) {
 	rep.Line("")
 	rep.Line("Payments, and the provider's ledger for each key:")
 	rep.Table([]string{"Key", "Status", "Transaction", "UpdatedAt", "Status checks (failed)"}, rows)
+	if slices.Contains(g.r.extraLogged, "Redrives") {
+		redrives, err := readRows(g.r.ctx, g.r.db, "Redrives")
+		if err != nil {
+			rep.Line("Redrives cannot be read: " + oneLine(err))
+			return
+		}
+		rows = rows[:0]
+		for _, rd := range redrives {
+			rows = append(rows, []string{rd.get("MessageKey"), rd.get("Batch"), rd.get("OriginalAttemptCount"),
+				orDash(rd.get("Outcome")), orDash(rd.get("VerifiedTransactionId")), stampText(rd.get("ClosedAtUtc"))})
+		}
+		rep.Line("")
+		rep.Line("Redrives, as the redrive left them:")
+		rep.Table([]string{"Key", "Batch", "Orig. attempts", "Outcome", "Verified", "ClosedAt"}, rows)
+	}
 }
 
 // j0 is a key's status checks in the ledger, with how many failed.

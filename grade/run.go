@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/pgdb"
@@ -106,9 +107,14 @@ type run struct {
 	ended   string // why the run stopped early ("" when every worker finished)
 	shape   string // the schema before the workers ran
 
-	fired    map[string]bool // the Day's faults that have happened (each fires once)
-	stalled  *slot           // the worker whose answer was held past its lease
-	lateTurn int             // the turn that began with the held answer; -1: none
+	fired map[string]bool // the Day's faults that have happened (each fires once)
+
+	refusal     *run       // Day 17: the run without an approver, before this one
+	labWorker   *labWorker // Day 17: the lab's own worker, which drains while the workers sleep
+	extraLogged []string   // tables the Day logs besides Payments and OutboxMessages
+	statusBy    map[string][]statusCall
+	stalled     *slot // the worker whose answer was held past its lease
+	lateTurn    int   // the turn that began with the held answer; -1: none
 }
 
 // event is one timeline line: scenario time, who, what.
@@ -167,6 +173,30 @@ func (r *run) execute() error {
 		}
 	}
 	return r.loop()
+}
+
+// ddl is SQLite DDL in the run's database's words.
+func (r *run) ddl(schema string) string {
+	if !r.pg {
+		return schema
+	}
+	d, err := claim.PostgresDDL(schema)
+	if err != nil {
+		return schema // the server says what is wrong with it
+	}
+	return d
+}
+
+func (r *run) role() string {
+	if r.day.role != "" {
+		return r.day.role
+	}
+	return "worker"
+}
+
+// logged are the tables this run's change log records.
+func (r *run) logged() []string {
+	return append(append([]string{}, logged...), r.extraLogged...)
 }
 
 // startBudget is the wall time a new incarnation has until its hello.
@@ -236,7 +266,7 @@ func (r *run) environment(s *slot, inc *incarnation) ([]string, error) {
 	vars := [][2]string{
 		{"PROTOCOL", strconv.Itoa(ProtocolVersion)},
 		{"DAY", r.day.EnvDay},
-		{"ROLE", "worker"},
+		{"ROLE", r.role()},
 		{"LAB_URL", r.srv.URL()},
 		{"TOKEN", inc.token},
 		{"WORKER_ID", s.id},
@@ -249,6 +279,9 @@ func (r *run) environment(s *slot, inc *incarnation) ([]string, error) {
 		{"LEASE_MS", strconv.FormatInt(v.Lease.Milliseconds(), 10)},
 		{"BATCH_SIZE", strconv.Itoa(v.Batch)},
 		{"BUSY_TIMEOUT_MS", "5000"},
+	}
+	if r.day.env != nil {
+		vars = append(vars, r.day.env(v)...)
 	}
 	for _, kv := range vars {
 		env = append(env, "OUTBOXLAB_"+kv[0]+"="+kv[1])
@@ -528,6 +561,16 @@ func (r *run) schedule() error {
 		if first == nil {
 			return errors.New("no worker can run") // cannot happen: the loop checked
 		}
+		if r.labWorker != nil {
+			wake, err := r.labWorker.drain(r)
+			if err != nil {
+				return err
+			}
+			if !wake.IsZero() && !wake.After(first.wake) && wake.Sub(clock.Start) <= clockLimit {
+				r.clk.AdvanceTo(wake)
+				return nil // the loop schedules again at the new time
+			}
+		}
 		if first.wake.Sub(clock.Start) > clockLimit {
 			r.violate(ruleLimits, "%s slept past the scenario clock's limit (%s)", first.id, clock.ISO(first.wake))
 			r.log(first.id, "sleeps until %s: past the clock's limit, the run stops", clock.DayStamp(first.wake))
@@ -633,7 +676,21 @@ func (r *run) provider(s *slot, c *call) (a answer, stop bool, err error) {
 	}
 	a = statusAnswer(r.prov.CheckStatus(r.ctx, key, now))
 	r.log(s.id, "provider status %s (message %d) → %s", key, id, answerText(a))
+	if r.statusBy == nil {
+		r.statusBy = map[string][]statusCall{}
+	}
+	tx, _ := a.body["transaction_id"].(string)
+	out, _ := a.body["outcome"].(string)
+	r.statusBy[key] = append(r.statusBy[key], statusCall{worker: s.id, at: now, outcome: out, tx: tx, seq: r.lastSeq})
 	return a, false, nil
+}
+
+// statusCall is a status check a worker made, as the lab answered it.
+type statusCall struct {
+	worker      string
+	at          time.Time
+	outcome, tx string
+	seq         int64 // the change log's last row when it was asked
 }
 
 func statusAnswer(ans provider.Answer, err error) answer {
@@ -680,7 +737,20 @@ func (r *run) owns(s *slot, id int64, key string) (string, bool) {
 			return "", true
 		}
 	}
+	if r.role() == "redrive" && r.redriven(id) {
+		return "", true // the redrive verifies the entries it released
+	}
 	return "it never claimed it", false
+}
+
+// redriven reports whether a Redrives row for message id was written.
+func (r *run) redriven(id int64) bool {
+	for _, c := range r.changes {
+		if c.Table == "Redrives" && c.Op == "INSERT" && c.New["messageid"] == strconv.FormatInt(id, 10) {
+			return true
+		}
+	}
+	return false
 }
 
 // orDash is s, or a dash for nothing.

@@ -130,6 +130,10 @@ type claimed struct {
 func main() {
 	base, capMS := env("BASE_BACKOFF_MS"), env("MAX_BACKOFF_MS")
 	lease, batch := env("LEASE_MS"), env("BATCH_SIZE")
+	redriving := os.Getenv("OUTBOXLAB_ROLE") == "redrive"
+	if redriving && (os.Getenv("OUTBOXLAB_APPROVER") == "" || os.Getenv("OUTBOXLAB_REASON") == "") {
+		fail(fmt.Errorf("refusing to redrive without an approver and a reason"))
+	}
 	call("/v1/hello", map[string]any{"language": "go"})
 	abuse()
 	driver, dsn := "sqlite", "file:"+os.Getenv("OUTBOXLAB_DATABASE")+"?_txlock=immediate&_pragma=busy_timeout(5000)"
@@ -142,6 +146,10 @@ func main() {
 	}
 	db.SetMaxOpenConns(1)
 	defer db.Close()
+	if redriving {
+		redrive(db)
+		return
+	}
 	for {
 		_, ans := call("/v1/clock/now", map[string]any{})
 		now := nowMS(ans)
