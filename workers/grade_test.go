@@ -197,11 +197,11 @@ var wrongWorkers = []struct {
 	{day: "poison-counter", bug: "count-on-catch", issue: true, want: "the lethal message DeadLettered after exactly MaxAttempts"},
 	{day: "poison-counter", bug: "no-lease-expiry", want: "the lethal message DeadLettered after exactly MaxAttempts"},
 
-	{day: "session-17", bug: "redrive-resets-counters", issue: true, want: "counters kept"},
-	{day: "session-17", bug: "redrive-skips-audit", issue: true, want: "audit"},
-	{day: "session-17", bug: "redrive-one-batch", issue: true, want: "batches"},
-	{day: "session-17", bug: "redrive-no-verify", want: "verified"},
-	{day: "session-17", bug: "redrive-unapproved", want: "approver"},
+	{day: "session-17", bug: "redrive-resets-counters", issue: true, want: "counters kept: AttemptCount never reset"},
+	{day: "session-17", bug: "redrive-skips-audit", issue: true, want: "one AuditLog row names the approver, the reason and every entry"},
+	{day: "session-17", bug: "redrive-one-batch", issue: true, want: "released in batches of at most"},
+	{day: "session-17", bug: "redrive-no-verify", want: "every redriven entry verified with the provider"},
+	{day: "session-17", bug: "redrive-unapproved", want: "the redrive refuses to run without an approver"},
 }
 
 // reruns is how many times a wrong worker is graded: OUTBOXLAB_WRONG_RERUNS
