@@ -24,6 +24,7 @@ var (
 	wrongGo     string // workers/wrong: the reference with -bug NAME
 	starter15   string // workers/starter/day15
 	starter16   string // workers/starter/day16
+	starter17   string // workers/starter/day17
 
 	starterPoisonCounter string // workers/starter/poisoncounter
 )
@@ -38,9 +39,11 @@ func TestMain(m *testing.M) {
 	wrongGo = filepath.Join(dir, "wrong")
 	starter15 = filepath.Join(dir, "starter15")
 	starter16 = filepath.Join(dir, "starter16")
+	starter17 = filepath.Join(dir, "starter17")
 	starterPoisonCounter = filepath.Join(dir, "starter-poison-counter")
 	for out, pkg := range map[string]string{referenceGo: "./reference/go", wrongGo: "./wrong",
-		starter15: "./starter/day15", starter16: "./starter/day16", starterPoisonCounter: "./starter/poisoncounter"} {
+		starter15: "./starter/day15", starter16: "./starter/day16", starter17: "./starter/day17",
+		starterPoisonCounter: "./starter/poisoncounter"} {
 		build := exec.Command("go", "build", "-o", out, pkg)
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {

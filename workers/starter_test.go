@@ -15,7 +15,7 @@ import (
 )
 
 func TestStarterFiles(t *testing.T) {
-	if got, want := workers.Days(), []string{"session-15", "session-16", "poison-counter"}; !slices.Equal(got, want) {
+	if got, want := workers.Days(), []string{"session-15", "session-16", "session-17", "poison-counter"}; !slices.Equal(got, want) {
 		t.Errorf("Days() = %q, want %q", got, want)
 	}
 	for _, day := range []string{"session-16", "day16", "16"} {
@@ -132,6 +132,12 @@ var starters = []struct {
 		"the poison DeadLettered with its LastError",
 		"every retry waited for its NextAttemptUtc",
 		"attempts counted at claim time",
+	}},
+	{day: "session-17", binary: &starter17, fails: []string{
+		"the redrive refuses to run without an approver",
+		"one AuditLog row names the approver, the reason and every entry",
+		"counters kept: AttemptCount never reset",
+		"a Redrives row per released entry keeps its original counters",
 	}},
 	{day: "poison-counter", binary: &starterPoisonCounter, fails: []string{
 		"the lethal message DeadLettered after exactly MaxAttempts",

@@ -57,11 +57,13 @@ type starter struct {
 var startersByDay = []starter{
 	{id: "session-15", aliases: []string{"day15", "15"}, folder: "day15"},
 	{id: "session-16", aliases: []string{"day16", "16"}, folder: "day16"},
+	{id: "session-17", aliases: []string{"day17", "17"}, folder: "day17"},
 	{id: "poison-counter", folder: "poisoncounter"},
 }
 
 // Days lists the Days that have a starter, by their canonical id
-// (session-15, session-16, poison-counter), in the course's order.
+// (session-15, session-16, session-17, poison-counter), in the course's
+// order.
 func Days() []string {
 	out := make([]string, len(startersByDay))
 	for i, s := range startersByDay {
