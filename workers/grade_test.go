@@ -163,18 +163,18 @@ var wrongWorkers = []struct {
 	day, bug string
 	python   string // a Python wrong worker instead of -bug
 	want     string
-	issue    bool // one of issue 27's twelve: 10 reruns (3 for the others)
-	slow     bool // bound by the lab's wall-clock limits: 2 reruns
+	ten      bool // one per Day: 10 reruns (2 for the others)
+	slow     bool // bound by the lab's wall-clock limits: 1 run
 	budget   bool // judged by the turn budget: graded with the lab's default
 }{
-	{day: "session-16", bug: "no-max-attempts", issue: true, want: "the poison tried exactly MaxAttempts times"},
-	{day: "session-16", bug: "backoff-not-gated", issue: true, want: "every retry waited for its NextAttemptUtc"},
+	{day: "session-16", bug: "no-max-attempts", ten: true, want: "the poison tried exactly MaxAttempts times"},
+	{day: "session-16", bug: "backoff-not-gated", want: "every retry waited for its NextAttemptUtc"},
 	{day: "session-16", bug: "backoff-not-doubled", want: "every retry waited for its NextAttemptUtc"},
-	{day: "session-16", bug: "wall-clock", issue: true, want: "protocol: every timestamp written is the lab's clock"},
-	{day: "session-16", bug: "attempt-off-by-one", issue: true, want: "the poison tried exactly MaxAttempts times"},
-	{day: "session-16", bug: "dead-letter-no-last-error", issue: true, want: "the poison DeadLettered with its LastError"},
-	{day: "session-16", bug: "dead-letter-deletes", issue: true, want: "no row deleted, inserted or duplicated"},
-	{day: "session-16", bug: "dead-letter-fakes-outcome", issue: true, want: "its payment still PendingConfirmation"},
+	{day: "session-16", bug: "wall-clock", want: "protocol: every timestamp written is the lab's clock"},
+	{day: "session-16", bug: "attempt-off-by-one", want: "the poison tried exactly MaxAttempts times"},
+	{day: "session-16", bug: "dead-letter-no-last-error", want: "the poison DeadLettered with its LastError"},
+	{day: "session-16", bug: "dead-letter-deletes", want: "no row deleted, inserted or duplicated"},
+	{day: "session-16", bug: "dead-letter-fakes-outcome", want: "its payment still PendingConfirmation"},
 	{day: "session-16", bug: "invents-transaction-id", want: "transaction ids only from the provider"},
 	{day: "session-16", bug: "count-on-catch", want: "attempts counted at claim time"},
 	{day: "session-16", python: "wrong/python/isoformat.py", want: "protocol: every timestamp written is the lab's clock"},
@@ -192,26 +192,28 @@ var wrongWorkers = []struct {
 
 	// Day 15's one-owner-at-a-time rule is judged by the lease check: a claim
 	// that takes a message inside another worker's live lease fails it.
-	{day: "session-15", bug: "select-then-update", issue: true, want: "every claim takes the lease and the token"},
-	{day: "session-15", bug: "no-lease-expiry", issue: true, want: "the killed worker's message taken over after its lease"},
-	{day: "session-15", bug: "no-owner-check", issue: true, want: "late completion refused by the owner and token check"},
+	{day: "session-15", bug: "select-then-update", ten: true, want: "every claim takes the lease and the token"},
+	{day: "session-15", bug: "no-lease-expiry", want: "the killed worker's message taken over after its lease"},
+	{day: "session-15", bug: "no-owner-check", want: "late completion refused by the owner and token check"},
 	{day: "session-15", bug: "holds-transaction", want: "protocol: no database transaction open across a lab call", slow: true},
 	{day: "session-15", bug: "second-call", want: "protocol: one call at a time"},
-	{day: "poison-counter", bug: "count-on-catch", issue: true, want: "the lethal message DeadLettered after exactly MaxAttempts"},
+	{day: "poison-counter", bug: "count-on-catch", ten: true, want: "the lethal message DeadLettered after exactly MaxAttempts"},
 	{day: "poison-counter", bug: "no-lease-expiry", want: "the lethal message DeadLettered after exactly MaxAttempts"},
 
-	{day: "session-17", bug: "redrive-resets-counters", issue: true, want: "counters kept: AttemptCount never reset"},
-	{day: "session-17", bug: "redrive-skips-audit", issue: true, want: "one AuditLog row names the approver, the reason and every entry"},
-	{day: "session-17", bug: "redrive-one-batch", issue: true, want: "released in batches of at most"},
+	{day: "session-17", bug: "redrive-resets-counters", want: "counters kept: AttemptCount never reset"},
+	{day: "session-17", bug: "redrive-skips-audit", want: "one AuditLog row names the approver, the reason and every entry"},
+	{day: "session-17", bug: "redrive-one-batch", ten: true, want: "released in batches of at most"},
 	{day: "session-17", bug: "redrive-no-verify", want: "every redriven entry verified with the provider"},
 	{day: "session-17", bug: "redrive-unapproved", want: "the redrive refuses to run without an approver"},
 }
 
 // reruns is how many times a wrong worker is graded: OUTBOXLAB_WRONG_RERUNS
-// for every one; else 1 with -short; else 10 for issue 27's twelve, 2 for a
-// slow one, 3 for the others. A grade is deterministic, so a rerun that
-// differs is a bug of the lab.
-func reruns(t *testing.T, issue, slow bool) int {
+// for every one (10 is the proof of issue 27: 10 of 10 for each); else 1
+// with -short; else 10 for one wrong worker per Day, 1 for a slow one, 2
+// for the others, to keep the package within go test's 10 minutes on a
+// loaded machine. A grade is deterministic: a rerun that differs is the
+// lab's bug.
+func reruns(t *testing.T, ten, slow bool) int {
 	if v := os.Getenv("OUTBOXLAB_WRONG_RERUNS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -223,19 +225,19 @@ func reruns(t *testing.T, issue, slow bool) int {
 		return 1
 	}
 	switch {
-	case issue:
+	case ten:
 		return 10
 	case slow:
-		return 2
+		return 1
 	}
-	return 3
+	return 2
 }
 
 // TestWrongWorkersFail grades every wrong worker reruns times: each run must
 // fail (the CLI's exit 1) with the check that names its bug.
 func TestWrongWorkersFail(t *testing.T) {
 	for _, w := range wrongWorkers {
-		n := reruns(t, w.issue, w.slow)
+		n := reruns(t, w.ten, w.slow)
 		name, command := w.day+"/"+w.bug, []string{wrongGo, "-bug", w.bug}
 		if w.python != "" {
 			python, err := exec.LookPath("python3")
