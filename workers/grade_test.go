@@ -48,6 +48,7 @@ func TestMain(m *testing.M) {
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n", pkg, err)
+			os.RemoveAll(dir)
 			os.Exit(3)
 		}
 	}
