@@ -84,6 +84,28 @@ func TestExerciseWritesTheStarter(t *testing.T) {
 			t.Errorf("%s: %v (TODO in it: %v)", f, err, strings.Contains(string(raw), "TODO"))
 		}
 	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Errorf("outside the lab's module the starter is a module of its own: %v", err)
+	}
+	if !strings.Contains(out.String(), "cd "+dir+" && outboxlab grade session-16 -- go run .") {
+		t.Errorf("the Next line does not say how to grade it from its own module:\n%s", out.String())
+	}
+	// Inside the lab's module (a folder whose go.mod says module outboxlab)
+	// the starter belongs to it: no go.mod of its own, go run ./day16 from there.
+	lab := t.TempDir()
+	if err := os.WriteFile(filepath.Join(lab, "go.mod"), []byte("// the lab\nmodule outboxlab\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := Main([]string{"exercise", "day16", filepath.Join(lab, "day16")}, &out, &errb); code != ExitOK {
+		t.Fatalf("exercise inside the lab's module: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(lab, "day16", "go.mod")); err == nil {
+		t.Errorf("inside the lab's module the starter got a go.mod of its own")
+	}
+	if !strings.Contains(out.String(), "-- go run "+filepath.Join(lab, "day16")) {
+		t.Errorf("the Next line does not grade it with go run DIR:\n%s", out.String())
+	}
 	if code := Main([]string{"exercise", "session-16", dir}, &out, &errb); code != ExitCannotRun {
 		t.Errorf("writing over the starter: exit %d, want %d", code, ExitCannotRun)
 	}
