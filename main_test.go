@@ -236,11 +236,17 @@ func cmdCheck(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("check: no check named %q; stdout has %q", args[0], names)
 }
 
-// stdoutJSON parses the last command's stdout as one JSON document.
+// stdoutJSON parses the last command's stdout as one JSON document, its
+// numbers as written (1024000, not 1.024e+06).
 func stdoutJSON(ts *testscript.TestScript) any {
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
+	dec.UseNumber()
 	var doc any
-	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
 		ts.Fatalf("stdout is not one JSON document: %v", err)
+	}
+	if dec.More() {
+		ts.Fatalf("stdout is more than one JSON document")
 	}
 	return doc
 }
