@@ -4,6 +4,8 @@ package scenariotest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -75,4 +77,35 @@ func RunPostgres(t testing.TB, url, name string, args ...string) *report.Report 
 		}
 	}()
 	return RunIn(t, env, name, args...)
+}
+
+// Golden returns the golden report body of the scenario registered as name
+// (testdata/golden/<name>.txt at the module root): the body of its run at
+// its defaults, which cli's golden tests make once per database and require
+// to equal this file. A test that needs only that body reads it here instead
+// of running the scenario again.
+func Golden(t testing.TB, name string) string {
+	t.Helper()
+	if scenarios.Lookup(name) == nil {
+		t.Fatalf("%s is not registered", name)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "testdata", "golden", name+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
