@@ -74,7 +74,7 @@ func SameOnPostgres(t *testing.T, url, family string, unmeasured func(map[string
 		name, args := s.Name, s.FailsWith
 		t.Run(strings.Join(append([]string{name}, args...), " "), func(t *testing.T) {
 			t.Parallel()
-			lite := Run(t, name, args...)
+			lite := Shared(t, name, args...) // the family's FailsWith tests may read it too
 			pg := RunPostgres(t, url, name, args...)
 			SameRun(t, "sqlite", lite, "postgres", pg, unmeasured)
 			if strings.Contains(pg.Body(), "postgres://") || strings.Contains(pg.Body(), "postgresql://") {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -108,4 +110,55 @@ func Golden(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// shared holds the runs Shared made, one per scenario and flags.
+var shared struct {
+	sync.Mutex
+	runs map[string]*sharedRun
+}
+
+type sharedRun struct {
+	once sync.Once
+	rep  *report.Report
+	err  error
+}
+
+// Shared is Run made once per test binary for each scenario and flags: the
+// tests that read the same run (a family's FailsWith checks and its
+// PostgreSQL comparison) share its report, which none of them may change.
+// A run that fails fails every test that asks for it.
+func Shared(t testing.TB, name string, args ...string) *report.Report {
+	t.Helper()
+	key := strings.Join(append([]string{name}, args...), "\x00")
+	shared.Lock()
+	if shared.runs == nil {
+		shared.runs = map[string]*sharedRun{}
+	}
+	run := shared.runs[key]
+	if run == nil {
+		run = &sharedRun{}
+		shared.runs[key] = run
+	}
+	shared.Unlock()
+	run.once.Do(func() {
+		o := Bind(t, name, args...)
+		if run.err = o.Validate(); run.err != nil {
+			return
+		}
+		dir, err := os.MkdirTemp("", "scenariotest-shared-")
+		if err != nil {
+			run.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		run.rep, run.err = o.Run(context.Background(), scenarios.NewEnv(dir))
+	})
+	switch {
+	case run.err != nil:
+		t.Fatalf("%s %v: %v", name, args, run.err)
+	case run.rep == nil: // the first asker's flags did not parse (it failed)
+		t.Fatalf("%s %v: the shared run did not finish", name, args)
+	}
+	return run.rep
 }
