@@ -2,6 +2,7 @@ package claim
 
 import (
 	"database/sql"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,6 +94,27 @@ func (q *Queue) settle(d Dialect, o Owner, sets []Set) (string, []any) {
 	set, args := q.sets(d, append(sets, Set{q.Owner, nil}, Set{q.LeaseUntil, nil}))
 	return `UPDATE ` + q.Table + ` SET ` + set + ` WHERE Id = ? AND ` + q.Owner + ` = ? AND ` + q.Token + ` = ? AND ` + q.held(),
 		append(args, o.ID, o.Owner, o.Token)
+}
+
+// claimed reads back, in claim order, the rows of a batch claim: in
+// selects their ids (a dialect's list of one argument).
+func (q *Queue) claimed(returning, in string) string {
+	return `SELECT ` + returning + ` FROM ` + q.Table + ` WHERE Id IN (` + in + `) ORDER BY ` + q.Order
+}
+
+// settleAll is settle for every row of a batch in one statement. from is a
+// derived table c with one row per claim: claim_id, claim_owner and
+// claim_token, the claim the row must still carry, then set_0, set_1, ...,
+// that row's values of columns. It returns the ids it changed.
+func (q *Queue) settleAll(columns []string, from string) string {
+	set := make([]string, 0, len(columns)+2)
+	for i, c := range columns {
+		set = append(set, c+` = c.set_`+strconv.Itoa(i))
+	}
+	set = append(set, q.Owner+` = NULL`, q.LeaseUntil+` = NULL`)
+	return `UPDATE ` + q.Table + ` AS t SET ` + strings.Join(set, ", ") + ` FROM ` + from +
+		` WHERE t.Id = c.claim_id AND t.` + q.Owner + ` = c.claim_owner AND t.` + q.Token + ` = c.claim_token AND ` +
+		q.held() + ` RETURNING Id`
 }
 
 func (q *Queue) update(d Dialect, id int64, sets []Set) (string, []any) {

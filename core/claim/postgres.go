@@ -57,6 +57,75 @@ func (d postgresDialect) Update(q *Queue, id int64, sets []Set) (string, []any) 
 	return d.Bind(query, args...)
 }
 
+// SettleAll passes the batch as one array per column and reads them with
+// unnest: one statement whatever the batch's size. A column whose values
+// are all integers (or NULL) is a bigint[], any other a text[]; the owner
+// is read COLLATE "C", the collation of every text column of the schema.
+func (d postgresDialect) SettleAll(q *Queue, columns []string, rows []Settlement) (string, []any) {
+	ids, owners, tokens := make([]int64, len(rows)), make([]string, len(rows)), make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i], owners[i], tokens[i] = r.Owner.ID, r.Owner.Owner, r.Owner.Token
+	}
+	args := []any{ids, owners, tokens}
+	arrays := []string{`?::bigint[]`, `?::text[]`, `?::bigint[]`}
+	names := []string{`claim_id`, `claim_owner`, `claim_token`}
+	selected := []string{`claim_id`, `claim_owner COLLATE "C" AS claim_owner`, `claim_token`}
+	for i := range columns {
+		array, cast := pgArray(d, rows, i)
+		args, arrays = append(args, array), append(arrays, `?::`+cast)
+		name := `set_` + strconv.Itoa(i)
+		names, selected = append(names, name), append(selected, name)
+	}
+	from := `(SELECT ` + strings.Join(selected, ", ") + ` FROM unnest(` + strings.Join(arrays, ", ") + `) AS u(` +
+		strings.Join(names, ", ") + `)) AS c`
+	return d.Bind(q.settleAll(columns, from), args...)
+}
+
+// pgArray is column i of rows as a PostgreSQL array and its type.
+func pgArray(d Dialect, rows []Settlement, i int) (any, string) {
+	ints := true
+	for _, r := range rows {
+		switch r.Values[i].(type) {
+		case nil, int, int64:
+		default:
+			ints = false
+		}
+	}
+	if ints {
+		out := make([]*int64, len(rows))
+		for j, r := range rows {
+			switch v := r.Values[i].(type) {
+			case int:
+				n := int64(v)
+				out[j] = &n
+			case int64:
+				out[j] = &v
+			}
+		}
+		return out, "bigint[]"
+	}
+	out := make([]*string, len(rows))
+	for j, r := range rows {
+		v := r.Values[i]
+		if t, ok := v.(time.Time); ok {
+			v = d.Time(t)
+		}
+		switch v := v.(type) {
+		case nil:
+		case string:
+			out[j] = &v
+		default:
+			panic(fmt.Sprintf("claim: settle a batch: column value %T is neither text nor an integer", v))
+		}
+	}
+	return out, "text[]"
+}
+
+// Claimed passes the ids as one bigint[].
+func (d postgresDialect) Claimed(q *Queue, returning string, ids []int64) (string, []any) {
+	return d.Bind(q.claimed(returning, `SELECT unnest(?::bigint[])`), ids)
+}
+
 // NextDue names its subquery: PostgreSQL before 16 requires it.
 func (d postgresDialect) NextDue(q *Queue, now time.Time) (string, []any) {
 	query, args := q.nextDue(now, "GREATEST")

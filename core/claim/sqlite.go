@@ -3,6 +3,10 @@ package claim
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"outboxlab/core/sqlitedb"
@@ -35,6 +39,50 @@ func (d sqliteDialect) ClaimBatch(q *Queue, returning string, r Request) (string
 
 func (d sqliteDialect) Settle(q *Queue, o Owner, sets []Set) (string, []any) {
 	return q.settle(d, o, sets)
+}
+
+// SettleAll passes the batch as one JSON array of rows [id, owner, token,
+// value, ...] and reads it with json_each: one statement, one argument,
+// whatever the batch's size.
+func (d sqliteDialect) SettleAll(q *Queue, columns []string, rows []Settlement) (string, []any) {
+	var from strings.Builder
+	from.WriteString(`(SELECT value ->> 0 AS claim_id, value ->> 1 AS claim_owner, value ->> 2 AS claim_token`)
+	for i := range columns {
+		from.WriteString(`, value ->> ` + strconv.Itoa(i+3) + ` AS set_` + strconv.Itoa(i))
+	}
+	from.WriteString(` FROM json_each(?)) AS c`)
+	batch := make([][]any, len(rows))
+	for i, r := range rows {
+		row := append(make([]any, 0, 3+len(r.Values)), r.Owner.ID, r.Owner.Owner, r.Owner.Token)
+		for _, v := range r.Values {
+			if t, ok := v.(time.Time); ok {
+				v = d.Time(t)
+			}
+			row = append(row, v)
+		}
+		batch[i] = row
+	}
+	text, err := json.Marshal(batch)
+	if err != nil {
+		panic(fmt.Sprintf("claim: settle a batch: %v", err)) // only strings, integers and NULLs reach here
+	}
+	return q.settleAll(columns, from.String()), []any{string(text)}
+}
+
+// Claimed lists the ids as one JSON array.
+func (sqliteDialect) Claimed(q *Queue, returning string, ids []int64) (string, []any) {
+	return q.claimed(returning, `SELECT value FROM json_each(?)`), []any{jsonInts(ids)}
+}
+
+func jsonInts(ids []int64) string {
+	b := []byte{'['}
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
 }
 
 func (d sqliteDialect) Update(q *Queue, id int64, sets []Set) (string, []any) {
