@@ -14,6 +14,10 @@ type Settlement struct {
 	Values []any
 }
 
+// settleChunk is the most rows one settlement statement takes: SQLite
+// binds at most 32766 values, and a row takes up to eight.
+const settleChunk = 1024
+
 // SettleAllTx is SettleTx for a whole batch in one statement: each row of
 // rows gets its own values of columns and its claim released, only while it
 // is still held by that row's owner and token. It reports, row by row,
@@ -29,16 +33,18 @@ func (s *Store) SettleAllTx(ctx context.Context, tx *sql.Tx, q *Queue, columns [
 			return nil, fmt.Errorf("settle row %d: %d values for %d columns", r.Owner.ID, len(r.Values), len(columns))
 		}
 	}
-	query, args := s.dialect.SettleAll(q, columns, rows)
-	changed := map[int64]bool{}
-	err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
-		var id int64
-		err := sc.Scan(&id)
-		changed[id] = true
-		return err
-	})
-	if err != nil {
-		return nil, err
+	changed := make(map[int64]bool, len(rows))
+	for from := 0; from < len(rows); from += settleChunk {
+		query, args := s.dialect.SettleAll(q, columns, rows[from:min(len(rows), from+settleChunk)])
+		err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
+			var id int64
+			err := sc.Scan(&id)
+			changed[id] = true
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	refused := 0
 	for i, r := range rows {

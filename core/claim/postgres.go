@@ -57,44 +57,57 @@ func (d postgresDialect) Update(q *Queue, id int64, sets []Set) (string, []any) 
 	return d.Bind(query, args...)
 }
 
-// SettleAll passes the batch as one array per column and reads them with
-// unnest: one statement whatever the batch's size. A column whose values
-// are all integers (or NULL) is a bigint[], any other a text[]; the owner
-// is read COLLATE "C", the collation of every text column of the schema.
+// SettleAll passes the batch's rows as one array per column and reads them
+// with unnest: one statement whatever the batch's size. A column whose
+// values are all integers (or NULL) is a bigint[], any other a text[]; the
+// owner is read COLLATE "C", the collation of every text column of the schema.
 func (d postgresDialect) SettleAll(q *Queue, columns []string, rows []Settlement) (string, []any) {
-	ids, owners, tokens := make([]int64, len(rows)), make([]string, len(rows)), make([]int64, len(rows))
+	sh, values := shapeOf(d, columns, rows)
+	ids, tokens := make([]int64, len(rows)), make([]int64, len(rows))
 	for i, r := range rows {
-		ids[i], owners[i], tokens[i] = r.Owner.ID, r.Owner.Owner, r.Owner.Token
+		ids[i], tokens[i] = r.Owner.ID, r.Owner.Token
 	}
-	args := []any{ids, owners, tokens}
-	arrays := []string{`?::bigint[]`, `?::text[]`, `?::bigint[]`}
-	names := []string{`claim_id`, `claim_owner`, `claim_token`}
-	selected := []string{`claim_id`, `claim_owner COLLATE "C" AS claim_owner`, `claim_token`}
-	for i := range columns {
-		array, cast := pgArray(d, rows, i)
+	before, after := sh.args(rows, values)
+	args := append(before, ids, tokens)
+	arrays := []string{`?::bigint[]`, `?::bigint[]`}
+	names := []string{`claim_id`, `claim_token`}
+	selected := []string{`claim_id`, `claim_token`}
+	if !sh.ownerSame {
+		owners := make([]*string, len(rows))
+		for i, r := range rows {
+			owners[i] = &r.Owner.Owner
+		}
+		args, arrays = append(args, owners), append(arrays, `?::text[]`)
+		names, selected = append(names, `claim_owner`), append(selected, `claim_owner COLLATE "C" AS claim_owner`)
+	}
+	for i, same := range sh.same {
+		if same {
+			continue
+		}
+		array, cast := pgArray(values, i)
 		args, arrays = append(args, array), append(arrays, `?::`+cast)
 		name := `set_` + strconv.Itoa(i)
 		names, selected = append(names, name), append(selected, name)
 	}
 	from := `(SELECT ` + strings.Join(selected, ", ") + ` FROM unnest(` + strings.Join(arrays, ", ") + `) AS u(` +
 		strings.Join(names, ", ") + `)) AS c`
-	return d.Bind(q.settleAll(columns, from), args...)
+	return d.Bind(q.settleAll(columns, sh, from), append(args, after...)...)
 }
 
-// pgArray is column i of rows as a PostgreSQL array and its type.
-func pgArray(d Dialect, rows []Settlement, i int) (any, string) {
+// pgArray is column i of values as a PostgreSQL array and its type.
+func pgArray(values [][]any, i int) (any, string) {
 	ints := true
-	for _, r := range rows {
-		switch r.Values[i].(type) {
+	for _, row := range values {
+		switch row[i].(type) {
 		case nil, int, int64:
 		default:
 			ints = false
 		}
 	}
 	if ints {
-		out := make([]*int64, len(rows))
-		for j, r := range rows {
-			switch v := r.Values[i].(type) {
+		out := make([]*int64, len(values))
+		for j, row := range values {
+			switch v := row[i].(type) {
 			case int:
 				n := int64(v)
 				out[j] = &n
@@ -104,13 +117,9 @@ func pgArray(d Dialect, rows []Settlement, i int) (any, string) {
 		}
 		return out, "bigint[]"
 	}
-	out := make([]*string, len(rows))
-	for j, r := range rows {
-		v := r.Values[i]
-		if t, ok := v.(time.Time); ok {
-			v = d.Time(t)
-		}
-		switch v := v.(type) {
+	out := make([]*string, len(values))
+	for j, row := range values {
+		switch v := row[i].(type) {
 		case nil:
 		case string:
 			out[j] = &v

@@ -3,8 +3,6 @@ package claim
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -41,32 +39,55 @@ func (d sqliteDialect) Settle(q *Queue, o Owner, sets []Set) (string, []any) {
 	return q.settle(d, o, sets)
 }
 
-// SettleAll passes the batch as one JSON array of rows [id, owner, token,
-// value, ...] and reads it with json_each: one statement, one argument,
-// whatever the batch's size.
+// SettleAll reads the batch's rows from a VALUES list of placeholders,
+// padded with rows of NULLs (which match no row) to the next power of two,
+// so that a drain's batches of any size share a few statement texts.
 func (d sqliteDialect) SettleAll(q *Queue, columns []string, rows []Settlement) (string, []any) {
-	var from strings.Builder
-	from.WriteString(`(SELECT value ->> 0 AS claim_id, value ->> 1 AS claim_owner, value ->> 2 AS claim_token`)
-	for i := range columns {
-		from.WriteString(`, value ->> ` + strconv.Itoa(i+3) + ` AS set_` + strconv.Itoa(i))
+	sh, values := shapeOf(d, columns, rows)
+	names := []string{`claim_id`, `claim_token`}
+	if !sh.ownerSame {
+		names = append(names, `claim_owner`)
 	}
-	from.WriteString(` FROM json_each(?)) AS c`)
-	batch := make([][]any, len(rows))
-	for i, r := range rows {
-		row := append(make([]any, 0, 3+len(r.Values)), r.Owner.ID, r.Owner.Owner, r.Owner.Token)
-		for _, v := range r.Values {
-			if t, ok := v.(time.Time); ok {
-				v = d.Time(t)
-			}
-			row = append(row, v)
+	for i, same := range sh.same {
+		if !same {
+			names = append(names, `set_`+strconv.Itoa(i))
 		}
-		batch[i] = row
 	}
-	text, err := json.Marshal(batch)
-	if err != nil {
-		panic(fmt.Sprintf("claim: settle a batch: %v", err)) // only strings, integers and NULLs reach here
+	selected := make([]string, len(names))
+	for i, n := range names {
+		selected[i] = `column` + strconv.Itoa(i+1) + ` AS ` + n
 	}
-	return q.settleAll(columns, from.String()), []any{string(text)}
+	size := 1
+	for size < len(rows) {
+		size *= 2
+	}
+	before, after := sh.args(rows, values)
+	args := make([]any, 0, len(before)+size*len(names)+len(after))
+	args = append(args, before...)
+	tuple := `(` + strings.Repeat(`?, `, len(names)-1) + `?)`
+	var from strings.Builder
+	from.WriteString(`(SELECT ` + strings.Join(selected, ", ") + ` FROM (VALUES `)
+	for r := range size {
+		if r > 0 {
+			from.WriteString(", ")
+		}
+		from.WriteString(tuple)
+		if r >= len(rows) {
+			args = append(args, make([]any, len(names))...)
+			continue
+		}
+		args = append(args, rows[r].Owner.ID, rows[r].Owner.Token)
+		if !sh.ownerSame {
+			args = append(args, rows[r].Owner.Owner)
+		}
+		for i, same := range sh.same {
+			if !same {
+				args = append(args, values[r][i])
+			}
+		}
+	}
+	from.WriteString(`)) AS c`)
+	return q.settleAll(columns, sh, from.String()), append(args, after...)
 }
 
 // Claimed lists the ids as one JSON array.
