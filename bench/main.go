@@ -81,12 +81,14 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	printDrains(drains, ceil, riverErr)
-	stepVsGoqite, err := alternate(ctx, dir, o)
+	alt, err := alternate(ctx, dir, o)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("outboxlab Step, claim 1 against goqite, %d alternating runs of %d messages: %.2f× (median; %s)\n\n",
-		o.rounds, o.messages, median(stepVsGoqite), formatRatios(stepVsGoqite))
+	fmt.Printf("outboxlab Step, claim 1 against goqite, %d alternating runs of %d messages: %.2f× (median; %s)\n",
+		o.rounds, o.messages, median(alt.stepVsGoqite), formatRatios(alt.stepVsGoqite))
+	fmt.Printf("outboxlab StepBatch, claim %d against the raw ceiling, the same runs: %.2f× (median; %s)\n\n",
+		o.batch, median(alt.batchVsCeiling), formatRatios(alt.batchVsCeiling))
 
 	sizes := []int{o.smallRows, o.largeRows}
 	var files []string
@@ -124,31 +126,50 @@ func run(ctx context.Context, o options) error {
 	if pg.scales != nil {
 		printScale("PostgreSQL", pg.scales, o.samples)
 	}
-	printTargets(drains, ceil, median(stepVsGoqite), scales, pg, o, suite, alone)
+	printTargets(alt, scales, pg, o, suite, alone)
 	return nil
 }
 
-// alternate runs outboxlab's Step (claim 1) and goqite in turn, rounds
-// times, and returns the ratio of their messages/s in each round.
-func alternate(ctx context.Context, dir string, o options) ([]float64, error) {
-	var ratios []float64
+// rounds are the SQLite targets' alternating runs: in each, the raw
+// ceiling, outboxlab's StepBatch (claim K), its Step (claim 1) and goqite
+// in turn, so that the machine's load drifts over all of them alike.
+type rounds struct {
+	stepVsGoqite   []float64 // Step claim 1's messages/s over goqite's, per round
+	batchVsCeiling []float64 // StepBatch claim K's messages/s over the ceiling's transactions/s
+}
+
+// alternate runs the SQLite targets' contenders in turn, o.rounds times,
+// and returns each round's ratios.
+func alternate(ctx context.Context, dir string, o options) (rounds, error) {
+	var rs rounds
 	for round := range o.rounds {
-		progress(fmt.Sprintf("SQLite round %d/%d: outboxlab Step, claim 1, then goqite", round+1, o.rounds))
+		progress(fmt.Sprintf("SQLite round %d/%d: raw ceiling, outboxlab StepBatch claim %d, Step claim 1, goqite",
+			round+1, o.rounds, o.batch))
 		sub, err := os.MkdirTemp(dir, "round-")
 		if err != nil {
-			return nil, err
+			return rs, err
+		}
+		ceil, err := ceiling(ctx, sub, o.ceilingCount)
+		if err != nil {
+			return rs, err
+		}
+		batched, err := labDrain(ctx, sub, o.messages, o.batch)
+		if err != nil {
+			return rs, err
 		}
 		lab, err := labStepDrain(ctx, sub, o.messages, 1)
 		if err != nil {
-			return nil, err
+			return rs, err
 		}
 		gq, err := goqiteDrain(ctx, sub, o.messages)
 		if err != nil {
-			return nil, err
+			return rs, err
 		}
-		ratios = append(ratios, lab.rate()/gq.rate())
+		rs.stepVsGoqite = append(rs.stepVsGoqite, lab.rate()/gq.rate())
+		rs.batchVsCeiling = append(rs.batchVsCeiling, batched.rate()/ceil)
+		os.RemoveAll(sub)
 	}
-	return ratios, nil
+	return rs, nil
 }
 
 func formatRatios(rs []float64) string {
