@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 )
 
 // Settlement is one row's part of a batch's transition: the claim the row
@@ -33,22 +34,23 @@ func (s *Store) SettleAllTx(ctx context.Context, tx *sql.Tx, q *Queue, columns [
 			return nil, fmt.Errorf("settle row %d: %d values for %d columns", r.Owner.ID, len(r.Values), len(columns))
 		}
 	}
-	changed := make(map[int64]bool, len(rows))
+	changed := make([]int64, 0, len(rows))
 	for from := 0; from < len(rows); from += settleChunk {
 		query, args := s.dialect.SettleAll(q, columns, rows[from:min(len(rows), from+settleChunk)])
 		err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
 			var id int64
 			err := sc.Scan(&id)
-			changed[id] = true
+			changed = append(changed, id)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
+	slices.Sort(changed)
 	refused := 0
 	for i, r := range rows {
-		done[i] = changed[r.Owner.ID]
+		_, done[i] = slices.BinarySearch(changed, r.Owner.ID)
 		if !done[i] {
 			refused++
 		}

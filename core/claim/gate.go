@@ -141,11 +141,19 @@ type settleShape struct {
 func shapeOf(d Dialect, columns []string, rows []Settlement) (sh settleShape, values [][]any) {
 	sh = settleShape{ownerSame: true, same: make([]bool, len(columns))}
 	values = make([][]any, len(rows))
+	flat := make([]any, len(rows)*len(columns))
+	// A batch's rows mostly share their times: each distinct one is
+	// converted once.
+	var lastTime time.Time
+	var lastStored any
 	for r, row := range rows {
-		values[r] = make([]any, len(columns))
+		values[r] = flat[r*len(columns) : (r+1)*len(columns)]
 		for i, v := range row.Values {
 			if t, ok := v.(time.Time); ok {
-				v = d.Time(t)
+				if r == 0 && i == 0 || !t.Equal(lastTime) {
+					lastTime, lastStored = t, d.Time(t)
+				}
+				v = lastStored
 			}
 			values[r][i] = v
 		}

@@ -55,7 +55,7 @@ func (b *Batcher) ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now ti
 		Claim
 		created string
 	}
-	var got []claimed
+	got := make([]claimed, 0, min(max(limit, 1), 1024))
 	err := b.batch.ClaimTx(ctx, tx, r, func(sc claim.Scanner) error {
 		c := claimed{Claim: Claim{Worker: worker, LeaseUntil: r.LeaseUntil()}}
 		if err := scanClaim(sc, &c.Claim, &c.created); err != nil {

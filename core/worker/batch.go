@@ -31,11 +31,9 @@ func (w *Worker) StepBatch(ctx context.Context, b *outbox.Batcher) (Result, erro
 		return Result{}, err
 	}
 	res := Result{Claimed: len(claims), Events: make([]Event, len(claims))}
-	var (
-		ok       []outbox.Claim
-		okAt     []int // index of each ok claim in claims
-		outcomes []Outcome
-	)
+	ok := make([]outbox.Claim, 0, len(claims))
+	okAt := make([]int, 0, len(claims)) // index of each ok claim in claims
+	outcomes := make([]Outcome, 0, len(claims))
 	for i, c := range claims {
 		at := w.Clock.Now()
 		res.Events[i] = Event{At: at, Worker: w.ID, MessageID: c.MessageID, Key: c.Key, Attempt: c.Attempt, MaxAttempts: c.MaxAttempts}
