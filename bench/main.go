@@ -28,6 +28,8 @@ type options struct {
 	skipRiver, skipSuite  bool
 	rounds, pgMessages    int
 	skipPostgres          bool
+	pgProfile             string
+	start                 time.Time
 }
 
 func main() {
@@ -47,11 +49,13 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 5, "alternating runs behind each ratio against goqite and River (at least 5)")
 	flag.IntVar(&o.pgMessages, "pg-messages", 1000, "messages each PostgreSQL contender drains per round")
 	flag.BoolVar(&o.skipPostgres, "skip-postgres", false, "leave the PostgreSQL contenders out")
+	flag.StringVar(&o.pgProfile, "pg-cpuprofile", "", "write a CPU profile of the PostgreSQL rounds to this file")
 	flag.Parse()
 	if o.rounds < 5 {
 		fmt.Fprintln(os.Stderr, "bench: -rounds must be at least 5")
 		os.Exit(2)
 	}
+	o.start = time.Now()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

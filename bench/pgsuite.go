@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"runtime/pprof"
 	"slices"
 
 	"outboxlab/core/pgdb"
@@ -57,6 +59,17 @@ func runPostgres(ctx context.Context, o options) (*pgRun, error) {
 	run.contenders = append(run.contenders,
 		pgContender{name: "pgbench simple-update (transactions/s), 1 client", workers: 1, run: pgbenchRun(server)},
 		pgContender{name: "pgbench simple-update (transactions/s), 4 clients", workers: 4, run: pgbenchRun(server)})
+	if o.pgProfile != "" {
+		f, err := os.Create(o.pgProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	run.rates = make([][]float64, len(run.contenders))
 	run.failures = make([][]string, len(run.contenders))
 	for round := range o.rounds {
@@ -179,6 +192,38 @@ func (p *pgRun) targets(batch int) [][]string {
 			fmt.Sprintf("%.2f× (median of %d)", r, p.rounds), met(r >= 1.5 && len(p.failures[base+1])+len(p.failures[base+2]) == 0)})
 	}
 	return rows
+}
+
+// why explains, from this run's figures, what bounds the batched drain of
+// one worker on PostgreSQL when it does not reach 1.5× River: a claim and a
+// settlement are two commits per batch, each waiting for the WAL's flush
+// (synchronous_commit stays on), so one worker drains at most batch / 2
+// messages per commit time, and pgbench's 1-client transactions/s is the
+// server's commit rate for one session.
+func (p *pgRun) why(batch int) []string {
+	if p.err != nil {
+		return nil
+	}
+	const one, bench1 = 0, 6
+	r := p.ratio(one+1, one+2)
+	if r >= 1.5 {
+		return nil
+	}
+	commits := p.medians[bench1]
+	bound := commits * float64(batch) / 2
+	return []string{
+		fmt.Sprintf("Why PostgreSQL claim %d, 1 worker, is %.2f× River and not 1.5×:", batch, r),
+		"  one worker pays two commits per batch (claim, then settlement; synchronous_commit on),",
+		fmt.Sprintf("  and one session commits %.0f times/s on this server (pgbench, 1 client), which bounds",
+			commits),
+		fmt.Sprintf("  it at about %.0f messages/s; it drained %.0f (%.0f%% of that bound), River %.0f.",
+			bound, p.medians[one+1], 100*p.medians[one+1]/bound, p.medians[one+2]),
+		"  The CPU profile of the rounds (-pg-cpuprofile) has the worker waiting on the server.",
+		"  Tried: statements prepared once per connection; the settlement one UPDATE ... FROM",
+		"  unnest with the owner and the shared values bound once. What is left is the two commits",
+		"  that keep claim and settlement apart (no provider call inside a transaction); River's",
+		"  completer settles several fetches' jobs in one commit, so it pays them less often.",
+	}
 }
 
 func met(ok bool) string {

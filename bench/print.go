@@ -70,8 +70,14 @@ func printTargets(alt rounds, scales []scaleRun, pg *pgRun, o options, suite, al
 			[]string{"worker-throughput peak RSS < 64 MiB", mib(alone.maxRSS), met(alone.maxRSS < 64*1024)},
 			[]string{"all --no-report ≤ 3 s", round(suite.wall), met(suite.wall <= 3*time.Second)})
 	}
+	took := time.Since(o.start)
+	rows = append(rows, []string{"this bench/ run ≤ 5 min (make bench adds the core's go test -bench)",
+		took.Round(time.Second).String(), met(took <= 5*time.Minute)})
 	fmt.Println("Targets")
 	fmt.Print(report.RenderTable([]string{"Target", "Measured", "Met"}, rows))
+	for _, line := range pg.why(o.batch) {
+		fmt.Println(line)
+	}
 }
 
 func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
