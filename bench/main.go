@@ -29,6 +29,7 @@ type options struct {
 	rounds, pgMessages    int
 	skipPostgres          bool
 	pgProfile             string
+	roundMessages         int
 	start                 time.Time
 }
 
@@ -46,6 +47,7 @@ func main() {
 	flag.StringVar(&o.labDir, "lab", "..", "the lab's repository (for the suite run)")
 	flag.BoolVar(&o.skipRiver, "skip-river", false, "leave River out")
 	flag.BoolVar(&o.skipSuite, "skip-suite", false, "leave the suite run out")
+	flag.IntVar(&o.roundMessages, "round-messages", 10000, "messages each contender drains in an alternating SQLite round")
 	flag.IntVar(&o.rounds, "rounds", 5, "alternating runs behind each ratio against goqite and River (at least 5)")
 	flag.IntVar(&o.pgMessages, "pg-messages", 1000, "messages each PostgreSQL contender drains per round")
 	flag.BoolVar(&o.skipPostgres, "skip-postgres", false, "leave the PostgreSQL contenders out")
@@ -90,7 +92,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	fmt.Printf("outboxlab Step, claim 1 against goqite, %d alternating runs of %d messages: %.2f× (median; %s)\n",
-		o.rounds, o.messages, median(alt.stepVsGoqite), formatRatios(alt.stepVsGoqite))
+		o.rounds, o.roundMessages, median(alt.stepVsGoqite), formatRatios(alt.stepVsGoqite))
 	fmt.Printf("outboxlab StepBatch, claim %d against the raw ceiling, the same runs: %.2f× (median; %s)\n\n",
 		o.batch, median(alt.batchVsCeiling), formatRatios(alt.batchVsCeiling))
 
@@ -157,15 +159,15 @@ func alternate(ctx context.Context, dir string, o options) (rounds, error) {
 		if err != nil {
 			return rs, err
 		}
-		batched, err := labDrain(ctx, sub, o.messages, o.batch)
+		batched, err := labDrain(ctx, sub, o.roundMessages, o.batch)
 		if err != nil {
 			return rs, err
 		}
-		lab, err := labStepDrain(ctx, sub, o.messages, 1)
+		lab, err := labStepDrain(ctx, sub, o.roundMessages, 1)
 		if err != nil {
 			return rs, err
 		}
-		gq, err := goqiteDrain(ctx, sub, o.messages)
+		gq, err := goqiteDrain(ctx, sub, o.roundMessages)
 		if err != nil {
 			return rs, err
 		}

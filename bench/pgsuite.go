@@ -213,16 +213,16 @@ func (p *pgRun) why(batch int) []string {
 	bound := commits * float64(batch) / 2
 	return []string{
 		fmt.Sprintf("Why PostgreSQL claim %d, 1 worker, is %.2f× River and not 1.5×:", batch, r),
-		"  one worker pays two commits per batch (claim, then settlement; synchronous_commit on),",
-		fmt.Sprintf("  and one session commits %.0f times/s on this server (pgbench, 1 client), which bounds",
+		"  one worker pays two commits per batch (claim, then settlement; synchronous_commit on);",
+		fmt.Sprintf("  one session commits %.0f times/s on this server (pgbench, 1 client), a bound of about",
 			commits),
-		fmt.Sprintf("  it at about %.0f messages/s; it drained %.0f (%.0f%% of that bound), River %.0f.",
-			bound, p.medians[one+1], 100*p.medians[one+1]/bound, p.medians[one+2]),
-		"  The CPU profile of the rounds (-pg-cpuprofile) has the worker waiting on the server.",
-		"  Tried: statements prepared once per connection; the settlement one UPDATE ... FROM",
-		"  unnest with the owner and the shared values bound once. What is left is the two commits",
-		"  that keep claim and settlement apart (no provider call inside a transaction); River's",
-		"  completer settles several fetches' jobs in one commit, so it pays them less often.",
+		fmt.Sprintf("  %.0f messages/s: it drained %.0f (%.0f%% of that bound), River %.0f (%.0f%%).",
+			bound, p.medians[one+1], 100*p.medians[one+1]/bound, p.medians[one+2], 100*p.medians[one+2]/bound),
+		"  The rest of a batch is the server's work and the round trips of its statements (see the",
+		"  CPU profile, -pg-cpuprofile). Tried: statements prepared once per connection; the",
+		"  settlement one UPDATE ... FROM unnest, the owner and shared values bound once. Claim and",
+		"  settlement stay two transactions (no provider call inside one); River's completer",
+		"  settles several fetches' jobs in one commit, so it pays commits less often.",
 	}
 }
 
