@@ -151,3 +151,61 @@ func TestSettleAllRefusesRowByRow(t *testing.T) {
 		}
 	})
 }
+
+// A claim of many rows hands them out in claim order, and a batch larger
+// than one settlement statement takes (settleChunk) still settles every
+// row, each judged by its own claim.
+func TestLargeBatchClaimsInOrderAndSettlesInChunks(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		s := openBare(t, be, 0)()
+		n := settleChunk + 76
+		// Created newest first, so that claim order (CreatedAtUtc) is the reverse of Id order.
+		exec(t, s, `INSERT INTO Jobs (CreatedAtUtc)
+			WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+			SELECT '2026-01-16T09:' || (100000 + ? - i) FROM seq`, n, n)
+		var claimed []Owner
+		err := s.InTx(ctx, func(tx *sql.Tx) error {
+			return s.ClaimTx(ctx, tx, jobs, Request{Owner: "W", Now: clock.Start.Add(24 * time.Hour), Limit: n},
+				"Id, LockedBy, ClaimToken", func(sc Scanner) error {
+					var o Owner
+					claimed = append(claimed, o)
+					return sc.Scan(&claimed[len(claimed)-1].ID, &claimed[len(claimed)-1].Owner, &claimed[len(claimed)-1].Token)
+				})
+		})
+		if err != nil || len(claimed) != n {
+			t.Fatalf("claim of %d = %d rows, %v", n, len(claimed), err)
+		}
+		for i, o := range claimed {
+			if want := int64(n - i); o.ID != want {
+				t.Fatalf("claim %d is row %d, want row %d (oldest first)", i+1, o.ID, want)
+			}
+		}
+		rows := make([]Settlement, n)
+		for i, o := range claimed {
+			rows[i] = Settlement{Owner: o, Values: []any{"Done"}}
+		}
+		rows[n-1].Owner.Token++ // a claim that is not the row's: refused
+		var done []bool
+		err = s.InTx(ctx, func(tx *sql.Tx) (err error) {
+			done, err = s.SettleAllTx(ctx, tx, jobs, []string{"Status"}, rows)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		applied := 0
+		for _, d := range done {
+			if d {
+				applied++
+			}
+		}
+		if applied != n-1 || done[n-1] || s.Refused() != 1 {
+			t.Fatalf("%d of %d applied, last %v, Refused() = %d; want %d, false, 1", applied, n, done[n-1], s.Refused(), n-1)
+		}
+		var settled int
+		if err := s.DB().QueryRow(`SELECT COUNT(*) FROM Jobs WHERE Status = 'Done' AND LockedBy IS NULL`).Scan(&settled); err != nil || settled != n-1 {
+			t.Fatalf("%d rows Done and released (%v), want %d", settled, err, n-1)
+		}
+	})
+}
