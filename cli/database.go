@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/dblocation"
 	"outboxlab/core/pgdb"
 	"outboxlab/scenarios"
 )
@@ -33,7 +34,7 @@ func bindDatabase(fs *pflag.FlagSet, c *commonOptions) {
 
 // selectDatabase sets c.Database to the URL the run uses, the flag before
 // the environment, and checks it: anything but a postgres:// or
-// postgresql:// URL is a usage error. "" keeps SQLite.
+// postgresql:// URL (any letter case) is a usage error. "" keeps SQLite.
 func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	c.Database = pgdb.Selected(c.Database, cmd.Flags().Changed("database"), os.Getenv)
 	if c.Database == "" {
@@ -48,6 +49,11 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	if _, err := pgdb.ParseURL(c.Database); err != nil {
 		return databaseError(fmt.Errorf("%s: %w", databaseSource(cmd), err), c.Database)
 	}
+	// From here on the run, its children and its cleanup see the URL with
+	// its scheme lower-cased (dblocation): "POSTGRES://" read as keywords
+	// would reach the driver's default server instead.
+	loc, _ := dblocation.ParsePostgres(c.Database)
+	c.Database = loc.URL()
 	return nil
 }
 
