@@ -173,7 +173,7 @@ func openPostgres(ctx context.Context, dir, rawURL, scenario string, keep bool) 
 	env, err := scenarios.NewPostgresEnv(ctx, dir, rawURL, scenario)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, cannotRun(fmt.Errorf("%s interrupted; no report was written", scenario))
+			return nil, interrupted("%s interrupted; no report was written", scenario)
 		}
 		return nil, databaseError(err, rawURL)
 	}

@@ -36,7 +36,7 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 	defer db.Close()
 	readErr := func(err error) error {
 		if ctx.Err() != nil {
-			return cannotRun(errors.New("inspect interrupted"))
+			return interrupted("inspect interrupted")
 		}
 		return cannotRun(scrubbed{fmt.Errorf("read %s: %w", shown, err), rawURL})
 	}

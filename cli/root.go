@@ -20,14 +20,27 @@ import (
 // Version is the lab's version, printed by --version and in every report header.
 const Version = "0.1.0"
 
-// Main runs the command line with args and returns the process exit code.
+// Main runs the command line with args and returns the process exit code,
+// catching SIGINT and SIGTERM from its start (interruptible). The lab's
+// binary catches them earlier still and calls Run (main.go).
 func Main(args []string, stdout, stderr io.Writer) int {
 	if code, ok := child.RunIfChild(); ok {
 		return code
 	}
-	survivePipeClose()
 	ctx, stop := interruptible(context.Background(), stderr)
 	defer stop()
+	return Run(ctx, args, stdout, stderr)
+}
+
+// Run runs the command line with args under ctx, which the first SIGINT or
+// SIGTERM cancels (main.go hands it internal/interrupt's context, caught
+// from the process's first moments), and returns the process exit code: 3
+// for any run a signal interrupted.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if code, ok := child.RunIfChild(); ok {
+		return code
+	}
+	survivePipeClose()
 	root := newRoot(args)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -37,6 +50,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		// The reader closed our output (`| head`): what it wanted was printed.
 		err = nil
 	}
+	err = afterInterrupt(ctx, err)
 	if err != nil && !errorAlreadyReported(err) {
 		fmt.Fprintf(stderr, "outboxlab: %s\n", oneLine(err.Error()))
 	}

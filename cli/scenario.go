@@ -257,7 +257,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		} else if pg != nil && c.KeepDB {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
-		return outcome{}, cannotRun(errors.New(msg))
+		return outcome{}, interrupted("%s", msg)
 	}
 	if err != nil {
 		err = fmt.Errorf("run %s: %w", s.Name, err)
