@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -221,15 +222,50 @@ func (p *postgresRun) note(ctx context.Context) string {
 }
 
 // close drops the run's schemas, or keeps them, with a fresh context when
-// the run's own was cancelled (Ctrl-C): the cleanup must still happen. A
-// failure is said on stderr in one line; it does not change the exit code.
-func (p *postgresRun) close(ctx context.Context, stderr io.Writer) {
+// the run's own was cancelled (Ctrl-C): the cleanup must still happen. It
+// returns what went wrong as one clause ("" if nothing), each distinct
+// trouble once (one per schema would repeat itself), password scrubbed:
+// see withCleanup.
+func (p *postgresRun) close(ctx context.Context) string {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	defer cancel()
-	if _, err := p.env.Close(cctx, p.keep); err != nil {
-		fmt.Fprintf(stderr, "outboxlab: %s\n", oneLine(scrub(err.Error(), p.url)))
+	_, err := p.env.Close(cctx, p.keep)
+	if err == nil {
+		return ""
 	}
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = oneLine(scrub(l, p.url)); l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return "cleanup: " + strings.Join(parts, "; ")
 }
+
+// withCleanup is a run's outcome with its cleanup trouble (close's clause):
+// one line, cause first (docs/CONTRACT.md). A run that failed keeps its
+// error, and its class, with the clause after it; a run that succeeded says
+// the clause alone on stderr, and keeps its exit code.
+func withCleanup(err error, clause string, stderr io.Writer) error {
+	switch {
+	case clause == "":
+		return err
+	case err == nil:
+		fmt.Fprintf(stderr, "outboxlab: %s\n", clause)
+		return nil
+	}
+	return clauseError{err, clause}
+}
+
+// clauseError is err with a clause after it; errors.Is, errors.As and the
+// exit code see err.
+type clauseError struct {
+	err    error
+	clause string
+}
+
+func (e clauseError) Error() string { return e.err.Error() + "; " + e.clause }
+func (e clauseError) Unwrap() error { return e.err }
 
 // noDatabase is the header's database line of a run that used none.
 const noDatabase = "none (this scenario computes without a database)"
