@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -46,6 +47,9 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	}
 	if i := strings.IndexFunc(c.Database, unsafeRune); i >= 0 {
 		return usagef("%s must not contain control characters", databaseSource(cmd))
+	}
+	if n := utf8.RuneCountInString(c.Database); n > maxURLLength {
+		return usagef("%s is %d characters long; at most %d are accepted", databaseSource(cmd), n, maxURLLength)
 	}
 	if _, err := pgdb.ParseURL(c.Database); err != nil {
 		return databaseError(fmt.Errorf("%s: %w", databaseSource(cmd), err), c.Database)

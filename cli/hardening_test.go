@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"outboxlab/core/child"
 	"outboxlab/core/proc"
 	"outboxlab/scenarios"
@@ -432,4 +434,86 @@ func TestInterruptedAllSaysWhatFinished(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Every string flag of every command has a maximum length, said in its
+// --help line; one character more is refused in one line naming the flag
+// (exit 2), and a value at the maximum is not refused for its length
+// (issue 24). Before, --approver took 100 kB and printed 100,000-column lines.
+func TestStringFlagsHaveAMaximumLength(t *testing.T) {
+	root := newRoot(nil)
+	checked := 0
+	for _, c := range root.Commands() {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if !isStringFlag(f) || f.Name == "help" {
+				return
+			}
+			limit := maxLength(f.Name)
+			if !strings.Contains(f.Usage, fmt.Sprintf("at most %d characters]", limit)) {
+				t.Errorf("%s --%s: help %q does not say its maximum", c.Name(), f.Name, f.Usage)
+			}
+			if checked%7 != 0 && c.GroupID != "lab" { // every lab command's; a sample of the scenarios'
+				checked++
+				return
+			}
+			checked++
+			args := []string{c.Name(), "--" + f.Name, strings.Repeat("a", limit+1)}
+			if c.GroupID != "lab" || c.Name() == "all" {
+				args = append(args, "--no-report")
+			}
+			var stdout, stderr bytes.Buffer
+			code := Main(args, &stdout, &stderr)
+			want := fmt.Sprintf("outboxlab: --%s ", f.Name)
+			if code != ExitUsage || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 ||
+				!strings.Contains(stderr.String(), fmt.Sprintf("at most %d are accepted", limit)) {
+				t.Errorf("%s --%s of %d characters: exit %d, stderr %q; want 2 and one line", c.Name(), f.Name, limit+1, code, stderr.String())
+			}
+			stderr.Reset()
+			Main([]string{c.Name(), "--" + f.Name, strings.Repeat("a", limit), "--help"}, &stdout, &stderr)
+			if strings.Contains(stderr.String(), "are accepted") {
+				t.Errorf("%s --%s at its maximum is refused for its length: %q", c.Name(), f.Name, stderr.String())
+			}
+		})
+	}
+	if checked < 20 {
+		t.Errorf("only %d string flags found", checked)
+	}
+}
+
+// String flags at their maximum length, typed without a space, still give
+// output within 100 columns: report lines wrap, and cut a word too long for
+// a line.
+func TestLongStringValuesFit100Columns(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	word, text := strings.Repeat("w", maxWordLength), strings.Repeat("t", maxTextLength)
+	for _, args := range [][]string{
+		{"session-17-audited-redrive", "--approver", word, "--reason", text},
+		{"governance-threshold", "--dead-letter-reason-code", word, "--dead-letter-reason-message", text},
+	} {
+		code, stdout, stderr := runOutput(args...)
+		if code != ExitOK && code != ExitChecksFailed {
+			t.Fatalf("%s: exit %d: %s", args[0], code, stderr)
+		}
+		requireFits(t, args[0]+" with values at their maximum length", withoutCommandLine(stdout+stderr))
+	}
+}
+
+// withoutCommandLine leaves out the header's command line: it is kept as
+// typed, so it can be pasted back, and an argument wider than a line stays
+// whole there (docs/CONTRACT.md, Output).
+func withoutCommandLine(out string) string {
+	var keep []string
+	inCommand := false
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "command:  ") {
+			inCommand = true
+		}
+		if !inCommand {
+			keep = append(keep, l)
+		}
+		if inCommand && !strings.HasSuffix(l, " \\") {
+			inCommand = false
+		}
+	}
+	return strings.Join(keep, "\n")
 }

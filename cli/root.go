@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"outboxlab/core/child"
 	"outboxlab/scenarios"
@@ -69,23 +67,6 @@ func oneLine(s string) string {
 	return show(strings.Join(strings.Fields(s), " "))
 }
 
-// refuseControlCharacters rejects a flag value holding a control character
-// (ESC, a line break, ...): it could forge report lines or reach the
-// terminal raw. Every string flag of every command goes through it.
-func refuseControlCharacters(fs *pflag.FlagSet) error {
-	var bad error
-	fs.Visit(func(f *pflag.Flag) {
-		if bad != nil {
-			return
-		}
-		if i := strings.IndexFunc(f.Value.String(), unsafeRune); i >= 0 {
-			r, _ := utf8.DecodeRuneInString(f.Value.String()[i:])
-			bad = usagef("--%s must not contain control characters (found %s)", f.Name, show(string(r)))
-		}
-	})
-	return bad
-}
-
 func newRoot(args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "outboxlab",
@@ -132,7 +113,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 	})
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		return refuseControlCharacters(cmd.Flags())
+		return checkStringFlags(cmd.Flags())
 	}
 	root.SetHelpCommand(newHelpCmd(root))
 	root.SetHelpTemplate(helpTemplate)
@@ -158,5 +139,6 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 			c.Args = withBoolHint(c.Args, args)
 		}
 	}
+	annotateStringFlags(root)
 	return root
 }
