@@ -517,3 +517,60 @@ func withoutCommandLine(out string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// The minor points of issue 24, each as the contract now has it.
+func TestOneRuleForKeysRangesAndDamagedFiles(t *testing.T) {
+	// --cap below --base is refused by the rule the help's range comes from
+	// ([500ms..24h]: not below --base, 500ms by default), not "between 1ms and …".
+	code, stderr := runCode("backoff-schedules", "--cap", "-0s")
+	if code != ExitUsage || stderr != "outboxlab: --cap 0s is below --base 500ms\n" {
+		t.Errorf("--cap -0s: exit %d, stderr %q", code, stderr)
+	}
+	// Keys: exactly as seeded, or none; empty and padded are refused alike.
+	for _, tc := range []struct{ args []string }{
+		{[]string{"retry-with-dead-letter", "--declined-key", " "}},
+		{[]string{"retry-with-dead-letter", "--declined-key", " PAY-005"}},
+		{[]string{"retry-with-dead-letter", "--declined-key="}},
+		{[]string{"retry-with-dead-letter", "--poison-key", "PAY-003, PAY-004"}},
+		{[]string{"session-13-pending-lost-on-restart", "--crash-after", "PAY-006 "}},
+		{[]string{"governance-host-replay", "--rejected-key", " GOV-003"}},
+	} {
+		code, stderr := runCode(tc.args...)
+		if code != ExitUsage || strings.Count(stderr, "\n") != 1 ||
+			!(strings.Contains(stderr, "has spaces around the key") || strings.Contains(stderr, "is empty (say none for no key)")) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and the key rule", tc.args, code, stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"retry-with-dead-letter", "--declined-key", "none"},
+		{"governance-host-replay", "--rejected-key", "none"},
+	} {
+		if code, stderr := runCode(args...); code != ExitOK {
+			t.Errorf("%q: exit %d, stderr %q; none means no key", args, code, stderr)
+		}
+	}
+	// A damaged database file is bad input: exit 2, one line.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	if code, stderr := runCode("retry-with-dead-letter", "--keep-db"); code != ExitOK {
+		t.Fatalf("keep a database: exit %d: %s", code, stderr)
+	}
+	dbs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
+	if len(dbs) != 1 {
+		t.Fatalf("kept %v", dbs)
+	}
+	raw, err := os.ReadFile(dbs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 100; i < 3100 && i < len(raw); i++ {
+		raw[i] ^= 0x5a // the header's page and the schema it holds
+	}
+	damaged := filepath.Join(t.TempDir(), "damaged.db")
+	os.WriteFile(damaged, raw, 0o600)
+	var stdout, errb bytes.Buffer
+	code = Main([]string{"inspect", "--db", damaged}, &stdout, &errb)
+	if code != ExitUsage || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "is not a sound SQLite database") {
+		t.Errorf("inspect a damaged file: exit %d, stderr %q; want 2 in one line", code, errb.String())
+	}
+}
