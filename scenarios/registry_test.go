@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"outboxlab/core/report"
@@ -150,6 +151,25 @@ func TestEveryScenarioSaysWhatItIsTo(t *testing.T) {
 			}
 		default:
 			t.Errorf("%s: kind %q", s.Name, s.Kind)
+		}
+	}
+}
+
+// TestEveryScenarioHasItsPlaceInTheCourse requires each registered scenario
+// to be named in the course order, and each name there to be registered: a
+// scenario left out would sort after its family's others by name, wherever
+// its lesson belongs, and a stale name would order nothing.
+func TestEveryScenarioHasItsPlaceInTheCourse(t *testing.T) {
+	registered := map[string]bool{}
+	for _, s := range scenarios.All() {
+		registered[s.Name] = true
+		if !slices.Contains(scenarios.CourseOrder, s.Name) {
+			t.Errorf("scenario %s is not in courseOrder (scenarios/order.go): give it its place in the course", s.Name)
+		}
+	}
+	for _, name := range scenarios.CourseOrder {
+		if !registered[name] {
+			t.Errorf("courseOrder names %s, which no family registers", name)
 		}
 	}
 }

@@ -162,13 +162,6 @@ func (o *session14Options) writePerRequest(r *report.Report, run *session14Run) 
 	r.Line("LOST WORK: a payment with no message; GHOST: a message with no payment.")
 }
 
-func lifeOrder(life int) string {
-	if life == 1 {
-		return paymentFirst
-	}
-	return messageFirst
-}
-
 // figureList is every Day 14 figure: its row in the BEFORE vs AFTER table
 // and its JSON metric.
 func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {

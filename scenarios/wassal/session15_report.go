@@ -248,13 +248,6 @@ func shortWorkers(ws []string) []string {
 	return out
 }
 
-func parenList(xs []string) string {
-	if len(xs) == 0 {
-		return ""
-	}
-	return "(" + strings.Join(xs, ", ") + ")"
-}
-
 func writeNotifications(r *report.Report, ns []notification) {
 	rows := make([][]string, 0, len(ns))
 	for _, n := range ns {
