@@ -48,7 +48,7 @@ type Scenario struct {
 	// one step beyond a limit must be refused (exit 2).
 	Limits []Limit
 
-	// Alone marks a scenario whose figures are wall-clock measurements: all
+	// Alone marks a scenario whose metrics are wall-clock measurements: all
 	// runs it with nothing beside it, after the others.
 	Alone bool
 
@@ -143,7 +143,7 @@ func (p Pair) NewReport(after bool) *report.Report {
 	return r
 }
 
-// CompareSection starts the section that sets the two designs' figures side
+// CompareSection starts the section that sets the two designs' metrics side
 // by side; the scenario's own run is the column of r's kind.
 func CompareSection(r *report.Report) {
 	r.Section("Real BEFORE vs AFTER metrics")

@@ -344,9 +344,9 @@ func TestStaleChecksCatchAWrongImplementation(t *testing.T) {
 			judge := func() report.Check {
 				r := report.New("test", report.Experiment)
 				if o.fenced {
-					o.afterChecks(r, run, run.figures())
+					o.afterChecks(r, run, run.metrics())
 				} else {
-					o.beforeChecks(r, run, run.figures())
+					o.beforeChecks(r, run, run.metrics())
 				}
 				return checkNamed(t, r.Result(), tt.check)
 			}

@@ -16,7 +16,7 @@ import (
 // staleFigures are the numbers the pair is judged by, read from what was
 // recorded outside the workers: the rows read back after each claim, the
 // provider's ledger, the transition log, the alert log and the final row.
-type staleFigures struct {
+type staleMetrics struct {
 	aClaim, bClaim   claimSeen         // the first claim of each worker
 	bLog             emission.LogEntry // worker-B's first applied terminal transition
 	aLog             emission.LogEntry // worker-A's late write, applied or refused
@@ -28,8 +28,8 @@ type staleFigures struct {
 	refusedLog       int
 }
 
-func (r *staleRun) figures() staleFigures {
-	var f staleFigures
+func (r *staleRun) metrics() staleMetrics {
+	var f staleMetrics
 	// Worker-A makes the ledger's first call and no other; worker-B makes
 	// the rest, each in the pass of its claim.
 	var bCalls []emission.Call
@@ -122,21 +122,21 @@ func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead d
 	if !after.fenced {
 		afterHead = "AFTER (claim check off)"
 	}
-	figs := staleFigs(before.answerAt)
-	shown := figs
+	metrics := staleMetricList(before.answerAt)
+	shown := metrics
 	if !verbose { // the claims are in the timeline
-		shown = slices.DeleteFunc(slices.Clone(figs), func(f scenarios.Figure[staleSide]) bool { return strings.HasSuffix(f.Label, "'s claim") })
+		shown = slices.DeleteFunc(slices.Clone(metrics), func(f scenarios.Metric[staleSide]) bool { return strings.HasSuffix(f.Label, "'s claim") })
 	}
-	scenarios.FigureTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, shown, side(before), side(after))
+	scenarios.MetricTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, shown, side(before), side(after))
 	o.writeDeadRace(r, dead, afterHead)
 
 	mine := side(own)
 	deadMine := side(dead.own)
-	scenarios.RecordFigures(r, deadFigs, deadMine)
+	scenarios.RecordMetrics(r, deadFigs, deadMine)
 	if !o.fenced {
 		o.beforeChecks(r, own, mine.f)
 		o.deadBeforeChecks(r, deadMine)
-		return finish(r, "Safety checks", verdictStaleReproduced, verdictStaleMissed, figs, mine)
+		return finish(r, "Safety checks", verdictStaleReproduced, verdictStaleMissed, metrics, mine)
 	}
 	o.afterChecks(r, own, mine.f)
 	o.deadAfterChecks(r, deadMine)
@@ -144,23 +144,23 @@ func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead d
 	if !mine.f.leaseExpiredOpen {
 		broken = verdictFencedNoRace
 	}
-	return finish(r, "Safety checks", verdictFencedHeld, broken, figs, mine)
+	return finish(r, "Safety checks", verdictFencedHeld, broken, metrics, mine)
 }
 
-// staleSide is one design's run with its figures: a column of the
+// staleSide is one design's run with its metrics: a column of the
 // comparison table, and the JSON metrics of the scenario's own design.
 type staleSide struct {
 	run *staleRun
-	f   staleFigures
+	f   staleMetrics
 }
 
-func side(run *staleRun) staleSide { return staleSide{run: run, f: run.figures()} }
+func side(run *staleRun) staleSide { return staleSide{run: run, f: run.metrics()} }
 
-// staleFigs are the pair's figures, declared once: the comparison table's
+// staleFigs are the pair's metrics, declared once: the comparison table's
 // rows (lateAt, when worker-A's answer arrives, names the late write's row)
 // and the JSON metrics.
-func staleFigs(lateAt time.Time) []scenarios.Figure[staleSide] {
-	return []scenarios.Figure[staleSide]{
+func staleMetricList(lateAt time.Time) []scenarios.Metric[staleSide] {
+	return []scenarios.Metric[staleSide]{
 		{Key: "lease_expired_while_open", Value: func(s staleSide) any { return s.f.leaseExpiredOpen }},
 		{Label: "worker-A's claim", Show: func(s staleSide) string { return claimText(s.f.aClaim) }},
 		{Label: "worker-B's claim", Show: func(s staleSide) string { return claimText(s.f.bClaim) }},
@@ -181,7 +181,7 @@ func staleFigs(lateAt time.Time) []scenarios.Figure[staleSide] {
 }
 
 // lateWriteText says what became of worker-A's late write.
-func lateWriteText(f staleFigures) string {
+func lateWriteText(f staleMetrics) string {
 	if f.aLog.ID == 0 {
 		return "none"
 	}

@@ -26,7 +26,7 @@ type side struct {
 // other side beside it, and writes the report every pair scenario has:
 // header, schema, log, timeline, queues, the own side's extra sections,
 // states, the pair table, its tail sections, its checks, the verdict and the
-// figures.
+// metrics.
 func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, after side, ownIsAfter bool) (*report.Report, error) {
 	own, partner, kind := before, after, report.Before
 	if ownIsAfter {
@@ -58,24 +58,24 @@ func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, aft
 }
 
 // writePairTable compares a BEFORE and an AFTER design that ran on the same
-// log in one invocation: the rows of o.figures that have a label.
+// log in one invocation: the rows of o.metrics that have a label.
 func (o *options) writePairTable(r *page, own report.Kind, before, after *run) {
-	figs := o.figures()
+	metrics := o.metrics()
 	if r.verbose {
 		r.Section("Real BEFORE vs AFTER figures")
 	} else {
 		r.Section("Real BEFORE vs AFTER figures (where they differ; --verbose shows all)")
-		figs = differing(figs, before, after)
+		metrics = differing(metrics, before, after)
 	}
 	r.Linef("Both designs ran in this invocation on the same log; this scenario's own run is the %s column.", own)
-	scenarios.FigureTable(r.Report, []string{"Metric (real run)", "BEFORE", "AFTER"}, figs, before, after)
+	scenarios.MetricTable(r.Report, []string{"Metric (real run)", "BEFORE", "AFTER"}, metrics, before, after)
 }
 
-// differing keeps the labelled figures whose cells differ between the two
+// differing keeps the labelled metrics whose cells differ between the two
 // runs: where the designs part.
-func differing(figs []scenarios.Figure[*run], a, b *run) []scenarios.Figure[*run] {
-	var out []scenarios.Figure[*run]
-	for _, f := range figs {
+func differing(metrics []scenarios.Metric[*run], a, b *run) []scenarios.Metric[*run] {
+	var out []scenarios.Metric[*run]
+	for _, f := range metrics {
 		if f.Label != "" && cell(f, a) != cell(f, b) {
 			out = append(out, f)
 		}
@@ -83,22 +83,22 @@ func differing(figs []scenarios.Figure[*run], a, b *run) []scenarios.Figure[*run
 	return out
 }
 
-func cell(f scenarios.Figure[*run], x *run) string {
+func cell(f scenarios.Metric[*run], x *run) string {
 	if f.Show != nil {
 		return f.Show(x)
 	}
 	return fmt.Sprint(f.Value(x))
 }
 
-// figures are the family's figures of one run, declared once: the pair
+// metrics are the family's metrics of one run, declared once: the pair
 // table shows those with a label, every report records those with a key in
 // --json (for its own run).
-func (o *options) figures() []scenarios.Figure[*run] {
+func (o *options) metrics() []scenarios.Metric[*run] {
 	i := o.FailingOrder - firstOrder
-	count := func(label, key string, n func(*run) int) scenarios.Figure[*run] {
-		return scenarios.Figure[*run]{Label: label, Key: key, Value: func(x *run) any { return n(x) }}
+	count := func(label, key string, n func(*run) int) scenarios.Metric[*run] {
+		return scenarios.Metric[*run]{Label: label, Key: key, Value: func(x *run) any { return n(x) }}
 	}
-	return []scenarios.Figure[*run]{
+	return []scenarios.Metric[*run]{
 		{Key: "failing_order", Value: func(*run) any { return o.FailingOrder }},
 		{Key: "failing_message", Value: func(*run) any { return o.FailingMessage }},
 		count("", "records", func(x *run) int { return len(x.log) }),
@@ -140,11 +140,11 @@ func (o *options) figures() []scenarios.Figure[*run] {
 	}
 }
 
-// recordFiguresAs records each keyed figure of x as a JSON metric whose key
-// starts with prefix: the figures of a run that is not the scenario's own
+// recordFiguresAs records each keyed metric of x as a JSON metric whose key
+// starts with prefix: the metrics of a run that is not the scenario's own
 // (scenarios.RecordFigures records the own run's, unprefixed).
-func recordFiguresAs[F any](r *report.Report, prefix string, figs []scenarios.Figure[F], x F) {
-	for _, f := range figs {
+func recordMetricsAs[F any](r *report.Report, prefix string, metrics []scenarios.Metric[F], x F) {
+	for _, f := range metrics {
 		switch {
 		case f.Key == "":
 		case f.Value != nil:

@@ -75,7 +75,7 @@ func (o *cascadeOptions) poisonedChecks(r *page, run *run) {
 }
 
 // writeGuardCost shows what the guard costs: one read of Holds for every
-// record the consumer read, as the consumer counted them. It is a figure,
+// record the consumer read, as the consumer counted them. It is a metric,
 // not a check: the count comes from the code it would judge.
 func (o *cascadeOptions) writeGuardCost(r *page, run *run) {
 	consumed := 0

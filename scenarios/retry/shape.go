@@ -46,15 +46,15 @@ type designRun interface {
 
 // pairReport is the report of a BEFORE/AFTER pair whose runs are R: the
 // setup, the schema and timeline of the scenario's own run, its story, both
-// designs' figures side by side, the checks of its own side and why they
-// failed, the verdict, and its own figures as JSON metrics.
+// designs' metrics side by side, the checks of its own side and why they
+// failed, the verdict, and its own metrics as JSON metrics.
 type pairReport[R designRun] struct {
 	pair    scenarios.Pair
 	after   bool // the scenario's own design is the AFTER one
 	setup   func(r *report.Report)
 	story   func(r *report.Report, own, before, after R) // the sections between the timeline and the comparison
 	columns []string                                     // the comparison table's BEFORE and AFTER column titles
-	figures []scenarios.Figure[R]
+	metrics []scenarios.Metric[R]
 	// the checks of each design's scenario
 	beforeSide, afterSide pairSide[R]
 	verbose               bool // the whole timeline (--verbose); by default runs of alike lines are condensed
@@ -90,7 +90,7 @@ func (p pairReport[R]) render(own, before, after R) *report.Report {
 	r.Linef("Run ended at %s scenario time", clock.Stamp(own.endedAt()))
 	p.story(r, own, before, after)
 	scenarios.CompareSection(r)
-	scenarios.FigureTable(r, append([]string{"Metric (real run)"}, p.columns...), p.figures, before, after)
+	scenarios.MetricTable(r, append([]string{"Metric (real run)"}, p.columns...), p.metrics, before, after)
 	// A BEFORE scenario's checks assert that it reproduced the failure mode.
 	side, title := p.beforeSide, "Safety checks (the failure mode, reproduced)"
 	if p.after {
@@ -99,16 +99,16 @@ func (p pairReport[R]) render(own, before, after R) *report.Report {
 	side.check(r, before, after)
 	judgement{title: title, pass: side.pass, fail: side.fail}.
 		write(r, func(failed map[string]bool) []string { return side.why(failed, before, after) })
-	scenarios.RecordFigures(r, p.figures, own)
+	scenarios.RecordMetrics(r, p.metrics, own)
 	return r
 }
 
 // figureRows writes a table of runs, one row each: the run's name under
-// first, then a cell for each figure with a label. It is FigureTable turned
+// first, then a cell for each metric with a label. It is FigureTable turned
 // on its side, for the experiments whose runs are the rows.
-func figureRows[F any](r *report.Report, first string, figs []scenarios.Figure[F], names []string, runs []F) {
+func metricRows[F any](r *report.Report, first string, metrics []scenarios.Metric[F], names []string, runs []F) {
 	header := []string{first}
-	for _, f := range figs {
+	for _, f := range metrics {
 		if f.Label != "" {
 			header = append(header, f.Label)
 		}
@@ -116,7 +116,7 @@ func figureRows[F any](r *report.Report, first string, figs []scenarios.Figure[F
 	rows := make([][]string, len(runs))
 	for i, x := range runs {
 		rows[i] = []string{names[i]}
-		for _, f := range figs {
+		for _, f := range metrics {
 			if f.Label == "" {
 				continue
 			}
@@ -130,18 +130,18 @@ func figureRows[F any](r *report.Report, first string, figs []scenarios.Figure[F
 	r.Table(header, rows)
 }
 
-// recordFiguresOf records the keyed figures of x, one of several runs an
+// recordFiguresOf records the keyed metrics of x, one of several runs an
 // experiment compares, each key followed by "_" and the run's key:
 // restarts_on_catch, peak_full_jitter.
-func recordFiguresOf[F any](r *report.Report, figs []scenarios.Figure[F], run string, x F) {
-	keyed := make([]scenarios.Figure[F], len(figs))
-	for i, f := range figs {
+func recordMetricsOf[F any](r *report.Report, metrics []scenarios.Metric[F], run string, x F) {
+	keyed := make([]scenarios.Metric[F], len(metrics))
+	for i, f := range metrics {
 		keyed[i] = f
 		if f.Key != "" {
 			keyed[i].Key = f.Key + "_" + run
 		}
 	}
-	scenarios.RecordFigures(r, keyed, x)
+	scenarios.RecordMetrics(r, keyed, x)
 }
 
 // timelineIndent is where a timeline line's text starts after its time

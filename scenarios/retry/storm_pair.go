@@ -105,7 +105,7 @@ type stormRun struct {
 	msgs        []outbox.Message
 	tables      []outbox.Table
 	ended       time.Time
-	fig         stormFigures // what the run left, read back (see figures)
+	read        stormMetrics // what the run left, read back (see metrics)
 }
 
 func (o *stormOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
@@ -182,7 +182,7 @@ func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool)
 	if run.tables, err = store.Tables(ctx); err != nil {
 		return nil, err
 	}
-	run.fig = o.figures(run)
+	run.read = o.metrics(run)
 	return run, nil
 }
 

@@ -196,6 +196,6 @@ func (o *visibilityOptions) drive(ctx context.Context, path string, held bool) (
 	}
 	run.refused = store.Refused()
 	run.exits = exitsOf(run.audit)
-	run.fig = o.figures(run)
+	run.read = o.metrics(run)
 	return run, nil
 }

@@ -17,7 +17,7 @@ import (
 
 // What every Wassal day's report is made of. Each day tells its story in the
 // same sections and order: setup, schema, timeline, per-message table,
-// ledgers, the BEFORE vs AFTER figures, safety checks, a verdict and the
+// ledgers, the BEFORE vs AFTER metrics, safety checks, a verdict and the
 // JSON metrics. writeDay is that order, written once; a day fills it in.
 
 // day is one Wassal day: its BEFORE/AFTER pair and the verdicts its reports end on.
@@ -27,28 +27,28 @@ type day struct {
 	reproduced string   // BEFORE, every check passed: the failure mode shown
 	held       string   // AFTER, every check passed: the fix held
 	broken     string   // AFTER, a check failed
-	columns    []string // the figures table's header: label, BEFORE, AFTER
+	columns    []string // the metrics table's header: label, BEFORE, AFTER
 }
 
 // verdictNotReproduced is every day's BEFORE verdict when a check failed.
 const verdictNotReproduced = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
 
 // design is what a day gives the report skeleton: R is one design's run,
-// F the figures read from what that run left behind.
+// F the metrics read from what that run left behind.
 type design[R, F any] interface {
 	writeSetup(r *report.Report, own R)
-	// story is the run's own story, told between the setup and the figures.
+	// story is the run's own story, told between the setup and the metrics.
 	story(own R, f F) story
-	figures(run R) F
-	// figureList is every figure of the day, declared once: its row in the
+	metrics(run R) F
+	// figureList is every metric of the day, declared once: its row in the
 	// BEFORE vs AFTER table and its JSON metric.
-	figureList() []scenarios.Figure[F]
+	metricList() []scenarios.Metric[F]
 	// checks records the safety checks of the scenario's own design.
 	checks(r *report.Report, own R, f F)
 }
 
 // story is what a run left to tell: the tables it created, its timeline, a
-// figure drawn under it, the per-message table and the ledgers.
+// picture drawn under it, the per-message table and the ledgers.
 type story struct {
 	tables      []outbox.Table
 	timeline    []string
@@ -87,7 +87,7 @@ func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before,
 	r := newDayReport(d, after)
 	r.Linef("Source    %s", scenarios.Source("wassal"))
 	x.writeSetup(r, own)
-	f := x.figures(own)
+	f := x.metrics(own)
 	s := x.story(own, f)
 	scenarios.SchemaSection(r, s.tables)
 	r.Section("Timeline (scenario clock)")
@@ -108,8 +108,8 @@ func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before,
 	s.perMessage(r)
 	writeLedgers(r, s, verbose || !s.ledgersOnRequest)
 	scenarios.CompareSection(r)
-	figs := x.figureList()
-	scenarios.FigureTable(r, d.columns, figs, x.figures(before), x.figures(afterRun))
+	metrics := x.metricList()
+	scenarios.MetricTable(r, d.columns, metrics, x.metrics(before), x.metrics(afterRun))
 	x.checks(r, own, f)
 	r.Checks("Safety checks")
 	if after {
@@ -117,7 +117,7 @@ func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before,
 	} else {
 		r.Verdict(d.reproduced, verdictNotReproduced)
 	}
-	scenarios.RecordFigures(r, figs, f)
+	scenarios.RecordMetrics(r, metrics, f)
 	return r
 }
 
@@ -205,7 +205,7 @@ func writeClockLine(r *report.Report, start time.Time) {
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(start))
 }
 
-// txIDs are the figures behind the check every day keeps, BEFORE and AFTER:
+// txIDs are the numbers behind the check every day keeps, BEFORE and AFTER:
 // transaction ids only from the provider, on Paid payments only.
 type txIDs struct {
 	fake          int // payments showing an outcome the provider never gave

@@ -146,7 +146,7 @@ type session13Run struct {
 
 func (o *session13Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	return runDay[*session13Run, session13Figures](ctx, env, session13Day, o.durable, o, o.drive)
+	return runDay[*session13Run, session13Metrics](ctx, env, session13Day, o.durable, o, o.drive)
 }
 
 func (o *session13Options) newProvider() *provider.Provider {

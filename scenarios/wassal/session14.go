@@ -128,7 +128,7 @@ func (o *session14Options) Run(ctx context.Context, env scenarios.Env) (*report.
 	drive := func(ctx context.Context, path string, after bool) (*session14Run, error) {
 		return o.drive(ctx, path, o.atomicFor(after))
 	}
-	return runDay[*session14Run, session14Figures](ctx, env, session14Day, o.atomic, o, drive)
+	return runDay[*session14Run, session14Metrics](ctx, env, session14Day, o.atomic, o, drive)
 }
 
 func (o *session14Options) drive(ctx context.Context, path string, atomic bool) (*session14Run, error) {

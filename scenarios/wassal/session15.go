@@ -155,5 +155,5 @@ func (o *session15Options) Run(ctx context.Context, env scenarios.Env) (*report.
 		return o.drive(ctx, path, !after)
 	}
 	o.verbose = env.Verbose
-	return runDay[*session15Run, session15Figures](ctx, env, session15Day, !o.naive, o, drive)
+	return runDay[*session15Run, session15Metrics](ctx, env, session15Day, !o.naive, o, drive)
 }

@@ -179,7 +179,7 @@ func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.
 	drive := func(ctx context.Context, path string, after bool) (*session16Run, error) {
 		return o.drive(ctx, path, !after)
 	}
-	return runDay[*session16Run, session16Figures](ctx, env, session16Day, !o.naive, o, drive)
+	return runDay[*session16Run, session16Metrics](ctx, env, session16Day, !o.naive, o, drive)
 }
 
 // policy is the failure policy of a design: the naive one retries at once,

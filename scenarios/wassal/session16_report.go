@@ -25,14 +25,14 @@ var session16Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"},
 }
 
-func (o *session16Options) story(own *session16Run, _ session16Figures) story {
+func (o *session16Options) story(own *session16Run, _ session16Metrics) story {
 	plot := AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended)
 	return story{tables: own.tables, timeline: o.timeline(own, o.verbose), figure: &plot,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger, ledgersOnRequest: true,
 		design: o.design(own.naive)}
 }
 
-func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Figures) {
+func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Metrics) {
 	if o.naive {
 		o.beforeChecks(r, own, f)
 	} else {
@@ -172,10 +172,10 @@ func (o *session16Options) writeNoMoneyLost(r *report.Report, run *session16Run)
 	}
 }
 
-// figureList is every Day 16 figure: its row in the BEFORE vs AFTER table
+// figureList is every Day 16 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
-func (o *session16Options) figureList() []scenarios.Figure[session16Figures] {
-	type f16 = session16Figures
+func (o *session16Options) metricList() []scenarios.Metric[session16Metrics] {
+	type f16 = session16Metrics
 	attempts := func(f f16) string {
 		s := report.JoinInts(f.poisonAttempts)
 		switch {
@@ -227,9 +227,9 @@ func (o *session16Options) figureList() []scenarios.Figure[session16Figures] {
 		return s + " (stuck)"
 	}
 	return slices.Concat(
-		twoFigures("Healthy messages Processed", "healthy_processed", "healthy_total",
+		twoMetrics("Healthy messages Processed", "healthy_processed", "healthy_total",
 			func(f f16) int { return f.healthyProcessed }, func(f f16) int { return f.healthy }),
-		[]scenarios.Figure[f16]{
+		[]scenarios.Metric[f16]{
 			{Label: "Poison attempts", Key: "poison_attempts", Show: attempts, Value: func(f f16) any { return f.poisonAttempts }},
 			{Label: "Retries with backoff", Key: "retries_with_backoff", Show: retries, Value: func(f f16) any { return len(f.backoffs) }},
 			metric("backoffs_ms", func(f f16) any {
@@ -249,11 +249,11 @@ func (o *session16Options) figureList() []scenarios.Figure[session16Figures] {
 			{Label: "Outbox Pending / Processing at end", Key: "pending_at_end", Show: queue, Value: func(f f16) any { return f.pending }},
 			metric("processing_at_end", func(f f16) any { return f.processing }),
 		},
-		resolvedFigures("Resolved Paid / Failed (healthy)", func(f f16) int { return f.paid }, func(f f16) int { return f.failed }),
-		twoFigures("Duplicate payment / outbox rows", "duplicate_payment_rows", "duplicate_outbox_rows",
+		resolvedMetrics("Resolved Paid / Failed (healthy)", func(f f16) int { return f.paid }, func(f f16) int { return f.failed }),
+		twoMetrics("Duplicate payment / outbox rows", "duplicate_payment_rows", "duplicate_outbox_rows",
 			func(f f16) int { return f.dupPayments }, func(f f16) int { return f.dupMessages }),
-		[]scenarios.Figure[f16]{
-			fakeFigure(func(f f16) txIDs { return f.txIDs }),
+		[]scenarios.Metric[f16]{
+			fakeMetric(func(f f16) txIDs { return f.txIDs }),
 			metric("refused_transitions", func(f f16) any { return f.refused }),
 			metric("demo_capped", func(f f16) any { return f.capped }),
 			metric("scenario_end", func(f f16) any { return clock.ISO(f.ended) }),
@@ -261,11 +261,11 @@ func (o *session16Options) figureList() []scenarios.Figure[session16Figures] {
 	)
 }
 
-// noPoison is every Day 16 check's figure when --poison-key none leaves
+// noPoison is every Day 16 check's metric when --poison-key none leaves
 // nothing to fail.
 const noPoison = "no poison key (--poison-key none): no status check failed"
 
-func (o *session16Options) afterChecks(r *report.Report, f session16Figures) {
+func (o *session16Options) afterChecks(r *report.Report, f session16Metrics) {
 	if len(o.PoisonKeys) == 0 {
 		r.Check("poison tried exactly MaxAttempts", true, noPoison+", nothing to retry")
 		r.Check("poison dead-lettered with LastError", true, noPoison+", nothing to dead-letter")
@@ -291,10 +291,10 @@ func (o *session16Options) afterChecks(r *report.Report, f session16Figures) {
 	o.integrityChecks(r, f)
 }
 
-// triedDetail is the figure of "poison tried exactly MaxAttempts": the
+// triedDetail is the metric of "poison tried exactly MaxAttempts": the
 // status checks the provider received per poison key, against MaxAttempts,
 // and why they differ when they do.
-func (o *session16Options) triedDetail(f session16Figures) string {
+func (o *session16Options) triedDetail(f session16Metrics) string {
 	detail := fmt.Sprintf("%s / %d", report.JoinInts(f.poisonCalls), o.MaxAttempts)
 	if !slices.Equal(f.poisonAttempts, f.poisonCalls) {
 		detail += fmt.Sprintf(" (the rows' AttemptCount says %s)", report.JoinInts(f.poisonAttempts))
@@ -309,7 +309,7 @@ func (o *session16Options) triedDetail(f session16Figures) string {
 	return detail
 }
 
-func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f session16Figures) {
+func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f session16Metrics) {
 	if len(o.PoisonKeys) == 0 {
 		r.Check("poison retried with no limit", false, noPoison+", nothing was retried")
 		r.Check("no dead-letter exit", false, noPoison+", no message needed an exit")
@@ -343,7 +343,7 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f s
 }
 
 // integrityChecks are what both designs must keep: nothing is a lie.
-func (o *session16Options) integrityChecks(r *report.Report, f session16Figures) {
+func (o *session16Options) integrityChecks(r *report.Report, f session16Metrics) {
 	r.Check("no duplicate payment/outbox rows", f.maxPayRows <= 1 && f.maxMsgRows <= 1,
 		fmt.Sprintf("max %d per key", max(f.maxPayRows, f.maxMsgRows)))
 	f.txIDs.check(r)

@@ -237,7 +237,7 @@ type session17Run struct {
 
 func (o *session17Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	return runDay[*session17Run, session17Figures](ctx, env, session17Day, o.audited, o, o.drive)
+	return runDay[*session17Run, session17Metrics](ctx, env, session17Day, o.audited, o, o.drive)
 }
 
 func (o *session17Options) policy() backoff.Policy {

@@ -16,7 +16,7 @@ import (
 // read them from what the run left behind: the outbox rows (and a snapshot of
 // them taken before the redrive), the Redrives rows, the audit log and the
 // provider's ledger of every call.
-type session17Figures struct {
+type session17Metrics struct {
 	dead, released, notReleased []string
 	largestBatch, batches       int
 	redriveAttempts, failed     int // worker attempts during the redrive, and failed provider calls
@@ -69,9 +69,9 @@ func attemptsMade(run *session17Run) map[string]int {
 	return made
 }
 
-func (o *session17Options) figures(run *session17Run) session17Figures {
+func (o *session17Options) metrics(run *session17Run) session17Metrics {
 	l := run.ledger
-	f := session17Figures{dead: run.deadKeys, pending: pendingKeys(l.Payments), redriveRows: len(run.redrives),
+	f := session17Metrics{dead: run.deadKeys, pending: pendingKeys(l.Payments), redriveRows: len(run.redrives),
 		audited: run.audited, ended: run.ended}
 	since := l.Calls[min(run.callsAtRedrive, len(l.Calls)):]
 	replayed := map[string]bool{}
@@ -207,10 +207,10 @@ func messageOf(l Ledger, key string) outbox.Message {
 	return m
 }
 
-// figureList is every Day 17 figure: its row in the BEFORE vs AFTER table
+// figureList is every Day 17 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
-func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
-	type f17 = session17Figures
+func (o *session17Options) metricList() []scenarios.Metric[session17Metrics] {
+	type f17 = session17Metrics
 	who := func(f f17) string {
 		if !f.audited {
 			return "nobody / no reason"
@@ -234,8 +234,8 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 		return fmt.Sprintf("yes: %d of %d Redrives rows", f.historyKept, len(f.released))
 	}
 	return slices.Concat(
-		[]scenarios.Figure[f17]{
-			keysFigure("Dead letters at the redrive", "dead_letters", func(f f17) []string { return f.dead }),
+		[]scenarios.Metric[f17]{
+			keysMetric("Dead letters at the redrive", "dead_letters", func(f f17) []string { return f.dead }),
 			{Label: "Authorised by / reason", Show: who},
 			{Label: "Released back to Pending", Key: "released", Show: released, Value: func(f f17) any { return len(f.released) }},
 			metric("left_parked", func(f f17) any { return len(f.notReleased) }),
@@ -244,15 +244,15 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 				Show:  func(f f17) string { return failedOf(f.redriveAttempts, f.failed) },
 				Value: func(f f17) any { return f.redriveAttempts }},
 			metric("redrive_attempts_failed", func(f f17) any { return f.failed }),
-			intFigure("Verifications before closing", "verification_checks", func(f f17) int { return f.verifyCalls }),
+			intMetric("Verifications before closing", "verification_checks", func(f f17) int { return f.verifyCalls }),
 		},
-		twoFigures("Processed / dead-lettered again", "processed", "dead_lettered_again",
+		twoMetrics("Processed / dead-lettered again", "processed", "dead_lettered_again",
 			func(f f17) int { return len(f.processed) }, func(f f17) int { return len(f.deadAgain) }),
-		[]scenarios.Figure[f17]{
-			keysFigure("AttemptCount undercounts", "undercounted_rows", func(f f17) []string { return f.undercounted }),
+		[]scenarios.Metric[f17]{
+			keysMetric("AttemptCount undercounts", "undercounted_rows", func(f f17) []string { return f.undercounted }),
 			{Label: "Original history kept", Key: "history_kept", Show: history,
 				Value: func(f f17) any { return f.historyKept }},
-			intFigure("Redrive audit entries", "redrive_audit_entries", func(f f17) int { return f.redriveAudit }),
+			intMetric("Redrive audit entries", "redrive_audit_entries", func(f f17) int { return f.redriveAudit }),
 			metric("pending_payments", func(f f17) any { return len(f.pending) }),
 			{Label: "Poison message at the end", Key: "poison_ends_as_day16_says",
 				Show:  func(f f17) string { return keysText(f.poisonEnds) },
@@ -264,10 +264,10 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 	)
 }
 
-// noDeadLetters is the figure of a check about the redriven entries when there are none.
+// noDeadLetters is the metric of a check about the redriven entries when there are none.
 const noDeadLetters = "no dead letters (--poison-key none)"
 
-func (o *session17Options) beforeChecks(r *report.Report, f session17Figures) {
+func (o *session17Options) beforeChecks(r *report.Report, f session17Metrics) {
 	r.Check("poison loop started again", f.failed > 0 && len(f.deadAgain) > 0,
 		fmt.Sprintf("%d failed attempts after the reset; %d of %d dead-lettered again", f.failed, len(f.deadAgain), len(f.released)))
 	history := fmt.Sprintf("AttemptCount undercounts on %s; first DeadLetteredAtUtc lost on %s", keysText(f.undercounted), keysText(f.deadAtLost))
@@ -284,7 +284,7 @@ func (o *session17Options) beforeChecks(r *report.Report, f session17Figures) {
 	f.txIDs.check(r)
 }
 
-func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
+func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 	authorised := fmt.Sprintf("approver %s, reason %q, %d approval record", f.approver, f.reason, f.approvals)
 	if !f.recordsAgree {
 		authorised += "; the Redrives rows name another approver or reason"

@@ -19,7 +19,7 @@ func init() {
 	scenarios.Register(&scenarios.Scenario{
 		Name:   throughputName,
 		Family: "workers",
-		Alone:  true, // its figures are measurements: all runs it by itself
+		Alone:  true, // its metrics are measurements: all runs it by itself
 		Kind:   report.Experiment,
 		// The golden run pins a bigger backlog, claim and burst than the
 		// defaults (sized so that a run takes about a second), whatever

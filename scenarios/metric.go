@@ -6,36 +6,36 @@ import (
 	"outboxlab/core/report"
 )
 
-// Figure is one number a report is judged by, declared once: its row in the
-// report's figures table and its key in the run's JSON metrics both come
-// from here. F is the family's figures of one run (read from the rows and
+// Metric is one number a report is judged by, declared once: its row in the
+// report's metrics table and its key in the run's JSON metrics both come
+// from here. F is the family's metrics of one run (read from the rows and
 // ledgers it left).
-type Figure[F any] struct {
+type Metric[F any] struct {
 	Label string         // the row's label in the table; "" for a metric the table does not show
 	Key   string         // the JSON metric key; "" for a row the JSON does not record
 	Show  func(F) string // the cell; nil prints Value with %v
 	Value func(F) any    // the JSON value; nil records Show's text
 }
 
-func (f Figure[F]) cell(x F) string {
+func (f Metric[F]) cell(x F) string {
 	if f.Show != nil {
 		return f.Show(x)
 	}
 	return fmt.Sprint(f.Value(x))
 }
 
-func (f Figure[F]) value(x F) any {
+func (f Metric[F]) value(x F) any {
 	if f.Value != nil {
 		return f.Value(x)
 	}
 	return f.Show(x)
 }
 
-// FigureTable writes figs as a table under header: one row per figure with
+// FigureTable writes figs as a table under header: one row per metric with
 // a label, then one cell for each of runs (e.g. the BEFORE and AFTER runs).
-func FigureTable[F any](r *report.Report, header []string, figs []Figure[F], runs ...F) {
-	rows := make([][]string, 0, len(figs))
-	for _, f := range figs {
+func MetricTable[F any](r *report.Report, header []string, metrics []Metric[F], runs ...F) {
+	rows := make([][]string, 0, len(metrics))
+	for _, f := range metrics {
 		if f.Label == "" {
 			continue
 		}
@@ -48,10 +48,10 @@ func FigureTable[F any](r *report.Report, header []string, figs []Figure[F], run
 	r.Table(header, rows)
 }
 
-// RecordFigures records each keyed figure of own, the scenario's own run,
+// RecordFigures records each keyed metric of own, the scenario's own run,
 // as a JSON metric.
-func RecordFigures[F any](r *report.Report, figs []Figure[F], own F) {
-	for _, f := range figs {
+func RecordMetrics[F any](r *report.Report, metrics []Metric[F], own F) {
+	for _, f := range metrics {
 		if f.Key != "" {
 			r.Metric(f.Key, f.value(own))
 		}

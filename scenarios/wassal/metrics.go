@@ -7,30 +7,30 @@ import (
 	"outboxlab/scenarios"
 )
 
-// The figure shapes the days share. A figure is declared once, in a day's
+// The metric shapes the days share. A metric is declared once, in a day's
 // figureList: its row in the BEFORE vs AFTER table and its JSON metric.
 
 // keysFigure counts keys: the row names them, "2 (PAY-002, PAY-004)", the
 // metric records how many.
-func keysFigure[F any](label, key string, keys func(F) []string) scenarios.Figure[F] {
-	return scenarios.Figure[F]{Label: label, Key: key,
+func keysMetric[F any](label, key string, keys func(F) []string) scenarios.Metric[F] {
+	return scenarios.Metric[F]{Label: label, Key: key,
 		Show:  func(f F) string { return countWith(keys(f)) },
 		Value: func(f F) any { return len(keys(f)) }}
 }
 
 // intFigure is one number, in the row and in the metric.
-func intFigure[F any](label, key string, n func(F) int) scenarios.Figure[F] {
-	return scenarios.Figure[F]{Label: label, Key: key, Value: func(f F) any { return n(f) }}
+func intMetric[F any](label, key string, n func(F) int) scenarios.Metric[F] {
+	return scenarios.Metric[F]{Label: label, Key: key, Value: func(f F) any { return n(f) }}
 }
 
 // metric is a JSON metric the table does not show.
-func metric[F any](key string, v func(F) any) scenarios.Figure[F] {
-	return scenarios.Figure[F]{Key: key, Value: v}
+func metric[F any](key string, v func(F) any) scenarios.Metric[F] {
+	return scenarios.Metric[F]{Key: key, Value: v}
 }
 
 // twoFigures is a row of two numbers, "a / b", recorded as two metrics.
-func twoFigures[F any](label, keyA, keyB string, a, b func(F) int) []scenarios.Figure[F] {
-	return []scenarios.Figure[F]{
+func twoMetrics[F any](label, keyA, keyB string, a, b func(F) int) []scenarios.Metric[F] {
+	return []scenarios.Metric[F]{
 		{Label: label, Key: keyA, Show: func(f F) string { return slash(a(f), b(f)) }, Value: func(f F) any { return a(f) }},
 		metric(keyB, func(f F) any { return b(f) }),
 	}
@@ -38,13 +38,13 @@ func twoFigures[F any](label, keyA, keyB string, a, b func(F) int) []scenarios.F
 
 // resolvedFigures are the payments a run resolved, the row "Paid / Failed"
 // and the metrics paid and failed.
-func resolvedFigures[F any](label string, paid, failed func(F) int) []scenarios.Figure[F] {
-	return twoFigures(label, "paid", "failed", paid, failed)
+func resolvedMetrics[F any](label string, paid, failed func(F) int) []scenarios.Metric[F] {
+	return twoMetrics(label, "paid", "failed", paid, failed)
 }
 
 // fakeFigure is the payments showing an outcome the provider never gave.
-func fakeFigure[F any](ids func(F) txIDs) scenarios.Figure[F] {
-	return intFigure("Fake successes", "fake_successes", func(f F) int { return ids(f).fake })
+func fakeMetric[F any](ids func(F) txIDs) scenarios.Metric[F] {
+	return intMetric("Fake successes", "fake_successes", func(f F) int { return ids(f).fake })
 }
 
 func slash(a, b int) string { return strconv.Itoa(a) + " / " + strconv.Itoa(b) }
