@@ -34,6 +34,21 @@ func niceTicks(top float64) []float64 {
 	if top <= 0 || math.IsNaN(top) || math.IsInf(top, 0) {
 		return []float64{0}
 	}
+	step := niceStep(top, 0)
+	var out []float64
+	for i := 0; float64(i)*step <= top*(1+1e-9); i++ {
+		out = append(out, roundTo(float64(i)*step, step))
+	}
+	return out
+}
+
+// niceStep is the step of about five round ticks from 0 to top: 1, 2 or 5
+// times a power of ten, and at least least (a unit's smallest meaningful
+// step; 0 for none). A top of 0 (or less) gives the step least, or 1.
+func niceStep(top, least float64) float64 {
+	if top <= 0 || math.IsNaN(top) || math.IsInf(top, 0) {
+		return max(least, 1)
+	}
 	mag := math.Pow(10, math.Floor(math.Log10(top/5)))
 	step := mag
 	for _, m := range []float64{1, 2, 5, 10} {
@@ -42,11 +57,15 @@ func niceTicks(top float64) []float64 {
 			break
 		}
 	}
-	var out []float64
-	for i := 0; float64(i)*step <= top*(1+1e-9); i++ {
-		out = append(out, float64(i)*step)
-	}
-	return out
+	return max(step, least)
+}
+
+// roundTo drops the binary noise of v, a multiple of step (0.30000000000000004
+// is 0.3).
+func roundTo(v, step float64) float64 {
+	digits := max(0, -int(math.Floor(math.Log10(step))))
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
 }
 
 // tickText writes a tick value without a useless fraction.
@@ -54,14 +73,16 @@ func tickText(v float64) string {
 	if v == math.Trunc(v) {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // yAxis draws a vertical axis at x from base (value 0) up height pixels
-// (value top), with ticks and the axis's name rotated beside it.
+// (value top), ticked at whole round counts, with its name rotated beside
+// it, wrapped onto as many lines as it takes to stay within height.
 func yAxis(s *strings.Builder, x, base, height, top float64, name string) {
-	fmt.Fprintf(s, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`+"\n", x, base, x, base-height)
-	for _, v := range niceTicks(top) {
+	fmt.Fprintf(s, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#333"/>`+"\n", x, base, x, base-height)
+	step := niceStep(top, 1)
+	for v := 0.0; v <= top*(1+1e-9) || v == 0; v += step {
 		y := base
 		if top > 0 {
 			y = base - v/top*height
@@ -69,6 +90,9 @@ func yAxis(s *strings.Builder, x, base, height, top float64, name string) {
 		fmt.Fprintf(s, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#333"/>`+"\n", x-4, y, x, y)
 		fmt.Fprintf(s, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n", x-6, y+4, tickText(v))
 	}
-	fmt.Fprintf(s, `<text transform="translate(%.0f,%.0f) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
-		x-42, base-height/2, esc(name))
+	lines := wrapText(name, int(height/charWidth(fontSize)))
+	for k, line := range lines {
+		fmt.Fprintf(s, `<text transform="translate(%.0f,%.1f) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
+			x-40-14*float64(len(lines)-1-k), base-height/2, esc(line))
+	}
 }

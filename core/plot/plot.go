@@ -45,9 +45,17 @@ func Bars(name, title string, bars []Bar, width int, scale float64, axes ...Axes
 		t.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 
-	const rowH, left, barW = 22, 160, 480.0
+	// The label column is as wide as the longest label (160 px at least),
+	// the note column as the longest note after a full bar.
+	const rowH, barW = 22, 480.0
+	left, right := 160, 200
+	for _, b := range bars {
+		left = max(left, int(math.Ceil(18+textWidth(b.Label, fontSize))))
+		right = max(right, int(math.Ceil(16+textWidth(b.Note, fontSize))))
+	}
+	left = max(left, int(math.Ceil(18+textWidth(ax.Y, fontSize))))
 	h := len(bars)*rowH + 90
-	s := svgOpen(left+int(barW)+200, h, title)
+	s := svgOpen(left+int(barW)+right, h, title)
 	axisY := 40 + len(bars)*rowH + 4
 	fmt.Fprintf(s, `<line x1="%d" y1="%d" x2="%.0f" y2="%d" stroke="#333"/>`+"\n", left, axisY, float64(left)+barW, axisY)
 	for _, v := range niceTicks(maxV) {
@@ -140,7 +148,26 @@ func Columns(name, title string, counts []int, bucketLabel func(i int) string, h
 
 	const plotH, left = 200.0, 80
 	colW := math.Max(1, math.Min(12, 600/float64(max(len(counts), 1))))
+	// The x axis is labelled under its first, middle and last buckets: the
+	// picture is wide enough for the last label to end inside it, and the
+	// middle one is left out where it would run into a neighbour.
+	var marked []int
+	if len(counts) > 0 {
+		marked = []int{0, (len(counts) - 1) / 2, len(counts) - 1}
+	}
+	center := func(i int) float64 { return float64(left) + (float64(i)+0.5)*colW }
+	half := func(i int) float64 { return textWidth(bucketLabel(i), fontSize) / 2 }
+	if len(marked) == 3 && (center(marked[1])-half(marked[1]) < center(0)+half(0)+8 ||
+		center(marked[1])+half(marked[1]) > center(marked[2])-half(marked[2])-8) {
+		marked = []int{0, marked[2]}
+	}
+	if len(marked) > 1 && center(marked[len(marked)-1])-half(marked[len(marked)-1]) < center(0)+half(0)+8 {
+		marked = marked[:1]
+	}
 	wTotal := left + max(int(colW*float64(len(counts))), 240) + 40
+	if len(counts) > 0 {
+		wTotal = max(wTotal, int(math.Ceil(center(len(counts)-1)+half(len(counts)-1)+10)))
+	}
 	s := svgOpen(wTotal, int(plotH)+110, title)
 	rawPeak := 0
 	for _, c := range counts {
@@ -157,8 +184,8 @@ func Columns(name, title string, counts []int, bucketLabel func(i int) string, h
 	fmt.Fprintf(s, `<line x1="%d" y1="%.0f" x2="%d" y2="%.0f" stroke="#333"/>`+"\n", left, 40+plotH, wTotal-20, 40+plotH)
 	yAxis(s, left, 40+plotH, plotH, float64(rawPeak), ax.Y)
 	if len(counts) > 0 {
-		for _, i := range []int{0, (len(counts) - 1) / 2, len(counts) - 1} {
-			tx := float64(left) + (float64(i)+0.5)*colW
+		for _, i := range marked {
+			tx := center(i)
 			fmt.Fprintf(s, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#333"/>`+"\n", tx, 40+plotH, tx, 44+plotH)
 			fmt.Fprintf(s, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", tx, 40+plotH+18, esc(bucketLabel(i)))
 		}
@@ -197,7 +224,70 @@ func svgOpen(w, h int, title string) *strings.Builder {
 	return &b
 }
 
+// svgOpenLines is svgOpen with a title already broken into lines.
+func svgOpenLines(w, h int, title []string) *strings.Builder {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="monospace" font-size="12">`+"\n", w, h, w, h)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	for i, line := range title {
+		fmt.Fprintf(&b, `<text x="10" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n", 20+18*i, esc(line))
+	}
+	return &b
+}
+
 func svgClose(b *strings.Builder) string {
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// The SVGs' text sizes, in pixels.
+const (
+	fontSize  = 12
+	titleSize = 14
+)
+
+// charWidth is how wide a character of a monospace font of size is: 0.6 em.
+func charWidth(size float64) float64 { return 0.6 * size }
+
+// textWidth is how wide s is drawn in a monospace font of size: 0.6 em a
+// character; a character outside ASCII (a symbol, a dash) may come from a
+// wider fallback font, so it counts a whole em.
+func textWidth(s string, size float64) float64 {
+	w := 0.0
+	for _, r := range s {
+		if r < 128 {
+			w += charWidth(size)
+		} else {
+			w += size
+		}
+	}
+	return w
+}
+
+// wrapText breaks s at spaces into lines of at most width characters (a
+// longer word stays whole on its own line); the spaces between the words of
+// a line are kept as they were ("✓ applied   ✗ failed"); "" gives no lines.
+func wrapText(s string, width int) []string {
+	var lines []string
+	line, gap := "", ""
+	for _, r := range strings.Split(s, " ") {
+		if r == "" {
+			gap += " "
+			continue
+		}
+		switch {
+		case line == "":
+			line = r
+		case len([]rune(line))+len(gap)+1+len([]rune(r)) <= width:
+			line += gap + " " + r
+		default:
+			lines = append(lines, line)
+			line = r
+		}
+		gap = ""
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -33,7 +33,7 @@ func timelineFigure(r *report.Report, name, title string, events []emission.Even
 	if len(lanes) == 0 {
 		return
 	}
-	f := plot.Timeline(name, title, lanes, end.Sub(start), 60,
+	f := plot.Timeline(name, title, lanes, start, end.Sub(start), 60,
 		"✓ delivered   ✗ failed attempt   ~ deferred   ☠ dead-lettered   ! write refused")
 	f.Text = ""
 	r.Figure(f)

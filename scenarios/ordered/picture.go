@@ -58,7 +58,7 @@ func (o *options) picture(name, title string, run *run) plot.Figure {
 		default:
 			continue
 		}
-		lanes[p].Marks = append(lanes[p].Marks, plot.Mark{At: e.at.Sub(clock.Start), Symbol: symbol})
+		lanes[p].Marks = append(lanes[p].Marks, plot.Mark{At: e.at.Sub(clock.Start), Symbol: symbol, Key: shortID(e.ev.Record)})
 	}
 	for p, c := range counts {
 		var parts []string
@@ -77,7 +77,7 @@ func (o *options) picture(name, title string, run *run) plot.Figure {
 		}
 		lanes[p].Note = report.Dash(strings.Join(parts, ", "))
 	}
-	f := plot.Timeline(name, title, lanes, run.idle.at.Sub(clock.Start), 60, pictureLegend)
+	f := plot.Timeline(name, title, lanes, clock.Start, run.idle.at.Sub(clock.Start), 60, pictureLegend)
 	f.Text = ""
 	return f
 }

@@ -63,13 +63,13 @@ func poisonTimeline(runs []*poisonRun) plot.Figure {
 			if symbol == "" || a.MessageID == 0 {
 				continue
 			}
-			marks[a.MessageID] = append(marks[a.MessageID], plot.Mark{At: at, Symbol: symbol})
+			marks[a.MessageID] = append(marks[a.MessageID], plot.Mark{At: at, Symbol: symbol, Key: keys[a.MessageID]})
 		}
 		for _, m := range run.msgs {
 			lanes = append(lanes, plot.Lane{Label: run.position.name + " " + m.Key, Marks: marks[m.ID], Note: string(m.Status)})
 		}
 	}
-	f := plot.Timeline("timeline", "Each message on the scenario clock, from the audit log", lanes, span, 60,
+	f := plot.Timeline("timeline", "Each message on the scenario clock, from the audit log", lanes, clock.Start, span, 60,
 		"• delivered   ✓ processed   ✗ the process died handling it   ☠ dead-lettered")
 	f.Text = ""
 	return f

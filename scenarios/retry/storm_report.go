@@ -232,13 +232,16 @@ func (o *stormOptions) drawCalls(r *report.Report, before, after *stormRun) {
 		for _, b := range perSecond(run) {
 			counts[b.index] = b.n
 		}
-		panels[i] = plot.Panel{Title: c.all[i].title, Counts: counts}
+		// The outage, shaded on the same axis: buckets are seconds since the start.
+		down := plot.Shade{From: ph[1].from.Sub(clock.Start).Seconds(), To: ph[1].to.Sub(clock.Start).Seconds(),
+			Label: "gateway down (503)"}
+		panels[i] = plot.Panel{Title: c.all[i].title, Counts: counts, Shades: []plot.Shade{down}}
 	}
 	r.Figure(plot.SVGOnly("calls", "Gateway calls per second",
 		plot.PanelsSVG(fmt.Sprintf("Gateway calls per second (scenario clock); the gateway is down from %s to %s",
 			spanText(ph[1].from.Sub(clock.Start).Milliseconds()), spanText(ph[1].to.Sub(clock.Start).Milliseconds())),
 			panels, func(i int) string { return fmt.Sprintf("%d s", i) },
-			plot.Axes{X: "scenario clock, s since the run started", Y: "gateway calls in the second"})))
+			plot.Axes{X: plot.TimeAxisName("s", clock.Start), Y: "gateway calls in the second"})))
 }
 
 // writeMessageGroups is the per-message table with each run of messages

@@ -138,7 +138,7 @@ func visibilityTimeline(run *pairRun) plot.Figure {
 	for _, m := range run.msgs {
 		lanes = append(lanes, plot.Lane{Label: m.Key, Marks: marks[m.Key], Note: string(m.Status)})
 	}
-	f := plot.Timeline("timeline", "Each notification on the scenario clock", lanes, run.ended.Sub(clock.Start), 60,
+	f := plot.Timeline("timeline", "Each notification on the scenario clock", lanes, clock.Start, run.ended.Sub(clock.Start), 60,
 		"• claimed   ✗ a send failed   ✓ a send went through   ☠ dead-lettered")
 	f.Text = ""
 	return f

@@ -36,9 +36,10 @@ func (o *session13Options) timelineFigure(run *session13Run) plot.Figure {
 	}
 	if run.crashed {
 		lanes = append(lanes, plot.Lane{Label: "service", Note: "life 1 killed, life 2 started", Marks: []plot.Mark{
-			{At: run.crashAt.Sub(clock.Start), Symbol: "☠"}, {At: run.restartAt.Sub(clock.Start), Symbol: "↻"}}})
+			{At: run.crashAt.Sub(clock.Start), Symbol: "☠", Key: "CRASH"},
+			{At: run.restartAt.Sub(clock.Start), Symbol: "↻", Key: "RESTART"}}})
 	}
-	fig := plot.Timeline("timeline", "Day 13: charges, the crash and the status checks", lanes,
+	fig := plot.Timeline("timeline", "Day 13: charges, the crash and the status checks", lanes, clock.Start,
 		last.Add(time.Second).Sub(clock.Start), 60, "✓ answered   ✗ answer lost   ☠ crash (SIGKILL)   ↻ restart")
 	fig.Text = ""
 	return fig

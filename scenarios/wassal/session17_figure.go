@@ -40,7 +40,7 @@ func (o *session17Options) timelineFigure(run *session17Run) plot.Figure {
 		slices.SortStableFunc(lane.Marks, func(a, b plot.Mark) int { return cmp.Compare(a.At, b.At) })
 		lanes = append(lanes, lane)
 	}
-	fig := plot.Timeline("timeline", "Day 17: the dead letters from Day 16 to the redrive", lanes,
+	fig := plot.Timeline("timeline", "Day 17: the dead letters from Day 16 to the redrive", lanes, clock.Start,
 		run.ended.Add(time.Second).Sub(clock.Start), 60, "✓ status check answered   ✗ failed   ☠ dead-lettered   ↻ redrive")
 	fig.Text = ""
 	return fig

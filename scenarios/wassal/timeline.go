@@ -70,7 +70,7 @@ func AttemptPlot(events []worker.Event, msgs []outbox.Message, start, end time.T
 		}
 		lanes = append(lanes, lane)
 	}
-	return plot.Timeline("attempts", "Attempts on the scenario clock", lanes, end.Sub(start), 50,
+	return plot.Timeline("attempts", "Attempts on the scenario clock", lanes, start, end.Sub(start), 50,
 		"✓ processed   ✗ failed, back to Pending   ☠ dead-lettered   ! transition refused")
 }
 
@@ -258,7 +258,7 @@ func timelinePlot(lines []string) (plot.Figure, bool) {
 	if len(lanes) == 0 {
 		return plot.Figure{}, false
 	}
-	fig := plot.Timeline("timeline", "What happened to each payment, on the scenario clock", lanes, end, 60,
+	fig := plot.Timeline("timeline", "What happened to each payment, on the scenario clock", lanes, clock.Start, end, 60,
 		"✓ committed or processed   ✗ failed or killed   ! refused   • another step")
 	fig.Text = ""
 	return fig, true
