@@ -31,7 +31,7 @@ func (f Metric[F]) value(x F) any {
 	return f.Show(x)
 }
 
-// FigureTable writes figs as a table under header: one row per metric with
+// MetricTable writes metrics as a table under header: one row per metric with
 // a label, then one cell for each of runs (e.g. the BEFORE and AFTER runs).
 func MetricTable[F any](r *report.Report, header []string, metrics []Metric[F], runs ...F) {
 	rows := make([][]string, 0, len(metrics))
@@ -48,7 +48,7 @@ func MetricTable[F any](r *report.Report, header []string, metrics []Metric[F], 
 	r.Table(header, rows)
 }
 
-// RecordFigures records each keyed metric of own, the scenario's own run,
+// RecordMetrics records each keyed metric of own, the scenario's own run,
 // as a JSON metric.
 func RecordMetrics[F any](r *report.Report, metrics []Metric[F], own F) {
 	for _, f := range metrics {

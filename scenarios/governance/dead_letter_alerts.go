@@ -147,7 +147,7 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS", alertsMetrics, run), nil
 }
 
-// alertsFigures add the lines the host logged: one per alert the sink raised.
+// alertsMetrics add the lines the host logged: one per alert the sink raised.
 var alertsMetrics = withMetrics(scenarios.Metric[*driveRun]{
 	Key: "alert_lines", Value: func(r *driveRun) any { return len(r.alerts.Lines()) }})
 

@@ -120,6 +120,6 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS", disabledMetrics, claim), nil
 }
 
-// disabledFigures add the entries the host's policy quarantined.
+// disabledMetrics add the entries the host's policy quarantined.
 var disabledMetrics = withMetrics(scenarios.Metric[*driveRun]{
 	Key: "quarantined", Value: func(r *driveRun) any { return countStatus(r, emission.Quarantined) }})

@@ -152,7 +152,7 @@ func writeIncidents(r *report.Report, run *replayRun) {
 	}
 }
 
-// replayFigures are what the host's replay run is judged by, read from its
+// replayMetrics are what the host's replay run is judged by, read from its
 // incidents, remediation log and the provider's ledger.
 var replayMetrics = []scenarios.Metric[*replayRun]{
 	{Key: "incidents_open", Value: func(r *replayRun) any { return r.incidentsOpen(true) }},

@@ -83,7 +83,7 @@ func (o *legacyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		"MAXRETRYATTEMPTS DID NOT DECIDE EVERY DEAD-LETTER — SEE THE FAILED CHECKS", drainMetrics, claim), nil
 }
 
-// legacyFigures are one entry's numbers against its legacy column.
+// legacyMetrics are one entry's numbers against its legacy column.
 type legacyMetrics struct {
 	selectedPast int    // emissions selected with RetryCount ≥ MaxRetryCount
 	atLegacy     string // the status its failure number MaxRetryCount left, "" if it had none

@@ -7,7 +7,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// drainFigures are the metrics every drain scenario records for its claim
+// drainMetrics are the metrics every drain scenario records for its claim
 // drain, read from the rows it left, the provider's ledger and the host's
 // alerts. No table shows them: the report has the rows themselves.
 var drainMetrics = []scenarios.Metric[*driveRun]{
@@ -28,7 +28,7 @@ var drainMetrics = []scenarios.Metric[*driveRun]{
 	{Key: "scenario_end", Value: func(r *driveRun) any { return clock.ISO(r.ended) }},
 }
 
-// withFigures is drainFigures and a scenario's own.
+// withMetrics is drainMetrics and a scenario's own.
 func withMetrics(own ...scenarios.Metric[*driveRun]) []scenarios.Metric[*driveRun] {
 	return append(append([]scenarios.Metric[*driveRun](nil), drainMetrics...), own...)
 }

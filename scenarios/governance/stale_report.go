@@ -13,7 +13,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// staleFigures are the numbers the pair is judged by, read from what was
+// staleMetrics are the numbers the pair is judged by, read from what was
 // recorded outside the workers: the rows read back after each claim, the
 // provider's ledger, the transition log, the alert log and the final row.
 type staleMetrics struct {
@@ -156,7 +156,7 @@ type staleSide struct {
 
 func side(run *staleRun) staleSide { return staleSide{run: run, f: run.metrics()} }
 
-// staleFigs are the pair's metrics, declared once: the comparison table's
+// staleMetricList are the pair's metrics, declared once: the comparison table's
 // rows (lateAt, when worker-A's answer arrives, names the late write's row)
 // and the JSON metrics.
 func staleMetricList(lateAt time.Time) []scenarios.Metric[staleSide] {

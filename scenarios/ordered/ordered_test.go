@@ -126,7 +126,7 @@ func TestBudgetIsComputedFromTheFlags(t *testing.T) {
 	}
 }
 
-// TestFiguresFollowTheFlags runs each scenario for real and checks the
+// TestMetricsFollowTheFlags runs each scenario for real and checks the
 // metrics a wrong consumer, handler or replay would get wrong.
 func TestMetricsFollowTheFlags(t *testing.T) {
 	tests := []struct {

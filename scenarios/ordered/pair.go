@@ -140,9 +140,9 @@ func (o *options) metrics() []scenarios.Metric[*run] {
 	}
 }
 
-// recordFiguresAs records each keyed metric of x as a JSON metric whose key
+// recordMetricsAs records each keyed metric of x as a JSON metric whose key
 // starts with prefix: the metrics of a run that is not the scenario's own
-// (scenarios.RecordFigures records the own run's, unprefixed).
+// (scenarios.RecordMetrics records the own run's, unprefixed).
 func recordMetricsAs[F any](r *report.Report, prefix string, metrics []scenarios.Metric[F], x F) {
 	for _, f := range metrics {
 		switch {

@@ -61,7 +61,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	return r
 }
 
-// waitFigures declare the first table once: a row per failed attempt, with
+// waitMetrics declare the first table once: a row per failed attempt, with
 // the wait the worker wrote (— once the attempts ran out), then the total,
 // and the waits and their total as JSON metrics (waits_ms_fixed, total_ms_fixed).
 func (o *schedulesOptions) waitMetrics() []scenarios.Metric[measured] {
@@ -84,7 +84,7 @@ func (o *schedulesOptions) waitMetrics() []scenarios.Metric[measured] {
 		Value: func(m measured) any { return sum(m.waits).Milliseconds() }})
 }
 
-// budgetFigures declare the second table's columns once, and their JSON
+// budgetMetrics declare the second table's columns once, and their JSON
 // metrics (fit_fixed, budget_elapsed_ms_fixed).
 func (o *schedulesOptions) budgetMetrics() []scenarios.Metric[measured] {
 	return []scenarios.Metric[measured]{

@@ -11,7 +11,7 @@ import (
 	"outboxlab/core/jsrand"
 )
 
-// waveFigures are what the course's table prints for one mode.
+// waveMetrics are what the course's table prints for one mode.
 type waveMetrics struct {
 	requests, peak, filled int
 	last                   int64

@@ -167,7 +167,7 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveMetrics, diffs []stri
 	return r
 }
 
-// waveFigures declare the course's table once: its columns, one row per mode,
+// waveMetrics declare the course's table once: its columns, one row per mode,
 // and their JSON metrics (peak_full_jitter).
 func (o *jitterWaveOptions) waveMetrics() []scenarios.Metric[wave] {
 	return []scenarios.Metric[wave]{

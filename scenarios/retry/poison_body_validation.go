@@ -134,7 +134,7 @@ func (o *bodyOptions) superviseBoth(ctx context.Context, env scenarios.Env) ([]*
 	})
 }
 
-// bodyFigures are the numbers of one run, read back from its rows, its
+// bodyMetrics are the numbers of one run, read back from its rows, its
 // audit log and how its child processes ended.
 type bodyMetrics struct {
 	lifetimes, deaths      int

@@ -13,7 +13,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// poisonFigures are the numbers of one counter position, all read back from
+// poisonMetrics are the numbers of one counter position, all read back from
 // its database and from how its child processes ended.
 type poisonMetrics struct {
 	restarts, delivered, deaths          int
@@ -117,7 +117,7 @@ func (o *poisonOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 	return r
 }
 
-// seedFigures declare the course's table once: its columns, one row per
+// seedMetrics declare the course's table once: its columns, one row per
 // counter position, and their JSON metrics (restarts_on_catch).
 var seedMetrics = []scenarios.Metric[poisonMetrics]{
 	{Label: "restarts", Key: "restarts", Value: func(f poisonMetrics) any { return f.restarts }},

@@ -103,8 +103,8 @@ func (p pairReport[R]) render(own, before, after R) *report.Report {
 	return r
 }
 
-// figureRows writes a table of runs, one row each: the run's name under
-// first, then a cell for each metric with a label. It is FigureTable turned
+// metricRows writes a table of runs, one row each: the run's name under
+// first, then a cell for each metric with a label. It is MetricTable turned
 // on its side, for the experiments whose runs are the rows.
 func metricRows[F any](r *report.Report, first string, metrics []scenarios.Metric[F], names []string, runs []F) {
 	header := []string{first}
@@ -130,7 +130,7 @@ func metricRows[F any](r *report.Report, first string, metrics []scenarios.Metri
 	r.Table(header, rows)
 }
 
-// recordFiguresOf records the keyed metrics of x, one of several runs an
+// recordMetricsOf records the keyed metrics of x, one of several runs an
 // experiment compares, each key followed by "_" and the run's key:
 // restarts_on_catch, peak_full_jitter.
 func recordMetricsOf[F any](r *report.Report, metrics []scenarios.Metric[F], run string, x F) {

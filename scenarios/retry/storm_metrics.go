@@ -9,7 +9,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// stormFigureList declares the pair's metrics once: the comparison table's
+// stormMetricList declares the pair's metrics once: the comparison table's
 // rows and the JSON metrics of the scenario's own run.
 func (o *stormOptions) stormMetricList() []scenarios.Metric[*stormRun] {
 	type metric = scenarios.Metric[*stormRun]

@@ -38,7 +38,7 @@ func (p phase) holds(t time.Time) bool {
 	return !t.Before(p.from) && (p.to.IsZero() || t.Before(p.to))
 }
 
-// stormFigures are the numbers a design of the storm pair is judged by: the
+// stormMetrics are the numbers a design of the storm pair is judged by: the
 // gateway's ledger, the outbox rows, and the breaker rule replayed over the
 // ledger.
 type stormMetrics struct {

@@ -9,7 +9,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// visibilityFigureList declares the pair's metrics once: the comparison
+// visibilityMetricList declares the pair's metrics once: the comparison
 // table's rows and the JSON metrics of the scenario's own run.
 func (o *visibilityOptions) visibilityMetricList() []scenarios.Metric[*pairRun] {
 	type metric = scenarios.Metric[*pairRun]

@@ -19,7 +19,7 @@ const (
 	verdictQueueBroken    = "THE QUEUE-TIMELINE DESIGN DID NOT HOLD — SEE THE FAILED CHECKS"
 )
 
-// pairFigures are the numbers a design of the visibility pair is judged by,
+// pairMetrics are the numbers a design of the visibility pair is judged by,
 // all read from what the run left (see visibility_truth.go).
 type pairMetrics struct {
 	holds                        []heldMessage

@@ -18,7 +18,7 @@ import (
 // is open while the message waits, so a backoff longer than the timeout is
 // harmless there.
 
-// ruleFigures are the held waits and the waits on the queue, against the
+// ruleMetrics are the held waits and the waits on the queue, against the
 // visibility timeout.
 type ruleMetrics struct {
 	within, withinOverlapped int // held waits that ended within the lease, and those another consumer claimed the message during

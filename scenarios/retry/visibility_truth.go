@@ -73,7 +73,7 @@ func deliveriesOf(audit []outbox.AuditEntry, keys map[int64]string) []heldMessag
 	return out
 }
 
-// holdFigures are what the holds show.
+// holdMetrics are what the holds show.
 type holdMetrics struct {
 	overlaps   int           // pairs of holds of one message by two consumers that overlap in time
 	concurrent int           // sends made while another consumer held the same message

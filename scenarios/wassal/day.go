@@ -40,7 +40,7 @@ type design[R, F any] interface {
 	// story is the run's own story, told between the setup and the metrics.
 	story(own R, f F) story
 	metrics(run R) F
-	// figureList is every metric of the day, declared once: its row in the
+	// metricList is every metric of the day, declared once: its row in the
 	// BEFORE vs AFTER table and its JSON metric.
 	metricList() []scenarios.Metric[F]
 	// checks records the safety checks of the scenario's own design.

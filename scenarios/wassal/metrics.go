@@ -8,9 +8,9 @@ import (
 )
 
 // The metric shapes the days share. A metric is declared once, in a day's
-// figureList: its row in the BEFORE vs AFTER table and its JSON metric.
+// metricList: its row in the BEFORE vs AFTER table and its JSON metric.
 
-// keysFigure counts keys: the row names them, "2 (PAY-002, PAY-004)", the
+// keysMetric counts keys: the row names them, "2 (PAY-002, PAY-004)", the
 // metric records how many.
 func keysMetric[F any](label, key string, keys func(F) []string) scenarios.Metric[F] {
 	return scenarios.Metric[F]{Label: label, Key: key,
@@ -18,7 +18,7 @@ func keysMetric[F any](label, key string, keys func(F) []string) scenarios.Metri
 		Value: func(f F) any { return len(keys(f)) }}
 }
 
-// intFigure is one number, in the row and in the metric.
+// intMetric is one number, in the row and in the metric.
 func intMetric[F any](label, key string, n func(F) int) scenarios.Metric[F] {
 	return scenarios.Metric[F]{Label: label, Key: key, Value: func(f F) any { return n(f) }}
 }
@@ -28,7 +28,7 @@ func metric[F any](key string, v func(F) any) scenarios.Metric[F] {
 	return scenarios.Metric[F]{Key: key, Value: v}
 }
 
-// twoFigures is a row of two numbers, "a / b", recorded as two metrics.
+// twoMetrics is a row of two numbers, "a / b", recorded as two metrics.
 func twoMetrics[F any](label, keyA, keyB string, a, b func(F) int) []scenarios.Metric[F] {
 	return []scenarios.Metric[F]{
 		{Label: label, Key: keyA, Show: func(f F) string { return slash(a(f), b(f)) }, Value: func(f F) any { return a(f) }},
@@ -36,13 +36,13 @@ func twoMetrics[F any](label, keyA, keyB string, a, b func(F) int) []scenarios.M
 	}
 }
 
-// resolvedFigures are the payments a run resolved, the row "Paid / Failed"
+// resolvedMetrics are the payments a run resolved, the row "Paid / Failed"
 // and the metrics paid and failed.
 func resolvedMetrics[F any](label string, paid, failed func(F) int) []scenarios.Metric[F] {
 	return twoMetrics(label, "paid", "failed", paid, failed)
 }
 
-// fakeFigure is the payments showing an outcome the provider never gave.
+// fakeMetric is the payments showing an outcome the provider never gave.
 func fakeMetric[F any](ids func(F) txIDs) scenarios.Metric[F] {
 	return intMetric("Fake successes", "fake_successes", func(f F) int { return ids(f).fake })
 }

@@ -14,7 +14,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session13Figures are the numbers a Day 13 run is judged by.
+// session13Metrics are the numbers a Day 13 run is judged by.
 type session13Metrics struct {
 	submitted          int
 	lostAnswers        []string // keys whose charge answer never reached the service
@@ -166,7 +166,7 @@ func recheckID(rows []recheckRow, key string) int64 {
 	return r.id
 }
 
-// figureList is every Day 13 metric: its row in the BEFORE vs AFTER table
+// metricList is every Day 13 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
 func (o *session13Options) metricList() []scenarios.Metric[session13Metrics] {
 	type f13 = session13Metrics

@@ -12,7 +12,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session14Figures are the numbers a Day 14 run is judged by.
+// session14Metrics are the numbers a Day 14 run is judged by.
 type session14Metrics struct {
 	requests              int
 	failedRequests        []string // the client was told these failed: the service died in them
@@ -162,7 +162,7 @@ func (o *session14Options) writePerRequest(r *report.Report, run *session14Run) 
 	r.Line("LOST WORK: a payment with no message; GHOST: a message with no payment.")
 }
 
-// figureList is every Day 14 metric: its row in the BEFORE vs AFTER table
+// metricList is every Day 14 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
 func (o *session14Options) metricList() []scenarios.Metric[session14Metrics] {
 	type f14 = session14Metrics

@@ -13,7 +13,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session15Figures are the numbers a Day 15 run is judged by. The checks
+// session15Metrics are the numbers a Day 15 run is judged by. The checks
 // read them from what the run left behind: the provider's ledger, the
 // notifications the completing transactions committed, and the outbox rows.
 type session15Metrics struct {

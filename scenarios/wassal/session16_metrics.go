@@ -9,7 +9,7 @@ import (
 	"outboxlab/core/worker"
 )
 
-// session16Figures are the numbers a Day 16 run is judged by. The checks read
+// session16Metrics are the numbers a Day 16 run is judged by. The checks read
 // them from what the run left behind: the outbox and payment rows, and the
 // provider's ledger of every call it received.
 type session16Metrics struct {
@@ -46,7 +46,7 @@ func (o *session16Options) metrics(r *session16Run) session16Metrics {
 	return f
 }
 
-// ledgerFigures reads the metrics of a run from its rows and the provider's ledger.
+// ledgerMetrics reads the metrics of a run from its rows and the provider's ledger.
 func (o *session16Options) ledgerMetrics(l Ledger, prov *provider.Provider) session16Metrics {
 	f := session16Metrics{poisonErrorsSet: len(o.PoisonKeys) > 0}
 	poison := func(key string) bool { return slices.Contains(o.PoisonKeys, key) }

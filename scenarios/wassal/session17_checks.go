@@ -12,7 +12,7 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session17Figures are the numbers a Day 17 run is judged by. The checks
+// session17Metrics are the numbers a Day 17 run is judged by. The checks
 // read them from what the run left behind: the outbox rows (and a snapshot of
 // them taken before the redrive), the Redrives rows, the audit log and the
 // provider's ledger of every call.
@@ -207,7 +207,7 @@ func messageOf(l Ledger, key string) outbox.Message {
 	return m
 }
 
-// figureList is every Day 17 metric: its row in the BEFORE vs AFTER table
+// metricList is every Day 17 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
 func (o *session17Options) metricList() []scenarios.Metric[session17Metrics] {
 	type f17 = session17Metrics

@@ -103,7 +103,7 @@ func (l *deliveryLedger) record(ctx context.Context, tx *sql.Tx, c outbox.Claim)
 	return nil
 }
 
-// ledgerFigures are a drained file's invariants, read back from the database.
+// ledgerMetrics are a drained file's invariants, read back from the database.
 type ledgerMetrics struct {
 	Total               int // outbox rows
 	Processed, Live     int // outbox rows Processed; Pending or Processing

@@ -10,11 +10,11 @@ import (
 	"outboxlab/scenarios"
 )
 
-// drainFigure is one metric of a drain: a column of a drain table and a key
+// drainMetric is one metric of a drain: a column of a drain table and a key
 // of the drain's entry in the JSON "drains" list.
 type drainMetric = scenarios.Metric[*drainRun]
 
-// drainFigures are what each drain's file and workers showed; with full,
+// drainMetrics are what each drain's file and workers showed; with full,
 // the table also shows the handler calls and the attempt counts (the checks
 // judge them either way).
 func (o *throughputOptions) drainMetrics(full bool) []drainMetric {
@@ -47,7 +47,7 @@ func (o *throughputOptions) drainMetrics(full bool) []drainMetric {
 	}
 }
 
-// measuredFigures are each drain's wall-clock metrics, against the first
+// measuredMetrics are each drain's wall-clock metrics, against the first
 // worker count's drain with the same claim size and the raw ceiling.
 func (o *throughputOptions) measuredMetrics(ceiling float64, drains []*drainRun) []drainMetric {
 	return []drainMetric{
@@ -90,7 +90,7 @@ type throughputRun struct {
 	over    *overloadRun
 }
 
-// throughputFigures are the run's JSON metrics; the drains' own are the
+// throughputMetrics are the run's JSON metrics; the drains' own are the
 // drain and measured metrics of each.
 func throughputMetrics() []scenarios.Metric[throughputRun] {
 	stop := func(x throughputRun) sample { return x.over.samples[x.over.stopTick] }
@@ -121,11 +121,11 @@ func throughputMetrics() []scenarios.Metric[throughputRun] {
 	}
 }
 
-// The drains are tables the other way round from scenarios.FigureTable: a
+// The drains are tables the other way round from scenarios.MetricTable: a
 // row per run and a column per metric, and their JSON is a list with an
 // entry per run. These two render metrics that way.
 
-// figureColumns returns the table of runs: the labelled metrics' labels as
+// metricColumns returns the table of runs: the labelled metrics' labels as
 // the header, and a row of their cells for each run.
 func metricColumns[F any](metrics []scenarios.Metric[F], runs []F) (header []string, rows [][]string) {
 	for _, f := range metrics {
@@ -150,7 +150,7 @@ func metricColumns[F any](metrics []scenarios.Metric[F], runs []F) (header []str
 	return header, rows
 }
 
-// figureRecords returns, for each run, its keyed metrics' JSON values by key.
+// metricRecords returns, for each run, its keyed metrics' JSON values by key.
 func metricRecords[F any](metrics []scenarios.Metric[F], runs []F) []map[string]any {
 	out := make([]map[string]any, len(runs))
 	for i, x := range runs {
