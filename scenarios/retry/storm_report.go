@@ -116,7 +116,6 @@ func (o *stormOptions) story(r *report.Report, own, before, after *stormRun) {
 
 func (o *stormOptions) writeSetup(r *report.Report) {
 	ph := o.phases()
-	r.Linef("Source    %s", scenarios.Source("retry"))
 	r.Linef("Outbox    %s %s..%s (%s), MaxAttempts %d;",
 		report.Plural(o.Messages, "notification"), noteKey(1), noteKey(o.Messages), notificationType, o.MaxAttempts)
 	r.Line("          the gateway is healthy for every one of them")

@@ -128,7 +128,6 @@ func (o *visibilityOptions) story(r *report.Report, own, _, _ *pairRun) {
 }
 
 func (o *visibilityOptions) writeSetup(r *report.Report) {
-	r.Linef("Source    %s", scenarios.Source("retry"))
 	r.Linef("Queue     %s: flaky (its first %s fail, then it goes through);",
 		noteKey(1), report.Plural(o.FlakyFailures, "send"))
 	r.Linef("          %s: every send fails at once (503); %s: every send hangs %s, then times out;",
