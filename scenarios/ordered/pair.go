@@ -22,39 +22,64 @@ type side struct {
 	passFor func(*run) string
 }
 
-// reportPair runs the own side of a pair on the scenario's database and the
-// other side beside it, and writes the report every pair scenario has:
-// header, schema, log, timeline, queues, the own side's extra sections,
-// states, the pair table, its tail sections, its checks, the verdict and the
-// metrics.
+// reportPair writes the report every pair scenario has, as a
+// scenarios.PairReport: the own side runs on the scenario's database, the
+// other beside it, sharing its in-order reference; then header, setup,
+// schema, log, timeline, queues, the own side's extra sections, states, the
+// pair table, its tail sections, its checks, the verdict and the metrics.
 func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, after side, ownIsAfter bool) (*report.Report, error) {
-	own, partner, kind := before, after, report.Before
+	own := before
 	if ownIsAfter {
-		own, partner, kind = after, before, report.After
+		own = after
 	}
-	run, b, a, err := o.executePair(ctx, env, own.design, partner.design, ownIsAfter)
-	if err != nil {
-		return nil, err
-	}
-	r := o.start(env, identity{name: own.name, pair: partner.name, kind: kind, title: own.title}, run)
-	scenarios.SchemaSection(r.Report, run.tables)
-	o.writeLog(r, run.log)
-	o.writeTimeline(r, run, nil)
-	writeQueues(r, run)
-	if own.extra != nil {
-		own.extra(r, run)
-	}
-	o.writeStates(r, run)
-	o.writePairTable(r, kind, b, a)
-	if own.tail != nil {
-		own.tail(r, run)
-	}
-	own.checks(r, run)
-	pass := own.pass
-	if own.passFor != nil {
-		pass = own.passFor(run)
-	}
-	return o.finish(r, run, pass, own.fail), nil
+	var ref []orderState // the first run's in-order reference, shared by the second
+	var r *page          // the report, once Setup has started it
+	return scenarios.PairReport[*run]{
+		Pair:   scenarios.Pair{Before: before.name, After: after.name, BeforeTitle: before.title, AfterTitle: after.title},
+		After:  ownIsAfter,
+		Family: "ordered",
+		Drive: func(ctx context.Context, location string, isAfter bool) (*run, error) {
+			d := before.design
+			if isAfter {
+				d = after.design
+			}
+			run, err := o.executeAt(ctx, env, location, d, ref)
+			if err == nil {
+				ref = run.inOrder
+			}
+			return run, err
+		},
+		Setup: func(rep *report.Report, run *run) {
+			r = &page{Report: rep, verbose: env.Verbose}
+			o.writeSetup(r, run)
+		},
+		Story: func(_ *report.Report, run, _, _ *run) {
+			scenarios.SchemaSection(r.Report, run.tables)
+			o.writeLog(r, run.log)
+			o.writeTimeline(r, run, nil)
+			writeQueues(r, run)
+			if own.extra != nil {
+				own.extra(r, run)
+			}
+			o.writeStates(r, run)
+			r.Figure(o.picture("timeline", "Consumer events by partition, until the consumer went idle", run))
+		},
+		Metrics: o.metrics(),
+		Compare: func(_ *report.Report, b, a *run) { o.writePairTable(r, r.Kind, b, a) },
+		AfterCompare: func(_ *report.Report, run *run) {
+			if own.tail != nil {
+				own.tail(r, run)
+			}
+		},
+		ChecksTitle: "Safety checks",
+		Checks:      func(_ *report.Report, run, _, _ *run) { own.checks(r, run) },
+		Verdict: func(run *run) (string, string) {
+			if own.passFor != nil {
+				return own.passFor(run), own.fail
+			}
+			return own.pass, own.fail
+		},
+	}.Run(ctx, env)
 }
 
 // writePairTable compares a BEFORE and an AFTER design that ran on the same
