@@ -324,8 +324,8 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	show(report.TerminalHeader(meta)+rep.Body(), res)
 	if !c.NoReport {
 		content := []byte(report.Header(meta) + rep.Body())
-		metrics := captioned(rep.Figures(), runCaption(s.Name, c.params))
-		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, content, metrics); err != nil {
+		figures := captioned(rep.Figures(), runCaption(s.Name, c.params))
+		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, content, figures); err != nil {
 			return outcome{}, cannotRun(err)
 		}
 		updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
@@ -345,9 +345,9 @@ func runCaption(name string, params []report.Param) string {
 
 // captioned returns figures, each captioned, so that an SVG saved beside a
 // report still says which run drew it.
-func captioned(metrics []plot.Figure, caption string) []plot.Figure {
-	out := make([]plot.Figure, len(metrics))
-	for i, f := range metrics {
+func captioned(figures []plot.Figure, caption string) []plot.Figure {
+	out := make([]plot.Figure, len(figures))
+	for i, f := range figures {
 		out[i] = f.Captioned(caption)
 	}
 	return out
