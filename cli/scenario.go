@@ -232,20 +232,8 @@ type outcome struct {
 // shows the report through show (before it is written, so a write failure
 // still leaves the run on screen) and writes it unless told not to.
 func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (outcome, error) {
-	if err := opts.Validate(); err != nil {
-		return outcome{}, usageError{err}
-	}
-	if err := checkStudent(c.Student); err != nil {
+	if err := validateRun(opts, c); err != nil {
 		return outcome{}, err
-	}
-	if v, ok := opts.(scenarios.BackendValidator); ok {
-		backend := "sqlite"
-		if c.Database != "" {
-			backend = "postgres"
-		}
-		if err := v.ValidateOn(backend); err != nil {
-			return outcome{}, usageError{err}
-		}
 	}
 	started := time.Now()
 	var dir string
@@ -283,36 +271,82 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	env.Verbose, env.Progress = c.Verbose, c.progress
 
 	rep, err := runGuarded(ctx, opts, env)
+	if err := runError(ctx, err, s.Name, c, keepDir, env, pg); err != nil {
+		return outcome{}, err
+	}
+	dbNote := databaseNote(ctx, env, pg, keepDir, tmp)
+	res, err := present(rep, s.Name, c, report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version},
+		dir, stderr, show)
+	if err != nil {
+		return outcome{}, err
+	}
+	return outcome{result: res, dbNote: dbNote}, nil
+}
+
+// validateRun refuses bad parameters (exit 2) before anything is created:
+// the scenario's own, --student, and those the database cannot run in time.
+func validateRun(opts scenarios.Options, c commonOptions) error {
+	if err := opts.Validate(); err != nil {
+		return usageError{err}
+	}
+	if err := checkStudent(c.Student); err != nil {
+		return err
+	}
+	if v, ok := opts.(scenarios.BackendValidator); ok {
+		backend := "sqlite"
+		if c.Database != "" {
+			backend = "postgres"
+		}
+		if err := v.ValidateOn(backend); err != nil {
+			return usageError{err}
+		}
+	}
+	return nil
+}
+
+// runError is the error a run that was interrupted or failed ends with
+// (exit 3), saying where a kept database is; nil for a run that finished.
+func runError(ctx context.Context, err error, name string, c commonOptions, keepDir bool, env scenarios.Env, pg *postgresRun) error {
 	if ctx.Err() != nil {
-		msg := fmt.Sprintf("%s interrupted; no report was written", s.Name)
+		msg := fmt.Sprintf("%s interrupted; no report was written", name)
 		if keepDir {
 			msg += "; database kept at " + env.DBPath
 		} else if pg != nil && c.KeepDB {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
-		return outcome{}, cannotRun(errors.New(msg))
+		return cannotRun(errors.New(msg))
 	}
 	if err != nil {
-		err = fmt.Errorf("run %s: %w", s.Name, err)
+		err = fmt.Errorf("run %s: %w", name, err)
 		if pg != nil && c.KeepDB {
 			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
 		}
-		return outcome{}, cannotRun(scrubbed{err, c.Database})
+		return cannotRun(scrubbed{err, c.Database})
 	}
-	var dbNote string
+	return nil
+}
+
+// databaseNote says where the run's database is, or that it is gone, for
+// the report's header; a kept directory with no database is removed.
+func databaseNote(ctx context.Context, env scenarios.Env, pg *postgresRun, keepDir bool, tmp string) string {
 	switch {
 	case pg != nil:
-		dbNote = pg.note(ctx)
+		return pg.note(ctx)
 	case missing(env.DBPath):
-		dbNote = noDatabase
 		if keepDir {
 			os.RemoveAll(tmp)
 		}
+		return noDatabase
 	case keepDir:
-		dbNote = sqliteNote(env.DBPath, true)
-	default:
-		dbNote = sqliteNote(env.DBPath, false)
+		return sqliteNote(env.DBPath, true)
 	}
+	return sqliteNote(env.DBPath, false)
+}
+
+// present shows a finished run's report (show) and, unless --no-report,
+// writes it and its pictures to dir and updates the index.
+func present(rep *report.Report, name string, c commonOptions, meta report.Meta, dir string, stderr io.Writer,
+	show func(content string, res report.Result)) (report.Result, error) {
 	if !c.Schema {
 		rep.DropSection(report.SchemaTitle)
 	}
@@ -320,17 +354,19 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	res.Version, res.Params = Version, c.params
 	rec := record(res)
 	rec.Student, rec.Shown = strings.TrimSpace(c.Student), c.shown()
-	meta := report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version, Record: rec}
+	meta.Record = rec
 	show(report.TerminalHeader(meta)+rep.Body(), res)
-	if !c.NoReport {
-		content := []byte(report.Header(meta) + rep.Body())
-		figures := captioned(rep.Figures(), runCaption(s.Name, c.params))
-		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, content, figures); err != nil {
-			return outcome{}, cannotRun(err)
-		}
-		updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
+	if c.NoReport {
+		return res, nil
 	}
-	return outcome{result: res, dbNote: dbNote}, nil
+	content := []byte(report.Header(meta) + rep.Body())
+	figures := captioned(rep.Figures(), runCaption(name, c.params))
+	var err error
+	if res.ReportPath, res.Plots, err = report.WriteAll(dir, name, meta.Started, content, figures); err != nil {
+		return res, cannotRun(err)
+	}
+	updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
+	return res, nil
 }
 
 // runCaption names a run as a figure's caption says it: the scenario and
