@@ -11,14 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"outboxlab/grade"
+	"outboxlab/workers"
 )
 
-// The starting workers exercise writes, wired in one place: the workers
-// package's Starter and Days have the same signatures.
+// The starting workers exercise writes: the workers package's.
 var (
-	starterFor  = grade.Starter
-	starterDays = grade.StarterDays
+	starterFor  = workers.Starter
+	starterDays = workers.Days
 )
 
 func newExerciseCmd() *cobra.Command {
@@ -55,7 +54,11 @@ grade itself judges a worker in any language for every Day it lists.`,
 			if err != nil {
 				return cannotRun(err)
 			}
-			written, err := writeStarter(files, args[1])
+			inLab, err := insideLabModule(args[1])
+			if err != nil {
+				return cannotRun(err)
+			}
+			written, err := writeStarter(files, args[1], inLab)
 			if err != nil {
 				return cannotRun(err)
 			}
@@ -63,8 +66,13 @@ grade itself judges a worker in any language for every Day it lists.`,
 			for _, f := range written {
 				fmt.Fprintf(w, "wrote    %s\n", f)
 			}
-			fmt.Fprintf(w, "Next:    read %s, then: outboxlab grade %s -- go run %s\n",
-				filepath.Join(args[1], "README.md"), day.ID, goRunTarget(args[1]))
+			readme := filepath.Join(args[1], "README.md")
+			if inLab {
+				// Part of the lab's own module: go run builds it from here.
+				fmt.Fprintf(w, "Next:    read %s, then: outboxlab grade %s -- go run %s\n", readme, day.ID, goRunTarget(args[1]))
+			} else {
+				fmt.Fprintf(w, "Next:    read %s, then: cd %s && outboxlab grade %s -- go run .\n", readme, args[1], day.ID)
+			}
 			return nil
 		},
 	}
@@ -79,13 +87,45 @@ func goRunTarget(dir string) string {
 	return "./" + dir
 }
 
+// insideLabModule reports whether dir (which may not exist yet) lies inside
+// the lab's own Go module, the folder whose go.mod says "module outboxlab".
+// A starter written there belongs to that module, which already requires its
+// drivers, so `go run ./day16` from the lab's root builds it; anywhere else
+// it is a module of its own (its go.mod and go.sum), built with `go run .`.
+func insideLabModule(dir string) (bool, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false, err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if raw, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			for _, line := range strings.Split(string(raw), "\n") {
+				if name, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+					return strings.Trim(strings.TrimSpace(name), `"`) == "outboxlab", nil
+				}
+			}
+			return false, nil
+		}
+		if filepath.Dir(d) == d {
+			return false, nil
+		}
+	}
+}
+
+// moduleFiles are the starter's files that make it a module of its own.
+var moduleFiles = []string{"go.mod", "go.sum"}
+
 // writeStarter writes every file of files under dir, refusing to replace one
-// that exists, and returns the paths written.
-func writeStarter(files fs.FS, dir string) ([]string, error) {
+// that exists, and returns the paths written. Inside the lab's module
+// (inLab) the starter's go.mod and go.sum are left out.
+func writeStarter(files fs.FS, dir string, inLab bool) ([]string, error) {
 	var paths []string
 	err := fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if inLab && slices.Contains(moduleFiles, path) {
+			return nil
 		}
 		paths = append(paths, path)
 		return nil

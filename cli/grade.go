@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"outboxlab/core/report"
 	"outboxlab/grade"
@@ -85,9 +86,7 @@ Days:
 		},
 	}
 	bindCommon(cmd.Flags(), &common)
-	cmd.Flags().Int64Var(&seed, "seed", grade.DefaultSeed, "the seed the variations (and the choice of who runs next) are drawn from")
-	cmd.Flags().IntVar(&opts.Variations, "variations", grade.DefaultVariations, "variations to run beside the defaults [0..20]")
-	cmd.Flags().DurationVar(&opts.TurnBudget, "turn-budget", grade.DefaultTurnBudget, "wall time a worker may run between two lab calls before it is killed [100ms..1m]")
+	bindGradeParams(cmd.Flags(), opts, &seed)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		day, err := lookupDay(args[0])
 		if err != nil {
@@ -117,6 +116,14 @@ Days:
 		return finishRun(cmd, common, out)
 	}
 	return cmd
+}
+
+// bindGradeParams registers grade's own parameters: the ones its report
+// records, and verify sets again to rerun it.
+func bindGradeParams(fs *pflag.FlagSet, opts *grade.Options, seed *int64) {
+	fs.Int64Var(seed, "seed", grade.DefaultSeed, "the seed the variations (and the choice of who runs next) are drawn from")
+	fs.IntVar(&opts.Variations, "variations", grade.DefaultVariations, "variations to run beside the defaults [0..20]")
+	fs.DurationVar(&opts.TurnBudget, "turn-budget", grade.DefaultTurnBudget, "wall time a worker may run between two lab calls before it is killed [100ms..1m]")
 }
 
 // finishRun prints what follows a run's report (its path, or the JSON) and
