@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,17 +75,56 @@ const (
 	verdictFencedNoRace    = "NO STALE WRITE TO REFUSE: WORKER-A ANSWERED INSIDE ITS LEASE — SEE THE FAILED CHECKS"
 )
 
-func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead deadRaces) *report.Report {
-	name, kind, partner := staleAfter, report.After, staleBefore
-	title := "Governance — AFTER: the claim check refuses a stale worker's write"
-	if !o.fenced {
-		name, kind, partner = staleBefore, report.Before, staleAfter
-		title = "Governance — BEFORE: a stale worker's late write lands over a terminal row"
+// stalePair is the pair's report: the scenario's own design is the AFTER
+// one (the claim check) when o.fenced.
+var stalePair = scenarios.Pair{
+	Before: staleBefore, BeforeTitle: "Governance — BEFORE: a stale worker's late write lands over a terminal row",
+	After: staleAfter, AfterTitle: "Governance — AFTER: the claim check refuses a stale worker's write",
+}
+
+// pairReport is the pair's scenarios.PairReport: the main race's setup,
+// story, metrics and checks, with the dead-letter race's table and checks
+// beside them.
+func (o *staleOptions) pairReport(env scenarios.Env) scenarios.PairReport[*staleDesign] {
+	verbose := env.Verbose
+	main := func(d *staleDesign) staleSide { return side(d.main) }
+	return scenarios.PairReport[*staleDesign]{
+		Pair: stalePair, After: o.fenced, Family: "governance",
+		Drive: func(ctx context.Context, location string, after bool) (*staleDesign, error) {
+			return o.driveDesign(ctx, env, location, after)
+		},
+		Setup:   func(r *report.Report, own *staleDesign) { o.writeSetup(r, own.main) },
+		Story:   func(r *report.Report, own, _, _ *staleDesign) { writeStaleStory(r, own.main, verbose) },
+		Metrics: scenarios.MetricsOf(staleMetricList(time.Time{}), main), // the JSON metrics; the labels are Compare's
+		Compare: func(r *report.Report, before, after *staleDesign) {
+			o.writeComparison(r, before, after, verbose)
+		},
+		ChecksTitle: "Safety checks",
+		Checks: func(r *report.Report, own, _, _ *staleDesign) {
+			mine, deadMine := side(own.main), side(own.dead)
+			scenarios.RecordMetrics(r, deadFigs, deadMine)
+			if !o.fenced {
+				o.beforeChecks(r, own.main, mine.f)
+				o.deadBeforeChecks(r, deadMine)
+				return
+			}
+			o.afterChecks(r, own.main, mine.f)
+			o.deadAfterChecks(r, deadMine)
+		},
+		Verdict: func(own *staleDesign) (string, string) {
+			switch {
+			case !o.fenced:
+				return verdictStaleReproduced, verdictStaleMissed
+			case !side(own.main).f.leaseExpiredOpen:
+				return verdictFencedHeld, verdictFencedNoRace
+			}
+			return verdictFencedHeld, verdictFencedBroken
+		},
 	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
-	writeSource(r)
+}
+
+// writeSetup writes the pair's parameters, as the scenario's own race ran them.
+func (o *staleOptions) writeSetup(r *report.Report, own *staleRun) {
 	r.Linef("Entry     GOV-001 (%s), RetryCount %d before the run", eventType, o.PriorFailures)
 	r.Line("Emitter   the first call fails with provider.timeout, later calls deliver")
 	for _, l := range o.drain.describe() {
@@ -102,7 +142,11 @@ func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead d
 	}
 	r.Linef("Writes    %s", write)
 	writeStart(r, own.started)
+}
 
+// writeStaleStory writes the own race: its tables, timeline and picture, the
+// transition log, and with verbose the entry row and the host's alerts.
+func writeStaleStory(r *report.Report, own *staleRun, verbose bool) {
 	scenarios.SchemaSection(r, own.tables)
 	writeTimeline(r, "Timeline (scenario clock)", own.lines)
 	timelineFigure(r, "timeline", "The two workers' writes on GOV-001", own.events, own.started, own.ended)
@@ -116,35 +160,29 @@ func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead d
 		r.Section("Host alerts")
 		writeAlerts(r, own.alerts)
 	}
+}
+
+// writeComparison sets both designs' races side by side: the main race's
+// metrics (the workers' claims only with verbose: the timeline has them),
+// then the dead-letter race's.
+func (o *staleOptions) writeComparison(r *report.Report, before, after *staleDesign, verbose bool) {
 	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran this interleaving in this invocation; this scenario's own run is the %s column.", kind)
+	r.Linef("Both designs ran this interleaving in this invocation; this scenario's own run is the %s column.", r.Kind)
 	afterHead := "AFTER (claim check)"
-	if !after.fenced {
+	if !after.main.fenced {
 		afterHead = "AFTER (claim check off)"
 	}
-	metrics := staleMetricList(before.answerAt)
+	metrics := staleMetricList(before.main.answerAt)
 	shown := metrics
 	if !verbose { // the claims are in the timeline
 		shown = slices.DeleteFunc(slices.Clone(metrics), func(f scenarios.Metric[staleSide]) bool { return strings.HasSuffix(f.Label, "'s claim") })
 	}
-	scenarios.MetricTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, shown, side(before), side(after))
-	o.writeDeadRace(r, dead, afterHead)
-
-	mine := side(own)
-	deadMine := side(dead.own)
-	scenarios.RecordMetrics(r, deadFigs, deadMine)
-	if !o.fenced {
-		o.beforeChecks(r, own, mine.f)
-		o.deadBeforeChecks(r, deadMine)
-		return finish(r, "Safety checks", verdictStaleReproduced, verdictStaleMissed, metrics, mine)
+	scenarios.MetricTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, shown, side(before.main), side(after.main))
+	own := before
+	if o.fenced {
+		own = after
 	}
-	o.afterChecks(r, own, mine.f)
-	o.deadAfterChecks(r, deadMine)
-	broken := verdictFencedBroken
-	if !mine.f.leaseExpiredOpen {
-		broken = verdictFencedNoRace
-	}
-	return finish(r, "Safety checks", verdictFencedHeld, broken, metrics, mine)
+	o.writeDeadRace(r, deadRaces{own: own.dead, before: before.dead, after: after.dead}, afterHead)
 }
 
 // staleSide is one design's run with its metrics: a column of the
