@@ -1,5 +1,3 @@
-// Package scenarios is the catalogue: every scenario registers itself here
-// from its family package.
 package scenarios
 
 import (
