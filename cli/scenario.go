@@ -310,7 +310,7 @@ func runError(ctx context.Context, err error, name string, c commonOptions, keep
 	if ctx.Err() != nil {
 		msg := fmt.Sprintf("%s interrupted; no report was written", name)
 		if keepDir {
-			msg += "; database kept at " + env.DBPath
+			msg += "; database kept at " + env.Location
 		} else if pg != nil && c.KeepDB {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
@@ -332,15 +332,15 @@ func databaseNote(ctx context.Context, env scenarios.Env, pg *postgresRun, keepD
 	switch {
 	case pg != nil:
 		return pg.note(ctx)
-	case missing(env.DBPath):
+	case missing(env.Location):
 		if keepDir {
 			os.RemoveAll(tmp)
 		}
 		return noDatabase
 	case keepDir:
-		return sqliteNote(env.DBPath, true)
+		return sqliteNote(env.Location, true)
 	}
-	return sqliteNote(env.DBPath, false)
+	return sqliteNote(env.Location, false)
 }
 
 // present shows a finished run's report (show) and, unless --no-report,

@@ -63,7 +63,7 @@ type PairReport[R any] struct {
 	Family string // whose Source the header names
 
 	// Drive runs one design (the AFTER one when after is set) on a fresh
-	// database at location: the scenario's own design on Env.DBPath, the
+	// database at location: the scenario's own design on Env.Location, the
 	// other on Env.DB("partner"), in that order.
 	Drive func(ctx context.Context, location string, after bool) (R, error)
 
@@ -119,14 +119,14 @@ func (p PairReport[R]) Write(own, before, after R) *report.Report {
 
 // RunPair drives both designs of a pair and renders the scenario's report.
 // drive runs one design (the AFTER one when after is set) on a fresh
-// database at location: the scenario's own design on env.DBPath, the
+// database at location: the scenario's own design on env.Location, the
 // partner's on env.DB("partner"). render gets the own run and both runs in
 // order.
 func RunPair[R any](ctx context.Context, env Env, after bool,
 	drive func(ctx context.Context, location string, after bool) (R, error),
 	render func(own, before, after R) *report.Report,
 ) (*report.Report, error) {
-	own, err := drive(ctx, env.DBPath, after)
+	own, err := drive(ctx, env.Location, after)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func TestCompareSectionNamesTheOwnColumn(t *testing.T) {
 }
 
 func TestRunPairOrdersTheRuns(t *testing.T) {
-	env := scenarios.Env{Dir: "/run", DBPath: "/run/outbox.db"}
+	env := scenarios.Env{Dir: "/run", Location: "/run/outbox.db"}
 	partnerDB := filepath.Join("/run", "partner.db")
 	tests := []struct {
 		ownIsAfter bool
@@ -96,7 +96,7 @@ func TestRunPairSaysWhichDesignFailed(t *testing.T) {
 			}
 			return 1, nil
 		}
-		_, err := scenarios.RunPair(context.Background(), scenarios.Env{Dir: "/run", DBPath: "/run/outbox.db"}, true, drive, render)
+		_, err := scenarios.RunPair(context.Background(), scenarios.Env{Dir: "/run", Location: "/run/outbox.db"}, true, drive, render)
 		if !errors.Is(err, boom) || err.Error() != tt.wantErr {
 			t.Errorf("failing %s: err = %v, want %q wrapping boom", tt.failOn, err, tt.wantErr)
 		}

@@ -81,7 +81,7 @@ func (o *alertsOptions) specs() []entrySpec {
 }
 
 func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	run, err := drive(ctx, env.DBPath, driveSpec{mode: emission.ClaimMode, flags: o.drain, entries: o.specs()})
+	run, err := drive(ctx, env.Location, driveSpec{mode: emission.ClaimMode, flags: o.drain, entries: o.specs()})
 	if err != nil {
 		return nil, err
 	}

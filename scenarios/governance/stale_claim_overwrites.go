@@ -50,7 +50,7 @@ var staleBounds = drainBounds(durationBound("lease", time.Millisecond, 24*time.H
 // staleOptions are the pair's parameters; both scenarios take all of them,
 // since each report compares both designs on the same interleaving.
 type staleOptions struct {
-	fenced bool // which design is this scenario's own
+	after bool // this scenario's own design is the AFTER one
 
 	drain         *drainFlags
 	Lease         time.Duration
@@ -61,12 +61,12 @@ type staleOptions struct {
 	ClaimCheck bool
 }
 
-func bindStale(fs *pflag.FlagSet, fenced bool) *staleOptions {
-	o := &staleOptions{fenced: fenced, drain: bindDrainFlags(fs, emission.DefaultOptions(), staleBounds), ClaimCheck: fenced}
+func bindStale(fs *pflag.FlagSet, after bool) *staleOptions {
+	o := &staleOptions{after: after, drain: bindDrainFlags(fs, emission.DefaultOptions(), staleBounds), ClaimCheck: after}
 	fs.DurationVar(&o.Lease, "lease", emission.DefaultLease, "how long a claim owns the entry")
 	fs.DurationVar(&o.SlowEmit, "slow-emit", 45*time.Second, "how long worker A's provider call takes; longer than --lease reproduces the race")
 	fs.IntVar(&o.PriorFailures, "prior-failures", 0, "RetryCount GOV-001 already carries (MaxRetryAttempts-1 makes A's late failure the threshold one)")
-	if fenced {
+	if after {
 		fs.BoolVar(&o.ClaimCheck, "claim-check", true, "every write carries the claim (false: this design writes by Id alone, as the BEFORE does)")
 	}
 	return o
@@ -116,13 +116,13 @@ type staleDesign struct{ main, dead *staleRun }
 // the AFTER scenario's own run): the main race at location, the dead-letter
 // race on a database of its own.
 func (o *staleOptions) driveDesign(ctx context.Context, env scenarios.Env, location string, after bool) (*staleDesign, error) {
-	fenced := after && (o.ClaimCheck || !o.fenced)
+	fenced := after && (o.ClaimCheck || !o.after)
 	main, err := o.race(ctx, location, fenced)
 	if err != nil {
 		return nil, err
 	}
 	db, what := "partner-dead-letter", "its dead-letter race"
-	if after == o.fenced { // the scenario's own design
+	if after == o.after { // the scenario's own design
 		db, what = "dead-letter", "the dead-letter race"
 	}
 	deadDB, err := env.DB(ctx, db)

@@ -76,7 +76,7 @@ const (
 )
 
 // stalePair is the pair's report: the scenario's own design is the AFTER
-// one (the claim check) when o.fenced.
+// one (the claim check) when o.after.
 var stalePair = scenarios.Pair{
 	Before: staleBefore, BeforeTitle: "Governance — BEFORE: a stale worker's late write lands over a terminal row",
 	After: staleAfter, AfterTitle: "Governance — AFTER: the claim check refuses a stale worker's write",
@@ -89,7 +89,7 @@ func (o *staleOptions) pairReport(env scenarios.Env) scenarios.PairReport[*stale
 	verbose := env.Verbose
 	main := func(d *staleDesign) staleSide { return side(d.main) }
 	return scenarios.PairReport[*staleDesign]{
-		Pair: stalePair, After: o.fenced, Family: "governance",
+		Pair: stalePair, After: o.after, Family: "governance",
 		Drive: func(ctx context.Context, location string, after bool) (*staleDesign, error) {
 			return o.driveDesign(ctx, env, location, after)
 		},
@@ -103,7 +103,7 @@ func (o *staleOptions) pairReport(env scenarios.Env) scenarios.PairReport[*stale
 		Checks: func(r *report.Report, own, _, _ *staleDesign) {
 			mine, deadMine := side(own.main), side(own.dead)
 			scenarios.RecordMetrics(r, deadFigs, deadMine)
-			if !o.fenced {
+			if !o.after {
 				o.beforeChecks(r, own.main, mine.f)
 				o.deadBeforeChecks(r, deadMine)
 				return
@@ -113,7 +113,7 @@ func (o *staleOptions) pairReport(env scenarios.Env) scenarios.PairReport[*stale
 		},
 		Verdict: func(own *staleDesign) (string, string) {
 			switch {
-			case !o.fenced:
+			case !o.after:
 				return verdictStaleReproduced, verdictStaleMissed
 			case !side(own.main).f.leaseExpiredOpen:
 				return verdictFencedHeld, verdictFencedNoRace
@@ -135,7 +135,7 @@ func (o *staleOptions) writeSetup(r *report.Report, own *staleRun) {
 	r.Linef("Race      worker-A's provider call takes %s; worker-B claims once A's lease has ended", o.SlowEmit)
 	write := "every claim-mode write carries the claim: Id, ClaimOwner, ClaimToken and a live status"
 	switch {
-	case !own.fenced && o.fenced:
+	case !own.fenced && o.after:
 		write = "claim-mode writes are keyed by Id alone: the claim check is off (--claim-check=false)"
 	case !own.fenced:
 		write = "claim-mode writes are keyed by Id alone (no claim-token check)"
@@ -179,7 +179,7 @@ func (o *staleOptions) writeComparison(r *report.Report, before, after *staleDes
 	}
 	scenarios.MetricTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, shown, side(before.main), side(after.main))
 	own := before
-	if o.fenced {
+	if o.after {
 		own = after
 	}
 	o.writeDeadRace(r, deadRaces{own: own.dead, before: before.dead, after: after.dead}, afterHead)

@@ -35,7 +35,7 @@ The comparison table beside it runs the AFTER design on the same seeded data.`,
 		// A lease longer than every held backoff: no second consumer takes a message over.
 		FailsWith: []string{"--visibility-timeout", "10m"},
 		Limits:    visibilityLimits,
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
 	})
 }
 

@@ -36,7 +36,7 @@ Make the visibility timeout shorter than a hanging send to watch the checks catc
 		// The AFTER design switched off: its consumers hold the message through the backoff.
 		FailsWith: []string{"--backoff-on-queue=false"},
 		Limits:    visibilityLimits,
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
 	})
 }
 

@@ -144,7 +144,7 @@ type measured struct {
 }
 
 func (o *schedulesOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	store, err := outbox.Open(ctx, env.DBPath)
+	store, err := outbox.Open(ctx, env.Location)
 	if err != nil {
 		return nil, err
 	}

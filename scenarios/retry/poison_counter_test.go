@@ -119,7 +119,7 @@ func TestPoisonCounterChecksCatchAWrongRun(t *testing.T) {
 	)
 	o := scenariotest.Bind(t, poisonCounter).(*poisonOptions)
 	dir := t.TempDir()
-	runs, err := o.superviseBoth(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
+	runs, err := o.superviseBoth(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ var stormPair = scenarios.Pair{
 
 // pairReport is the report both scenarios of the pair write.
 func (o *stormOptions) pairReport() pairReport[*stormRun] {
-	return pairReport[*stormRun]{pair: stormPair, after: o.breaker, setup: o.writeSetup, story: o.story,
+	return pairReport[*stormRun]{pair: stormPair, after: o.after, setup: o.writeSetup, story: o.story,
 		columns: []string{"BEFORE (no breaker)", "AFTER (circuit breaker)"},
 		metrics: o.stormMetricList(), beforeSide: o.stormSide(), afterSide: o.breakerSide()}
 }

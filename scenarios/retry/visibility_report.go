@@ -93,7 +93,7 @@ var visibilityPair = scenarios.Pair{
 
 // pairReport is the report both scenarios of the pair write.
 func (o *visibilityOptions) pairReport() pairReport[*pairRun] {
-	return pairReport[*pairRun]{pair: visibilityPair, after: !o.held, setup: o.writeSetup, story: o.story,
+	return pairReport[*pairRun]{pair: visibilityPair, after: o.after, setup: o.writeSetup, story: o.story,
 		columns: []string{"BEFORE (held backoff)", "AFTER (on the queue)"},
 		metrics: o.visibilityMetricList(), beforeSide: o.heldSide(), afterSide: o.queueSide()}
 }

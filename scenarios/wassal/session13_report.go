@@ -80,7 +80,7 @@ func (o *session13Options) story(own *session13Run, _ session13Metrics) story {
 }
 
 func (o *session13Options) checks(r *report.Report, own *session13Run, f session13Metrics) {
-	if o.durable {
+	if o.after {
 		o.afterChecks(r, own, f)
 	} else {
 		o.beforeChecks(r, own, f)
@@ -98,7 +98,7 @@ func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
 		r.Linef("Crash     life 1 (a real child process) is killed with SIGKILL right after %s's request", o.CrashAfter)
 		r.Linef("          life 2 starts %s later in the lab process, with fresh memory and connections", o.Downtime)
 	}
-	if o.durable {
+	if o.after {
 		r.Linef("Design    durable: the payment, then its re-check row in Rechecks (due +%s)", o.RecheckAfter)
 		r.Line("          two separate writes; the crash comes after a whole request, never between them")
 		if o.Reconciler {

@@ -84,7 +84,7 @@ func (o *session14Options) story(own *session14Run, _ session14Metrics) story {
 }
 
 func (o *session14Options) checks(r *report.Report, own *session14Run, f session14Metrics) {
-	if o.atomic {
+	if o.after {
 		o.afterChecks(r, own, f)
 	} else {
 		o.beforeChecks(r, f)
@@ -97,7 +97,7 @@ func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
 	design := "dual write: two separate transactions"
 	if own.atomic {
 		design = "one transaction for both rows"
-	} else if o.atomic {
+	} else if o.after {
 		design += " (--one-transaction=false)"
 	}
 	r.Linef("Design    %s", design)

@@ -162,7 +162,7 @@ func (o *session15Options) story(own *session15Run, f session15Metrics) story {
 }
 
 func (o *session15Options) checks(r *report.Report, own *session15Run, f session15Metrics) {
-	if o.naive {
+	if !o.after {
 		o.beforeChecks(r, own, f)
 	} else {
 		o.afterChecks(r, own, f)

@@ -33,7 +33,7 @@ func (o *session16Options) story(own *session16Run, _ session16Metrics) story {
 }
 
 func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Metrics) {
-	if o.naive {
+	if !o.after {
 		o.beforeChecks(r, own, f)
 	} else {
 		o.afterChecks(r, f)
@@ -92,7 +92,7 @@ func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 	} else {
 		r.Linef("Provider  %s; every other key pays", strings.Join(script, "; "))
 	}
-	if o.naive {
+	if !o.after {
 		r.Line("Policy    naive: on failure straight back to Pending; no MaxAttempts, no backoff, no dead-letter")
 	} else {
 		limit := "no cap"

@@ -17,7 +17,7 @@ import (
 func parse(t *testing.T, naive bool, args ...string) *session16Options {
 	t.Helper()
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	o := bindSession16(fs, naive)
+	o := bindSession16(fs, !naive)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func (o *session17Options) story(own *session17Run, _ session17Metrics) story {
 }
 
 func (o *session17Options) checks(r *report.Report, _ *session17Run, f session17Metrics) {
-	if o.audited {
+	if o.after {
 		o.afterChecks(r, f)
 	} else {
 		o.beforeChecks(r, f)

@@ -127,7 +127,7 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		for _, workers := range o.Workers {
 			cfg := drainConfig{Workers: workers, Batch: batch, Processes: o.Processes || env.Postgres(),
 				HandlerDelay: o.HandlerDelay, Lease: o.Lease, Messages: o.Messages}
-			location := env.DBPath // the first drain's database is the one --keep-db keeps
+			location := env.Location // the first drain's database is the one --keep-db keeps
 			if len(drains) > 0 {
 				if location, err = env.DB(ctx, fmt.Sprintf("drain-%dw-%db", workers, batch)); err != nil {
 					return nil, err

@@ -182,7 +182,7 @@ func TestThroughputReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r, err := o.Run(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
+	r, err := o.Run(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
