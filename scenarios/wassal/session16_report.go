@@ -176,62 +176,12 @@ func (o *session16Options) writeNoMoneyLost(r *report.Report, run *session16Run)
 // and its JSON metric.
 func (o *session16Options) metricList() []scenarios.Metric[session16Metrics] {
 	type f16 = session16Metrics
-	attempts := func(f f16) string {
-		s := report.JoinInts(f.poisonAttempts)
-		switch {
-		case len(f.poisonAttempts) == 0:
-			return report.Empty + " (no poison key)"
-		case f.naive && f.capped:
-			return s + " (capped; unbounded)"
-		case f.naive:
-			return s
-		case report.AllEqual(f.poisonAttempts, o.MaxAttempts):
-			return s + " (= MaxAttempts)"
-		case f.capped && o.DeadLetter:
-			return s + " (capped before MaxAttempts)"
-		case f.capped:
-			return s + " (capped; MaxAttempts ignored)"
-		}
-		return s
-	}
-	retries := func(f f16) string {
-		if len(f.backoffs) == 0 {
-			return "0 (none)"
-		}
-		return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
-	}
-	status := func(f f16) string {
-		if len(f.poisonStatuses) == 0 {
-			return report.Empty + " (no poison key)"
-		}
-		s := report.JoinStrings(f.poisonStatuses)
-		if !report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && !report.AllEqual(f.poisonStatuses, outbox.Processed) {
-			s += " (never ends)"
-		}
-		return s
-	}
-	deadLettered := func(f f16) string {
-		switch {
-		case f.naive:
-			return fmt.Sprintf("%d (no such concept)", f.deadLettered)
-		case f.deadLettered > 0 && f.poisonErrorsSet:
-			return fmt.Sprintf("%d (LastError recorded)", f.deadLettered)
-		}
-		return strconv.Itoa(f.deadLettered)
-	}
-	queue := func(f f16) string {
-		s := slash(f.pending, f.processing)
-		if f.pending+f.processing == 0 {
-			return s + " (drained)"
-		}
-		return s + " (stuck)"
-	}
 	return slices.Concat(
 		twoMetrics("Healthy messages Processed", "healthy_processed", "healthy_total",
 			func(f f16) int { return f.healthyProcessed }, func(f f16) int { return f.healthy }),
 		[]scenarios.Metric[f16]{
-			{Label: "Poison attempts", Key: "poison_attempts", Show: attempts, Value: func(f f16) any { return f.poisonAttempts }},
-			{Label: "Retries with backoff", Key: "retries_with_backoff", Show: retries, Value: func(f f16) any { return len(f.backoffs) }},
+			{Label: "Poison attempts", Key: "poison_attempts", Show: o.attemptsText, Value: func(f f16) any { return f.poisonAttempts }},
+			{Label: "Retries with backoff", Key: "retries_with_backoff", Show: retriesText, Value: func(f f16) any { return len(f.backoffs) }},
 			metric("backoffs_ms", func(f f16) any {
 				ms := make([]int64, len(f.backoffs))
 				for i, d := range f.backoffs {
@@ -239,14 +189,14 @@ func (o *session16Options) metricList() []scenarios.Metric[session16Metrics] {
 				}
 				return ms
 			}),
-			{Label: "Poison final outbox status", Key: "poison_final_status", Show: status,
+			{Label: "Poison final outbox status", Key: "poison_final_status", Show: statusText,
 				Value: func(f f16) any { return report.JoinStrings(f.poisonStatuses) }},
 			metric("poison_payment_status", func(f f16) any { return report.JoinStrings(f.poisonPayments) }),
-			{Label: "Dead-lettered messages", Key: "dead_lettered", Show: deadLettered, Value: func(f f16) any { return f.deadLettered }},
+			{Label: "Dead-lettered messages", Key: "dead_lettered", Show: deadLetteredText, Value: func(f f16) any { return f.deadLettered }},
 			{Label: "Provider status-check calls", Key: "provider_calls", Show: func(f f16) string { return failedOf(f.calls, f.failedCalls) },
 				Value: func(f f16) any { return f.calls }},
 			metric("provider_calls_failed", func(f f16) any { return f.failedCalls }),
-			{Label: "Outbox Pending / Processing at end", Key: "pending_at_end", Show: queue, Value: func(f f16) any { return f.pending }},
+			{Label: "Outbox Pending / Processing at end", Key: "pending_at_end", Show: queueText, Value: func(f f16) any { return f.pending }},
 			metric("processing_at_end", func(f f16) any { return f.processing }),
 		},
 		resolvedMetrics("Resolved Paid / Failed (healthy)", func(f f16) int { return f.paid }, func(f f16) int { return f.failed }),
@@ -259,6 +209,66 @@ func (o *session16Options) metricList() []scenarios.Metric[session16Metrics] {
 			metric("scenario_end", func(f f16) any { return clock.ISO(f.ended) }),
 		},
 	)
+}
+
+// attemptsText is the poison messages' attempt counts, and what bounded them.
+func (o *session16Options) attemptsText(f session16Metrics) string {
+	s := report.JoinInts(f.poisonAttempts)
+	switch {
+	case len(f.poisonAttempts) == 0:
+		return report.Empty + " (no poison key)"
+	case f.naive && f.capped:
+		return s + " (capped; unbounded)"
+	case f.naive:
+		return s
+	case report.AllEqual(f.poisonAttempts, o.MaxAttempts):
+		return s + " (= MaxAttempts)"
+	case f.capped && o.DeadLetter:
+		return s + " (capped before MaxAttempts)"
+	case f.capped:
+		return s + " (capped; MaxAttempts ignored)"
+	}
+	return s
+}
+
+// retriesText is how many retries waited a backoff, and the backoffs.
+func retriesText(f session16Metrics) string {
+	if len(f.backoffs) == 0 {
+		return "0 (none)"
+	}
+	return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
+}
+
+// statusText is the poison messages' final outbox status.
+func statusText(f session16Metrics) string {
+	if len(f.poisonStatuses) == 0 {
+		return report.Empty + " (no poison key)"
+	}
+	s := report.JoinStrings(f.poisonStatuses)
+	if !report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && !report.AllEqual(f.poisonStatuses, outbox.Processed) {
+		s += " (never ends)"
+	}
+	return s
+}
+
+// deadLetteredText is the dead-lettered messages, and whether their error was kept.
+func deadLetteredText(f session16Metrics) string {
+	switch {
+	case f.naive:
+		return fmt.Sprintf("%d (no such concept)", f.deadLettered)
+	case f.deadLettered > 0 && f.poisonErrorsSet:
+		return fmt.Sprintf("%d (LastError recorded)", f.deadLettered)
+	}
+	return strconv.Itoa(f.deadLettered)
+}
+
+// queueText is the outbox's Pending / Processing at the end: drained or stuck.
+func queueText(f session16Metrics) string {
+	s := slash(f.pending, f.processing)
+	if f.pending+f.processing == 0 {
+		return s + " (drained)"
+	}
+	return s + " (stuck)"
 }
 
 // noPoison is every Day 16 check's metric when --poison-key none leaves

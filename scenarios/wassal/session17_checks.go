@@ -85,6 +85,24 @@ func (o *session17Options) metrics(run *session17Run) session17Metrics {
 		f.verifyCalls += n
 	}
 	f.redriveAttempts = len(since) - f.verifyCalls
+	f.readRelease(run, replayed)
+	kept := f.readRedriveRows(run, since)
+	f.readReleased(run, kept)
+	f.readApproval(run)
+	for _, k := range o.PoisonKeys {
+		pay, _ := l.Payment(k)
+		f.poisonEnds = append(f.poisonEnds, k+" "+string(pay.Status))
+		if endsAsDay16Says(l, pay) {
+			f.poisonAsDay16++
+		}
+	}
+	f.txIDs = readTxIDs(l, run.prov)
+	return f
+}
+
+// readRelease reads which dead letters the redrive released (replayed: the
+// keys the provider heard of since it began) and in how many batches.
+func (f *session17Metrics) readRelease(run *session17Run, replayed map[string]bool) {
 	for _, k := range run.deadKeys {
 		if replayed[k] {
 			f.released = append(f.released, k)
@@ -102,8 +120,12 @@ func (o *session17Options) metrics(run *session17Run) session17Metrics {
 		}
 		f.batches = len(perBatch)
 	}
-	made := attemptsMade(run)
-	kept := map[string]bool{}
+}
+
+// readRedriveRows reads the Redrives rows: how many kept the dead letter's
+// history (kept, by key) and how many closed, verified or not.
+func (f *session17Metrics) readRedriveRows(run *session17Run, since []provider.Call) (kept map[string]bool) {
+	kept = map[string]bool{}
 	for _, rd := range run.redrives {
 		b := run.before[rd.key]
 		if rd.origAttempts == b.AttemptCount && rd.origLastError == b.LastError && rd.origDeadAt == clock.ISO(b.DeadLetteredAt) {
@@ -117,6 +139,14 @@ func (o *session17Options) metrics(run *session17Run) session17Metrics {
 			}
 		}
 	}
+	return kept
+}
+
+// readReleased reads how each released message ended, from its row against
+// the dead letter it was.
+func (f *session17Metrics) readReleased(run *session17Run, kept map[string]bool) {
+	l := run.ledger
+	made := attemptsMade(run)
 	for _, k := range f.released {
 		b, m := run.before[k], messageOf(l, k)
 		switch m.Status {
@@ -135,6 +165,11 @@ func (o *session17Options) metrics(run *session17Run) session17Metrics {
 			f.tokenUp++
 		}
 	}
+}
+
+// readApproval reads who approved the redrive and why, from the audit log and
+// the Redrives rows, and whether the two agree.
+func (f *session17Metrics) readApproval(run *session17Run) {
 	f.approver, f.reason, f.recordsAgree = "(none)", "(none)", true
 	for _, e := range run.audit {
 		if slices.Contains(redriveActions, e.Action) {
@@ -153,15 +188,6 @@ func (o *session17Options) metrics(run *session17Run) session17Metrics {
 	for _, rd := range run.redrives {
 		f.recordsAgree = f.recordsAgree && rd.approver == f.approver && rd.reason == f.reason
 	}
-	for _, k := range o.PoisonKeys {
-		pay, _ := l.Payment(k)
-		f.poisonEnds = append(f.poisonEnds, k+" "+string(pay.Status))
-		if endsAsDay16Says(l, pay) {
-			f.poisonAsDay16++
-		}
-	}
-	f.txIDs = readTxIDs(l, run.prov)
-	return f
 }
 
 // endsAsDay16Says reads what Day 16 says of its poison message from the
