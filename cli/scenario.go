@@ -231,7 +231,7 @@ type outcome struct {
 // execute validates opts, runs the scenario in a fresh temporary directory,
 // shows the report through show (before it is written, so a write failure
 // still leaves the run on screen) and writes it unless told not to.
-func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (outcome, error) {
+func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (_ outcome, err error) {
 	if err := validateRun(opts, c); err != nil {
 		return outcome{}, err
 	}
@@ -265,7 +265,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.KeepDB); err != nil {
 			return outcome{}, err
 		}
-		defer pg.close(ctx, stderr)
+		defer func() { err = withCleanup(err, pg.close(ctx), stderr) }()
 		env = pg.env
 	}
 	env.Verbose, env.Progress = c.Verbose, c.progress
@@ -314,7 +314,7 @@ func runError(ctx context.Context, err error, name string, c commonOptions, keep
 		} else if pg != nil && c.KeepDB {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
-		return cannotRun(errors.New(msg))
+		return interrupted("%s", msg)
 	}
 	if err != nil {
 		err = fmt.Errorf("run %s: %w", name, err)

@@ -80,10 +80,10 @@ func (o *schedulesOptions) Validate() error {
 	return firstError(
 		intIn("--attempts", o.Attempts, 1, 20),
 		millisIn("--base", o.Base, time.Millisecond, time.Hour),
+		capNotBelowBase("--cap", o.Cap, "--base", o.Base),
 		millisIn("--cap", o.Cap, time.Millisecond, 24*time.Hour),
 		millisIn("--fixed", o.Fixed, time.Millisecond, time.Hour),
 		millisIn("--budget", o.Budget, time.Millisecond, 24*time.Hour),
-		capNotBelowBase("--cap", o.Cap, "--base", o.Base),
 	)
 }
 

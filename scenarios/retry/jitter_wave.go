@@ -92,8 +92,8 @@ func (o *jitterWaveOptions) Validate() error {
 		intIn("--seed", o.Seed, 0, jsrand.MaxSeed),
 		millisIn("--bucket", o.Bucket, time.Millisecond, time.Hour),
 		millisIn("--base", o.Base, time.Millisecond, time.Hour),
-		millisIn("--cap", o.Cap, time.Millisecond, time.Hour),
 		capNotBelowBase("--cap", o.Cap, "--base", o.Base),
+		millisIn("--cap", o.Cap, time.Millisecond, time.Hour),
 	)
 }
 
