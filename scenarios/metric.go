@@ -51,9 +51,16 @@ func MetricTable[F any](r *report.Report, header []string, metrics []Metric[F], 
 // RecordMetrics records each keyed metric of own, the scenario's own run,
 // as a JSON metric.
 func RecordMetrics[F any](r *report.Report, metrics []Metric[F], own F) {
+	RecordMetricsAs(r, metrics, own, func(key string) string { return key })
+}
+
+// RecordMetricsAs records each keyed metric of x, one of several runs a
+// report compares, under the key as renamed for that run: restarts_on_catch,
+// pause_records.
+func RecordMetricsAs[F any](r *report.Report, metrics []Metric[F], x F, rename func(key string) string) {
 	for _, f := range metrics {
 		if f.Key != "" {
-			r.Metric(f.Key, f.value(own))
+			r.Metric(rename(f.Key), f.value(x))
 		}
 	}
 }

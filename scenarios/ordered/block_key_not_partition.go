@@ -106,8 +106,8 @@ func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	r.Verdict("ONLY ORDER "+strconv.Itoa(o.FailingOrder)+" WAITED — THE REST OF ITS PARTITION KEPT FLOWING",
 		"BLOCKING THE KEY DID NOT BEAT PAUSING THE PARTITION — SEE THE FAILED CHECKS")
 	scenarios.RecordMetrics(r.Report, o.metrics(), key)
-	recordMetricsAs(r.Report, "pause_", o.comparison(), pause)
-	recordMetricsAs(r.Report, "key_", o.comparison(), key)
+	scenarios.RecordMetricsAs(r.Report, o.comparison(), pause, prefixed("pause_"))
+	scenarios.RecordMetricsAs(r.Report, o.comparison(), key, prefixed("key_"))
 	r.Figure(o.picture("pause-timeline", "Run 1, pause the partition: consumer events until idle", pause))
 	r.Figure(o.picture("key-timeline", "Run 2, block the key: consumer events until idle", key))
 	return r.Report, nil

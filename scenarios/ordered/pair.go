@@ -165,17 +165,8 @@ func (o *options) metrics() []scenarios.Metric[*run] {
 	}
 }
 
-// recordMetricsAs records each keyed metric of x as a JSON metric whose key
-// starts with prefix: the metrics of a run that is not the scenario's own
-// (scenarios.RecordMetrics records the own run's, unprefixed).
-func recordMetricsAs[F any](r *report.Report, prefix string, metrics []scenarios.Metric[F], x F) {
-	for _, f := range metrics {
-		switch {
-		case f.Key == "":
-		case f.Value != nil:
-			r.Metric(prefix+f.Key, f.Value(x))
-		default:
-			r.Metric(prefix+f.Key, f.Show(x))
-		}
-	}
+// prefixed renames a metric's key for a run that is not the scenario's own:
+// pause_records, classify_dead_letters.
+func prefixed(prefix string) func(key string) string {
+	return func(key string) string { return prefix + key }
 }

@@ -112,8 +112,8 @@ func (o *permanentOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 	r.Verdict("PERMANENT FAILURE CONTAINED AT ONCE, TRANSIENT ONE RETRIED AND APPLIED",
 		"THE FAILURES WERE NOT SPLIT AS THE GUARD SPLITS THEM — SEE THE FAILED CHECKS")
 	scenarios.RecordMetrics(r.Report, o.metrics(), classified)
-	recordMetricsAs(r.Report, "retry_all_", o.comparison(), retried)
-	recordMetricsAs(r.Report, "classify_", o.comparison(), classified)
+	scenarios.RecordMetricsAs(r.Report, o.comparison(), retried, prefixed("retry_all_"))
+	scenarios.RecordMetricsAs(r.Report, o.comparison(), classified, prefixed("classify_"))
 	r.Figure(o.picture("retry-all-timeline", "Run 1, retry every failure: consumer events until idle", retried))
 	r.Figure(o.picture("classify-timeline", "Run 2, classify: consumer events until idle", classified))
 	return r.Report, nil

@@ -138,14 +138,7 @@ func metricRows[F any](r *report.Report, first string, metrics []scenarios.Metri
 // experiment compares, each key followed by "_" and the run's key:
 // restarts_on_catch, peak_full_jitter.
 func recordMetricsOf[F any](r *report.Report, metrics []scenarios.Metric[F], run string, x F) {
-	keyed := make([]scenarios.Metric[F], len(metrics))
-	for i, f := range metrics {
-		keyed[i] = f
-		if f.Key != "" {
-			keyed[i].Key = f.Key + "_" + run
-		}
-	}
-	scenarios.RecordMetrics(r, keyed, x)
+	scenarios.RecordMetricsAs(r, metrics, x, func(key string) string { return key + "_" + run })
 }
 
 // timelineIndent is where a timeline line's text starts after its time
