@@ -87,5 +87,10 @@ func (o *cascadeOptions) writeGuardCost(r *page, run *run) {
 	r.Section("Cost of the guard (as the consumer counted it)")
 	r.Linef("%s of Holds for %s read (%d records, retries read again)",
 		report.Plural(run.holdReads, "read"), report.Plural(consumed, "record"), len(run.log))
-	r.Metric("hold_reads", run.holdReads)
+	scenarios.RecordMetrics(r.Report, holdMetrics, run)
+}
+
+// holdMetrics are the guard's cost: the reads of Holds it made.
+var holdMetrics = []scenarios.Metric[*run]{
+	{Key: "hold_reads", Value: func(x *run) any { return x.holdReads }},
 }
