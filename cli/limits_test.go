@@ -51,7 +51,8 @@ func TestFlagExtremesRun(t *testing.T) {
 			s.Bind(fs)
 			var runs [][]string
 			var allMin, allMax []string
-			for _, l := range s.Limits {
+			limits := s.FlagLimits()
+			for _, l := range limits {
 				f := fs.Lookup(l.Flag)
 				if f == nil {
 					t.Fatalf("limit names --%s, which %s does not have", l.Flag, s.Name)
@@ -75,7 +76,7 @@ func TestFlagExtremesRun(t *testing.T) {
 					}
 				}
 			}
-			if len(s.Limits) > 1 {
+			if len(limits) > 1 {
 				runs = append(runs, allMin, allMax)
 			}
 			for _, args := range runs {

@@ -202,6 +202,9 @@ type outcome struct {
 // shows the report through show (before it is written, so a write failure
 // still leaves the run on screen) and writes it unless told not to.
 func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (outcome, error) {
+	if err := scenarios.CheckDeclared(opts); err != nil {
+		return outcome{}, usageError{err}
+	}
 	if err := opts.Validate(); err != nil {
 		return outcome{}, usageError{err}
 	}
