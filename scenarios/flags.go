@@ -107,6 +107,7 @@ type Ranged[N ~int | ~int64] struct {
 	helpText func(N) string // a limit in --help and the registry
 	millis   bool           // a duration that must be a whole number of milliseconds
 
+	rule   func(v N) error   // a rule of the flag's own, checked before its range
 	why    string            // after the range in a refusal
 	bounds func() (lo, hi N) // the range as other flags make it, when they do
 	refuse func(v, lo, hi N) error
@@ -125,6 +126,14 @@ func (r *Ranged[N]) Because(why string) *Ranged[N] {
 // registry show. refuse, if set, words the refusal.
 func (r *Ranged[N]) Within(bounds func() (lo, hi N), refuse func(v, lo, hi N) error) *Ranged[N] {
 	r.bounds, r.refuse = bounds, refuse
+	return r
+}
+
+// Rule adds a rule of the flag's own, checked before its range: where a
+// lower layer refuses a value in words of its own (emission's
+// "MaxRetryAttempts must be greater than zero"), those words stay.
+func (r *Ranged[N]) Rule(rule func(v N) error) *Ranged[N] {
+	r.rule = rule
 	return r
 }
 
@@ -159,6 +168,11 @@ func (r *Ranged[N]) check() error {
 		lo, hi = r.bounds()
 	}
 	for _, v := range values {
+		if r.rule != nil {
+			if err := r.rule(v); err != nil {
+				return err
+			}
+		}
 		switch {
 		case (v < lo || v > hi) && r.refuse != nil:
 			return r.refuse(v, lo, hi)
