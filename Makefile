@@ -20,7 +20,7 @@ test-race:
 	$(GO) test -race -count=1 -timeout 30m ./core/... ./scenarios/... ./internal/...
 
 test-lab:
-	$(GO) test -count=1 -timeout 30m . ./cli
+	$(GO) test -count=1 -timeout 30m . ./cli ./grade ./workers
 
 # The PostgreSQL half of test-lab alone (each test binary starts its own
 # throwaway server): every scenario's comparable body on PostgreSQL against its

@@ -91,6 +91,7 @@ func scriptParams(url string) testscript.Params {
 			"reports": cmdReports,
 			"json":    cmdJSON,
 			"capture": cmdCapture,
+			"edit":    cmdEdit,
 		},
 	}
 }
@@ -211,4 +212,20 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("capture: no match for %s in stdout", args[0])
 	}
 	ts.Setenv(args[1], m[1])
+}
+
+// edit FILE OLD NEW replaces the first OLD in FILE with NEW, as an
+// instructor's (or a student's) hand would, and fails when OLD is not there.
+func cmdEdit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: edit FILE OLD NEW")
+	}
+	path := ts.MkAbs(args[0])
+	text := ts.ReadFile(args[0])
+	if !strings.Contains(text, args[1]) {
+		ts.Fatalf("edit: %q is not in %s", args[1], args[0])
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(text, args[1], args[2], 1)), 0o644); err != nil {
+		ts.Fatalf("edit: %v", err)
+	}
 }

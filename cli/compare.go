@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // errDifferent is returned by compare when the reports differ: exit 1.
@@ -30,16 +32,22 @@ func newCompareCmd() *cobra.Command {
 		Long: `Compares the bodies of two run reports: everything after the run-metadata
 header, less the lines marked ` + report.MeasuredMarker + `. Either file may be a body without
 the header: a golden body from testdata/golden/ (made with the scenario's
-defaults), or a report with its header stripped. Two runs of the same
+defaults, except where the scenario declares GoldenArgs: worker-throughput's
+is a --messages 2000 --batch 100 --produce-for 10s run; compare says so), or
+a report with its header stripped. Two runs of the same
 scenario with the same flags have identical bodies.
 
 First it says whether the runs used the same parameters (from the headers;
 unknown for a body without one) and lists the flags that differ; that is
-information, not a difference that changes the exit code. Then:
+information, not a difference that changes the exit code; and names the
+presentation flags (--schema, --verbose) when the runs were shown with
+different ones, which change what a body shows, not what ran. Then:
 
   (default)   the body: text lines as a diff, tables cell by cell (a row is
-              shown only when one of its cells changed); lines that differ
-              only where a changed flag's value is printed are counted
+              shown only when one of its cells changed, wrapped rows read
+              whole); lines that differ only where a changed flag's value
+              is printed in its place (attempt 1/N, MaxAttempts N) are
+              counted, never an equal number elsewhere
   --checks    only the checks (name, PASS/FAIL, figure) and the verdict
   --metrics   only the metrics, as a table, and the verdict
   --raw       the body's lines as written, as a unified diff
@@ -102,7 +110,7 @@ func readDoc(ctx context.Context, path string) (report.Doc, error) {
 }
 
 func runCompare(ctx context.Context, w, stderr io.Writer, opts compareOptions, nameA string, a report.Doc, nameB string, b report.Doc) error {
-	echoes := describeParams(w, a, b)
+	echoes := describeParams(w, nameA, a, nameB, b)
 	var what []string
 	if opts.Checks {
 		if !compareChecks(w, a, b) {
@@ -132,6 +140,7 @@ func runCompare(ctx context.Context, w, stderr io.Writer, opts compareOptions, n
 	if err != nil || same {
 		return err
 	}
+	fmt.Fprint(w, shownNote(a, b))
 	fmt.Fprintln(stderr, "outboxlab: the report bodies differ")
 	return errDifferent
 }
@@ -139,15 +148,17 @@ func runCompare(ctx context.Context, w, stderr io.Writer, opts compareOptions, n
 // describeParams says whether the two runs used the same parameters and
 // returns the ones that differ, for the body diff to recognise where they
 // are printed.
-func describeParams(w io.Writer, a, b report.Doc) []report.Echo {
+func describeParams(w io.Writer, nameA string, a report.Doc, nameB string, b report.Doc) []report.Echo {
 	ra, rb := a.Info.Record, b.Info.Record
 	if ra == nil || rb == nil {
 		var unknown []string
 		for _, s := range []struct {
-			name string
-			d    report.Doc
-		}{{"A", a}, {"B", b}} {
+			name, path string
+			d          report.Doc
+		}{{"A", nameA, a}, {"B", nameB, b}} {
 			switch {
+			case !s.d.HasHeader && goldenArgs(s.path) != "":
+				unknown = append(unknown, s.name+" is a golden body, made with "+goldenArgs(s.path))
 			case !s.d.HasHeader:
 				unknown = append(unknown, s.name+" is a body without a run-metadata header")
 			case s.d.Info.Record == nil:
@@ -162,6 +173,9 @@ func describeParams(w io.Writer, a, b report.Doc) []report.Echo {
 	}
 	if ra.Version != rb.Version {
 		fmt.Fprintf(w, "lab versions differ: A %s, B %s\n", show(ra.Version), show(rb.Version))
+	}
+	if sa, sb := shownText(ra), shownText(rb); sa != sb {
+		fmt.Fprintf(w, "shown differs (presentation flags: what the body shows, not what ran): A %s, B %s\n", sa, sb)
 	}
 	var (
 		echoes []report.Echo
@@ -200,6 +214,41 @@ func describeParams(w io.Writer, a, b report.Doc) []report.Echo {
 	fmt.Fprintf(w, "parameters differ (A → B; information, not a difference in the result):\n%s\n",
 		strings.Join(lines, "\n"))
 	return echoes
+}
+
+// shownText is the presentation flags a run was given, or "none".
+func shownText(r *report.Record) string {
+	if len(r.Shown) == 0 {
+		return "none"
+	}
+	return show(strings.Join(r.Shown, " "))
+}
+
+// shownNote explains a body difference that presentation flags make, or "".
+func shownNote(a, b report.Doc) string {
+	ra, rb := a.Info.Record, b.Info.Record
+	if ra == nil || rb == nil || shownText(ra) == shownText(rb) {
+		return ""
+	}
+	return fmt.Sprintf("(A was shown with %s, B with %s: lines only one of them shows differ by that, "+
+		"not by what ran)\n", shownText(ra), shownText(rb))
+}
+
+// goldenArgs says with what flags the golden body at path was made, when
+// path is testdata/golden/<scenario>.txt: the scenario's defaults, or its
+// GoldenArgs for a scenario whose default run is too long for a unit test.
+func goldenArgs(path string) string {
+	if filepath.Base(filepath.Dir(path)) != "golden" {
+		return ""
+	}
+	s := scenarios.Lookup(strings.TrimSuffix(filepath.Base(path), ".txt"))
+	switch {
+	case s == nil:
+		return ""
+	case len(s.GoldenArgs) == 0:
+		return "the scenario's defaults"
+	}
+	return strings.Join(s.GoldenArgs, " ") + " (the other flags at their defaults)"
 }
 
 func joinParams(ps []report.Param) string {

@@ -25,15 +25,15 @@ func compareChecks(w io.Writer, a, b report.Doc) bool {
 	}
 	ma, mb := byName(ca), byName(cb)
 	var lines []string
-	differ := 0
+	changed, onlyA, onlyB := 0, 0, 0
 	for _, c := range ca {
 		d, ok := mb[c.Name]
 		switch {
 		case !ok:
-			differ++
+			onlyA++
 			lines = append(lines, "- "+checkText(c)+"  (only in A)")
 		case d != c:
-			differ++
+			changed++
 			lines = append(lines, "~ "+show(c.Name), "    A  "+checkResult(c), "    B  "+checkResult(d))
 		default:
 			lines = append(lines, "  "+checkText(c))
@@ -41,14 +41,12 @@ func compareChecks(w io.Writer, a, b report.Doc) bool {
 	}
 	for _, c := range cb {
 		if _, ok := ma[c.Name]; !ok {
-			differ++
+			onlyB++
 			lines = append(lines, "+ "+checkText(c)+"  (only in B)")
 		}
 	}
+	differ := changed + onlyA + onlyB
 	order := len(ca) == len(cb) && differ == 0 && !slices.Equal(ca, cb)
-	if order {
-		differ++
-	}
 	fmt.Fprintf(w, "checks: A %d/%d passed, B %d/%d passed; ", report.ChecksPassed(ca), len(ca), report.ChecksPassed(cb), len(cb))
 	switch {
 	case order:
@@ -56,7 +54,21 @@ func compareChecks(w io.Writer, a, b report.Doc) bool {
 	case differ == 0:
 		fmt.Fprintln(w, "the same")
 	default:
-		fmt.Fprintf(w, "%d of %d differ\n", differ, max(len(ca), len(cb)))
+		// Counted over every check either side has: a check only in A and
+		// one only in B are two of them.
+		var parts []string
+		for _, p := range []struct {
+			n    int
+			what string
+		}{{changed, "changed"}, {onlyA, "only in A"}, {onlyB, "only in B"}} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			}
+		}
+		fmt.Fprintf(w, "%d of %d differ (%s)\n", differ, len(ca)+onlyB, strings.Join(parts, ", "))
+	}
+	if order {
+		differ++
 	}
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
@@ -108,6 +120,7 @@ func compareMetrics(w io.Writer, a, b report.Doc) bool {
 	}
 	var rows [][]string
 	changed := 0
+	keyWidth, valueWidth := metricWidths(keys, ma, mb)
 	for _, k := range keys {
 		va, okA := ma[k]
 		vb, okB := mb[k]
@@ -116,7 +129,7 @@ func compareMetrics(w io.Writer, a, b report.Doc) bool {
 			mark = "changed"
 			changed++
 		}
-		rows = append(rows, []string{cut(k, 30), cut(orNone(va, okA), 24), cut(orNone(vb, okB), 24), mark})
+		rows = append(rows, []string{cut(k, keyWidth), cut(orNone(va, okA), valueWidth), cut(orNone(vb, okB), valueWidth), mark})
 	}
 	if changed == 0 {
 		fmt.Fprintf(w, "the same (%d)\n", len(keys))
@@ -125,6 +138,21 @@ func compareMetrics(w io.Writer, a, b report.Doc) bool {
 	}
 	fmt.Fprint(w, showLines(report.RenderTable([]string{"Metric", "A", "B", "Changed?"}, rows)))
 	return changed == 0
+}
+
+// metricWidths shares the metrics table's 100 columns: the key column is
+// as wide as the widest key (cut only past half the room), and the two value
+// columns share what is left, so a key is never cut while a value has room.
+func metricWidths(keys []string, ma, mb map[string]string) (key, value int) {
+	room := report.MaxWidth - (3*4 + 1) - len("Changed?")
+	for _, k := range keys {
+		key = max(key, len([]rune(k)))
+		for _, m := range []map[string]string{ma, mb} {
+			value = max(value, len([]rune(report.Dash(m[k]))), len("(none)"))
+		}
+	}
+	key = min(key, max(room/2, room-2*value))
+	return key, max(min(value, (room-key)/2), 8)
 }
 
 func orNone(v string, ok bool) string {

@@ -174,7 +174,7 @@ func TestCompareTakesAGoldenBodyAsReference(t *testing.T) {
 	fresh := runDay16(t, t.TempDir())
 	golden := "../testdata/golden/session-16-retry-with-dead-letter.txt"
 	code, out, stderr := compareExit(golden, fresh)
-	if code != ExitOK || out != "parameters: unknown: A is a body without a run-metadata header\nsame: the report bodies are identical\n" || stderr != "" {
+	if code != ExitOK || out != "parameters: unknown: A is a golden body, made with the scenario's defaults\nsame: the report bodies are identical\n" || stderr != "" {
 		t.Errorf("compare golden fresh: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	raw, _ := os.ReadFile(fresh)
@@ -186,6 +186,18 @@ func TestCompareTakesAGoldenBodyAsReference(t *testing.T) {
 	}
 	if code, _, _ := compareExit("--checks", "--metrics", golden, fresh); code != ExitOK {
 		t.Errorf("compare --checks --metrics golden fresh: exit %d, want 0", code)
+	}
+}
+
+// A golden body made with GoldenArgs says so: compare --help's claim that
+// goldens are made with the defaults is true only with that exception.
+func TestCompareNamesAGoldenBodysFlags(t *testing.T) {
+	golden := "../testdata/golden/worker-throughput.txt"
+	code, out, _ := compareExit(golden, golden)
+	want := "parameters: unknown: A is a golden body, made with --messages 2000 --batch 100 --produce-for 10s " +
+		"(the other flags at their defaults); B is a golden body, made with"
+	if code != ExitOK || !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+		t.Errorf("compare of the worker-throughput golden: exit %d, %q; want it to say %q", code, out, want)
 	}
 }
 
@@ -202,6 +214,10 @@ func TestCompareAcrossFlags(t *testing.T) {
 		"+ 09:00:01.403Z  PAY-003  attempt 4/5  FAILED",
 		"~ [PAY-003] Attempts 3/3 → 5/5; Calls 3 → 5\n",
 		"~ [Poison attempts] AFTER (policy) 3 (= MaxAttempts) → 5 (= MaxAttempts)\n",
+		// A figure that equals the flag's value is a result, not the flag
+		// printed in its place: the check's change is shown.
+		"-   PASS  poison tried exactly MaxAttempts → 3 / 3\n+   PASS  poison tried exactly MaxAttempts → 5 / 5\n",
+		"- PAY-003 is a would-be Failed payment: none of its 3 status checks paid",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare lacks %q", want)
@@ -212,8 +228,8 @@ func TestCompareAcrossFlags(t *testing.T) {
 			t.Errorf("compare shows %q, which did not change but for the flag", not)
 		}
 	}
-	if n := strings.Count(out, "\n"); n > 40 {
-		t.Errorf("compare printed %d lines, want at most 40:\n%s", n, out)
+	if n := strings.Count(out, "\n"); n > 48 {
+		t.Errorf("compare printed %d lines, want at most 48:\n%s", n, out)
 	}
 	code, out, stderr := compareExit("--checks", a, b)
 	if code != ExitChecksFailed || !strings.Contains(out, "~ poison tried exactly MaxAttempts\n    A  PASS  3 / 3\n    B  PASS  5 / 5\n") ||

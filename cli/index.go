@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 func newIndexCmd() *cobra.Command {
@@ -17,11 +18,21 @@ func newIndexCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Rebuild the class index (index.html, summary.json) of a report directory",
-		Long: `Rebuilds DIR/index.html from the report files on disk: one row per report
-(scenario, kind, when, the flags not at their default, checks passed, verdict,
-exit code), newest first, grouped by scenario, linking to each report and its
-HTML twin and showing its figures. Also writes DIR/summary.json (the newest
-run of each scenario) and the HTML twin of any report that has none.
+		Long: `Rebuilds DIR/index.html from the report files on disk: every report below DIR
+at any depth, recognised by its run-metadata header whatever its name (a
+class folder of per-student folders, renamed files); every other file is
+listed with why it was skipped. The page starts with a class summary (every
+BEFORE beside its AFTER, in course order); then one section per scenario in
+course order, one row per report, newest first: checks, verdict, exit code,
+the student (the first folder below DIR when it is not one of the lab's group
+folders such as session-16, else the header's --student), the flags not at their default, when,
+and links to the report and its HTML twin, whose verdict and checks come
+first. Figures are shown full width. A row whose header disagrees with its
+own body (an edited report) is marked, and shows the body's checks and verdict.
+
+Also writes DIR/summary.json (what it summarises, every failing report, the
+skipped files, the newest run of each scenario and student) and the HTML twin
+of any report that has none.
 
 Every run that writes a report, and every 'all', rebuilds the index by
 itself; this command is for a directory copied, merged or tidied by hand.
@@ -44,12 +55,19 @@ it cannot be written.`,
 			if !fi.IsDir() {
 				return usagef("%s is not a directory", clean)
 			}
-			entries, err := report.RebuildIndex(clean, time.Now(), Version)
+			sc, err := report.RebuildIndex(clean, time.Now(), Version, course())
 			if err != nil {
 				return cannotRun(err)
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "indexed %d reports\n", len(entries))
+			fmt.Fprintf(w, "indexed %s", report.Plural(len(sc.Entries), "report"))
+			if len(sc.Skipped) > 0 {
+				fmt.Fprintf(w, "; skipped %s:", report.Plural(len(sc.Skipped), "file"))
+			}
+			fmt.Fprintln(w)
+			for _, s := range sc.Skipped {
+				fmt.Fprint(w, fitLines(fmt.Sprintf("  %s: %s\n", show(s.Path), s.Reason)))
+			}
 			fmt.Fprintf(w, "index:    %s\n", filepath.Join(clean, report.IndexFile))
 			fmt.Fprintf(w, "summary:  %s\n", filepath.Join(clean, report.SummaryFile))
 			return nil
@@ -62,8 +80,22 @@ it cannot be written.`,
 // updateIndex writes the HTML twin of the report just written and rebuilds
 // its directory's index. The run has happened and its report is on disk, so
 // a failure here is said in one line and changes no exit code.
+// course is the catalogue as the index needs it: course order, each
+// scenario's pair, and the folders runs write reports to.
+func course() report.Course {
+	c := report.Course{Pair: map[string]string{}, Groups: map[string]bool{}}
+	for _, s := range scenarios.All() {
+		c.Order = append(c.Order, s.Name)
+		c.Groups[s.Group()] = true
+		if s.Pair != "" {
+			c.Pair[s.Name] = s.Pair
+		}
+	}
+	return c
+}
+
 func updateIndex(reportDir, reportPath string, stderr io.Writer) {
-	if err := report.WriteTwinAndIndex(reportDir, reportPath, time.Now(), Version); err != nil {
+	if err := report.WriteTwinAndIndex(reportDir, reportPath, time.Now(), Version, course()); err != nil {
 		fmt.Fprintf(stderr, "outboxlab: index not updated: %s\n", oneLine(err.Error()))
 	}
 }

@@ -135,7 +135,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 		root.AddCommand(newScenarioCmd(s, cmdline))
 	}
 	root.AddGroup(&cobra.Group{ID: "lab", Title: "Lab commands:"})
-	for _, c := range []*cobra.Command{newListCmd(), newAllCmd(cmdline), newCompareCmd(), newIndexCmd(), newInspectCmd()} {
+	for _, c := range []*cobra.Command{newListCmd(), newAllCmd(cmdline), newCompareCmd(), newIndexCmd(), newInspectCmd(), newVerifyCmd(), newClassCmd(), newGradeCmd(cmdline), newExerciseCmd()} {
 		c.GroupID = "lab"
 		root.AddCommand(c)
 	}

@@ -30,6 +30,7 @@ type commonOptions struct {
 	Database  string // a postgres:// URL, or "" for a temporary SQLite file; secret: print pgdb.Redact
 	Schema    bool   // keep the report's schema section (report.SchemaTitle)
 	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
+	Student   string // whose run this is, recorded in the report's header
 
 	// progress is where a run may redraw a progress line (scenarios.Env.Progress):
 	// stderr when it is a terminal that can redraw one, else nil.
@@ -44,7 +45,35 @@ type commonOptions struct {
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
 	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "database": true, "help": true,
-	"schema": true, "verbose": true,
+	"schema": true, "verbose": true, "student": true,
+}
+
+// maxStudent is the longest --student name: a name, not a document.
+const maxStudent = 64
+
+// shown are the presentation flags the run was given, as typed (--schema):
+// they change what a body shows, not what runs, so the header records them
+// apart from the parameters (report.Record.Shown) and verify reruns with them.
+func (c commonOptions) shown() []string {
+	var shown []string
+	if c.Schema {
+		shown = append(shown, "--schema")
+	}
+	if c.Verbose {
+		shown = append(shown, "--verbose")
+	}
+	return shown
+}
+
+// checkStudent refuses a --student name that is blank or too long.
+func checkStudent(name string) error {
+	switch {
+	case name != "" && strings.TrimSpace(name) == "":
+		return usagef("--student must not be empty")
+	case len([]rune(name)) > maxStudent:
+		return usagef("--student is %d characters long; at most %d", len([]rune(name)), maxStudent)
+	}
+	return nil
 }
 
 // scenarioParams walks a scenario command's flags and returns its parameters,
@@ -72,6 +101,7 @@ func bindCommon(fs *pflag.FlagSet, c *commonOptions) {
 	fs.BoolVar(&c.JSON, "json", false, "print the result as one JSON document instead of the text")
 	fs.BoolVar(&c.Schema, "schema", false, "show the tables' schema (CREATE TABLE) in the output and the report")
 	fs.BoolVar(&c.Verbose, "verbose", false, "show the full ledgers and tables a default run leaves out")
+	fs.StringVar(&c.Student, "student", "", fmt.Sprintf("whose run this is, recorded in the report's header (at most %d characters)", maxStudent))
 	bindDatabase(fs, c)
 }
 
@@ -208,6 +238,9 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if err := opts.Validate(); err != nil {
 		return outcome{}, usageError{err}
 	}
+	if err := checkStudent(c.Student); err != nil {
+		return outcome{}, err
+	}
 	if v, ok := opts.(scenarios.BackendValidator); ok {
 		backend := "sqlite"
 		if c.Database != "" {
@@ -288,7 +321,9 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	}
 	res := rep.Result()
 	res.Version, res.Params = Version, c.params
-	meta := report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version, Record: record(res)}
+	rec := record(res)
+	rec.Student, rec.Shown = strings.TrimSpace(c.Student), c.shown()
+	meta := report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version, Record: rec}
 	show(report.TerminalHeader(meta)+rep.Body(), res)
 	if !c.NoReport {
 		content := []byte(report.Header(meta) + rep.Body())

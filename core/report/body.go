@@ -51,6 +51,42 @@ type Table struct {
 	Header []string
 	Rows   [][]string
 	Lines  []string // as written
+
+	widths []int // each column's width inside its padding, from the top rule
+}
+
+// columnWidths reads the widths of a table's columns from its top rule
+// (┌──┬───┐), less the space either side of a cell.
+func columnWidths(rule string) []int {
+	var widths []int
+	for _, seg := range strings.Split(strings.Trim(rule, "┌┐"), "┬") {
+		widths = append(widths, displayWidth(seg)-2)
+	}
+	return widths
+}
+
+// continues reports whether a table line whose first cell is not empty
+// still continues the row above it, as a label too wide for its column
+// does: some cell of the line is empty (the cells that did not wrap), and
+// every cell that is not could not have gone on the line above, because its
+// first word would not have fitted there. The lab's tables have no rule
+// between rows, so this is how a wrapped label is told from a new row.
+func continues(above, cells []string, widths []int) bool {
+	if len(above) != len(cells) || len(widths) != len(cells) {
+		return false
+	}
+	empty := false
+	for i, c := range cells {
+		if c == "" {
+			empty = true
+			continue
+		}
+		first, _, _ := strings.Cut(c, " ")
+		if above[i] == "" || Width(above[i])+1+Width(first) <= widths[i] {
+			return false
+		}
+	}
+	return empty
 }
 
 // Items splits a body into text lines and tables, in order.
@@ -59,7 +95,8 @@ func Items(body string) []Item {
 		items   []Item
 		section string
 		table   *Table
-		inRows  bool // past the rule under the table's header
+		inRows  bool     // past the rule under the table's header
+		last    []string // the cells of the table's previous line
 	)
 	for _, line := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
 		if table != nil {
@@ -75,11 +112,12 @@ func Items(body string) []Item {
 					table.Header = cells
 				case !inRows:
 					joinCells(table.Header, cells)
-				case len(table.Rows) > 0 && len(cells) > 0 && cells[0] == "":
+				case len(table.Rows) > 0 && len(cells) > 0 && (cells[0] == "" || continues(last, cells, table.widths)):
 					joinCells(table.Rows[len(table.Rows)-1], cells)
 				default:
 					table.Rows = append(table.Rows, cells)
 				}
+				last = cells
 			case strings.HasPrefix(line, "├"):
 				inRows = true
 			case strings.HasPrefix(line, "└"):
@@ -89,7 +127,7 @@ func Items(body string) []Item {
 			continue
 		}
 		if strings.HasPrefix(line, "┌") {
-			table, inRows = &Table{Lines: []string{line}}, false
+			table, inRows, last = &Table{Lines: []string{line}, widths: columnWidths(line)}, false, nil
 			continue
 		}
 		if t, ok := strings.CutPrefix(line, "## "); ok {

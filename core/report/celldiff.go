@@ -115,7 +115,9 @@ func linesDiff(a, b []sectionLine, echoes []Echo) ([]entry, int) {
 }
 
 // echoKey replaces, in line, every word equal to an echoed parameter's value
-// on this side (A or B) with the parameter's name.
+// on this side (A or B) with the parameter's name, where the word is the
+// flag's value in its place (see inPlace), never an equal number elsewhere:
+// "attempt 1/4" and "MaxAttempts 4" echo --max-attempts 4, "4 Paid" does not.
 func echoKey(line string, echoes []Echo, sideA bool) string {
 	if len(echoes) == 0 {
 		return line
@@ -127,13 +129,37 @@ func echoKey(line string, echoes []Echo, sideA bool) string {
 			if sideA {
 				v = e.A
 			}
-			if w == v {
+			if w == v && inPlace(words, i, e.Name) {
 				words[i] = "\x00" + e.Name + "\x00"
 			}
 		}
 	}
 	return strings.Join(words, "")
 }
+
+// inPlace reports whether words[i] stands where a flag's value is printed:
+// as the limit after a count ("1/4": a number, "/", the value), or right
+// after the flag's own name, however it is spelt (MaxAttempts 4,
+// max-attempts=4, --max-attempts 4, "max attempts: 4").
+func inPlace(words []string, i int, flag string) bool {
+	if i >= 2 && words[i-1] == "/" && isNumber(words[i-2]) {
+		return true
+	}
+	before := strings.TrimRight(strings.Join(words[:i], ""), " =:(")
+	return strings.HasSuffix(squash(before), squash(flag))
+}
+
+// squash folds a name's spellings together: lower case, without - _ and spaces.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == ' ' {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
+
+func isNumber(w string) bool { return w != "" && strings.Trim(w, "0123456789.") == "" }
 
 // splitWords cuts s into runs of letters, digits, '.' and '_', and the runs between them.
 func splitWords(s string) []string {
@@ -161,7 +187,10 @@ func tableDiff(section string, a, b *Table, echoes []Echo) ([]entry, int) {
 	skip := map[int]bool{}
 	for c, name := range a.Header {
 		for _, e := range echoes {
-			if columnIs(a.Rows, c, e.A) && columnIs(b.Rows, c, e.B) {
+			// A column is the flag's only when its header names the flag
+			// (MaxAttempts): an Attempts column that reaches the limit in
+			// every row is a result.
+			if strings.Contains(squash(name), squash(e.Name)) && columnIs(a.Rows, c, e.A) && columnIs(b.Rows, c, e.B) {
 				skip[c] = true
 				out = append(out, entry{'~', section, fmt.Sprintf("column %s: %s → %s in every row (--%s)", name, e.A, e.B, e.Name)})
 				echoed++

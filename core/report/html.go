@@ -3,10 +3,8 @@ package report
 import (
 	"fmt"
 	"html"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 )
 
 // The pages are static, well-formed XHTML-compatible HTML: no script, no
@@ -15,7 +13,7 @@ import (
 // projected: large type, dark on white, nothing wider than the window.
 const pageCSS = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;font-size:18px;
-line-height:1.4;color:#111;background:#fff;margin:0 auto;padding:16px 24px;max-width:1400px}
+line-height:1.4;color:#111;background:#fff;margin:0 auto;padding:16px 24px;max-width:1800px}
 h1{font-size:28px;margin:8px 0}h2{font-size:22px;margin:28px 0 8px;border-bottom:2px solid #ccc}
 table{border-collapse:collapse;width:100%;table-layout:auto}
 th,td{border:1px solid #bbb;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}
@@ -28,10 +26,16 @@ overflow-wrap:anywhere;margin:4px 0}
 .pass{color:#075e07;font-weight:bold}.fail{color:#a00000;font-weight:bold}
 .verdict{font-size:22px;padding:8px 12px;border:3px solid #075e07}
 .verdict.fail{border-color:#a00000}
-.figs img,.figure img{max-width:100%;height:auto;border:1px solid #ddd;margin:4px 8px 4px 0}
-.figs img{width:46%}
+.figs img,.figure img{display:block;width:100%;max-width:100%;height:auto;border:1px solid #ddd;margin:8px 0}
 .muted{color:#555}
-nav ul{columns:3;padding-left:20px;font-size:15px;margin:0}nav li{break-inside:avoid}
+code.flag{font-size:16px}code.flag span,code.shown{white-space:nowrap}code.shown{color:#555}
+.runs tr.disagrees td{background:#fff4f4}
+.result{font-size:22px;padding:6px 0}
+ul.checks{list-style:none;padding-left:8px;font-size:18px}ul.checks li{margin:2px 0}
+nav.toc ul{columns:3;padding-left:20px;font-size:16px;margin:0}nav.toc li{break-inside:avoid}
+nav.toc p{margin:8px 0 0}nav.toc{margin-bottom:20px}
+ul.skipped{font-size:16px}
+.pairs td{width:50%}
 `
 
 func esc(s string) string { return html.EscapeString(s) }
@@ -58,118 +62,96 @@ func resultClass(exit int) string {
 	return "fail"
 }
 
+// flagsHTML is the flags not at their default, each kept whole on its line
+// (a flag is never broken inside its name; the page breaks between flags).
+func flagsHTML(e Entry) string {
+	switch {
+	case !e.ParamsKnown:
+		return "unknown (older report)"
+	case len(e.Flags) == 0 && len(e.Shown) == 0:
+		return "defaults"
+	}
+	var parts []string
+	for _, f := range e.Flags {
+		// A flag never breaks inside its name; a long list of values may
+		// break after a comma, so that no flag is wider than the window.
+		pieces := strings.SplitAfter(f, ",")
+		for i, p := range pieces {
+			pieces[i] = "<span>" + esc(p) + "</span>"
+		}
+		parts = append(parts, "<code class=\"flag\">"+strings.Join(pieces, "")+"</code>")
+	}
+	for _, f := range e.Shown {
+		parts = append(parts, "<code class=\"flag shown\" title=\"what the body shows, not what ran\">"+esc(f)+"</code>")
+	}
+	return strings.Join(parts, " ")
+}
+
+// flagsText is the flags as one line of text.
 func flagsText(e Entry) string {
 	switch {
 	case !e.ParamsKnown:
 		return "unknown (older report)"
-	case len(e.Flags) == 0:
+	case len(e.Flags) == 0 && len(e.Shown) == 0:
 		return "defaults"
 	}
-	return strings.Join(e.Flags, " ")
+	return strings.Join(append(slices.Clone(e.Flags), e.Shown...), " ")
 }
 
-// IndexHTML renders the class index: one section per scenario (by name),
-// one row per report (newest first) with its figures below it.
-func IndexHTML(entries []Entry, dir string, now time.Time, version string) string {
-	var b strings.Builder
-	pageStart(&b, "outboxlab reports")
-	var order []string
-	groups := map[string][]Entry{}
-	for _, e := range entries {
-		if _, ok := groups[e.Scenario]; !ok {
-			order = append(order, e.Scenario)
-		}
-		groups[e.Scenario] = append(groups[e.Scenario], e)
-	}
-	slices.Sort(order)
-	fmt.Fprintf(&b, "<h1>outboxlab reports</h1>\n<p class=\"muted\">%d reports of %d scenarios in %s, "+
-		"newest first; rebuilt %s UTC by outboxlab %s from the report files.</p>\n",
-		len(entries), len(order), esc(filepath.Base(dir)), now.UTC().Format("2006-01-02 15:04:05"), esc(version))
-	if len(entries) == 0 {
-		b.WriteString("<p>No reports yet: run a scenario, or <code>outboxlab all</code>.</p>\n")
-	}
-	b.WriteString("<nav><p>Scenarios (newest exit code, number of reports):</p><ul>\n")
-	for _, name := range order {
-		g := groups[name]
-		fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a> <span class=\"%s\">%d</span> ×%d</li>\n",
-			esc(name), esc(name), resultClass(g[0].ExitCode), g[0].ExitCode, len(g))
-	}
-	b.WriteString("</ul></nav>\n")
-	for _, name := range order {
-		fmt.Fprintf(&b, "<section id=\"%s\">\n<h2>%s</h2>\n<table class=\"runs\">\n", esc(name), esc(name))
-		b.WriteString("<thead><tr><th class=\"n\">When (UTC)</th><th class=\"n\">Kind</th><th>Flags not at default</th>" +
-			"<th class=\"n\">Checks</th><th>Verdict</th><th class=\"n\">Exit</th><th class=\"n\">Report</th></tr></thead>\n<tbody>\n")
-		for _, e := range groups[name] {
-			fmt.Fprintf(&b, "<tr class=\"run\"><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td>"+
-				"<td class=\"n %s\">%d/%d</td><td>%s</td><td class=\"n %s\">%d</td>"+
-				"<td class=\"n\"><a href=\"%s\">page</a> · <a href=\"%s\">text</a></td></tr>\n",
-				e.Started.UTC().Format("2006-01-02 15:04:05"), esc(string(Dash(string(e.Kind)))), esc(flagsText(e)),
-				resultClass(e.ExitCode), e.ChecksPassed, e.ChecksTotal, esc(e.Verdict),
-				resultClass(e.ExitCode), e.ExitCode, url(e.HTML), url(e.Report))
-			if len(e.Figures) > 0 {
-				b.WriteString("<tr class=\"figs\"><td colspan=\"7\">")
-				for _, f := range e.Figures {
-					fmt.Fprintf(&b, "<img src=\"%s\" alt=\"%s\"/>", url(f), esc(figureName(f)))
-				}
-				b.WriteString("</td></tr>\n")
-			}
-		}
-		b.WriteString("</tbody>\n</table>\n</section>\n")
-	}
-	b.WriteString("</body>\n</html>\n")
-	return b.String()
-}
-
-func figureName(rel string) string {
-	base := strings.TrimSuffix(rel[strings.LastIndex(rel, "/")+1:], ".svg")
-	if i := strings.LastIndex(base, "-"); i >= 0 {
-		return base[i+1:]
-	}
-	return base
-}
-
-// ReportHTML renders a report's HTML twin: the run's record, then the same
-// body (text as preformatted lines, tables as tables), each figure after
-// the text block that holds its title (titles[i] is e.Figures[i]'s; the
+// ReportHTML renders a report's HTML twin: its verdict and checks first,
+// with links to every section, then the same body (text as preformatted
+// lines, tables as tables), each figure after the text block that holds its
+// title (titles[i] is e.Figures[i]'s and alts[i] says what it shows; the
 // rest at the end). up leads from the twin's folder back to the report directory.
-func ReportHTML(e Entry, body string, up string, titles []string) string {
+func ReportHTML(e Entry, body string, up string, titles, alts []string) string {
 	var b strings.Builder
 	pageStart(&b, e.Scenario+" — "+e.Started.UTC().Format("2006-01-02 15:04:05"))
+	who := ""
+	if e.Student != "" {
+		who = " · student " + esc(e.Student)
+	}
 	fmt.Fprintf(&b, "<p class=\"muted\"><a href=\"%sindex.html\">all reports</a> · <a href=\"%s\">text report</a> · "+
-		"run %s UTC · flags: %s · checks %d/%d · exit %d</p>\n",
-		esc(up), url(up+e.Report), e.Started.UTC().Format("2006-01-02 15:04:05"), esc(flagsText(e)),
+		"run %s UTC%s · flags: %s · checks %d/%d · exit %d</p>\n",
+		esc(up), url(up+e.Report), e.Started.UTC().Format("2006-01-02 15:04:05"), who, flagsHTML(e),
 		e.ChecksPassed, e.ChecksTotal, e.ExitCode)
-	b.WriteString("<div class=\"body\">\n")
 	items := Items(body)
+	start := 0
+	if len(items) > 1 && LooksLikeBody(body) {
+		fmt.Fprintf(&b, "<h1>%s</h1>\n", esc(items[0].Line))
+		start = 2 // the title and its underline
+	}
+	resultFirst(&b, e, body, items)
+	b.WriteString("<div class=\"body\">\n")
 	var (
 		pre     []string
 		pending []int // figures whose title is in pre
 		placed  = map[int]bool{}
+		section = 0
 	)
+	img := func(i int) string {
+		return fmt.Sprintf("<p class=\"figure\"><img src=\"%s\" alt=\"%s\"/></p>\n", url(up+e.Figures[i]), esc(alts[i]))
+	}
 	flush := func() {
 		if len(pre) > 0 {
 			fmt.Fprintf(&b, "<pre>%s</pre>\n", strings.Join(pre, "\n"))
 			pre = nil
 		}
 		for _, i := range pending {
-			fmt.Fprintf(&b, "<p class=\"figure\"><img src=\"%s\" alt=\"%s\"/></p>\n", url(up+e.Figures[i]), esc(figureName(e.Figures[i])))
+			b.WriteString(img(i))
 			placed[i] = true
 		}
 		pending = nil
 	}
-	for i := 0; i < len(items); i++ {
+	for i := start; i < len(items); i++ {
 		it := items[i]
 		switch {
 		case it.Table != nil:
 			flush()
 			writeTable(&b, it.Table)
-		case i == 0 && len(items) > 1 && LooksLikeBody(body):
-			flush()
-			fmt.Fprintf(&b, "<h1>%s</h1>\n", esc(it.Line))
-			i++ // the underline
 		case strings.HasPrefix(it.Line, "## "):
 			flush()
-			fmt.Fprintf(&b, "<h2>%s</h2>\n", esc(strings.TrimPrefix(it.Line, "## ")))
+			section++
+			fmt.Fprintf(&b, "<h2 id=\"sec-%d\">%s</h2>\n", section, esc(strings.TrimPrefix(it.Line, "## ")))
 		case strings.HasPrefix(it.Line, "VERDICT: "):
 			flush()
 			fmt.Fprintf(&b, "<p class=\"verdict %s\">%s</p>\n", resultClass(e.ExitCode), esc(it.Line))
@@ -177,11 +159,7 @@ func ReportHTML(e Entry, body string, up string, titles []string) string {
 			flush()
 		case checkLine.MatchString(it.Line):
 			m := checkLine.FindStringSubmatch(it.Line)
-			class := "fail"
-			if m[1] == "PASS" || m[1] == "REPRODUCED" {
-				class = "pass"
-			}
-			pre = append(pre, fmt.Sprintf("  <span class=\"%s\">%s</span>  %s", class, esc(m[1]), esc(m[2])))
+			pre = append(pre, fmt.Sprintf("  <span class=\"%s\">%s</span>  %s", markClass(m[1]), esc(m[1]), esc(m[2])))
 		default:
 			for f, t := range titles {
 				if t != "" && t == strings.TrimSpace(it.Line) && !placed[f] && !slices.Contains(pending, f) {
@@ -194,15 +172,67 @@ func ReportHTML(e Entry, body string, up string, titles []string) string {
 	flush()
 	b.WriteString("</div>\n")
 	if len(placed) < len(e.Figures) {
-		b.WriteString("<h2>Figures</h2>\n")
-		for i, f := range e.Figures {
+		b.WriteString("<h2 id=\"figures\">Figures</h2>\n")
+		for i := range e.Figures {
 			if !placed[i] {
-				fmt.Fprintf(&b, "<p class=\"figure\"><img src=\"%s\" alt=\"%s\"/></p>\n", url(up+f), esc(figureName(f)))
+				b.WriteString(img(i))
 			}
 		}
 	}
 	b.WriteString("</body>\n</html>\n")
 	return b.String()
+}
+
+func markClass(mark string) string {
+	if mark == MarkPass || mark == MarkReproduced {
+		return "pass"
+	}
+	return "fail"
+}
+
+// resultFirst writes what a reader looks for first, above the timeline:
+// the verdict, every check with its result, a note when the header
+// disagrees with the body, and links to each section of the body.
+func resultFirst(b *strings.Builder, e Entry, body string, items []Item) {
+	b.WriteString("<section id=\"result\">\n")
+	fmt.Fprintf(b, "<p class=\"verdict %s\">VERDICT: %s</p>\n", resultClass(e.ExitCode), esc(BodyVerdict(body)))
+	if len(e.Disagrees) > 0 {
+		fmt.Fprintf(b, "<p class=\"fail\">⚠ This report's header disagrees with its body: %s. "+
+			"What is shown here is the body's.</p>\n", esc(strings.Join(e.Disagrees, "; ")))
+	}
+	checks := BodyChecks(body)
+	if len(checks) > 0 {
+		b.WriteString("<ul class=\"checks\">\n")
+		for _, c := range checks {
+			mark := MarkFail
+			switch {
+			case e.Kind == Before && c.Passed:
+				mark = MarkReproduced
+			case e.Kind == Before:
+				mark = MarkNotReproduced
+			case c.Passed:
+				mark = MarkPass
+			}
+			detail := ""
+			if c.Detail != "" {
+				detail = " → " + esc(c.Detail)
+			}
+			fmt.Fprintf(b, "<li><span class=\"%s\">%s</span> %s%s</li>\n", markClass(mark), mark, esc(c.Name), detail)
+		}
+		b.WriteString("</ul>\n")
+	}
+	b.WriteString("<nav class=\"toc\"><p>In this report:</p><ul>\n")
+	section := 0
+	for _, it := range items {
+		if t, ok := strings.CutPrefix(it.Line, "## "); ok && it.Table == nil {
+			section++
+			fmt.Fprintf(b, "<li><a href=\"#sec-%d\">%s</a></li>\n", section, esc(t))
+		}
+	}
+	if len(e.Figures) > 0 {
+		b.WriteString("<li>figures: beside the text that draws them</li>\n")
+	}
+	b.WriteString("</ul></nav>\n</section>\n")
 }
 
 func writeTable(b *strings.Builder, t *Table) {

@@ -36,97 +36,183 @@ type Entry struct {
 	Scenario     string    `json:"scenario"`
 	Kind         Kind      `json:"kind,omitempty"`
 	Started      time.Time `json:"started"`
+	Student      string    `json:"student,omitempty"` // the first folder when it is not a group folder (see Course), else the header's --student
 	ParamsKnown  bool      `json:"params_known"`
 	Flags        []string  `json:"flags"` // the parameters that differ from the defaults
+	Shown        []string  `json:"shown,omitempty"`
 	ChecksPassed int       `json:"checks_passed"`
 	ChecksTotal  int       `json:"checks_total"`
 	Verdict      string    `json:"verdict"`
 	ExitCode     int       `json:"exit_code"`
-	Report       string    `json:"report"`
-	HTML         string    `json:"html"`
-	Figures      []string  `json:"figures"`
+	// Disagrees lists where the header disagrees with its own body (see
+	// Disagreements): a report edited by hand. Its checks, verdict and exit
+	// are then the body's, and the index marks the row.
+	Disagrees []string `json:"header_disagrees,omitempty"`
+	Report    string   `json:"report"`
+	HTML      string   `json:"html"`
+	Figures   []string `json:"figures"`
+
+	folder   string    // the first folder of Report below the directory, "" at the top
+	modified time.Time // the file's modification time: orders runs started in the same second
 }
 
-// ScanReports reads every report in dir's group folders, newest first. A
-// report written before headers carried a record still gets an entry, from
-// its file name and body (kind and flags unknown). Files that are not
-// reports, symbolic links and unreadable files are skipped.
+// Course is what the index knows of the lab's catalogue: the scenarios in
+// course order (each BEFORE followed by its AFTER), each one's pair, and the
+// folders the lab writes reports to (session-16, retry, ...): a report's
+// first folder that is none of them is a student's.
+type Course struct {
+	Order  []string
+	Pair   map[string]string
+	Groups map[string]bool
+}
+
+// Scan is what a report directory holds: its reports, newest first, and
+// the files that are not reports, each with why.
+type Scan struct {
+	Entries []Entry
+	Skipped []Skip
+}
+
+// ScanReports reads every report below dir at any depth, newest first (see
+// ScanDir).
 func ScanReports(dir string) ([]Entry, error) {
-	groups, err := os.ReadDir(dir)
+	s, err := ScanDir(dir, Course{})
+	return s.Entries, err
+}
+
+// ScanDir reads every report below dir at any depth (FindReports), newest
+// first: by the start its header records, then, within a second, a -N
+// suffix after the name it extends, then the file's modification time. A
+// report written before headers carried a record still gets an entry, from
+// its body (kind and flags unknown).
+func ScanDir(dir string, course Course) (Scan, error) {
+	found, skipped, err := FindReports(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read report directory: %w", unwrapPath(err))
+		return Scan{}, err
 	}
 	var entries []Entry
-	for _, g := range groups {
-		if !g.IsDir() || g.Name() == TwinDir || strings.HasPrefix(g.Name(), ".") {
+	for _, rel := range found {
+		e, why := readEntry(dir, rel, course)
+		if why != "" {
+			skipped = append(skipped, Skip{rel, why})
 			continue
 		}
-		files, err := os.ReadDir(filepath.Join(dir, g.Name()))
-		if err != nil {
-			continue
-		}
-		for _, f := range files {
-			if !f.Type().IsRegular() || !reportFile.MatchString(f.Name()) {
-				continue
-			}
-			if e, ok := readEntry(dir, g.Name(), f.Name()); ok {
-				entries = append(entries, e)
-			}
-		}
+		entries = append(entries, e)
 	}
-	slices.SortFunc(entries, func(a, b Entry) int {
-		return cmp.Or(b.Started.Compare(a.Started), strings.Compare(b.Report, a.Report))
-	})
-	return entries, nil
+	slices.SortFunc(entries, newestFirst)
+	return Scan{Entries: entries, Skipped: skipped}, nil
 }
 
-func readEntry(dir, group, name string) (Entry, bool) {
-	text, err := readBounded(filepath.Join(dir, group, name))
+// newestFirst orders entries newest first. Headers record the start to the
+// second; runs in the same second are told apart by their -N suffix (the
+// lab's, for the same name) or, failing that, by when the file was written.
+func newestFirst(a, b Entry) int {
+	if c := b.Started.Compare(a.Started); c != 0 {
+		return c
+	}
+	ba, na := splitSuffix(a.Report)
+	bb, nb := splitSuffix(b.Report)
+	if ba == bb && na != nb {
+		return cmp.Compare(nb, na)
+	}
+	return cmp.Or(b.modified.Compare(a.modified), strings.Compare(b.Report, a.Report))
+}
+
+// splitSuffix cuts a report's X-2.txt into X.txt and 2; X.txt is X.txt and
+// 1, as is a file not named as the lab names reports.
+func splitSuffix(rel string) (string, int) {
+	m := reportFile.FindStringSubmatch(path.Base(rel))
+	if m == nil || m[3] == "" {
+		return rel, 1
+	}
+	var n int
+	fmt.Sscan(strings.TrimPrefix(m[3], "-"), &n)
+	return strings.TrimSuffix(rel, m[3]+".txt") + ".txt", n
+}
+
+// readEntry reads the report at dir/rel; why says why it is not indexed.
+func readEntry(dir, rel string, course Course) (Entry, string) {
+	file := filepath.Join(dir, filepath.FromSlash(rel))
+	text, err := readBounded(file)
 	if err != nil {
-		return Entry{}, false
+		return Entry{}, "cannot be read: " + unwrapPath(err).Error()
 	}
 	doc, ok := Parse(text)
 	if !ok || !doc.HasHeader {
-		return Entry{}, false
+		return Entry{}, "not an outboxlab report"
+	}
+	name := path.Base(rel)
+	base := strings.TrimSuffix(rel, path.Ext(rel))
+	e := Entry{Report: rel, HTML: TwinDir + "/" + base + ".html", Started: doc.Info.Started, Flags: []string{}}
+	if fi, err := os.Stat(file); err == nil {
+		e.modified = fi.ModTime()
+	}
+	if i := strings.Index(rel, "/"); i > 0 {
+		e.folder = rel[:i]
 	}
 	m := reportFile.FindStringSubmatch(name)
-	rel := group + "/" + name
-	base := strings.TrimSuffix(name, ".txt")
-	e := Entry{Report: rel, HTML: TwinDir + "/" + group + "/" + base + ".html", Started: doc.Info.Started, Flags: []string{}}
-	if e.Started.IsZero() {
+	if e.Started.IsZero() && m != nil {
 		e.Started, _ = time.Parse("20060102-150405", m[2])
 	}
-	figs, _ := filepath.Glob(filepath.Join(dir, group, globEscape(base)+"-*.svg"))
-	for _, f := range figs {
-		// Report X-2.txt's figures are X-2-*.svg: not X.txt's.
-		rest := strings.TrimPrefix(filepath.Base(f), base+"-")
-		if n := suffixN.FindString(rest); n != "" {
-			if _, err := os.Lstat(filepath.Join(dir, group, base+"-"+strings.TrimSuffix(n, "-")+".txt")); err == nil {
-				continue
-			}
-		}
-		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
-			e.Figures = append(e.Figures, group+"/"+filepath.Base(f))
-		}
-	}
+	e.Figures = figuresOf(dir, rel)
 	if r := doc.Info.Record; r != nil {
-		e.Scenario, e.Kind, e.ParamsKnown = r.Scenario, r.Kind, true
+		e.Scenario, e.Kind, e.ParamsKnown, e.Shown = r.Scenario, r.Kind, true, r.Shown
 		for _, p := range NonDefault(r.Params) {
 			e.Flags = append(e.Flags, p.String())
 		}
 		e.ChecksPassed, e.ChecksTotal = ChecksPassed(r.Checks), len(r.Checks)
-		e.Verdict, e.ExitCode = r.Verdict, r.ExitCode
-		return e, true
+		e.Verdict, e.ExitCode, e.Student = r.Verdict, r.ExitCode, r.Student
+		if e.Disagrees = Disagreements(doc); len(e.Disagrees) > 0 {
+			// The body is what the run printed; an edited header is not believed.
+			fromBody(&e, doc.Body)
+		}
+	} else {
+		// An older report: what its name and body say.
+		if m != nil {
+			e.Scenario = strings.ToLower(m[1])
+		} else {
+			e.Scenario = strings.ToLower(strings.TrimSuffix(name, path.Ext(name)))
+		}
+		fromBody(&e, doc.Body)
 	}
-	// An older report: what its name and body say.
-	e.Scenario = strings.ToLower(m[1])
-	checks := BodyChecks(doc.Body)
+	// As class reads it: the student's folder, else the header's --student.
+	if e.folder != "" && !course.Groups[e.folder] {
+		e.Student = e.folder
+	}
+	return e, ""
+}
+
+// fromBody sets e's checks, verdict and exit code from what the body prints.
+func fromBody(e *Entry, body string) {
+	checks := BodyChecks(body)
+	if len(checks) == 1 && "FAIL  "+checks[0].Name == NoChecks {
+		checks = nil
+	}
 	e.ChecksPassed, e.ChecksTotal = ChecksPassed(checks), len(checks)
-	e.Verdict = BodyVerdict(doc.Body)
-	if e.ChecksTotal == 0 || e.ChecksPassed < e.ChecksTotal {
-		e.ExitCode = 1
+	e.Verdict = BodyVerdict(body)
+	e.ExitCode = exitFor(e.ChecksTotal > 0 && e.ChecksPassed == e.ChecksTotal)
+}
+
+// figuresOf returns the SVG figures beside the report at dir/rel: named
+// after it (X.txt's are X-*.svg), not after a sibling X-2.txt.
+func figuresOf(dir, rel string) []string {
+	folder, base := path.Dir(rel), strings.TrimSuffix(path.Base(rel), path.Ext(rel))
+	abs := filepath.Join(dir, filepath.FromSlash(folder))
+	figs, _ := filepath.Glob(filepath.Join(abs, globEscape(base)+"-*.svg"))
+	var out []string
+	for _, f := range figs {
+		// Report X-2.txt's figures are X-2-*.svg: not X.txt's.
+		rest := strings.TrimPrefix(filepath.Base(f), base+"-")
+		if n := suffixN.FindString(rest); n != "" {
+			if _, err := os.Lstat(filepath.Join(abs, base+"-"+strings.TrimSuffix(n, "-")+path.Ext(rel))); err == nil {
+				continue
+			}
+		}
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			out = append(out, path.Join(folder, filepath.Base(f)))
+		}
 	}
-	return e, true
+	return append(out, captionFigures(dir, rel)...)
 }
 
 func globEscape(s string) string {
@@ -150,92 +236,66 @@ func readBounded(p string) (string, error) {
 	return string(b), nil
 }
 
-// Summary is summary.json: the newest report of each scenario in the
-// directory (after `all`, the runs it just made).
-type Summary struct {
-	Generated time.Time `json:"generated"`
-	Version   string    `json:"version"`
-	Reports   int       `json:"reports"`
-	Passed    bool      `json:"passed"` // every scenario's newest run passed its checks
-	Failed    []string  `json:"failed"`
-	Scenarios []Entry   `json:"scenarios"`
-}
-
-func summarize(entries []Entry, now time.Time, version string) Summary {
-	s := Summary{Generated: now.UTC(), Version: version, Reports: len(entries), Failed: []string{}, Scenarios: []Entry{}}
-	seen := map[string]bool{}
-	for _, e := range entries { // newest first: the first of each scenario is its newest
-		if !seen[e.Scenario] {
-			seen[e.Scenario] = true
-			s.Scenarios = append(s.Scenarios, e)
-		}
-	}
-	slices.SortFunc(s.Scenarios, func(a, b Entry) int { return strings.Compare(a.Scenario, b.Scenario) })
-	for _, e := range s.Scenarios {
-		if e.ExitCode != 0 {
-			s.Failed = append(s.Failed, e.Scenario)
-		}
-	}
-	s.Passed = len(s.Scenarios) > 0 && len(s.Failed) == 0
-	return s
-}
-
 // RebuildIndex rebuilds dir's index.html and summary.json from the reports
 // on disk, writing the HTML twin of any report that has none. It holds an
 // exclusive lock on dir/.index.lock throughout, so runs finishing at once
 // rebuild one after the other, each from every report then on disk, and it
 // replaces each file atomically (temporary file, then rename): a reader
 // sees the old index or the new one, never half of one.
-func RebuildIndex(dir string, now time.Time, version string) (entries []Entry, err error) {
+func RebuildIndex(dir string, now time.Time, version string, course Course) (Scan, error) {
 	unlock, err := lockDir(dir)
 	if err != nil {
-		return nil, err
+		return Scan{}, err
 	}
 	defer unlock()
-	return rebuildLocked(dir, now, version)
+	return rebuildLocked(dir, now, version, course)
 }
 
-// WriteTwinAndIndex writes the HTML twin of the report at reportPath (in
-// dir's group folders), replacing any, and then rebuilds the index, under
-// the same lock as RebuildIndex.
-func WriteTwinAndIndex(dir, reportPath string, now time.Time, version string) error {
+// WriteTwinAndIndex writes the HTML twin of the report at reportPath (below
+// dir), replacing any, and then rebuilds the index, under the same lock as
+// RebuildIndex.
+func WriteTwinAndIndex(dir, reportPath string, now time.Time, version string, course Course) error {
 	unlock, err := lockDir(dir)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	group, name := filepath.Base(filepath.Dir(reportPath)), filepath.Base(reportPath)
-	e, ok := readEntry(dir, group, name)
-	if !ok {
-		return fmt.Errorf("read report %s back", reportPath)
+	rel, err := filepath.Rel(dir, reportPath)
+	if err != nil {
+		return fmt.Errorf("read report %s back: %w", reportPath, err)
+	}
+	e, why := readEntry(dir, filepath.ToSlash(rel), course)
+	if why != "" {
+		return fmt.Errorf("read report %s back: %s", reportPath, why)
 	}
 	if err := writeTwin(dir, e); err != nil {
 		return err
 	}
-	_, err = rebuildLocked(dir, now, version)
+	_, err = rebuildLocked(dir, now, version, course)
 	return err
 }
 
-func rebuildLocked(dir string, now time.Time, version string) ([]Entry, error) {
-	entries, err := ScanReports(dir)
+func rebuildLocked(dir string, now time.Time, version string, course Course) (Scan, error) {
+	sc, err := ScanDir(dir, course)
 	if err != nil {
-		return nil, err
+		return Scan{}, err
 	}
-	for _, e := range entries {
+	for _, e := range sc.Entries {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(e.HTML))); os.IsNotExist(err) {
 			if err := writeTwin(dir, e); err != nil {
-				return nil, err
+				return Scan{}, err
 			}
 		}
 	}
-	if err := replaceFile(dir, IndexFile, []byte(IndexHTML(entries, dir, now, version))); err != nil {
-		return nil, err
+	sum := summarize(sc, course, now, version)
+	if err := replaceFile(dir, IndexFile, []byte(IndexHTML(sc, sum, course, dir))); err != nil {
+		return Scan{}, err
 	}
-	js, err := json.MarshalIndent(summarize(entries, now, version), "", "  ")
+	js, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("encode summary: %w", err)
+		return Scan{}, fmt.Errorf("encode summary: %w", err)
 	}
-	return entries, replaceFile(dir, SummaryFile, append(js, '\n'))
+	return sc, replaceFile(dir, SummaryFile, append(js, '\n'))
 }
 
 func writeTwin(dir string, e Entry) error {
@@ -249,23 +309,45 @@ func writeTwin(dir string, e Entry) error {
 		return fmt.Errorf("write HTML twin: %w", unwrapPath(err))
 	}
 	up := strings.Repeat("../", strings.Count(e.HTML, "/"))
-	titles := make([]string, len(e.Figures))
+	titles, alts := make([]string, len(e.Figures)), make([]string, len(e.Figures))
 	for i, f := range e.Figures {
 		titles[i] = figureTitle(filepath.Join(dir, filepath.FromSlash(f)))
+		alts[i] = figureAlt(dir, f)
 	}
-	return replaceFile(filepath.Dir(twin), filepath.Base(twin), []byte(ReportHTML(e, doc.Body, up, titles)))
+	return replaceFile(filepath.Dir(twin), filepath.Base(twin), []byte(ReportHTML(e, doc.Body, up, titles, alts)))
 }
 
-var svgText = regexp.MustCompile(`<text[^>]*>([^<]*)</text>`)
+var (
+	svgTitleElem = regexp.MustCompile(`<title>([^<]*)</title>`)
+	svgBoldText  = regexp.MustCompile(`<text[^>]*font-weight="bold"[^>]*>([^<]*)</text>`)
+	svgText      = regexp.MustCompile(`<text[^>]*>([^<]*)</text>`)
+)
 
-// figureTitle is an SVG figure's first text, its title, which the body
-// prints above the figure's text drawing; "" when there is none.
+// svgTitle is an SVG's first <title>: what the figure shows (a captioned
+// figure's is "<run> — <figure title>"); "" when it has none.
+func svgTitle(svg string) string {
+	text, err := readBounded(svg)
+	if err != nil {
+		return ""
+	}
+	if m := svgTitleElem.FindStringSubmatch(text); m != nil {
+		return strings.TrimSpace(html.UnescapeString(m[1]))
+	}
+	return ""
+}
+
+// figureTitle is an SVG figure's own title, which the body prints above the
+// figure's text drawing: its first bold text (the first text of one with
+// none); "" when there is none.
 func figureTitle(svg string) string {
 	text, err := readBounded(svg)
 	if err != nil {
 		return ""
 	}
-	m := svgText.FindStringSubmatch(text)
+	m := svgBoldText.FindStringSubmatch(text)
+	if m == nil {
+		m = svgText.FindStringSubmatch(text)
+	}
 	if m == nil {
 		return ""
 	}

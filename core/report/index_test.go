@@ -68,7 +68,7 @@ func TestRebuildIndexUnderConcurrentRunsLosesNoRow(t *testing.T) {
 			p, _, err := WriteAll(group, "session-16-demo", time.Now(), []byte(demoReport(fmt.Sprintf("V%d", i), params)),
 				[]plot.Figure{{Name: "attempts", SVG: `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>`}})
 			if err == nil {
-				err = WriteTwinAndIndex(dir, p, time.Now(), "0.1.0")
+				err = WriteTwinAndIndex(dir, p, time.Now(), "0.1.0", Course{})
 			}
 			if err != nil {
 				t.Error(err)

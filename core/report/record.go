@@ -46,6 +46,13 @@ type Record struct {
 	Verdict  string         `json:"verdict"`
 	Passed   bool           `json:"passed"`
 	ExitCode int            `json:"exit_code"`
+
+	// Student is whose run this is (--student), "" when not said.
+	Student string `json:"student,omitempty"`
+	// Shown are the presentation flags the run was given (--schema,
+	// --verbose): they change what the body shows, not what ran, so they
+	// are not Params; verify reruns with them and compare names them.
+	Shown []string `json:"shown,omitempty"`
 }
 
 // ChecksPassed counts the checks that passed.
@@ -67,6 +74,12 @@ const recordLabel = "record:   "
 // all is set, the defaults too, the checks, exit code and verdict.
 func headerLines(b *strings.Builder, r *Record) {
 	fmt.Fprintf(b, "scenario: %s (%s)\n", oneLine(r.Scenario), r.Kind)
+	if r.Student != "" {
+		fmt.Fprintf(b, "student:  %s\n", oneLine(r.Student))
+	}
+	if len(r.Shown) > 0 {
+		fmt.Fprintf(b, "shown:    %s (what the body shows, not what ran)\n", oneLine(strings.Join(r.Shown, " ")))
+	}
 	if len(NonDefault(r.Params)) == 0 {
 		b.WriteString("flags:    all at their defaults\n")
 	}
@@ -124,6 +137,10 @@ type Info struct {
 	Command string
 	Version string
 	Record  *Record
+
+	// The header's human lines about the outcome, as written ("" when
+	// absent): Consistency holds them against the record and the body.
+	Checks, Exit, Verdict string
 }
 
 // ParseHeader reads a run-metadata header as Header writes it. Unknown lines
@@ -143,6 +160,12 @@ func ParseHeader(header string) Info {
 			info.Command = value
 		case "version":
 			info.Version = strings.TrimPrefix(value, "outboxlab ")
+		case "checks":
+			info.Checks = value
+		case "exit":
+			info.Exit = value
+		case "verdict":
+			info.Verdict = value
 		case "record":
 			var r Record
 			if json.Unmarshal([]byte(value), &r) == nil && r.Scenario != "" {

@@ -168,3 +168,7 @@ func (o *session17Options) release(ctx context.Context, run *session17Run, store
 		return nil
 	})
 }
+
+// RedrivesSchema is Day 17's Redrives table as SQLite DDL: grade creates it
+// for a student's redrive.
+func RedrivesSchema() string { return redrivesSchema }

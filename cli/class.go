@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// errClassFails is returned by class when a submission fails or does not verify: exit 1.
+var errClassFails = fmt.Errorf("submissions fail or do not verify: %w", ErrChecksFailed)
+
+type classOptions struct {
+	Reference string
+	CSV       string
+	JUnit     string
+}
+
+func newClassCmd() *cobra.Command {
+	var opts classOptions
+	cmd := &cobra.Command{
+		Use:   "class DIR --reference REF [--csv FILE] [--junit FILE]",
+		Short: "Judge a class's folder of reports: one row per student and scenario, each verified",
+		Long: `Finds every report below DIR at any depth (recognised by its run-metadata
+header, whatever its name) and lists every other file with why it was
+skipped. The student is the first folder below DIR (DIR/alice/...), or, for a
+report directly in DIR, the name its header records (--student). For each
+report it prints one row: the student, the scenario, the flags not at their
+default, the checks passed, the verdict, whether it verifies (verify: the
+header agrees with its body, and rerunning the lab's own scenario with the
+recorded flags, after checking them as that scenario's flags, reproduces the
+body), and how it differs from the reference: the flags, and the checks whose
+result or figure is not the reference's.
+
+REF is a report, or a folder of reports (the newest of each scenario is its
+reference); references are verified too. class never runs anything a report
+names: a report written by grade cannot be rerun without its worker (see
+verify --worker), so it does not verify here.
+
+--csv FILE and --junit FILE write the same rows: CSV one line per report;
+JUnit XML one test suite per report, one test case per check (a check whose
+outcome is "not exercised" is a skipped test case) and one test case for the
+verification, for a learning platform or CI.
+
+Exits 0 when every report passes its checks and verifies, 1 when one fails
+or does not verify (or none was found), 2 when DIR or REF is not what it
+should be, 3 when a rerun or an output file could not be made.`,
+		Example: `  outboxlab class submissions/ --reference reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt
+  outboxlab class submissions/ --reference reference/ --csv class.csv --junit class.xml`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("class takes one folder of reports, got %s", report.Plural(len(args), "argument"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Reference == "" {
+				return usagef("class needs --reference REF: a report, or a folder of reports, to judge against")
+			}
+			res, err := judgeClass(cmd.Context(), args[0], opts)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			printClass(w, res)
+			if opts.CSV != "" {
+				if err := writeAtomic(opts.CSV, classCSV(res)); err != nil {
+					return cannotRun(err)
+				}
+				fmt.Fprintf(w, "csv:      %s\n", opts.CSV)
+			}
+			if opts.JUnit != "" {
+				if err := writeAtomic(opts.JUnit, classJUnit(res)); err != nil {
+					return cannotRun(err)
+				}
+				fmt.Fprintf(w, "junit:    %s\n", opts.JUnit)
+			}
+			if !res.allGood() {
+				return errClassFails
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.Reference, "reference", "", "the reference report, or a folder of reference reports")
+	cmd.Flags().StringVar(&opts.CSV, "csv", "", "also write the rows as CSV to FILE")
+	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write JUnit XML to FILE (a test case per check)")
+	return cmd
+}
+
+// submission is one report of a class, judged.
+type submission struct {
+	Path     string // as found: relative to the class folder (or the reference's path)
+	Student  string
+	Note     string // about the student's name: the header says another
+	Doc      report.Doc
+	Checks   []report.Check // the body's: what the run printed
+	Outcomes []string       // each check's outcome where the record says one, else ""
+	Passed   bool
+	Verify   verification
+	RefDiff  string // how it differs from its reference
+}
+
+// class is a whole folder, judged.
+type class struct {
+	Dir        string
+	References []submission
+	Rows       []submission
+	Skipped    []report.Skip
+}
+
+// allGood reports whether every submission and every reference passed and verified, and there was one.
+func (c class) allGood() bool {
+	for _, s := range append(slices.Clone(c.References), c.Rows...) {
+		if !s.Passed || !s.Verify.Verified {
+			return false
+		}
+	}
+	return len(c.Rows) > 0
+}
+
+func judgeClass(ctx context.Context, dir string, opts classOptions) (class, error) {
+	c := class{Dir: dir}
+	if err := isDir(dir); err != nil {
+		return c, err
+	}
+	refs, err := readReferences(ctx, opts.Reference)
+	if err != nil {
+		return c, err
+	}
+	refAbs := map[string]bool{}
+	for _, r := range refs {
+		abs, _ := filepath.Abs(r.Path)
+		refAbs[abs] = true
+	}
+	found, skipped, err := report.FindReports(dir)
+	if err != nil {
+		return c, cannotRun(err)
+	}
+	c.Skipped = skipped
+	for _, rel := range found {
+		file := filepath.Join(dir, filepath.FromSlash(rel))
+		if abs, _ := filepath.Abs(file); refAbs[abs] {
+			continue // the reference, kept in the same folder
+		}
+		text, err := readReport(ctx, file, maxReportSize)
+		if err != nil {
+			c.Skipped = append(c.Skipped, report.Skip{Path: rel, Reason: oneLine(err.Error())})
+			continue
+		}
+		s, ok := judge(rel, text)
+		if !ok {
+			c.Skipped = append(c.Skipped, report.Skip{Path: rel, Reason: "not an outboxlab report"})
+			continue
+		}
+		if s.Verify, err = verifyDoc(ctx, s.Doc, nil); err != nil {
+			return c, err
+		}
+		if i := strings.Index(rel, "/"); i > 0 {
+			s.Student = rel[:i]
+		}
+		if r := s.Doc.Info.Record; r != nil && r.Student != "" {
+			if s.Student == "" {
+				s.Student = r.Student
+			} else if r.Student != s.Student {
+				s.Note = fmt.Sprintf("its header records --student %s", show(r.Student))
+			}
+		}
+		s.RefDiff = refDifference(s, refs)
+		c.Rows = append(c.Rows, s)
+	}
+	for i := range refs {
+		if refs[i].Verify, err = verifyDoc(ctx, refs[i].Doc, nil); err != nil {
+			return c, err
+		}
+	}
+	c.References = refs
+	rank := course().Rank()
+	slices.SortStableFunc(c.Rows, func(a, b submission) int {
+		if ra, rb := rank(scenarioOf(a)), rank(scenarioOf(b)); ra != rb {
+			return ra - rb
+		}
+		return cmp.Or(strings.Compare(scenarioOf(a), scenarioOf(b)), strings.Compare(a.Student, b.Student))
+	})
+	return c, nil
+}
+
+// isDir refuses a path that is not a directory (exit 2) or cannot be looked at (exit 3).
+func isDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fileError("folder", dir, err)
+	}
+	if !fi.IsDir() {
+		return usagef("%s is not a directory", dir)
+	}
+	return nil
+}
+
+// readReferences reads REF: one report, or every report in a folder.
+func readReferences(ctx context.Context, ref string) ([]submission, error) {
+	fi, err := os.Stat(ref)
+	if err != nil {
+		return nil, fileError("reference", ref, err)
+	}
+	paths := []string{ref}
+	if fi.IsDir() {
+		found, _, err := report.FindReports(ref)
+		if err != nil {
+			return nil, cannotRun(err)
+		}
+		paths = paths[:0]
+		for _, rel := range found {
+			paths = append(paths, filepath.Join(ref, filepath.FromSlash(rel)))
+		}
+		if len(paths) == 0 {
+			return nil, usagef("--reference %s holds no report", ref)
+		}
+	}
+	var refs []submission
+	for _, p := range paths {
+		text, err := readReport(ctx, p, maxReportSize)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := judge(p, text)
+		if !ok || s.Doc.Info.Record == nil {
+			return nil, usagef("--reference %s is not an outboxlab report with a run-metadata header", p)
+		}
+		refs = append(refs, s)
+	}
+	return refs, nil
+}
+
+// judge reads one report's result from its body (what the run printed; a
+// header may have been edited) and each check's outcome from its record.
+func judge(rel, text string) (submission, bool) {
+	doc, ok := report.Parse(text)
+	if !ok || !doc.HasHeader {
+		return submission{}, false
+	}
+	s := submission{Path: rel, Doc: doc, Checks: report.BodyChecks(doc.Body)}
+	if len(s.Checks) == 1 && "FAIL  "+s.Checks[0].Name == report.NoChecks {
+		s.Checks = nil
+	}
+	s.Passed = len(s.Checks) > 0 && report.ChecksPassed(s.Checks) == len(s.Checks)
+	s.Outcomes = make([]string, len(s.Checks))
+	if rec := recordOutcomes(text); len(rec) == len(s.Checks) {
+		copy(s.Outcomes, rec)
+	}
+	return s, true
+}
+
+func scenarioOf(s submission) string {
+	if r := s.Doc.Info.Record; r != nil {
+		return r.Scenario
+	}
+	return ""
+}
+
+// reference returns the reference for s's scenario: the newest of them.
+func reference(s submission, refs []submission) *submission {
+	var best *submission
+	for i := range refs {
+		r := &refs[i]
+		if scenarioOf(*r) != scenarioOf(s) {
+			continue
+		}
+		if best == nil || r.Doc.Info.Started.After(best.Doc.Info.Started) {
+			best = r
+		}
+	}
+	return best
+}
+
+// refDifference says how s differs from its scenario's reference: the
+// flags set otherwise, and the checks whose result or figure is not the reference's.
+func refDifference(s submission, refs []submission) string {
+	ref := reference(s, refs)
+	if ref == nil {
+		return "no reference for this scenario"
+	}
+	var parts []string
+	ra, rb := ref.Doc.Info.Record, s.Doc.Info.Record
+	if ra != nil && rb != nil {
+		want := map[string]string{}
+		for _, p := range ra.Params {
+			want[p.Name] = p.Value
+		}
+		for _, p := range rb.Params {
+			if v, ok := want[p.Name]; ok && v != p.Value {
+				parts = append(parts, fmt.Sprintf("--%s %s (reference %s)", p.Name, show(p.Value), show(v)))
+			}
+		}
+	}
+	byName := map[string]report.Check{}
+	for _, c := range ref.Checks {
+		byName[c.Name] = c
+	}
+	differ := 0
+	for _, c := range s.Checks {
+		if r, ok := byName[c.Name]; !ok || r != c {
+			differ++
+		}
+	}
+	if n := len(ref.Checks) - (len(s.Checks) - differ); differ > 0 || n > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d checks differ", max(differ, n), len(ref.Checks)))
+	}
+	if len(parts) == 0 {
+		return "same as the reference"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// kindOf is a submission's kind, from its record or the catalogue.
+func kindOf(s submission) string {
+	if r := s.Doc.Info.Record; r != nil && r.Kind != "" {
+		return string(r.Kind)
+	}
+	if sc := scenarios.Lookup(scenarioOf(s)); sc != nil {
+		return string(sc.Kind)
+	}
+	return ""
+}
+
+// relPath is a submission's path for the files class writes, with forward slashes.
+func relPath(s submission) string { return path.Clean(filepath.ToSlash(s.Path)) }

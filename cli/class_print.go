@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"outboxlab/core/report"
+)
+
+// verdictWord is a verdict's outcome without its symbol: PASS, FAIL,
+// REPRODUCED, NOT REPRODUCED.
+func verdictWord(doc report.Doc) string {
+	v := report.BodyVerdict(doc.Body)
+	inner, _, ok := strings.Cut(strings.TrimPrefix(v, "["), "]")
+	if !ok || !strings.HasPrefix(v, "[") {
+		return v
+	}
+	var words []string
+	for _, w := range strings.Fields(inner) {
+		if strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ/") == "" {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+func flagsOf(doc report.Doc) string {
+	r := doc.Info.Record
+	if r == nil {
+		return "unknown"
+	}
+	var words []string
+	for _, p := range report.NonDefault(r.Params) {
+		words = append(words, p.String())
+	}
+	words = append(words, r.Shown...)
+	if len(words) == 0 {
+		return "defaults"
+	}
+	return strings.Join(words, " ")
+}
+
+func verifiedWord(v verification) string {
+	switch {
+	case v.Verified:
+		return "yes"
+	case v.Rerun:
+		return "NO: differs"
+	}
+	return "NO: not rerun"
+}
+
+// printClass writes the class's table, then why each report that does not
+// verify does not, the skipped files, and one line that sums it up.
+func printClass(w io.Writer, c class) {
+	for _, r := range c.References {
+		fmt.Fprintf(w, "reference: %s\n", show(r.Path))
+		fmt.Fprint(w, fitLines(fmt.Sprintf("           %s: %s, checks %d/%d, verified %s\n", runName(r.Doc),
+			verdictWord(r.Doc), report.ChecksPassed(r.Checks), len(r.Checks), verifiedWord(r.Verify))))
+		if !r.Verify.Verified {
+			fmt.Fprint(w, fitLines("           "+show(r.Verify.Reason)+"\n"))
+		}
+	}
+	// One table per scenario, in course order: a row per student.
+	for i := 0; i < len(c.Rows); {
+		name := scenarioOf(c.Rows[i])
+		var rows [][]string
+		for ; i < len(c.Rows) && scenarioOf(c.Rows[i]) == name; i++ {
+			s := c.Rows[i]
+			rows = append(rows, []string{show(report.Dash(s.Student)), show(flagsOf(s.Doc)),
+				fmt.Sprintf("%d/%d", report.ChecksPassed(s.Checks), len(s.Checks)), show(verdictWord(s.Doc)),
+				verifiedWord(s.Verify), show(s.RefDiff)})
+		}
+		fmt.Fprintf(w, "\n## %s (%s)\n", show(report.Dash(name)), kindOf(c.Rows[i-1]))
+		fmt.Fprint(w, report.RenderTable([]string{"Student", "Flags", "Checks", "Verdict", "Verified", "Against the reference"}, rows))
+	}
+	notes := 0
+	for _, s := range c.Rows {
+		if s.Verify.Verified && s.Note == "" {
+			continue
+		}
+		if notes++; notes == 1 {
+			fmt.Fprintln(w, "\nNot verified, or to look at:")
+		}
+		why := s.Verify.Reason
+		if s.Note != "" {
+			why = strings.TrimPrefix(why+"; "+s.Note, "; ")
+		}
+		fmt.Fprint(w, fitLines(fmt.Sprintf("  %s\n    %s\n", show(s.Path), show(why))))
+	}
+	if len(c.Skipped) > 0 {
+		fmt.Fprintf(w, "\nSkipped %s:\n", report.Plural(len(c.Skipped), "file"))
+		for _, s := range c.Skipped {
+			fmt.Fprint(w, fitLines(fmt.Sprintf("  %s: %s\n", show(s.Path), s.Reason)))
+		}
+	}
+	students := map[string]bool{}
+	pass, fail, unverified, unnamed := 0, 0, 0, 0
+	for _, s := range c.Rows {
+		if s.Student == "" {
+			unnamed++
+		} else {
+			students[s.Student] = true
+		}
+		switch {
+		case !s.Verify.Verified:
+			unverified++
+		case !s.Passed:
+			fail++
+		default:
+			pass++
+		}
+	}
+	by := report.Plural(len(students), "student")
+	if unnamed > 0 {
+		by += fmt.Sprintf(" (and %d naming no student)", unnamed)
+	}
+	fmt.Fprintf(w, "\n%s by %s: %d passed and verified, %d failed, %d did not verify\n",
+		report.Plural(len(c.Rows), "report"), by, pass, fail, unverified)
+}
+
+// writeAtomic writes content to path whole or not at all: a temporary file
+// beside it, renamed over it.
+func writeAtomic(path string, content []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(content)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"outboxlab/workers"
+)
+
+// The starting workers exercise writes: the workers package's.
+var (
+	starterFor  = workers.Starter
+	starterDays = workers.Days
+)
+
+func newExerciseCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "exercise <day> DIR",
+		Short: "Write a starting worker (Go, with TODOs) and its README into DIR, for grade to judge",
+		Long: `exercise writes a starting worker for a Day into DIR (created if missing; files
+already there are never overwritten): a Go program that already speaks the grading
+protocol (docs/grade-protocol.md) and leaves the Day's mechanism to you as TODOs,
+and a README saying what to implement and how to grade it. As written it fails
+grade, with checks that say what is missing.
+
+Days with a starting worker: ` + strings.Join(starterDays(), ", ") + ` (and their dayNN aliases).
+grade itself judges a worker in any language for every Day it lists.`,
+		Example: `  outboxlab exercise session-16 ./day16
+  outboxlab grade session-16 -- go run ./day16`,
+		GroupID: "lab",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("exercise needs a day and a directory: outboxlab exercise session-16 ./day16")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			day, err := lookupDay(args[0])
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(starterDays(), day.ID) {
+				return usagef("no starting worker for %s yet (there is one for %s); grade judges any worker you write",
+					day.ID, strings.Join(starterDays(), ", "))
+			}
+			files, err := starterFor(day.ID)
+			if err != nil {
+				return cannotRun(err)
+			}
+			inLab, err := insideLabModule(args[1])
+			if err != nil {
+				return cannotRun(err)
+			}
+			written, err := writeStarter(files, args[1], inLab)
+			if err != nil {
+				return cannotRun(err)
+			}
+			w := cmd.OutOrStdout()
+			for _, f := range written {
+				fmt.Fprintf(w, "wrote    %s\n", f)
+			}
+			readme := filepath.Join(args[1], "README.md")
+			if inLab {
+				// Part of the lab's own module: go run builds it from here.
+				fmt.Fprintf(w, "Next:    read %s, then: outboxlab grade %s -- go run %s\n", readme, day.ID, goRunTarget(args[1]))
+			} else {
+				fmt.Fprintf(w, "Next:    read %s, then: cd %s && outboxlab grade %s -- go run .\n", readme, args[1], day.ID)
+			}
+			return nil
+		},
+	}
+	return cmd
+}
+
+// goRunTarget is how `go run` names dir: ./day16 for day16.
+func goRunTarget(dir string) string {
+	if filepath.IsAbs(dir) || strings.HasPrefix(dir, ".") {
+		return dir
+	}
+	return "./" + dir
+}
+
+// insideLabModule reports whether dir (which may not exist yet) lies inside
+// the lab's own Go module, the folder whose go.mod says "module outboxlab".
+// A starter written there belongs to that module, which already requires its
+// drivers, so `go run ./day16` from the lab's root builds it; anywhere else
+// it is a module of its own (its go.mod and go.sum), built with `go run .`.
+func insideLabModule(dir string) (bool, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false, err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if raw, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			for _, line := range strings.Split(string(raw), "\n") {
+				if name, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+					return strings.Trim(strings.TrimSpace(name), `"`) == "outboxlab", nil
+				}
+			}
+			return false, nil
+		}
+		if filepath.Dir(d) == d {
+			return false, nil
+		}
+	}
+}
+
+// moduleFiles are the starter's files that make it a module of its own.
+var moduleFiles = []string{"go.mod", "go.sum"}
+
+// writeStarter writes every file of files under dir, refusing to replace one
+// that exists, and returns the paths written. Inside the lab's module
+// (inLab) the starter's go.mod and go.sum are left out.
+func writeStarter(files fs.FS, dir string, inLab bool) ([]string, error) {
+	var paths []string
+	err := fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if inLab && slices.Contains(moduleFiles, path) {
+			return nil
+		}
+		paths = append(paths, path)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the starting worker: %w", err)
+	}
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			return nil, fmt.Errorf("%s exists already: exercise never overwrites a file (choose another DIR)",
+				filepath.Join(dir, p))
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	var written []string
+	for _, p := range paths {
+		data, err := fs.ReadFile(files, p)
+		if err != nil {
+			return written, err
+		}
+		target := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return written, fmt.Errorf("create %s: %w", filepath.Dir(target), err)
+		}
+		if err := os.WriteFile(target, data, 0o644); err != nil {
+			return written, fmt.Errorf("write %s: %w", target, err)
+		}
+		written = append(written, target)
+	}
+	return written, nil
+}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+	"outboxlab/grade"
+	"outboxlab/scenarios"
+)
+
+// dayIDs lists the Days grade and exercise accept, with their aliases.
+func dayIDs() string {
+	var lines []string
+	for _, d := range grade.Days() {
+		id := d.ID
+		if len(d.Aliases) > 0 {
+			id += " (" + strings.Join(d.Aliases, ", ") + ")"
+		}
+		lines = append(lines, "  "+id, "      "+d.Summary)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lookupDay finds a Day by id or alias; an unknown one is a usage error with suggestions.
+func lookupDay(name string) (*grade.Day, error) {
+	if d := grade.Lookup(name); d != nil {
+		return d, nil
+	}
+	var names []string
+	for _, d := range grade.Days() {
+		names = append(names, d.ID)
+		names = append(names, d.Aliases...)
+	}
+	return nil, usagef("unknown day %q: grade accepts %s%s", name, strings.Join(names, ", "),
+		didYouMean("", closest(name, names)))
+}
+
+func newGradeCmd(cmdline string) *cobra.Command {
+	var common commonOptions
+	opts := &grade.Options{}
+	var seed int64
+	cmd := &cobra.Command{
+		Use:   "grade <day> [flags] -- CMD [ARGS...]",
+		Short: "Run your own worker (any language) against a Day's database, clock and provider, and judge it",
+		Long: `grade runs your worker command as real processes against the Day's database (a
+temporary SQLite file, or a PostgreSQL schema with --database), with the lab's
+scenario clock and scripted provider served over HTTP on loopback
+(docs/grade-protocol.md says everything a worker needs). Exactly one worker runs
+at a time; the seed and the call history choose who runs next, so the same worker
+with the same seed gets the same report body every time. The lab injects the
+Day's faults at its own calls, then judges the rows, the change log its triggers
+wrote and the provider's ledger with the Day's checks, for the defaults and each
+variation drawn from the seed. Exit 0 only when every check holds in every
+variation; 1 a check failed or was not exercised; 2 bad flags or an unknown day;
+3 the worker command could not be started.
+
+Days:
+` + dayIDs(),
+		Example: `  outboxlab exercise session-16 ./day16     # a starting worker with TODOs
+  outboxlab grade session-16 -- go run ./day16
+  outboxlab grade day16 -- python3 worker.py
+  outboxlab grade session-16 --seed 7 -- ./worker
+  outboxlab grade session-16 --database postgres:///postgres?host=/tmp -- ./worker`,
+		GroupID: "lab",
+		Args: func(cmd *cobra.Command, args []string) error {
+			at := cmd.ArgsLenAtDash()
+			if len(args) == 0 || at == 0 {
+				return usagef("grade needs a day and a worker command: outboxlab grade session-16 -- go run ./day16")
+			}
+			if at < 0 {
+				return usagef("give the worker command after --: outboxlab grade %s -- CMD [ARGS...]", args[0])
+			}
+			if at > 1 {
+				return usagef("grade takes one day before --, got %q", args[1])
+			}
+			if len(args) == at {
+				return usagef("no worker command after --: outboxlab grade %s -- go run ./day16", args[0])
+			}
+			return nil
+		},
+	}
+	bindCommon(cmd.Flags(), &common)
+	bindGradeParams(cmd.Flags(), opts, &seed)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		day, err := lookupDay(args[0])
+		if err != nil {
+			return err
+		}
+		if seed < 0 {
+			return usagef("--seed %d: want 0 or more", seed)
+		}
+		opts.Day, opts.Seed, opts.Command, opts.Stderr = day, uint64(seed), args[cmd.ArgsLenAtDash():], cmd.ErrOrStderr()
+		common.params = scenarioParams(cmd.Flags())
+		if err := selectDatabase(cmd, &common); err != nil {
+			return err
+		}
+		s := &scenarios.Scenario{Name: day.ScenarioName(), Family: day.Family, Day: day.Number, Kind: report.After}
+		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(content string, res report.Result) {
+			if common.JSON {
+				return
+			}
+			if useColor(cmd.OutOrStdout()) {
+				content = colorize(content, res)
+			}
+			io.WriteString(cmd.OutOrStdout(), content)
+		})
+		if err != nil {
+			return err // a worker command that cannot start is the run's error: exit 3
+		}
+		return finishRun(cmd, common, out)
+	}
+	return cmd
+}
+
+// bindGradeParams registers grade's own parameters: the ones its report
+// records, and verify sets again to rerun it.
+func bindGradeParams(fs *pflag.FlagSet, opts *grade.Options, seed *int64) {
+	fs.Int64Var(seed, "seed", grade.DefaultSeed, "the seed the variations (and the choice of who runs next) are drawn from")
+	fs.IntVar(&opts.Variations, "variations", grade.DefaultVariations, "variations to run beside the defaults [0..20]")
+	fs.DurationVar(&opts.TurnBudget, "turn-budget", grade.DefaultTurnBudget, "wall time a worker may run between two lab calls before it is killed [100ms..1m]")
+}
+
+// finishRun prints what follows a run's report (its path, or the JSON) and
+// maps its verdict to the exit code.
+func finishRun(cmd *cobra.Command, common commonOptions, out outcome) error {
+	w := cmd.OutOrStdout()
+	if common.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out.result); err != nil && !closedOutput(err) {
+			return cannotRun(fmt.Errorf("print result: %w", err))
+		}
+	} else {
+		fmt.Fprintln(w)
+		if out.result.ReportPath != "" {
+			fmt.Fprintf(w, "report:   %s\n", out.result.ReportPath)
+		}
+		fmt.Fprintf(w, "Next:     outboxlab grade --help (the Days, --seed); docs/grade-protocol.md\n")
+	}
+	if !out.result.Passed {
+		return ErrChecksFailed
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+	"outboxlab/grade"
+	"outboxlab/scenarios"
+)
+
+// verify reruns a grade report through rerunGrade (see GradeRerun).
+func init() { GradeRerun = rerunGrade }
+
+// rerunGrade reruns the Day, seed and variations a grade report records,
+// with the worker given on verify's own command line (--worker), never a
+// command found in the report, and returns the rerun's comparable body.
+func rerunGrade(ctx context.Context, doc report.Doc, worker []string) (string, error) {
+	r := doc.Info.Record
+	day := grade.Lookup(strings.TrimPrefix(r.Scenario, "grade-"))
+	if day == nil || day.ScenarioName() != r.Scenario {
+		return "", cannotRun(fmt.Errorf("%s is not a Day this lab's grade judges", show(r.Scenario)))
+	}
+	opts := &grade.Options{Day: day, Command: worker, Stderr: io.Discard}
+	var seed int64
+	fs := pflag.NewFlagSet("grade", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	bindGradeParams(fs, opts, &seed)
+	for _, p := range r.Params {
+		if fs.Lookup(p.Name) == nil || len(p.Value) > maxParamValue {
+			return "", cannotRun(fmt.Errorf("the header records --%s, which is not a parameter of grade", show(p.Name)))
+		}
+		if err := fs.Set(p.Name, p.Value); err != nil {
+			return "", cannotRun(fmt.Errorf("the header records --%s=%s, which grade refuses: %v", p.Name, show(p.Value), err))
+		}
+	}
+	if seed < 0 {
+		return "", cannotRun(fmt.Errorf("the header records --seed %d", seed))
+	}
+	opts.Seed = uint64(seed)
+	if err := opts.Validate(); err != nil {
+		return "", cannotRun(fmt.Errorf("the recorded grade flags are refused: %w", err))
+	}
+	s := &scenarios.Scenario{Name: day.ScenarioName(), Family: day.Family, Day: day.Number, Kind: report.After}
+	return rerunBody(ctx, s, opts, r.Shown)
+}

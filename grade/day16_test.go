@@ -1,0 +1,77 @@
+package grade
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDay16GoodWorkerPasses(t *testing.T) {
+	rep, stderr := gradeRun(t, "session-16", DefaultSeed, okWorker)
+	if !rep.Passed() {
+		t.Errorf("the good worker failed:\n%s\nstderr:\n%s", rep.Body(), stderr)
+	}
+	if testing.Verbose() {
+		t.Log("\n" + rep.Body())
+	}
+	if n := strings.Count(rep.Body(), "## Checks —"); n != 1+DefaultVariations {
+		t.Errorf("%d checks sections, want %d", n, 1+DefaultVariations)
+	}
+}
+
+func TestPoisonCounterGoodWorkerPasses(t *testing.T) {
+	rep, stderr := gradeRun(t, "poison-counter", DefaultSeed, okWorker)
+	if !rep.Passed() {
+		t.Errorf("the good worker failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
+	}
+}
+
+func TestPoisonCounterCountOnCatchFails(t *testing.T) {
+	t.Setenv("OK16_BUG", "no-claim-dead-letter")
+	rep, _ := gradeRun(t, "poison-counter", DefaultSeed, okWorker)
+	failsWith(t, rep, "the lethal message DeadLettered after exactly MaxAttempts")
+	failsWith(t, rep, "restarts = MaxAttempts")
+}
+
+func TestDay15GoodWorkerPasses(t *testing.T) {
+	rep, stderr := gradeRun(t, "session-15", DefaultSeed, okWorker)
+	if !rep.Passed() {
+		t.Errorf("the good worker failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
+	}
+}
+
+// TestOtherSeedsPass grades the test worker on other seeds' variations (more
+// workers, other batches and leases): a correct worker passes them all, so
+// no check holds only for the default numbers.
+func TestOtherSeedsPass(t *testing.T) {
+	for _, day := range []string{"session-15", "session-16", "poison-counter", "session-17"} {
+		for _, seed := range []uint64{1, 99} {
+			rep, _ := gradeRun(t, day, seed, okWorker)
+			if !rep.Passed() {
+				t.Errorf("%s --seed %d: failed %q", day, seed, failed(rep))
+			}
+		}
+	}
+}
+
+func TestDay17GoodRedrivePasses(t *testing.T) {
+	rep, stderr := gradeRun(t, "session-17", DefaultSeed, okWorker)
+	if !rep.Passed() {
+		t.Errorf("the good redrive failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
+	}
+}
+
+// TestDay17WrongRedrivesFail: a redrive that resets the counters, skips the
+// audit or releases everything in one batch fails the check naming it.
+func TestDay17WrongRedrivesFail(t *testing.T) {
+	for bug, check := range map[string]string{
+		"reset-counters": "counters kept",
+		"no-audit":       "one AuditLog row names the approver",
+		"one-batch":      "released in batches of at most",
+	} {
+		t.Run(bug, func(t *testing.T) {
+			t.Setenv("OK16_BUG", bug)
+			rep, _ := gradeRun(t, "session-17", DefaultSeed, okWorker)
+			failsWith(t, rep, check)
+		})
+	}
+}

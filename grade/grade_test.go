@@ -1,0 +1,247 @@
+package grade
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/core/pgdb"
+	"outboxlab/core/proc"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// failed returns the names of rep's failing checks.
+func failed(rep *report.Report) []string {
+	var out []string
+	for _, c := range rep.Result().Checks {
+		if !c.Passed {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// failsWith requires that rep failed and that a failing check's name holds want.
+func failsWith(t *testing.T, rep *report.Report, want string) {
+	t.Helper()
+	if rep.Passed() {
+		t.Fatalf("the run passed; want a failing %q check", want)
+	}
+	for _, name := range failed(rep) {
+		if strings.Contains(name, want) {
+			return
+		}
+	}
+	t.Errorf("failing checks %q, none names %q", failed(rep), want)
+}
+
+// TestDay16SameBodyOnEveryRerun grades the test worker ten times with the
+// same seed: the bodies must be byte-identical, and hold no token, pid,
+// temporary path or wall time.
+func TestDay16SameBodyOnEveryRerun(t *testing.T) {
+	first := sameOnReruns(t, "session-16", 10)
+	if !first.Passed() {
+		t.Fatalf("failed: %q", failed(first))
+	}
+	body := first.Body()
+	for _, leak := range []string{os.TempDir(), okWorker, "127.0.0.1", "Bearer", strconv.Itoa(os.Getpid())} {
+		if strings.Contains(body, leak) {
+			t.Errorf("the body holds %q", leak)
+		}
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if w := report.Width(line); w > report.MaxWidth {
+			t.Errorf("line of %d columns: %s", w, line)
+		}
+	}
+	other, _ := gradeRun(t, "session-16", 7, okWorker)
+	if other.Body() == body {
+		t.Error("--seed 7 drew the same variations as the default seed")
+	}
+}
+
+// TestSeveralWorkersSameBodyOnEveryRerun: with two and three real worker
+// processes, a kill and a stall (Day 15), and with kills and restarts
+// (poison-counter), every rerun gives the same body.
+func TestSeveralWorkersSameBodyOnEveryRerun(t *testing.T) {
+	for _, day := range []string{"session-15", "poison-counter", "session-17"} {
+		t.Run(day, func(t *testing.T) {
+			if rep := sameOnReruns(t, day, 5); !rep.Passed() {
+				t.Fatalf("failed: %q", failed(rep))
+			}
+		})
+	}
+}
+
+// sameOnReruns grades the test worker n times and requires identical bodies.
+func sameOnReruns(t *testing.T, day string, n int) *report.Report {
+	t.Helper()
+	first, _ := gradeRun(t, day, DefaultSeed, okWorker)
+	for i := 2; i <= n; i++ {
+		rep, _ := gradeRun(t, day, DefaultSeed, okWorker)
+		if rep.Body() != first.Body() {
+			t.Fatalf("rerun %d differs from the first:\n%s", i, firstDifference(first.Body(), rep.Body()))
+		}
+	}
+	return first
+}
+
+func firstDifference(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return "line " + strconv.Itoa(i+1) + ":\n- " + al[i] + "\n+ " + bl[i]
+		}
+	}
+	return "one body is longer"
+}
+
+// TestDay16WrongWorkersFail runs the test worker with one mistake each; the
+// check that names the mistake must fail.
+func TestDay16WrongWorkersFail(t *testing.T) {
+	for bug, check := range map[string]string{
+		"hold-transaction": "protocol: no database transaction open across a lab call",
+		"no-backoff":       "every retry waited for its NextAttemptUtc",
+		"count-on-failure": "attempts counted at claim time",
+		"wall-clock":       "protocol: every timestamp written is the lab's clock",
+		"bad-token":        "protocol: every call well-formed and authorised",
+		"drop-trigger":     "protocol: Lab tables, triggers and the Day's tables intact",
+		"delete-row":       "no row deleted, inserted or duplicated",
+	} {
+		t.Run(bug, func(t *testing.T) {
+			t.Setenv("OK16_BUG", bug)
+			rep, _ := gradeRun(t, "session-16", DefaultSeed, okWorker)
+			failsWith(t, rep, check)
+		})
+	}
+}
+
+// TestBadWorkersAreGraded: a worker that exits at once, or never calls the
+// lab, fails its checks in bounded time; the lab does not hang.
+func TestBadWorkersAreGraded(t *testing.T) {
+	for name, cmd := range map[string][]string{
+		"exits at once":    {"sh", "-c", "exit 0"},
+		"never calls":      {"sh", "-c", "sleep 30"},
+		"not a lab client": {"sh", "-c", "echo hello from a worker >&2; exit 4"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			rep, stderr := gradeRunBudget(t, "session-16", 300*time.Millisecond, cmd...)
+			failsWith(t, rep, "protocol: done and exit 0")
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %s", d)
+			}
+			if name == "not a lab client" && !strings.Contains(stderr, "hello from a worker") {
+				t.Errorf("the worker's stderr is not shown on the terminal:\n%s", stderr)
+			}
+			if strings.Contains(rep.Body(), "hello from a worker") {
+				t.Error("the worker's stderr is in the report body")
+			}
+		})
+	}
+}
+
+// TestKillLeavesNoSurvivor: workers that start a grandchild and hang, as a
+// shell and as a Go program; the lab kills each whole process group.
+func TestKillLeavesNoSurvivor(t *testing.T) {
+	hang := filepath.Join(filepath.Dir(okWorker), "hang")
+	build(t, hang, "./testdata/hang")
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("HANG_PIDS", pids)
+	shell := `curl -s -X POST -H "Authorization: Bearer $OUTBOXLAB_TOKEN" "$OUTBOXLAB_LAB_URL/v1/hello" >/dev/null 2>&1;
+		sleep 1000 & echo $! >> "$HANG_PIDS"; echo $$ >> "$HANG_PIDS"; wait`
+	for name, cmd := range map[string][]string{"go": {hang}, "go run": {"go", "run", "./testdata/hang"}, "sh -c": {"sh", "-c", shell}} {
+		t.Run(name, func(t *testing.T) {
+			os.Remove(pids)
+			rep, _ := gradeRunBudget(t, "session-16", 300*time.Millisecond, cmd...)
+			failsWith(t, rep, "protocol: done and exit 0")
+			raw, err := os.ReadFile(pids)
+			if err != nil {
+				t.Fatalf("the worker wrote no pids: %v", err)
+			}
+			n := 0
+			for _, f := range strings.Fields(string(raw)) {
+				pid, _ := strconv.Atoi(f)
+				n++
+				if proc.Running(pid) {
+					t.Errorf("process %d survived the lab", pid)
+				}
+			}
+			if n < 2*(1+DefaultVariations) {
+				t.Errorf("%d pids recorded, want 2 per variation", n)
+			}
+		})
+	}
+}
+
+// TestOnPostgres grades the test worker on PostgreSQL, Day 16 and the Days
+// that kill workers (whose backends the lab must see gone before anyone runs
+// again): each passes with the same body as on SQLite, and leaves no schema.
+func TestOnPostgres(t *testing.T) {
+	url := postgresURL(t)
+	for _, day := range []string{"session-16", "session-15", "poison-counter", "session-17"} {
+		t.Run(day, func(t *testing.T) {
+			sqlite, _ := gradeRun(t, day, DefaultSeed, okWorker)
+			ctx := context.Background()
+			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-"+day)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations,
+				TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
+			rep, err := o.Run(ctx, env)
+			schemas := env.Schemas()
+			if _, cerr := env.Close(ctx, false); cerr != nil {
+				t.Error(cerr)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Passed() {
+				t.Fatalf("failed on PostgreSQL: %q\n%s", failed(rep), rep.Body())
+			}
+			if rep.Body() != sqlite.Body() {
+				t.Errorf("the body differs from SQLite's:\n%s", firstDifference(sqlite.Body(), rep.Body()))
+			}
+			db, err := pgdb.Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, r := range schemas {
+				var n int
+				db.QueryRowContext(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, r.Schema).Scan(&n)
+				if n != 0 {
+					t.Errorf("schema %s survived the run", r.Schema)
+				}
+			}
+		})
+	}
+}
+
+// TestHeldTransactionOnPostgres: on PostgreSQL the lab finds a worker's
+// session idle in transaction at its call.
+func TestHeldTransactionOnPostgres(t *testing.T) {
+	url := postgresURL(t)
+	t.Setenv("OK16_BUG", "hold-transaction")
+	ctx := context.Background()
+	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-session-16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: 0,
+		TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
+	rep, err := o.Run(ctx, env)
+	if _, cerr := env.Close(ctx, false); cerr != nil {
+		t.Error(cerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	failsWith(t, rep, "protocol: no database transaction open across a lab call")
+}

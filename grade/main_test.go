@@ -1,0 +1,117 @@
+package grade
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"outboxlab/core/pgdb"
+	"outboxlab/core/report"
+	"outboxlab/internal/pgtest"
+	"outboxlab/scenarios"
+)
+
+// okWorker is the test worker (testdata/ok16), built once per test binary.
+var okWorker string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "grade-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	okWorker = filepath.Join(dir, "ok16")
+	build := exec.Command("go", "build", "-o", okWorker, "./testdata/ok16")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build the test worker:", err)
+		os.Exit(3)
+	}
+	os.Unsetenv(pgdb.EnvVar)
+	code := m.Run()
+	if pgServer != nil {
+		if err := pgServer.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = max(code, 1)
+		}
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// gradeRun grades command on day in a fresh directory and returns the report.
+func gradeRun(t testing.TB, day string, seed uint64, command ...string) (*report.Report, string) {
+	t.Helper()
+	d := Lookup(day)
+	if d == nil {
+		t.Fatalf("no Day %s", day)
+	}
+	var stderr bytes.Buffer
+	o := &Options{Day: d, Seed: seed, Variations: DefaultVariations, TurnBudget: DefaultTurnBudget,
+		Command: command, Stderr: &stderr}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := o.Run(ctx, scenarios.NewEnv(t.TempDir()))
+	if err != nil {
+		t.Fatalf("grade %s: %v", day, err)
+	}
+	return rep, stderr.String()
+}
+
+// gradeRunBudget is gradeRun with a shorter turn budget, for workers that hang.
+func gradeRunBudget(t testing.TB, day string, budget time.Duration, command ...string) (*report.Report, string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations, TurnBudget: budget,
+		Command: command, Stderr: &stderr, startBudget: budget}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := o.Run(ctx, scenarios.NewEnv(t.TempDir()))
+	if err != nil {
+		t.Fatalf("grade %s: %v", day, err)
+	}
+	return rep, stderr.String()
+}
+
+func build(t testing.TB, out, pkg string) {
+	t.Helper()
+	if _, err := os.Stat(out); err == nil {
+		return
+	}
+	b := exec.Command("go", "build", "-o", out, pkg)
+	if msg, err := b.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, msg)
+	}
+}
+
+// The PostgreSQL server of this test binary, started by the first test that
+// needs it (pgtest.Main would exit before TestMain removes the workers).
+var (
+	pgOnce   sync.Once
+	pgServer *pgtest.Server
+	pgErr    error
+)
+
+// postgresURL is the server's URL; with no PostgreSQL installed the test is
+// skipped, except under CI=true.
+func postgresURL(t testing.TB) string {
+	t.Helper()
+	pgOnce.Do(func() { pgServer, pgErr = pgtest.Start() })
+	switch {
+	case errors.Is(pgErr, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true":
+		t.Skip("pgtest: skipped: " + pgErr.Error())
+	case pgErr != nil:
+		t.Fatalf("pgtest: %v", pgErr)
+	}
+	return pgServer.URL
+}

@@ -1,0 +1,239 @@
+package grade
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A worker is a real process in a process group of its own: `go run` and
+// `dotnet run` start the real worker as a grandchild, so a kill ends the
+// whole group and waits until no process of it is left.
+
+// groupWait bounds how long a kill waits for a process group to be empty.
+const groupWait = 5 * time.Second
+
+// command is the worker command as grade runs it: `go run PKG ARGS` is built
+// once per grade (Prepare) and then executed directly at every (re)start.
+type command struct {
+	argv []string
+	dir  string // the working directory (the lab's own)
+}
+
+// prepareCommand turns `go run [build flags] PKG [ARGS]` into a binary built
+// in tmp, once; any other command is looked up on PATH. An error means the
+// command cannot be started (exit 3); its text may hold the build's output.
+func prepareCommand(ctx context.Context, argv []string, tmp string) (command, error) {
+	if len(argv) == 0 {
+		return command{}, errors.New("no worker command: give it after --")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return command{}, fmt.Errorf("find the working directory: %w", err)
+	}
+	if filepath.Base(argv[0]) == "go" && len(argv) >= 3 && argv[1] == "run" {
+		return buildGoRun(ctx, argv, tmp, wd)
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return command{}, fmt.Errorf("cannot start the worker %q: %w", argv[0], unwrapExec(err))
+	}
+	return command{argv: argv, dir: wd}, nil
+}
+
+// buildGoRun compiles the package of a `go run` command into tmp.
+func buildGoRun(ctx context.Context, argv []string, tmp, wd string) (command, error) {
+	rest := argv[2:]
+	var flags, pkg []string
+	i := 0
+	for ; i < len(rest) && strings.HasPrefix(rest[i], "-"); i++ {
+		flags = append(flags, rest[i])
+	}
+	if i < len(rest) && strings.HasSuffix(rest[i], ".go") {
+		for ; i < len(rest) && strings.HasSuffix(rest[i], ".go"); i++ {
+			pkg = append(pkg, rest[i])
+		}
+	} else if i < len(rest) {
+		pkg = append(pkg, rest[i])
+		i++
+	}
+	if len(pkg) == 0 {
+		return command{}, errors.New("go run: no package to run")
+	}
+	bin := filepath.Join(tmp, "worker")
+	args := append(append([]string{"build", "-o", bin}, flags...), pkg...)
+	build := exec.CommandContext(ctx, argv[0], args...)
+	build.Dir = wd
+	var out bytes.Buffer
+	build.Stdout, build.Stderr = &out, &out
+	if err := build.Run(); err != nil {
+		return command{}, fmt.Errorf("cannot build the worker (go %s): %v\n%s",
+			strings.Join(args, " "), unwrapExec(err), tail(out.String(), 20))
+	}
+	return command{argv: append([]string{bin}, rest[i:]...), dir: wd}, nil
+}
+
+func unwrapExec(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}
+
+// process is one incarnation of a worker.
+type process struct {
+	cmd    *exec.Cmd
+	pgid   int
+	exited chan struct{} // closed once the direct child is reaped
+	code   int           // its exit code; -1 when a signal ended it
+	signal string
+}
+
+// start starts cmd with env in a new process group; stdout and stderr go to out.
+func start(c command, env []string, out io.Writer) (*process, error) {
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.Dir = c.dir
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Our own pipe, not exec's copying goroutine: Wait must return when the
+	// child exits even if a grandchild still holds the pipe open.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start the worker: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("cannot start the worker %q: %w", c.argv[0], unwrapExec(err))
+	}
+	w.Close()
+	go func() {
+		io.Copy(out, r)
+		r.Close()
+	}()
+	p := &process{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		p.code = cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			p.signal = ws.Signal().String()
+		}
+		_ = err
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// kill ends the whole process group with SIGKILL and waits until it is empty
+// and the direct child reaped.
+func (p *process) kill() error {
+	syscall.Kill(-p.pgid, syscall.SIGKILL)
+	select {
+	case <-p.exited:
+	case <-time.After(groupWait):
+		return fmt.Errorf("worker process %d did not end after SIGKILL", p.pgid)
+	}
+	return waitGroupEmpty(p.pgid)
+}
+
+// waitGroupEmpty waits until no live process is in group pgid (a zombie
+// waiting for its parent does not count: it runs nothing).
+func waitGroupEmpty(pgid int) error {
+	deadline := time.Now().Add(groupWait)
+	for {
+		left := groupMembers(pgid)
+		if len(left) == 0 {
+			return nil
+		}
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process group %d still has %d processes after SIGKILL", pgid, len(left))
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// groupMembers lists the live (not zombie) processes of group pgid, from /proc.
+func groupMembers(pgid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		// No /proc: ask the kernel about the group as a whole.
+		if syscall.Kill(-pgid, 0) == nil {
+			return []int{-pgid}
+		}
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(raw)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// ring keeps the last bytes written to it: a worker's output, shown on the
+// terminal when a run fails, never in the report.
+type ring struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func newRing(max int) *ring { return &ring{max: max} }
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.buf = append(r.buf, p...)
+	if over := len(r.buf) - r.max; over > 0 {
+		r.buf = append(r.buf[:0], r.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// Tail returns the last n lines written.
+func (r *ring) Tail(n int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return tail(string(r.buf), n)
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

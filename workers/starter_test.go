@@ -1,0 +1,178 @@
+package workers_test
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"outboxlab/scenarios"
+	"outboxlab/workers"
+)
+
+func TestStarterFiles(t *testing.T) {
+	if got, want := workers.Days(), []string{"session-15", "session-16", "session-17", "poison-counter"}; !slices.Equal(got, want) {
+		t.Errorf("Days() = %q, want %q", got, want)
+	}
+	for _, day := range []string{"session-16", "day16", "16"} {
+		fsys, err := workers.Starter(day)
+		if err != nil {
+			t.Fatalf("Starter(%q): %v", day, err)
+		}
+		var names []string
+		todos := 0
+		err = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			names = append(names, path)
+			data, err := fs.ReadFile(fsys, path)
+			todos += strings.Count(string(data), "TODO(Day 16)")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"README.md", "go.mod", "go.sum", "lab.go", "main.go", "store.go", "worker.go"}
+		if !slices.Equal(names, want) {
+			t.Errorf("Starter(%q) has %q, want %q", day, names, want)
+		}
+		if todos < 5 {
+			t.Errorf("Starter(%q) has %d TODO(Day 16), want the 5 of the README at least", day, todos)
+		}
+	}
+	if _, err := workers.Starter("poison-counter"); err != nil {
+		t.Errorf("Starter(poison-counter): %v", err)
+	}
+	if _, err := workers.Starter("session-99"); err == nil {
+		t.Error("Starter(session-99) did not fail")
+	}
+}
+
+// TestStarterModuleMatchesTheLab keeps a starter's go.mod at the lab's
+// versions and its go.sum the lab's, and builds a written starter on its own,
+// outside the lab's module, without the network.
+func TestStarterModuleMatchesTheLab(t *testing.T) {
+	labMod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labSum, err := os.ReadFile("../go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, day := range workers.Days() {
+		fsys, err := workers.Starter(day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := fs.ReadFile(fsys, "go.mod")
+		if err != nil {
+			t.Fatal(err)
+		}
+		goLine := regexp.MustCompile(`(?m)^go \S+$`)
+		if got, want := goLine.FindString(string(mod)), goLine.FindString(string(labMod)); got != want {
+			t.Errorf("%s's go.mod says %q, the lab's %q", day, got, want)
+		}
+		req := regexp.MustCompile(`(?m)^\t(\S+ v\S+)( // indirect)?$`)
+		for _, m := range req.FindAllStringSubmatch(string(mod), -1) {
+			if !strings.Contains(string(labMod), "\t"+m[1]+"\n") && !strings.Contains(string(labMod), "\t"+m[1]+" // indirect\n") {
+				t.Errorf("%s's go.mod requires %s; the lab's go.mod does not", day, m[1])
+			}
+		}
+		sum, err := fs.ReadFile(fsys, "go.sum")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(sum) != string(labSum) {
+			t.Errorf("%s's go.sum is not the lab's: cp go.sum workers/starter/go.sum", day)
+		}
+		dir := t.TempDir()
+		err = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := fs.ReadFile(fsys, path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, path), data, 0o644)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, "worker"), ".")
+		build.Dir = dir
+		build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK=off")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Errorf("%s written out does not build on its own: %v\n%s", day, err, out)
+		}
+	}
+}
+
+// starters are the starting workers, graded: each must fail the Day's
+// checks that name its TODOs and hold the protocol checks (it talks the
+// protocol, it does not crash).
+var starters = []struct {
+	day    string
+	binary *string
+	fails  []string
+}{
+	{day: "session-15", binary: &starter15, fails: []string{
+		"the killed worker's message taken over after its lease",
+		"the stalled worker's late completion refused by the owner and token check",
+		"every claim takes the lease and the token",
+	}},
+	{day: "session-16", binary: &starter16, fails: []string{
+		"the poison tried exactly MaxAttempts times",
+		"the poison DeadLettered with its LastError",
+		"every retry waited for its NextAttemptUtc",
+		"attempts counted at claim time",
+	}},
+	{day: "session-17", binary: &starter17, fails: []string{
+		"the redrive refuses to run without an approver",
+		"one AuditLog row names the approver, the reason and every entry",
+		"counters kept: AttemptCount never reset",
+		"a Redrives row per released entry keeps its original counters",
+	}},
+	{day: "poison-counter", binary: &starterPoisonCounter, fails: []string{
+		"the lethal message DeadLettered after exactly MaxAttempts",
+		"attempts counted at claim time",
+	}},
+}
+
+func TestStartersFailWithWhatToImplement(t *testing.T) {
+	for _, s := range starters {
+		t.Run(s.day, func(t *testing.T) {
+			g := gradeWorker(t, s.day, scenarios.NewEnv(t.TempDir()), *s.binary)
+			if g.rep.Passed() {
+				t.Fatalf("the starter passed %s:\n%s", s.day, g.rep.Body())
+			}
+			failed := g.failed()
+			t.Logf("failing: %q", failed)
+			for _, want := range s.fails {
+				if !slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, want) }) {
+					t.Errorf("no failing check says %q; failing: %q", want, failed)
+				}
+			}
+			for _, holds := range []string{
+				"protocol: hello is the first call",
+				"protocol: one call at a time",
+				"protocol: every call well-formed and authorised",
+				"protocol: no database transaction open across a lab call",
+				"protocol: every timestamp written is the lab's clock",
+			} {
+				if slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, holds) }) {
+					t.Errorf("the starter failed %q: it must talk the protocol", holds)
+				}
+			}
+			if strings.Contains(g.stderr, "panic") {
+				t.Errorf("the starter panicked:\n%s", g.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,128 @@
+// Package workers ships the starting workers that `outboxlab exercise`
+// writes for a student: for each Day, the reference worker with the Day's
+// mechanism replaced by TODOs, a README, and a go.mod.
+//
+// The reference workers (workers/reference) and the deliberately wrong one
+// (workers/wrong) are programs, not part of this package: the grade tests
+// build and run them.
+package workers
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing/fstest"
+)
+
+//go:embed starter
+var starters embed.FS
+
+// A starter's go.mod requires the two drivers, and the modules they need,
+// at the versions the lab is built with; its go.sum is the lab's own
+// (starter/go.sum). TestStarterModuleMatchesTheLab keeps both equal to the
+// repository's, and builds a written starter offline.
+const goVersion = "1.26.8"
+
+var (
+	drivers  = []string{"github.com/jackc/pgx/v5 v5.12.0", "modernc.org/sqlite v1.62.0"}
+	indirect = []string{
+		"github.com/dustin/go-humanize v1.1.0",
+		"github.com/google/uuid v1.6.0",
+		"github.com/jackc/pgpassfile v1.0.0",
+		"github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761",
+		"github.com/jackc/puddle/v2 v2.2.3",
+		"github.com/mattn/go-isatty v0.0.24",
+		"github.com/ncruces/go-strftime v1.1.0",
+		"github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec",
+		"golang.org/x/sync v0.24.0",
+		"golang.org/x/sys v0.49.0",
+		"golang.org/x/text v0.41.0",
+		"modernc.org/libc v1.80.1",
+		"modernc.org/mathutil v1.7.1",
+		"modernc.org/memory v1.12.1",
+	}
+)
+
+// starter is one Day's starting worker: its id, the other spellings it
+// accepts, and its folder under starter/ (also its go.mod's module name).
+type starter struct {
+	id      string
+	aliases []string
+	folder  string
+}
+
+// startersByDay are the Days with a starter, in the course's order.
+var startersByDay = []starter{
+	{id: "session-15", aliases: []string{"day15", "15"}, folder: "day15"},
+	{id: "session-16", aliases: []string{"day16", "16"}, folder: "day16"},
+	{id: "session-17", aliases: []string{"day17", "17"}, folder: "day17"},
+	{id: "poison-counter", folder: "poisoncounter"},
+}
+
+// Days lists the Days that have a starter, by their canonical id
+// (session-15, session-16, session-17, poison-counter), in the course's
+// order.
+func Days() []string {
+	out := make([]string, len(startersByDay))
+	for i, s := range startersByDay {
+		out[i] = s.id
+	}
+	return out
+}
+
+// Starter is the starting worker of a Day (an id of Days, or its alias:
+// "day16", "16"): its Go files, README.md, and a go.mod (whose module is
+// the Day's folder name, day16) and go.sum, so that `go run .` inside the
+// written directory builds it. Write every file of it into the student's
+// directory.
+func Starter(day string) (fs.FS, error) {
+	i := slices.IndexFunc(startersByDay, func(s starter) bool { return s.id == day || slices.Contains(s.aliases, day) })
+	if i < 0 {
+		return nil, fmt.Errorf("no starting worker for %q (there is one for %s)", day, strings.Join(Days(), ", "))
+	}
+	folder := startersByDay[i].folder
+	sub, err := fs.Sub(starters, "starter/"+folder)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := fs.ReadFile(starters, "starter/go.sum")
+	if err != nil {
+		return nil, err
+	}
+	files := fstest.MapFS{
+		"go.mod": {Data: []byte(goMod(folder)), Mode: 0o644},
+		"go.sum": {Data: sum, Mode: 0o644},
+	}
+	err = fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(sub, path)
+		if err != nil {
+			return err
+		}
+		files[path] = &fstest.MapFile{Data: data, Mode: 0o644}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the starter of %s: %w", day, err)
+	}
+	return files, nil
+}
+
+// goMod is a starter's go.mod.
+func goMod(module string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "module %s\n\ngo %s\n\nrequire (\n", module, goVersion)
+	for _, m := range drivers {
+		fmt.Fprintf(&b, "\t%s\n", m)
+	}
+	b.WriteString(")\n\nrequire (\n")
+	for _, m := range indirect {
+		fmt.Fprintf(&b, "\t%s // indirect\n", m)
+	}
+	b.WriteString(")\n")
+	return b.String()
+}
