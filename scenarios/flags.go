@@ -123,7 +123,8 @@ func (r *Ranged[N]) Because(why string) *Ranged[N] {
 // Within makes the accepted range follow other flags: bounds returns it
 // once they are parsed (and checked: they are declared first). The declared
 // min..max is the range at the others' defaults, which --help and the
-// registry show. refuse, if set, words the refusal.
+// registry show. refuse, if set, words the refusal; where it returns nil,
+// the usual one ("must be between") is given.
 func (r *Ranged[N]) Within(bounds func() (lo, hi N), refuse func(v, lo, hi N) error) *Ranged[N] {
 	r.bounds, r.refuse = bounds, refuse
 	return r
@@ -173,9 +174,12 @@ func (r *Ranged[N]) check() error {
 				return err
 			}
 		}
+		if (v < lo || v > hi) && r.refuse != nil {
+			if err := r.refuse(v, lo, hi); err != nil {
+				return err
+			}
+		}
 		switch {
-		case (v < lo || v > hi) && r.refuse != nil:
-			return r.refuse(v, lo, hi)
 		case v < lo || v > hi:
 			return fmt.Errorf("--%s must be between %s and %s%s, got %s", r.name, r.text(lo), r.text(hi), r.why, r.text(v))
 		case r.millis && int64(v)%int64(time.Millisecond) != 0:
