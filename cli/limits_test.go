@@ -51,7 +51,7 @@ func TestFlagExtremesRun(t *testing.T) {
 			s.Bind(fs)
 			var runs [][]string
 			var allMin, allMax []string
-			limits := s.FlagLimits()
+			limits := s.Limits()
 			for _, l := range limits {
 				f := fs.Lookup(l.Flag)
 				if f == nil {

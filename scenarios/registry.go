@@ -41,10 +41,6 @@ type Scenario struct {
 	// requires exit 1, so no check can be one that never fails.
 	FailsWith []string
 
-	// Limits are accepted extremes written by hand, for a family not yet
-	// declaring its flags with Flags; FlagLimits adds the declared ones.
-	Limits []Limit
-
 	// Alone marks a scenario whose figures are wall-clock measurements: all
 	// runs it with nothing beside it, after the others.
 	Alone bool
@@ -63,15 +59,14 @@ func (s *Scenario) Group() string {
 	return s.Family
 }
 
-// FlagLimits are the accepted extremes of the scenario's numeric and
-// duration flags: those its Bind declares (Flags), which its validation
-// enforces, after any written in Limits. A test runs each flag at its Min
+// Limits are the accepted extremes of the scenario's numeric and duration
+// flags, as its Bind declares them (Flags), which its validation enforces
+// and --help shows. A test runs each flag at its Min
 // and its Max (the others at their defaults), all at Min and all at Max, and
 // requires the run to finish (exit 0 or 1); one step beyond a limit must be
 // refused (exit 2).
-func (s *Scenario) FlagLimits() []Limit {
-	opts := s.Bind(pflag.NewFlagSet(s.Name, pflag.ContinueOnError))
-	return append(slices.Clone(s.Limits), declaredLimits(opts)...)
+func (s *Scenario) Limits() []Limit {
+	return declaredLimits(s.Bind(pflag.NewFlagSet(s.Name, pflag.ContinueOnError)))
 }
 
 // Limit is the accepted range of one flag, as flag values.
