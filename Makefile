@@ -9,12 +9,15 @@ build:
 # Everything CI checks: formatting, vet, the engine and the scenario families
 # under the race detector (where goroutines and processes really race), the
 # golden reports and end-to-end scripts without it (they run scenarios, not
-# races, and are several times slower under it), then every fuzz target for a
+# races, and are several times slower under it), and every fuzz target for a
 # fixed number of inputs (a count, never a time: a time-based run can end on
-# the engine's own deadline). The two test runs build in parallel.
+# the engine's own deadline). The three run side by side: much of the tests'
+# time is spent waiting on PostgreSQL's commits and child processes, which
+# leaves the cores to the others, and the fuzz targets' count bounds their
+# work whatever else runs. Each scenario runs at its defaults once per
+# database (cli's golden tests); the families compare their FailsWith runs.
 test: check
-	$(MAKE) -j2 --output-sync=target test-race test-lab
-	$(MAKE) fuzz FUZZTIME=$(FUZZCOUNT)
+	$(MAKE) -j3 --output-sync=target test-race test-lab fuzz FUZZTIME=$(FUZZCOUNT)
 
 test-race:
 	$(GO) test -race -count=1 -timeout 30m ./core/... ./scenarios/... ./internal/...

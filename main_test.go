@@ -90,6 +90,7 @@ func scriptParams(url string) testscript.Params {
 			"exits":   cmdExits,
 			"reports": cmdReports,
 			"json":    cmdJSON,
+			"check":   cmdCheck,
 			"capture": cmdCapture,
 			"edit":    cmdEdit,
 		},
@@ -168,10 +169,7 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 || len(args) > 2 {
 		ts.Fatalf("usage: json PATH [VALUE]")
 	}
-	var doc any
-	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &doc); err != nil {
-		ts.Fatalf("stdout is not one JSON document: %v", err)
-	}
+	doc := stdoutJSON(ts)
 	if args[0] == "." {
 		return
 	}
@@ -195,6 +193,63 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("json %s = %s, want %s", args[0], got, args[1])
 		}
 	}
+}
+
+// check NAME PASS|FAIL [DETAIL] finds the check called NAME in the last
+// command's --json stdout (so a renamed check fails rather than goes
+// missing) and requires it to have passed (PASS) or failed (FAIL), and its
+// detail to match the regular expression DETAIL: the figures a check
+// reports, without the terminal's wrap points.
+func cmdCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 || (args[1] != "PASS" && args[1] != "FAIL") {
+		ts.Fatalf("usage: check NAME PASS|FAIL [DETAIL-REGEXP]")
+	}
+	var doc struct {
+		Checks []struct {
+			Name   string
+			Passed bool
+			Detail string
+		}
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &doc); err != nil {
+		ts.Fatalf("stdout is not one JSON document: %v", err)
+	}
+	var names []string
+	for _, c := range doc.Checks {
+		if c.Name != args[0] {
+			names = append(names, c.Name)
+			continue
+		}
+		if c.Passed != (args[1] == "PASS") {
+			ts.Fatalf("check %q passed %v, want %s (detail: %s)", c.Name, c.Passed, args[1], c.Detail)
+		}
+		if len(args) == 3 {
+			re, err := regexp.Compile(args[2])
+			if err != nil {
+				ts.Fatalf("check: %v", err)
+			}
+			if !re.MatchString(c.Detail) {
+				ts.Fatalf("check %q: detail %q does not match %s", c.Name, c.Detail, args[2])
+			}
+		}
+		return
+	}
+	ts.Fatalf("check: no check named %q; stdout has %q", args[0], names)
+}
+
+// stdoutJSON parses the last command's stdout as one JSON document, its
+// numbers as written (1024000, not 1.024e+06).
+func stdoutJSON(ts *testscript.TestScript) any {
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		ts.Fatalf("stdout is not one JSON document: %v", err)
+	}
+	if dec.More() {
+		ts.Fatalf("stdout is more than one JSON document")
+	}
+	return doc
 }
 
 // capture REGEXP VAR sets VAR to the first submatch of REGEXP in the last

@@ -28,6 +28,9 @@ type options struct {
 	skipRiver, skipSuite  bool
 	rounds, pgMessages    int
 	skipPostgres          bool
+	pgProfile             string
+	roundMessages         int
+	start                 time.Time
 }
 
 func main() {
@@ -44,14 +47,17 @@ func main() {
 	flag.StringVar(&o.labDir, "lab", "..", "the lab's repository (for the suite run)")
 	flag.BoolVar(&o.skipRiver, "skip-river", false, "leave River out")
 	flag.BoolVar(&o.skipSuite, "skip-suite", false, "leave the suite run out")
+	flag.IntVar(&o.roundMessages, "round-messages", 10000, "messages each contender drains in an alternating SQLite round")
 	flag.IntVar(&o.rounds, "rounds", 5, "alternating runs behind each ratio against goqite and River (at least 5)")
 	flag.IntVar(&o.pgMessages, "pg-messages", 1000, "messages each PostgreSQL contender drains per round")
 	flag.BoolVar(&o.skipPostgres, "skip-postgres", false, "leave the PostgreSQL contenders out")
+	flag.StringVar(&o.pgProfile, "pg-cpuprofile", "", "write a CPU profile of the PostgreSQL rounds to this file")
 	flag.Parse()
 	if o.rounds < 5 {
 		fmt.Fprintln(os.Stderr, "bench: -rounds must be at least 5")
 		os.Exit(2)
 	}
+	o.start = time.Now()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -81,12 +87,14 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	printDrains(drains, ceil, riverErr)
-	stepVsGoqite, err := alternate(ctx, dir, o)
+	alt, err := alternate(ctx, dir, o)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("outboxlab Step, claim 1 against goqite, %d alternating runs of %d messages: %.2f× (median; %s)\n\n",
-		o.rounds, o.messages, median(stepVsGoqite), formatRatios(stepVsGoqite))
+	fmt.Printf("outboxlab Step, claim 1 against goqite, %d alternating runs of %d messages: %.2f× (median; %s)\n",
+		o.rounds, o.roundMessages, median(alt.stepVsGoqite), formatRatios(alt.stepVsGoqite))
+	fmt.Printf("outboxlab StepBatch, claim %d against the raw ceiling, the same runs: %.2f× (median; %s)\n\n",
+		o.batch, median(alt.batchVsCeiling), formatRatios(alt.batchVsCeiling))
 
 	sizes := []int{o.smallRows, o.largeRows}
 	var files []string
@@ -124,31 +132,50 @@ func run(ctx context.Context, o options) error {
 	if pg.scales != nil {
 		printScale("PostgreSQL", pg.scales, o.samples)
 	}
-	printTargets(drains, ceil, median(stepVsGoqite), scales, pg, o, suite, alone)
+	printTargets(alt, scales, pg, o, suite, alone)
 	return nil
 }
 
-// alternate runs outboxlab's Step (claim 1) and goqite in turn, rounds
-// times, and returns the ratio of their messages/s in each round.
-func alternate(ctx context.Context, dir string, o options) ([]float64, error) {
-	var ratios []float64
+// rounds are the SQLite targets' alternating runs: in each, the raw
+// ceiling, outboxlab's StepBatch (claim K), its Step (claim 1) and goqite
+// in turn, so that the machine's load drifts over all of them alike.
+type rounds struct {
+	stepVsGoqite   []float64 // Step claim 1's messages/s over goqite's, per round
+	batchVsCeiling []float64 // StepBatch claim K's messages/s over the ceiling's transactions/s
+}
+
+// alternate runs the SQLite targets' contenders in turn, o.rounds times,
+// and returns each round's ratios.
+func alternate(ctx context.Context, dir string, o options) (rounds, error) {
+	var rs rounds
 	for round := range o.rounds {
-		progress(fmt.Sprintf("SQLite round %d/%d: outboxlab Step, claim 1, then goqite", round+1, o.rounds))
+		progress(fmt.Sprintf("SQLite round %d/%d: raw ceiling, outboxlab StepBatch claim %d, Step claim 1, goqite",
+			round+1, o.rounds, o.batch))
 		sub, err := os.MkdirTemp(dir, "round-")
 		if err != nil {
-			return nil, err
+			return rs, err
 		}
-		lab, err := labStepDrain(ctx, sub, o.messages, 1)
+		ceil, err := ceiling(ctx, sub, o.ceilingCount)
 		if err != nil {
-			return nil, err
+			return rs, err
 		}
-		gq, err := goqiteDrain(ctx, sub, o.messages)
+		batched, err := labDrain(ctx, sub, o.roundMessages, o.batch)
 		if err != nil {
-			return nil, err
+			return rs, err
 		}
-		ratios = append(ratios, lab.rate()/gq.rate())
+		lab, err := labStepDrain(ctx, sub, o.roundMessages, 1)
+		if err != nil {
+			return rs, err
+		}
+		gq, err := goqiteDrain(ctx, sub, o.roundMessages)
+		if err != nil {
+			return rs, err
+		}
+		rs.stepVsGoqite = append(rs.stepVsGoqite, lab.rate()/gq.rate())
+		rs.batchVsCeiling = append(rs.batchVsCeiling, batched.rate()/ceil)
+		os.RemoveAll(sub)
 	}
-	return ratios, nil
+	return rs, nil
 }
 
 func formatRatios(rs []float64) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"runtime/pprof"
 	"slices"
 
 	"outboxlab/core/pgdb"
@@ -51,6 +53,23 @@ func runPostgres(ctx context.Context, o options) (*pgRun, error) {
 		return run, nil
 	}
 	defer server.Stop()
+	if err := pgbenchInit(ctx, server); err != nil {
+		return nil, err
+	}
+	run.contenders = append(run.contenders,
+		pgContender{name: "pgbench simple-update (transactions/s), 1 client", workers: 1, run: pgbenchRun(server)},
+		pgContender{name: "pgbench simple-update (transactions/s), 4 clients", workers: 4, run: pgbenchRun(server)})
+	if o.pgProfile != "" {
+		f, err := os.Create(o.pgProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	run.rates = make([][]float64, len(run.contenders))
 	run.failures = make([][]string, len(run.contenders))
 	for round := range o.rounds {
@@ -150,22 +169,75 @@ func (p *pgRun) print(n int) {
 }
 
 // pgTargets are the PostgreSQL targets: 4 workers against 1 with claims of
-// 1, and the batched drain against River at each worker count. The
-// contenders come in threes per worker count: Step, StepBatch, River.
+// 1, absolutely and against pgbench's own 1→4 client scaling on the same
+// server, and the batched drain against River at each worker count. The
+// contenders come in threes per worker count (Step, StepBatch, River), then
+// pgbench with 1 and 4 clients.
 func (p *pgRun) targets(batch int) [][]string {
 	if p.err != nil {
 		return [][]string{{"PostgreSQL targets", "not measured: " + p.err.Error(), "NOT met"}}
 	}
-	const one, four = 0, 3
-	scale := p.ratio(four, one)
-	rows := [][]string{{"PostgreSQL, 4 workers, claim 1 ≥ 1.8× one worker", fmt.Sprintf("%.2f× (median of %d)", scale, p.rounds),
-		met(scale >= 1.8 && len(p.failures[one])+len(p.failures[four]) == 0)}}
+	const one, four, bench1, bench4 = 0, 3, 6, 7
+	scale, server := p.ratio(four, one), p.ratio(bench4, bench1)
+	ok := len(p.failures[one])+len(p.failures[four]) == 0
+	rows := [][]string{
+		{"PostgreSQL, 4 workers, claim 1 ≥ 1.8× one worker", fmt.Sprintf("%.2f× (median of %d)", scale, p.rounds),
+			met(scale >= 1.8 && ok)},
+		{"PostgreSQL, 4 workers, claim 1: scaling ≥ 0.9× pgbench's 1→4 clients",
+			fmt.Sprintf("%.2f of pgbench's %.2f× (medians of %d)", scale/server, server, p.rounds),
+			met(scale >= 0.9*server && ok && len(p.failures[bench1])+len(p.failures[bench4]) == 0)}}
 	for _, base := range []int{one, four} {
 		r := p.ratio(base+1, base+2)
 		rows = append(rows, []string{fmt.Sprintf("PostgreSQL, claim %d, %s ≥ 1.5× River", batch, report.Plural(p.contenders[base].workers, "worker")),
 			fmt.Sprintf("%.2f× (median of %d)", r, p.rounds), met(r >= 1.5 && len(p.failures[base+1])+len(p.failures[base+2]) == 0)})
 	}
 	return rows
+}
+
+// why explains, from this run's figures, a PostgreSQL target not met: the
+// 4-worker scaling against pgbench's, as commits per second against
+// pgbench's; the batched drain of one worker under 1.5× River: a claim and a
+// settlement are two commits per batch, each waiting for the WAL's flush
+// (synchronous_commit stays on), so one worker drains at most batch / 2
+// messages per commit time, and pgbench's 1-client transactions/s is the
+// server's commit rate for one session.
+func (p *pgRun) why(batch int) []string {
+	if p.err != nil {
+		return nil
+	}
+	var lines []string
+	const four, bench4 = 3, 7
+	if scale, server := p.ratio(four, 0), p.ratio(bench4, 6); scale < 0.9*server {
+		// Step claim 1 commits twice per message: its commits/s against pgbench's transactions/s.
+		lines = append(lines,
+			fmt.Sprintf("Why PostgreSQL claim 1, 4 workers, scales %.2f× and pgbench %.2f×:", scale, server),
+			fmt.Sprintf("  a Step commits twice per message: one worker commits %.0f times/s, %.0f%% of pgbench's",
+				2*p.medians[0], 100*2*p.medians[0]/p.medians[6]),
+			fmt.Sprintf("  one client, four %.0f, %.0f%% of its four: the single worker already runs near the",
+				2*p.medians[four], 100*2*p.medians[four]/p.medians[bench4]),
+			"  server's one-session commit rate, and four share one WAL flush with two commits a message",
+			"  where pgbench has one. Tried: prepared statements; what is left is the server's commit.")
+	}
+	const one, bench1 = 0, 6
+	r := p.ratio(one+1, one+2)
+	if r >= 1.5 {
+		return lines
+	}
+	commits := p.medians[bench1]
+	bound := commits * float64(batch) / 2
+	return append(lines,
+		fmt.Sprintf("Why PostgreSQL claim %d, 1 worker, is %.2f× River and not 1.5×:", batch, r),
+		"  one worker pays two commits per batch (claim, then settlement; synchronous_commit on);",
+		fmt.Sprintf("  one session commits %.0f times/s on this server (pgbench, 1 client), a bound of about",
+			commits),
+		fmt.Sprintf("  %.0f messages/s: it drained %.0f (%.0f%% of that bound), River %.0f (%.0f%%).",
+			bound, p.medians[one+1], 100*p.medians[one+1]/bound, p.medians[one+2], 100*p.medians[one+2]/bound),
+		"  The rest of a batch is the server's work and the round trips of its statements (see the",
+		"  CPU profile, -pg-cpuprofile). Tried: statements prepared once per connection; the",
+		"  settlement one UPDATE ... FROM unnest, the owner and shared values bound once. Claim and",
+		"  settlement stay two transactions (no provider call inside one); River's completer",
+		"  settles several fetches' jobs in one commit, so it pays commits less often.",
+	)
 }
 
 func met(ok bool) string {

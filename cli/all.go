@@ -126,11 +126,14 @@ const allParallel = 4
 // (Scenario.Alone) runs after the others, with nothing beside it. The first
 // error to happen is returned, once the runs under way have finished (they
 // are cancelled, and their own interruptions are its consequences); no new
-// run starts and no row is emitted after an error. With progress set (a
-// terminal that can redraw a line), a line there says how far the runs have
-// got; it is cleared before each row and at the end.
+// run starts and no row is emitted after an error. An interruption (ctx
+// cancelled by a signal) is one error, whatever each run under way said of
+// it: how many scenarios finished, and that their reports are complete. With
+// progress set (a terminal that can redraw a line), a line there says how
+// far the runs have got; it is cleared before each row and at the end.
 func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOptions, cmdline string, stderr io.Writer,
 	progress bool, emit func(i int, out outcome)) error {
+	signalled := ctx
 	outs := make([]outcome, len(list))
 	errs := make([]error, len(list))  // each run's own, so no two goroutines write one variable
 	stderr = &lockedWriter{w: stderr} // runs side by side write their notes whole
@@ -213,7 +216,29 @@ func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOption
 		}
 	}
 	clearProgress()
+	if signalled.Err() != nil {
+		return allInterrupted(errs, finished, common.NoReport)
+	}
 	return firstErr
+}
+
+// allInterrupted is the one line of an interrupted all: how many scenarios
+// finished (and wrote their reports, complete), out of how many.
+func allInterrupted(errs []error, finished []bool, noReport bool) error {
+	n := 0
+	for i := range errs {
+		if finished[i] && errs[i] == nil {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return interrupted("all interrupted: none of %d scenarios finished; no report was written", len(errs))
+	case noReport:
+		return interrupted("all interrupted: %d of %d scenarios finished (--no-report: no reports)", n, len(errs))
+	}
+	return interrupted("all interrupted: %d of %d scenarios finished and their reports are complete; "+
+		"the others wrote none", n, len(errs))
 }
 
 // summaryRows prints all's table a row at a time, as runs finish: columns

@@ -7,12 +7,15 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/dblocation"
 	"outboxlab/core/pgdb"
 	"outboxlab/scenarios"
 )
@@ -33,7 +36,7 @@ func bindDatabase(fs *pflag.FlagSet, c *commonOptions) {
 
 // selectDatabase sets c.Database to the URL the run uses, the flag before
 // the environment, and checks it: anything but a postgres:// or
-// postgresql:// URL is a usage error. "" keeps SQLite.
+// postgresql:// URL (any letter case) is a usage error. "" keeps SQLite.
 func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	c.Database = pgdb.Selected(c.Database, cmd.Flags().Changed("database"), os.Getenv)
 	if c.Database == "" {
@@ -45,9 +48,17 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	if i := strings.IndexFunc(c.Database, unsafeRune); i >= 0 {
 		return usagef("%s must not contain control characters", databaseSource(cmd))
 	}
+	if n := utf8.RuneCountInString(c.Database); n > maxURLLength {
+		return usagef("%s is %d characters long; at most %d are accepted", databaseSource(cmd), n, maxURLLength)
+	}
 	if _, err := pgdb.ParseURL(c.Database); err != nil {
 		return databaseError(fmt.Errorf("%s: %w", databaseSource(cmd), err), c.Database)
 	}
+	// From here on the run, its children and its cleanup see the URL with
+	// its scheme lower-cased (dblocation): "POSTGRES://" read as keywords
+	// would reach the driver's default server instead.
+	loc, _ := dblocation.ParsePostgres(c.Database)
+	c.Database = loc.URL()
 	return nil
 }
 
@@ -167,7 +178,7 @@ func openPostgres(ctx context.Context, dir, rawURL, scenario string, keep bool) 
 	env, err := scenarios.NewPostgresEnv(ctx, dir, rawURL, scenario)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, cannotRun(fmt.Errorf("%s interrupted; no report was written", scenario))
+			return nil, interrupted("%s interrupted; no report was written", scenario)
 		}
 		return nil, databaseError(err, rawURL)
 	}
@@ -215,15 +226,50 @@ func (p *postgresRun) note(ctx context.Context) string {
 }
 
 // close drops the run's schemas, or keeps them, with a fresh context when
-// the run's own was cancelled (Ctrl-C): the cleanup must still happen. A
-// failure is said on stderr in one line; it does not change the exit code.
-func (p *postgresRun) close(ctx context.Context, stderr io.Writer) {
+// the run's own was cancelled (Ctrl-C): the cleanup must still happen. It
+// returns what went wrong as one clause ("" if nothing), each distinct
+// trouble once (one per schema would repeat itself), password scrubbed:
+// see withCleanup.
+func (p *postgresRun) close(ctx context.Context) string {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	defer cancel()
-	if _, err := p.env.Close(cctx, p.keep); err != nil {
-		fmt.Fprintf(stderr, "outboxlab: %s\n", oneLine(scrub(err.Error(), p.url)))
+	_, err := p.env.Close(cctx, p.keep)
+	if err == nil {
+		return ""
 	}
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = oneLine(scrub(l, p.url)); l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return "cleanup: " + strings.Join(parts, "; ")
 }
+
+// withCleanup is a run's outcome with its cleanup trouble (close's clause):
+// one line, cause first (docs/CONTRACT.md). A run that failed keeps its
+// error, and its class, with the clause after it; a run that succeeded says
+// the clause alone on stderr, and keeps its exit code.
+func withCleanup(err error, clause string, stderr io.Writer) error {
+	switch {
+	case clause == "":
+		return err
+	case err == nil:
+		fmt.Fprintf(stderr, "outboxlab: %s\n", clause)
+		return nil
+	}
+	return clauseError{err, clause}
+}
+
+// clauseError is err with a clause after it; errors.Is, errors.As and the
+// exit code see err.
+type clauseError struct {
+	err    error
+	clause string
+}
+
+func (e clauseError) Error() string { return e.err.Error() + "; " + e.clause }
+func (e clauseError) Unwrap() error { return e.err }
 
 // noDatabase is the header's database line of a run that used none.
 const noDatabase = "none (this scenario computes without a database)"

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -28,6 +29,40 @@ type cannotRunError struct{ err error }
 
 func (e cannotRunError) Error() string { return e.err.Error() }
 func (e cannotRunError) Unwrap() error { return e.err }
+
+// interruptedError is a run that SIGINT or SIGTERM stopped: exit 3, like
+// every run that could not happen, in one line that says what was finished.
+type interruptedError struct{ err error }
+
+func (e interruptedError) Error() string { return e.err.Error() }
+func (e interruptedError) Unwrap() error { return e.err }
+
+// interrupted is the error of an interrupted run; the text says what it had
+// finished ("<scenario> interrupted; no report was written").
+func interrupted(format string, args ...any) error {
+	return cannotRunError{interruptedError{fmt.Errorf(format, args...)}}
+}
+
+// afterInterrupt is the error a command ends with when a signal cancelled
+// ctx: every interruption exits 3 (docs/CONTRACT.md). An error that already
+// says the command was interrupted, or could not run, stands; a command that
+// finished anyway (the signal came as it ended) says so; anything else (a
+// scenario that found the context gone and said only that) is told as an
+// interruption with it.
+func afterInterrupt(ctx context.Context, err error) error {
+	var cr cannotRunError
+	switch {
+	case ctx.Err() == nil:
+		return err
+	case errors.As(err, &cr):
+		return err
+	case err == nil, errors.Is(err, ErrChecksFailed):
+		return interrupted("interrupted as the command finished; what it printed and wrote is complete")
+	case errors.Is(err, context.Canceled):
+		return interrupted("interrupted before anything was finished")
+	}
+	return interrupted("interrupted; %v", err)
+}
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 

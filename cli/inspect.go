@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/core/dblocation"
+	"outboxlab/core/pgdb"
 	"outboxlab/core/report"
 	"outboxlab/core/sqlitedb"
 )
@@ -99,7 +101,12 @@ func quoteIdent(name string) string {
 }
 
 func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
-	if isPostgresURL(opts.Path) {
+	loc, err := dblocation.Parse(opts.Path)
+	if err != nil {
+		return usagef("--db %s: %v", show(pgdb.Redact(opts.Path)), err)
+	}
+	if loc.IsPostgres() {
+		opts.Path = loc.URL()
 		return inspectPostgres(ctx, w, opts)
 	}
 	db, err := openLab(ctx, opts.Path)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"outboxlab/core/dblocation"
 	"outboxlab/core/pgdb"
 )
 
@@ -17,15 +18,11 @@ import (
 // copied from the lab's output carries it, and it means "no password here".
 const redactedPassword = "xxxxx"
 
-// isPostgresURL reports whether --db names a PostgreSQL schema, not a file.
-func isPostgresURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
-
 // inspectPostgres prints the tables of a kept run schema, read in one READ
 // ONLY transaction (one snapshot, nothing written). A schema that is not a
 // lab's is a usage error (exit 2), as a file that is not a lab database is;
 // a server that is down or refuses the login is exit 3.
+// opts.Path is the URL as dblocation.Parse normalized it (inspect).
 func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	rawURL := withPassword(opts.Path, os.Getenv)
 	shown := pgdb.Redact(opts.Path)
@@ -39,7 +36,7 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 	defer db.Close()
 	readErr := func(err error) error {
 		if ctx.Err() != nil {
-			return cannotRun(errors.New("inspect interrupted"))
+			return interrupted("inspect interrupted")
 		}
 		return cannotRun(scrubbed{fmt.Errorf("read %s: %w", shown, err), rawURL})
 	}
@@ -117,7 +114,7 @@ func withPassword(rawURL string, getenv func(string) string) string {
 		return u.String()
 	}
 	from, err := url.Parse(getenv(pgdb.EnvVar))
-	if err != nil || !isPostgresURL(getenv(pgdb.EnvVar)) {
+	if err != nil || !dblocation.IsPostgres(getenv(pgdb.EnvVar)) {
 		return u.String()
 	}
 	p, ok = from.User.Password()

@@ -16,9 +16,15 @@ import (
 // runCode runs the lab in-process with args and no report, and returns its
 // exit code and what it wrote to stderr.
 func runCode(args ...string) (int, string) {
-	var stdout, stderr bytes.Buffer
-	code := Main(append(args, "--no-report"), &stdout, &stderr)
-	return code, stderr.String()
+	code, _, stderr := runOutput(args...)
+	return code, stderr
+}
+
+// runOutput is runCode with what the run printed on stdout too.
+func runOutput(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(append(args, "--no-report"), &out, &errb)
+	return code, out.String(), errb.String()
 }
 
 // TestEveryScenarioCanFail runs every scenario with the flags it declares
@@ -41,8 +47,10 @@ func TestEveryScenarioCanFail(t *testing.T) {
 // TestFlagExtremesRun drives every declared limit: each flag at its minimum
 // and its maximum with the others at their defaults, all at their minimum,
 // all at their maximum. Each run must finish with its checks' verdict (exit
-// 0 or 1), never "cannot run" (3) or a usage error (2); one step beyond a
-// limit must be refused with exit 2, in one line naming a flag.
+// 0 or 1), never "cannot run" (3) or a usage error (2), and every line it
+// prints must fit 100 columns (the width rule holds for every accepted
+// value, not only the defaults TestOutputFits100Columns runs); one step
+// beyond a limit must be refused with exit 2, in one line naming a flag.
 func TestFlagExtremesRun(t *testing.T) {
 	for _, s := range scenarios.All() {
 		t.Run(s.Name, func(t *testing.T) {
@@ -80,10 +88,11 @@ func TestFlagExtremesRun(t *testing.T) {
 				runs = append(runs, allMin, allMax)
 			}
 			for _, args := range runs {
-				code, stderr := runCode(append([]string{s.Name}, args...)...)
+				code, stdout, stderr := runOutput(append([]string{s.Name}, args...)...)
 				if code != ExitOK && code != ExitChecksFailed {
 					t.Errorf("%s %s: exit %d, want 0 or 1; stderr: %s", s.Name, strings.Join(args, " "), code, stderr)
 				}
+				requireFits(t, s.Name+" "+strings.Join(args, " "), stdout+stderr)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -173,11 +174,27 @@ func readError(ctx context.Context, path string, err error) error {
 		return cannotRun(errors.New("inspect interrupted"))
 	case sqlitedb.IsBusy(err):
 		return cannotRun(fmt.Errorf("%s is locked by another process; try again when it is done", path))
+	case sqlitedb.IsCorrupt(err):
+		// A damaged file is bad input, as one that is not a database (docs/CONTRACT.md).
+		return usagef("%s is not a sound SQLite database (it is damaged: %s)", path, sqliteReason(err))
 	case errors.As(err, &pe):
 		return fileError("database", path, err)
 	}
 	return cannotRun(fmt.Errorf("read %s: %w", path, err))
 }
+
+// sqliteReason is SQLite's words for err without its code ("database disk
+// image is malformed").
+func sqliteReason(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return strings.TrimSpace(sqliteCode.ReplaceAllString(msg, ""))
+}
+
+// sqliteCode is the result code modernc.org/sqlite ends its messages with.
+var sqliteCode = regexp.MustCompile(`\s*\(\d+\)\s*$`)
 
 // show makes text read from a file safe to print on a terminal: a control
 // character (C0, DEL, C1), a byte that is not UTF-8 (0x9b starts an escape

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"outboxlab/core/child"
 	"outboxlab/scenarios"
@@ -20,14 +18,27 @@ import (
 // Version is the lab's version, printed by --version and in every report header.
 const Version = "0.1.0"
 
-// Main runs the command line with args and returns the process exit code.
+// Main runs the command line with args and returns the process exit code,
+// catching SIGINT and SIGTERM from its start (interruptible). The lab's
+// binary catches them earlier still and calls Run (main.go).
 func Main(args []string, stdout, stderr io.Writer) int {
 	if code, ok := child.RunIfChild(); ok {
 		return code
 	}
-	survivePipeClose()
 	ctx, stop := interruptible(context.Background(), stderr)
 	defer stop()
+	return Run(ctx, args, stdout, stderr)
+}
+
+// Run runs the command line with args under ctx, which the first SIGINT or
+// SIGTERM cancels (main.go hands it internal/interrupt's context, caught
+// from the process's first moments), and returns the process exit code: 3
+// for any run a signal interrupted.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if code, ok := child.RunIfChild(); ok {
+		return code
+	}
+	survivePipeClose()
 	root := newRoot(args)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -37,6 +48,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		// The reader closed our output (`| head`): what it wanted was printed.
 		err = nil
 	}
+	err = afterInterrupt(ctx, err)
 	if err != nil && !errorAlreadyReported(err) {
 		fmt.Fprintf(stderr, "outboxlab: %s\n", oneLine(err.Error()))
 	}
@@ -53,23 +65,6 @@ func errorAlreadyReported(err error) bool {
 // it escaped (see show), so a hostile argument can never write to the terminal raw.
 func oneLine(s string) string {
 	return show(strings.Join(strings.Fields(s), " "))
-}
-
-// refuseControlCharacters rejects a flag value holding a control character
-// (ESC, a line break, ...): it could forge report lines or reach the
-// terminal raw. Every string flag of every command goes through it.
-func refuseControlCharacters(fs *pflag.FlagSet) error {
-	var bad error
-	fs.Visit(func(f *pflag.Flag) {
-		if bad != nil {
-			return
-		}
-		if i := strings.IndexFunc(f.Value.String(), unsafeRune); i >= 0 {
-			r, _ := utf8.DecodeRuneInString(f.Value.String()[i:])
-			bad = usagef("--%s must not contain control characters (found %s)", f.Name, show(string(r)))
-		}
-	})
-	return bad
 }
 
 func newRoot(args []string) *cobra.Command {
@@ -118,7 +113,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 	})
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		return refuseControlCharacters(cmd.Flags())
+		return checkStringFlags(cmd.Flags())
 	}
 	root.SetHelpCommand(newHelpCmd(root))
 	root.SetHelpTemplate(helpTemplate)
@@ -144,5 +139,6 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 			c.Args = withBoolHint(c.Args, args)
 		}
 	}
+	annotateStringFlags(root)
 	return root
 }

@@ -226,7 +226,7 @@ type outcome struct {
 // execute validates opts, runs the scenario in a fresh temporary directory,
 // shows the report through show (before it is written, so a write failure
 // still leaves the run on screen) and writes it unless told not to.
-func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (outcome, error) {
+func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (_ outcome, err error) {
 	if err := scenarios.CheckDeclared(opts); err != nil {
 		return outcome{}, usageError{err}
 	}
@@ -275,7 +275,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.KeepDB); err != nil {
 			return outcome{}, err
 		}
-		defer pg.close(ctx, stderr)
+		defer func() { err = withCleanup(err, pg.close(ctx), stderr) }()
 		env = pg.env
 	}
 	env.Verbose, env.Progress = c.Verbose, c.progress
@@ -288,7 +288,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		} else if pg != nil && c.KeepDB {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
-		return outcome{}, cannotRun(errors.New(msg))
+		return outcome{}, interrupted("%s", msg)
 	}
 	if err != nil {
 		err = fmt.Errorf("run %s: %w", s.Name, err)

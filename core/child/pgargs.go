@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"outboxlab/core/dblocation"
 	"outboxlab/core/pgdb"
 )
 
@@ -85,15 +86,9 @@ func sessionsOf(cmd *exec.Cmd) []session {
 	return out
 }
 
-// urlStart is where a PostgreSQL URL starts in arg, or -1.
-func urlStart(arg string) int {
-	for _, scheme := range []string{"postgres://", "postgresql://"} {
-		if i := strings.Index(arg, scheme); i >= 0 {
-			return i
-		}
-	}
-	return -1
-}
+// urlStart is where a PostgreSQL URL starts in arg (any letter case:
+// dblocation.Index), or -1.
+func urlStart(arg string) int { return dblocation.Index(arg) }
 
 // restoreArgs is RunIfChild's half: each argRef argument gets its value back
 // from the environment, which then forgets it (a grandchild gets its own).

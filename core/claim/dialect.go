@@ -45,6 +45,15 @@ type Dialect interface {
 	// Settle writes sets and releases the claim, only while the row is
 	// held by o: its id, owner and token, and a held status.
 	Settle(q *Queue, o Owner, sets []Set) (string, []any)
+	// SettleAll is Settle for every row of a batch in one statement: each
+	// row gets its own values of columns, only while it is held by its own
+	// owner and token, RETURNING the id of each row it changed. The text
+	// depends on the Queue, the columns and (on PostgreSQL) the values'
+	// types, never on the values or their number.
+	SettleAll(q *Queue, columns []string, rows []Settlement) (string, []any)
+	// Claimed reads back the rows of ids, RETURNING-style columns in
+	// claim order: a batch claim's rows in the order the claim took them.
+	Claimed(q *Queue, returning string, ids []int64) (string, []any)
 	// Update writes sets on row id and releases its claim whoever holds
 	// it: the unfenced write that BEFORE scenarios reproduce.
 	Update(q *Queue, id int64, sets []Set) (string, []any)

@@ -3,8 +3,6 @@ package claim
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"outboxlab/core/sqlitedb"
@@ -13,48 +11,35 @@ import (
 // Scanner reads one row's columns (a *sql.Row or *sql.Rows).
 type Scanner interface{ Scan(dest ...any) error }
 
-// ClaimTx claims up to r.Limit claimable rows of q for r.Owner, oldest first:
-// each is a conditional update that leases the row until r.LeaseUntil(), moves
-// its fencing token (and its attempt count, when q counts attempts) and
-// returns the returning columns to scan. Call it in a transaction of s (on
-// SQLite, BEGIN IMMEDIATE) so that no two claims interleave.
+// ClaimTx claims up to r.Limit claimable rows of q for r.Owner, oldest first,
+// in one conditional update that leases each row until r.LeaseUntil(), moves
+// its fencing token (and its attempt count, when q counts attempts); it scans
+// the returning columns of each claimed row in claim order. Call it in a
+// transaction of s (on SQLite, BEGIN IMMEDIATE) so that no two claims
+// interleave. Its statements are the store's, prepared once per connection.
 func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, returning string, scan func(Scanner) error) error {
 	if r.limit() == 1 {
 		// One row has one order: the batch claim's single statement claims
-		// the same row the read-then-update below would, with one statement
-		// fewer in the transaction.
+		// the row the claim of many would take first.
 		query, args := s.dialect.ClaimBatch(q, returning, r)
-		return scanEach(tx.QueryContext(ctx, query, args...))(scan)
+		return scanEach(s.stmtQuery(ctx, tx, query, args...))(scan)
 	}
-	query, args := s.dialect.ClaimSelect(q, r)
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
+	// Many rows: one statement claims them all, RETURNING gives no order,
+	// so a second reads them back in claim order. Both are set-based: two
+	// statements whatever the claim's size.
+	query, args := s.dialect.ClaimBatch(q, "Id", r)
 	var ids []int64
-	for rows.Next() {
+	err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
+		err := sc.Scan(&id)
 		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil || len(ids) == 0 {
 		return err
 	}
-	for _, id := range ids {
-		query, args := s.dialect.ClaimRow(q, returning, r, id)
-		err := scan(tx.QueryRowContext(ctx, query, args...))
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // taken between the read and the update: the dialect's lock makes this impossible
-		}
-		if err != nil {
-			return fmt.Errorf("row %d: %w", id, err)
-		}
-	}
-	return nil
+	query, args = s.dialect.Claimed(q, returning, ids)
+	return scanEach(s.stmtQuery(ctx, tx, query, args...))(scan)
 }
 
 // SettleTx writes sets on the row o claimed and releases the claim, only
@@ -62,7 +47,7 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 // transition applied; a refused one changes nothing and is counted (Refused).
 func (s *Store) SettleTx(ctx context.Context, tx *sql.Tx, q *Queue, o Owner, sets []Set) (bool, error) {
 	query, args := s.dialect.Settle(q, o, sets)
-	return s.settled(tx.ExecContext(ctx, query, args...))
+	return s.settled(s.stmtExec(ctx, tx, query, args...))
 }
 
 func (s *Store) settled(res sql.Result, err error) (bool, error) {
@@ -84,7 +69,7 @@ func (s *Store) settled(res sql.Result, err error) (bool, error) {
 // checking nothing: the unfenced write a BEFORE scenario reproduces.
 func (s *Store) UpdateTx(ctx context.Context, tx *sql.Tx, q *Queue, id int64, sets []Set) error {
 	query, args := s.dialect.Update(q, id, sets)
-	_, err := tx.ExecContext(ctx, query, args...)
+	_, err := s.stmtExec(ctx, tx, query, args...)
 	return err
 }
 
@@ -94,7 +79,7 @@ func (s *Store) UpdateTx(ctx context.Context, tx *sql.Tx, q *Queue, id int64, se
 func (s *Store) NextDue(ctx context.Context, q *Queue, now time.Time) (at time.Time, ok bool, err error) {
 	query, args := s.dialect.NextDue(q, now)
 	var next sql.NullString
-	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&next); err != nil {
+	if err := s.dbQueryRow(ctx, query, args...).Scan(&next); err != nil {
 		return time.Time{}, false, err
 	}
 	at, err = sqlitedb.ParseNullTime(next)

@@ -2,6 +2,7 @@ package claim
 
 import (
 	"database/sql"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,6 +94,106 @@ func (q *Queue) settle(d Dialect, o Owner, sets []Set) (string, []any) {
 	set, args := q.sets(d, append(sets, Set{q.Owner, nil}, Set{q.LeaseUntil, nil}))
 	return `UPDATE ` + q.Table + ` SET ` + set + ` WHERE Id = ? AND ` + q.Owner + ` = ? AND ` + q.Token + ` = ? AND ` + q.held(),
 		append(args, o.ID, o.Owner, o.Token)
+}
+
+// claimed reads back, in claim order, the rows of a batch claim: in
+// selects their ids (a dialect's list of one argument).
+func (q *Queue) claimed(returning, in string) string {
+	return `SELECT ` + returning + ` FROM ` + q.Table + ` WHERE Id IN (` + in + `) ORDER BY ` + q.Order
+}
+
+// settleAll is settle for every row of a batch in one statement. A value
+// that is the same for every row (the owner, a column's value) is one
+// placeholder, bound once; one that differs row by row is read from from, a
+// derived table c with one row per claim: claim_id and claim_token, the
+// claim the row must still carry, then claim_owner unless the owner is the
+// same for all, and set_i for each column i whose values differ. It returns
+// the ids it changed. The placeholders of the set values come first, then
+// from's, then the owner's.
+func (q *Queue) settleAll(columns []string, sh settleShape, from string) string {
+	set := make([]string, 0, len(columns)+2)
+	for i, c := range columns {
+		if sh.same[i] {
+			set = append(set, c+` = ?`)
+		} else {
+			set = append(set, c+` = c.set_`+strconv.Itoa(i))
+		}
+	}
+	set = append(set, q.Owner+` = NULL`, q.LeaseUntil+` = NULL`)
+	owner := `c.claim_owner`
+	if sh.ownerSame {
+		owner = `?`
+	}
+	return `UPDATE ` + q.Table + ` AS t SET ` + strings.Join(set, ", ") + ` FROM ` + from +
+		` WHERE t.Id = c.claim_id AND t.` + q.Owner + ` = ` + owner + ` AND t.` + q.Token + ` = c.claim_token AND ` +
+		q.held() + ` RETURNING Id`
+}
+
+// settleShape says which parts of a batch's settlement are one value for
+// every row.
+type settleShape struct {
+	ownerSame bool
+	same      []bool // per column
+}
+
+// shapeOf finds rows' shape, with each value as d stores it: values[r][i]
+// is row r's value of column i (a time.Time made the dialect's).
+func shapeOf(d Dialect, columns []string, rows []Settlement) (sh settleShape, values [][]any) {
+	sh = settleShape{ownerSame: true, same: make([]bool, len(columns))}
+	values = make([][]any, len(rows))
+	flat := make([]any, len(rows)*len(columns))
+	// A batch's rows mostly share their times: each distinct one is
+	// converted once.
+	var lastTime time.Time
+	var lastStored any
+	for r, row := range rows {
+		values[r] = flat[r*len(columns) : (r+1)*len(columns)]
+		for i, v := range row.Values {
+			if t, ok := v.(time.Time); ok {
+				if r == 0 && i == 0 || !t.Equal(lastTime) {
+					lastTime, lastStored = t, d.Time(t)
+				}
+				v = lastStored
+			}
+			values[r][i] = v
+		}
+		if row.Owner.Owner != rows[0].Owner.Owner {
+			sh.ownerSame = false
+		}
+	}
+	for i := range columns {
+		sh.same[i] = true
+		for r := range rows {
+			if !sameValue(values[r][i], values[0][i]) {
+				sh.same[i] = false
+				break
+			}
+		}
+	}
+	return sh, values
+}
+
+// sameValue compares two stored values: NULL, text or integers.
+func sameValue(a, b any) bool {
+	switch a.(type) {
+	case nil, string, int, int64:
+		return a == b
+	}
+	return false
+}
+
+// sameArgs are the arguments that settleAll's statement binds before from's
+// (the same values of columns) and after (the owner, when it is the same).
+func (sh settleShape) args(rows []Settlement, values [][]any) (before, after []any) {
+	for i, same := range sh.same {
+		if same {
+			before = append(before, values[0][i])
+		}
+	}
+	if sh.ownerSame {
+		after = []any{rows[0].Owner.Owner}
+	}
+	return before, after
 }
 
 func (q *Queue) update(d Dialect, id int64, sets []Set) (string, []any) {

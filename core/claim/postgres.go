@@ -57,6 +57,84 @@ func (d postgresDialect) Update(q *Queue, id int64, sets []Set) (string, []any) 
 	return d.Bind(query, args...)
 }
 
+// SettleAll passes the batch's rows as one array per column and reads them
+// with unnest: one statement whatever the batch's size. A column whose
+// values are all integers (or NULL) is a bigint[], any other a text[]; the
+// owner is read COLLATE "C", the collation of every text column of the schema.
+func (d postgresDialect) SettleAll(q *Queue, columns []string, rows []Settlement) (string, []any) {
+	sh, values := shapeOf(d, columns, rows)
+	ids, tokens := make([]int64, len(rows)), make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i], tokens[i] = r.Owner.ID, r.Owner.Token
+	}
+	before, after := sh.args(rows, values)
+	args := append(before, ids, tokens)
+	arrays := []string{`?::bigint[]`, `?::bigint[]`}
+	names := []string{`claim_id`, `claim_token`}
+	selected := []string{`claim_id`, `claim_token`}
+	if !sh.ownerSame {
+		owners := make([]*string, len(rows))
+		for i, r := range rows {
+			owners[i] = &r.Owner.Owner
+		}
+		args, arrays = append(args, owners), append(arrays, `?::text[]`)
+		names, selected = append(names, `claim_owner`), append(selected, `claim_owner COLLATE "C" AS claim_owner`)
+	}
+	for i, same := range sh.same {
+		if same {
+			continue
+		}
+		array, cast := pgArray(values, i)
+		args, arrays = append(args, array), append(arrays, `?::`+cast)
+		name := `set_` + strconv.Itoa(i)
+		names, selected = append(names, name), append(selected, name)
+	}
+	from := `(SELECT ` + strings.Join(selected, ", ") + ` FROM unnest(` + strings.Join(arrays, ", ") + `) AS u(` +
+		strings.Join(names, ", ") + `)) AS c`
+	return d.Bind(q.settleAll(columns, sh, from), append(args, after...)...)
+}
+
+// pgArray is column i of values as a PostgreSQL array and its type.
+func pgArray(values [][]any, i int) (any, string) {
+	ints := true
+	for _, row := range values {
+		switch row[i].(type) {
+		case nil, int, int64:
+		default:
+			ints = false
+		}
+	}
+	if ints {
+		out := make([]*int64, len(values))
+		for j, row := range values {
+			switch v := row[i].(type) {
+			case int:
+				n := int64(v)
+				out[j] = &n
+			case int64:
+				out[j] = &v
+			}
+		}
+		return out, "bigint[]"
+	}
+	out := make([]*string, len(values))
+	for j, row := range values {
+		switch v := row[i].(type) {
+		case nil:
+		case string:
+			out[j] = &v
+		default:
+			panic(fmt.Sprintf("claim: settle a batch: column value %T is neither text nor an integer", v))
+		}
+	}
+	return out, "text[]"
+}
+
+// Claimed passes the ids as one bigint[].
+func (d postgresDialect) Claimed(q *Queue, returning string, ids []int64) (string, []any) {
+	return d.Bind(q.claimed(returning, `SELECT unnest(?::bigint[])`), ids)
+}
+
 // NextDue names its subquery: PostgreSQL before 16 requires it.
 func (d postgresDialect) NextDue(q *Queue, now time.Time) (string, []any) {
 	query, args := q.nextDue(now, "GREATEST")

@@ -31,6 +31,7 @@ type Store struct {
 	path    string
 	dialect Dialect
 	refused atomic.Int64
+	stmts   statements // the engine's statements, prepared once per connection
 }
 
 // Open opens (creating if needed) the database at location, applies each of
@@ -85,8 +86,8 @@ func (s *Store) Path() string { return s.path }
 // Dialect returns the dialect the store's statements are written in.
 func (s *Store) Dialect() Dialect { return s.dialect }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the store's prepared statements and the database.
+func (s *Store) Close() error { return errors.Join(s.stmts.close(), s.db.Close()) }
 
 // Refused reports how many owner-checked transitions this store refused
 // because the caller no longer owned the claim.
@@ -97,7 +98,12 @@ func (s *Store) Refused() int64 { return s.refused.Load() }
 // before it reads, so no two claims interleave.
 // On PostgreSQL it is READ COMMITTED and the claim's FOR UPDATE SKIP LOCKED
 // keeps claimers apart instead.
+// Before it begins, it prepares the engine's statements that the last
+// transactions met for the first time (see statements).
 func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := s.stmts.prepareAll(ctx, s.db); err != nil {
+		return fmt.Errorf("prepare statements: %w", err)
+	}
 	return s.dialect.InTx(ctx, s.db, fn)
 }
 

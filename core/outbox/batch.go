@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"outboxlab/core/claim"
+	"outboxlab/core/sqlitedb"
 )
 
 // Batcher is a Store's fast path for draining, on claim.Batch: the claim
@@ -53,7 +55,7 @@ func (b *Batcher) ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now ti
 		Claim
 		created string
 	}
-	var got []claimed
+	got := make([]claimed, 0, min(max(limit, 1), 1024))
 	err := b.batch.ClaimTx(ctx, tx, r, func(sc claim.Scanner) error {
 		c := claimed{Claim: Claim{Worker: worker, LeaseUntil: r.LeaseUntil()}}
 		if err := scanClaim(sc, &c.Claim, &c.created); err != nil {
@@ -86,22 +88,117 @@ func (b *Batcher) Claim(ctx context.Context, worker string, now time.Time, lease
 }
 
 // CompleteBatchTx marks each claimed message Processed in the caller's
-// transaction, owner-checked exactly like CompleteTx. It reports, claim by
-// claim, whether the transition applied. A claim no longer owned is left
-// untouched and counted as refused (see Store.Refused); it does not undo
-// the others, since its update changed nothing.
+// transaction, owner-checked exactly like CompleteTx, in one statement for
+// the whole batch. It reports, claim by claim, whether the transition
+// applied. A claim no longer owned is left untouched and counted as refused
+// (see Store.Refused); it does not undo the others.
 func (b *Batcher) CompleteBatchTx(ctx context.Context, tx *sql.Tx, claims []Claim, now time.Time) ([]bool, error) {
 	values := []any{string(Processed), now}
 	if b.store.queue.Due != "" {
 		values = append(values, nil)
 	}
-	done := make([]bool, len(claims))
+	owners := make([]claim.Owner, len(claims))
 	for i, c := range claims {
-		ok, err := b.batch.SettleTx(ctx, tx, c.owner(), values...)
-		if err != nil {
-			return nil, fmt.Errorf("complete outbox message %d: %w", c.MessageID, err)
+		owners[i] = c.owner()
+	}
+	done, err := b.batch.SettleAllTx(ctx, tx, owners, values...)
+	if err != nil {
+		return nil, fmt.Errorf("complete %d outbox messages: %w", len(claims), err)
+	}
+	return done, nil
+}
+
+// Failure is one failed attempt of a batch: its claim, the moment that goes
+// with the transition (a retry's next attempt, zero for at once; a dead
+// letter's time) and the error that made it fail.
+type Failure struct {
+	Claim Claim
+	At    time.Time
+	Error string
+}
+
+// RetryAllTx is RetryTx for every failure of a batch in one statement: each
+// message back to Pending, due again at its At, with its error. It reports,
+// failure by failure, whether the transition applied (a refused one is
+// counted, see Store.Refused).
+func (s *Store) RetryAllTx(ctx context.Context, tx *sql.Tx, fs []Failure) ([]bool, error) {
+	if !s.leased() {
+		return s.eachTx(fs, func(f Failure) error { return s.RetryTx(ctx, tx, f.Claim, f.At, f.Error) })
+	}
+	columns := []string{"Status"}
+	if s.design.Has("LastError") {
+		columns = append(columns, "LastError")
+	}
+	if s.queue.Due != "" {
+		columns = append(columns, s.queue.Due)
+	}
+	rows := make([]claim.Settlement, len(fs))
+	for i, f := range fs {
+		v := []any{string(Pending)}
+		if s.design.Has("LastError") {
+			v = append(v, sqlitedb.NullString(f.Error))
 		}
-		done[i] = ok
+		if s.queue.Due != "" {
+			v = append(v, f.At)
+		}
+		rows[i] = claim.Settlement{Owner: f.Claim.owner(), Values: v}
+	}
+	done, err := s.SettleAllTx(ctx, tx, s.queue, columns, rows)
+	if err != nil {
+		return nil, fmt.Errorf("retry %d outbox messages: %w", len(fs), err)
+	}
+	return done, nil
+}
+
+// DeadLetterAllTx is DeadLetterTx for every failure of a batch: one
+// statement parks them all, and where the design has an audit log one
+// statement records the ones it parked, in the order given.
+func (s *Store) DeadLetterAllTx(ctx context.Context, tx *sql.Tx, fs []Failure) ([]bool, error) {
+	if err := s.design.require("dead-letter outbox message", "DeadLetteredAtUtc", "LastError"); err != nil {
+		return nil, err
+	}
+	if !s.leased() {
+		return s.eachTx(fs, func(f Failure) error { return s.DeadLetterTx(ctx, tx, f.Claim, f.At, f.Error) })
+	}
+	columns := []string{"Status", "DeadLetteredAtUtc", "LastError"}
+	if s.queue.Due != "" {
+		columns = append(columns, s.queue.Due)
+	}
+	rows := make([]claim.Settlement, len(fs))
+	for i, f := range fs {
+		v := []any{string(DeadLettered), f.At, sqlitedb.NullString(f.Error)}
+		if s.queue.Due != "" {
+			v = append(v, nil)
+		}
+		rows[i] = claim.Settlement{Owner: f.Claim.owner(), Values: v}
+	}
+	done, err := s.SettleAllTx(ctx, tx, s.queue, columns, rows)
+	if err != nil {
+		return nil, fmt.Errorf("dead-letter %d outbox messages: %w", len(fs), err)
+	}
+	if !s.design.audit {
+		return done, nil
+	}
+	var entries []auditEntry
+	for i, f := range fs {
+		if done[i] {
+			entries = append(entries, auditEntry{f.At, f.Claim.Worker, "dead-lettered", f.Claim.MessageID,
+				fmt.Sprintf("%s after attempt %d: %s", f.Claim.Key, f.Claim.Attempt, f.Error)})
+		}
+	}
+	return done, auditAllTx(ctx, tx, entries)
+}
+
+// eachTx runs one transition per failure, for a design the batch statements
+// do not cover (no lease: Day 14), turning ErrNotOwner into false.
+func (s *Store) eachTx(fs []Failure, transition func(Failure) error) ([]bool, error) {
+	done := make([]bool, len(fs))
+	for i, f := range fs {
+		err := transition(f)
+		if err != nil && !errors.Is(err, ErrNotOwner) {
+			return nil, err
+		}
+		done[i] = err == nil
 	}
 	return done, nil
 }

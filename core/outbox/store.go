@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	_ "embed"
 	"fmt"
+	"strings"
 	"time"
 
 	"outboxlab/core/claim"
@@ -79,6 +80,41 @@ func AuditTx(ctx context.Context, tx *sql.Tx, at time.Time, actor, action string
 		clock.ISO(at), actor, action, id, detail)
 	if err != nil {
 		return fmt.Errorf("append audit entry: %w", err)
+	}
+	return nil
+}
+
+// auditEntry is one line to append to the audit log.
+type auditEntry struct {
+	at            time.Time
+	actor, action string
+	messageID     int64
+	detail        string
+}
+
+// auditAllTx appends entries to the audit log in order, in one statement
+// per thousand.
+func auditAllTx(ctx context.Context, tx *sql.Tx, entries []auditEntry) error {
+	const chunk = 1000
+	for from := 0; from < len(entries); from += chunk {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO AuditLog (AtUtc, Actor, Action, MessageId, Detail) VALUES `)
+		var args []any
+		for i, e := range entries[from:min(len(entries), from+chunk)] {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			n := len(args)
+			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5)
+			var id any
+			if e.messageID > 0 {
+				id = e.messageID
+			}
+			args = append(args, clock.ISO(e.at), e.actor, e.action, id, e.detail)
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("append %d audit entries: %w", len(entries), err)
+		}
 	}
 	return nil
 }

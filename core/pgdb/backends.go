@@ -30,7 +30,13 @@ func TerminatePIDs(ctx context.Context, db *sql.DB, pids ...int) (int, error) {
 	return terminate(ctx, db, "pid = ANY($1)", list)
 }
 
-func terminate(ctx context.Context, db *sql.DB, where string, arg any) (int, error) {
+// querier is a pool or one connection of it.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func terminate(ctx context.Context, db querier, where string, arg any) (int, error) {
 	// In the select list, not the WHERE: the planner may evaluate WHERE
 	// conditions in any order, and this one must never end our own session.
 	rows, err := db.QueryContext(ctx, `SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
@@ -61,7 +67,7 @@ func terminate(ctx context.Context, db *sql.DB, where string, arg any) (int, err
 
 // waitGone waits until none of pids is a server session any more: a session
 // releases its locks before it leaves pg_stat_activity.
-func waitGone(ctx context.Context, db *sql.DB, pids []int32) error {
+func waitGone(ctx context.Context, db querier, pids []int32) error {
 	if len(pids) == 0 {
 		return nil
 	}

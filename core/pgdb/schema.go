@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -93,11 +95,16 @@ func (r *Run) TerminateChild(ctx context.Context, child string) (int, error) {
 // it holds and closes the pool.
 func (r *Run) Drop(ctx context.Context) error {
 	defer r.DB.Close()
-	if _, err := terminate(ctx, r.DB, "application_name LIKE $1",
+	conn, err := cleanupConn(ctx, r.DB, "drop run schema", r.base)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := terminate(ctx, conn, "application_name LIKE $1",
 		strings.ReplaceAll(r.AppName(""), "_", `\_`)+`-%`); err != nil {
 		return err
 	}
-	return inTx(ctx, r.DB, "drop run schema", r.base,
+	return inTx(ctx, conn, "drop run schema", r.base,
 		"SET LOCAL lock_timeout = '10s'",
 		"DROP SCHEMA IF EXISTS "+quoteIdent(r.Schema)+" CASCADE")
 }
@@ -107,12 +114,41 @@ func (r *Run) Drop(ctx context.Context) error {
 // reads it with. The URL may hold a password: print Redact(url).
 func (r *Run) Keep(ctx context.Context) (string, error) {
 	defer r.DB.Close()
-	err := inTx(ctx, r.DB, "keep run schema", r.base,
+	conn, err := cleanupConn(ctx, r.DB, "keep run schema", r.base)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	err = inTx(ctx, conn, "keep run schema", r.base,
 		"COMMENT ON SCHEMA "+quoteIdent(r.Schema)+" IS NULL")
 	if err != nil {
 		return "", err
 	}
 	return WithSchema(r.base, r.Schema, "")
+}
+
+// cleanupConn is a connection of db whose statement_timeout is off: a
+// timeout the URL sets for a run's statements (options=-c
+// statement_timeout=1) must not also stop its cleanup, which ctx bounds.
+// A pooled connection the server has dropped (it restarted, or went away)
+// is tried once more with a fresh one, as database/sql does for *sql.DB.
+func cleanupConn(ctx context.Context, db *sql.DB, op, rawURL string) (*sql.Conn, error) {
+	var err error
+	for range 3 {
+		var conn *sql.Conn
+		if conn, err = db.Conn(ctx); err != nil {
+			break
+		}
+		if _, err = conn.ExecContext(ctx, "SET statement_timeout = 0"); err == nil {
+			return conn, nil
+		}
+		conn.Raw(func(any) error { return driver.ErrBadConn }) // not back into the pool
+		conn.Close()
+		if !errors.Is(err, driver.ErrBadConn) {
+			break
+		}
+	}
+	return nil, classify(op, rawURL, err)
 }
 
 // InspectHint is the line --keep-db prints for a schema kept at keptURL (what
@@ -123,7 +159,9 @@ func InspectHint(keptURL string) string {
 }
 
 // inTx runs statements in one transaction, so a failure leaves nothing.
-func inTx(ctx context.Context, db *sql.DB, op, rawURL string, stmts ...string) error {
+func inTx(ctx context.Context, db interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}, op, rawURL string, stmts ...string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(op, rawURL, err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"outboxlab/core/dblocation"
 )
 
 // EnvVar holds the database URL when no --database flag is given; the flag
@@ -35,24 +37,24 @@ func Selected(flag string, flagSet bool, getenv func(string) string) string {
 func EnvEntry(rawURL string) string { return EnvVar + "=" + rawURL }
 
 // IsURL reports whether a database location is a PostgreSQL URL
-// (postgres:// or postgresql://) rather than a SQLite file path. It does not
-// check the rest of it: ParseURL does.
-func IsURL(location string) bool {
-	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
-}
+// (postgres:// or postgresql://, any letter case) rather than a SQLite file
+// path: dblocation's rule. It does not check the rest of it: ParseURL does.
+func IsURL(location string) bool { return dblocation.IsPostgres(location) }
 
 // ParseURL checks that rawURL is a PostgreSQL URL (postgres:// or
-// postgresql://) that pgx accepts, and returns its connection settings. Any
-// other value is a usage error (errors.Is(err, ErrUsage)) with one line that
-// shows the URL redacted.
+// postgresql://, any letter case: dblocation.Parse) that pgx accepts, and
+// returns its connection settings. Any other value is a usage error
+// (errors.Is(err, ErrUsage)) with one line that shows the URL redacted. pgx
+// only ever sees the URL with its scheme lower-cased: it would read
+// "POSTGRES://..." as keywords and connect to its default server.
 func ParseURL(rawURL string) (*pgx.ConnConfig, error) {
-	u, err := url.Parse(rawURL)
+	loc, err := dblocation.ParsePostgres(rawURL)
 	if err != nil {
-		return nil, newError(ErrUsage, "read database URL", rawURL, fmt.Errorf("malformed URL"))
+		return nil, newError(ErrUsage, "read database URL", rawURL, dblocation.ErrNotPostgres)
 	}
-	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
-		return nil, newError(ErrUsage, "read database URL", rawURL,
-			fmt.Errorf("not a PostgreSQL URL (want postgres://user@host/db)"))
+	rawURL = loc.URL()
+	if _, err := url.Parse(rawURL); err != nil {
+		return nil, newError(ErrUsage, "read database URL", rawURL, fmt.Errorf("malformed URL"))
 	}
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
@@ -79,7 +81,7 @@ func unwrapParse(err error) error {
 // redacted by pattern.
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+	if err != nil || !dblocation.IsPostgres(rawURL) {
 		return redactByPattern(rawURL) // not ours: kept as typed, but for its secrets
 	}
 	if _, ok := u.User.Password(); ok {

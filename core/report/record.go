@@ -102,6 +102,9 @@ func headerLines(b *strings.Builder, r *Record) {
 	fmt.Fprintf(b, "verdict:  %s\n", oneLine(r.Verdict))
 }
 
+// flagIndent continues a flag's line too long for MaxWidth.
+const flagIndent = "            "
+
 // flagLines writes the flags that differ from the defaults, one a line.
 func flagLines(b *strings.Builder, r *Record) {
 	for i, p := range NonDefault(r.Params) {
@@ -109,7 +112,13 @@ func flagLines(b *strings.Builder, r *Record) {
 		if i > 0 {
 			label = "          "
 		}
-		fmt.Fprintf(b, "%s%s (default %s)\n", label, oneLine(p.String()), oneLine(Dash(p.Default)))
+		line := fmt.Sprintf("%s%s (default %s)", label, oneLine(p.String()), oneLine(Dash(p.Default)))
+		if Width(line) > MaxWidth {
+			// A long value (a --reason at its maximum): wrapped, cut where it has no space.
+			words := breakLongWords(strings.Fields(line[len(label):]), MaxWidth-len(flagIndent))
+			line = strings.Join(fill(words, MaxWidth, label, flagIndent), "\n")
+		}
+		b.WriteString(line + "\n")
 	}
 }
 

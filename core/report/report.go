@@ -60,10 +60,88 @@ func (r *Report) Section(title string) {
 	fmt.Fprintf(&r.buf, "\n## %s\n\n", title)
 }
 
-// Line writes one line.
+// Line writes one line. A line wider than MaxWidth (an extreme but legal
+// flag value: a 24h backoff, day +102) is wrapped (fitLine), so that no
+// accepted value widens a report; a line that fits is written as it is.
 func (r *Report) Line(s string) {
-	r.buf.WriteString(s)
+	r.buf.WriteString(fitLine(s))
 	r.buf.WriteByte('\n')
+}
+
+// fitLine wraps each line of s wider than MaxWidth at spaces, its
+// continuation lines indented under its text (hangingIndent). A line that
+// ends with a compare marker ([measured], [database]) has it on every piece,
+// so compare still skips all of it.
+func fitLine(s string) string {
+	if Width(s) <= MaxWidth {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if Width(l) <= MaxWidth {
+			continue
+		}
+		marker := ""
+		for _, m := range []string{MeasuredMarker, DatabaseMarker} {
+			if strings.HasSuffix(l, " "+m) {
+				marker = " " + m
+			}
+		}
+		text := strings.TrimSuffix(l, marker)
+		indent := hangingIndent(text)
+		head := text[:len(text)-len(strings.TrimLeft(text, " "))]
+		// The first line keeps its own spacing (a label's, a stamp's).
+		first, rest := text, ""
+		for j, c := range text {
+			if c == ' ' && j > len(head) && text[j-1] != ' ' && Width(text[:j])+Width(marker) <= MaxWidth {
+				first, rest = text[:j], text[j:]
+			}
+		}
+		if rest == "" {
+			// The first word is wider than the line (a long value typed
+			// without a space): cut it where the line ends.
+			first, rest = cutWidth(text, MaxWidth-Width(marker))
+		}
+		width := MaxWidth - Width(marker)
+		out := append([]string{first}, fill(breakLongWords(strings.Fields(rest), width-len(indent)), width, indent, indent)...)
+		for k := range out {
+			out[k] += marker
+		}
+		lines[i] = strings.Join(out, "\n")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// breakLongWords cuts each word wider than width (a long value typed
+// without a space) into pieces that fit, so a wrapped line never overflows.
+func breakLongWords(words []string, width int) []string {
+	var out []string
+	for _, w := range words {
+		for Width(w) > width && width > 0 {
+			var head string
+			head, w = cutWidth(w, width)
+			out = append(out, head)
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// hangingIndent is where a wrapped line's continuation starts: under the
+// text after a label or stamp set off by two spaces ("Retries   failed…",
+// "09:00:00.000Z+1d  GOV-001  failed…"), else four past its own indent.
+func hangingIndent(line string) string {
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	if i := strings.Index(line[lead:], "  "); i > 0 && !strings.Contains(line[lead:lead+i], " ") {
+		j := lead + i
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		if Width(line[:j]) <= 40 {
+			return strings.Repeat(" ", Width(line[:j]))
+		}
+	}
+	return strings.Repeat(" ", lead+4)
 }
 
 // Linef writes one formatted line.
@@ -202,7 +280,7 @@ func wrapLine(line, indent string) string {
 	if cut < 0 {
 		return line
 	}
-	out := append([]string{line[:cut]}, fill(strings.Fields(line[cut:]), MaxWidth, indent, indent)...)
+	out := append([]string{line[:cut]}, fill(breakLongWords(strings.Fields(line[cut:]), MaxWidth-len(indent)), MaxWidth, indent, indent)...)
 	return strings.Join(out, "\n")
 }
 

@@ -143,6 +143,14 @@ func IsBusy(err error) bool {
 	return hasCode(err, sqlite3.SQLITE_BUSY) || hasCode(err, sqlite3.SQLITE_LOCKED)
 }
 
+// IsCorrupt reports whether err says the file is not a sound SQLite
+// database: damaged pages or header (SQLITE_CORRUPT), or not a database at
+// all (SQLITE_NOTADB). What such a file holds is bad input, not a machine
+// that cannot run.
+func IsCorrupt(err error) bool {
+	return hasCode(err, sqlite3.SQLITE_CORRUPT) || hasCode(err, sqlite3.SQLITE_NOTADB)
+}
+
 // hasCode reports whether err is an SQLite error whose primary result code is code.
 func hasCode(err error, code int) bool {
 	var se *sqlite.Error

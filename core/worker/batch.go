@@ -3,16 +3,16 @@ package worker
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"outboxlab/core/outbox"
 )
 
 // StepBatch is Step on the drain's fast path: one statement claims up to
 // Batch due messages, the handler runs for each of them outside any
-// transaction, and one transaction settles every attempt of the batch:
+// transaction, and one transaction settles every attempt of the batch, with
+// one statement per kind of transition whatever the batch's size:
 // completions through CompleteBatchTx, each with its Outcome's Apply,
-// failures through the retry policy. The gates are Step's: AttemptCount moves
+// failures through the retry policy (RetryAllTx, DeadLetterAllTx). The gates are Step's: AttemptCount moves
 // at claim time and every transition is owner-checked; a refused one is a
 // Refused event and does not undo the others.
 //
@@ -31,11 +31,9 @@ func (w *Worker) StepBatch(ctx context.Context, b *outbox.Batcher) (Result, erro
 		return Result{}, err
 	}
 	res := Result{Claimed: len(claims), Events: make([]Event, len(claims))}
-	var (
-		ok       []outbox.Claim
-		okAt     []int // index of each ok claim in claims
-		outcomes []Outcome
-	)
+	ok := make([]outbox.Claim, 0, len(claims))
+	okAt := make([]int, 0, len(claims)) // index of each ok claim in claims
+	outcomes := make([]Outcome, 0, len(claims))
 	for i, c := range claims {
 		at := w.Clock.Now()
 		res.Events[i] = Event{At: at, Worker: w.ID, MessageID: c.MessageID, Key: c.Key, Attempt: c.Attempt, MaxAttempts: c.MaxAttempts}
@@ -87,26 +85,40 @@ func (w *Worker) failed(ev *Event, c outbox.Claim, herr error) {
 }
 
 // settleFailures writes the retry and dead-letter transitions of a batch in
-// the settlement's transaction. A refused one becomes a Refused event.
+// the settlement's transaction: one statement for the retries, one for the
+// dead letters (and one for their audit lines). A refused one becomes a
+// Refused event.
 func settleFailures(ctx context.Context, tx *sql.Tx, store *outbox.Store, claims []outbox.Claim, events []Event) error {
+	var retries, dead []outbox.Failure
+	var retryAt, deadAt []int // index of each failure in claims
 	for i, c := range claims {
-		ev := &events[i]
-		var err error
-		switch ev.Kind {
+		switch ev := &events[i]; ev.Kind {
 		case Retrying:
-			err = store.RetryTx(ctx, tx, c, ev.NextAttempt, ev.Detail)
+			retries, retryAt = append(retries, outbox.Failure{Claim: c, At: ev.NextAttempt, Error: ev.Detail}), append(retryAt, i)
 		case DeadLettered:
-			err = store.DeadLetterTx(ctx, tx, c, ev.At, ev.Detail)
-		default:
-			continue
+			dead, deadAt = append(dead, outbox.Failure{Claim: c, At: ev.At, Error: ev.Detail}), append(deadAt, i)
 		}
-		if errors.Is(err, outbox.ErrNotOwner) {
-			ev.Kind, ev.Detail = Refused, err.Error()
-			continue
+	}
+	refuse := func(what string, at []int, done []bool) {
+		for j, i := range at {
+			if !done[j] {
+				events[i].Kind, events[i].Detail = Refused, outbox.NotOwned(what, claims[i]).Error()
+			}
 		}
+	}
+	if len(retries) > 0 {
+		done, err := store.RetryAllTx(ctx, tx, retries)
 		if err != nil {
 			return err
 		}
+		refuse("retry", retryAt, done)
+	}
+	if len(dead) > 0 {
+		done, err := store.DeadLetterAllTx(ctx, tx, dead)
+		if err != nil {
+			return err
+		}
+		refuse("dead-letter", deadAt, done)
 	}
 	return nil
 }

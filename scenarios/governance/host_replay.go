@@ -82,9 +82,11 @@ func (o *replayOptions) Validate() error {
 	if err := o.drain.validate(); err != nil {
 		return err
 	}
-	if o.RejectedKey == "none" {
-		o.RejectedKey = ""
+	key, err := scenarios.CheckKey("rejected-key", o.RejectedKey)
+	if err != nil {
+		return err
 	}
+	o.RejectedKey = key
 	if o.RejectedKey != "" && !validKey(o.RejectedKey, o.Entries) {
 		// A key named on the command line must be seeded; the default key
 		// beyond a smaller --entries just means no replay is rejected.

@@ -9,10 +9,11 @@ import (
 
 func TestMain(m *testing.M) { scenariotest.Main(m) }
 
-// TestSameReportOnPostgres runs every scenario of the family on SQLite and
-// on PostgreSQL and requires the same report body (without the lines that
-// describe the database), the same checks and the same metrics (no
-// governance metric is a measurement).
+// TestSameReportOnPostgres runs every scenario of the family with the flags
+// it fails with on SQLite and on PostgreSQL and requires the same report body
+// (without the lines that describe the database), the same checks and the
+// same metrics (no governance metric is a measurement). The default flags'
+// runs are cli's TestGoldenReportsPostgres's, once per database.
 func TestSameReportOnPostgres(t *testing.T) {
 	scenariotest.SameOnPostgres(t, pgtest.URL(t), "governance", nil, nil)
 }

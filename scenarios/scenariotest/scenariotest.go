@@ -4,6 +4,10 @@ package scenariotest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -75,4 +79,86 @@ func RunPostgres(t testing.TB, url, name string, args ...string) *report.Report 
 		}
 	}()
 	return RunIn(t, env, name, args...)
+}
+
+// Golden returns the golden report body of the scenario registered as name
+// (testdata/golden/<name>.txt at the module root): the body of its run at
+// its defaults, which cli's golden tests make once per database and require
+// to equal this file. A test that needs only that body reads it here instead
+// of running the scenario again.
+func Golden(t testing.TB, name string) string {
+	t.Helper()
+	if scenarios.Lookup(name) == nil {
+		t.Fatalf("%s is not registered", name)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "testdata", "golden", name+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// shared holds the runs Shared made, one per scenario and flags.
+var shared struct {
+	sync.Mutex
+	runs map[string]*sharedRun
+}
+
+type sharedRun struct {
+	once sync.Once
+	rep  *report.Report
+	err  error
+}
+
+// Shared is Run made once per test binary for each scenario and flags: the
+// tests that read the same run (a family's FailsWith checks and its
+// PostgreSQL comparison) share its report, which none of them may change.
+// A run that fails fails every test that asks for it.
+func Shared(t testing.TB, name string, args ...string) *report.Report {
+	t.Helper()
+	key := strings.Join(append([]string{name}, args...), "\x00")
+	shared.Lock()
+	if shared.runs == nil {
+		shared.runs = map[string]*sharedRun{}
+	}
+	run := shared.runs[key]
+	if run == nil {
+		run = &sharedRun{}
+		shared.runs[key] = run
+	}
+	shared.Unlock()
+	run.once.Do(func() {
+		o := Bind(t, name, args...)
+		if run.err = o.Validate(); run.err != nil {
+			return
+		}
+		dir, err := os.MkdirTemp("", "scenariotest-shared-")
+		if err != nil {
+			run.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		run.rep, run.err = o.Run(context.Background(), scenarios.NewEnv(dir))
+	})
+	switch {
+	case run.err != nil:
+		t.Fatalf("%s %v: %v", name, args, run.err)
+	case run.rep == nil: // the first asker's flags did not parse (it failed)
+		t.Fatalf("%s %v: the shared run did not finish", name, args)
+	}
+	return run.rep
 }

@@ -95,7 +95,9 @@ func TestValidateBoundsTheWorkOfSeveralFlags(t *testing.T) {
 		{session14Before, []string{"--crash-at", keysUpTo(10), "--payments", "10"}, ""},
 		{session14Before, []string{"--crash-at", keysUpTo(11), "--payments", "11"}, "--crash-at lists 11 keys, at most 10"},
 		{session15After, []string{"--lease", "1500us"}, "--lease must be a whole number of milliseconds, got 1.5ms"},
-		{session16Before, []string{"--poison-key", " PAY-002 , PAY-004", "--declined-key", " none "}, ""},
+		{session16Before, []string{"--poison-key", "PAY-002,PAY-004", "--declined-key", "none"}, ""},
+		// Keys are given exactly (scenarios.CheckKey): padded ones are refused.
+		{session16Before, []string{"--poison-key", " PAY-002 , PAY-004"}, `--poison-key " PAY-002 " has spaces around the key`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {

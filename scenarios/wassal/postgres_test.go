@@ -7,10 +7,11 @@ import (
 	"outboxlab/scenarios/scenariotest"
 )
 
-// TestSameReportOnPostgres runs every Wassal scenario, with its default
-// flags and with the flags it fails with, on SQLite and on PostgreSQL, and
-// requires the same report body (less the lines that describe the database),
-// the same checks and the same metrics (no Wassal metric is a measurement).
+// TestSameReportOnPostgres runs every Wassal scenario with the flags it
+// fails with on SQLite and on PostgreSQL, and requires the same report body
+// (less the lines that describe the database), the same checks and the same
+// metrics (no Wassal metric is a measurement). The default flags' runs are
+// cli's TestGoldenReportsPostgres's, once per database.
 func TestSameReportOnPostgres(t *testing.T) {
 	scenariotest.SameOnPostgres(t, pgtest.URL(t), "wassal", nil, nil)
 }

@@ -15,6 +15,7 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/worker"
+	"outboxlab/scenarios"
 )
 
 // What the Days 13-17 scenarios share: how payment requests arrive, how a
@@ -48,18 +49,20 @@ const (
 )
 
 // none is how a key flag says "no key".
-const none = "none"
+const none = scenarios.NoKey
 
 // keysFlag checks a list of payment keys given to flag: each a seeded
-// payment, none twice; spaces around a key are dropped ("PAY-002, PAY-003").
+// payment, as scenarios.CheckKey has it (no spaces around it), none twice.
 // "none" (alone) means no keys.
 func keysFlag(flag string, keys []string, payments int) ([]string, error) {
-	keys = slices.Clone(keys)
-	for i, k := range keys {
-		keys[i] = strings.TrimSpace(k)
-	}
 	if len(keys) == 1 && keys[0] == none {
 		return nil, nil
+	}
+	keys = slices.Clone(keys)
+	for _, k := range keys {
+		if _, err := scenarios.CheckKey(flag, k); err != nil {
+			return nil, err
+		}
 	}
 	seeded := PaymentKeys(payments)
 	seen := map[string]bool{}
@@ -92,10 +95,12 @@ func poisonFlags(poison []string, declined string, payments int) ([]string, stri
 	return poison, declined, nil
 }
 
-// keyFlag checks one payment key given to flag; "none" gives "".
+// keyFlag checks one payment key given to flag (scenarios.CheckKey);
+// "none" gives "".
 func keyFlag(flag, key string, payments int) (string, error) {
-	if key = strings.TrimSpace(key); key == none || key == "" {
-		return "", nil
+	key, err := scenarios.CheckKey(flag, key)
+	if err != nil || key == "" {
+		return "", err
 	}
 	keys, err := keysFlag(flag, []string{key}, payments)
 	if err != nil {

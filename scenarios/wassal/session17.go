@@ -175,6 +175,9 @@ func (o *session17Options) Validate() error {
 func (o *session17Options) bindDay16() error {
 	d := bindSession16(pflag.NewFlagSet(session16After, pflag.ContinueOnError), false)
 	d.Payments, d.PoisonKeys, d.DeclinedKey = o.Payments, o.deadLetterKeys(), o.DeclinedKey
+	if d.DeclinedKey == "" {
+		d.DeclinedKey = none // as a flag says it: Validate reads flag values
+	}
 	d.MaxAttempts, d.BaseBackoff, d.RetryCap = o.MaxAttempts, o.BaseBackoff, max(d.RetryCap, o.MaxAttempts)
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("Day 16's start: %w", err)

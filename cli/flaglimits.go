@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// The longest value a string flag takes, in characters (docs/CONTRACT.md,
+// "Flags every scenario has"). A path or a URL may be long; a key, a name,
+// a code is short; a reason or a message is a sentence. Every string flag of
+// every command has one: maxLength says which, checkStringFlags enforces it,
+// and annotateStringFlags says it in --help, so the three never disagree.
+const (
+	maxPathLength = 1024 // --report-dir
+	maxURLLength  = 2048 // --database, inspect --db (a URL, or a SQLite path)
+	maxTextLength = 200  // --reason, --dead-letter-reason-message
+	maxWordLength = 64   // every other string flag: keys, names, codes, each item of a list
+)
+
+// maxLength is the longest value of the flag named name (each item, for a list).
+func maxLength(name string) int {
+	switch name {
+	case "report-dir":
+		return maxPathLength
+	case "database", "db":
+		return maxURLLength
+	case "reason", "dead-letter-reason-message":
+		return maxTextLength
+	}
+	return maxWordLength
+}
+
+// isStringFlag reports whether f takes free text (a string, or a list of them).
+func isStringFlag(f *pflag.Flag) bool {
+	switch f.Value.Type() {
+	case "string", "stringSlice", "stringArray":
+		return true
+	}
+	return false
+}
+
+// checkStringFlags refuses a string flag value that holds a control
+// character (ESC, a line break, ...: it could forge report lines or reach
+// the terminal raw) or is longer than its maximum (maxLength). Every string
+// flag of every command goes through it, before the command runs.
+func checkStringFlags(fs *pflag.FlagSet) error {
+	var bad error
+	fs.Visit(func(f *pflag.Flag) {
+		if bad != nil {
+			return
+		}
+		if i := strings.IndexFunc(f.Value.String(), unsafeRune); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(f.Value.String()[i:])
+			bad = usagef("--%s must not contain control characters (found %s)", f.Name, show(string(r)))
+			return
+		}
+		if !isStringFlag(f) {
+			return
+		}
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		limit := maxLength(f.Name)
+		for _, v := range values {
+			if n := utf8.RuneCountInString(v); n > limit {
+				what := "is"
+				if len(values) > 1 || f.Value.Type() != "string" {
+					what = "has an item"
+				}
+				bad = usagef("--%s %s %d characters long; at most %d are accepted", f.Name, what, n, limit)
+				return
+			}
+		}
+	})
+	return bad
+}
+
+// annotateStringFlags ends the --help line of every string flag of cmd and
+// its subcommands with its maximum length, as a numeric flag's ends with its
+// range.
+func annotateStringFlags(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !isStringFlag(f) || strings.Contains(f.Usage, "characters]") {
+			return
+		}
+		each := ""
+		if f.Value.Type() != "string" {
+			each = "each "
+		}
+		f.Usage += fmt.Sprintf(" [%sat most %d characters]", each, maxLength(f.Name))
+	})
+	for _, c := range cmd.Commands() {
+		annotateStringFlags(c)
+	}
+}
