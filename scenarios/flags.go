@@ -71,9 +71,40 @@ func (f *Flags) Bool(p *bool, name string, def bool, help string) {
 	f.fs.BoolVar(p, name, def, help)
 }
 
-// String declares a free-text flag.
-func (f *Flags) String(p *string, name, def, help string) {
-	f.fs.StringVar(p, name, def, help)
+// The longest value a free-text flag takes, in characters: a key, a name
+// or a code is a word; a reason or a message is a sentence.
+const (
+	WordLength = 64
+	TextLength = 200
+)
+
+// MaxLengthAnnotation is the flag annotation a String or Strings
+// declaration records its maximum length in, for the harness that refuses
+// a longer value (it holds only the flag set).
+const MaxLengthAnnotation = "outboxlab-max-length"
+
+// String declares a free-text flag of at most maxLen characters (WordLength,
+// TextLength); --help says so.
+func (f *Flags) String(p *string, name, def string, maxLen int, help string) {
+	f.fs.StringVar(p, name, def, help+fmt.Sprintf(" [at most %d characters]", maxLen))
+	f.fs.SetAnnotation(name, MaxLengthAnnotation, []string{strconv.Itoa(maxLen)})
+}
+
+// Strings declares a comma list of free-text items, each of at most maxLen
+// characters; --help says so.
+func (f *Flags) Strings(p *[]string, name string, def []string, maxLen int, help string) {
+	f.fs.StringSliceVar(p, name, def, help+fmt.Sprintf(" [each at most %d characters]", maxLen))
+	f.fs.SetAnnotation(name, MaxLengthAnnotation, []string{strconv.Itoa(maxLen)})
+}
+
+// MaxLength is the maximum length a String or Strings declaration gave fl
+// (each item, for a list), and whether it has one.
+func MaxLength(fl *pflag.Flag) (int, bool) {
+	if v := fl.Annotations[MaxLengthAnnotation]; len(v) == 1 {
+		n, err := strconv.Atoi(v[0])
+		return n, err == nil
+	}
+	return 0, false
 }
 
 // orString is format, or Go's own way of writing a duration.

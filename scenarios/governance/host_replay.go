@@ -70,7 +70,7 @@ func bindReplay(fs *pflag.FlagSet) *replayOptions {
 	o.drain = bindDrainFlags(f, emission.DefaultOptions())
 	f.Int(&o.Entries, "entries", 5, 1, maxReplayEntries, "entries caught in the provider outage, GOV-001 onwards")
 	f.Int(&o.ReplayBatch, "replay-batch", 2, 1, maxReplayEntries, "entries the host releases for replay at a time")
-	f.String(&o.RejectedKey, "rejected-key", entryKey(3), `entry whose replay the provider rejects again ("none" for none)`)
+	f.String(&o.RejectedKey, "rejected-key", entryKey(3), scenarios.WordLength, `entry whose replay the provider rejects again ("none" for none)`)
 	f.Duration(&o.ReviewAfter, "review-after", time.Hour, time.Minute, 30*24*time.Hour, "when, after the run starts, the host reviews and replays")
 	f.Duration(&o.Interval, "batch-interval", time.Minute, 0, 24*time.Hour, "pause between two replay batches, so the provider is not flooded again")
 	f.Bool(&o.CloseWithoutReceipt, "close-without-receipt", false,

@@ -42,9 +42,9 @@ func bindDrainFlags(f *scenarios.Flags, def emission.Options) *drainFlags {
 		Rule(func(int) error { return d.resolve() })
 	f.Bool(&d.DeadLetterOnMaxRetryAttempts, "dead-letter-on-max-retry-attempts", def.DeadLetterOnMaxRetryAttempts,
 		"DeadLetterOnMaxRetryAttempts: dead-letter an entry whose failed attempt reaches the threshold")
-	f.String(&d.DeadLetterReasonCode, "dead-letter-reason-code", def.DeadLetterReasonCode,
+	f.String(&d.DeadLetterReasonCode, "dead-letter-reason-code", def.DeadLetterReasonCode, scenarios.WordLength,
 		"DeadLetterReasonCode: stable provider-neutral code recorded on threshold dead-lettering")
-	f.String(&d.DeadLetterReasonMessage, "dead-letter-reason-message", def.DeadLetterReasonMessage,
+	f.String(&d.DeadLetterReasonMessage, "dead-letter-reason-message", def.DeadLetterReasonMessage, scenarios.TextLength,
 		"DeadLetterReasonMessage: stable provider-neutral reason recorded with it")
 	f.Duration(&d.RetryBackoff, "retry-backoff", time.Second, 0, 24*time.Hour, "delay before the retry after the first failure; doubles each failure")
 	f.Duration(&d.MaxRetryBackoff, "max-retry-backoff", time.Minute, 0, 24*time.Hour, "cap on any one retry delay (0: no cap)")

@@ -64,7 +64,7 @@ func bindFamily(fs *pflag.FlagSet, failing string, cancelled, withFix bool) *opt
 		Within(func() (int, int) { return firstOrder, firstOrder + o.Orders - 1 }, func(v, lo, hi int) error {
 			return fmt.Errorf("--failing-order %d is not a produced order (%d..%d)", v, lo, hi)
 		})
-	f.String(&o.FailingMessage, "failing-message", failing,
+	f.String(&o.FailingMessage, "failing-message", failing, scenarios.WordLength,
 		"the message type that fails for the failing order until the fix: "+strings.Join(stream(cancelled), ", "))
 	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, maxAttempts, "attempts a record gets, retried in place with backoff, before it is contained")
 	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, maxBaseBackoff, "wait after the first failed attempt; doubles each attempt")

@@ -83,9 +83,9 @@ func bindSession13(fs *pflag.FlagSet, durable bool) *session13Options {
 	o := &session13Options{durable: durable}
 	f := declareOn(&o.Declared, fs)
 	f.Int(&o.Payments, "payments", 6, minPayments13, maxPayments, "payment requests, PAY-001 onwards, 100 ms apart")
-	fs.StringSliceVar(&o.TimeoutKeys, "timeout-key", []string{"PAY-003", "PAY-005"}, `keys whose charge answer is lost: the provider takes the charge, the service times out ("none" for none)`)
-	f.String(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
-	f.String(&o.CrashAfter, "crash-after", "PAY-006", `the service process is killed right after this key's request ("none": it never crashes)`)
+	f.Strings(&o.TimeoutKeys, "timeout-key", []string{"PAY-003", "PAY-005"}, scenarios.WordLength, `keys whose charge answer is lost: the provider takes the charge, the service times out ("none" for none)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `key the provider declines ("none" for no declines)`)
+	f.String(&o.CrashAfter, "crash-after", "PAY-006", scenarios.WordLength, `the service process is killed right after this key's request ("none": it never crashes)`)
 	f.Duration(&o.RecheckAfter, "recheck-after", 5*time.Second, time.Millisecond, maxFlagDuration, "how long after a lost answer the service asks the provider for the status")
 	f.Duration(&o.Downtime, "downtime", 3*time.Second, 0, maxFlagDuration, "time between the crash and the restart")
 	f.Duration(&o.Observe, "observe", time.Minute, time.Millisecond, maxFlagDuration, "how long the run watches after the restart and the last request")

@@ -76,8 +76,8 @@ func bindSession14(fs *pflag.FlagSet, atomic bool) *session14Options {
 	o := &session14Options{atomic: atomic}
 	f := declareOn(&o.Declared, fs)
 	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "payment requests, PAY-001 onwards, 100 ms apart")
-	fs.StringSliceVar(&o.CrashAt, "crash-at", []string{"PAY-002", "PAY-004"}, `keys whose request the service dies in, between its two writes; each crash ends a life ("none" for no crash)`)
-	f.String(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
+	f.Strings(&o.CrashAt, "crash-at", []string{"PAY-002", "PAY-004"}, scenarios.WordLength, `keys whose request the service dies in, between its two writes; each crash ends a life ("none" for no crash)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `key the provider declines ("none" for no declines)`)
 	f.Bool(&o.OneTransaction, "one-transaction", true, "AFTER: payment and outbox row in one transaction (--one-transaction=false: the dual write)")
 	return o
 }

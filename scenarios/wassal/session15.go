@@ -92,8 +92,8 @@ func bindSession15(fs *pflag.FlagSet, naive bool) *session15Options {
 	f.Int(&o.Batch, "batch", 2, 1, 100, "messages worker-a and worker-b each take per poll")
 	f.Duration(&o.Lease, "lease", 30*time.Second, time.Millisecond, maxFlagDuration, "AFTER: how long a claim owns a message")
 	f.Duration(&o.Stall, "stall", 45*time.Second, 0, maxFlagDuration, "how long worker-a stalls between the provider's answer and recording it")
-	f.String(&o.CrashPoint, "crash-point", afterCall, `when worker-c dies: "after-call" (the provider answered), "before-call" (right after claiming) or "none" (it finishes its message)`)
-	f.String(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
+	f.String(&o.CrashPoint, "crash-point", afterCall, scenarios.WordLength, `when worker-c dies: "after-call" (the provider answered), "before-call" (right after claiming) or "none" (it finishes its message)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `key the provider declines ("none" for no declines)`)
 	f.Bool(&o.Overlap, "overlap", true, "worker-a and worker-b poll at the same moment (--overlap=false: worker-b polls after worker-a's claim)")
 	f.Bool(&o.Fencing, "fencing", true, "AFTER: completions check the claim's worker and token (--fencing=false: complete by id)")
 	return o

@@ -98,8 +98,8 @@ func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
 	o := &session16Options{naive: naive}
 	f := declareOn(&o.Declared, fs)
 	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "payments to seed, PAY-001 onwards, each with one outbox message")
-	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, `payment keys whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
-	f.String(&o.DeclinedKey, "declined-key", "PAY-005", `healthy payment key the provider declines ("none" for no declines)`)
+	f.Strings(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, scenarios.WordLength, `payment keys whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `healthy payment key the provider declines ("none" for no declines)`)
 	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, 30, "AFTER: attempts before a message is dead-lettered (MaxAttempts)")
 	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, maxFlagDuration, "AFTER: backoff after the first failure; doubles each attempt")
 	f.Duration(&o.MaxBackoff, "max-backoff", 0, 0, maxFlagDuration, "AFTER: cap on any one backoff (0: no cap)")

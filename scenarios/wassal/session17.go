@@ -102,17 +102,17 @@ func bindSession17(fs *pflag.FlagSet, audited bool) *session17Options {
 	o := &session17Options{audited: audited}
 	f := declareOn(&o.Declared, fs)
 	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "Day 16: payments seeded, PAY-001 onwards, each with one outbox message")
-	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"},
+	f.Strings(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, scenarios.WordLength,
 		"Day 16's poison message: its status check fails until the provider is fixed, then says Declined (a would-be Failed payment)")
-	fs.StringSliceVar(&o.MoreDeadLetters, "more-dead-letters", []string{none},
+	f.Strings(&o.MoreDeadLetters, "more-dead-letters", []string{none}, scenarios.WordLength,
 		`keys whose status check also fails in Day 16's drain, until the provider is fixed, then pays: more dead letters, for batches ("none"; comma list)`)
-	f.String(&o.DeclinedKey, "declined-key", "PAY-005", `Day 16: healthy key the provider declines ("none" for no declines)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `Day 16: healthy key the provider declines ("none" for no declines)`)
 	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, 20, "Day 16: attempts before a message is dead-lettered")
 	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, 5*time.Second, "Day 16: backoff after the first failure; doubles each attempt")
 	f.Duration(&o.RedriveAfter, "redrive-after", 30*time.Minute, time.Millisecond, maxFlagDuration, "when the redrive happens, after the start of the run")
 	f.Bool(&o.ProviderFixed, "provider-fixed", audited, "the provider's status API is fixed before the redrive")
-	f.String(&o.Approver, "approver", "ops-oncall", "AFTER: who authorises the redrive (required)")
-	f.String(&o.Reason, "reason", "INC-4711: provider status API restored", "AFTER: why the redrive is safe now (required)")
+	f.String(&o.Approver, "approver", "ops-oncall", scenarios.WordLength, "AFTER: who authorises the redrive (required)")
+	f.String(&o.Reason, "reason", "INC-4711: provider status API restored", scenarios.TextLength, "AFTER: why the redrive is safe now (required)")
 	f.Int(&o.Batch, "batch", 2, 1, 100, "AFTER: dead letters released per batch")
 	f.Duration(&o.BatchInterval, "batch-interval", time.Second, 0, maxFlagDuration, "AFTER: pause between two batches")
 	f.Int(&o.RedriveAttempts, "redrive-attempts", 1, 1, 10, "AFTER: attempts a redriven message gets on top of the ones it had")
