@@ -257,7 +257,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+l.from).Scan(&total); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), countOf(total, "row"))
+	fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), rowCount(total, "row"))
 	if total == 0 {
 		return nil
 	}
@@ -284,7 +284,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 			widths = make([]int, len(cells))
 		}
 		for i, c := range cells {
-			widths[i] = max(widths[i], displayWidth(c))
+			widths[i] = max(widths[i], report.Width(c))
 		}
 		return nil
 	}
@@ -308,7 +308,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	}
 	writeBorder(w, widths, "└", "┴", "┘")
 	if shown < total {
-		fmt.Fprintf(w, "… %s; --limit 0 shows all\n", countOf(total-shown, "more row"))
+		fmt.Fprintf(w, "… %s; --limit 0 shows all\n", rowCount(total-shown, "more row"))
 	}
 	return nil
 }
@@ -375,10 +375,10 @@ func printVertical(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query strin
 	header := func(cols []string) error {
 		width := 0
 		for _, c := range cols {
-			width = max(width, displayWidth(c)+1)
+			width = max(width, report.Width(c)+1)
 		}
 		for _, c := range cols {
-			labels = append(labels, c+":"+strings.Repeat(" ", width-displayWidth(c)+1))
+			labels = append(labels, c+":"+strings.Repeat(" ", width-report.Width(c)+1))
 		}
 		return nil
 	}
@@ -391,7 +391,7 @@ func printVertical(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query strin
 		var err error
 		for i, c := range cells {
 			// A value that fits is printed as it is; a longer one wraps at its spaces.
-			if width := max(report.MaxWidth-displayWidth(labels[i]), 20); displayWidth(c) > width {
+			if width := max(report.MaxWidth-report.Width(labels[i]), 20); report.Width(c) > width {
 				c = report.Wrap(c, width)
 			}
 			_, err = w.WriteString(report.Labelled(labels[i], c))
@@ -402,7 +402,7 @@ func printVertical(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query strin
 		return err
 	}
 	if shown < total {
-		fmt.Fprintf(w, "\n… %s; --limit 0 shows all\n", countOf(total-shown, "more row"))
+		fmt.Fprintf(w, "\n… %s; --limit 0 shows all\n", rowCount(total-shown, "more row"))
 	}
 	return nil
 }
@@ -424,19 +424,14 @@ func writeCells(w *bufio.Writer, widths []int, cells []string) error {
 	for i, c := range cells {
 		w.WriteString("│ ")
 		w.WriteString(c)
-		w.WriteString(strings.Repeat(" ", widths[i]-displayWidth(c)+1))
+		w.WriteString(strings.Repeat(" ", widths[i]-report.Width(c)+1))
 	}
 	_, err := w.WriteString("│\n")
 	return err
 }
 
-// countOf says n of noun: "1 row", "1,200 rows".
-func countOf(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return thousands(n) + " " + noun + "s"
-}
+// rowCount writes n rows with a comma between groups of three digits.
+func rowCount(n int64, noun string) string { return thousands(n) + " " + report.Noun(n, noun) }
 
 // thousands writes n with a comma between groups of three digits.
 func thousands(n int64) string {

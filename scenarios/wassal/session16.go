@@ -125,7 +125,7 @@ func (o *session16Options) Validate() error {
 	poison, policy := len(o.PoisonKeys), o.policyAttempts()
 	if work := poison * (o.RetryCap + policy); work > maxPoisonAttempts {
 		return fmt.Errorf("%s × (%d naive + %d policy attempts) = %d attempts, at most %d: "+
-			"fewer --poison-key or a lower --retry-cap", countOf(poison, "poison key", "poison keys"), o.RetryCap, policy, work, maxPoisonAttempts)
+			"fewer --poison-key or a lower --retry-cap", report.Plural(poison, "poison key"), o.RetryCap, policy, work, maxPoisonAttempts)
 	}
 	if s := span(0).backoffs(o.BaseBackoff, o.MaxBackoff, 1, policy-1); s.tooLong() {
 		return fmt.Errorf("%d policy attempts backing off from --base-backoff %s, doubling%s, would move the scenario clock %s: "+

@@ -154,7 +154,7 @@ func (o *session17Options) Validate() error {
 	// --redrive-attempts times plus one verification after an audited release.
 	dead := len(o.deadLetterKeys())
 	if work := dead * (3*o.MaxAttempts + o.RedriveAttempts + 1); work > maxRedriveAttempts {
-		keys := countOf(dead, "poison key", "poison keys")
+		keys := report.Plural(dead, "poison key")
 		if len(o.MoreDeadLetters) > 0 {
 			keys = report.Plural(dead, "dead letter")
 		}
