@@ -19,7 +19,7 @@ import (
 // which, checkStringFlags enforces it, and annotateStringFlags says it in
 // --help for a flag the declaration did not, so they never disagree.
 const (
-	maxPathLength = 1024 // --report-dir
+	maxPathLength = 1024 // --report-dir, class's --reference, --csv and --junit, --keep-db-at
 	maxURLLength  = 2048 // --database, inspect --db (a URL, or a SQLite path)
 )
 
@@ -29,7 +29,7 @@ func maxLength(f *pflag.Flag) int {
 		return n
 	}
 	switch f.Name {
-	case "report-dir":
+	case "report-dir", "reference", "csv", "junit", "keep-db-at":
 		return maxPathLength
 	case "database", "db":
 		return maxURLLength
@@ -99,5 +99,17 @@ func annotateStringFlags(cmd *cobra.Command) {
 	})
 	for _, c := range cmd.Commands() {
 		annotateStringFlags(c)
+	}
+}
+
+// withStringLimits checks every string flag before a command's own rules
+// for its arguments (cobra checks those first, before PersistentPreRunE),
+// so a value that is too long is named even when an argument is missing too.
+func withStringLimits(next cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := checkStringFlags(cmd.Flags()); err != nil {
+			return err
+		}
+		return next(cmd, args)
 	}
 }
