@@ -257,7 +257,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+l.from).Scan(&total); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), countOf(total, "row"))
+	fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), rowCount(total, "row"))
 	if total == 0 {
 		return nil
 	}
@@ -284,7 +284,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 			widths = make([]int, len(cells))
 		}
 		for i, c := range cells {
-			widths[i] = max(widths[i], displayWidth(c))
+			widths[i] = max(widths[i], report.Width(c))
 		}
 		return nil
 	}
@@ -308,7 +308,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	}
 	writeBorder(w, widths, "└", "┴", "┘")
 	if shown < total {
-		fmt.Fprintf(w, "… %s; --limit 0 shows all\n", countOf(total-shown, "more row"))
+		fmt.Fprintf(w, "… %s; --limit 0 shows all\n", rowCount(total-shown, "more row"))
 	}
 	return nil
 }
