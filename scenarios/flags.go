@@ -23,8 +23,8 @@ type Flags struct {
 	decls []declaration
 
 	// HelpDuration and RefusalDuration write a duration limit in --help and
-	// in a refusal; nil writes it as Go does (1h0m0s). A family sets them to
-	// CompactDuration to write limits as a person types them (1h).
+	// in a refusal; nil writes it as a person types it (CompactDuration:
+	// 1h, not Go's 1h0m0s), so a refusal names the range --help shows.
 	HelpDuration, RefusalDuration func(time.Duration) string
 }
 
@@ -110,7 +110,7 @@ func MaxLength(fl *pflag.Flag) (int, bool) {
 // orString is format, or Go's own way of writing a duration.
 func orString(format func(time.Duration) string) func(time.Duration) string {
 	if format == nil {
-		return time.Duration.String
+		return CompactDuration
 	}
 	return format
 }

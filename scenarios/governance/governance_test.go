@@ -23,9 +23,9 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{thresholdName, []string{"--dead-letter-reason-code", ""}, `--dead-letter-reason-code: DeadLetterReasonCode must be non-empty, got ""`},
 		{thresholdName, []string{"--dead-letter-reason-message", " "}, `--dead-letter-reason-message: DeadLetterReasonMessage must be non-empty, got " "`},
 		{thresholdName, []string{"--dead-letter-reason-code", "poison message"}, ""},
-		{thresholdName, []string{"--retry-backoff", "-1ms"}, "--retry-backoff must be between 0s and 24h0m0s, got -1ms"},
+		{thresholdName, []string{"--retry-backoff", "-1ms"}, "--retry-backoff must be between 0s and 24h, got -1ms"},
 		{thresholdName, []string{"--retry-backoff", "1.5ms"}, "--retry-backoff must be a whole number of milliseconds, got 1.5ms"},
-		{thresholdName, []string{"--max-retry-backoff", "24h0m0.001s"}, "--max-retry-backoff must be between 0s and 24h0m0s, got 24h0m0.001s"},
+		{thresholdName, []string{"--max-retry-backoff", "24h0m0.001s"}, "--max-retry-backoff must be between 0s and 24h, got 24h0m0.001s"},
 		{thresholdName, []string{"--panics", "-1"}, "--panics must be between 0 and 1000, got -1"},
 		// The work a run would do, computed from its flags: refused past the lab's budget.
 		{thresholdName, []string{"--max-retry-attempts", "32", "--max-retry-backoff", "0s"}, ""},
@@ -35,7 +35,7 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{thresholdName, []string{"--dead-letter-on-max-retry-attempts=false", "--retry-cap", "500"},
 			"--retry-cap 500, --dead-letter-on-max-retry-attempts=false make more than 1200 emitter calls in one run, the lab's limit"},
 		{thresholdName, []string{"--dead-letter-on-max-retry-attempts=false", "--retry-cap", "100"}, ""},
-		{deferredName, []string{"--defer-after", "0s"}, "--defer-after must be between 1ms and 24h0m0s, got 0s"},
+		{deferredName, []string{"--defer-after", "0s"}, "--defer-after must be between 1ms and 24h, got 0s"},
 		{deferredName, []string{"--deferrals", "-2"}, "--deferrals must be between 0 and 200, got -2"},
 		{deferredName, []string{"--deferrals", "200"}, ""},
 		{disabledName, []string{"--host-review-after", "13"}, ""}, // the demo cap comes first: legal, and a check says so
@@ -47,7 +47,7 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{staleBefore, []string{"--prior-failures", "5"}, ""}, // a history already at the threshold: A's failure dead-letters
 		{staleBefore, []string{"--prior-failures", "101"}, "--prior-failures must be between 0 and 100, got 101"},
 		{staleBefore, []string{"--prior-failures", "40", "--max-retry-attempts", "50", "--max-retry-backoff", "0s"}, "more than 100 years ahead"},
-		{staleAfter, []string{"--lease", "0s"}, "--lease must be between 1ms and 24h0m0s, got 0s"},
+		{staleAfter, []string{"--lease", "0s"}, "--lease must be between 1ms and 24h, got 0s"},
 		{staleAfter, []string{"--claim-check=false"}, ""},
 		{alertsName, []string{"--max-retry-attempts", "1"}, ""}, // no warning can come first: legal, and a check says so
 		{replayName, []string{"--rejected-key", "GOV-009"}, `--rejected-key "GOV-009" is not a seeded entry (GOV-001..GOV-005)`},

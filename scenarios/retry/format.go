@@ -23,14 +23,9 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// declareOn starts a scenario's declarations on fs. The family's --help
-// writes a duration limit as a person types it (1h), its refusals as Go
-// does (1h0m0s).
-func declareOn(d *scenarios.Declared, fs *pflag.FlagSet) *scenarios.Flags {
-	f := d.Declare(fs)
-	f.HelpDuration = scenarios.CompactDuration
-	return f
-}
+// declareOn starts a scenario's declarations on fs (durations written as a
+// person types them, 1h, in --help and refusals alike).
+func declareOn(d *scenarios.Declared, fs *pflag.FlagSet) *scenarios.Flags { return d.Declare(fs) }
 
 // backoffCap relates a base delay and the cap on it, both declared: the cap
 // may not be below the base. Each one's declared range is the one at the

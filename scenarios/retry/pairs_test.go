@@ -19,8 +19,8 @@ func TestVisibilityPairValidate(t *testing.T) {
 		{[]string{"--consumers", "0"}, "--consumers must be between 1 and 20, got 0"},
 		{[]string{"--healthy", "-1"}, "--healthy must be between 0 and 50, got -1"},
 		{[]string{"--max-attempts", "0"}, "--max-attempts must be between 1 and 50, got 0"},
-		{[]string{"--visibility-timeout", "0s"}, "--visibility-timeout must be between 1ms and 1h0m0s, got 0s"},
-		{[]string{"--hang", "500ms"}, "--hang must be between 1s and 1h0m0s, got 500ms"},
+		{[]string{"--visibility-timeout", "0s"}, "--visibility-timeout must be between 1ms and 1h, got 0s"},
+		{[]string{"--hang", "500ms"}, "--hang must be between 1s and 1h, got 500ms"},
 		{[]string{"--max-backoff", "1s"}, "--max-backoff 1s is below --base-backoff 5s"},
 		{[]string{"--time-budget", "1.5ms"}, "--time-budget must be a whole number of milliseconds, got 1.5ms"},
 	})
@@ -83,9 +83,9 @@ func TestStormPairValidate(t *testing.T) {
 		{[]string{"--max-attempts", "21"}, "--max-attempts must be between 1 and 20, got 21"},
 		{[]string{"--messages", "100", "--max-attempts", "20"}, ""},
 		{[]string{"--failures-to-open", "0"}, "--failures-to-open must be between 1 and 50, got 0"},
-		{[]string{"--outage", "500ms"}, "--outage must be between 1s and 1h0m0s, got 500ms"},
+		{[]string{"--outage", "500ms"}, "--outage must be between 1s and 1h, got 500ms"},
 		{[]string{"--outage-start", "-1s"}, "--outage-start must be a whole number of milliseconds between 0s and 10m0s, got -1s"},
-		{[]string{"--cooldown", "0s"}, "--cooldown must be between 1ms and 1h0m0s, got 0s"},
+		{[]string{"--cooldown", "0s"}, "--cooldown must be between 1ms and 1h, got 0s"},
 		{[]string{"--max-backoff", "500ms"}, "--max-backoff 500ms is below --base-backoff 1s"},
 	})
 }

@@ -15,13 +15,9 @@ import (
 // clock moved by doubling backoffs) is bounded in Validate by arithmetic on
 // the flags, never by a stopwatch.
 
-// declareOn starts a day's declarations on fs. The family writes durations
-// as a person types them (24h, 1m), in --help and in refusals alike.
-func declareOn(d *scenarios.Declared, fs *pflag.FlagSet) *scenarios.Flags {
-	f := d.Declare(fs)
-	f.HelpDuration, f.RefusalDuration = scenarios.CompactDuration, scenarios.CompactDuration
-	return f
-}
+// declareOn starts a day's declarations on fs (durations written as a
+// person types them, 24h, 1m, in --help and refusals alike).
+func declareOn(d *scenarios.Declared, fs *pflag.FlagSet) *scenarios.Flags { return d.Declare(fs) }
 
 // durationText is a duration as a person writes it: 24h, 1m, 1ms, 0s.
 func durationText(d time.Duration) string { return scenarios.CompactDuration(d) }
