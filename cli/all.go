@@ -42,12 +42,9 @@ a schema of its own; a server that is down fails the whole run once (exit 3).`,
   OUTBOXLAB_DATABASE='postgres:///postgres?host=/tmp/outboxlab-postgres' outboxlab all`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			list := scenarios.All()
-			if family != "" {
-				if !slices.Contains(scenarios.Families(), family) {
-					return usagef("--family %q is not a family (have: %s)", family, strings.Join(scenarios.Families(), ", "))
-				}
-				list = slices.DeleteFunc(list, func(s *scenarios.Scenario) bool { return s.Family != family })
+			list, err := familyScenarios(family)
+			if err != nil {
+				return err
 			}
 			if err := selectDatabase(cmd, &common); err != nil {
 				return err
