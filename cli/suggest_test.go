@@ -30,6 +30,11 @@ func TestMistakesGetTheRightHint(t *testing.T) {
 		{[]string{"help", "session-16"}, `no help for "session-16": it is not a command; did you mean ` + day16Pair + "?"},
 		{[]string{"help", "day16"}, "did you mean " + day16Pair + "?"},
 		{[]string{"help", "xyzzy"}, `no help for "xyzzy": it is not a command (see outboxlab --help)`},
+		// A key in the wrong letter case, in every family that takes keys.
+		{[]string{"session-16-retry-with-dead-letter", "--poison-key", "pay-003", "--no-report"},
+			`--poison-key "pay-003" is not a key (letter case matters); did you mean PAY-003?`},
+		{[]string{"governance-host-replay", "--rejected-key", "gov-003", "--no-report"}, "did you mean GOV-003?"},
+		{[]string{"ordered-orphan", "--failing-message", "paymentreceived", "--no-report"}, "did you mean PaymentReceived?"},
 		{[]string{"xyzzy"}, `unknown command "xyzzy" for "outboxlab" (outboxlab list shows them all)`},
 		{[]string{"retry-with-dead-letter", "--max-attempt", "5"}, "unknown flag: --max-attempt; did you mean --max-attempts?"},
 		{[]string{"retry-with-dead-letter", "--dead-letter", "false"}, `got "false"; a true/false flag takes its value after =, as in --dead-letter=false`},

@@ -95,6 +95,9 @@ func familyLimits(withFix bool) []scenarios.Limit {
 
 func (o *options) Validate() error {
 	last := firstOrder + o.Orders - 1
+	if err := scenarios.CheckSpelling("failing-message", o.FailingMessage, stream(o.cancelled)); err != nil {
+		return err
+	}
 	switch {
 	case o.Orders < minOrders || o.Orders > maxOrders:
 		return fmt.Errorf("--orders must be between %d and %d (the failing order and at least one other), got %d", minOrders, maxOrders, o.Orders)
