@@ -17,7 +17,7 @@ import (
 const (
 	maxPathLength = 1024 // --report-dir
 	maxURLLength  = 2048 // --database, inspect --db (a URL, or a SQLite path)
-	maxTextLength = 200  // --reason, --dead-letter-reason-message
+	maxTextLength = 200  // --reason, --dead-letter-reason-message, inspect --where
 	maxWordLength = 64   // every other string flag: keys, names, codes, each item of a list
 )
 
@@ -28,7 +28,7 @@ func maxLength(name string) int {
 		return maxPathLength
 	case "database", "db":
 		return maxURLLength
-	case "reason", "dead-letter-reason-message":
+	case "reason", "dead-letter-reason-message", "where":
 		return maxTextLength
 	}
 	return maxWordLength
