@@ -24,7 +24,7 @@ const (
 // maxLength is the longest value of the flag named name (each item, for a list).
 func maxLength(name string) int {
 	switch name {
-	case "report-dir":
+	case "report-dir", "keep-db-at":
 		return maxPathLength
 	case "database", "db":
 		return maxURLLength

@@ -27,6 +27,7 @@ type commonOptions struct {
 	NoReport  bool
 	JSON      bool
 	KeepDB    bool
+	KeepDBAt  string // --keep-db-at DIR: keep the SQLite file in DIR (on PostgreSQL, as --keep-db)
 	Database  string // a postgres:// URL, or "" for a temporary SQLite file; secret: print pgdb.Redact
 	Schema    bool   // keep the report's schema section (report.SchemaTitle)
 	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
@@ -44,7 +45,7 @@ type commonOptions struct {
 // notParameters are the flags that say where and how to show a run, not
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
-	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "database": true, "help": true,
+	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "keep-db-at": true, "database": true, "help": true,
 	"schema": true, "verbose": true, "student": true,
 }
 
@@ -124,8 +125,12 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	}
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
+	cmd.Flags().StringVar(&common.KeepDBAt, "keep-db-at", "", "keep the SQLite database as a new file in this directory (PostgreSQL: as --keep-db)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
+		if err := checkKeepAt(cmd.Flags(), common); err != nil {
+			return err
+		}
 		if report.Redrawable(cmd.ErrOrStderr()) {
 			common.progress = cmd.ErrOrStderr()
 		}
@@ -152,8 +157,8 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			if err := enc.Encode(out.result); err != nil && !closedOutput(err) {
 				return cannotRun(fmt.Errorf("print result: %w", err))
 			}
-			if common.KeepDB {
-				io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote))
+			if common.keepsDB() {
+				io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote+keepAtNote(common)))
 			}
 		} else {
 			fmt.Fprintln(w)
@@ -165,8 +170,8 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			}
 			// A database that is gone is told once, in the report's header;
 			// without a report, or when it is kept, the terminal tells it.
-			if out.result.ReportPath == "" || common.KeepDB {
-				io.WriteString(w, report.Labelled("database: ", out.dbNote))
+			if out.result.ReportPath == "" || common.keepsDB() {
+				io.WriteString(w, report.Labelled("database: ", out.dbNote+keepAtNote(common)))
 			}
 		}
 		if !out.result.Passed {
@@ -272,9 +277,15 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		defer os.RemoveAll(tmp)
 	}
 	env := scenarios.NewEnv(tmp)
+	keepAt := c.KeepDBAt != "" && c.Database == ""
+	if keepAt {
+		if env.DBPath, err = reserveKeptFile(c.KeepDBAt, s.Name, started); err != nil {
+			return outcome{}, err
+		}
+	}
 	var pg *postgresRun
 	if c.Database != "" {
-		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.KeepDB); err != nil {
+		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.keepsDB()); err != nil {
 			return outcome{}, err
 		}
 		defer func() { err = withCleanup(err, pg.close(ctx), stderr) }()
@@ -285,16 +296,16 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	rep, err := runGuarded(ctx, opts, env)
 	if ctx.Err() != nil {
 		msg := fmt.Sprintf("%s interrupted; no report was written", s.Name)
-		if keepDir {
+		if keepDir || keepAt {
 			msg += "; database kept at " + env.DBPath
-		} else if pg != nil && c.KeepDB {
+		} else if pg != nil && c.keepsDB() {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
 		return outcome{}, interrupted("%s", msg)
 	}
 	if err != nil {
 		err = fmt.Errorf("run %s: %w", s.Name, err)
-		if pg != nil && c.KeepDB {
+		if pg != nil && c.keepsDB() {
 			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
 		}
 		return outcome{}, cannotRun(scrubbed{err, c.Database})
@@ -303,12 +314,15 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	switch {
 	case pg != nil:
 		dbNote = pg.note(ctx)
-	case missing(env.DBPath):
+	case missing(env.DBPath) || keepAt && empty(env.DBPath):
 		dbNote = noDatabase
 		if keepDir {
 			os.RemoveAll(tmp)
 		}
-	case keepDir:
+		if keepAt {
+			os.Remove(env.DBPath) // reserved, never used: nothing to keep
+		}
+	case keepDir || keepAt:
 		dbNote = sqliteNote(env.DBPath, true)
 	default:
 		dbNote = sqliteNote(env.DBPath, false)
