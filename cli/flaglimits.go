@@ -15,7 +15,7 @@ import (
 // every command has one: maxLength says which, checkStringFlags enforces it,
 // and annotateStringFlags says it in --help, so the three never disagree.
 const (
-	maxPathLength = 1024 // --report-dir
+	maxPathLength = 1024 // --report-dir, class's --reference, --csv and --junit, --keep-db-at
 	maxURLLength  = 2048 // --database, inspect --db (a URL, or a SQLite path)
 	maxTextLength = 200  // --reason, --dead-letter-reason-message, inspect --where
 	maxWordLength = 64   // every other string flag: keys, names, codes, each item of a list
@@ -24,7 +24,7 @@ const (
 // maxLength is the longest value of the flag named name (each item, for a list).
 func maxLength(name string) int {
 	switch name {
-	case "report-dir", "keep-db-at":
+	case "report-dir", "reference", "csv", "junit", "keep-db-at":
 		return maxPathLength
 	case "database", "db":
 		return maxURLLength
@@ -96,5 +96,17 @@ func annotateStringFlags(cmd *cobra.Command) {
 	})
 	for _, c := range cmd.Commands() {
 		annotateStringFlags(c)
+	}
+}
+
+// withStringLimits checks every string flag before a command's own rules
+// for its arguments (cobra checks those first, before PersistentPreRunE),
+// so a value that is too long is named even when an argument is missing too.
+func withStringLimits(next cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := checkStringFlags(cmd.Flags()); err != nil {
+			return err
+		}
+		return next(cmd, args)
 	}
 }

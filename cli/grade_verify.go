@@ -23,7 +23,7 @@ func rerunGrade(ctx context.Context, doc report.Doc, worker []string) (string, e
 	r := doc.Info.Record
 	day := grade.Lookup(strings.TrimPrefix(r.Scenario, "grade-"))
 	if day == nil || day.ScenarioName() != r.Scenario {
-		return "", cannotRun(fmt.Errorf("%s is not a Day this lab's grade judges", show(r.Scenario)))
+		return "", notRerunnable(fmt.Sprintf("its header names grade, but %s is not a Day this lab's grade judges", show(r.Scenario)))
 	}
 	opts := &grade.Options{Day: day, Command: worker, Stderr: io.Discard}
 	var seed int64
@@ -32,18 +32,18 @@ func rerunGrade(ctx context.Context, doc report.Doc, worker []string) (string, e
 	bindGradeParams(fs, opts, &seed)
 	for _, p := range r.Params {
 		if fs.Lookup(p.Name) == nil || len(p.Value) > maxParamValue {
-			return "", cannotRun(fmt.Errorf("the header records --%s, which is not a parameter of grade", show(p.Name)))
+			return "", notRerunnable(fmt.Sprintf("the header records --%s, which is not a parameter of grade", show(p.Name)))
 		}
 		if err := fs.Set(p.Name, p.Value); err != nil {
-			return "", cannotRun(fmt.Errorf("the header records --%s=%s, which grade refuses: %v", p.Name, show(p.Value), err))
+			return "", notRerunnable(fmt.Sprintf("the header records --%s=%s, which grade refuses: %v", p.Name, show(p.Value), err))
 		}
 	}
 	if seed < 0 {
-		return "", cannotRun(fmt.Errorf("the header records --seed %d", seed))
+		return "", notRerunnable(fmt.Sprintf("the header records --seed %d, below 0", seed))
 	}
 	opts.Seed = uint64(seed)
 	if err := opts.Validate(); err != nil {
-		return "", cannotRun(fmt.Errorf("the recorded grade flags are refused: %w", err))
+		return "", notRerunnable("the recorded grade flags are refused: " + err.Error())
 	}
 	s := &scenarios.Scenario{Name: day.ScenarioName(), Family: day.Family, Day: day.Number, Kind: report.After}
 	return rerunBody(ctx, s, opts, r.Shown)

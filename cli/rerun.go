@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -32,6 +33,13 @@ const maxParamValue = 4096
 // verify never runs a command found in a report; the worker comes from the
 // person verifying, on their command line.
 var GradeRerun func(ctx context.Context, doc report.Doc, worker []string) (body string, err error)
+
+// notRerunnable is GradeRerun's error for a report whose header records a
+// run it will not rerun (not a Day grade judges, a flag grade does not
+// have): the report does not verify (exit 1), it is not a failed rerun.
+type notRerunnable string
+
+func (n notRerunnable) Error() string { return string(n) }
 
 // isGradeReport reports whether doc was written by `outboxlab grade`: its
 // header's command names grade. Its body depends on a student's worker,
@@ -71,6 +79,10 @@ func verifyDoc(ctx context.Context, doc report.Doc, worker []string) (verificati
 			return refused("a grade report, and this lab has no grade command to rerun it with"), nil
 		}
 		body, err = GradeRerun(ctx, doc, worker)
+		var not notRerunnable
+		if errors.As(err, &not) {
+			return refused(string(not) + versionNote(r)), nil
+		}
 	} else {
 		s := scenarios.Lookup(r.Scenario)
 		if s == nil || s.Name != r.Scenario {

@@ -136,7 +136,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 	}
 	for _, c := range root.Commands() {
 		if c.Args != nil {
-			c.Args = withBoolHint(c.Args, args)
+			c.Args = withStringLimits(withBoolHint(c.Args, args))
 		}
 	}
 	annotateStringFlags(root)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -207,4 +208,70 @@ func schemaShape(ctx context.Context, db *sql.DB, postgres bool) (string, error)
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// installChangeLog creates LabChangeLog and its triggers.
+func installChangeLog(ctx context.Context, db *sql.DB, pg bool, tables []string) error {
+	if pg {
+		for _, stmt := range postgresChangeLogDDL(tables) {
+			if _, err := db.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("install the change log: %w", err)
+			}
+		}
+		return nil
+	}
+	cols := map[string][]string{}
+	for _, t := range tables {
+		rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info('`+t+`') ORDER BY cid`)
+		if err != nil {
+			return fmt.Errorf("install the change log: %w", err)
+		}
+		for rows.Next() {
+			var c string
+			rows.Scan(&c)
+			cols[t] = append(cols[t], c)
+		}
+		rows.Close()
+	}
+	if _, err := db.ExecContext(ctx, sqliteChangeLogDDL(tables, cols)); err != nil {
+		return fmt.Errorf("install the change log: %w", err)
+	}
+	return nil
+}
+
+func schemaDiff(before, after string, err error) string {
+	if err != nil {
+		return "the schema cannot be read: " + oneLine(err)
+	}
+	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
+	var gone, added []string
+	for _, l := range b {
+		if !slices.Contains(a, l) {
+			gone = append(gone, firstWords(l, 3))
+		}
+	}
+	for _, l := range a {
+		if !slices.Contains(b, l) {
+			added = append(added, firstWords(l, 3))
+		}
+	}
+	sort.Strings(gone)
+	sort.Strings(added)
+	return fmt.Sprintf("the schema changed: gone or altered %s; new %s",
+		orNone(strings.Join(gone, ", ")), orNone(strings.Join(added, ", ")))
+}
+
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.Join(f, " ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

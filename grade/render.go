@@ -143,3 +143,13 @@ func stampText(s string) string {
 	}
 	return clip(s, 14)
 }
+
+// orDash is s, or a dash for nothing.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -22,11 +22,11 @@ import (
 var (
 	referenceGo string // workers/reference/go
 	wrongGo     string // workers/wrong: the reference with -bug NAME
-	starter15   string // workers/starter/day15
-	starter16   string // workers/starter/day16
-	starter17   string // workers/starter/day17
+	starter15   string // workers.Starter("session-15"), written out
+	starter16   string // workers.Starter("session-16")
+	starter17   string // workers.Starter("session-17")
 
-	starterPoisonCounter string // workers/starter/poisoncounter
+	starterPoisonCounter string // workers.Starter("poison-counter")
 )
 
 func TestMain(m *testing.M) {
@@ -41,13 +41,20 @@ func TestMain(m *testing.M) {
 	starter16 = filepath.Join(dir, "starter16")
 	starter17 = filepath.Join(dir, "starter17")
 	starterPoisonCounter = filepath.Join(dir, "starter-poison-counter")
-	for out, pkg := range map[string]string{referenceGo: "./reference/go", wrongGo: "./wrong",
-		starter15: "./starter/day15", starter16: "./starter/day16", starter17: "./starter/day17",
-		starterPoisonCounter: "./starter/poisoncounter"} {
+	for out, pkg := range map[string]string{referenceGo: "./reference/go", wrongGo: "./wrong"} {
 		build := exec.Command("go", "build", "-o", out, pkg)
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n", pkg, err)
+			os.RemoveAll(dir)
+			os.Exit(3)
+		}
+	}
+	// A starter is built as a student gets it: written out, a module of its own.
+	for out, day := range map[string]string{starter15: "session-15", starter16: "session-16",
+		starter17: "session-17", starterPoisonCounter: "poison-counter"} {
+		if err := buildStarter(day, out); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.RemoveAll(dir)
 			os.Exit(3)
 		}

@@ -1,6 +1,7 @@
 package workers_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -43,6 +44,19 @@ func TestStarterFiles(t *testing.T) {
 		}
 		if todos < 5 {
 			t.Errorf("Starter(%q) has %d TODO(Day 16), want the 5 of the README at least", day, todos)
+		}
+		for _, name := range []string{"lab.go", "store.go"} {
+			got, err := fs.ReadFile(fsys, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join("reference", "go", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("Starter(%q)'s %s is not reference/go/%s", day, name, name)
+			}
 		}
 	}
 	if _, err := workers.Starter("poison-counter"); err != nil {
@@ -89,29 +103,37 @@ func TestStarterModuleMatchesTheLab(t *testing.T) {
 			t.Fatal(err)
 		}
 		if string(sum) != string(labSum) {
-			t.Errorf("%s's go.sum is not the lab's: cp go.sum workers/starter/go.sum", day)
+			t.Errorf("%s's go.sum is not the lab's: cp go.sum workers/_starter/go.sum", day)
 		}
-		dir := t.TempDir()
-		err = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := fs.ReadFile(fsys, path)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, path), data, 0o644)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, "worker"), ".")
-		build.Dir = dir
-		build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK=off")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Errorf("%s written out does not build on its own: %v\n%s", day, err, out)
+		if err := buildStarter(day, filepath.Join(t.TempDir(), "worker")); err != nil {
+			t.Error(err)
 		}
 	}
+}
+
+// buildStarter writes day's starter into a directory of its own, outside the
+// lab's module, and builds it there into out without the network, as a
+// student's `go run .` would.
+func buildStarter(day, out string) error {
+	fsys, err := workers.Starter(day)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "starter-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.CopyFS(dir, fsys); err != nil {
+		return fmt.Errorf("write the starter of %s: %w", day, err)
+	}
+	build := exec.Command("go", "build", "-o", out, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly", "GOWORK=off")
+	if msg, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s written out does not build on its own: %v\n%s", day, err, msg)
+	}
+	return nil
 }
 
 // starters are the starting workers, graded: each must fail the Day's

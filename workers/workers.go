@@ -4,7 +4,8 @@
 //
 // The reference workers (workers/reference) and the deliberately wrong one
 // (workers/wrong) are programs, not part of this package: the grade tests
-// build and run them.
+// build and run them. The package embeds the Go reference's lab.go and
+// store.go, the one copy of what every starter shares with it.
 package workers
 
 import (
@@ -16,12 +17,22 @@ import (
 	"testing/fstest"
 )
 
-//go:embed starter
+// The starters' own files (_starter/<folder>). The go tool ignores the
+// folder (its name starts with _): a starter does not compile without the
+// reference's lab.go and store.go, which Starter adds.
+//
+//go:embed _starter
 var starters embed.FS
+
+// The reference's HTTP client and database code, which every starter
+// carries unchanged: one copy, the reference's.
+//
+//go:embed reference/go/lab.go reference/go/store.go
+var reference embed.FS
 
 // A starter's go.mod requires the two drivers, and the modules they need,
 // at the versions the lab is built with; its go.sum is the lab's own
-// (starter/go.sum). TestStarterModuleMatchesTheLab keeps both equal to the
+// (_starter/go.sum). TestStarterModuleMatchesTheLab keeps both equal to the
 // repository's, and builds a written starter offline.
 const goVersion = "1.26.8"
 
@@ -46,7 +57,7 @@ var (
 )
 
 // starter is one Day's starting worker: its id, the other spellings it
-// accepts, and its folder under starter/ (also its go.mod's module name).
+// accepts, and its folder under _starter/ (also its go.mod's module name).
 type starter struct {
 	id      string
 	aliases []string
@@ -73,21 +84,25 @@ func Days() []string {
 }
 
 // Starter is the starting worker of a Day (an id of Days, or its alias:
-// "day16", "16"): its Go files, README.md, and a go.mod (whose module is
-// the Day's folder name, day16) and go.sum, so that `go run .` inside the
-// written directory builds it. Write every file of it into the student's
-// directory.
+// "day16", "16"): its Go files (its own, and the reference's lab.go and
+// store.go), README.md, and a go.mod (whose module is the Day's folder
+// name, day16) and go.sum, so that `go run .` inside the written directory
+// builds it. Write every file of it into the student's directory.
 func Starter(day string) (fs.FS, error) {
 	i := slices.IndexFunc(startersByDay, func(s starter) bool { return s.id == day || slices.Contains(s.aliases, day) })
 	if i < 0 {
 		return nil, fmt.Errorf("no starting worker for %q (there is one for %s)", day, strings.Join(Days(), ", "))
 	}
 	folder := startersByDay[i].folder
-	sub, err := fs.Sub(starters, "starter/"+folder)
+	own, err := fs.Sub(starters, "_starter/"+folder)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := fs.ReadFile(starters, "starter/go.sum")
+	shared, err := fs.Sub(reference, "reference/go")
+	if err != nil {
+		return nil, err
+	}
+	sum, err := fs.ReadFile(starters, "_starter/go.sum")
 	if err != nil {
 		return nil, err
 	}
@@ -95,19 +110,21 @@ func Starter(day string) (fs.FS, error) {
 		"go.mod": {Data: []byte(goMod(folder)), Mode: 0o644},
 		"go.sum": {Data: sum, Mode: 0o644},
 	}
-	err = fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(sub, path)
+	for _, sub := range []fs.FS{own, shared} {
+		err = fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := fs.ReadFile(sub, path)
+			if err != nil {
+				return err
+			}
+			files[path] = &fstest.MapFile{Data: data, Mode: 0o644}
+			return nil
+		})
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("read the starter of %s: %w", day, err)
 		}
-		files[path] = &fstest.MapFile{Data: data, Mode: 0o644}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the starter of %s: %w", day, err)
 	}
 	return files, nil
 }

@@ -102,6 +102,14 @@ func hbar(v, maxV float64, width int) string {
 // the SVG keeps every bucket.
 func Columns(name, title string, counts []int, bucketLabel func(i int) string, height, width int, axes ...Axes) Figure {
 	ax := axesOf(axes, "bucket", "count")
+	return Figure{Name: name, Title: title,
+		Text: columnsText(title, counts, bucketLabel, height, width),
+		SVG:  columnsSVG(title, counts, bucketLabel, ax)}
+}
+
+// columnsText is the terminal's histogram: one column of eighth blocks per
+// (merged) bucket, the peak on the y axis, the first and last labels under it.
+func columnsText(title string, counts []int, bucketLabel func(i int) string, height, width int) string {
 	merged, per := mergeBuckets(counts, width)
 	peak := 0
 	for _, c := range merged {
@@ -109,7 +117,6 @@ func Columns(name, title string, counts []int, bucketLabel func(i int) string, h
 	}
 	var t strings.Builder
 	fmt.Fprintf(&t, "%s\n", title)
-	blocks := []rune(" ▁▂▃▄▅▆▇█")
 	for row := height - 1; row >= 0; row-- {
 		axis := "      "
 		if row == height-1 {
@@ -117,21 +124,7 @@ func Columns(name, title string, counts []int, bucketLabel func(i int) string, h
 		}
 		t.WriteString(axis + "│")
 		for _, c := range merged {
-			level := 0
-			if peak > 0 {
-				level = int(math.Round(float64(c) / float64(peak) * float64(height*8)))
-			}
-			fill := level - row*8
-			switch {
-			case fill >= 8:
-				t.WriteRune('█')
-			case fill > 0:
-				t.WriteRune(blocks[fill])
-			case row == 0 && c > 0:
-				t.WriteRune('▁') // a non-empty bucket never disappears
-			default:
-				t.WriteRune(' ')
-			}
+			t.WriteRune(columnCell(c, peak, height, row))
 		}
 		t.WriteString("\n")
 	}
@@ -145,25 +138,38 @@ func Columns(name, title string, counts []int, bucketLabel func(i int) string, h
 	if per > 1 {
 		fmt.Fprintf(&t, "       (each column sums %d buckets)\n", per)
 	}
+	return t.String()
+}
 
+// columnCell is the block a column of count c shows in text row row
+// (0 at the bottom) of a histogram height rows tall whose top is peak.
+func columnCell(c, peak, height, row int) rune {
+	blocks := []rune(" ▁▂▃▄▅▆▇█")
+	level := 0
+	if peak > 0 {
+		level = int(math.Round(float64(c) / float64(peak) * float64(height*8)))
+	}
+	fill := level - row*8
+	switch {
+	case fill >= 8:
+		return '█'
+	case fill > 0:
+		return blocks[fill]
+	case row == 0 && c > 0:
+		return '▁' // a non-empty bucket never disappears
+	default:
+		return ' '
+	}
+}
+
+// columnsSVG is the picture: every bucket its own bar, scaled to the
+// largest count, with the x axis labelled under columnMarks' buckets.
+func columnsSVG(title string, counts []int, bucketLabel func(i int) string, ax Axes) string {
 	const plotH, left = 200.0, 80
 	colW := math.Max(1, math.Min(12, 600/float64(max(len(counts), 1))))
-	// The x axis is labelled under its first, middle and last buckets: the
-	// picture is wide enough for the last label to end inside it, and the
-	// middle one is left out where it would run into a neighbour.
-	var marked []int
-	if len(counts) > 0 {
-		marked = []int{0, (len(counts) - 1) / 2, len(counts) - 1}
-	}
 	center := func(i int) float64 { return float64(left) + (float64(i)+0.5)*colW }
 	half := func(i int) float64 { return textWidth(bucketLabel(i), fontSize) / 2 }
-	if len(marked) == 3 && (center(marked[1])-half(marked[1]) < center(0)+half(0)+8 ||
-		center(marked[1])+half(marked[1]) > center(marked[2])-half(marked[2])-8) {
-		marked = []int{0, marked[2]}
-	}
-	if len(marked) > 1 && center(marked[len(marked)-1])-half(marked[len(marked)-1]) < center(0)+half(0)+8 {
-		marked = marked[:1]
-	}
+	marked := columnMarks(len(counts), center, half)
 	wTotal := left + max(int(colW*float64(len(counts))), 240) + 40
 	if len(counts) > 0 {
 		wTotal = max(wTotal, int(math.Ceil(center(len(counts)-1)+half(len(counts)-1)+10)))
@@ -191,7 +197,26 @@ func Columns(name, title string, counts []int, bucketLabel func(i int) string, h
 		}
 	}
 	fmt.Fprintf(s, `<text x="%.0f" y="%.0f" text-anchor="middle">%s</text>`+"\n", float64(left+wTotal-20)/2, 40+plotH+40, esc(ax.X))
-	return Figure{Name: name, Title: title, Text: t.String(), SVG: svgClose(s)}
+	return svgClose(s)
+}
+
+// columnMarks are the buckets the x axis is labelled under: the first,
+// middle and last. The picture is wide enough for the last label to end
+// inside it, and the middle one is left out where it would run into a
+// neighbour.
+func columnMarks(n int, center, half func(i int) float64) []int {
+	var marked []int
+	if n > 0 {
+		marked = []int{0, (n - 1) / 2, n - 1}
+	}
+	if len(marked) == 3 && (center(marked[1])-half(marked[1]) < center(0)+half(0)+8 ||
+		center(marked[1])+half(marked[1]) > center(marked[2])-half(marked[2])-8) {
+		marked = []int{0, marked[2]}
+	}
+	if len(marked) > 1 && center(marked[len(marked)-1])-half(marked[len(marked)-1]) < center(0)+half(0)+8 {
+		marked = marked[:1]
+	}
+	return marked
 }
 
 func mergeBuckets(counts []int, width int) ([]int, int) {
