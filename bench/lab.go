@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"outboxlab/core/clock"
@@ -18,7 +19,22 @@ type result struct {
 	n     int
 	send  time.Duration
 	drain time.Duration
+	cpu   time.Duration // the process's user+sys CPU time over the drain, where measured
 }
+
+// cpuTime is the process's user+sys CPU time so far. The machine's load
+// moves it less than wall time: a drain's CPU per message and the ceiling's
+// per transaction compare the work each does.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuPer is r's CPU time per message.
+func (r result) cpuPer() time.Duration { return r.cpu / time.Duration(max(r.n, 1)) }
 
 func (r result) rate() float64 { return float64(r.n) / r.drain.Seconds() }
 
@@ -45,7 +61,7 @@ func labDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 			processed++
 			return worker.Outcome{}, nil
 		})}
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	for {
 		r, err := w.StepBatch(ctx, b)
 		if err != nil {
@@ -55,7 +71,7 @@ func labDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 			break
 		}
 	}
-	res.drain = time.Since(start)
+	res.drain, res.cpu = time.Since(start), cpuTime()-cpu
 	counts, err := store.Counts(ctx)
 	if err != nil {
 		return res, err
@@ -119,29 +135,31 @@ func labStepDrain(ctx context.Context, dir string, n, batch int) (result, error)
 	return res, nil
 }
 
-// ceiling times single-row BEGIN IMMEDIATE; UPDATE; COMMIT transactions.
-func ceiling(ctx context.Context, dir string, count int) (float64, error) {
+// ceiling times single-row BEGIN IMMEDIATE; UPDATE; COMMIT transactions:
+// how many a second, and the CPU time each takes.
+func ceiling(ctx context.Context, dir string, count int) (float64, time.Duration, error) {
 	db, err := openDB(filepath.Join(dir, "ceiling.db"))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer db.Close()
 	if _, err := db.ExecContext(ctx, `CREATE TABLE T (Id INTEGER PRIMARY KEY, N INTEGER NOT NULL) STRICT; INSERT INTO T VALUES (1, 0);`); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	stmt, err := db.PrepareContext(ctx, `UPDATE T SET N = N + 1 WHERE Id = 1`)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer stmt.Close()
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	for range count {
 		if err := inTx(ctx, db, func(tx *sql.Tx) error {
 			_, err := tx.StmtContext(ctx, stmt).ExecContext(ctx)
 			return err
 		}); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
-	return float64(count) / time.Since(start).Seconds(), nil
+	took, used := time.Since(start), cpuTime()-cpu
+	return float64(count) / took.Seconds(), used / time.Duration(count), nil
 }

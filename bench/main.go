@@ -78,7 +78,7 @@ func run(ctx context.Context, o options) error {
 	fmt.Println()
 
 	progress("raw ceiling")
-	ceil, err := ceiling(ctx, dir, o.ceilingCount)
+	ceil, _, err := ceiling(ctx, dir, o.ceilingCount)
 	if err != nil {
 		return fmt.Errorf("raw ceiling: %w", err)
 	}
@@ -93,8 +93,15 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("outboxlab Step, claim 1 against goqite, %d alternating runs of %d messages: %.2f× (median; %s)\n",
 		o.rounds, o.roundMessages, median(alt.stepVsGoqite), formatRatios(alt.stepVsGoqite))
-	fmt.Printf("outboxlab StepBatch, claim %d against the raw ceiling, the same runs: %.2f× (median; %s)\n\n",
+	fmt.Printf("outboxlab StepBatch, claim %d against the raw ceiling, the same runs: %.2f× (median; %s)\n",
 		o.batch, median(alt.batchVsCeiling), formatRatios(alt.batchVsCeiling))
+	fmt.Printf("Its floor, the engine's claim and settlement run bare (prepared, no worker), the same runs:\n"+
+		"  %.2f× the raw ceiling (median; %s);\n  StepBatch reaches %.2f of it (median; %s)\n",
+		median(alt.floorVsCeiling), formatRatios(alt.floorVsCeiling), median(alt.batchVsFloor), formatRatios(alt.batchVsFloor))
+	fmt.Printf("By CPU time (user+sys, medians of the same runs): StepBatch %.1fµs a message, bare %.1fµs,\n"+
+		"  the ceiling %.1fµs a transaction: StepBatch %.2f× and its floor %.2f× the ceiling in CPU\n\n",
+		median(alt.batchCPU), median(alt.floorCPU), median(alt.ceilingCPU),
+		median(alt.ceilingCPU)/median(alt.batchCPU), median(alt.ceilingCPU)/median(alt.floorCPU))
 
 	sizes := []int{o.smallRows, o.largeRows}
 	var files []string
@@ -142,6 +149,11 @@ func run(ctx context.Context, o options) error {
 type rounds struct {
 	stepVsGoqite   []float64 // Step claim 1's messages/s over goqite's, per round
 	batchVsCeiling []float64 // StepBatch claim K's messages/s over the ceiling's transactions/s
+	floorVsCeiling []float64 // the engine's statements run bare (floorDrain), over the ceiling
+	batchVsFloor   []float64 // StepBatch claim K over that floor
+	// CPU time: StepBatch's and the floor's per message, the ceiling's per
+	// transaction (µs), per round
+	batchCPU, floorCPU, ceilingCPU []float64
 }
 
 // alternate runs the SQLite targets' contenders in turn, o.rounds times,
@@ -149,17 +161,21 @@ type rounds struct {
 func alternate(ctx context.Context, dir string, o options) (rounds, error) {
 	var rs rounds
 	for round := range o.rounds {
-		progress(fmt.Sprintf("SQLite round %d/%d: raw ceiling, outboxlab StepBatch claim %d, Step claim 1, goqite",
-			round+1, o.rounds, o.batch))
+		progress(fmt.Sprintf("SQLite round %d/%d: raw ceiling, outboxlab StepBatch claim %d, its statements bare, "+
+			"Step claim 1, goqite", round+1, o.rounds, o.batch))
 		sub, err := os.MkdirTemp(dir, "round-")
 		if err != nil {
 			return rs, err
 		}
-		ceil, err := ceiling(ctx, sub, o.ceilingCount)
+		ceil, ceilCPU, err := ceiling(ctx, sub, o.ceilingCount)
 		if err != nil {
 			return rs, err
 		}
 		batched, err := labDrain(ctx, sub, o.roundMessages, o.batch)
+		if err != nil {
+			return rs, err
+		}
+		floor, err := floorDrain(ctx, sub, o.roundMessages, o.batch)
 		if err != nil {
 			return rs, err
 		}
@@ -173,6 +189,11 @@ func alternate(ctx context.Context, dir string, o options) (rounds, error) {
 		}
 		rs.stepVsGoqite = append(rs.stepVsGoqite, lab.rate()/gq.rate())
 		rs.batchVsCeiling = append(rs.batchVsCeiling, batched.rate()/ceil)
+		rs.floorVsCeiling = append(rs.floorVsCeiling, floor.rate()/ceil)
+		rs.batchVsFloor = append(rs.batchVsFloor, batched.rate()/floor.rate())
+		rs.batchCPU = append(rs.batchCPU, micros(batched.cpuPer()))
+		rs.floorCPU = append(rs.floorCPU, micros(floor.cpuPer()))
+		rs.ceilingCPU = append(rs.ceilingCPU, micros(ceilCPU))
 		os.RemoveAll(sub)
 	}
 	return rs, nil
@@ -218,3 +239,5 @@ func runDrains(ctx context.Context, dir string, o options) (drains []result, riv
 func progress(what string) {
 	fmt.Fprintf(os.Stderr, "bench: %s %s\n", time.Now().Format("15:04:05"), what)
 }
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

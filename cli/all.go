@@ -41,75 +41,99 @@ a schema of its own; a server that is down fails the whole run once (exit 3).`,
   outboxlab all --json
   OUTBOXLAB_DATABASE='postgres:///postgres?host=/tmp/outboxlab-postgres' outboxlab all`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := familyScenarios(family)
-			if err != nil {
-				return err
-			}
-			if err := selectDatabase(cmd, &common); err != nil {
-				return err
-			}
-			if common.Database != "" {
-				// Once, before anything runs: a server that is down fails the whole run once.
-				if err := probeDatabase(cmd.Context(), common.Database); err != nil {
-					return err
-				}
-			}
-			if !common.NoReport {
-				// Resolve once: a "resolves to" note is said once, not per scenario.
-				dir, err := resolveReportDir(common.ReportDir, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				common.ReportDir = dir
-			}
-			w := cmd.OutOrStdout()
-			rows := newSummaryRows(list)
-			var (
-				results []report.Result
-				failed  []string
-			)
-			if !common.JSON {
-				fmt.Fprint(w, rows.header())
-			}
-			// Each row is printed as soon as its run and every run before it
-			// have finished, in catalogue order.
-			emit := func(i int, out outcome) {
-				res := out.result
-				results = append(results, res)
-				if !res.Passed {
-					failed = append(failed, list[i].Name)
-				}
-				if !common.JSON {
-					fmt.Fprint(w, rows.row(list[i], res))
-				}
-			}
-			progress := report.Redrawable(cmd.ErrOrStderr())
-			if err := runAll(cmd.Context(), list, common, cmdline, cmd.ErrOrStderr(), progress, emit); err != nil {
-				return err
-			}
-			if common.JSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				if err := enc.Encode(results); err != nil {
-					return cannotRun(err)
-				}
-			} else if !common.NoReport {
-				fmt.Fprintln(w)
-				fmt.Fprintf(w, "index:   %s\n", filepath.Join(common.ReportDir, report.IndexFile))
-				fmt.Fprintf(w, "summary: %s\n", filepath.Join(common.ReportDir, report.SummaryFile))
-			}
-			if len(failed) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "outboxlab: checks failed in %d of %d scenarios: %s\n", len(failed), len(list), strings.Join(failed, ", "))
-				return ErrChecksFailed
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAllCmd(cmd, family, common, cmdline) },
 	}
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().StringVar(&family, "family", "", "run only this family's scenarios")
 	return cmd
+}
+
+// runAllCmd runs all: the list, the checks made once before any run, one
+// summary row per scenario as soon as it and every row before it are done,
+// and what the whole run ends with.
+func runAllCmd(cmd *cobra.Command, family string, common commonOptions, cmdline string) error {
+	list, err := familyScenarios(family)
+	if err != nil {
+		return err
+	}
+	if err := prepareAll(cmd, &common); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	rows := newSummaryRows(list)
+	var (
+		results []report.Result
+		failed  []string
+	)
+	if !common.JSON {
+		fmt.Fprint(w, rows.header())
+	}
+	// Each row is printed as soon as its run and every run before it
+	// have finished, in catalogue order.
+	emit := func(i int, out outcome) {
+		res := out.result
+		results = append(results, res)
+		if !res.Passed {
+			failed = append(failed, list[i].Name)
+		}
+		if !common.JSON {
+			fmt.Fprint(w, rows.row(list[i], res))
+		}
+	}
+	progress := report.Redrawable(cmd.ErrOrStderr())
+	if err := runAll(cmd.Context(), list, common, cmdline, cmd.ErrOrStderr(), progress, emit); err != nil {
+		return err
+	}
+	if err := writeAllEnd(w, common, results); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "outboxlab: checks failed in %d of %d scenarios: %s\n", len(failed), len(list), strings.Join(failed, ", "))
+		return ErrChecksFailed
+	}
+	return nil
+}
+
+// prepareAll settles, once before anything runs, what every run shares: the
+// database (a server that is down fails the whole run once) and the report
+// directory (a "resolves to" note is said once, not per scenario).
+func prepareAll(cmd *cobra.Command, common *commonOptions) error {
+	if err := selectDatabase(cmd, common); err != nil {
+		return err
+	}
+	if common.Database != "" {
+		if err := probeDatabase(cmd.Context(), common.Database); err != nil {
+			return err
+		}
+	}
+	if !common.NoReport {
+		dir, err := resolveReportDir(common.ReportDir, cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		common.ReportDir = dir
+	}
+	return nil
+}
+
+// writeAllEnd ends all's output: the results as JSON (--json), or where the
+// index and the summary are.
+func writeAllEnd(w io.Writer, common commonOptions, results []report.Result) error {
+	if common.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(results); err != nil {
+			return cannotRun(err)
+		}
+		return nil
+	}
+	if !common.NoReport {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "index:   %s\n", filepath.Join(common.ReportDir, report.IndexFile))
+		fmt.Fprintf(w, "summary: %s\n", filepath.Join(common.ReportDir, report.SummaryFile))
+	}
+	return nil
 }
 
 // allParallel is how many scenarios all runs at once. Each has its own
@@ -131,66 +155,24 @@ const allParallel = 4
 func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOptions, cmdline string, stderr io.Writer,
 	progress bool, emit func(i int, out outcome)) error {
 	signalled := ctx
-	outs := make([]outcome, len(list))
-	errs := make([]error, len(list))  // each run's own, so no two goroutines write one variable
 	stderr = &lockedWriter{w: stderr} // runs side by side write their notes whole
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var (
-		mu       sync.Mutex
-		finished = make([]bool, len(list))
-		running  = make([]bool, len(list))
-		next     int // the first row not emitted yet
-		done     int
-		firstErr error
-	)
-	// drawProgress redraws the progress line; mu is held.
-	drawProgress := func() {
-		if !progress {
-			return
-		}
-		line := fmt.Sprintf("%d/%d done", done, len(list))
-		if i := slices.Index(running, true); i >= 0 {
-			line += ", running " + list[i].Name
-		}
-		fmt.Fprintf(stderr, "\r\x1b[K%s", line)
-	}
-	clearProgress := func() {
-		if progress {
-			fmt.Fprint(stderr, "\r\x1b[K")
-		}
-	}
+	runs := &allRuns{list: list, outs: make([]outcome, len(list)), errs: make([]error, len(list)), finished: make([]bool, len(list)),
+		running: make([]bool, len(list)), progress: progress, stderr: stderr, emit: emit, cancel: cancel}
 	run := func(i int) {
 		s := list[i]
 		fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
 		opts := s.Bind(fs)
 		c := common
 		c.params = scenarioParams(fs)
-		mu.Lock()
-		running[i] = true
-		drawProgress()
-		mu.Unlock()
-		if ctx.Err() == nil {
-			outs[i], errs[i] = execute(ctx, s, opts, c, cmdline, stderr, func(string, report.Result) {})
-		} else {
-			errs[i] = ctx.Err()
+		runs.started(i)
+		var out outcome
+		err := ctx.Err()
+		if err == nil {
+			out, err = execute(ctx, s, opts, c, cmdline, stderr, func(string, report.Result) {})
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		running[i], finished[i] = false, true
-		done++
-		if errs[i] != nil && firstErr == nil {
-			firstErr = errs[i]
-			cancel()
-		}
-		if firstErr == nil && next < len(list) && finished[next] {
-			clearProgress()
-			for next < len(list) && finished[next] {
-				emit(next, outs[next])
-				next++
-			}
-		}
-		drawProgress()
+		runs.ended(i, out, err)
 	}
 	sem := make(chan struct{}, allParallel)
 	var wg sync.WaitGroup
@@ -212,11 +194,78 @@ func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOption
 			run(i)
 		}
 	}
-	clearProgress()
+	runs.clearProgress()
 	if signalled.Err() != nil {
-		return allInterrupted(errs, finished, common.NoReport)
+		return allInterrupted(runs.errs, runs.finished, common.NoReport)
 	}
-	return firstErr
+	return runs.firstErr
+}
+
+// allRuns is the bookkeeping of all's runs under way: which run and which
+// have finished, the first row not emitted yet, and the first error (which
+// cancels the rest). Its methods may be called from several goroutines.
+type allRuns struct {
+	list     []*scenarios.Scenario
+	progress bool // a terminal that can redraw a line is on stderr
+	stderr   io.Writer
+	emit     func(i int, out outcome)
+	cancel   context.CancelFunc
+
+	mu                sync.Mutex
+	outs              []outcome
+	errs              []error // each run's own
+	finished, running []bool
+	next              int // the first row not emitted yet
+	done              int
+	firstErr          error
+}
+
+// started marks run i as running.
+func (a *allRuns) started(i int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.running[i] = true
+	a.drawProgress()
+}
+
+// ended records run i's outcome or error, and emits every row whose run and
+// every run before it have finished, unless an error has happened.
+func (a *allRuns) ended(i int, out outcome, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.outs[i], a.errs[i] = out, err
+	a.running[i], a.finished[i] = false, true
+	a.done++
+	if err != nil && a.firstErr == nil {
+		a.firstErr = err
+		a.cancel()
+	}
+	if a.firstErr == nil && a.next < len(a.list) && a.finished[a.next] {
+		a.clearProgress()
+		for a.next < len(a.list) && a.finished[a.next] {
+			a.emit(a.next, a.outs[a.next])
+			a.next++
+		}
+	}
+	a.drawProgress()
+}
+
+// drawProgress redraws the progress line; a.mu is held.
+func (a *allRuns) drawProgress() {
+	if !a.progress {
+		return
+	}
+	line := fmt.Sprintf("%d/%d done", a.done, len(a.list))
+	if i := slices.Index(a.running, true); i >= 0 {
+		line += ", running " + a.list[i].Name
+	}
+	fmt.Fprintf(a.stderr, "\r\x1b[K%s", line)
+}
+
+func (a *allRuns) clearProgress() {
+	if a.progress {
+		fmt.Fprint(a.stderr, "\r\x1b[K")
+	}
 }
 
 // allInterrupted is the one line of an interrupted all: how many scenarios

@@ -35,7 +35,7 @@ type probeRun struct {
 func (probeRun) Validate() error { return nil }
 
 func (p probeRun) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	db, err := pgdb.Open(ctx, env.DBPath)
+	db, err := pgdb.Open(ctx, env.Location)
 	if err != nil {
 		return nil, err
 	}

@@ -1,22 +1,18 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -220,176 +216,6 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usagef("%s takes no arguments, got %q", cmd.Name(), args[0])
 	}
 	return nil
-}
-
-// outcome is a finished run.
-type outcome struct {
-	result report.Result
-	dbNote string // where the database is, or that it was deleted
-}
-
-// execute validates opts, runs the scenario in a fresh temporary directory,
-// shows the report through show (before it is written, so a write failure
-// still leaves the run on screen) and writes it unless told not to.
-func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (_ outcome, err error) {
-	if err := opts.Validate(); err != nil {
-		return outcome{}, usageError{err}
-	}
-	if err := checkStudent(c.Student); err != nil {
-		return outcome{}, err
-	}
-	if v, ok := opts.(scenarios.BackendValidator); ok {
-		backend := "sqlite"
-		if c.Database != "" {
-			backend = "postgres"
-		}
-		if err := v.ValidateOn(backend); err != nil {
-			return outcome{}, usageError{err}
-		}
-	}
-	started := time.Now()
-	var dir string
-	if !c.NoReport {
-		reportDir, err := resolveReportDir(c.ReportDir, stderr)
-		if err != nil {
-			return outcome{}, err
-		}
-		if dir, err = report.PrepareDir(reportDir, s.Group()); err != nil {
-			return outcome{}, cannotRun(err)
-		}
-	}
-	sweepRunDirs()
-	tmp, err := makeRunDir(s.Name)
-	if err != nil {
-		return outcome{}, cannotRun(err)
-	}
-	// On PostgreSQL the directory stays temporary (some scenarios write
-	// files); --keep-db keeps the schemas.
-	keepDir := c.KeepDB && c.Database == ""
-	if keepDir {
-		keepRunDir(tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	env := scenarios.NewEnv(tmp)
-	keepAt := c.KeepDBAt != "" && c.Database == ""
-	if keepAt {
-		if env.DBPath, err = reserveKeptFile(c.KeepDBAt, s.Name, started); err != nil {
-			return outcome{}, err
-		}
-	}
-	var pg *postgresRun
-	if c.Database != "" {
-		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.keepsDB()); err != nil {
-			return outcome{}, err
-		}
-		defer func() { err = withCleanup(err, pg.close(ctx), stderr) }()
-		env = pg.env
-	}
-	env.Verbose, env.Progress = c.Verbose, c.progress
-
-	rep, err := runGuarded(ctx, opts, env)
-	if ctx.Err() != nil {
-		msg := fmt.Sprintf("%s interrupted; no report was written", s.Name)
-		if keepDir || keepAt {
-			msg += "; database kept at " + env.DBPath
-		} else if pg != nil && c.keepsDB() {
-			msg += "; " + pg.note(context.WithoutCancel(ctx))
-		}
-		return outcome{}, interrupted("%s", msg)
-	}
-	if err != nil {
-		err = fmt.Errorf("run %s: %w", s.Name, err)
-		if pg != nil && c.keepsDB() {
-			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
-		}
-		return outcome{}, cannotRun(scrubbed{err, c.Database})
-	}
-	var dbNote string
-	switch {
-	case pg != nil:
-		dbNote = pg.note(ctx)
-	case missing(env.DBPath) || keepAt && empty(env.DBPath):
-		dbNote = noDatabase
-		if keepDir {
-			os.RemoveAll(tmp)
-		}
-		if keepAt {
-			os.Remove(env.DBPath) // reserved, never used: nothing to keep
-		}
-	case keepDir || keepAt:
-		dbNote = sqliteNote(env.DBPath, true)
-	default:
-		dbNote = sqliteNote(env.DBPath, false)
-	}
-	if !c.Schema {
-		rep.DropSection(report.SchemaTitle)
-	}
-	res := rep.Result()
-	res.Version, res.Params = Version, c.params
-	rec := record(res)
-	rec.Student, rec.Shown = strings.TrimSpace(c.Student), c.shown()
-	meta := report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version, Record: rec}
-	show(report.TerminalHeader(meta)+rep.Body(), res)
-	if !c.NoReport {
-		content := []byte(report.Header(meta) + rep.Body())
-		figures := captioned(rep.Figures(), runCaption(s.Name, c.params))
-		if res.ReportPath, res.Plots, err = report.WriteAll(dir, s.Name, started, content, figures); err != nil {
-			return outcome{}, cannotRun(err)
-		}
-		updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
-	}
-	return outcome{result: res, dbNote: dbNote}, nil
-}
-
-// runCaption names a run as a figure's caption says it: the scenario and
-// the flags that differ from the defaults, as typed (--max-attempts=5).
-func runCaption(name string, params []report.Param) string {
-	caption := name
-	for _, p := range report.NonDefault(params) {
-		caption += " " + p.String()
-	}
-	return caption
-}
-
-// captioned returns figures, each captioned, so that an SVG saved beside a
-// report still says which run drew it.
-func captioned(figures []plot.Figure, caption string) []plot.Figure {
-	out := make([]plot.Figure, len(figures))
-	for i, f := range figures {
-		out[i] = f.Captioned(caption)
-	}
-	return out
-}
-
-// missing reports whether no file is at path.
-func missing(path string) bool {
-	_, err := os.Stat(path)
-	return os.IsNotExist(err)
-}
-
-// record is what the report file's header records of a run.
-func record(res report.Result) *report.Record {
-	exit := ExitOK
-	if !res.Passed {
-		exit = ExitChecksFailed
-	}
-	return &report.Record{Scenario: res.Scenario, Kind: res.Kind, Version: res.Version, Params: res.Params,
-		Checks: res.Checks, Metrics: res.Metrics, Verdict: res.Verdict, Passed: res.Passed, ExitCode: exit}
-}
-
-// runGuarded runs a scenario, turning a panic into an error so that the
-// temporary directory is still removed and the user sees one line.
-func runGuarded(ctx context.Context, opts scenarios.Options, env scenarios.Env) (rep *report.Report, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v", r)
-		}
-	}()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return opts.Run(ctx, env)
 }
 
 // resolveReportDir cleans the report directory and, when the user's path

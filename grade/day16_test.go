@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -57,6 +58,12 @@ func TestDay17GoodRedrivePasses(t *testing.T) {
 	rep, stderr := gradeRun(t, "session-17", DefaultSeed, okWorker)
 	if !rep.Passed() {
 		t.Errorf("the good redrive failed: %q\n%s\nstderr:\n%s", failed(rep), rep.Body(), stderr)
+	}
+	// The Redrives table is read with the other rows, while the database is
+	// open (it was once read after, and every variation said it could not be).
+	body := rep.Body()
+	if strings.Contains(body, "cannot be read") || !regexp.MustCompile(`(?m)^│ PAY-003 +│ 1 +│ 3 +│ Closed `).MatchString(body) {
+		t.Errorf("the report does not show PAY-003's Redrives row, released in batch 1 and closed:\n%s", body)
 	}
 }
 

@@ -70,7 +70,7 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 	var sums []summary
 	vars := o.variations()
 	for i, v := range vars {
-		loc := env.DBPath
+		loc := env.Location
 		if i > 0 {
 			if loc, err = env.DB(ctx, fmt.Sprintf("variation-%d", i)); err != nil {
 				return nil, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"outboxlab/core/clock"
@@ -19,12 +20,15 @@ import (
 
 // graded is one variation's run, read back and judged.
 type graded struct {
-	r      *run
-	v      variation
-	msgs   []row
-	pays   []row
-	calls  []provider.Call
-	checks []check
+	r    *run
+	v    variation
+	msgs []row
+	pays []row
+	// redrives are Day 17's Redrives rows (nil on the other Days), read with
+	// the others while the database is open: the report is written after.
+	redrives []row
+	calls    []provider.Call
+	checks   []check
 }
 
 // grade runs one variation on a fresh database at loc.
@@ -98,6 +102,11 @@ func (o *Options) grade(ctx context.Context, cmd command, v variation, loc strin
 	}
 	if g.pays, err = readRows(ctx, r.db, "Payments"); err != nil {
 		r.violate(ruleSchema, "Payments cannot be read: %v", oneLine(err))
+	}
+	if slices.Contains(r.extraLogged, "Redrives") {
+		if g.redrives, err = readRows(ctx, r.db, "Redrives"); err != nil {
+			r.violate(ruleSchema, "Redrives cannot be read: %v", oneLine(err))
+		}
 	}
 	j := &judge{g: g}
 	o.Day.judge(j)

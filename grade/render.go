@@ -103,13 +103,8 @@ func (g *graded) render(rep *report.Report, title, tag string) {
 	rep.Line("Payments, and the provider's ledger for each key:")
 	rep.Table([]string{"Key", "Status", "Transaction", "UpdatedAt", "Status checks (failed)"}, rows)
 	if slices.Contains(g.r.extraLogged, "Redrives") {
-		redrives, err := readRows(g.r.ctx, g.r.db, "Redrives")
-		if err != nil {
-			rep.Line("Redrives cannot be read: " + oneLine(err))
-			return
-		}
 		rows = rows[:0]
-		for _, rd := range redrives {
+		for _, rd := range g.redrives {
 			rows = append(rows, []string{rd.get("MessageKey"), rd.get("Batch"), rd.get("OriginalAttemptCount"),
 				orDash(rd.get("Outcome")), orDash(rd.get("VerifiedTransactionId")), stampText(rd.get("ClosedAtUtc"))})
 		}

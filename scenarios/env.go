@@ -21,8 +21,8 @@ import (
 // given to DB instead, and mark lines that describe the database itself
 // (report.DatabaseMarker).
 type Env struct {
-	Dir    string // a fresh temporary directory, removed after the run unless kept
-	DBPath string // the location of the run's main database (DB("outbox"))
+	Dir      string // a fresh temporary directory, removed after the run unless kept
+	Location string // where the run's main database is (DB("outbox")): a file path or a PostgreSQL URL
 
 	// Verbose asks for the full ledgers and tables (--verbose); by default a
 	// report shows what its lesson needs and says how to see the rest.
@@ -40,7 +40,7 @@ type Env struct {
 // NewEnv is the SQLite environment of a run in dir: its main database is
 // outbox.db there.
 func NewEnv(dir string) Env {
-	return Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")}
+	return Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")}
 }
 
 // dbName is what a database name may be: it becomes a file name on SQLite
@@ -48,7 +48,7 @@ func NewEnv(dir string) Env {
 var dbName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,23}$`)
 
 // DB returns the location of the run's database named name ("outbox" is the
-// main one, DBPath; others are "partner", "ceiling" and the like): name.db
+// main one, Location; others are "partner", "ceiling" and the like): name.db
 // in Dir on SQLite, a schema of its own on PostgreSQL, created on the first
 // call. The same name gives the same database for the whole run.
 func (e Env) DB(ctx context.Context, name string) (string, error) {
@@ -82,7 +82,7 @@ func NewPostgresEnv(ctx context.Context, dir, url, scenario string) (Env, error)
 	if err != nil {
 		return Env{}, err
 	}
-	e.DBPath = main
+	e.Location = main
 	return e, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"outboxlab/core/report"
@@ -48,7 +49,7 @@ func TestCompareSectionNamesTheOwnColumn(t *testing.T) {
 }
 
 func TestRunPairOrdersTheRuns(t *testing.T) {
-	env := scenarios.Env{Dir: "/run", DBPath: "/run/outbox.db"}
+	env := scenarios.Env{Dir: "/run", Location: "/run/outbox.db"}
 	partnerDB := filepath.Join("/run", "partner.db")
 	tests := []struct {
 		ownIsAfter bool
@@ -95,7 +96,7 @@ func TestRunPairSaysWhichDesignFailed(t *testing.T) {
 			}
 			return 1, nil
 		}
-		_, err := scenarios.RunPair(context.Background(), scenarios.Env{Dir: "/run", DBPath: "/run/outbox.db"}, true, drive, render)
+		_, err := scenarios.RunPair(context.Background(), scenarios.Env{Dir: "/run", Location: "/run/outbox.db"}, true, drive, render)
 		if !errors.Is(err, boom) || err.Error() != tt.wantErr {
 			t.Errorf("failing %s: err = %v, want %q wrapping boom", tt.failOn, err, tt.wantErr)
 		}
@@ -150,6 +151,25 @@ func TestEveryScenarioSaysWhatItIsTo(t *testing.T) {
 			}
 		default:
 			t.Errorf("%s: kind %q", s.Name, s.Kind)
+		}
+	}
+}
+
+// TestEveryScenarioHasItsPlaceInTheCourse requires each registered scenario
+// to be named in the course order, and each name there to be registered: a
+// scenario left out would sort after its family's others by name, wherever
+// its lesson belongs, and a stale name would order nothing.
+func TestEveryScenarioHasItsPlaceInTheCourse(t *testing.T) {
+	registered := map[string]bool{}
+	for _, s := range scenarios.All() {
+		registered[s.Name] = true
+		if !slices.Contains(scenarios.CourseOrder, s.Name) {
+			t.Errorf("scenario %s is not in courseOrder (scenarios/order.go): give it its place in the course", s.Name)
+		}
+	}
+	for _, name := range scenarios.CourseOrder {
+		if !registered[name] {
+			t.Errorf("courseOrder names %s, which no family registers", name)
 		}
 	}
 }

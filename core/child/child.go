@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -146,16 +145,4 @@ func Run(ctx context.Context, name string, args ...string) (Exit, error) {
 func Die() {
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {} // the signal is delivered before this blocks for long
-}
-
-// Names lists the registered entry points.
-func Names() []string {
-	mu.Lock()
-	defer mu.Unlock()
-	out := make([]string, 0, len(entries))
-	for n := range entries {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

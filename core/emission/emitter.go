@@ -12,14 +12,6 @@ type Emitter interface {
 	Emit(ctx context.Context, e Entry, now time.Time) (Result, error)
 }
 
-// EmitterFunc adapts a function to Emitter.
-type EmitterFunc func(ctx context.Context, e Entry, now time.Time) (Result, error)
-
-// Emit calls f.
-func (f EmitterFunc) Emit(ctx context.Context, e Entry, now time.Time) (Result, error) {
-	return f(ctx, e, now)
-}
-
 // Unexpected says how an emission went wrong outside the emitter's contract.
 type Unexpected string
 

@@ -20,14 +20,6 @@ type Handler interface {
 	Apply(ctx context.Context, tx *sql.Tx, r Record, now time.Time) (detail string, err error)
 }
 
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, tx *sql.Tx, r Record, now time.Time) (string, error)
-
-// Apply calls f.
-func (f HandlerFunc) Apply(ctx context.Context, tx *sql.Tx, r Record, now time.Time) (string, error) {
-	return f(ctx, tx, r, now)
-}
-
 // Containment is what the consumer does with a record that used up its attempts.
 type Containment string
 

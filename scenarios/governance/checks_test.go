@@ -337,16 +337,16 @@ func TestStaleChecksCatchAWrongImplementation(t *testing.T) {
 		t.Run(tt.scenario+" "+tt.why, func(t *testing.T) {
 			t.Parallel()
 			o := validOptions[*staleOptions](t, tt.scenario)
-			run, err := o.race(context.Background(), scenarios.NewEnv(t.TempDir()).DBPath, o.fenced)
+			run, err := o.race(context.Background(), scenarios.NewEnv(t.TempDir()).Location, o.after)
 			if err != nil {
 				t.Fatal(err)
 			}
 			judge := func() report.Check {
 				r := report.New("test", report.Experiment)
-				if o.fenced {
-					o.afterChecks(r, run, run.figures())
+				if o.after {
+					o.afterChecks(r, run, run.metrics())
 				} else {
-					o.beforeChecks(r, run, run.figures())
+					o.beforeChecks(r, run, run.metrics())
 				}
 				return checkNamed(t, r.Result(), tt.check)
 			}
@@ -393,7 +393,7 @@ func TestReplayChecksCatchAWrongImplementation(t *testing.T) {
 		t.Run(tt.why, func(t *testing.T) {
 			t.Parallel()
 			o := validOptions[*replayOptions](t, replayName)
-			run, err := o.replay(context.Background(), scenarios.NewEnv(t.TempDir()).DBPath)
+			run, err := o.replay(context.Background(), scenarios.NewEnv(t.TempDir()).Location)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -437,13 +437,13 @@ func TestDeadLetterRaceChecksCatchAWrongImplementation(t *testing.T) {
 		t.Run(tt.scenario+" "+tt.why, func(t *testing.T) {
 			t.Parallel()
 			o := validOptions[*staleOptions](t, tt.scenario)
-			run, err := o.raceOn(context.Background(), scenarios.NewEnv(t.TempDir()).DBPath, o.fenced, o.deadSpec())
+			run, err := o.raceOn(context.Background(), scenarios.NewEnv(t.TempDir()).Location, o.after, o.deadSpec())
 			if err != nil {
 				t.Fatal(err)
 			}
 			judge := func() report.Check {
 				r := report.New("test", report.Experiment)
-				if o.fenced {
+				if o.after {
 					o.deadAfterChecks(r, side(run))
 				} else {
 					o.deadBeforeChecks(r, side(run))

@@ -81,7 +81,7 @@ func (o *alertsOptions) specs() []entrySpec {
 }
 
 func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	run, err := drive(ctx, env.DBPath, driveSpec{mode: emission.ClaimMode, flags: o.drain, entries: o.specs()})
+	run, err := drive(ctx, env.Location, driveSpec{mode: emission.ClaimMode, flags: o.drain, entries: o.specs()})
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +144,11 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 
 	o.checks(r, run, lines)
 	return finish(r, "Checks", "EVERY DEAD-LETTER COUNTED AND REPORTED, WARNED BEFORE, NO SECRET IN SIGHT",
-		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS", alertsFigures, run), nil
+		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS", alertsMetrics, run), nil
 }
 
-// alertsFigures add the lines the host logged: one per alert the sink raised.
-var alertsFigures = withFigures(scenarios.Figure[*driveRun]{
+// alertsMetrics add the lines the host logged: one per alert the sink raised.
+var alertsMetrics = withMetrics(scenarios.Metric[*driveRun]{
 	Key: "alert_lines", Value: func(r *driveRun) any { return len(r.alerts.Lines()) }})
 
 // hostLines renders the alert sink's lines the way the host logs them; a

@@ -117,9 +117,9 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	writeRemediations(r, claim.remediations, claim.entries)
 	o.checks(r, store, claim)
 	return finish(r, "Checks", "PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT",
-		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS", disabledFigures, claim), nil
+		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS", disabledMetrics, claim), nil
 }
 
-// disabledFigures add the entries the host's policy quarantined.
-var disabledFigures = withFigures(scenarios.Figure[*driveRun]{
+// disabledMetrics add the entries the host's policy quarantined.
+var disabledMetrics = withMetrics(scenarios.Metric[*driveRun]{
 	Key: "quarantined", Value: func(r *driveRun) any { return countStatus(r, emission.Quarantined) }})

@@ -12,9 +12,33 @@ import (
 
 func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	runs := []*driveRun{store, claim}
-	maxAttempts := o.drain.MaxRetryAttempts
 	checkSameOutcome(r, store, claim)
+	o.checkRetryablePast(r, runs, claim)
+	dl := 0
+	for _, run := range runs {
+		dl += countStatus(run, emission.DeadLettered)
+	}
+	r.Check("the drain creates no dead-letter when the option is off", dl == 0,
+		fmt.Sprintf("%d dead-lettered entries (both modes)", dl))
+	checkHostPolicy(r, claim)
+	o.checkThresholdAlert(r, claim)
+	checkRetrySchedule(r, runs, o.drain)
+	quarantinedDelivered := 0
+	for _, run := range runs {
+		for _, e := range run.entries {
+			if e.Status == emission.Quarantined && !e.DeliveredAt.IsZero() {
+				quarantinedDelivered++
+			}
+		}
+	}
+	r.Check("a quarantined entry is not a delivery", quarantinedDelivered == 0,
+		fmt.Sprintf("%d quarantined rows carry a delivery time; %d Delivered (claim drain)", quarantinedDelivered, countStatus(claim, emission.Delivered)))
+}
 
+// checkRetryablePast checks that GOV-001's failures stayed retryable at and
+// past MaxRetryAttempts, in both modes.
+func (o *disabledOptions) checkRetryablePast(r *report.Report, runs []*driveRun, claim *driveRun) {
+	maxAttempts := o.drain.MaxRetryAttempts
 	// The ledger says which calls failed; the rows as persisted right after
 	// say whether the entry stayed retryable.
 	atThreshold, beyond := 0, 0
@@ -45,13 +69,12 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	r.Check("failures stay eligible for retry past MaxRetryAttempts", atThreshold == 2 && beyond > 0,
 		fmt.Sprintf("%s; %d failed attempts past the threshold (both modes); RetryCount reached %d", detail, beyond, g1.RetryCount))
 
-	dl := 0
-	for _, run := range runs {
-		dl += countStatus(run, emission.DeadLettered)
-	}
-	r.Check("the drain creates no dead-letter when the option is off", dl == 0,
-		fmt.Sprintf("%d dead-lettered entries (both modes)", dl))
+}
 
+// checkHostPolicy checks the host's own terminal policy: GOV-001
+// quarantined once, audited, its retry history kept.
+func checkHostPolicy(r *report.Report, claim *driveRun) {
+	g1 := claim.entry(entryKey(1))
 	var rem emission.RemediationRecord
 	if len(claim.remediations) > 0 {
 		rem = claim.remediations[0]
@@ -68,6 +91,13 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 	r.Check("retry history is never reset", g1.RetryCount == failed && rem.RetryCountBefore == rem.RetryCountAfter && (len(claim.remediations) == 0 || rem.RetryCountAfter == failed),
 		fmt.Sprintf("RetryCount %d = %s in the emitter ledger; remediation RetryCount %d → %d", g1.RetryCount, report.Plural(failed, "failed emission"), rem.RetryCountBefore, rem.RetryCountAfter))
 
+}
+
+// checkThresholdAlert checks that the host was told, once, when GOV-001
+// passed the threshold without a dead-letter.
+func (o *disabledOptions) checkThresholdAlert(r *report.Report, claim *driveRun) {
+	maxAttempts := o.drain.MaxRetryAttempts
+	g1 := claim.entry(entryKey(1))
 	// The alert log against the transition log: one alert for the one
 	// persisted failure at the threshold that left GOV-001 retryable.
 	passed, reached := 0, 0
@@ -86,17 +116,6 @@ func (o *disabledOptions) checks(r *report.Report, store, claim *driveRun) {
 		alertDetail += fmt.Sprintf("; GOV-001 never reached failed attempt %d/%d as Failed, so the run could not show it", maxAttempts, maxAttempts)
 	}
 	r.Check("the host is told when the threshold passes without a dead-letter", reached == 1 && passed == 1, alertDetail)
-	checkRetrySchedule(r, runs, o.drain)
-	quarantinedDelivered := 0
-	for _, run := range runs {
-		for _, e := range run.entries {
-			if e.Status == emission.Quarantined && !e.DeliveredAt.IsZero() {
-				quarantinedDelivered++
-			}
-		}
-	}
-	r.Check("a quarantined entry is not a delivery", quarantinedDelivered == 0,
-		fmt.Sprintf("%d quarantined rows carry a delivery time; %d Delivered (claim drain)", quarantinedDelivered, countStatus(claim, emission.Delivered)))
 }
 
 // writeRemediations prints the host's remediation log: one row per

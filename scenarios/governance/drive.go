@@ -178,7 +178,7 @@ func (r *driveRun) entry(key string) emission.Entry {
 // database, the claim drain on a second one, "claim".
 func driveBoth(ctx context.Context, env scenarios.Env, spec driveSpec) (store, claim *driveRun, err error) {
 	spec.mode = emission.StoreMode
-	if store, err = drive(ctx, env.DBPath, spec); err != nil {
+	if store, err = drive(ctx, env.Location, spec); err != nil {
 		return nil, nil, fmt.Errorf("run the store drain: %w", err)
 	}
 	spec.mode = emission.ClaimMode

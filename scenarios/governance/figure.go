@@ -39,7 +39,7 @@ func timelineFigure(r *report.Report, name, title string, events []emission.Even
 	r.Figure(f)
 }
 
-// markOf is an event's symbol on the figure.
+// markOf is an event's symbol in the picture.
 func markOf(ev emission.Event) string {
 	switch {
 	case ev.Kind == emission.Refused:

@@ -176,7 +176,7 @@ func fixFor(c emission.Cause) string {
 
 func (o *replayOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	run, err := o.replay(ctx, env.DBPath)
+	run, err := o.replay(ctx, env.Location)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func (o *replayOptions) render(run *replayRun, verbose bool) *report.Report {
 	writeIncidents(r, run)
 	o.checks(r, run)
 	return finish(r, "Checks", "NO AUTOMATIC REPLAY; EVERY REPLAY AUTHORIZED, AUDITED, BATCHED AND CONFIRMED",
-		"REPLAY GOVERNANCE DID NOT HOLD — SEE THE FAILED CHECKS", replayFigures, run)
+		"REPLAY GOVERNANCE DID NOT HOLD — SEE THE FAILED CHECKS", replayMetrics, run)
 }
 
 // replayOf returns the replay entry of an original, if any.
@@ -152,9 +152,9 @@ func writeIncidents(r *report.Report, run *replayRun) {
 	}
 }
 
-// replayFigures are what the host's replay run is judged by, read from its
+// replayMetrics are what the host's replay run is judged by, read from its
 // incidents, remediation log and the provider's ledger.
-var replayFigures = []scenarios.Figure[*replayRun]{
+var replayMetrics = []scenarios.Metric[*replayRun]{
 	{Key: "incidents_open", Value: func(r *replayRun) any { return r.incidentsOpen(true) }},
 	{Key: "incidents_closed", Value: func(r *replayRun) any { return r.incidentsOpen(false) }},
 	{Key: "replays", Value: func(r *replayRun) any { return len(r.remediations) }},

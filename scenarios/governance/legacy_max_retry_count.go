@@ -80,20 +80,20 @@ func (o *legacyOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 	o.writeLegacy(r, claim)
 	o.checks(r, store, claim)
 	return finish(r, "Checks", fmt.Sprintf("MAXRETRYATTEMPTS %d IS THE POLICY; THE LEGACY COLUMN SUPPRESSES NOTHING", o.drain.MaxRetryAttempts),
-		"MAXRETRYATTEMPTS DID NOT DECIDE EVERY DEAD-LETTER — SEE THE FAILED CHECKS", drainFigures, claim), nil
+		"MAXRETRYATTEMPTS DID NOT DECIDE EVERY DEAD-LETTER — SEE THE FAILED CHECKS", drainMetrics, claim), nil
 }
 
-// legacyFigures are one entry's numbers against its legacy column.
-type legacyFigures struct {
+// legacyMetrics are one entry's numbers against its legacy column.
+type legacyMetrics struct {
 	selectedPast int    // emissions selected with RetryCount ≥ MaxRetryCount
 	atLegacy     string // the status its failure number MaxRetryCount left, "" if it had none
 	deadAt       int    // RetryCount on dead-lettering, 0 if not dead-lettered
 }
 
-// legacyOf reads one entry's figures from the provider's ledger, the
+// legacyOf reads one entry's metrics from the provider's ledger, the
 // transition log and the legacy column as seeded.
-func legacyOf(run *driveRun, key string) legacyFigures {
-	var f legacyFigures
+func legacyOf(run *driveRun, key string) legacyMetrics {
+	var f legacyMetrics
 	legacy := run.seeded[key].MaxRetryCount
 	for _, e := range run.emissions(key) {
 		if e.before >= legacy {

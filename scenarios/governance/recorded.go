@@ -8,7 +8,7 @@ import (
 
 // recorded is what a run left behind, read back once it ended: the
 // provider's ledger and the governance tables. Checks and reports judge
-// these, never a figure the drain computed.
+// these, never a metric the drain computed.
 type recorded struct {
 	calls        []emission.Call // the provider's ledger, every call in order
 	entries      []emission.Entry

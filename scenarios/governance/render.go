@@ -202,9 +202,6 @@ func writeCounters(r *report.Report, a *emission.Alerts) {
 		orNone(strings.Join(parts, ", "), "none")), "        "))
 }
 
-// calls says "1 call", "5 calls".
-func calls(n int) string { return report.Plural(n, "call") }
-
 // stampOrDash is clock.DayStamp, or report.Empty for the zero time.
 func stampOrDash(t time.Time) string {
 	if t.IsZero() {

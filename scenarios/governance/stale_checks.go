@@ -9,7 +9,7 @@ import (
 )
 
 // raceChecks are what both designs must show: the interleaving really happened.
-func (o *staleOptions) raceChecks(r *report.Report, f staleFigures) {
+func (o *staleOptions) raceChecks(r *report.Report, f staleMetrics) {
 	r.Check("worker-A's lease expired while its provider call was still open", f.leaseExpiredOpen,
 		fmt.Sprintf("A: %s; B claimed %s; A's answer at %s", claimText(f.aClaim), claimText(f.bClaim), answerText(f.aLog)))
 	r.Check("worker-B, the current claim owner, reached a terminal state", f.bLog.ID > 0 && f.bClaim.row.ClaimToken > f.aClaim.row.ClaimToken,
@@ -23,7 +23,7 @@ func answerText(l emission.LogEntry) string {
 	return clock.DayStamp(l.At)
 }
 
-func (o *staleOptions) beforeChecks(r *report.Report, run *staleRun, f staleFigures) {
+func (o *staleOptions) beforeChecks(r *report.Report, run *staleRun, f staleMetrics) {
 	o.raceChecks(r, f)
 	r.Check("worker-A's late write landed over the terminal row", f.aLog.Applied && f.aLog.From.Terminal(),
 		fmt.Sprintf("transition log: worker-A %s → %s, applied, written by Id with no claim token checked", f.aLog.From, f.aLog.To))
@@ -36,7 +36,7 @@ func (o *staleOptions) beforeChecks(r *report.Report, run *staleRun, f staleFigu
 		fmt.Sprintf("%s counted, %d in the transition log", report.Plural(int(f.refused), "refused write"), f.refusedLog))
 }
 
-func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleFigures) {
+func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleMetrics) {
 	o.raceChecks(r, f)
 	r.Check("the terminal transition cleared the claim", f.bLog.ID > 0 && f.final.ClaimOwner == "" && f.final.ClaimLeaseUntil.IsZero(),
 		fmt.Sprintf("final row: %s", rowText(f.final)))

@@ -50,7 +50,7 @@ var staleBounds = drainBounds(durationBound("lease", time.Millisecond, 24*time.H
 // staleOptions are the pair's parameters; both scenarios take all of them,
 // since each report compares both designs on the same interleaving.
 type staleOptions struct {
-	fenced bool // which design is this scenario's own
+	after bool // this scenario's own design is the AFTER one
 
 	drain         *drainFlags
 	Lease         time.Duration
@@ -61,12 +61,12 @@ type staleOptions struct {
 	ClaimCheck bool
 }
 
-func bindStale(fs *pflag.FlagSet, fenced bool) *staleOptions {
-	o := &staleOptions{fenced: fenced, drain: bindDrainFlags(fs, emission.DefaultOptions(), staleBounds), ClaimCheck: fenced}
+func bindStale(fs *pflag.FlagSet, after bool) *staleOptions {
+	o := &staleOptions{after: after, drain: bindDrainFlags(fs, emission.DefaultOptions(), staleBounds), ClaimCheck: after}
 	fs.DurationVar(&o.Lease, "lease", emission.DefaultLease, "how long a claim owns the entry")
 	fs.DurationVar(&o.SlowEmit, "slow-emit", 45*time.Second, "how long worker A's provider call takes; longer than --lease reproduces the race")
 	fs.IntVar(&o.PriorFailures, "prior-failures", 0, "RetryCount GOV-001 already carries (MaxRetryAttempts-1 makes A's late failure the threshold one)")
-	if fenced {
+	if after {
 		fs.BoolVar(&o.ClaimCheck, "claim-check", true, "every write carries the claim (false: this design writes by Id alone, as the BEFORE does)")
 	}
 	return o
@@ -104,44 +104,36 @@ func (o *staleOptions) deadSpec() entrySpec {
 var rejected = emission.Reject("provider.payload_rejected", "payload failed provider validation")
 
 func (o *staleOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	own, err := o.race(ctx, env.DBPath, o.fenced && o.ClaimCheck)
+	return o.pairReport(env).Run(ctx, env)
+}
+
+// staleDesign is one design's two races on the same interleaving: the main
+// one (B delivers) and the dead-letter one (B's write is a dead-letter).
+type staleDesign struct{ main, dead *staleRun }
+
+// driveDesign runs both races of one design (the AFTER one, with the claim
+// check, when after is set; --claim-check=false switches the check off in
+// the AFTER scenario's own run): the main race at location, the dead-letter
+// race on a database of its own.
+func (o *staleOptions) driveDesign(ctx context.Context, env scenarios.Env, location string, after bool) (*staleDesign, error) {
+	fenced := after && (o.ClaimCheck || !o.after)
+	main, err := o.race(ctx, location, fenced)
 	if err != nil {
 		return nil, err
 	}
-	partnerDB, err := env.DB(ctx, "partner")
+	db, what := "partner-dead-letter", "its dead-letter race"
+	if after == o.after { // the scenario's own design
+		db, what = "dead-letter", "the dead-letter race"
+	}
+	deadDB, err := env.DB(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	partner, err := o.race(ctx, partnerDB, !o.fenced)
+	dead, err := o.raceOn(ctx, deadDB, fenced, o.deadSpec())
 	if err != nil {
-		return nil, fmt.Errorf("run the partner design: %w", err)
+		return nil, fmt.Errorf("run %s: %w", what, err)
 	}
-	before, after := own, partner
-	if o.fenced {
-		before, after = partner, own
-	}
-	// The second race: the current owner's terminal write is a dead-letter.
-	deadDB, err := env.DB(ctx, "dead-letter")
-	if err != nil {
-		return nil, err
-	}
-	ownDead, err := o.raceOn(ctx, deadDB, o.fenced && o.ClaimCheck, o.deadSpec())
-	if err != nil {
-		return nil, fmt.Errorf("run the dead-letter race: %w", err)
-	}
-	partnerDeadDB, err := env.DB(ctx, "partner-dead-letter")
-	if err != nil {
-		return nil, err
-	}
-	partnerDead, err := o.raceOn(ctx, partnerDeadDB, !o.fenced, o.deadSpec())
-	if err != nil {
-		return nil, fmt.Errorf("run the partner design's dead-letter race: %w", err)
-	}
-	beforeDead, afterDead := ownDead, partnerDead
-	if o.fenced {
-		beforeDead, afterDead = partnerDead, ownDead
-	}
-	return o.render(own, before, after, env.Verbose, deadRaces{own: ownDead, before: beforeDead, after: afterDead}), nil
+	return &staleDesign{main: main, dead: dead}, nil
 }
 
 // slowEmitter holds worker A's one provider call open until the scenario

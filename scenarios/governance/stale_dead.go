@@ -30,8 +30,8 @@ func emittedAfter(s staleSide) int {
 	return n
 }
 
-// deadFigs are the dead-letter race's figures: its table's rows and its JSON metrics.
-var deadFigs = []scenarios.Figure[staleSide]{
+// deadFigs are the dead-letter race's metrics: its table's rows and its JSON metrics.
+var deadFigs = []scenarios.Metric[staleSide]{
 	{Label: "worker-B's transition", Show: func(s staleSide) string { return transitionAt(s.f.bLog) }},
 	{Label: "worker-A's late write", Key: "dead_letter_stale_write_applied",
 		Show: func(s staleSide) string { return lateWriteText(s.f) }, Value: func(s staleSide) any { return s.f.aLog.Applied }},
@@ -57,7 +57,7 @@ func (o *staleOptions) writeDeadRace(r *report.Report, dead deadRaces, afterHead
 	}
 	timelineFigure(r, "timeline-dead-letter", "The two workers' writes on GOV-002 (dead-lettered by its owner)", dead.own.events, dead.own.started, dead.own.ended)
 	r.Line("")
-	scenarios.FigureTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, deadFigs, side(dead.before), side(dead.after))
+	scenarios.MetricTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, deadFigs, side(dead.before), side(dead.after))
 }
 
 // deadStood reports whether B's dead-letter is the row's last word: applied

@@ -53,7 +53,7 @@ func (r *staleRun) record(ev emission.Event) {
 type claimSeen struct {
 	worker string
 	row    emission.Entry
-	at     time.Time // when the worker called the provider under it (the ledger); set by figures
+	at     time.Time // when the worker called the provider under it (the ledger); set by metrics
 }
 
 // observeClaims reads the row back after every claim worker makes through s.

@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,10 +14,10 @@ import (
 	"outboxlab/scenarios"
 )
 
-// staleFigures are the numbers the pair is judged by, read from what was
+// staleMetrics are the numbers the pair is judged by, read from what was
 // recorded outside the workers: the rows read back after each claim, the
 // provider's ledger, the transition log, the alert log and the final row.
-type staleFigures struct {
+type staleMetrics struct {
 	aClaim, bClaim   claimSeen         // the first claim of each worker
 	bLog             emission.LogEntry // worker-B's first applied terminal transition
 	aLog             emission.LogEntry // worker-A's late write, applied or refused
@@ -28,8 +29,8 @@ type staleFigures struct {
 	refusedLog       int
 }
 
-func (r *staleRun) figures() staleFigures {
-	var f staleFigures
+func (r *staleRun) metrics() staleMetrics {
+	var f staleMetrics
 	// Worker-A makes the ledger's first call and no other; worker-B makes
 	// the rest, each in the pass of its claim.
 	var bCalls []emission.Call
@@ -74,17 +75,56 @@ const (
 	verdictFencedNoRace    = "NO STALE WRITE TO REFUSE: WORKER-A ANSWERED INSIDE ITS LEASE — SEE THE FAILED CHECKS"
 )
 
-func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead deadRaces) *report.Report {
-	name, kind, partner := staleAfter, report.After, staleBefore
-	title := "Governance — AFTER: the claim check refuses a stale worker's write"
-	if !o.fenced {
-		name, kind, partner = staleBefore, report.Before, staleAfter
-		title = "Governance — BEFORE: a stale worker's late write lands over a terminal row"
+// stalePair is the pair's report: the scenario's own design is the AFTER
+// one (the claim check) when o.after.
+var stalePair = scenarios.Pair{
+	Before: staleBefore, BeforeTitle: "Governance — BEFORE: a stale worker's late write lands over a terminal row",
+	After: staleAfter, AfterTitle: "Governance — AFTER: the claim check refuses a stale worker's write",
+}
+
+// pairReport is the pair's scenarios.PairReport: the main race's setup,
+// story, metrics and checks, with the dead-letter race's table and checks
+// beside them.
+func (o *staleOptions) pairReport(env scenarios.Env) scenarios.PairReport[*staleDesign] {
+	verbose := env.Verbose
+	main := func(d *staleDesign) staleSide { return side(d.main) }
+	return scenarios.PairReport[*staleDesign]{
+		Pair: stalePair, After: o.after, Family: "governance",
+		Drive: func(ctx context.Context, location string, after bool) (*staleDesign, error) {
+			return o.driveDesign(ctx, env, location, after)
+		},
+		Setup:   func(r *report.Report, own *staleDesign) { o.writeSetup(r, own.main) },
+		Story:   func(r *report.Report, own, _, _ *staleDesign) { writeStaleStory(r, own.main, verbose) },
+		Metrics: scenarios.MetricsOf(staleMetricList(time.Time{}), main), // the JSON metrics; the labels are Compare's
+		Compare: func(r *report.Report, before, after *staleDesign) {
+			o.writeComparison(r, before, after, verbose)
+		},
+		ChecksTitle: "Safety checks",
+		Checks: func(r *report.Report, own, _, _ *staleDesign) {
+			mine, deadMine := side(own.main), side(own.dead)
+			scenarios.RecordMetrics(r, deadFigs, deadMine)
+			if !o.after {
+				o.beforeChecks(r, own.main, mine.f)
+				o.deadBeforeChecks(r, deadMine)
+				return
+			}
+			o.afterChecks(r, own.main, mine.f)
+			o.deadAfterChecks(r, deadMine)
+		},
+		Verdict: func(own *staleDesign) (string, string) {
+			switch {
+			case !o.after:
+				return verdictStaleReproduced, verdictStaleMissed
+			case !side(own.main).f.leaseExpiredOpen:
+				return verdictFencedHeld, verdictFencedNoRace
+			}
+			return verdictFencedHeld, verdictFencedBroken
+		},
 	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s; pairs with %s)", name, kind, partner)
-	writeSource(r)
+}
+
+// writeSetup writes the pair's parameters, as the scenario's own race ran them.
+func (o *staleOptions) writeSetup(r *report.Report, own *staleRun) {
 	r.Linef("Entry     GOV-001 (%s), RetryCount %d before the run", eventType, o.PriorFailures)
 	r.Line("Emitter   the first call fails with provider.timeout, later calls deliver")
 	for _, l := range o.drain.describe() {
@@ -95,14 +135,18 @@ func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead d
 	r.Linef("Race      worker-A's provider call takes %s; worker-B claims once A's lease has ended", o.SlowEmit)
 	write := "every claim-mode write carries the claim: Id, ClaimOwner, ClaimToken and a live status"
 	switch {
-	case !own.fenced && o.fenced:
+	case !own.fenced && o.after:
 		write = "claim-mode writes are keyed by Id alone: the claim check is off (--claim-check=false)"
 	case !own.fenced:
 		write = "claim-mode writes are keyed by Id alone (no claim-token check)"
 	}
 	r.Linef("Writes    %s", write)
 	writeStart(r, own.started)
+}
 
+// writeStaleStory writes the own race: its tables, timeline and picture, the
+// transition log, and with verbose the entry row and the host's alerts.
+func writeStaleStory(r *report.Report, own *staleRun, verbose bool) {
 	scenarios.SchemaSection(r, own.tables)
 	writeTimeline(r, "Timeline (scenario clock)", own.lines)
 	timelineFigure(r, "timeline", "The two workers' writes on GOV-001", own.events, own.started, own.ended)
@@ -116,51 +160,45 @@ func (o *staleOptions) render(own, before, after *staleRun, verbose bool, dead d
 		r.Section("Host alerts")
 		writeAlerts(r, own.alerts)
 	}
-	r.Section("Real BEFORE vs AFTER metrics")
-	r.Linef("Both designs ran this interleaving in this invocation; this scenario's own run is the %s column.", kind)
-	afterHead := "AFTER (claim check)"
-	if !after.fenced {
-		afterHead = "AFTER (claim check off)"
-	}
-	figs := staleFigs(before.answerAt)
-	shown := figs
-	if !verbose { // the claims are in the timeline
-		shown = slices.DeleteFunc(slices.Clone(figs), func(f scenarios.Figure[staleSide]) bool { return strings.HasSuffix(f.Label, "'s claim") })
-	}
-	scenarios.FigureTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, shown, side(before), side(after))
-	o.writeDeadRace(r, dead, afterHead)
-
-	mine := side(own)
-	deadMine := side(dead.own)
-	scenarios.RecordFigures(r, deadFigs, deadMine)
-	if !o.fenced {
-		o.beforeChecks(r, own, mine.f)
-		o.deadBeforeChecks(r, deadMine)
-		return finish(r, "Safety checks", verdictStaleReproduced, verdictStaleMissed, figs, mine)
-	}
-	o.afterChecks(r, own, mine.f)
-	o.deadAfterChecks(r, deadMine)
-	broken := verdictFencedBroken
-	if !mine.f.leaseExpiredOpen {
-		broken = verdictFencedNoRace
-	}
-	return finish(r, "Safety checks", verdictFencedHeld, broken, figs, mine)
 }
 
-// staleSide is one design's run with its figures: a column of the
+// writeComparison sets both designs' races side by side: the main race's
+// metrics (the workers' claims only with verbose: the timeline has them),
+// then the dead-letter race's.
+func (o *staleOptions) writeComparison(r *report.Report, before, after *staleDesign, verbose bool) {
+	r.Section("Real BEFORE vs AFTER metrics")
+	r.Linef("Both designs ran this interleaving in this invocation; this scenario's own run is the %s column.", r.Kind)
+	afterHead := "AFTER (claim check)"
+	if !after.main.fenced {
+		afterHead = "AFTER (claim check off)"
+	}
+	metrics := staleMetricList(before.main.answerAt)
+	shown := metrics
+	if !verbose { // the claims are in the timeline
+		shown = slices.DeleteFunc(slices.Clone(metrics), func(f scenarios.Metric[staleSide]) bool { return strings.HasSuffix(f.Label, "'s claim") })
+	}
+	scenarios.MetricTable(r, []string{"Metric (real run)", "BEFORE (by Id)", afterHead}, shown, side(before.main), side(after.main))
+	own := before
+	if o.after {
+		own = after
+	}
+	o.writeDeadRace(r, deadRaces{own: own.dead, before: before.dead, after: after.dead}, afterHead)
+}
+
+// staleSide is one design's run with its metrics: a column of the
 // comparison table, and the JSON metrics of the scenario's own design.
 type staleSide struct {
 	run *staleRun
-	f   staleFigures
+	f   staleMetrics
 }
 
-func side(run *staleRun) staleSide { return staleSide{run: run, f: run.figures()} }
+func side(run *staleRun) staleSide { return staleSide{run: run, f: run.metrics()} }
 
-// staleFigs are the pair's figures, declared once: the comparison table's
+// staleMetricList are the pair's metrics, declared once: the comparison table's
 // rows (lateAt, when worker-A's answer arrives, names the late write's row)
 // and the JSON metrics.
-func staleFigs(lateAt time.Time) []scenarios.Figure[staleSide] {
-	return []scenarios.Figure[staleSide]{
+func staleMetricList(lateAt time.Time) []scenarios.Metric[staleSide] {
+	return []scenarios.Metric[staleSide]{
 		{Key: "lease_expired_while_open", Value: func(s staleSide) any { return s.f.leaseExpiredOpen }},
 		{Label: "worker-A's claim", Show: func(s staleSide) string { return claimText(s.f.aClaim) }},
 		{Label: "worker-B's claim", Show: func(s staleSide) string { return claimText(s.f.bClaim) }},
@@ -181,7 +219,7 @@ func staleFigs(lateAt time.Time) []scenarios.Figure[staleSide] {
 }
 
 // lateWriteText says what became of worker-A's late write.
-func lateWriteText(f staleFigures) string {
+func lateWriteText(f staleMetrics) string {
 	if f.aLog.ID == 0 {
 		return "none"
 	}

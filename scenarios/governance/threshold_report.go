@@ -18,7 +18,7 @@ func (o *thresholdOptions) render(store, claim *driveRun, verbose bool) *report.
 	layout{name: thresholdName, title: "Governance — one threshold policy, two drain modes",
 		specs: o.specs(), flags: o.drain}.write(r, store, claim, verbose)
 	o.checks(r, store, claim)
-	return finish(r, "Checks", verdictThresholdHeld, verdictThresholdBroken, drainFigures, claim)
+	return finish(r, "Checks", verdictThresholdHeld, verdictThresholdBroken, drainMetrics, claim)
 }
 
 func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {

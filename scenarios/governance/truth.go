@@ -6,7 +6,7 @@ import (
 	"outboxlab/core/emission"
 )
 
-// What the checks judge a drain run by: never the figures the drain or the
+// What the checks judge a drain run by: never the metrics the drain or the
 // policy computed for their events, but what was recorded outside them.
 
 // emitCall is one emitter call as the sources of truth recorded it: the

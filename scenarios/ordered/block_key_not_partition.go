@@ -105,9 +105,9 @@ func (o *blockKeyOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	r.Checks("Safety checks")
 	r.Verdict("ONLY ORDER "+strconv.Itoa(o.FailingOrder)+" WAITED — THE REST OF ITS PARTITION KEPT FLOWING",
 		"BLOCKING THE KEY DID NOT BEAT PAUSING THE PARTITION — SEE THE FAILED CHECKS")
-	scenarios.RecordFigures(r.Report, o.figures(), key)
-	recordFiguresAs(r.Report, "pause_", o.comparison(), pause)
-	recordFiguresAs(r.Report, "key_", o.comparison(), key)
+	scenarios.RecordMetrics(r.Report, o.metrics(), key)
+	scenarios.RecordMetricsAs(r.Report, o.comparison(), pause, prefixed("pause_"))
+	scenarios.RecordMetricsAs(r.Report, o.comparison(), key, prefixed("key_"))
 	r.Figure(o.picture("pause-timeline", "Run 1, pause the partition: consumer events until idle", pause))
 	r.Figure(o.picture("key-timeline", "Run 2, block the key: consumer events until idle", key))
 	return r.Report, nil
@@ -121,14 +121,14 @@ func (o *blockKeyOptions) writeComparison(r *page, pause, key *run) {
 	if key.design.off != "" {
 		own += " (switched off: paused)"
 	}
-	scenarios.FigureTable(r.Report, []string{"Metric (real run)", fmt.Sprintf("Pause partition %d", p), own}, o.comparison(), pause, key)
+	scenarios.MetricTable(r.Report, []string{"Metric (real run)", fmt.Sprintf("Pause partition %d", p), own}, o.comparison(), pause, key)
 }
 
-// comparison are the figures the two runs are compared by, declared once:
+// comparison are the metrics the two runs are compared by, declared once:
 // the table shows each run's, --json records the keyed ones of both runs
 // (pause_..., key_...).
-func (o *blockKeyOptions) comparison() []scenarios.Figure[*run] {
-	return []scenarios.Figure[*run]{
+func (o *blockKeyOptions) comparison() []scenarios.Metric[*run] {
+	return []scenarios.Metric[*run]{
 		{Label: "Unrelated orders stopped until the fix", Key: "unrelated_orders_stopped",
 			Show: func(x *run) string {
 				s := o.stoppedAtIdle(x)

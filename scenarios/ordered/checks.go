@@ -56,7 +56,7 @@ func (o *options) checkEndDiffers(r *page, run *run, name string) {
 func (o *options) finish(r *page, run *run, pass, fail string) *report.Report {
 	r.Checks("Safety checks")
 	r.Verdict(pass, fail)
-	scenarios.RecordFigures(r.Report, o.figures(), run)
+	scenarios.RecordMetrics(r.Report, o.metrics(), run)
 	r.Figure(o.picture("timeline", "Consumer events by partition, until the consumer went idle", run))
 	return r.Report
 }

@@ -31,7 +31,7 @@ func checkNamed(t *testing.T, res report.Result, name string) report.Check {
 
 // TestFailsWithFailsTheRightCheck runs every scenario with the flags its
 // registration says make its checks fail, and names the check that must
-// fail and the figure it must show.
+// fail and the metric it must show.
 func TestFailsWithFailsTheRightCheck(t *testing.T) {
 	tests := []struct {
 		name, check, detail string

@@ -126,9 +126,9 @@ func TestBudgetIsComputedFromTheFlags(t *testing.T) {
 	}
 }
 
-// TestFiguresFollowTheFlags runs each scenario for real and checks the
-// figures a wrong consumer, handler or replay would get wrong.
-func TestFiguresFollowTheFlags(t *testing.T) {
+// TestMetricsFollowTheFlags runs each scenario for real and checks the
+// metrics a wrong consumer, handler or replay would get wrong.
+func TestMetricsFollowTheFlags(t *testing.T) {
 	tests := []struct {
 		name       string
 		args       []string
@@ -216,7 +216,7 @@ func TestCrashCascadeHasNoFixFlag(t *testing.T) {
 	}
 }
 
-// TestPermanentVersusTransient reads the split from the two runs' figures:
+// TestPermanentVersusTransient reads the split from the two runs' metrics:
 // the permanent failure gets one attempt and holds its partition for no
 // time when classified, every attempt and the backoffs when not; the
 // transient one is retried until it passes in both.

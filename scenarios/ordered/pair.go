@@ -22,60 +22,85 @@ type side struct {
 	passFor func(*run) string
 }
 
-// reportPair runs the own side of a pair on the scenario's database and the
-// other side beside it, and writes the report every pair scenario has:
-// header, schema, log, timeline, queues, the own side's extra sections,
-// states, the pair table, its tail sections, its checks, the verdict and the
-// figures.
+// reportPair writes the report every pair scenario has, as a
+// scenarios.PairReport: the own side runs on the scenario's database, the
+// other beside it, sharing its in-order reference; then header, setup,
+// schema, log, timeline, queues, the own side's extra sections, states, the
+// pair table, its tail sections, its checks, the verdict and the metrics.
 func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, after side, ownIsAfter bool) (*report.Report, error) {
-	own, partner, kind := before, after, report.Before
+	own := before
 	if ownIsAfter {
-		own, partner, kind = after, before, report.After
+		own = after
 	}
-	run, b, a, err := o.executePair(ctx, env, own.design, partner.design, ownIsAfter)
-	if err != nil {
-		return nil, err
-	}
-	r := o.start(env, identity{name: own.name, pair: partner.name, kind: kind, title: own.title}, run)
-	scenarios.SchemaSection(r.Report, run.tables)
-	o.writeLog(r, run.log)
-	o.writeTimeline(r, run, nil)
-	writeQueues(r, run)
-	if own.extra != nil {
-		own.extra(r, run)
-	}
-	o.writeStates(r, run)
-	o.writePairTable(r, kind, b, a)
-	if own.tail != nil {
-		own.tail(r, run)
-	}
-	own.checks(r, run)
-	pass := own.pass
-	if own.passFor != nil {
-		pass = own.passFor(run)
-	}
-	return o.finish(r, run, pass, own.fail), nil
+	var ref []orderState // the first run's in-order reference, shared by the second
+	var r *page          // the report, once Setup has started it
+	return scenarios.PairReport[*run]{
+		Pair:   scenarios.Pair{Before: before.name, After: after.name, BeforeTitle: before.title, AfterTitle: after.title},
+		After:  ownIsAfter,
+		Family: "ordered",
+		Drive: func(ctx context.Context, location string, isAfter bool) (*run, error) {
+			d := before.design
+			if isAfter {
+				d = after.design
+			}
+			run, err := o.executeAt(ctx, env, location, d, ref)
+			if err == nil {
+				ref = run.inOrder
+			}
+			return run, err
+		},
+		Setup: func(rep *report.Report, run *run) {
+			r = &page{Report: rep, verbose: env.Verbose}
+			o.writeSetup(r, run)
+		},
+		Story: func(_ *report.Report, run, _, _ *run) {
+			scenarios.SchemaSection(r.Report, run.tables)
+			o.writeLog(r, run.log)
+			o.writeTimeline(r, run, nil)
+			writeQueues(r, run)
+			if own.extra != nil {
+				own.extra(r, run)
+			}
+			o.writeStates(r, run)
+			r.Figure(o.picture("timeline", "Consumer events by partition, until the consumer went idle", run))
+		},
+		Metrics: o.metrics(),
+		Compare: func(_ *report.Report, b, a *run) { o.writePairTable(r, r.Kind, b, a) },
+		AfterCompare: func(_ *report.Report, run *run) {
+			if own.tail != nil {
+				own.tail(r, run)
+			}
+		},
+		ChecksTitle: "Safety checks",
+		Checks:      func(_ *report.Report, run, _, _ *run) { own.checks(r, run) },
+		Verdict: func(run *run) (string, string) {
+			if own.passFor != nil {
+				return own.passFor(run), own.fail
+			}
+			return own.pass, own.fail
+		},
+	}.Run(ctx, env)
 }
 
 // writePairTable compares a BEFORE and an AFTER design that ran on the same
-// log in one invocation: the rows of o.figures that have a label.
+// log in one invocation: the rows of o.metrics that have a label.
 func (o *options) writePairTable(r *page, own report.Kind, before, after *run) {
-	figs := o.figures()
+	metrics := o.metrics()
 	if r.verbose {
 		r.Section("Real BEFORE vs AFTER figures")
 	} else {
 		r.Section("Real BEFORE vs AFTER figures (where they differ; --verbose shows all)")
-		figs = differing(figs, before, after)
+		metrics = differing(metrics, before, after)
 	}
 	r.Linef("Both designs ran in this invocation on the same log; this scenario's own run is the %s column.", own)
-	scenarios.FigureTable(r.Report, []string{"Metric (real run)", "BEFORE", "AFTER"}, figs, before, after)
+	scenarios.MetricTable(r.Report, []string{"Metric (real run)", "BEFORE", "AFTER"}, metrics, before, after)
 }
 
-// differing keeps the labelled figures whose cells differ between the two
+// differing keeps the labelled metrics whose cells differ between the two
 // runs: where the designs part.
-func differing(figs []scenarios.Figure[*run], a, b *run) []scenarios.Figure[*run] {
-	var out []scenarios.Figure[*run]
-	for _, f := range figs {
+func differing(metrics []scenarios.Metric[*run], a, b *run) []scenarios.Metric[*run] {
+	var out []scenarios.Metric[*run]
+	for _, f := range metrics {
 		if f.Label != "" && cell(f, a) != cell(f, b) {
 			out = append(out, f)
 		}
@@ -83,22 +108,22 @@ func differing(figs []scenarios.Figure[*run], a, b *run) []scenarios.Figure[*run
 	return out
 }
 
-func cell(f scenarios.Figure[*run], x *run) string {
+func cell(f scenarios.Metric[*run], x *run) string {
 	if f.Show != nil {
 		return f.Show(x)
 	}
 	return fmt.Sprint(f.Value(x))
 }
 
-// figures are the family's figures of one run, declared once: the pair
+// metrics are the family's metrics of one run, declared once: the pair
 // table shows those with a label, every report records those with a key in
 // --json (for its own run).
-func (o *options) figures() []scenarios.Figure[*run] {
+func (o *options) metrics() []scenarios.Metric[*run] {
 	i := o.FailingOrder - firstOrder
-	count := func(label, key string, n func(*run) int) scenarios.Figure[*run] {
-		return scenarios.Figure[*run]{Label: label, Key: key, Value: func(x *run) any { return n(x) }}
+	count := func(label, key string, n func(*run) int) scenarios.Metric[*run] {
+		return scenarios.Metric[*run]{Label: label, Key: key, Value: func(x *run) any { return n(x) }}
 	}
-	return []scenarios.Figure[*run]{
+	return []scenarios.Metric[*run]{
 		{Key: "failing_order", Value: func(*run) any { return o.FailingOrder }},
 		{Key: "failing_message", Value: func(*run) any { return o.FailingMessage }},
 		count("", "records", func(x *run) int { return len(x.log) }),
@@ -140,17 +165,8 @@ func (o *options) figures() []scenarios.Figure[*run] {
 	}
 }
 
-// recordFiguresAs records each keyed figure of x as a JSON metric whose key
-// starts with prefix: the figures of a run that is not the scenario's own
-// (scenarios.RecordFigures records the own run's, unprefixed).
-func recordFiguresAs[F any](r *report.Report, prefix string, figs []scenarios.Figure[F], x F) {
-	for _, f := range figs {
-		switch {
-		case f.Key == "":
-		case f.Value != nil:
-			r.Metric(prefix+f.Key, f.Value(x))
-		default:
-			r.Metric(prefix+f.Key, f.Show(x))
-		}
-	}
+// prefixed renames a metric's key for a run that is not the scenario's own:
+// pause_records, classify_dead_letters.
+func prefixed(prefix string) func(key string) string {
+	return func(key string) string { return prefix + key }
 }

@@ -103,7 +103,7 @@ func (o *permanentOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 	writeQueues(r, classified)
 	o.writeStates(r, classified)
 	r.Section("Retry every failure vs classify (same log, same faults, two real runs)")
-	scenarios.FigureTable(r.Report, []string{"Metric (real run)", "Retry every failure", "Classify"}, o.comparison(), retried, classified)
+	scenarios.MetricTable(r.Report, []string{"Metric (real run)", "Retry every failure", "Classify"}, o.comparison(), retried, classified)
 	o.permanentChecks(r, classified)
 	o.checkReplayInSequence(r, classified, 0)
 	o.checkOthersFlowed(r, classified)
@@ -111,9 +111,9 @@ func (o *permanentOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 	r.Checks("Safety checks")
 	r.Verdict("PERMANENT FAILURE CONTAINED AT ONCE, TRANSIENT ONE RETRIED AND APPLIED",
 		"THE FAILURES WERE NOT SPLIT AS THE GUARD SPLITS THEM — SEE THE FAILED CHECKS")
-	scenarios.RecordFigures(r.Report, o.figures(), classified)
-	recordFiguresAs(r.Report, "retry_all_", o.comparison(), retried)
-	recordFiguresAs(r.Report, "classify_", o.comparison(), classified)
+	scenarios.RecordMetrics(r.Report, o.metrics(), classified)
+	scenarios.RecordMetricsAs(r.Report, o.comparison(), retried, prefixed("retry_all_"))
+	scenarios.RecordMetricsAs(r.Report, o.comparison(), classified, prefixed("classify_"))
 	r.Figure(o.picture("retry-all-timeline", "Run 1, retry every failure: consumer events until idle", retried))
 	r.Figure(o.picture("classify-timeline", "Run 2, classify: consumer events until idle", classified))
 	return r.Report, nil
@@ -173,11 +173,11 @@ func (o *permanentOptions) waitBehind(run *run) time.Duration {
 	return longest
 }
 
-// comparison are the figures the two runs are compared by, declared once.
-func (o *permanentOptions) comparison() []scenarios.Figure[*run] {
+// comparison are the metrics the two runs are compared by, declared once.
+func (o *permanentOptions) comparison() []scenarios.Metric[*run] {
 	perm := fmt.Sprintf("%d#%d", o.FailingOrder, o.failingSeq())
 	trans := fmt.Sprintf("%d#%d", o.transientOrder(), o.failingSeq())
-	return []scenarios.Figure[*run]{
+	return []scenarios.Metric[*run]{
 		{Label: "Attempts on " + perm + " (permanent)", Key: "permanent_attempts",
 			Value: func(x *run) any { n, _ := attempts(x, o.failingRecord(x).ID); return n }},
 		{Label: "Time " + perm + " held its partition", Key: "permanent_held",

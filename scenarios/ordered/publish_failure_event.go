@@ -71,9 +71,7 @@ func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*repo
 	o.writeEvents(r, run)
 	o.writeStates(r, run)
 	o.failureEventChecks(r, run)
-	r.Metric("failure_events", len(run.failures))
-	r.Metric("listener_records", len(run.care))
-	r.Metric("late_deliveries", run.lateDeliv)
+	scenarios.RecordMetrics(r.Report, failureEventMetrics, run)
 	return o.finish(r, run, "REMEMBERED AND ANNOUNCED — THE FAILURE WAS HEARD ONCE, THE ORDER WAITED",
 		"THE FAILURE WAS NOT ANNOUNCED AS IT SHOULD BE — SEE THE FAILED CHECKS"), nil
 }
@@ -126,4 +124,13 @@ func (o *failureEventOptions) failureEventChecks(r *page, run *run) {
 	o.checkReplayInSequence(r, run, 0)
 	o.checkOthersFlowed(r, run)
 	o.checkEndSame(r, run)
+}
+
+// failureEventMetrics are what the failure event adds to the family's
+// metrics: the events published, what the listener recorded, and the
+// deliveries that came late.
+var failureEventMetrics = []scenarios.Metric[*run]{
+	{Key: "failure_events", Value: func(x *run) any { return len(x.failures) }},
+	{Key: "listener_records", Value: func(x *run) any { return len(x.care) }},
+	{Key: "late_deliveries", Value: func(x *run) any { return x.lateDeliv }},
 }

@@ -75,7 +75,7 @@ func (o *cascadeOptions) poisonedChecks(r *page, run *run) {
 }
 
 // writeGuardCost shows what the guard costs: one read of Holds for every
-// record the consumer read, as the consumer counted them. It is a figure,
+// record the consumer read, as the consumer counted them. It is a metric,
 // not a check: the count comes from the code it would judge.
 func (o *cascadeOptions) writeGuardCost(r *page, run *run) {
 	consumed := 0
@@ -87,5 +87,10 @@ func (o *cascadeOptions) writeGuardCost(r *page, run *run) {
 	r.Section("Cost of the guard (as the consumer counted it)")
 	r.Linef("%s of Holds for %s read (%d records, retries read again)",
 		report.Plural(run.holdReads, "read"), report.Plural(consumed, "record"), len(run.log))
-	r.Metric("hold_reads", run.holdReads)
+	scenarios.RecordMetrics(r.Report, holdMetrics, run)
+}
+
+// holdMetrics are the guard's cost: the reads of Holds it made.
+var holdMetrics = []scenarios.Metric[*run]{
+	{Key: "hold_reads", Value: func(x *run) any { return x.holdReads }},
 }

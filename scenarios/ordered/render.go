@@ -41,6 +41,13 @@ func (o *options) start(env scenarios.Env, id identity, own *run) *page {
 		r.Linef("Scenario  %s (%s)", id.name, id.kind)
 	}
 	r.Linef("Source    %s", scenarios.Source("ordered"))
+	o.writeSetup(r, own)
+	return r
+}
+
+// writeSetup writes the header lines after the Source: the log, the story,
+// the bug, the handler, the consumer and the own design's remedies.
+func (o *options) writeSetup(r *page, own *run) {
 	line := func(format string, args ...any) { r.Line(fit(fmt.Sprintf(format, args...), indent)) }
 	ids := o.orderIDs()
 	line("Log       %s %d..%d, 3 messages each, keyed by order; partition = order id mod %d",
@@ -59,7 +66,6 @@ func (o *options) start(env scenarios.Env, id identity, own *run) *page {
 		line("Remedy    SWITCHED OFF by %s", own.design.off)
 	}
 	line("Recovery  %s", recoveryText(own.design.recovery, orderKey(o.FailingOrder)))
-	return r
 }
 
 func storyText(types []string) string {

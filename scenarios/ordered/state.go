@@ -11,7 +11,7 @@ import (
 	"outboxlab/core/report"
 )
 
-// orderState is what the order service knows about one order: the figures
+// orderState is what the order service knows about one order: the metrics
 // an in-order run is compared on.
 type orderState struct {
 	ID        int

@@ -6,7 +6,7 @@ import (
 )
 
 // The audit log's actors and actions this family writes and reads: codes
-// the figures select entries by. The Detail beside them is prose for the
+// the metrics select entries by. The Detail beside them is prose for the
 // timeline, never parsed.
 const (
 	supervisor         = "supervisor"

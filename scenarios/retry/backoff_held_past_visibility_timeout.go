@@ -35,7 +35,7 @@ The comparison table beside it runs the AFTER design on the same seeded data.`,
 		// A lease longer than every held backoff: no second consumer takes a message over.
 		FailsWith: []string{"--visibility-timeout", "10m"},
 		Limits:    visibilityLimits,
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
 	})
 }
 
@@ -53,14 +53,14 @@ func (o *visibilityOptions) heldSide() pairSide[*pairRun] {
 		pass: verdictHeldReproduced, fail: verdictHeldMissed,
 		check: func(r *report.Report, before, _ *pairRun) {
 			heldChecks(r, before)
-			o.heldRuleCheck(r, before.fig.rule)
+			o.heldRuleCheck(r, before.read.rule)
 		},
-		why: func(failed map[string]bool, before, _ *pairRun) []string { return o.whyHeldMissed(failed, before.fig) },
+		why: func(failed map[string]bool, before, _ *pairRun) []string { return o.whyHeldMissed(failed, before.read) },
 	}
 }
 
 func heldChecks(r *report.Report, run *pairRun) {
-	f := run.fig
+	f := run.read
 	r.Check(checkHeldOutlives, f.outlived > 0,
 		report.Plural(f.outlived, "held backoff")+" ran past the lease")
 	r.Check("a second consumer runs the same job concurrently", f.overlaps > 0 && f.concurrent > 0,
@@ -75,7 +75,7 @@ func heldChecks(r *report.Report, run *pairRun) {
 }
 
 // whyHeldMissed says what these flags did to the BEFORE checks that failed.
-func (o *visibilityOptions) whyHeldMissed(failed map[string]bool, f pairFigures) []string {
+func (o *visibilityOptions) whyHeldMissed(failed map[string]bool, f pairMetrics) []string {
 	var why []string
 	switch {
 	case len(failed) == 0:

@@ -36,7 +36,7 @@ Make the visibility timeout shorter than a hanging send to watch the checks catc
 		// The AFTER design switched off: its consumers hold the message through the backoff.
 		FailsWith: []string{"--backoff-on-queue=false"},
 		Limits:    visibilityLimits,
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
 	})
 }
 
@@ -61,7 +61,7 @@ func (o *visibilityOptions) queueSide() pairSide[*pairRun] {
 }
 
 func (o *visibilityOptions) queueChecks(r *report.Report, run *pairRun) {
-	f := run.fig
+	f := run.read
 	r.Check(checkQueueNoOverlap, f.overlaps == 0 && f.concurrent == 0,
 		fmt.Sprintf("%s, %s", report.Plural(f.overlaps, "overlapping hold"), report.Plural(f.concurrent, "concurrent send")))
 	r.Check(checkQueueOnce, f.duplicates == 0 && f.processedOnce == f.processedKeys,
@@ -79,7 +79,7 @@ func (o *visibilityOptions) queueChecks(r *report.Report, run *pairRun) {
 
 // whyQueueFailed says what these flags did to the AFTER checks that failed.
 func (o *visibilityOptions) whyQueueFailed(failed map[string]bool, run *pairRun) []string {
-	f := run.fig
+	f := run.read
 	var why []string
 	switch {
 	case len(failed) == 0:

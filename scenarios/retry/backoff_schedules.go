@@ -91,7 +91,7 @@ func (o *schedulesOptions) Validate() error {
 type schedule struct {
 	name    string
 	key     string // the outbox message that measures it
-	metric  string // its name in JSON metric keys and figure files: total_ms_exponential_cap
+	metric  string // its name in JSON metric keys and metric files: total_ms_exponential_cap
 	backoff backoff.Backoff
 	seed    func(n int) int64 // the course's own formula for the wait after attempt n, in ms
 }
@@ -139,12 +139,12 @@ type measured struct {
 	schedule
 	waits  []time.Duration // NextAttemptUtc as the row holds it after each failed attempt, minus the call's time
 	claims []time.Time     // when the gateway was called: the handler's ledger
-	fit    int             // waits that fit in the budget: the engine's Backoff.Fit, the table's figure
+	fit    int             // waits that fit in the budget: the engine's Backoff.Fit, the table's metric
 	spent  time.Duration
 }
 
 func (o *schedulesOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	store, err := outbox.Open(ctx, env.DBPath)
+	store, err := outbox.Open(ctx, env.Location)
 	if err != nil {
 		return nil, err
 	}

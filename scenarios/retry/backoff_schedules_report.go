@@ -42,7 +42,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	for i, m := range runs {
 		names[i] = m.name
 	}
-	figureRows(r, "schedule", o.budgetFigures(), names, runs)
+	metricRows(r, "schedule", o.budgetMetrics(), names, runs)
 
 	r.Section("The runs on the outbox")
 	o.writeRuns(r, runs, msgs)
@@ -56,16 +56,16 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 		pass: "BACKOFF MEASURED — THE CAP BOUNDS THE WAIT, ONLY A THRESHOLD STOPS IMMEDIATE RETRY",
 		fail: "THE SCHEDULES DID NOT BEHAVE AS THE COURSE STATES — SEE THE FAILED CHECKS"}.write(r, o.whyFailed)
 	for _, m := range runs {
-		recordFiguresOf(r, append(o.waitFigures(), o.budgetFigures()...), m.metric, m)
+		recordMetricsOf(r, append(o.waitMetrics(), o.budgetMetrics()...), m.metric, m)
 	}
 	return r
 }
 
-// waitFigures declare the first table once: a row per failed attempt, with
+// waitMetrics declare the first table once: a row per failed attempt, with
 // the wait the worker wrote (— once the attempts ran out), then the total,
 // and the waits and their total as JSON metrics (waits_ms_fixed, total_ms_fixed).
-func (o *schedulesOptions) waitFigures() []scenarios.Figure[measured] {
-	figs := []scenarios.Figure[measured]{{Key: "waits_ms", Value: func(m measured) any {
+func (o *schedulesOptions) waitMetrics() []scenarios.Metric[measured] {
+	metrics := []scenarios.Metric[measured]{{Key: "waits_ms", Value: func(m measured) any {
 		waits := make([]int64, len(m.waits))
 		for i, w := range m.waits {
 			waits[i] = w.Milliseconds()
@@ -73,21 +73,21 @@ func (o *schedulesOptions) waitFigures() []scenarios.Figure[measured] {
 		return waits
 	}}}
 	for n := 1; n <= o.Attempts; n++ {
-		figs = append(figs, scenarios.Figure[measured]{Label: strconv.Itoa(n), Show: func(m measured) string {
+		metrics = append(metrics, scenarios.Metric[measured]{Label: strconv.Itoa(n), Show: func(m measured) string {
 			if n > len(m.waits) {
 				return "—"
 			}
 			return strconv.FormatInt(m.waits[n-1].Milliseconds(), 10)
 		}})
 	}
-	return append(figs, scenarios.Figure[measured]{Label: "total", Key: "total_ms",
+	return append(metrics, scenarios.Metric[measured]{Label: "total", Key: "total_ms",
 		Value: func(m measured) any { return sum(m.waits).Milliseconds() }})
 }
 
-// budgetFigures declare the second table's columns once, and their JSON
+// budgetMetrics declare the second table's columns once, and their JSON
 // metrics (fit_fixed, budget_elapsed_ms_fixed).
-func (o *schedulesOptions) budgetFigures() []scenarios.Figure[measured] {
-	return []scenarios.Figure[measured]{
+func (o *schedulesOptions) budgetMetrics() []scenarios.Metric[measured] {
+	return []scenarios.Metric[measured]{
 		{Label: "attempts fit in " + clockText(o.Budget), Key: "fit", Show: func(m measured) string { return fitText(m.fit) }},
 		{Label: "time elapsed when budget runs out", Key: "budget_elapsed_ms",
 			Show:  func(m measured) string { return fmt.Sprintf("%d ms", m.spent.Milliseconds()) },
@@ -100,7 +100,7 @@ func (o *schedulesOptions) writeWaits(r *report.Report, runs []measured) {
 	for _, m := range runs {
 		header = append(header, m.name)
 	}
-	scenarios.FigureTable(r, header, o.waitFigures(), runs...)
+	scenarios.MetricTable(r, header, o.waitMetrics(), runs...)
 }
 
 func (o *schedulesOptions) writeRuns(r *report.Report, runs []measured, msgs []outbox.Message) {

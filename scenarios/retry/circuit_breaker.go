@@ -52,12 +52,12 @@ const checkBreakerOnlyTrips = "during the outage the consumer only trips the bre
 func (o *stormOptions) breakerSide() pairSide[*stormRun] {
 	return pairSide[*stormRun]{
 		pass: verdictBreakerHeld, fail: verdictBreakerBroken,
-		check: func(r *report.Report, before, after *stormRun) { o.breakerChecks(r, before.fig, after.fig) },
+		check: func(r *report.Report, before, after *stormRun) { o.breakerChecks(r, before.read, after.read) },
 		why:   func(failed map[string]bool, _, after *stormRun) []string { return o.whyBreakerFailed(failed, after) },
 	}
 }
 
-func (o *stormOptions) breakerChecks(r *report.Report, b, a stormFigures) {
+func (o *stormOptions) breakerChecks(r *report.Report, b, a stormMetrics) {
 	br := a.breaker
 	detail := fmt.Sprintf("%s = %d that opened it + %s, none while it was open",
 		report.Plural(a.calls[1], "call"), br.tripping, report.Plural(br.outageProbes, "failed probe"))
@@ -82,7 +82,7 @@ func (o *stormOptions) breakerChecks(r *report.Report, b, a stormFigures) {
 
 // whyBreakerFailed says what these flags did to the AFTER checks that failed.
 func (o *stormOptions) whyBreakerFailed(failed map[string]bool, after *stormRun) []string {
-	a := after.fig
+	a := after.read
 	var why []string
 	switch {
 	case len(failed) == 0:

@@ -39,20 +39,20 @@ func TestScheduleNamesFollowTheFlags(t *testing.T) {
 	}
 }
 
-// An experiment's table has a row per run and a column per labelled figure;
-// its JSON metrics carry the run's key after the figure's.
-func TestFigureRowsAndKeyedMetrics(t *testing.T) {
+// An experiment's table has a row per run and a column per labelled metric;
+// its JSON metrics carry the run's key after the metric's.
+func TestMetricRowsAndKeyedMetrics(t *testing.T) {
 	type run struct{ calls, failed int }
-	figs := []scenarios.Figure[run]{
+	metrics := []scenarios.Metric[run]{
 		{Label: "calls", Key: "calls", Value: func(x run) any { return x.calls }},
 		{Label: "failed", Show: func(x run) string { return fmt.Sprintf("%d!", x.failed) }},
 		{Key: "failed", Value: func(x run) any { return x.failed }},
 	}
 	r := report.New("probe", report.Experiment)
 	runs := []run{{3, 1}, {5, 0}}
-	figureRows(r, "design", figs, []string{"one", "two"}, runs)
+	metricRows(r, "design", metrics, []string{"one", "two"}, runs)
 	for i, name := range []string{"one", "two"} {
-		recordFiguresOf(r, figs, name, runs[i])
+		recordMetricsOf(r, metrics, name, runs[i])
 	}
 	for _, want := range []string{"│ design │ calls │ failed │", "│ one    │ 3     │ 1!     │", "│ two    │ 5     │ 0!     │"} {
 		if !strings.Contains(r.Body(), want) {

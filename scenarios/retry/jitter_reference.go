@@ -11,8 +11,8 @@ import (
 	"outboxlab/core/jsrand"
 )
 
-// waveFigures are what the course's table prints for one mode.
-type waveFigures struct {
+// waveMetrics are what the course's table prints for one mode.
+type waveMetrics struct {
 	requests, peak, filled int
 	last                   int64
 }
@@ -21,9 +21,9 @@ type waveFigures struct {
 // core/backoff's Waits and from computeWave so that a check can hold them to
 // it: the course's formulas on JavaScript numbers (milliseconds as doubles),
 // the course's generator, and a Map from bucket to count, as the script keeps.
-// It returns the table's figures and, when w's buckets differ from the
+// It returns the table's metrics and, when w's buckets differ from the
 // script's, the first difference.
-func referenceWave(j backoff.Jitter, o *jitterWaveOptions, w wave) (waveFigures, string) {
+func referenceWave(j backoff.Jitter, o *jitterWaveOptions, w wave) (waveMetrics, string) {
 	g := jsrand.New(o.Seed)
 	base, ceiling, width := float64(o.Base.Milliseconds()), float64(o.Cap.Milliseconds()), float64(o.Bucket.Milliseconds())
 	counts := map[int64]int{}
@@ -43,7 +43,7 @@ func referenceWave(j backoff.Jitter, o *jitterWaveOptions, w wave) (waveFigures,
 			counts[int64(math.Floor(t/width))]++
 		}
 	}
-	var f waveFigures
+	var f waveMetrics
 	for k, n := range counts {
 		f.requests += n
 		f.peak = max(f.peak, n)

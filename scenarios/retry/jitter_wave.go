@@ -79,7 +79,7 @@ func bindJitterWave(fs *pflag.FlagSet) *jitterWaveOptions {
 // The run draws --consumers × --attempts retries per mode, twice (the lab's
 // wave and the reference run): at most 10000 × 50, half a million, which
 // takes about a second and some 50 MB. The buckets cost nothing more: only
-// those with retries are kept, and the figures fold them to a fixed width.
+// those with retries are kept, and the pictures fold them to a fixed width.
 const (
 	jitterMaxConsumers = 10000
 	jitterMaxAttempts  = 50
@@ -105,13 +105,13 @@ func (o *jitterWaveOptions) Run(_ context.Context, _ scenarios.Env) (*report.Rep
 	return o.render(waves, ref, diffs), nil
 }
 
-// waves computes the lab's wave of each mode and the reference run's figures
+// waves computes the lab's wave of each mode and the reference run's numbers
 // beside it, with how the two differ ("" for not at all). A test's tamper,
 // when set, changes the lab's wave of mode i before it is compared.
-func (o *jitterWaveOptions) waves(tamper func(i int, w *wave)) (waves []wave, ref []waveFigures, diffs []string) {
+func (o *jitterWaveOptions) waves(tamper func(i int, w *wave)) (waves []wave, ref []waveMetrics, diffs []string) {
 	b := backoff.Backoff{Base: o.Base, Cap: o.Cap}
 	waves = make([]wave, len(backoff.Jitters))
-	ref = make([]waveFigures, len(backoff.Jitters))
+	ref = make([]waveMetrics, len(backoff.Jitters))
 	diffs = make([]string, len(backoff.Jitters))
 	for i, j := range backoff.Jitters {
 		waves[i] = computeWave(j, b, o.Consumers, o.Attempts, o.Bucket, jsrand.New(o.Seed).Next)
@@ -123,7 +123,7 @@ func (o *jitterWaveOptions) waves(tamper func(i int, w *wave)) (waves []wave, re
 	return waves, ref, diffs
 }
 
-func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []string) *report.Report {
+func (o *jitterWaveOptions) render(waves []wave, ref []waveMetrics, diffs []string) *report.Report {
 	r := report.New(jitterWave, report.Experiment)
 	crowd := report.Plural(o.Consumers, "consumer") + " fail"
 	if o.Consumers == 1 {
@@ -146,7 +146,7 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []stri
 	for i, w := range waves {
 		names[i] = w.jitter.String()
 	}
-	figureRows(r, "schedule", o.waveFigures(), names, waves)
+	metricRows(r, "schedule", o.waveMetrics(), names, waves)
 
 	r.Section("The wave, drawn (retries per bucket after the failure)")
 	for _, l := range drawWaves(waves, o.Bucket) {
@@ -162,15 +162,15 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveFigures, diffs []stri
 		fail: "THE COURSE'S PROPERTIES DID NOT HOLD FOR THESE FLAGS — SEE THE FAILED CHECKS"}.
 		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, ref) })
 	for _, w := range waves {
-		recordFiguresOf(r, o.waveFigures(), jitterKeys[w.jitter], w)
+		recordMetricsOf(r, o.waveMetrics(), jitterKeys[w.jitter], w)
 	}
 	return r
 }
 
-// waveFigures declare the course's table once: its columns, one row per mode,
+// waveMetrics declare the course's table once: its columns, one row per mode,
 // and their JSON metrics (peak_full_jitter).
-func (o *jitterWaveOptions) waveFigures() []scenarios.Figure[wave] {
-	return []scenarios.Figure[wave]{
+func (o *jitterWaveOptions) waveMetrics() []scenarios.Metric[wave] {
+	return []scenarios.Metric[wave]{
 		{Label: "total requests", Key: "requests", Value: func(w wave) any { return w.requests }},
 		{Label: "peak per " + clockText(o.Bucket), Key: "peak", Value: func(w wave) any { return w.peak }},
 		{Label: "filled buckets", Key: "filled_buckets", Value: func(w wave) any { return w.filled() }},
@@ -206,11 +206,11 @@ func (o *jitterWaveOptions) writeFirstConsumers(r *report.Report, waves []wave) 
 
 // checks holds the lab's waves to two independent computations (a reference
 // run of the course's loop, and the unjittered schedule's own sums), then
-// judges the course's properties on the reference run's figures.
-func (o *jitterWaveOptions) checks(r *report.Report, waves []wave, ref []waveFigures, diffs []string) {
+// judges the course's properties on the reference run's numbers.
+func (o *jitterWaveOptions) checks(r *report.Report, waves []wave, ref []waveMetrics, diffs []string) {
 	detail := fmt.Sprintf("%s retries in %s buckets",
-		joinFigures(ref, func(f waveFigures) int64 { return int64(f.requests) }),
-		joinFigures(ref, func(f waveFigures) int64 { return int64(f.filled) }))
+		joinMetrics(ref, func(f waveMetrics) int64 { return int64(f.requests) }),
+		joinMetrics(ref, func(f waveMetrics) int64 { return int64(f.filled) }))
 	same := true
 	for i, d := range diffs {
 		if d != "" {
@@ -262,7 +262,7 @@ const (
 	checkDecorrelatedSpread = "decorrelated jitter pays with a longer spread"
 )
 
-func joinFigures(fs []waveFigures, of func(waveFigures) int64) string {
+func joinMetrics(fs []waveMetrics, of func(waveMetrics) int64) string {
 	xs := make([]int64, len(fs))
 	for i, f := range fs {
 		xs[i] = of(f)
@@ -271,7 +271,7 @@ func joinFigures(fs []waveFigures, of func(waveFigures) int64) string {
 }
 
 // whyFailed says what these flags did to the checks that failed.
-func (o *jitterWaveOptions) whyFailed(failed map[string]bool, ref []waveFigures) []string {
+func (o *jitterWaveOptions) whyFailed(failed map[string]bool, ref []waveMetrics) []string {
 	none, dec := ref[0], ref[2]
 	var why []string
 	if failed[checkWaveReference] || failed[checkWaveSameBucket] ||

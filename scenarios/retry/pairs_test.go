@@ -37,7 +37,7 @@ func runVisibility(t *testing.T, name string, args ...string) (string, bool) {
 		m["other_work_sends"], m["sends"], m["dead_lettered"], m["retry_budget_exits"], m["time_budget_exits"], m["left"]), r.Passed()
 }
 
-func TestVisibilityPairFiguresFollowTheFlags(t *testing.T) {
+func TestVisibilityPairMetricsFollowTheFlags(t *testing.T) {
 	tests := []struct {
 		name       string
 		scenario   string
@@ -184,9 +184,9 @@ func TestCircuitBreakerChecksCatchACallWhileOpen(t *testing.T) {
 			i := slices.IndexFunc(gw.ledger, func(s send) bool { return s.at.After(extra.at) })
 			gw.ledger = slices.Insert(slices.Clone(after.gw.ledger), i, extra)
 		}
-		run.fig = o.figures(&run)
+		run.read = o.metrics(&run)
 		r := report.New(stormBreaker, report.After)
-		o.breakerChecks(r, before.fig, run.fig)
+		o.breakerChecks(r, before.read, run.read)
 		if c := scenariotest.CheckNamed(t, r, checkBreakerOnlyTrips); c.Passed == tamper {
 			t.Errorf("with a call while open %v: passed = %v: %s", tamper, c.Passed, c.Detail)
 		}

@@ -43,9 +43,9 @@ func (o *bodyOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 	}
 	r.Figure(poisonTimeline(runs))
 
-	figs := []bodyFigures{o.figures(runs[0]), o.figures(runs[1])}
+	metrics := []bodyMetrics{o.metrics(runs[0]), o.metrics(runs[1])}
 	r.Section("The two designs (from the rows, the audit log and the processes' exits)")
-	figureRows(r, "design", bodyTable, []string{runs[0].position.name, runs[1].position.name}, figs)
+	metricRows(r, "design", bodyTable, []string{runs[0].position.name, runs[1].position.name}, metrics)
 	r.Line("malformed: deliveries is its AttemptCount; handler calls are audit entries written before each call")
 
 	r.Section("Per message: validation first")
@@ -57,13 +57,13 @@ func (o *bodyOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 		}
 	}
 
-	o.checks(r, figs)
+	o.checks(r, metrics)
 	judgement{title: seedChecks,
 		pass: "VALIDATE THE BODY FIRST — A MALFORMED MESSAGE IS ISOLATED ON ITS FIRST DELIVERY",
 		fail: "THE SECOND DEFENCE DID NOT HOLD FOR THESE FLAGS — SEE THE FAILED CHECKS"}.
 		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed) })
-	for i, f := range figs {
-		recordFiguresOf(r, bodyTable, runs[i].position.key, f)
+	for i, f := range metrics {
+		recordMetricsOf(r, bodyTable, runs[i].position.key, f)
 	}
 	return r
 }
@@ -95,8 +95,8 @@ const (
 	checkNoDeath       = "validation first: no process died"
 )
 
-func (o *bodyOptions) checks(r *report.Report, figs []bodyFigures) {
-	counter, validated := figs[0], figs[1]
+func (o *bodyOptions) checks(r *report.Report, metrics []bodyMetrics) {
+	counter, validated := metrics[0], metrics[1]
 	bad := len(o.Malformed)
 	good := o.Messages - bad
 	r.Check(checkFirstDelivery,

@@ -134,9 +134,9 @@ func (o *bodyOptions) superviseBoth(ctx context.Context, env scenarios.Env) ([]*
 	})
 }
 
-// bodyFigures are the numbers of one run, read back from its rows, its
+// bodyMetrics are the numbers of one run, read back from its rows, its
 // audit log and how its child processes ended.
-type bodyFigures struct {
+type bodyMetrics struct {
 	lifetimes, deaths      int
 	processed, deadLetters int
 	remaining              int
@@ -150,8 +150,8 @@ type bodyFigures struct {
 	goodHandlerCallsPerKey map[string]int
 }
 
-func (o *bodyOptions) figures(run *poisonRun) bodyFigures {
-	f := bodyFigures{goodHandlerCallsPerKey: map[string]int{}}
+func (o *bodyOptions) metrics(run *poisonRun) bodyMetrics {
+	f := bodyMetrics{goodHandlerCallsPerKey: map[string]int{}}
 	calls := map[int64]int{}
 	for _, a := range run.audit {
 		switch {
@@ -193,15 +193,15 @@ func (o *bodyOptions) figures(run *poisonRun) bodyFigures {
 }
 
 // bodyTable declares the comparison once: its columns and its JSON metrics.
-var bodyTable = []scenarios.Figure[bodyFigures]{
-	{Label: "lifetimes", Key: "lifetimes", Value: func(f bodyFigures) any { return f.lifetimes }},
-	{Label: "process deaths", Key: "process_deaths", Value: func(f bodyFigures) any { return f.deaths }},
-	{Label: "malformed: deliveries", Key: "malformed_deliveries", Value: func(f bodyFigures) any { return sumInts(f.badDeliveries) },
-		Show: func(f bodyFigures) string { return report.JoinInts(f.badDeliveries) }},
-	{Label: "malformed: handler calls", Key: "malformed_handler_calls", Value: func(f bodyFigures) any { return sumInts(f.badHandlerCalls) },
-		Show: func(f bodyFigures) string { return report.JoinInts(f.badHandlerCalls) }},
-	{Label: "processed", Key: "processed", Value: func(f bodyFigures) any { return f.processed }},
-	{Label: "dead letters", Key: "dead_letters", Value: func(f bodyFigures) any { return f.deadLetters }},
+var bodyTable = []scenarios.Metric[bodyMetrics]{
+	{Label: "lifetimes", Key: "lifetimes", Value: func(f bodyMetrics) any { return f.lifetimes }},
+	{Label: "process deaths", Key: "process_deaths", Value: func(f bodyMetrics) any { return f.deaths }},
+	{Label: "malformed: deliveries", Key: "malformed_deliveries", Value: func(f bodyMetrics) any { return sumInts(f.badDeliveries) },
+		Show: func(f bodyMetrics) string { return report.JoinInts(f.badDeliveries) }},
+	{Label: "malformed: handler calls", Key: "malformed_handler_calls", Value: func(f bodyMetrics) any { return sumInts(f.badHandlerCalls) },
+		Show: func(f bodyMetrics) string { return report.JoinInts(f.badHandlerCalls) }},
+	{Label: "processed", Key: "processed", Value: func(f bodyMetrics) any { return f.processed }},
+	{Label: "dead letters", Key: "dead_letters", Value: func(f bodyMetrics) any { return f.deadLetters }},
 }
 
 func sumInts(xs []int) int {

@@ -10,11 +10,11 @@ import (
 	"outboxlab/core/report"
 )
 
-func (o *poisonOptions) checks(r *report.Report, figs []poisonFigures) {
-	onCatch, atDelivery := figs[0], figs[1]
+func (o *poisonOptions) checks(r *report.Report, metrics []poisonMetrics) {
+	onCatch, atDelivery := metrics[0], metrics[1]
 	lethal := len(o.Lethal)
 	var got, want []string
-	for i, f := range figs {
+	for i, f := range metrics {
 		got = append(got, seedTable{f.restarts, f.delivered, f.deaths, f.processed, f.deadLetters, f.remaining}.String())
 		want = append(want, seedPoisonCounter(o.Messages, o.Lethal, o.Threshold, o.MaxRestarts, i == 1).String())
 	}
@@ -70,8 +70,8 @@ func mustParseISO(s string) time.Time {
 }
 
 // whyFailed says what these flags did to the checks that failed.
-func (o *poisonOptions) whyFailed(failed map[string]bool, runs []*poisonRun, figs []poisonFigures) []string {
-	atDelivery := figs[1]
+func (o *poisonOptions) whyFailed(failed map[string]bool, runs []*poisonRun, metrics []poisonMetrics) []string {
+	atDelivery := metrics[1]
 	var why []string
 	if o.Threshold == 1 && failed[checkBehindProcessed] {
 		isolated := 0

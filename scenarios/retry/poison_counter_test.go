@@ -37,7 +37,7 @@ func TestSeedOracleReproducesTheSeedsTable(t *testing.T) {
 }
 
 // Every case spawns real child processes that die on the lethal message; the
-// figures read back from their databases must be the course's algorithm's.
+// metrics read back from their databases must be the course's algorithm's.
 func TestPoisonCounterRealDeathsMatchTheSeedsAlgorithm(t *testing.T) {
 	tests := []struct {
 		args       []string
@@ -119,7 +119,7 @@ func TestPoisonCounterChecksCatchAWrongRun(t *testing.T) {
 	)
 	o := scenariotest.Bind(t, poisonCounter).(*poisonOptions)
 	dir := t.TempDir()
-	runs, err := o.superviseBoth(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
+	runs, err := o.superviseBoth(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestPoisonCounterChecksCatchAWrongRun(t *testing.T) {
 			}
 			tt.tamper(copies)
 			r := report.New(poisonCounter, report.Experiment)
-			o.checks(r, []poisonFigures{o.figures(copies[0]), o.figures(copies[1])})
+			o.checks(r, []poisonMetrics{o.metrics(copies[0]), o.metrics(copies[1])})
 			for _, name := range []string{seedTable, audited, sigkill} {
 				c := scenariotest.CheckNamed(t, r, name)
 				if want := slices.Contains(tt.wantFailed, name); c.Passed == want {

@@ -17,7 +17,7 @@ func (t seedTable) String() string {
 // seedPoisonCounter is the course's poison-counter.mjs, line for line: a queue
 // in memory, a loop of lifetimes, a delivery loop that breaks on the lethal
 // message. It shares nothing with the real run (no database, no process), so
-// the figures read back from the real run's databases can be held to it.
+// the metrics read back from the real run's databases can be held to it.
 func seedPoisonCounter(messages int, lethal []int, threshold, maxRestarts int, atDelivery bool) seedTable {
 	type msg struct {
 		id, attempt int

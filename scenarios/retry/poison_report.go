@@ -13,9 +13,9 @@ import (
 	"outboxlab/scenarios"
 )
 
-// poisonFigures are the numbers of one counter position, all read back from
+// poisonMetrics are the numbers of one counter position, all read back from
 // its database and from how its child processes ended.
-type poisonFigures struct {
+type poisonMetrics struct {
 	restarts, delivered, deaths          int
 	processed, deadLetters, remaining    int
 	claimTokens                          int // the queue's own count of deliveries: sum of ClaimToken
@@ -24,12 +24,12 @@ type poisonFigures struct {
 	lethalStatuses                       []outbox.Status
 }
 
-// figures reads one run's numbers from what it left: lifetimes started from
+// metrics reads one run's numbers from what it left: lifetimes started from
 // the audit log, deliveries from the audit entries the children wrote in
 // their claim transactions, deaths from how the child processes exited, and
 // statuses, attempt counts, claim tokens and catch counters from the rows.
-func (o *poisonOptions) figures(run *poisonRun) poisonFigures {
-	var f poisonFigures
+func (o *poisonOptions) metrics(run *poisonRun) poisonMetrics {
+	var f poisonMetrics
 	for _, a := range run.audit {
 		if a.Actor == supervisor && a.Action == actionStarted {
 			f.restarts++
@@ -89,9 +89,9 @@ func (o *poisonOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 	}
 	r.Figure(poisonTimeline(runs))
 
-	figs := []poisonFigures{o.figures(runs[0]), o.figures(runs[1])}
+	metrics := []poisonMetrics{o.metrics(runs[0]), o.metrics(runs[1])}
 	r.Section("The two counter positions (the course's table)")
-	figureRows(r, "counter position", seedFigures, []string{runs[0].position.name, runs[1].position.name}, figs)
+	metricRows(r, "counter position", seedMetrics, []string{runs[0].position.name, runs[1].position.name}, metrics)
 	r.Line("restarts: process lifetimes started; delivered: claims written to the audit log;")
 	r.Line("process deaths: children killed by a signal")
 
@@ -106,26 +106,26 @@ func (o *poisonOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 		}
 	}
 
-	o.checks(r, figs)
+	o.checks(r, metrics)
 	judgement{title: seedChecks,
 		pass: "THE COUNTER BELONGS AT DELIVERY — IT ISOLATES THE MESSAGE THAT KILLS THE PROCESS",
 		fail: "THE COURSE'S RESULT WAS NOT REPRODUCED FOR THESE FLAGS — SEE THE FAILED CHECKS"}.
-		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, runs, figs) })
-	for i, f := range figs {
-		recordFiguresOf(r, seedFigures, runs[i].position.key, f)
+		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, runs, metrics) })
+	for i, f := range metrics {
+		recordMetricsOf(r, seedMetrics, runs[i].position.key, f)
 	}
 	return r
 }
 
-// seedFigures declare the course's table once: its columns, one row per
+// seedMetrics declare the course's table once: its columns, one row per
 // counter position, and their JSON metrics (restarts_on_catch).
-var seedFigures = []scenarios.Figure[poisonFigures]{
-	{Label: "restarts", Key: "restarts", Value: func(f poisonFigures) any { return f.restarts }},
-	{Label: "delivered", Key: "delivered", Value: func(f poisonFigures) any { return f.delivered }},
-	{Label: "process deaths", Key: "process_deaths", Value: func(f poisonFigures) any { return f.deaths }},
-	{Label: "processed", Key: "processed", Value: func(f poisonFigures) any { return f.processed }},
-	{Label: "dead letters", Key: "dead_letters", Value: func(f poisonFigures) any { return f.deadLetters }},
-	{Label: "remaining", Key: "remaining", Value: func(f poisonFigures) any { return f.remaining }},
+var seedMetrics = []scenarios.Metric[poisonMetrics]{
+	{Label: "restarts", Key: "restarts", Value: func(f poisonMetrics) any { return f.restarts }},
+	{Label: "delivered", Key: "delivered", Value: func(f poisonMetrics) any { return f.delivered }},
+	{Label: "process deaths", Key: "process_deaths", Value: func(f poisonMetrics) any { return f.deaths }},
+	{Label: "processed", Key: "processed", Value: func(f poisonMetrics) any { return f.processed }},
+	{Label: "dead letters", Key: "dead_letters", Value: func(f poisonMetrics) any { return f.deadLetters }},
+	{Label: "remaining", Key: "remaining", Value: func(f poisonMetrics) any { return f.remaining }},
 }
 
 // writeAuditTimeline writes an audit log as timeline lines. Unless verbose,

@@ -48,7 +48,7 @@ func (o *stormOptions) stormSide() pairSide[*stormRun] {
 	return pairSide[*stormRun]{
 		pass: verdictStormReproduced, fail: verdictStormMissed,
 		check: func(r *report.Report, before, _ *stormRun) {
-			b := before.fig
+			b := before.read
 			retries := b.calls[1] - b.affected
 			r.Check(checkStormLoad, retries > 0,
 				fmt.Sprintf("%s during the outage for %s, %d of them retries",
@@ -59,13 +59,13 @@ func (o *stormOptions) stormSide() pairSide[*stormRun] {
 				fmt.Sprintf("%d of %d processed", b.processed, o.Messages))
 		},
 		why: func(failed map[string]bool, before, _ *stormRun) []string {
-			return o.whyStormMissed(failed, before.fig)
+			return o.whyStormMissed(failed, before.read)
 		},
 	}
 }
 
 // whyStormMissed says what these flags did to the BEFORE checks that failed.
-func (o *stormOptions) whyStormMissed(failed map[string]bool, b stormFigures) []string {
+func (o *stormOptions) whyStormMissed(failed map[string]bool, b stormMetrics) []string {
 	var why []string
 	switch {
 	case len(failed) == 0:

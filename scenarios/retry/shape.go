@@ -13,9 +13,9 @@ import (
 	"outboxlab/scenarios"
 )
 
-// The report skeletons of the family, written once: every report ends with
+// The report shapes of the family, written once: every experiment ends with
 // a judgement, and both BEFORE/AFTER pairs (the retry storm, the visibility
-// timeout) write the same report around their own story.
+// timeout) fill in scenarios.PairReport around their own story.
 
 // judgement is how a report ends: the checks it recorded under a title, why
 // the failed ones failed for these flags, and the verdict.
@@ -44,20 +44,18 @@ type designRun interface {
 	endedAt() time.Time
 }
 
-// pairReport is the report of a BEFORE/AFTER pair whose runs are R: the
-// setup, the schema and timeline of the scenario's own run, its story, both
-// designs' figures side by side, the checks of its own side and why they
-// failed, the verdict, and its own figures as JSON metrics.
+// pairReport is what the family's BEFORE/AFTER pairs (the retry storm, the
+// visibility timeout) fill in of scenarios.PairReport: the setup, the story
+// told after the own run's schema and timeline, the comparison's BEFORE and
+// AFTER column titles, the metrics, and each design's scenario's checks.
 type pairReport[R designRun] struct {
-	pair    scenarios.Pair
-	after   bool // the scenario's own design is the AFTER one
-	setup   func(r *report.Report)
-	story   func(r *report.Report, own, before, after R) // the sections between the timeline and the comparison
-	columns []string                                     // the comparison table's BEFORE and AFTER column titles
-	figures []scenarios.Figure[R]
-	// the checks of each design's scenario
+	pair                  scenarios.Pair
+	after                 bool // the scenario's own design is the AFTER one
+	setup                 func(r *report.Report)
+	story                 func(r *report.Report, own, before, after R) // the sections between the timeline and the comparison
+	columns               []string
+	metrics               []scenarios.Metric[R]
 	beforeSide, afterSide pairSide[R]
-	verbose               bool // the whole timeline (--verbose); by default runs of alike lines are condensed
 }
 
 // pairSide is what one design's scenario judges: check records its checks
@@ -69,46 +67,52 @@ type pairSide[R designRun] struct {
 	why        func(failed map[string]bool, before, after R) []string
 }
 
-// run drives both designs (see scenarios.RunPair) and renders the report.
-func (p pairReport[R]) run(ctx context.Context, env scenarios.Env, drive func(ctx context.Context, path string, after bool) (R, error)) (*report.Report, error) {
-	p.verbose = env.Verbose
-	return scenarios.RunPair(ctx, env, p.after, drive, p.render)
+// run drives both designs and writes the report (scenarios.PairReport). A
+// BEFORE scenario's checks assert that it reproduced the failure mode.
+// --verbose prints the whole timeline; by default runs of alike lines are
+// condensed.
+func (p pairReport[R]) run(ctx context.Context, env scenarios.Env, drive func(ctx context.Context, location string, after bool) (R, error)) (*report.Report, error) {
+	side, title := p.beforeSide, "Safety checks (the failure mode, reproduced)"
+	if p.after {
+		side, title = p.afterSide, "Safety checks"
+	}
+	return scenarios.PairReport[R]{
+		Pair: p.pair, After: p.after, Family: "retry", Drive: drive,
+		Setup: func(r *report.Report, _ R) { p.setup(r) },
+		Story: func(r *report.Report, own, before, after R) {
+			writeRunTimeline(r, own, env.Verbose)
+			p.story(r, own, before, after)
+		},
+		Metrics:     p.metrics,
+		Columns:     append([]string{"Metric (real run)"}, p.columns...),
+		ChecksTitle: title,
+		Checks:      func(r *report.Report, _, before, after R) { side.check(r, before, after) },
+		Explain:     func(r *report.Report, before, after R) { explain(r, side.why(failedChecks(r), before, after)) },
+		Verdict:     func(R) (string, string) { return side.pass, side.fail },
+	}.Run(ctx, env)
 }
 
-func (p pairReport[R]) render(own, before, after R) *report.Report {
-	r := p.pair.NewReport(p.after)
-	p.setup(r)
-	scenarios.SchemaSection(r, own.schema())
+// writeRunTimeline writes the tables a run created, its timeline (condensed
+// unless verbose) and when it ended.
+func writeRunTimeline(r *report.Report, run designRun, verbose bool) {
+	scenarios.SchemaSection(r, run.schema())
 	r.Section("Timeline (scenario clock)")
-	lines := own.timeline()
-	if !p.verbose {
+	lines := run.timeline()
+	if !verbose {
 		lines = condenseTimeline(lines)
 	}
 	for _, l := range lines {
 		r.Line(wrapTimelineLine(l))
 	}
-	r.Linef("Run ended at %s scenario time", clock.Stamp(own.endedAt()))
-	p.story(r, own, before, after)
-	scenarios.CompareSection(r)
-	scenarios.FigureTable(r, append([]string{"Metric (real run)"}, p.columns...), p.figures, before, after)
-	// A BEFORE scenario's checks assert that it reproduced the failure mode.
-	side, title := p.beforeSide, "Safety checks (the failure mode, reproduced)"
-	if p.after {
-		side, title = p.afterSide, "Safety checks"
-	}
-	side.check(r, before, after)
-	judgement{title: title, pass: side.pass, fail: side.fail}.
-		write(r, func(failed map[string]bool) []string { return side.why(failed, before, after) })
-	scenarios.RecordFigures(r, p.figures, own)
-	return r
+	r.Linef("Run ended at %s scenario time", clock.Stamp(run.endedAt()))
 }
 
-// figureRows writes a table of runs, one row each: the run's name under
-// first, then a cell for each figure with a label. It is FigureTable turned
+// metricRows writes a table of runs, one row each: the run's name under
+// first, then a cell for each metric with a label. It is MetricTable turned
 // on its side, for the experiments whose runs are the rows.
-func figureRows[F any](r *report.Report, first string, figs []scenarios.Figure[F], names []string, runs []F) {
+func metricRows[F any](r *report.Report, first string, metrics []scenarios.Metric[F], names []string, runs []F) {
 	header := []string{first}
-	for _, f := range figs {
+	for _, f := range metrics {
 		if f.Label != "" {
 			header = append(header, f.Label)
 		}
@@ -116,7 +120,7 @@ func figureRows[F any](r *report.Report, first string, figs []scenarios.Figure[F
 	rows := make([][]string, len(runs))
 	for i, x := range runs {
 		rows[i] = []string{names[i]}
-		for _, f := range figs {
+		for _, f := range metrics {
 			if f.Label == "" {
 				continue
 			}
@@ -130,18 +134,11 @@ func figureRows[F any](r *report.Report, first string, figs []scenarios.Figure[F
 	r.Table(header, rows)
 }
 
-// recordFiguresOf records the keyed figures of x, one of several runs an
+// recordMetricsOf records the keyed metrics of x, one of several runs an
 // experiment compares, each key followed by "_" and the run's key:
 // restarts_on_catch, peak_full_jitter.
-func recordFiguresOf[F any](r *report.Report, figs []scenarios.Figure[F], run string, x F) {
-	keyed := make([]scenarios.Figure[F], len(figs))
-	for i, f := range figs {
-		keyed[i] = f
-		if f.Key != "" {
-			keyed[i].Key = f.Key + "_" + run
-		}
-	}
-	scenarios.RecordFigures(r, keyed, x)
+func recordMetricsOf[F any](r *report.Report, metrics []scenarios.Metric[F], run string, x F) {
+	scenarios.RecordMetricsAs(r, metrics, x, func(key string) string { return key + "_" + run })
 }
 
 // timelineIndent is where a timeline line's text starts after its time

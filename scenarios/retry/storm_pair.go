@@ -22,7 +22,7 @@ import (
 // stormOptions are the pair's parameters. Both scenarios take all of them,
 // because each report compares both designs on the same seed.
 type stormOptions struct {
-	breaker bool // which design is this scenario's own
+	after bool // this scenario's own design is the AFTER one
 
 	Messages       int
 	OutageStart    time.Duration
@@ -37,8 +37,8 @@ type stormOptions struct {
 	verbose bool // every message in the per-message table (--verbose)
 }
 
-func bindStorm(fs *pflag.FlagSet, withBreaker bool) *stormOptions {
-	o := &stormOptions{breaker: withBreaker}
+func bindStorm(fs *pflag.FlagSet, after bool) *stormOptions {
+	o := &stormOptions{after: after}
 	fs.IntVar(&o.Messages, "messages", 30, "notifications in the outbox, NTF-001 onwards")
 	fs.DurationVar(&o.OutageStart, "outage-start", 2*time.Second, "when the gateway goes down, after the run starts")
 	fs.DurationVar(&o.Outage, "outage", time.Minute, "how long the gateway stays down")
@@ -105,7 +105,7 @@ type stormRun struct {
 	msgs        []outbox.Message
 	tables      []outbox.Table
 	ended       time.Time
-	fig         stormFigures // what the run left, read back (see figures)
+	read        stormMetrics // what the run left, read back (see metrics)
 }
 
 func (o *stormOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
@@ -182,7 +182,7 @@ func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool)
 	if run.tables, err = store.Tables(ctx); err != nil {
 		return nil, err
 	}
-	run.fig = o.figures(run)
+	run.read = o.metrics(run)
 	return run, nil
 }
 

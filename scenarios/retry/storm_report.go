@@ -38,10 +38,10 @@ func (p phase) holds(t time.Time) bool {
 	return !t.Before(p.from) && (p.to.IsZero() || t.Before(p.to))
 }
 
-// stormFigures are the numbers a design of the storm pair is judged by: the
+// stormMetrics are the numbers a design of the storm pair is judged by: the
 // gateway's ledger, the outbox rows, and the breaker rule replayed over the
 // ledger.
-type stormFigures struct {
+type stormMetrics struct {
 	calls, failed         []int // per phase
 	processed, dead, left int
 	affected              int // messages with at least one failed send
@@ -49,9 +49,9 @@ type stormFigures struct {
 	breaker               breakerReplay
 }
 
-func (o *stormOptions) figures(run *stormRun) stormFigures {
+func (o *stormOptions) metrics(run *stormRun) stormMetrics {
 	ph := o.phases()
-	f := stormFigures{calls: make([]int, len(ph)), failed: make([]int, len(ph))}
+	f := stormMetrics{calls: make([]int, len(ph)), failed: make([]int, len(ph))}
 	hit := map[string]bool{}
 	for _, s := range run.gw.ledger {
 		for i, p := range ph {
@@ -91,9 +91,9 @@ var stormPair = scenarios.Pair{
 
 // pairReport is the report both scenarios of the pair write.
 func (o *stormOptions) pairReport() pairReport[*stormRun] {
-	return pairReport[*stormRun]{pair: stormPair, after: o.breaker, setup: o.writeSetup, story: o.story,
+	return pairReport[*stormRun]{pair: stormPair, after: o.after, setup: o.writeSetup, story: o.story,
 		columns: []string{"BEFORE (no breaker)", "AFTER (circuit breaker)"},
-		figures: o.stormFigureList(), beforeSide: o.stormSide(), afterSide: o.breakerSide()}
+		metrics: o.stormMetricList(), beforeSide: o.stormSide(), afterSide: o.breakerSide()}
 }
 
 func (run *stormRun) schema() []outbox.Table { return run.tables }
@@ -103,7 +103,7 @@ func (run *stormRun) endedAt() time.Time     { return run.ended }
 // run message by message.
 func (o *stormOptions) story(r *report.Report, own, before, after *stormRun) {
 	r.Section("Gateway calls per phase (both designs, same seed)")
-	o.writePhases(r, before.fig, after.fig)
+	o.writePhases(r, before.read, after.read)
 	r.Section("Gateway calls per second, drawn")
 	o.drawCalls(r, before, after)
 	r.Section("Per-message table")
@@ -116,7 +116,6 @@ func (o *stormOptions) story(r *report.Report, own, before, after *stormRun) {
 
 func (o *stormOptions) writeSetup(r *report.Report) {
 	ph := o.phases()
-	r.Linef("Source    %s", scenarios.Source("retry"))
 	r.Linef("Outbox    %s %s..%s (%s), MaxAttempts %d;",
 		report.Plural(o.Messages, "notification"), noteKey(1), noteKey(o.Messages), notificationType, o.MaxAttempts)
 	r.Line("          the gateway is healthy for every one of them")
@@ -176,7 +175,7 @@ func stormEventText(e worker.Event) string {
 	return head + fmt.Sprintf("FAILED (%s) → backoff %s", e.Detail, clockText(e.Delay))
 }
 
-func (o *stormOptions) writePhases(r *report.Report, b, a stormFigures) {
+func (o *stormOptions) writePhases(r *report.Report, b, a stormMetrics) {
 	ph := o.phases()
 	var rows [][]string
 	bt, at, bf, af := 0, 0, 0, 0

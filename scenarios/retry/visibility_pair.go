@@ -19,7 +19,7 @@ import (
 // visibilityOptions are the pair's parameters. Both scenarios take all of
 // them, because each report compares both designs on the same seed.
 type visibilityOptions struct {
-	held bool // which design is this scenario's own
+	after bool // this scenario's own design is the AFTER one
 
 	Consumers     int
 	Healthy       int
@@ -35,8 +35,8 @@ type visibilityOptions struct {
 	verbose bool // the full ledgers (--verbose)
 }
 
-func bindVisibility(fs *pflag.FlagSet, held bool) *visibilityOptions {
-	o := &visibilityOptions{held: held}
+func bindVisibility(fs *pflag.FlagSet, after bool) *visibilityOptions {
+	o := &visibilityOptions{after: after}
 	fs.IntVar(&o.Consumers, "consumers", 4, "consumer processes polling the outbox")
 	fs.IntVar(&o.Healthy, "healthy", 4, "healthy notifications queued behind the three troubled ones")
 	fs.IntVar(&o.FlakyFailures, "flaky-failures", 3, "sends of NTF-001 that fail before it goes through")
@@ -196,6 +196,6 @@ func (o *visibilityOptions) drive(ctx context.Context, path string, held bool) (
 	}
 	run.refused = store.Refused()
 	run.exits = exitsOf(run.audit)
-	run.fig = o.figures(run)
+	run.read = o.metrics(run)
 	return run, nil
 }

@@ -19,11 +19,11 @@ const (
 	verdictQueueBroken    = "THE QUEUE-TIMELINE DESIGN DID NOT HOLD — SEE THE FAILED CHECKS"
 )
 
-// pairFigures are the numbers a design of the visibility pair is judged by,
+// pairMetrics are the numbers a design of the visibility pair is judged by,
 // all read from what the run left (see visibility_truth.go).
-type pairFigures struct {
+type pairMetrics struct {
 	holds                        []heldMessage
-	holdFigures                      // what the holds show
+	holdMetrics                      // what the holds show
 	orphans                      int // sends of a message the sender's latest delivery was not of
 	duplicates                   int // extra deliveries of notifications already sent
 	sends, failedSends           int
@@ -32,18 +32,18 @@ type pairFigures struct {
 	lastHealthy                  time.Time
 	retryExits, timeExits        []string
 	processedOnce, processedKeys int
-	rule                         ruleFigures // the held waits and the waits on the queue against the visibility timeout
+	rule                         ruleMetrics // the held waits and the waits on the queue against the visibility timeout
 }
 
-func (o *visibilityOptions) figures(run *pairRun) pairFigures {
-	var f pairFigures
+func (o *visibilityOptions) metrics(run *pairRun) pairMetrics {
+	var f pairMetrics
 	keys := map[int64]string{}
 	for _, m := range run.msgs {
 		keys[m.ID] = m.Key
 	}
 	f.holds, f.orphans = o.holdsFromTruth(run.audit, run.msgs, run.gw.ledger)
-	f.holdFigures = o.holdFigures(f.holds, run.audit, keys)
-	f.rule = o.ruleFigures(f.holds)
+	f.holdMetrics = o.holdMetrics(f.holds, run.audit, keys)
+	f.rule = o.ruleMetrics(f.holds)
 	first, sends := map[string]time.Time{}, map[string]int{}
 	for _, s := range run.gw.ledger {
 		f.sends++
@@ -93,9 +93,9 @@ var visibilityPair = scenarios.Pair{
 
 // pairReport is the report both scenarios of the pair write.
 func (o *visibilityOptions) pairReport() pairReport[*pairRun] {
-	return pairReport[*pairRun]{pair: visibilityPair, after: !o.held, setup: o.writeSetup, story: o.story,
+	return pairReport[*pairRun]{pair: visibilityPair, after: o.after, setup: o.writeSetup, story: o.story,
 		columns: []string{"BEFORE (held backoff)", "AFTER (on the queue)"},
-		figures: o.visibilityFigureList(), beforeSide: o.heldSide(), afterSide: o.queueSide()}
+		metrics: o.visibilityMetricList(), beforeSide: o.heldSide(), afterSide: o.queueSide()}
 }
 
 func (run *pairRun) schema() []outbox.Table { return run.tables }
@@ -116,7 +116,7 @@ func (o *visibilityOptions) story(r *report.Report, own, _, _ *pairRun) {
 	o.writePerMessage(r, own)
 	o.writeRule(r, own)
 	r.Section("Overlapping holds (two consumers holding one message at once)")
-	o.writeOverlaps(r, own.fig)
+	o.writeOverlaps(r, own.read)
 	r.Figure(visibilityTimeline(own))
 	if !o.verbose {
 		return
@@ -128,7 +128,6 @@ func (o *visibilityOptions) story(r *report.Report, own, _, _ *pairRun) {
 }
 
 func (o *visibilityOptions) writeSetup(r *report.Report) {
-	r.Linef("Source    %s", scenarios.Source("retry"))
 	r.Linef("Queue     %s: flaky (its first %s fail, then it goes through);",
 		noteKey(1), report.Plural(o.FlakyFailures, "send"))
 	r.Linef("          %s: every send fails at once (503); %s: every send hangs %s, then times out;",
@@ -172,7 +171,7 @@ func (o *visibilityOptions) writePerMessage(r *report.Report, run *pairRun) {
 // shorter than a send makes thousands, and the first show the pattern.
 const shownOverlaps = 50
 
-func (o *visibilityOptions) writeOverlaps(r *report.Report, f pairFigures) {
+func (o *visibilityOptions) writeOverlaps(r *report.Report, f pairMetrics) {
 	var rows [][]string
 	for i, a := range f.holds {
 		for _, b := range f.holds[i+1:] {

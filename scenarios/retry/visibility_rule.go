@@ -18,9 +18,9 @@ import (
 // is open while the message waits, so a backoff longer than the timeout is
 // harmless there.
 
-// ruleFigures are the held waits and the waits on the queue, against the
+// ruleMetrics are the held waits and the waits on the queue, against the
 // visibility timeout.
-type ruleFigures struct {
+type ruleMetrics struct {
 	within, withinOverlapped int // held waits that ended within the lease, and those another consumer claimed the message during
 	past, pastOverlapped     int // held waits that ran past the lease, and those overlapped
 	longestHeld              time.Duration
@@ -28,8 +28,8 @@ type ruleFigures struct {
 	longestQueue             time.Duration // the longest of them
 }
 
-func (o *visibilityOptions) ruleFigures(holds []heldMessage) ruleFigures {
-	var f ruleFigures
+func (o *visibilityOptions) ruleMetrics(holds []heldMessage) ruleMetrics {
+	var f ruleMetrics
 	byKey := map[string][]heldMessage{}
 	for _, h := range holds {
 		byKey[h.key] = append(byKey[h.key], h)
@@ -81,7 +81,7 @@ func (o *visibilityOptions) ruleFigures(holds []heldMessage) ruleFigures {
 // checkHeldRule is the rule's check in the BEFORE.
 const checkHeldRule = "the rule: a held wait within the visibility timeout is never overlapped; past it, it is"
 
-func (o *visibilityOptions) heldRuleCheck(r *report.Report, f ruleFigures) {
+func (o *visibilityOptions) heldRuleCheck(r *report.Report, f ruleMetrics) {
 	r.Check(checkHeldRule, f.withinOverlapped == 0 && f.past > 0 && f.pastOverlapped > 0,
 		fmt.Sprintf("within the %s lease: %d waits, %d overlapped; past it: %d waits, %d overlapped",
 			clockText(o.Visibility), f.within, f.withinOverlapped, f.past, f.pastOverlapped))
@@ -89,7 +89,7 @@ func (o *visibilityOptions) heldRuleCheck(r *report.Report, f ruleFigures) {
 
 // writeRule shows the rule where the scenario's own design meets it.
 func (o *visibilityOptions) writeRule(r *report.Report, run *pairRun) {
-	f := run.fig.rule
+	f := run.read.rule
 	if run.held {
 		r.Section(fmt.Sprintf("The rule: the backoff must not exceed the visibility timeout (%s)", clockText(o.Visibility)))
 		r.Line("A consumer that waits holding the message keeps it only while its claim's lease lasts:")
@@ -107,7 +107,7 @@ func (o *visibilityOptions) writeRule(r *report.Report, run *pairRun) {
 	r.Linef("Pending, NextAttemptUtc = now + backoff, no lease open while it waits. Of %d waits on the", f.queueWaits)
 	r.Linef("queue, %d lasted longer than the %s visibility timeout (the longest %s), and no two",
 		f.queueLong, clockText(o.Visibility), secondsText(f.longestQueue))
-	r.Linef("consumers ever held one message (%s).", report.Plural(run.fig.overlaps, "overlapping hold"))
+	r.Linef("consumers ever held one message (%s).", report.Plural(run.read.overlaps, "overlapping hold"))
 }
 
 // visibilityTimeline draws each message of run on the scenario clock: a

@@ -68,7 +68,7 @@ func TestVisibilityRuleCatchesAnOverlapWithinTheLease(t *testing.T) {
 		{"overlaps only past the lease", []heldMessage{held, late, second}, true},
 		{"an overlap within the lease", []heldMessage{held, intruder, late, second}, false},
 	} {
-		f := o.ruleFigures(tt.holds)
+		f := o.ruleMetrics(tt.holds)
 		r := report.New(heldBackoff, report.Before)
 		o.heldRuleCheck(r, f)
 		if c := r.Result().Checks[0]; c.Passed != tt.want {

@@ -64,7 +64,7 @@ type pairRun struct {
 	ended   time.Time
 	capped  bool                   // the demo cap stopped a run that would not settle
 	exits   map[int64]backoff.Exit // the budget that dead-lettered each message, from the audit log
-	fig     pairFigures            // what the run left, read back (see figures)
+	read    pairMetrics            // what the run left, read back (see metrics)
 }
 
 // sim drives consumers against one outbox until nothing is left to do.

@@ -7,7 +7,7 @@ import (
 	"outboxlab/core/outbox"
 )
 
-// The figures the visibility pair is judged by are read from what the run
+// The metrics the visibility pair is judged by are read from what the run
 // left, never from the consumers' own bookkeeping: the deliveries from the
 // audit log (written in each claim's transaction), the sends from the
 // gateway's ledger, the dead letters from the audit log and the rows, and
@@ -73,8 +73,8 @@ func deliveriesOf(audit []outbox.AuditEntry, keys map[int64]string) []heldMessag
 	return out
 }
 
-// holdFigures are what the holds show.
-type holdFigures struct {
+// holdMetrics are what the holds show.
+type holdMetrics struct {
 	overlaps   int           // pairs of holds of one message by two consumers that overlap in time
 	concurrent int           // sends made while another consumer held the same message
 	superseded int           // holds during which another consumer took the message
@@ -86,8 +86,8 @@ type holdFigures struct {
 	longest    time.Duration // the longest hold
 }
 
-func (o *visibilityOptions) holdFigures(holds []heldMessage, audit []outbox.AuditEntry, keys map[int64]string) holdFigures {
-	var f holdFigures
+func (o *visibilityOptions) holdMetrics(holds []heldMessage, audit []outbox.AuditEntry, keys map[int64]string) holdMetrics {
+	var f holdMetrics
 	deadAt := map[string]time.Time{} // key → when it was dead-lettered, from the audit log
 	for _, a := range audit {
 		if a.Action == actionDeadLettered {

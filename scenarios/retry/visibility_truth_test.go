@@ -34,7 +34,7 @@ func handMadeRun() ([]outbox.AuditEntry, []outbox.Message, []send) {
 	return audit, msgs, ledger
 }
 
-func holdSummary(f holdFigures, orphans, holds int) string {
+func holdSummary(f holdMetrics, orphans, holds int) string {
 	return fmt.Sprintf("holds %d overlaps %d concurrent %d superseded %d multi-send %d asleep %v outlived %d put-back %d other-work %d orphans %d",
 		holds, f.overlaps, f.concurrent, f.superseded, f.multiSend, f.heldSleep, f.outlived, f.putBacks, f.otherWork, orphans)
 }
@@ -44,7 +44,7 @@ func TestHoldsReadFromTheAuditLogAndTheLedger(t *testing.T) {
 	keys := map[int64]string{1: "NTF-001", 2: "NTF-002"}
 	audit, msgs, ledger := handMadeRun()
 	holds, orphans := o.holdsFromTruth(audit, msgs, ledger)
-	got := holdSummary(o.holdFigures(holds, audit, keys), orphans, len(holds))
+	got := holdSummary(o.holdMetrics(holds, audit, keys), orphans, len(holds))
 	want := "holds 3 overlaps 1 concurrent 1 superseded 1 multi-send 1 asleep 39s outlived 1 put-back 0 other-work 0 orphans 0"
 	if got != want {
 		t.Errorf("hand-made run\n got %s\nwant %s", got, want)
@@ -54,7 +54,7 @@ func TestHoldsReadFromTheAuditLogAndTheLedger(t *testing.T) {
 	stray := send{seq: 5, at: clock.Start.Add(2 * time.Second), done: clock.Start.Add(3 * time.Second),
 		consumer: "worker-3", key: "NTF-001", attempt: 1, ok: false}
 	holds, orphans = o.holdsFromTruth(audit, msgs, append(ledger[:2:2], append([]send{stray}, ledger[2:]...)...))
-	if got := holdSummary(o.holdFigures(holds, audit, keys), orphans, len(holds)); got != want[:len(want)-1]+"1" {
+	if got := holdSummary(o.holdMetrics(holds, audit, keys), orphans, len(holds)); got != want[:len(want)-1]+"1" {
 		t.Errorf("with a stray send\n got %s\nwant orphans 1", got)
 	}
 }
@@ -76,19 +76,19 @@ func TestPutBacksAndOtherWork(t *testing.T) {
 	}
 	keys := map[int64]string{1: "NTF-001", 2: "NTF-002"}
 	holds, orphans := o.holdsFromTruth(audit, msgs, ledger)
-	if got, want := holdSummary(o.holdFigures(holds, audit, keys), orphans, len(holds)),
+	if got, want := holdSummary(o.holdMetrics(holds, audit, keys), orphans, len(holds)),
 		"holds 2 overlaps 0 concurrent 0 superseded 0 multi-send 0 asleep 0s outlived 0 put-back 1 other-work 1 orphans 0"; got != want {
 		t.Errorf("put back\n got %s\nwant %s", got, want)
 	}
 	dead := append(audit, outbox.AuditEntry{At: clock.ISO(at(1000)), Actor: "worker-1", Action: "dead-lettered", MessageID: 1})
 	holds, orphans = o.holdsFromTruth(dead, msgs, ledger)
-	if got, want := holdSummary(o.holdFigures(holds, dead, keys), orphans, len(holds)),
+	if got, want := holdSummary(o.holdMetrics(holds, dead, keys), orphans, len(holds)),
 		"holds 2 overlaps 0 concurrent 0 superseded 0 multi-send 0 asleep 0s outlived 0 put-back 0 other-work 0 orphans 0"; got != want {
 		t.Errorf("dead-lettered\n got %s\nwant %s", got, want)
 	}
 }
 
-// The checks read those figures: the hand-made run reproduces the BEFORE
+// The checks read those metrics: the hand-made run reproduces the BEFORE
 // failure mode, and fails every AFTER check it touches; a stray send fails
 // the BEFORE check that a sleeping holder does no other work.
 func TestVisibilityChecksReadTheTruth(t *testing.T) {
@@ -98,7 +98,7 @@ func TestVisibilityChecksReadTheTruth(t *testing.T) {
 	gw.ledger = ledger
 	run := &pairRun{held: true, gw: gw, msgs: msgs, audit: audit, refused: 1}
 	r := report.New(heldBackoff, report.Before)
-	run.fig = o.figures(run)
+	run.read = o.metrics(run)
 	heldChecks(r, run)
 	for _, name := range []string{"a held backoff outlives the visibility timeout", "a second consumer runs the same job concurrently",
 		"a notification goes out twice", "the owner check refuses the first holder only after its send",
@@ -120,7 +120,7 @@ func TestVisibilityChecksReadTheTruth(t *testing.T) {
 		consumer: "worker-3", key: "NTF-001", attempt: 1}
 	gw.ledger = append(ledger[:2:2], append([]send{stray}, ledger[2:]...)...)
 	r = report.New(heldBackoff, report.Before)
-	run.fig = o.figures(run)
+	run.read = o.metrics(run)
 	heldChecks(r, run)
 	if c := scenariotest.CheckNamed(t, r, "a consumer asleep holding a message does no other work"); c.Passed {
 		t.Errorf("a send of a message its consumer did not hold went unnoticed: %s", c.Detail)

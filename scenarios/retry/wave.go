@@ -204,7 +204,7 @@ func clockText(d time.Duration) string {
 
 // svgColumns is the most columns the SVG wave draws: one per pixel of its
 // plot. A wider wave folds several buckets into one column, as the text
-// chart does, so the figure's size does not grow with the number of buckets.
+// chart does, so the picture's size does not grow with the number of buckets.
 const svgColumns = 800
 
 // waveSVG draws every mode's retries per bucket stacked on one shared scale.

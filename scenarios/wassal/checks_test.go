@@ -32,7 +32,7 @@ func TestTxIDCheckCatchesAFakeOutcome(t *testing.T) {
 	run.ledger.Payments = slices.Clone(run.ledger.Payments)
 	i := indexOfKey(run.ledger.Payments, "PAY-001", paymentKey)
 	run.ledger.Payments[i].Status, run.ledger.Payments[i].ProviderTransactionID = outbox.Failed, "" // the provider said Paid
-	f := o.figures(run)
+	f := o.metrics(run)
 	if f.otherWithID != 0 || f.paidWithoutID != 0 {
 		t.Fatalf("the forged row should break no id rule, got %+v", f.txIDs)
 	}
@@ -40,43 +40,43 @@ func TestTxIDCheckCatchesAFakeOutcome(t *testing.T) {
 
 	// A Paid row with an id the provider never issued to that key.
 	run.ledger.Payments[i].Status, run.ledger.Payments[i].ProviderTransactionID = outbox.Paid, "PRV-TX-9999"
-	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }),
+	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }),
 		"tx ids only from provider, Paid only", "1 Paid without a provider id")
 }
 
 func TestSession16ChecksReadTheProvidersLedger(t *testing.T) {
 	t.Parallel()
 	o, run := runDesign(t, false)
-	wantPass(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }), "poison tried exactly MaxAttempts")
+	wantPass(t, judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }), "poison tried exactly MaxAttempts")
 	// One attempt more than the row admits to: the counter lies, the ledger does not.
 	run.ledger.Calls = append(slices.Clone(run.ledger.Calls), provider.Call{Op: provider.OpStatusCheck, Key: "PAY-003", Err: "provider unavailable"})
-	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }),
+	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }),
 		"poison tried exactly MaxAttempts", "4 / 3 (the rows' AttemptCount says 3)")
 
 	// Dead-lettering loses no money only while no call for the poison paid
 	// and its payment is still unresolved: the provider's ledger and the row say so.
 	o, run = runDesign(t, false)
-	wantPass(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }), "dead-lettering lost no money")
+	wantPass(t, judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }), "dead-lettering lost no money")
 	run.ledger.Calls = append(slices.Clone(run.ledger.Calls),
 		provider.Call{Op: provider.OpStatusCheck, Key: "PAY-003", Outcome: provider.Paid, TransactionID: "PRV-TX-0042"})
-	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }),
+	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }),
 		"dead-lettering lost no money", "provider calls that paid: 1")
 	o, run = runDesign(t, false)
 	run.ledger.Payments = slices.Clone(run.ledger.Payments)
 	run.ledger.Payments[indexOfKey(run.ledger.Payments, "PAY-003", paymentKey)].Status = outbox.Paid
-	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }),
+	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }),
 		"dead-lettering lost no money", "poison payments Paid; provider calls that paid: 0")
 
 	naive, before := runDesign(t, true)
 	before.ledger.Calls = slices.DeleteFunc(slices.Clone(before.ledger.Calls), func(c provider.Call) bool { return c.Key == "PAY-003" && c.Seq > 10 })
-	wantFail(t, judged(func(r *report.Report) { naive.beforeChecks(r, before, naive.figures(before)) }),
+	wantFail(t, judged(func(r *report.Report) { naive.beforeChecks(r, before, naive.metrics(before)) }),
 		"poison retried with no limit", "AttemptCount 10 at the demo cap of 10")
 
 	// A ceiling on the poison's row is an exit, whatever its status says.
 	naive, before = runDesign(t, true)
 	before.ledger.Messages = slices.Clone(before.ledger.Messages)
 	before.ledger.Messages[indexOfKey(before.ledger.Messages, "PAY-003", messageKey)].MaxAttempts = 10
-	wantFail(t, judged(func(r *report.Report) { naive.beforeChecks(r, before, naive.figures(before)) }),
+	wantFail(t, judged(func(r *report.Report) { naive.beforeChecks(r, before, naive.metrics(before)) }),
 		"no dead-letter exit", "1 poison row carries a MaxAttempts ceiling")
 }
 
@@ -99,9 +99,9 @@ func TestSession16FailsWithoutAPoisonOrWithoutTheExit(t *testing.T) {
 func TestSession13ChecksReadTheRowsOnDisk(t *testing.T) {
 	t.Parallel()
 	o, run := driveDesign(t, (*session13Options).drive, session13After, true)
-	wantPass(t, judged(func(r *report.Report) { o.afterChecks(r, run, o.figures(run)) }), "pending work survived the restart")
+	wantPass(t, judged(func(r *report.Report) { o.afterChecks(r, run, o.metrics(run)) }), "pending work survived the restart")
 	run.rowsAtCrash = []string{"PAY-003"} // PAY-005's row never reached the disk
-	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, run, o.figures(run)) }),
+	wantFail(t, judged(func(r *report.Report) { o.afterChecks(r, run, o.metrics(run)) }),
 		"pending work survived the restart", "2 pending payments, 1 re-check row on disk after the crash; no re-check row for PAY-005")
 
 	rep := scenariotest.Run(t, session13After, "--observe", "1s")
@@ -113,7 +113,7 @@ func TestSession13ChecksReadTheRowsOnDisk(t *testing.T) {
 func TestSession14ChecksCountHalfWrittenRequests(t *testing.T) {
 	t.Parallel()
 	o, run := driveDesign(t, (*session14Options).drive, session14After, true)
-	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, run, o.figures(run)) }) }
+	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, run, o.metrics(run)) }) }
 	wantPass(t, judge(), "each crash left both rows or neither")
 	// A crash that left the payment and not its message.
 	run.ledger.Payments = append(slices.Clone(run.ledger.Payments), outbox.Payment{Key: "PAY-002", Status: outbox.PendingConfirmation})
@@ -126,7 +126,7 @@ func TestSession14ChecksCountHalfWrittenRequests(t *testing.T) {
 func TestSession15ChecksReadTheLedgerAndTheNotifications(t *testing.T) {
 	t.Parallel()
 	o, run := driveDesign(t, (*session15Options).drive, session15After, false)
-	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, run, o.figures(run)) }) }
+	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, run, o.metrics(run)) }) }
 	for _, name := range []string{"one owner at a time", "a dead worker's lease expired and another took over", "late completion refused"} {
 		wantPass(t, judge(), name)
 	}
@@ -148,7 +148,7 @@ func TestSession15ChecksReadTheLedgerAndTheNotifications(t *testing.T) {
 
 	naive, before := driveDesign(t, (*session15Options).drive, session15Before, true)
 	judgeBefore := func() *report.Report {
-		return judged(func(r *report.Report) { naive.beforeChecks(r, before, naive.figures(before)) })
+		return judged(func(r *report.Report) { naive.beforeChecks(r, before, naive.metrics(before)) })
 	}
 	wantPass(t, judgeBefore(), "two workers processed the same message")
 	before.notifications = slices.DeleteFunc(slices.Clone(before.notifications), func(n notification) bool { return n.by == "worker-b" })
@@ -175,7 +175,7 @@ func TestSession17ChecksReadTheRecordsAndTheLedger(t *testing.T) {
 	t.Parallel()
 	// Three dead letters (PAY-002, PAY-003, PAY-004), so the batches and the closings have something to count.
 	o, run := driveDesign(t, (*session17Options).drive, session17After, true, "--more-dead-letters", "PAY-002,PAY-004")
-	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, o.figures(run)) }) }
+	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }) }
 	for _, name := range []string{"redrive authorised", "counters never reset", "bounded batches", "verified with the provider before closing"} {
 		wantPass(t, judge(), name)
 	}
@@ -212,7 +212,7 @@ func TestSession17ChecksReadTheRecordsAndTheLedger(t *testing.T) {
 
 	blind, before := driveDesign(t, (*session17Options).drive, session17Before, false)
 	judgeBefore := func() *report.Report {
-		return judged(func(r *report.Report) { blind.beforeChecks(r, blind.figures(before)) })
+		return judged(func(r *report.Report) { blind.beforeChecks(r, blind.metrics(before)) })
 	}
 	wantPass(t, judgeBefore(), "no record of who or why")
 	before.redrives = []redriveRow{{key: "PAY-002", approver: "someone", reason: "a note"}}

@@ -17,7 +17,7 @@ import (
 
 // What every Wassal day's report is made of. Each day tells its story in the
 // same sections and order: setup, schema, timeline, per-message table,
-// ledgers, the BEFORE vs AFTER figures, safety checks, a verdict and the
+// ledgers, the BEFORE vs AFTER metrics, safety checks, a verdict and the
 // JSON metrics. writeDay is that order, written once; a day fills it in.
 
 // day is one Wassal day: its BEFORE/AFTER pair and the verdicts its reports end on.
@@ -27,28 +27,28 @@ type day struct {
 	reproduced string   // BEFORE, every check passed: the failure mode shown
 	held       string   // AFTER, every check passed: the fix held
 	broken     string   // AFTER, a check failed
-	columns    []string // the figures table's header: label, BEFORE, AFTER
+	columns    []string // the metrics table's header: label, BEFORE, AFTER
 }
 
 // verdictNotReproduced is every day's BEFORE verdict when a check failed.
 const verdictNotReproduced = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
 
 // design is what a day gives the report skeleton: R is one design's run,
-// F the figures read from what that run left behind.
+// F the metrics read from what that run left behind.
 type design[R, F any] interface {
 	writeSetup(r *report.Report, own R)
-	// story is the run's own story, told between the setup and the figures.
+	// story is the run's own story, told between the setup and the metrics.
 	story(own R, f F) story
-	figures(run R) F
-	// figureList is every figure of the day, declared once: its row in the
+	metrics(run R) F
+	// metricList is every metric of the day, declared once: its row in the
 	// BEFORE vs AFTER table and its JSON metric.
-	figureList() []scenarios.Figure[F]
+	metricList() []scenarios.Metric[F]
 	// checks records the safety checks of the scenario's own design.
 	checks(r *report.Report, own R, f F)
 }
 
 // story is what a run left to tell: the tables it created, its timeline, a
-// figure drawn under it, the per-message table and the ledgers.
+// picture drawn under it, the per-message table and the ledgers.
 type story struct {
 	tables      []outbox.Table
 	timeline    []string
@@ -70,25 +70,38 @@ type ledgerTable struct {
 	write func(r *report.Report)
 }
 
-// runDay runs a day's scenario: drive runs one design (the AFTER one when
-// after is set) on a fresh database, both designs run (scenarios.RunPair),
-// and the report is the scenario's own (after: the AFTER scenario's).
+// runDay runs a day's scenario as a scenarios.PairReport: drive runs one
+// design (the AFTER one when after is set) on a fresh database, both designs
+// run, and the report is the scenario's own (after: the AFTER scenario's).
 func runDay[R, F any](ctx context.Context, env scenarios.Env, d day, after bool, x design[R, F],
-	drive func(ctx context.Context, path string, after bool) (R, error)) (*report.Report, error) {
-	return scenarios.RunPair(ctx, env, after, drive, func(own, before, afterRun R) *report.Report {
-		return writeDay(d, after, env.Verbose, x, own, before, afterRun)
-	})
+	drive func(ctx context.Context, location string, after bool) (R, error)) (*report.Report, error) {
+	return dayReport(d, after, env.Verbose, x, drive).Run(ctx, env)
 }
 
-// writeDay writes the report of a day's scenario: after says whether it is
-// the AFTER one; own is its run, before and after both designs' runs;
-// verbose brings back the ledgers a story prints only on request.
-func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before, afterRun R) *report.Report {
-	r := newDayReport(d, after)
-	r.Linef("Source    %s", scenarios.Source("wassal"))
-	x.writeSetup(r, own)
-	f := x.figures(own)
-	s := x.story(own, f)
+// dayReport is the spec of a day's report: verbose brings back the ledgers
+// a story prints only on request.
+func dayReport[R, F any](d day, after, verbose bool, x design[R, F],
+	drive func(ctx context.Context, location string, after bool) (R, error)) scenarios.PairReport[R] {
+	pass, fail := d.reproduced, verdictNotReproduced
+	if after {
+		pass, fail = d.held, d.broken
+	}
+	return scenarios.PairReport[R]{
+		Pair: d.Pair, After: after, Family: "wassal", Drive: drive,
+		Setup:       x.writeSetup,
+		Story:       func(r *report.Report, own, _, _ R) { writeStory(r, x.story(own, x.metrics(own)), verbose) },
+		Metrics:     scenarios.MetricsOf(x.metricList(), x.metrics),
+		Columns:     d.columns,
+		ChecksTitle: "Safety checks",
+		Checks:      func(r *report.Report, own, _, _ R) { x.checks(r, own, x.metrics(own)) },
+		Verdict:     func(R) (string, string) { return pass, fail },
+	}
+}
+
+// writeStory writes what a day's run left to tell: the tables it created,
+// its timeline and the picture drawn under it, the per-message table and
+// the ledgers.
+func writeStory(r *report.Report, s story, verbose bool) {
 	scenarios.SchemaSection(r, s.tables)
 	r.Section("Timeline (scenario clock)")
 	for _, line := range s.timeline {
@@ -107,37 +120,6 @@ func writeDay[R, F any](d day, after, verbose bool, x design[R, F], own, before,
 	r.Section("Per-message table")
 	s.perMessage(r)
 	writeLedgers(r, s, verbose || !s.ledgersOnRequest)
-	scenarios.CompareSection(r)
-	figs := x.figureList()
-	scenarios.FigureTable(r, d.columns, figs, x.figures(before), x.figures(afterRun))
-	x.checks(r, own, f)
-	r.Checks("Safety checks")
-	if after {
-		r.Verdict(d.held, d.broken)
-	} else {
-		r.Verdict(d.reproduced, verdictNotReproduced)
-	}
-	scenarios.RecordFigures(r, figs, f)
-	return r
-}
-
-// newDayReport starts a day's report as scenarios.Pair.NewReport does, with
-// the pairing on a line of its own when one line would be wider than the
-// terminal.
-func newDayReport(d day, after bool) *report.Report {
-	name, kind, partner, title := d.After, report.After, d.Before, d.AfterTitle
-	if !after {
-		name, kind, partner, title = d.Before, report.Before, d.After, d.BeforeTitle
-	}
-	line := fmt.Sprintf("Scenario  %s (%s; pairs with %s)", name, kind, partner)
-	if report.Width(line) <= report.MaxWidth {
-		return d.NewReport(after)
-	}
-	r := report.New(name, kind)
-	r.Title(title)
-	r.Linef("Scenario  %s (%s)", name, kind)
-	r.Linef("Pairs     with %s", partner)
-	return r
 }
 
 // writeLedgers writes what a run left behind: the payments, the outbox, the
@@ -205,7 +187,7 @@ func writeClockLine(r *report.Report, start time.Time) {
 	r.Linef("Clock     scenario time starts %s; nothing sleeps", clock.ISO(start))
 }
 
-// txIDs are the figures behind the check every day keeps, BEFORE and AFTER:
+// txIDs are the numbers behind the check every day keeps, BEFORE and AFTER:
 // transaction ids only from the provider, on Paid payments only.
 type txIDs struct {
 	fake          int // payments showing an outcome the provider never gave

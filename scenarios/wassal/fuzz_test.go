@@ -126,7 +126,7 @@ func run(t *testing.T, opts scenarios.Options, args []string) *report.Report {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	rep, err := opts.Run(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
+	rep, err := opts.Run(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
 	if err != nil {
 		t.Fatalf("options %q were accepted but the run failed: %v", args, err)
 	}

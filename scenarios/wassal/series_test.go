@@ -52,7 +52,7 @@ func judged(judge func(r *report.Report)) *report.Report {
 }
 
 // wantFail fails the test unless rep's check called name failed with a
-// figure containing detail.
+// metric containing detail.
 func wantFail(t *testing.T, rep *report.Report, name, detail string) {
 	t.Helper()
 	c := scenariotest.CheckNamed(t, rep, name)

@@ -65,7 +65,7 @@ Switch the reconciler off with --reconciler=false to watch the safety checks cat
 // session13Options are the Day 13 pair's parameters; both scenarios take all
 // of them, because each report compares both designs on the same requests.
 type session13Options struct {
-	durable bool // which design is this scenario's own: BEFORE (memory) or AFTER (durable)
+	after   bool // which design is this scenario's own: BEFORE (memory) or AFTER (durable)
 	verbose bool // the run's --verbose: the Rechecks table in full
 
 	Payments     int
@@ -78,8 +78,8 @@ type session13Options struct {
 	Reconciler   bool
 }
 
-func bindSession13(fs *pflag.FlagSet, durable bool) *session13Options {
-	o := &session13Options{durable: durable}
+func bindSession13(fs *pflag.FlagSet, after bool) *session13Options {
+	o := &session13Options{after: after}
 	fs.IntVar(&o.Payments, "payments", 6, "payment requests, PAY-001 onwards, 100 ms apart")
 	fs.StringSliceVar(&o.TimeoutKeys, "timeout-key", []string{"PAY-003", "PAY-005"}, `keys whose charge answer is lost: the provider takes the charge, the service times out ("none" for none)`)
 	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
@@ -146,7 +146,7 @@ type session13Run struct {
 
 func (o *session13Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	return runDay[*session13Run, session13Figures](ctx, env, session13Day, o.durable, o, o.drive)
+	return runDay[*session13Run, session13Metrics](ctx, env, session13Day, o.after, o, o.drive)
 }
 
 func (o *session13Options) newProvider() *provider.Provider {

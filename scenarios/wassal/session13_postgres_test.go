@@ -28,14 +28,14 @@ func TestSession13WritesThePaymentAndItsRecheckRowSeparately(t *testing.T) {
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	run, err := o.drive(ctx, env.DBPath, true)
+	run, err := o.drive(ctx, env.Location, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := keysText(run.rowsAtCrash); got != "PAY-003, PAY-005" {
 		t.Fatalf("re-check rows on disk after the crash: %s, want PAY-003, PAY-005", got)
 	}
-	store, err := outbox.Day(13).OpenExisting(ctx, env.DBPath)
+	store, err := outbox.Day(13).OpenExisting(ctx, env.Location)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session13Figures are the numbers a Day 13 run is judged by.
-type session13Figures struct {
+// session13Metrics are the numbers a Day 13 run is judged by.
+type session13Metrics struct {
 	submitted          int
 	lostAnswers        []string // keys whose charge answer never reached the service
 	checksAfterRestart int      // status checks, after the restart, for the payments pending at the crash
@@ -30,9 +30,9 @@ type session13Figures struct {
 	ended                       time.Time // the end of the watch
 }
 
-func (o *session13Options) figures(run *session13Run) session13Figures {
+func (o *session13Options) metrics(run *session13Run) session13Metrics {
 	l := run.ledger
-	f := session13Figures{submitted: len(l.Payments), stillPending: pendingKeys(l.Payments),
+	f := session13Metrics{submitted: len(l.Payments), stillPending: pendingKeys(l.Payments),
 		crashed: run.crashed, pendingAtCrash: len(run.pendingAtCrash), rowsAtCrash: len(run.rowsAtCrash), ended: run.windowEnd}
 	for _, c := range l.Calls {
 		if c.Op != provider.OpCharge {
@@ -67,7 +67,7 @@ var session13Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (memory)", "AFTER (durable)"},
 }
 
-func (o *session13Options) story(own *session13Run, _ session13Figures) story {
+func (o *session13Options) story(own *session13Run, _ session13Metrics) story {
 	s := story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: outbox.Day(13), ledgersOnRequest: true,
 		perMessage:  func(r *report.Report) { o.writePerPayment(r, own) },
 		emptyOutbox: "(none: Day 13 has no outbox table; the outbox is Day 14's lesson)"}
@@ -79,8 +79,8 @@ func (o *session13Options) story(own *session13Run, _ session13Figures) story {
 	return s
 }
 
-func (o *session13Options) checks(r *report.Report, own *session13Run, f session13Figures) {
-	if o.durable {
+func (o *session13Options) checks(r *report.Report, own *session13Run, f session13Metrics) {
+	if o.after {
 		o.afterChecks(r, own, f)
 	} else {
 		o.beforeChecks(r, own, f)
@@ -98,7 +98,7 @@ func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
 		r.Linef("Crash     life 1 (a real child process) is killed with SIGKILL right after %s's request", o.CrashAfter)
 		r.Linef("          life 2 starts %s later in the lab process, with fresh memory and connections", o.Downtime)
 	}
-	if o.durable {
+	if o.after {
 		r.Linef("Design    durable: the payment, then its re-check row in Rechecks (due +%s)", o.RecheckAfter)
 		r.Line("          two separate writes; the crash comes after a whole request, never between them")
 		if o.Reconciler {
@@ -166,10 +166,10 @@ func recheckID(rows []recheckRow, key string) int64 {
 	return r.id
 }
 
-// figureList is every Day 13 figure: its row in the BEFORE vs AFTER table
+// metricList is every Day 13 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
-func (o *session13Options) figureList() []scenarios.Figure[session13Figures] {
-	type f13 = session13Figures
+func (o *session13Options) metricList() []scenarios.Metric[session13Metrics] {
+	type f13 = session13Metrics
 	atCrash := func(f f13) string {
 		if !f.crashed {
 			return "no crash"
@@ -183,35 +183,35 @@ func (o *session13Options) figureList() []scenarios.Figure[session13Figures] {
 		return countWith(f.stillPending) + " (forever)"
 	}
 	return slices.Concat(
-		[]scenarios.Figure[f13]{
-			intFigure("Payments submitted", "payments", func(f f13) int { return f.submitted }),
-			keysFigure("Charge answers lost (timed out)", "lost_charge_answers", func(f f13) []string { return f.lostAnswers }),
+		[]scenarios.Metric[f13]{
+			intMetric("Payments submitted", "payments", func(f f13) int { return f.submitted }),
+			keysMetric("Charge answers lost (timed out)", "lost_charge_answers", func(f f13) []string { return f.lostAnswers }),
 			metric("crashed", func(f f13) any { return f.crashed }),
 			{Label: "At the crash: pending / re-check rows", Key: "pending_at_crash", Show: atCrash,
 				Value: func(f f13) any { return f.pendingAtCrash }},
 			metric("recheck_rows_at_crash", func(f f13) any { return f.rowsAtCrash }),
-			intFigure("Status checks after the restart", "status_checks_after_restart",
+			intMetric("Status checks after the restart", "status_checks_after_restart",
 				func(f f13) int { return f.checksAfterRestart }),
 			{Label: "Still PendingConfirmation at the end", Key: "still_pending", Show: stuck,
 				Value: func(f f13) any { return len(f.stillPending) }},
 			metric("still_pending_keys", func(f f13) any { return keysText(f.stillPending) }),
 		},
-		resolvedFigures("Resolved Paid / Failed", func(f f13) int { return f.paid }, func(f f13) int { return f.failed }),
-		[]scenarios.Figure[f13]{
-			keysFigure("Charged by the provider, not Paid here", "charged_not_paid", func(f f13) []string { return f.chargedNotPaid }),
+		resolvedMetrics("Resolved Paid / Failed", func(f f13) int { return f.paid }, func(f f13) int { return f.failed }),
+		[]scenarios.Metric[f13]{
+			keysMetric("Charged by the provider, not Paid here", "charged_not_paid", func(f f13) []string { return f.chargedNotPaid }),
 			{Label: "Charges (max per payment)", Key: "charges", Show: func(f f13) string { return fmt.Sprintf("%d (%d)", f.charges, f.maxCharge) },
 				Value: func(f f13) any { return f.charges }},
 			metric("max_charges_per_payment", func(f f13) any { return f.maxCharge }),
-			fakeFigure(func(f f13) txIDs { return f.txIDs }),
+			fakeMetric(func(f f13) txIDs { return f.txIDs }),
 			metric("scenario_end", func(f f13) any { return clock.ISO(f.ended) }),
 		},
 	)
 }
 
-// noCrash is the figure of a check about the crash when there was none.
+// noCrash is the metric of a check about the crash when there was none.
 const noCrash = "no crash (--crash-after none)"
 
-func (o *session13Options) beforeChecks(r *report.Report, run *session13Run, f session13Figures) {
+func (o *session13Options) beforeChecks(r *report.Report, run *session13Run, f session13Metrics) {
 	lost := fmt.Sprintf("%s pending at the crash, %d still PendingConfirmation at %s: %s",
 		report.Plural(len(run.pendingAtCrash), "payment"), len(f.stillPending), clock.Stamp(run.windowEnd), keysText(f.stillPending))
 	asked := fmt.Sprintf("%d status checks for them after the restart", f.checksAfterRestart)
@@ -226,7 +226,7 @@ func (o *session13Options) beforeChecks(r *report.Report, run *session13Run, f s
 	o.integrityChecks13(r, f)
 }
 
-func (o *session13Options) afterChecks(r *report.Report, run *session13Run, f session13Figures) {
+func (o *session13Options) afterChecks(r *report.Report, run *session13Run, f session13Metrics) {
 	survived := fmt.Sprintf("%s, %s on disk after the crash", report.Plural(len(run.pendingAtCrash), "pending payment"), report.Plural(len(run.rowsAtCrash), "re-check row"))
 	if missing := without(run.pendingAtCrash, run.rowsAtCrash); len(missing) > 0 {
 		survived += "; no re-check row for " + keysText(missing)
@@ -243,7 +243,7 @@ func (o *session13Options) afterChecks(r *report.Report, run *session13Run, f se
 // whyPending says, from the outbox rows, why payments are still pending at
 // the end of an AFTER run: nobody read their re-check rows, or the rows fell
 // due after the watch ended.
-func (o *session13Options) whyPending(run *session13Run, f session13Figures) string {
+func (o *session13Options) whyPending(run *session13Run, f session13Metrics) string {
 	var late []string
 	for _, k := range f.stillPending {
 		if r, ok := recheckOf(run.rechecks, k); ok && r.status == recheckPending && r.due.Add(claim.WakeupSlack).After(run.windowEnd) {
@@ -274,7 +274,7 @@ func without(a, b []string) []string {
 
 // integrityChecks13 are what both designs must keep: nothing charged twice,
 // nothing made up.
-func (o *session13Options) integrityChecks13(r *report.Report, f session13Figures) {
+func (o *session13Options) integrityChecks13(r *report.Report, f session13Metrics) {
 	r.Check("never charged twice", f.maxCharge <= 1,
 		fmt.Sprintf("%d charges for %d payments, max %d per payment", f.charges, f.submitted, f.maxCharge))
 	f.txIDs.check(r)

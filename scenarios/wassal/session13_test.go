@@ -39,14 +39,14 @@ func TestSession13Validate(t *testing.T) {
 }
 
 // driveSession13 runs one design of Day 13 (its first life in a real child
-// process) and returns the run and its figures.
-func driveSession13(t *testing.T, durable bool, args ...string) (*session13Run, session13Figures) {
+// process) and returns the run and its metrics.
+func driveSession13(t *testing.T, durable bool, args ...string) (*session13Run, session13Metrics) {
 	t.Helper()
 	o, run := driveDesign(t, (*session13Options).drive, session13After, durable, args...)
-	return run, o.figures(run)
+	return run, o.metrics(run)
 }
 
-func TestSession13FiguresFollowTheFlags(t *testing.T) {
+func TestSession13MetricsFollowTheFlags(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name             string

@@ -63,7 +63,7 @@ const restartDelay = time.Second
 
 // session14Options are the Day 14 pair's parameters.
 type session14Options struct {
-	atomic bool // which design is this scenario's own: BEFORE (dual write) or AFTER (one transaction)
+	after bool // which design is this scenario's own: BEFORE (dual write) or AFTER (one transaction)
 
 	Payments       int
 	CrashAt        []string
@@ -71,8 +71,8 @@ type session14Options struct {
 	OneTransaction bool
 }
 
-func bindSession14(fs *pflag.FlagSet, atomic bool) *session14Options {
-	o := &session14Options{atomic: atomic}
+func bindSession14(fs *pflag.FlagSet, after bool) *session14Options {
+	o := &session14Options{after: after}
 	fs.IntVar(&o.Payments, "payments", 6, "payment requests, PAY-001 onwards, 100 ms apart")
 	fs.StringSliceVar(&o.CrashAt, "crash-at", []string{"PAY-002", "PAY-004"}, `keys whose request the service dies in, between its two writes; each crash ends a life ("none" for no crash)`)
 	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
@@ -128,7 +128,7 @@ func (o *session14Options) Run(ctx context.Context, env scenarios.Env) (*report.
 	drive := func(ctx context.Context, path string, after bool) (*session14Run, error) {
 		return o.drive(ctx, path, o.atomicFor(after))
 	}
-	return runDay[*session14Run, session14Figures](ctx, env, session14Day, o.atomic, o, drive)
+	return runDay[*session14Run, session14Metrics](ctx, env, session14Day, o.after, o, drive)
 }
 
 func (o *session14Options) drive(ctx context.Context, path string, atomic bool) (*session14Run, error) {

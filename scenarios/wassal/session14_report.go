@@ -12,8 +12,8 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session14Figures are the numbers a Day 14 run is judged by.
-type session14Figures struct {
+// session14Metrics are the numbers a Day 14 run is judged by.
+type session14Metrics struct {
 	requests              int
 	failedRequests        []string // the client was told these failed: the service died in them
 	paymentRows, messages int
@@ -29,9 +29,9 @@ type session14Figures struct {
 	txIDs
 }
 
-func (o *session14Options) figures(run *session14Run) session14Figures {
+func (o *session14Options) metrics(run *session14Run) session14Metrics {
 	l := run.ledger
-	f := session14Figures{requests: o.Payments, failedRequests: o.CrashAt, paymentRows: len(l.Payments),
+	f := session14Metrics{requests: o.Payments, failedRequests: o.CrashAt, paymentRows: len(l.Payments),
 		messages: len(l.Messages), lost: run.lost, ghosts: run.ghosts, pendingAfter: pendingKeys(l.Payments)}
 	for _, k := range o.CrashAt {
 		_, pay := l.Payment(k)
@@ -78,13 +78,13 @@ var session14Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (dual write)", "AFTER (one transaction)"},
 }
 
-func (o *session14Options) story(own *session14Run, _ session14Figures) story {
+func (o *session14Options) story(own *session14Run, _ session14Metrics) story {
 	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: outbox.Day(14), ledgersOnRequest: true,
 		perMessage: func(r *report.Report) { o.writePerRequest(r, own) }}
 }
 
-func (o *session14Options) checks(r *report.Report, own *session14Run, f session14Figures) {
-	if o.atomic {
+func (o *session14Options) checks(r *report.Report, own *session14Run, f session14Metrics) {
+	if o.after {
 		o.afterChecks(r, own, f)
 	} else {
 		o.beforeChecks(r, f)
@@ -97,7 +97,7 @@ func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
 	design := "dual write: two separate transactions"
 	if own.atomic {
 		design = "one transaction for both rows"
-	} else if o.atomic {
+	} else if o.after {
 		design += " (--one-transaction=false)"
 	}
 	r.Linef("Design    %s", design)
@@ -162,17 +162,10 @@ func (o *session14Options) writePerRequest(r *report.Report, run *session14Run) 
 	r.Line("LOST WORK: a payment with no message; GHOST: a message with no payment.")
 }
 
-func lifeOrder(life int) string {
-	if life == 1 {
-		return paymentFirst
-	}
-	return messageFirst
-}
-
-// figureList is every Day 14 figure: its row in the BEFORE vs AFTER table
+// metricList is every Day 14 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
-func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {
-	type f14 = session14Figures
+func (o *session14Options) metricList() []scenarios.Metric[session14Metrics] {
+	type f14 = session14Metrics
 	pending := func(f f14) string {
 		if len(f.pendingAfter) == 0 {
 			return "0"
@@ -180,7 +173,7 @@ func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {
 		return countWith(f.pendingAfter) + ", never"
 	}
 	return slices.Concat(
-		[]scenarios.Figure[f14]{
+		[]scenarios.Metric[f14]{
 			metric("requests", func(f f14) any { return f.requests }),
 			{Label: "Requests OK / failed by a crash", Key: "failed_requests",
 				Show: func(f f14) string {
@@ -188,12 +181,12 @@ func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {
 				},
 				Value: func(f f14) any { return len(f.failedRequests) }},
 		},
-		twoFigures("Payment rows / outbox rows committed", "payment_rows", "outbox_rows",
+		twoMetrics("Payment rows / outbox rows committed", "payment_rows", "outbox_rows",
 			func(f f14) int { return f.paymentRows }, func(f f14) int { return f.messages }),
-		[]scenarios.Figure[f14]{
-			keysFigure("Payments with no message (lost)", "lost_work", func(f f14) []string { return f.lost }),
+		[]scenarios.Metric[f14]{
+			keysMetric("Payments with no message (lost)", "lost_work", func(f f14) []string { return f.lost }),
 			metric("lost_work_keys", func(f f14) any { return keysText(f.lost) }),
-			keysFigure("Messages with no payment (ghosts)", "ghosts", func(f f14) []string { return f.ghosts }),
+			keysMetric("Messages with no payment (ghosts)", "ghosts", func(f f14) []string { return f.ghosts }),
 			metric("ghost_keys", func(f f14) any { return keysText(f.ghosts) }),
 			{Label: "Failed requests that left a row behind",
 				Show: func(f f14) string { return fmt.Sprintf("%d of %d", len(f.leftBehind), len(f.failedRequests)) }},
@@ -203,17 +196,17 @@ func (o *session14Options) figureList() []scenarios.Figure[session14Figures] {
 				Value: func(f f14) any { return f.oneEach }},
 			{Label: "PendingConfirmation after the relay", Key: "pending_after_relay", Show: pending,
 				Value: func(f f14) any { return len(f.pendingAfter) }},
-			keysFigure("Asked about an unrecorded payment", "ghost_status_checks", func(f f14) []string { return f.ghostChecks }),
+			keysMetric("Asked about an unrecorded payment", "ghost_status_checks", func(f f14) []string { return f.ghostChecks }),
 		},
-		resolvedFigures("Resolved Paid / Failed", func(f f14) int { return f.paid }, func(f f14) int { return f.failed }),
-		[]scenarios.Figure[f14]{
+		resolvedMetrics("Resolved Paid / Failed", func(f f14) int { return f.paid }, func(f f14) int { return f.failed }),
+		[]scenarios.Metric[f14]{
 			{Label: "Duplicate payment / outbox rows", Show: func(f f14) string { return slash(f.dupPayments, f.dupMsgs) }},
-			fakeFigure(func(f f14) txIDs { return f.txIDs }),
+			fakeMetric(func(f f14) txIDs { return f.txIDs }),
 		},
 	)
 }
 
-func (o *session14Options) beforeChecks(r *report.Report, f session14Figures) {
+func (o *session14Options) beforeChecks(r *report.Report, f session14Metrics) {
 	why := ""
 	if len(f.failedRequests) == 0 {
 		why = ": no crash (--crash-at none), every request wrote both rows"
@@ -231,7 +224,7 @@ func (o *session14Options) beforeChecks(r *report.Report, f session14Figures) {
 	f.txIDs.check(r)
 }
 
-func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f session14Figures) {
+func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f session14Metrics) {
 	detail := fmt.Sprintf("%s between the writes, %s half-written", countOf(len(f.failedRequests), "crash", "crashes"), report.Plural(len(f.halfWritten), "request"))
 	if len(f.halfWritten) > 0 {
 		detail += ": " + keysText(f.halfWritten)

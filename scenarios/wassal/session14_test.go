@@ -39,10 +39,10 @@ func TestSession14Validate(t *testing.T) {
 	}
 }
 
-func driveSession14(t *testing.T, atomic bool, args ...string) (*session14Run, session14Figures) {
+func driveSession14(t *testing.T, atomic bool, args ...string) (*session14Run, session14Metrics) {
 	t.Helper()
 	o, run := driveDesign(t, (*session14Options).drive, session14After, atomic, args...)
-	return run, o.figures(run)
+	return run, o.metrics(run)
 }
 
 func TestSession14EachCrashLeavesWhatItsDesignAllows(t *testing.T) {

@@ -19,7 +19,7 @@ const (
 )
 
 func init() {
-	registerDay(session15Day, (&session15Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession15(fs, !after) },
+	registerDay(session15Day, (&session15Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession15(fs, after) },
 		scenarios.Scenario{
 			Summary: "Day 15 BEFORE: select-then-update lets two workers process one message; a dead worker's message is stuck forever",
 			Long: `Six confirmation messages in the Day 14 outbox, three workers, no atomic claim:
@@ -64,7 +64,7 @@ const (
 
 // session15Options are the Day 15 pair's parameters.
 type session15Options struct {
-	naive   bool // which design is this scenario's own: BEFORE (naive) or AFTER (leased)
+	after   bool // which design is this scenario's own: BEFORE (naive) or AFTER (leased)
 	verbose bool // --verbose: the full ledgers, the notifications among them
 
 	Payments    int
@@ -84,8 +84,8 @@ const (
 	noCrash15  = "none"
 )
 
-func bindSession15(fs *pflag.FlagSet, naive bool) *session15Options {
-	o := &session15Options{naive: naive}
+func bindSession15(fs *pflag.FlagSet, after bool) *session15Options {
+	o := &session15Options{after: after}
 	fs.IntVar(&o.Payments, "payments", 6, "payments seeded PendingConfirmation, each with its outbox message")
 	fs.IntVar(&o.Batch, "batch", 2, "messages worker-a and worker-b each take per poll")
 	fs.DurationVar(&o.Lease, "lease", 30*time.Second, "AFTER: how long a claim owns a message")
@@ -155,5 +155,5 @@ func (o *session15Options) Run(ctx context.Context, env scenarios.Env) (*report.
 		return o.drive(ctx, path, !after)
 	}
 	o.verbose = env.Verbose
-	return runDay[*session15Run, session15Figures](ctx, env, session15Day, !o.naive, o, drive)
+	return runDay[*session15Run, session15Metrics](ctx, env, session15Day, o.after, o, drive)
 }

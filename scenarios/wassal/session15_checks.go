@@ -11,10 +11,10 @@ import (
 	"outboxlab/scenarios"
 )
 
-// figureList is every Day 15 figure: its row in the BEFORE vs AFTER table
+// figureList is every Day 15 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
-func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
-	type f15 = session15Figures
+func (o *session15Options) metricList() []scenarios.Metric[session15Metrics] {
+	type f15 = session15Metrics
 	calls := func(f f15) string {
 		if len(f.repeated) == 0 {
 			return strconv.Itoa(f.calls)
@@ -47,15 +47,15 @@ func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
 		return countWith(f.stuck) + ", forever"
 	}
 	return slices.Concat(
-		[]scenarios.Figure[f15]{
-			keysFigure("Taken by two workers at once", "taken_at_once", func(f f15) []string { return f.takenAtOnce }),
+		[]scenarios.Metric[f15]{
+			keysMetric("Taken by two workers at once", "taken_at_once", func(f f15) []string { return f.takenAtOnce }),
 			{Label: "Provider status checks", Key: "status_checks", Show: calls, Value: func(f f15) any { return f.calls }},
 			metric("payments_asked_twice", func(f f15) any { return len(f.repeated) }),
 			{Label: "Notifications (max per payment)", Key: "notifications",
 				Show:  func(f f15) string { return fmt.Sprintf("%d (%d)", f.notifications, f.maxNotified) },
 				Value: func(f f15) any { return f.notifications }},
 			metric("max_notifications_per_payment", func(f f15) any { return f.maxNotified }),
-			intFigure("Completions of one message (max)", "max_completions_per_message", func(f f15) int { return f.maxCompletions }),
+			intMetric("Completions of one message (max)", "max_completions_per_message", func(f f15) int { return f.maxCompletions }),
 			{Label: "Completions after the row moved on", Key: "late_completions_committed",
 				Show: func(f f15) string { return lateText(f.lateCommitted) }, Value: func(f f15) any { return len(f.lateCommitted) }},
 			{Label: "Late completions refused", Key: "refused_completions", Show: refused,
@@ -63,11 +63,11 @@ func (o *session15Options) figureList() []scenarios.Figure[session15Figures] {
 			{Label: "Lease takeovers", Key: "takeovers", Show: takeovers, Value: func(f f15) any { return len(f.takeovers) }},
 			{Label: "Stuck in Processing at the end", Key: "stuck_processing", Show: stuck,
 				Value: func(f f15) any { return len(f.stuck) }},
-			keysFigure("PendingConfirmation at the end", "pending_payments", func(f f15) []string { return f.pending }),
+			keysMetric("PendingConfirmation at the end", "pending_payments", func(f f15) []string { return f.pending }),
 		},
-		resolvedFigures("Resolved Paid / Failed", func(f f15) int { return f.paid }, func(f f15) int { return f.failed }),
-		[]scenarios.Figure[f15]{
-			fakeFigure(func(f f15) txIDs { return f.txIDs }),
+		resolvedMetrics("Resolved Paid / Failed", func(f f15) int { return f.paid }, func(f f15) int { return f.failed }),
+		[]scenarios.Metric[f15]{
+			fakeMetric(func(f f15) txIDs { return f.txIDs }),
 			metric("scenario_end", func(f f15) any { return clock.ISO(f.ended) }),
 		},
 	)
@@ -93,10 +93,10 @@ func lateText(xs []refusal) string {
 	return fmt.Sprintf("%d (%s)", len(xs), strings.Join(keys, ", "))
 }
 
-// noDeath is the figure of a check about worker-c's death when it did not die.
+// noDeath is the metric of a check about worker-c's death when it did not die.
 const noDeath = "worker-c did not die (--crash-point none)"
 
-func (o *session15Options) beforeChecks(r *report.Report, run *session15Run, f session15Figures) {
+func (o *session15Options) beforeChecks(r *report.Report, run *session15Run, f session15Metrics) {
 	detail := countWith(f.processedByTwo) + ": both read before either wrote"
 	if len(f.processedByTwo) == 0 {
 		detail = "0: no message was held by two workers at once"
@@ -119,7 +119,7 @@ func (o *session15Options) beforeChecks(r *report.Report, run *session15Run, f s
 	f.txIDs.check(r)
 }
 
-func (o *session15Options) afterChecks(r *report.Report, run *session15Run, f session15Figures) {
+func (o *session15Options) afterChecks(r *report.Report, run *session15Run, f session15Metrics) {
 	r.Check("one owner at a time", len(f.takenAtOnce) == 0,
 		fmt.Sprintf("%d messages claimed while another claim was still valid", len(f.takenAtOnce)))
 	detail := "worker-c held nothing when it died"

@@ -13,10 +13,10 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session15Figures are the numbers a Day 15 run is judged by. The checks
+// session15Metrics are the numbers a Day 15 run is judged by. The checks
 // read them from what the run left behind: the provider's ledger, the
 // notifications the completing transactions committed, and the outbox rows.
-type session15Figures struct {
+type session15Metrics struct {
 	takenAtOnce     []string // asked about twice less than a lease apart: two owners at once
 	processedByTwo  []string // completed (customer notified) by two different workers
 	calls           int
@@ -41,9 +41,9 @@ type session15Figures struct {
 	ended time.Time // scenario time at the end of the run
 }
 
-func (o *session15Options) figures(run *session15Run) session15Figures {
+func (o *session15Options) metrics(run *session15Run) session15Metrics {
 	l := run.ledger
-	f := session15Figures{takeovers: run.takeovers, notifications: len(run.notifications), pending: pendingKeys(l.Payments),
+	f := session15Metrics{takeovers: run.takeovers, notifications: len(run.notifications), pending: pendingKeys(l.Payments),
 		naive: run.naive, ended: run.ended}
 	askedAt := map[string][]time.Time{}
 	for _, c := range l.Calls {
@@ -151,7 +151,7 @@ var session15Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (naive claim)", "AFTER (lease + token)"},
 }
 
-func (o *session15Options) story(own *session15Run, f session15Figures) story {
+func (o *session15Options) story(own *session15Run, f session15Metrics) story {
 	s := story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: o.design(own.naive), ledgersOnRequest: true,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own, f) }}
 	if o.verbose {
@@ -161,8 +161,8 @@ func (o *session15Options) story(own *session15Run, f session15Figures) story {
 	return s
 }
 
-func (o *session15Options) checks(r *report.Report, own *session15Run, f session15Figures) {
-	if o.naive {
+func (o *session15Options) checks(r *report.Report, own *session15Run, f session15Metrics) {
+	if !o.after {
 		o.beforeChecks(r, own, f)
 	} else {
 		o.afterChecks(r, own, f)
@@ -215,7 +215,7 @@ func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
 
 func stampAt(d time.Duration) string { return clock.Stamp(clock.Start.Add(d)) }
 
-func (o *session15Options) writePerMessage(r *report.Report, run *session15Run, f session15Figures) {
+func (o *session15Options) writePerMessage(r *report.Report, run *session15Run, f session15Metrics) {
 	l := run.ledger
 	notified := map[string][]string{}
 	for _, n := range run.notifications {
@@ -246,13 +246,6 @@ func shortWorkers(ws []string) []string {
 		out[i] = strings.TrimPrefix(w, "worker-")
 	}
 	return out
-}
-
-func parenList(xs []string) string {
-	if len(xs) == 0 {
-		return ""
-	}
-	return "(" + strings.Join(xs, ", ") + ")"
 }
 
 func writeNotifications(r *report.Report, ns []notification) {

@@ -36,13 +36,13 @@ func TestSession15Validate(t *testing.T) {
 	}
 }
 
-func driveSession15(t *testing.T, naive bool, args ...string) (*session15Run, session15Figures) {
+func driveSession15(t *testing.T, naive bool, args ...string) (*session15Run, session15Metrics) {
 	t.Helper()
 	o, run := driveDesign(t, (*session15Options).drive, session15After, naive, args...)
-	return run, o.figures(run)
+	return run, o.metrics(run)
 }
 
-func TestSession15OwnershipFiguresFollowTheFlags(t *testing.T) {
+func TestSession15OwnershipMetricsFollowTheFlags(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name          string

@@ -23,7 +23,7 @@ const (
 )
 
 func init() {
-	registerDay(session16Day, (&session16Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession16(fs, !after) },
+	registerDay(session16Day, (&session16Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession16(fs, after) },
 		scenarios.Scenario{
 			Aliases: []string{"poison-retried-forever"},
 			Summary: "Day 16 BEFORE: Day 15's store retries a poison message at once, forever: no limit, no backoff, no exit (with --batch 1 it starves the queue)",
@@ -78,7 +78,7 @@ Switch the exit off with --dead-letter=false to watch the safety checks catch it
 // session16Options are the Day 16 pair's parameters. Both scenarios take all
 // of them, because each report compares both designs on the same seed.
 type session16Options struct {
-	naive   bool // which design is this scenario's own: BEFORE (naive) or AFTER (policy)
+	after   bool // which design is this scenario's own: BEFORE (naive) or AFTER (policy)
 	verbose bool // --verbose: every event on its own timeline line, the full ledgers
 
 	Payments    int
@@ -93,8 +93,8 @@ type session16Options struct {
 	DeadLetter  bool
 }
 
-func bindSession16(fs *pflag.FlagSet, naive bool) *session16Options {
-	o := &session16Options{naive: naive}
+func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
+	o := &session16Options{after: after}
 	fs.IntVar(&o.Payments, "payments", 6, "payments to seed, PAY-001 onwards, each with one outbox message")
 	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, `payment keys whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
 	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `healthy payment key the provider declines ("none" for no declines)`)
@@ -179,7 +179,7 @@ func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.
 	drive := func(ctx context.Context, path string, after bool) (*session16Run, error) {
 		return o.drive(ctx, path, !after)
 	}
-	return runDay[*session16Run, session16Figures](ctx, env, session16Day, !o.naive, o, drive)
+	return runDay[*session16Run, session16Metrics](ctx, env, session16Day, o.after, o, drive)
 }
 
 // policy is the failure policy of a design: the naive one retries at once,

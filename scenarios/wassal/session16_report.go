@@ -25,15 +25,15 @@ var session16Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"},
 }
 
-func (o *session16Options) story(own *session16Run, _ session16Figures) story {
+func (o *session16Options) story(own *session16Run, _ session16Metrics) story {
 	plot := AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended)
 	return story{tables: own.tables, timeline: o.timeline(own, o.verbose), figure: &plot,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger, ledgersOnRequest: true,
 		design: o.design(own.naive)}
 }
 
-func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Figures) {
-	if o.naive {
+func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Metrics) {
+	if !o.after {
 		o.beforeChecks(r, own, f)
 	} else {
 		o.afterChecks(r, f)
@@ -92,7 +92,7 @@ func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 	} else {
 		r.Linef("Provider  %s; every other key pays", strings.Join(script, "; "))
 	}
-	if o.naive {
+	if !o.after {
 		r.Line("Policy    naive: on failure straight back to Pending; no MaxAttempts, no backoff, no dead-letter")
 	} else {
 		limit := "no cap"
@@ -172,66 +172,16 @@ func (o *session16Options) writeNoMoneyLost(r *report.Report, run *session16Run)
 	}
 }
 
-// figureList is every Day 16 figure: its row in the BEFORE vs AFTER table
+// figureList is every Day 16 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
-func (o *session16Options) figureList() []scenarios.Figure[session16Figures] {
-	type f16 = session16Figures
-	attempts := func(f f16) string {
-		s := report.JoinInts(f.poisonAttempts)
-		switch {
-		case len(f.poisonAttempts) == 0:
-			return report.Empty + " (no poison key)"
-		case f.naive && f.capped:
-			return s + " (capped; unbounded)"
-		case f.naive:
-			return s
-		case report.AllEqual(f.poisonAttempts, o.MaxAttempts):
-			return s + " (= MaxAttempts)"
-		case f.capped && o.DeadLetter:
-			return s + " (capped before MaxAttempts)"
-		case f.capped:
-			return s + " (capped; MaxAttempts ignored)"
-		}
-		return s
-	}
-	retries := func(f f16) string {
-		if len(f.backoffs) == 0 {
-			return "0 (none)"
-		}
-		return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
-	}
-	status := func(f f16) string {
-		if len(f.poisonStatuses) == 0 {
-			return report.Empty + " (no poison key)"
-		}
-		s := report.JoinStrings(f.poisonStatuses)
-		if !report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && !report.AllEqual(f.poisonStatuses, outbox.Processed) {
-			s += " (never ends)"
-		}
-		return s
-	}
-	deadLettered := func(f f16) string {
-		switch {
-		case f.naive:
-			return fmt.Sprintf("%d (no such concept)", f.deadLettered)
-		case f.deadLettered > 0 && f.poisonErrorsSet:
-			return fmt.Sprintf("%d (LastError recorded)", f.deadLettered)
-		}
-		return strconv.Itoa(f.deadLettered)
-	}
-	queue := func(f f16) string {
-		s := slash(f.pending, f.processing)
-		if f.pending+f.processing == 0 {
-			return s + " (drained)"
-		}
-		return s + " (stuck)"
-	}
+func (o *session16Options) metricList() []scenarios.Metric[session16Metrics] {
+	type f16 = session16Metrics
 	return slices.Concat(
-		twoFigures("Healthy messages Processed", "healthy_processed", "healthy_total",
+		twoMetrics("Healthy messages Processed", "healthy_processed", "healthy_total",
 			func(f f16) int { return f.healthyProcessed }, func(f f16) int { return f.healthy }),
-		[]scenarios.Figure[f16]{
-			{Label: "Poison attempts", Key: "poison_attempts", Show: attempts, Value: func(f f16) any { return f.poisonAttempts }},
-			{Label: "Retries with backoff", Key: "retries_with_backoff", Show: retries, Value: func(f f16) any { return len(f.backoffs) }},
+		[]scenarios.Metric[f16]{
+			{Label: "Poison attempts", Key: "poison_attempts", Show: o.attemptsText, Value: func(f f16) any { return f.poisonAttempts }},
+			{Label: "Retries with backoff", Key: "retries_with_backoff", Show: retriesText, Value: func(f f16) any { return len(f.backoffs) }},
 			metric("backoffs_ms", func(f f16) any {
 				ms := make([]int64, len(f.backoffs))
 				for i, d := range f.backoffs {
@@ -239,21 +189,21 @@ func (o *session16Options) figureList() []scenarios.Figure[session16Figures] {
 				}
 				return ms
 			}),
-			{Label: "Poison final outbox status", Key: "poison_final_status", Show: status,
+			{Label: "Poison final outbox status", Key: "poison_final_status", Show: statusText,
 				Value: func(f f16) any { return report.JoinStrings(f.poisonStatuses) }},
 			metric("poison_payment_status", func(f f16) any { return report.JoinStrings(f.poisonPayments) }),
-			{Label: "Dead-lettered messages", Key: "dead_lettered", Show: deadLettered, Value: func(f f16) any { return f.deadLettered }},
+			{Label: "Dead-lettered messages", Key: "dead_lettered", Show: deadLetteredText, Value: func(f f16) any { return f.deadLettered }},
 			{Label: "Provider status-check calls", Key: "provider_calls", Show: func(f f16) string { return failedOf(f.calls, f.failedCalls) },
 				Value: func(f f16) any { return f.calls }},
 			metric("provider_calls_failed", func(f f16) any { return f.failedCalls }),
-			{Label: "Outbox Pending / Processing at end", Key: "pending_at_end", Show: queue, Value: func(f f16) any { return f.pending }},
+			{Label: "Outbox Pending / Processing at end", Key: "pending_at_end", Show: queueText, Value: func(f f16) any { return f.pending }},
 			metric("processing_at_end", func(f f16) any { return f.processing }),
 		},
-		resolvedFigures("Resolved Paid / Failed (healthy)", func(f f16) int { return f.paid }, func(f f16) int { return f.failed }),
-		twoFigures("Duplicate payment / outbox rows", "duplicate_payment_rows", "duplicate_outbox_rows",
+		resolvedMetrics("Resolved Paid / Failed (healthy)", func(f f16) int { return f.paid }, func(f f16) int { return f.failed }),
+		twoMetrics("Duplicate payment / outbox rows", "duplicate_payment_rows", "duplicate_outbox_rows",
 			func(f f16) int { return f.dupPayments }, func(f f16) int { return f.dupMessages }),
-		[]scenarios.Figure[f16]{
-			fakeFigure(func(f f16) txIDs { return f.txIDs }),
+		[]scenarios.Metric[f16]{
+			fakeMetric(func(f f16) txIDs { return f.txIDs }),
 			metric("refused_transitions", func(f f16) any { return f.refused }),
 			metric("demo_capped", func(f f16) any { return f.capped }),
 			metric("scenario_end", func(f f16) any { return clock.ISO(f.ended) }),
@@ -261,11 +211,71 @@ func (o *session16Options) figureList() []scenarios.Figure[session16Figures] {
 	)
 }
 
-// noPoison is every Day 16 check's figure when --poison-key none leaves
+// attemptsText is the poison messages' attempt counts, and what bounded them.
+func (o *session16Options) attemptsText(f session16Metrics) string {
+	s := report.JoinInts(f.poisonAttempts)
+	switch {
+	case len(f.poisonAttempts) == 0:
+		return report.Empty + " (no poison key)"
+	case f.naive && f.capped:
+		return s + " (capped; unbounded)"
+	case f.naive:
+		return s
+	case report.AllEqual(f.poisonAttempts, o.MaxAttempts):
+		return s + " (= MaxAttempts)"
+	case f.capped && o.DeadLetter:
+		return s + " (capped before MaxAttempts)"
+	case f.capped:
+		return s + " (capped; MaxAttempts ignored)"
+	}
+	return s
+}
+
+// retriesText is how many retries waited a backoff, and the backoffs.
+func retriesText(f session16Metrics) string {
+	if len(f.backoffs) == 0 {
+		return "0 (none)"
+	}
+	return fmt.Sprintf("%d (%s)", len(f.backoffs), joinMillis(f.backoffs))
+}
+
+// statusText is the poison messages' final outbox status.
+func statusText(f session16Metrics) string {
+	if len(f.poisonStatuses) == 0 {
+		return report.Empty + " (no poison key)"
+	}
+	s := report.JoinStrings(f.poisonStatuses)
+	if !report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && !report.AllEqual(f.poisonStatuses, outbox.Processed) {
+		s += " (never ends)"
+	}
+	return s
+}
+
+// deadLetteredText is the dead-lettered messages, and whether their error was kept.
+func deadLetteredText(f session16Metrics) string {
+	switch {
+	case f.naive:
+		return fmt.Sprintf("%d (no such concept)", f.deadLettered)
+	case f.deadLettered > 0 && f.poisonErrorsSet:
+		return fmt.Sprintf("%d (LastError recorded)", f.deadLettered)
+	}
+	return strconv.Itoa(f.deadLettered)
+}
+
+// queueText is the outbox's Pending / Processing at the end: drained or stuck.
+func queueText(f session16Metrics) string {
+	s := slash(f.pending, f.processing)
+	if f.pending+f.processing == 0 {
+		return s + " (drained)"
+	}
+	return s + " (stuck)"
+}
+
+// noPoison is every Day 16 check's metric when --poison-key none leaves
 // nothing to fail.
 const noPoison = "no poison key (--poison-key none): no status check failed"
 
-func (o *session16Options) afterChecks(r *report.Report, f session16Figures) {
+func (o *session16Options) afterChecks(r *report.Report, f session16Metrics) {
 	if len(o.PoisonKeys) == 0 {
 		r.Check("poison tried exactly MaxAttempts", true, noPoison+", nothing to retry")
 		r.Check("poison dead-lettered with LastError", true, noPoison+", nothing to dead-letter")
@@ -291,10 +301,10 @@ func (o *session16Options) afterChecks(r *report.Report, f session16Figures) {
 	o.integrityChecks(r, f)
 }
 
-// triedDetail is the figure of "poison tried exactly MaxAttempts": the
+// triedDetail is the metric of "poison tried exactly MaxAttempts": the
 // status checks the provider received per poison key, against MaxAttempts,
 // and why they differ when they do.
-func (o *session16Options) triedDetail(f session16Figures) string {
+func (o *session16Options) triedDetail(f session16Metrics) string {
 	detail := fmt.Sprintf("%s / %d", report.JoinInts(f.poisonCalls), o.MaxAttempts)
 	if !slices.Equal(f.poisonAttempts, f.poisonCalls) {
 		detail += fmt.Sprintf(" (the rows' AttemptCount says %s)", report.JoinInts(f.poisonAttempts))
@@ -309,7 +319,7 @@ func (o *session16Options) triedDetail(f session16Figures) string {
 	return detail
 }
 
-func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f session16Figures) {
+func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f session16Metrics) {
 	if len(o.PoisonKeys) == 0 {
 		r.Check("poison retried with no limit", false, noPoison+", nothing was retried")
 		r.Check("no dead-letter exit", false, noPoison+", no message needed an exit")
@@ -343,7 +353,7 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f s
 }
 
 // integrityChecks are what both designs must keep: nothing is a lie.
-func (o *session16Options) integrityChecks(r *report.Report, f session16Figures) {
+func (o *session16Options) integrityChecks(r *report.Report, f session16Metrics) {
 	r.Check("no duplicate payment/outbox rows", f.maxPayRows <= 1 && f.maxMsgRows <= 1,
 		fmt.Sprintf("max %d per key", max(f.maxPayRows, f.maxMsgRows)))
 	f.txIDs.check(r)

@@ -17,7 +17,7 @@ import (
 func parse(t *testing.T, naive bool, args ...string) *session16Options {
 	t.Helper()
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	o := bindSession16(fs, naive)
+	o := bindSession16(fs, !naive)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func runDesign(t *testing.T, naive bool, args ...string) (*session16Options, *se
 	return driveDesign(t, (*session16Options).drive, name, naive, args...)
 }
 
-func TestSession16FiguresFollowTheFlags(t *testing.T) {
+func TestSession16MetricsFollowTheFlags(t *testing.T) {
 	tests := []struct {
 		name         string
 		naive        bool
@@ -91,7 +91,7 @@ func TestSession16FiguresFollowTheFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o, run := runDesign(t, tt.naive, tt.args...)
-			f := o.figures(run)
+			f := o.metrics(run)
 			if !report.AllEqual(f.poisonAttempts, tt.wantAttempts) {
 				t.Errorf("poison attempts %v, want %d", f.poisonAttempts, tt.wantAttempts)
 			}
@@ -152,7 +152,7 @@ func TestDay16PairIsRegistered(t *testing.T) {
 func TestSession16CapStopsWhenOnePoisonStarvesAnother(t *testing.T) {
 	for _, naive := range []bool{true, false} {
 		o, run := runDesign(t, naive, "--poison-key", "PAY-001,PAY-002", "--batch", "1", "--dead-letter=false")
-		f := o.figures(run)
+		f := o.metrics(run)
 		if !naive {
 			// The policy's backoff lets PAY-002 through between PAY-001's attempts,
 			// one step behind it, so the cap stops the run with PAY-002 at 9.
@@ -217,7 +217,7 @@ func TestSession16ClaimSizeAsTheHelpSays(t *testing.T) {
 		{[]string{"--batch", "1"}, 2, 12},
 	} {
 		o, run := runDesign(t, true, tc.args...)
-		f := o.figures(run)
+		f := o.metrics(run)
 		if f.healthyProcessed != tc.healthy || f.healthy != 5 || f.calls != tc.calls {
 			t.Errorf("BEFORE %v: healthy %d/%d, %d status checks; want %d/5 and %d", tc.args, f.healthyProcessed, f.healthy, f.calls, tc.healthy, tc.calls)
 		}

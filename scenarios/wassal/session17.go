@@ -77,7 +77,7 @@ Try --provider-fixed=false: the first batch fails, the redrive halts, nothing is
 // session17Options are the Day 17 pair's parameters. The only default that
 // differs is --provider-fixed: the BEFORE story is a redrive while still broken.
 type session17Options struct {
-	audited bool // which design is this scenario's own: BEFORE (blind) or AFTER (audited)
+	after   bool // which design is this scenario's own: BEFORE (blind) or AFTER (audited)
 	verbose bool // the run's --verbose: the audit log's details in full
 
 	Payments        int
@@ -97,8 +97,8 @@ type session17Options struct {
 	day16 *session16Options // Day 16 AFTER's options, from these (Validate)
 }
 
-func bindSession17(fs *pflag.FlagSet, audited bool) *session17Options {
-	o := &session17Options{audited: audited}
+func bindSession17(fs *pflag.FlagSet, after bool) *session17Options {
+	o := &session17Options{after: after}
 	fs.IntVar(&o.Payments, "payments", 6, "Day 16: payments seeded, PAY-001 onwards, each with one outbox message")
 	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"},
 		"Day 16's poison message: its status check fails until the provider is fixed, then says Declined (a would-be Failed payment)")
@@ -108,7 +108,7 @@ func bindSession17(fs *pflag.FlagSet, audited bool) *session17Options {
 	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "Day 16: attempts before a message is dead-lettered")
 	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "Day 16: backoff after the first failure; doubles each attempt")
 	fs.DurationVar(&o.RedriveAfter, "redrive-after", 30*time.Minute, "when the redrive happens, after the start of the run")
-	fs.BoolVar(&o.ProviderFixed, "provider-fixed", audited, "the provider's status API is fixed before the redrive")
+	fs.BoolVar(&o.ProviderFixed, "provider-fixed", after, "the provider's status API is fixed before the redrive")
 	fs.StringVar(&o.Approver, "approver", "ops-oncall", "AFTER: who authorises the redrive (required)")
 	fs.StringVar(&o.Reason, "reason", "INC-4711: provider status API restored", "AFTER: why the redrive is safe now (required)")
 	fs.IntVar(&o.Batch, "batch", 2, "AFTER: dead letters released per batch")
@@ -184,7 +184,7 @@ func (o *session17Options) Validate() error {
 // Its demo cap is raised to MaxAttempts, so it never stops Day 16 before the
 // dead-letter exit.
 func (o *session17Options) bindDay16() error {
-	d := bindSession16(pflag.NewFlagSet(session16After, pflag.ContinueOnError), false)
+	d := bindSession16(pflag.NewFlagSet(session16After, pflag.ContinueOnError), true)
 	d.Payments, d.PoisonKeys, d.DeclinedKey = o.Payments, o.deadLetterKeys(), o.DeclinedKey
 	if d.DeclinedKey == "" {
 		d.DeclinedKey = none // as a flag says it: Validate reads flag values
@@ -240,7 +240,7 @@ type session17Run struct {
 
 func (o *session17Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	return runDay[*session17Run, session17Figures](ctx, env, session17Day, o.audited, o, o.drive)
+	return runDay[*session17Run, session17Metrics](ctx, env, session17Day, o.after, o, o.drive)
 }
 
 func (o *session17Options) policy() backoff.Policy {

@@ -12,11 +12,11 @@ import (
 	"outboxlab/scenarios"
 )
 
-// session17Figures are the numbers a Day 17 run is judged by. The checks
+// session17Metrics are the numbers a Day 17 run is judged by. The checks
 // read them from what the run left behind: the outbox rows (and a snapshot of
 // them taken before the redrive), the Redrives rows, the audit log and the
 // provider's ledger of every call.
-type session17Figures struct {
+type session17Metrics struct {
 	dead, released, notReleased []string
 	largestBatch, batches       int
 	redriveAttempts, failed     int // worker attempts during the redrive, and failed provider calls
@@ -69,9 +69,9 @@ func attemptsMade(run *session17Run) map[string]int {
 	return made
 }
 
-func (o *session17Options) figures(run *session17Run) session17Figures {
+func (o *session17Options) metrics(run *session17Run) session17Metrics {
 	l := run.ledger
-	f := session17Figures{dead: run.deadKeys, pending: pendingKeys(l.Payments), redriveRows: len(run.redrives),
+	f := session17Metrics{dead: run.deadKeys, pending: pendingKeys(l.Payments), redriveRows: len(run.redrives),
 		audited: run.audited, ended: run.ended}
 	since := l.Calls[min(run.callsAtRedrive, len(l.Calls)):]
 	replayed := map[string]bool{}
@@ -85,6 +85,24 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 		f.verifyCalls += n
 	}
 	f.redriveAttempts = len(since) - f.verifyCalls
+	f.readRelease(run, replayed)
+	kept := f.readRedriveRows(run, since)
+	f.readReleased(run, kept)
+	f.readApproval(run)
+	for _, k := range o.PoisonKeys {
+		pay, _ := l.Payment(k)
+		f.poisonEnds = append(f.poisonEnds, k+" "+string(pay.Status))
+		if endsAsDay16Says(l, pay) {
+			f.poisonAsDay16++
+		}
+	}
+	f.txIDs = readTxIDs(l, run.prov)
+	return f
+}
+
+// readRelease reads which dead letters the redrive released (replayed: the
+// keys the provider heard of since it began) and in how many batches.
+func (f *session17Metrics) readRelease(run *session17Run, replayed map[string]bool) {
 	for _, k := range run.deadKeys {
 		if replayed[k] {
 			f.released = append(f.released, k)
@@ -102,8 +120,12 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 		}
 		f.batches = len(perBatch)
 	}
-	made := attemptsMade(run)
-	kept := map[string]bool{}
+}
+
+// readRedriveRows reads the Redrives rows: how many kept the dead letter's
+// history (kept, by key) and how many closed, verified or not.
+func (f *session17Metrics) readRedriveRows(run *session17Run, since []provider.Call) (kept map[string]bool) {
+	kept = map[string]bool{}
 	for _, rd := range run.redrives {
 		b := run.before[rd.key]
 		if rd.origAttempts == b.AttemptCount && rd.origLastError == b.LastError && rd.origDeadAt == clock.ISO(b.DeadLetteredAt) {
@@ -117,6 +139,14 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 			}
 		}
 	}
+	return kept
+}
+
+// readReleased reads how each released message ended, from its row against
+// the dead letter it was.
+func (f *session17Metrics) readReleased(run *session17Run, kept map[string]bool) {
+	l := run.ledger
+	made := attemptsMade(run)
 	for _, k := range f.released {
 		b, m := run.before[k], messageOf(l, k)
 		switch m.Status {
@@ -135,6 +165,11 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 			f.tokenUp++
 		}
 	}
+}
+
+// readApproval reads who approved the redrive and why, from the audit log and
+// the Redrives rows, and whether the two agree.
+func (f *session17Metrics) readApproval(run *session17Run) {
 	f.approver, f.reason, f.recordsAgree = "(none)", "(none)", true
 	for _, e := range run.audit {
 		if slices.Contains(redriveActions, e.Action) {
@@ -153,15 +188,6 @@ func (o *session17Options) figures(run *session17Run) session17Figures {
 	for _, rd := range run.redrives {
 		f.recordsAgree = f.recordsAgree && rd.approver == f.approver && rd.reason == f.reason
 	}
-	for _, k := range o.PoisonKeys {
-		pay, _ := l.Payment(k)
-		f.poisonEnds = append(f.poisonEnds, k+" "+string(pay.Status))
-		if endsAsDay16Says(l, pay) {
-			f.poisonAsDay16++
-		}
-	}
-	f.txIDs = readTxIDs(l, run.prov)
-	return f
 }
 
 // endsAsDay16Says reads what Day 16 says of its poison message from the
@@ -207,10 +233,10 @@ func messageOf(l Ledger, key string) outbox.Message {
 	return m
 }
 
-// figureList is every Day 17 figure: its row in the BEFORE vs AFTER table
+// metricList is every Day 17 metric: its row in the BEFORE vs AFTER table
 // and its JSON metric.
-func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
-	type f17 = session17Figures
+func (o *session17Options) metricList() []scenarios.Metric[session17Metrics] {
+	type f17 = session17Metrics
 	who := func(f f17) string {
 		if !f.audited {
 			return "nobody / no reason"
@@ -234,8 +260,8 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 		return fmt.Sprintf("yes: %d of %d Redrives rows", f.historyKept, len(f.released))
 	}
 	return slices.Concat(
-		[]scenarios.Figure[f17]{
-			keysFigure("Dead letters at the redrive", "dead_letters", func(f f17) []string { return f.dead }),
+		[]scenarios.Metric[f17]{
+			keysMetric("Dead letters at the redrive", "dead_letters", func(f f17) []string { return f.dead }),
 			{Label: "Authorised by / reason", Show: who},
 			{Label: "Released back to Pending", Key: "released", Show: released, Value: func(f f17) any { return len(f.released) }},
 			metric("left_parked", func(f f17) any { return len(f.notReleased) }),
@@ -244,15 +270,15 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 				Show:  func(f f17) string { return failedOf(f.redriveAttempts, f.failed) },
 				Value: func(f f17) any { return f.redriveAttempts }},
 			metric("redrive_attempts_failed", func(f f17) any { return f.failed }),
-			intFigure("Verifications before closing", "verification_checks", func(f f17) int { return f.verifyCalls }),
+			intMetric("Verifications before closing", "verification_checks", func(f f17) int { return f.verifyCalls }),
 		},
-		twoFigures("Processed / dead-lettered again", "processed", "dead_lettered_again",
+		twoMetrics("Processed / dead-lettered again", "processed", "dead_lettered_again",
 			func(f f17) int { return len(f.processed) }, func(f f17) int { return len(f.deadAgain) }),
-		[]scenarios.Figure[f17]{
-			keysFigure("AttemptCount undercounts", "undercounted_rows", func(f f17) []string { return f.undercounted }),
+		[]scenarios.Metric[f17]{
+			keysMetric("AttemptCount undercounts", "undercounted_rows", func(f f17) []string { return f.undercounted }),
 			{Label: "Original history kept", Key: "history_kept", Show: history,
 				Value: func(f f17) any { return f.historyKept }},
-			intFigure("Redrive audit entries", "redrive_audit_entries", func(f f17) int { return f.redriveAudit }),
+			intMetric("Redrive audit entries", "redrive_audit_entries", func(f f17) int { return f.redriveAudit }),
 			metric("pending_payments", func(f f17) any { return len(f.pending) }),
 			{Label: "Poison message at the end", Key: "poison_ends_as_day16_says",
 				Show:  func(f f17) string { return keysText(f.poisonEnds) },
@@ -264,10 +290,10 @@ func (o *session17Options) figureList() []scenarios.Figure[session17Figures] {
 	)
 }
 
-// noDeadLetters is the figure of a check about the redriven entries when there are none.
+// noDeadLetters is the metric of a check about the redriven entries when there are none.
 const noDeadLetters = "no dead letters (--poison-key none)"
 
-func (o *session17Options) beforeChecks(r *report.Report, f session17Figures) {
+func (o *session17Options) beforeChecks(r *report.Report, f session17Metrics) {
 	r.Check("poison loop started again", f.failed > 0 && len(f.deadAgain) > 0,
 		fmt.Sprintf("%d failed attempts after the reset; %d of %d dead-lettered again", f.failed, len(f.deadAgain), len(f.released)))
 	history := fmt.Sprintf("AttemptCount undercounts on %s; first DeadLetteredAtUtc lost on %s", keysText(f.undercounted), keysText(f.deadAtLost))
@@ -284,7 +310,7 @@ func (o *session17Options) beforeChecks(r *report.Report, f session17Figures) {
 	f.txIDs.check(r)
 }
 
-func (o *session17Options) afterChecks(r *report.Report, f session17Figures) {
+func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 	authorised := fmt.Sprintf("approver %s, reason %q, %d approval record", f.approver, f.reason, f.approvals)
 	if !f.recordsAgree {
 		authorised += "; the Redrives rows name another approver or reason"

@@ -23,7 +23,7 @@ var session17Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (blind)", "AFTER (audited)"},
 }
 
-func (o *session17Options) story(own *session17Run, _ session17Figures) story {
+func (o *session17Options) story(own *session17Run, _ session17Metrics) story {
 	fig := o.timelineFigure(own)
 	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, figure: &fig, design: outbox.Day(17), ledgersOnRequest: true,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) },
@@ -33,8 +33,8 @@ func (o *session17Options) story(own *session17Run, _ session17Figures) story {
 		}}
 }
 
-func (o *session17Options) checks(r *report.Report, _ *session17Run, f session17Figures) {
-	if o.audited {
+func (o *session17Options) checks(r *report.Report, _ *session17Run, f session17Metrics) {
+	if o.after {
 		o.afterChecks(r, f)
 	} else {
 		o.beforeChecks(r, f)

@@ -48,13 +48,13 @@ func TestSession17Validate(t *testing.T) {
 	}
 }
 
-func driveSession17(t *testing.T, audited bool, args ...string) (*session17Run, session17Figures) {
+func driveSession17(t *testing.T, audited bool, args ...string) (*session17Run, session17Metrics) {
 	t.Helper()
 	o, run := driveDesign(t, (*session17Options).drive, session17After, audited, args...)
-	return run, o.figures(run)
+	return run, o.metrics(run)
 }
 
-func TestSession17RedriveFiguresFollowTheFlags(t *testing.T) {
+func TestSession17RedriveMetricsFollowTheFlags(t *testing.T) {
 	t.Parallel()
 	more := []string{"--more-dead-letters", "PAY-002,PAY-004"}
 	tests := []struct {

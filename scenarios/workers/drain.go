@@ -128,7 +128,7 @@ type drainRun struct {
 	cfg     drainConfig
 	wall    time.Duration // first claim to last settlement, wall clock
 	tallies []workerTally
-	ledger  ledgerFigures
+	ledger  ledgerMetrics
 }
 
 func (d *drainRun) rate() float64 { return float64(d.cfg.Messages) / d.wall.Seconds() }

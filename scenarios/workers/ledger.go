@@ -103,8 +103,8 @@ func (l *deliveryLedger) record(ctx context.Context, tx *sql.Tx, c outbox.Claim)
 	return nil
 }
 
-// ledgerFigures are a drained file's invariants, read back from the database.
-type ledgerFigures struct {
+// ledgerMetrics are a drained file's invariants, read back from the database.
+type ledgerMetrics struct {
 	Total               int // outbox rows
 	Processed, Live     int // outbox rows Processed; Pending or Processing
 	Attempts, MaxTries  int // sum and maximum of AttemptCount
@@ -115,8 +115,8 @@ type ledgerFigures struct {
 	LargestSettlement   int // most deliveries one settlement recorded
 }
 
-func readLedger(ctx context.Context, store *outbox.Store) (ledgerFigures, error) {
-	var f ledgerFigures
+func readLedger(ctx context.Context, store *outbox.Store) (ledgerMetrics, error) {
+	var f ledgerMetrics
 	db := store.DB()
 	err := db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN Status = 'Processed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN Status IN ('Pending', 'Processing') THEN 1 ELSE 0 END), 0),

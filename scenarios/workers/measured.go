@@ -22,7 +22,7 @@ func (o *throughputOptions) writeMeasured(r *report.Report, db backend, verbose 
 	measured(fmt.Sprintf("Raw ceiling: %.0f single-row %s/s %s (%d timed)", ceiling,
 		db.pick("BEGIN IMMEDIATE; UPDATE; COMMIT", "BEGIN; UPDATE; COMMIT"), db.pick("here", "on this server"),
 		ceilingTransactions))
-	measuredTable(figureColumns(o.measuredFigures(ceiling, drains), drains))
+	measuredTable(metricColumns(o.measuredMetrics(ceiling, drains), drains))
 	measured(fmt.Sprintf("Speed-up: against %s with the same claim size; × ceiling: against the raw ceiling;",
 		report.Plural(o.Workers[0], "worker")))
 	measured("per worker: the fewest and the most messages one worker processed.")
@@ -43,7 +43,7 @@ func (o *throughputOptions) writeMeasured(r *report.Report, db backend, verbose 
 }
 
 // rateFigure draws each configuration's messages/s as bars, as an SVG beside
-// the report only: its figures are measured, and the body holds nothing
+// the report only: its numbers are measured, and the body holds nothing
 // measured but [measured] lines.
 func rateFigure(db backend, drains []*drainRun) plot.Figure {
 	bars := make([]plot.Bar, len(drains))

@@ -29,7 +29,7 @@ type overloadRun struct {
 	plan        overloadPlan // what the arithmetic says each tick should show
 	samples     []sample
 	stopTick    int // index of the sample at which production ended
-	ledger      ledgerFigures
+	ledger      ledgerMetrics
 	maxLatency  time.Duration // ProcessedAtUtc - CreatedAtUtc, worst message
 	meanLatency time.Duration
 }

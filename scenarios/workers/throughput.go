@@ -19,7 +19,7 @@ func init() {
 	scenarios.Register(&scenarios.Scenario{
 		Name:   throughputName,
 		Family: "workers",
-		Alone:  true, // its figures are measurements: all runs it by itself
+		Alone:  true, // its metrics are measurements: all runs it by itself
 		Kind:   report.Experiment,
 		// The golden run pins a bigger backlog, claim and burst than the
 		// defaults (sized so that a run takes about a second), whatever
@@ -127,7 +127,7 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		for _, workers := range o.Workers {
 			cfg := drainConfig{Workers: workers, Batch: batch, Processes: o.Processes || env.Postgres(),
 				HandlerDelay: o.HandlerDelay, Lease: o.Lease, Messages: o.Messages}
-			location := env.DBPath // the first drain's database is the one --keep-db keeps
+			location := env.Location // the first drain's database is the one --keep-db keeps
 			if len(drains) > 0 {
 				if location, err = env.DB(ctx, fmt.Sprintf("drain-%dw-%db", workers, batch)); err != nil {
 					return nil, err

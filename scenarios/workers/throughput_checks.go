@@ -24,19 +24,19 @@ func (d *drainRun) totals() (claims, settlements, calls, refused int) {
 }
 
 // checkDrains records the check name, judging every drain and saying what
-// each showed: the figure when all drains show the same, otherwise the most
+// each showed: the value when all drains show the same, otherwise the most
 // common one and then each drain that differs, by configuration.
-func checkDrains(r *report.Report, drains []*drainRun, name string, judge func(d *drainRun) (ok bool, figure string)) {
+func checkDrains(r *report.Report, drains []*drainRun, name string, judge func(d *drainRun) (ok bool, value string)) {
 	ok := true
-	figures := make([]string, len(drains))
+	metrics := make([]string, len(drains))
 	count := map[string]int{}
 	for i, d := range drains {
 		good, f := judge(d)
-		ok, figures[i] = ok && good, f
+		ok, metrics[i] = ok && good, f
 		count[f]++
 	}
-	common := figures[0]
-	for _, f := range figures {
+	common := metrics[0]
+	for _, f := range metrics {
 		if count[f] > count[common] {
 			common = f
 		}
@@ -47,8 +47,8 @@ func checkDrains(r *report.Report, drains []*drainRun, name string, judge func(d
 	}
 	parts := []string{fmt.Sprintf("%s in %d of the %d drains", common, count[common], len(drains))}
 	for i, d := range drains {
-		if figures[i] != common {
-			parts = append(parts, d.cfg.label()+": "+figures[i])
+		if metrics[i] != common {
+			parts = append(parts, d.cfg.label()+": "+metrics[i])
 		}
 	}
 	r.Check(name, ok, strings.Join(parts, "; "))
@@ -93,7 +93,7 @@ func (o *throughputOptions) drainChecks(r *report.Report, drains []*drainRun) {
 // them with one worker (at least that many with several), plus the one
 // empty claim that stops each worker.
 func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRun) {
-	figure := func(d *drainRun) string {
+	value := func(d *drainRun) string {
 		claims, _, _, _ := d.totals()
 		return fmt.Sprintf("claim %d, %s: %d claims, %d ledger settlements of ≤ %s",
 			d.cfg.Batch, report.Plural(d.cfg.Workers, "worker"), claims, d.ledger.Settlements, report.Plural(d.ledger.LargestSettlement, "message"))
@@ -110,13 +110,13 @@ func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRu
 		if l.Settlements < want || d.cfg.Workers == 1 && l.Settlements != want || l.LargestSettlement > d.cfg.Batch ||
 			settled != l.Settlements || claims != l.Settlements+d.cfg.Workers {
 			ok = false
-			bad = append(bad, figure(d))
+			bad = append(bad, value(d))
 		}
 	}
 	var parts []string
 	for _, batch := range []int{1, o.Batch} {
 		if d := baseline(drains, o.Workers[0], batch); d != nil {
-			parts = append(parts, figure(d))
+			parts = append(parts, value(d))
 		}
 	}
 	detail := strings.Join(parts, "; ")
@@ -183,7 +183,7 @@ func (o *throughputOptions) ageGrowth(over *overloadRun) (string, bool, string) 
 		clock.Millis(stop.OldestAge), over.stopTick+1)
 }
 
-// plotWidth is the most columns a figure draws in the text.
+// plotWidth is the most columns a picture draws in the text.
 const plotWidth = 64
 
 // plotColumns draws levels (a depth, an age) per tick. plot.Columns would

@@ -40,7 +40,7 @@ func wantOnlyFailing(t *testing.T, checks map[string]report.Check, failing ...st
 
 // tamper runs SQL on a finished run's database, as a broken engine would
 // have left it, and returns the ledger read back from it.
-func tamper(t *testing.T, path, sql string) ledgerFigures {
+func tamper(t *testing.T, path, sql string) ledgerMetrics {
 	t.Helper()
 	ctx := context.Background()
 	store, err := outbox.OpenExisting(ctx, path)

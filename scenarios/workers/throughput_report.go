@@ -40,7 +40,7 @@ func (o *throughputOptions) render(db backend, verbose bool, ceiling float64, dr
 	// body without them is still one unbroken piece of what the terminal showed.
 	r.Section("Measured on this machine (wall clock)")
 	o.writeMeasured(r, db, verbose, ceiling, drains)
-	scenarios.RecordFigures(r, throughputFigures(), throughputRun{o: o, ceiling: ceiling, drains: drains, over: over})
+	scenarios.RecordMetrics(r, throughputMetrics(), throughputRun{o: o, ceiling: ceiling, drains: drains, over: over})
 	return r
 }
 
@@ -71,7 +71,7 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 }
 
 func (o *throughputOptions) writeDrainTable(r *report.Report, drains []*drainRun, verbose bool) {
-	r.Table(figureColumns(o.drainFigures(verbose), drains))
+	r.Table(metricColumns(o.drainMetrics(verbose), drains))
 	r.Line("Claim tx counts each worker's last, empty claim. Processed and the ledger rows are read back")
 	if verbose {
 		r.Line("from the database, and so is AttemptCount.")
@@ -143,7 +143,7 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, v
 	age := plotColumns("oldest-age", "Oldest message age per tick (ms)", ages, label,
 		plot.Axes{X: "scenario time (end of each tick)", Y: "oldest message age (ms)"})
 	if !verbose {
-		age.Text = "" // its SVG is written beside the report; the table above has its figures
+		age.Text = "" // its SVG is written beside the report; the table above has its numbers
 	}
 	r.Figure(age)
 	if verbose {

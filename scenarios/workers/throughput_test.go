@@ -118,7 +118,7 @@ func TestDrainInvariants(t *testing.T) {
 			if calls != n || refused != 0 {
 				t.Errorf("%d handler calls, %d refused; want %d, 0", calls, refused, n)
 			}
-			want := ledgerFigures{Total: n, Processed: n, Attempts: n, MaxTries: 1, Deliveries: n, Unique: n,
+			want := ledgerMetrics{Total: n, Processed: n, Attempts: n, MaxTries: 1, Deliveries: n, Unique: n,
 				Settlements: tt.wantSettlement, LargestSettlement: tt.cfg.Batch}
 			if run.ledger != want {
 				t.Errorf("ledger %+v, want %+v", run.ledger, want)
@@ -130,10 +130,10 @@ func TestDrainInvariants(t *testing.T) {
 	}
 }
 
-// The overload's figures follow from the flags by arithmetic. The defaults
+// The overload's metrics follow from the flags by arithmetic. The defaults
 // (500/s against 400/s for 10 s) are the golden report's; these are smaller
 // so that the race detector stays quick.
-func TestOverloadFigures(t *testing.T) {
+func TestOverloadMetrics(t *testing.T) {
 	tests := []struct {
 		args                  []string
 		wantTicks, wantAtStop int
@@ -182,7 +182,7 @@ func TestThroughputReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r, err := o.Run(context.Background(), scenarios.Env{Dir: dir, DBPath: filepath.Join(dir, "outbox.db")})
+	r, err := o.Run(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

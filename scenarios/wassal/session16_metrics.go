@@ -9,10 +9,10 @@ import (
 	"outboxlab/core/worker"
 )
 
-// session16Figures are the numbers a Day 16 run is judged by. The checks read
+// session16Metrics are the numbers a Day 16 run is judged by. The checks read
 // them from what the run left behind: the outbox and payment rows, and the
 // provider's ledger of every call it received.
-type session16Figures struct {
+type session16Metrics struct {
 	naive, capped             bool      // the run's design, and whether the demo cap stopped it
 	ended                     time.Time // scenario time at the end of the run
 	healthy, healthyProcessed int
@@ -35,8 +35,8 @@ type session16Figures struct {
 	txIDs
 }
 
-func (o *session16Options) figures(r *session16Run) session16Figures {
-	f := o.ledgerFigures(r.ledger, r.prov)
+func (o *session16Options) metrics(r *session16Run) session16Metrics {
+	f := o.ledgerMetrics(r.ledger, r.prov)
 	f.naive, f.capped, f.ended = r.naive, r.capped, r.ended
 	for _, e := range r.events {
 		if e.Kind == worker.Retrying && e.Delay > 0 && slices.Contains(o.PoisonKeys, e.Key) {
@@ -46,9 +46,9 @@ func (o *session16Options) figures(r *session16Run) session16Figures {
 	return f
 }
 
-// ledgerFigures reads the figures of a run from its rows and the provider's ledger.
-func (o *session16Options) ledgerFigures(l Ledger, prov *provider.Provider) session16Figures {
-	f := session16Figures{poisonErrorsSet: len(o.PoisonKeys) > 0}
+// ledgerMetrics reads the metrics of a run from its rows and the provider's ledger.
+func (o *session16Options) ledgerMetrics(l Ledger, prov *provider.Provider) session16Metrics {
+	f := session16Metrics{poisonErrorsSet: len(o.PoisonKeys) > 0}
 	poison := func(key string) bool { return slices.Contains(o.PoisonKeys, key) }
 	perKey := map[string]int{}
 	for _, c := range l.Calls {

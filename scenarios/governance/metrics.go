@@ -7,10 +7,10 @@ import (
 	"outboxlab/scenarios"
 )
 
-// drainFigures are the figures every drain scenario records for its claim
+// drainMetrics are the metrics every drain scenario records for its claim
 // drain, read from the rows it left, the provider's ledger and the host's
 // alerts. No table shows them: the report has the rows themselves.
-var drainFigures = []scenarios.Figure[*driveRun]{
+var drainMetrics = []scenarios.Metric[*driveRun]{
 	{Key: "max_retry_attempts", Value: func(r *driveRun) any { return r.flags.MaxRetryAttempts }},
 	{Key: "dead_letter_on_max_retry_attempts", Value: func(r *driveRun) any { return r.flags.DeadLetterOnMaxRetryAttempts }},
 	{Key: "delivered", Value: func(r *driveRun) any { return countStatus(r, emission.Delivered) }},
@@ -28,17 +28,17 @@ var drainFigures = []scenarios.Figure[*driveRun]{
 	{Key: "scenario_end", Value: func(r *driveRun) any { return clock.ISO(r.ended) }},
 }
 
-// withFigures is drainFigures and a scenario's own.
-func withFigures(own ...scenarios.Figure[*driveRun]) []scenarios.Figure[*driveRun] {
-	return append(append([]scenarios.Figure[*driveRun](nil), drainFigures...), own...)
+// withMetrics is drainMetrics and a scenario's own.
+func withMetrics(own ...scenarios.Metric[*driveRun]) []scenarios.Metric[*driveRun] {
+	return append(append([]scenarios.Metric[*driveRun](nil), drainMetrics...), own...)
 }
 
 // finish ends a governance report the same way in every scenario: the
 // checks recorded so far under title, the verdict they decide, and the
-// figures of own, the scenario's own run, as its JSON metrics.
-func finish[F any](r *report.Report, title, pass, fail string, figs []scenarios.Figure[F], own F) *report.Report {
+// metrics of own, the scenario's own run, as its JSON metrics.
+func finish[F any](r *report.Report, title, pass, fail string, metrics []scenarios.Metric[F], own F) *report.Report {
 	r.Checks(title)
 	r.Verdict(pass, fail)
-	scenarios.RecordFigures(r, figs, own)
+	scenarios.RecordMetrics(r, metrics, own)
 	return r
 }

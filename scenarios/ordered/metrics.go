@@ -11,14 +11,20 @@ import (
 )
 
 // execute drives d on the run's database named db ("outbox" is the
-// scenario's own). The in-order reference run goes to a database of its own
-// (db-in-order), unless ref already holds its states (two designs with the
-// same handler share one reference).
+// scenario's own); see executeAt.
 func (o *options) execute(ctx context.Context, env scenarios.Env, db string, d design, ref []orderState) (*run, error) {
 	location, err := env.DB(ctx, db)
 	if err != nil {
 		return nil, err
 	}
+	return o.executeAt(ctx, env, location, d, ref)
+}
+
+// executeAt drives d on the database at location. The in-order reference
+// run goes to a database of its own (outbox-in-order), unless ref already
+// holds its states: every design after the first shares the first one's
+// reference (the handler is the same).
+func (o *options) executeAt(ctx context.Context, env scenarios.Env, location string, d design, ref []orderState) (*run, error) {
 	run, err := o.drive(ctx, location, d)
 	if err != nil {
 		return nil, err
@@ -27,7 +33,7 @@ func (o *options) execute(ctx context.Context, env scenarios.Env, db string, d d
 		run.inOrder = ref
 		return run, nil
 	}
-	refLocation, err := env.DB(ctx, db+"-in-order")
+	refLocation, err := env.DB(ctx, "outbox-in-order")
 	if err != nil {
 		return nil, err
 	}
@@ -169,24 +175,6 @@ func (o *options) longestWait(run *run) time.Duration {
 
 // endSame counts the orders whose end state equals the in-order run's.
 func endSame(run *run) (int, []int) { return sameStates(run.end.states, run.inOrder) }
-
-// executePair drives own on the scenario's database and partner on a
-// database of its own ("partner"), and returns them as (own, before, after). Both designs of a
-// pair use the same handler, so they share the in-order reference.
-func (o *options) executePair(ctx context.Context, env scenarios.Env, own, partner design, ownIsAfter bool) (*run, *run, *run, error) {
-	ownRun, err := o.execute(ctx, env, "outbox", own, nil)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	partnerRun, err := o.execute(ctx, env, "partner", partner, ownRun.inOrder)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("run the partner design: %w", err)
-	}
-	if ownIsAfter {
-		return ownRun, partnerRun, ownRun, nil
-	}
-	return ownRun, ownRun, partnerRun, nil
-}
 
 // failedAttempts counts the handler's failures over the whole run, from its ledger.
 func failedAttempts(run *run) int {

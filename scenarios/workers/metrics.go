@@ -10,14 +10,14 @@ import (
 	"outboxlab/scenarios"
 )
 
-// drainFigure is one figure of a drain: a column of a drain table and a key
+// drainMetric is one metric of a drain: a column of a drain table and a key
 // of the drain's entry in the JSON "drains" list.
-type drainFigure = scenarios.Figure[*drainRun]
+type drainMetric = scenarios.Metric[*drainRun]
 
-// drainFigures are what each drain's file and workers showed; with full,
+// drainMetrics are what each drain's file and workers showed; with full,
 // the table also shows the handler calls and the attempt counts (the checks
 // judge them either way).
-func (o *throughputOptions) drainFigures(full bool) []drainFigure {
+func (o *throughputOptions) drainMetrics(full bool) []drainMetric {
 	only := func(label string) string {
 		if full {
 			return label
@@ -27,7 +27,7 @@ func (o *throughputOptions) drainFigures(full bool) []drainFigure {
 	total := func(pick func(claims, settlements, calls, refused int) int) func(*drainRun) any {
 		return func(d *drainRun) any { return pick(d.totals()) }
 	}
-	return []drainFigure{
+	return []drainMetric{
 		{Label: "Configuration", Show: func(d *drainRun) string { return d.cfg.label() }},
 		{Key: "workers", Value: func(d *drainRun) any { return d.cfg.Workers }},
 		{Key: "batch", Value: func(d *drainRun) any { return d.cfg.Batch }},
@@ -47,10 +47,10 @@ func (o *throughputOptions) drainFigures(full bool) []drainFigure {
 	}
 }
 
-// measuredFigures are each drain's wall-clock figures, against the first
+// measuredMetrics are each drain's wall-clock metrics, against the first
 // worker count's drain with the same claim size and the raw ceiling.
-func (o *throughputOptions) measuredFigures(ceiling float64, drains []*drainRun) []drainFigure {
-	return []drainFigure{
+func (o *throughputOptions) measuredMetrics(ceiling float64, drains []*drainRun) []drainMetric {
+	return []drainMetric{
 		{Label: "Configuration", Show: func(d *drainRun) string { return d.cfg.label() }},
 		{Label: "Drain time", Key: "measured_seconds", Value: func(d *drainRun) any { return d.wall.Seconds() },
 			Show: func(d *drainRun) string { return d.wall.Round(time.Millisecond).String() }},
@@ -90,17 +90,17 @@ type throughputRun struct {
 	over    *overloadRun
 }
 
-// throughputFigures are the run's JSON metrics; the drains' own are the
-// drain and measured figures of each.
-func throughputFigures() []scenarios.Figure[throughputRun] {
+// throughputMetrics are the run's JSON metrics; the drains' own are the
+// drain and measured metrics of each.
+func throughputMetrics() []scenarios.Metric[throughputRun] {
 	stop := func(x throughputRun) sample { return x.over.samples[x.over.stopTick] }
-	return []scenarios.Figure[throughputRun]{
+	return []scenarios.Metric[throughputRun]{
 		{Key: "messages", Value: func(x throughputRun) any { return x.o.Messages }},
 		{Key: "workers", Value: func(x throughputRun) any { return x.o.Workers }},
 		{Key: "batch", Value: func(x throughputRun) any { return x.o.Batch }},
 		{Key: "processes", Value: func(x throughputRun) any { return x.o.Processes }},
 		{Key: "drains", Value: func(x throughputRun) any {
-			return figureRecords(append(x.o.drainFigures(true), x.o.measuredFigures(x.ceiling, x.drains)...), x.drains)
+			return metricRecords(append(x.o.drainMetrics(true), x.o.measuredMetrics(x.ceiling, x.drains)...), x.drains)
 		}},
 		{Key: "measured_ceiling_tx_per_s", Value: func(x throughputRun) any { return x.ceiling }},
 		{Key: "overload_produced", Value: func(x throughputRun) any { return x.over.ledger.Total }},
@@ -121,21 +121,21 @@ func throughputFigures() []scenarios.Figure[throughputRun] {
 	}
 }
 
-// The drains are tables the other way round from scenarios.FigureTable: a
-// row per run and a column per figure, and their JSON is a list with an
-// entry per run. These two render figures that way.
+// The drains are tables the other way round from scenarios.MetricTable: a
+// row per run and a column per metric, and their JSON is a list with an
+// entry per run. These two render metrics that way.
 
-// figureColumns returns the table of runs: the labelled figures' labels as
+// metricColumns returns the table of runs: the labelled metrics' labels as
 // the header, and a row of their cells for each run.
-func figureColumns[F any](figs []scenarios.Figure[F], runs []F) (header []string, rows [][]string) {
-	for _, f := range figs {
+func metricColumns[F any](metrics []scenarios.Metric[F], runs []F) (header []string, rows [][]string) {
+	for _, f := range metrics {
 		if f.Label != "" {
 			header = append(header, f.Label)
 		}
 	}
 	for _, x := range runs {
 		var row []string
-		for _, f := range figs {
+		for _, f := range metrics {
 			if f.Label == "" {
 				continue
 			}
@@ -150,12 +150,12 @@ func figureColumns[F any](figs []scenarios.Figure[F], runs []F) (header []string
 	return header, rows
 }
 
-// figureRecords returns, for each run, its keyed figures' JSON values by key.
-func figureRecords[F any](figs []scenarios.Figure[F], runs []F) []map[string]any {
+// metricRecords returns, for each run, its keyed metrics' JSON values by key.
+func metricRecords[F any](metrics []scenarios.Metric[F], runs []F) []map[string]any {
 	out := make([]map[string]any, len(runs))
 	for i, x := range runs {
 		out[i] = map[string]any{}
-		for _, f := range figs {
+		for _, f := range metrics {
 			switch {
 			case f.Key == "":
 			case f.Value != nil:

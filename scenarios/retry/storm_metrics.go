@@ -9,10 +9,10 @@ import (
 	"outboxlab/scenarios"
 )
 
-// stormFigureList declares the pair's figures once: the comparison table's
+// stormMetricList declares the pair's metrics once: the comparison table's
 // rows and the JSON metrics of the scenario's own run.
-func (o *stormOptions) stormFigureList() []scenarios.Figure[*stormRun] {
-	type fig = scenarios.Figure[*stormRun]
+func (o *stormOptions) stormMetricList() []scenarios.Metric[*stormRun] {
+	type metric = scenarios.Metric[*stormRun]
 	// A design without a breaker opened nothing and probed nothing, whatever
 	// the breaker rule says of its ledger.
 	breaker := func(of func(breakerReplay) int) func(*stormRun) any {
@@ -20,23 +20,23 @@ func (o *stormOptions) stormFigureList() []scenarios.Figure[*stormRun] {
 			if !x.breaker {
 				return 0
 			}
-			return of(x.fig.breaker)
+			return of(x.read.breaker)
 		}
 	}
-	figs := []fig{
-		{Label: "Gateway calls during the outage", Show: func(x *stormRun) string { return callsText(x.fig.calls[1], x.fig.failed[1]) }},
+	metrics := []metric{
+		{Label: "Gateway calls during the outage", Show: func(x *stormRun) string { return callsText(x.read.calls[1], x.read.failed[1]) }},
 		{Label: "Breaker opened / probes (failed)", Show: func(x *stormRun) string {
 			if !x.breaker {
 				return "— (no breaker)"
 			}
-			return fmt.Sprintf("%d / %d (%d)", x.fig.breaker.opens, x.fig.breaker.probes, x.fig.breaker.failedProbes)
+			return fmt.Sprintf("%d / %d (%d)", x.read.breaker.opens, x.read.breaker.probes, x.read.breaker.failedProbes)
 		}},
-		{Label: "Messages with a failed send", Value: func(x *stormRun) any { return x.fig.affected }},
-		{Label: "Processed", Key: "processed", Value: func(x *stormRun) any { return x.fig.processed },
-			Show: func(x *stormRun) string { return fmt.Sprintf("%d / %d", x.fig.processed, o.Messages) }},
-		{Label: "Dead-lettered because of the outage", Key: "dead_lettered", Value: func(x *stormRun) any { return x.fig.dead }},
-		{Label: "Pending / Processing at end", Key: "left", Value: func(x *stormRun) any { return x.fig.left }},
-		{Label: "Last notification sent at", Show: func(x *stormRun) string { return report.StampOrDash(x.fig.lastProcessed) }},
+		{Label: "Messages with a failed send", Value: func(x *stormRun) any { return x.read.affected }},
+		{Label: "Processed", Key: "processed", Value: func(x *stormRun) any { return x.read.processed },
+			Show: func(x *stormRun) string { return fmt.Sprintf("%d / %d", x.read.processed, o.Messages) }},
+		{Label: "Dead-lettered because of the outage", Key: "dead_lettered", Value: func(x *stormRun) any { return x.read.dead }},
+		{Label: "Pending / Processing at end", Key: "left", Value: func(x *stormRun) any { return x.read.left }},
+		{Label: "Last notification sent at", Show: func(x *stormRun) string { return report.StampOrDash(x.read.lastProcessed) }},
 		{Label: "Run ended at", Key: "scenario_end", Show: func(x *stormRun) string { return clock.Stamp(x.ended) },
 			Value: func(x *stormRun) any { return clock.ISO(x.ended) }},
 		{Key: "breaker_opens", Value: breaker(func(b breakerReplay) int { return b.opens })},
@@ -44,11 +44,11 @@ func (o *stormOptions) stormFigureList() []scenarios.Figure[*stormRun] {
 		{Key: "failed_probes", Value: breaker(func(b breakerReplay) int { return b.failedProbes })},
 	}
 	for i, phase := range []string{"before_outage", "during_outage", "after_recovery"} {
-		figs = append(figs,
-			fig{Key: "calls_" + phase, Value: func(x *stormRun) any { return x.fig.calls[i] }},
-			fig{Key: "failed_calls_" + phase, Value: func(x *stormRun) any { return x.fig.failed[i] }})
+		metrics = append(metrics,
+			metric{Key: "calls_" + phase, Value: func(x *stormRun) any { return x.read.calls[i] }},
+			metric{Key: "failed_calls_" + phase, Value: func(x *stormRun) any { return x.read.failed[i] }})
 	}
-	return figs
+	return metrics
 }
 
 // retrySpan is how long a message can go on retrying: the sum of the

@@ -1,0 +1,227 @@
+package cli
+
+// Running one scenario: validate, run it in a fresh directory and database,
+// say what went wrong or where the database is, then show and write the
+// report.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"outboxlab/core/plot"
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// outcome is a finished run.
+type outcome struct {
+	result report.Result
+	dbNote string // where the database is, or that it was deleted
+}
+
+// execute validates opts, runs the scenario in a fresh temporary directory,
+// shows the report through show (before it is written, so a write failure
+// still leaves the run on screen) and writes it unless told not to.
+func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (_ outcome, err error) {
+	if err := validateRun(opts, c); err != nil {
+		return outcome{}, err
+	}
+	started := time.Now()
+	var dir string
+	if !c.NoReport {
+		reportDir, err := resolveReportDir(c.ReportDir, stderr)
+		if err != nil {
+			return outcome{}, err
+		}
+		if dir, err = report.PrepareDir(reportDir, s.Group()); err != nil {
+			return outcome{}, cannotRun(err)
+		}
+	}
+	sweepRunDirs()
+	tmp, err := makeRunDir(s.Name)
+	if err != nil {
+		return outcome{}, cannotRun(err)
+	}
+	// On PostgreSQL the directory stays temporary (some scenarios write
+	// files); --keep-db keeps the schemas.
+	keepDir := c.KeepDB && c.Database == ""
+	if keepDir {
+		keepRunDir(tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	env := scenarios.NewEnv(tmp)
+	keepAt := c.KeepDBAt != "" && c.Database == "" // --keep-db-at DIR on SQLite: the file is made in DIR
+	if keepAt {
+		if env.Location, err = reserveKeptFile(c.KeepDBAt, s.Name, started); err != nil {
+			return outcome{}, err
+		}
+	}
+	var pg *postgresRun
+	if c.Database != "" {
+		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.keepsDB()); err != nil {
+			return outcome{}, err
+		}
+		defer func() { err = withCleanup(err, pg.close(ctx), stderr) }()
+		env = pg.env
+	}
+	env.Verbose, env.Progress = c.Verbose, c.progress
+
+	rep, err := runGuarded(ctx, opts, env)
+	if err := runError(ctx, err, s.Name, c, keepDir || keepAt, env, pg); err != nil {
+		return outcome{}, err
+	}
+	dbNote := databaseNote(ctx, env, pg, keepDir, keepAt, tmp)
+	res, err := present(rep, s.Name, c, report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version},
+		dir, stderr, show)
+	if err != nil {
+		return outcome{}, err
+	}
+	return outcome{result: res, dbNote: dbNote}, nil
+}
+
+// validateRun refuses bad parameters (exit 2) before anything is created:
+// the scenario's own, --student, and those the database cannot run in time.
+func validateRun(opts scenarios.Options, c commonOptions) error {
+	if err := opts.Validate(); err != nil {
+		return usageError{err}
+	}
+	if err := checkStudent(c.Student); err != nil {
+		return err
+	}
+	if v, ok := opts.(scenarios.BackendValidator); ok {
+		backend := "sqlite"
+		if c.Database != "" {
+			backend = "postgres"
+		}
+		if err := v.ValidateOn(backend); err != nil {
+			return usageError{err}
+		}
+	}
+	return nil
+}
+
+// runError is the error a run that was interrupted or failed ends with
+// (exit 3), saying where a kept database is; nil for a run that finished.
+func runError(ctx context.Context, err error, name string, c commonOptions, keepDir bool, env scenarios.Env, pg *postgresRun) error {
+	if ctx.Err() != nil {
+		msg := fmt.Sprintf("%s interrupted; no report was written", name)
+		if keepDir {
+			msg += "; database kept at " + env.Location
+		} else if pg != nil && c.keepsDB() {
+			msg += "; " + pg.note(context.WithoutCancel(ctx))
+		}
+		return interrupted("%s", msg)
+	}
+	if err != nil {
+		err = fmt.Errorf("run %s: %w", name, err)
+		if pg != nil && c.keepsDB() {
+			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
+		}
+		return cannotRun(scrubbed{err, c.Database})
+	}
+	return nil
+}
+
+// databaseNote says where the run's database is, or that it is gone, for
+// the report's header; a kept directory with no database is removed, and so
+// is a --keep-db-at file the run never opened (keepAt: env.Location is in
+// the user's directory).
+func databaseNote(ctx context.Context, env scenarios.Env, pg *postgresRun, keepDir, keepAt bool, tmp string) string {
+	switch {
+	case pg != nil:
+		return pg.note(ctx)
+	case missing(env.Location) || keepAt && empty(env.Location):
+		if keepDir {
+			os.RemoveAll(tmp)
+		}
+		if keepAt {
+			os.Remove(env.Location) // reserved, never used: nothing to keep
+		}
+		return noDatabase
+	case keepDir || keepAt:
+		return sqliteNote(env.Location, true)
+	}
+	return sqliteNote(env.Location, false)
+}
+
+// present shows a finished run's report (show) and, unless --no-report,
+// writes it and its pictures to dir and updates the index.
+func present(rep *report.Report, name string, c commonOptions, meta report.Meta, dir string, stderr io.Writer,
+	show func(content string, res report.Result)) (report.Result, error) {
+	if !c.Schema {
+		rep.DropSection(report.SchemaTitle)
+	}
+	res := rep.Result()
+	res.Version, res.Params = Version, c.params
+	rec := record(res)
+	rec.Student, rec.Shown = strings.TrimSpace(c.Student), c.shown()
+	meta.Record = rec
+	show(report.TerminalHeader(meta)+rep.Body(), res)
+	if c.NoReport {
+		return res, nil
+	}
+	content := []byte(report.Header(meta) + rep.Body())
+	figures := captioned(rep.Figures(), runCaption(name, c.params))
+	var err error
+	if res.ReportPath, res.Plots, err = report.WriteAll(dir, name, meta.Started, content, figures); err != nil {
+		return res, cannotRun(err)
+	}
+	updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
+	return res, nil
+}
+
+// runCaption names a run as a figure's caption says it: the scenario and
+// the flags that differ from the defaults, as typed (--max-attempts=5).
+func runCaption(name string, params []report.Param) string {
+	caption := name
+	for _, p := range report.NonDefault(params) {
+		caption += " " + p.String()
+	}
+	return caption
+}
+
+// captioned returns figures, each captioned, so that an SVG saved beside a
+// report still says which run drew it.
+func captioned(figures []plot.Figure, caption string) []plot.Figure {
+	out := make([]plot.Figure, len(figures))
+	for i, f := range figures {
+		out[i] = f.Captioned(caption)
+	}
+	return out
+}
+
+// missing reports whether no file is at path.
+func missing(path string) bool {
+	_, err := os.Stat(path)
+	return os.IsNotExist(err)
+}
+
+// record is what the report file's header records of a run.
+func record(res report.Result) *report.Record {
+	exit := ExitOK
+	if !res.Passed {
+		exit = ExitChecksFailed
+	}
+	return &report.Record{Scenario: res.Scenario, Kind: res.Kind, Version: res.Version, Params: res.Params,
+		Checks: res.Checks, Metrics: res.Metrics, Verdict: res.Verdict, Passed: res.Passed, ExitCode: exit}
+}
+
+// runGuarded runs a scenario, turning a panic into an error so that the
+// temporary directory is still removed and the user sees one line.
+func runGuarded(ctx context.Context, opts scenarios.Options, env scenarios.Env) (rep *report.Report, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return opts.Run(ctx, env)
+}
