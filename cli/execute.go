@@ -88,6 +88,9 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 // validateRun refuses bad parameters (exit 2) before anything is created:
 // the scenario's own, --student, and those the database cannot run in time.
 func validateRun(opts scenarios.Options, c commonOptions) error {
+	if err := scenarios.CheckDeclared(opts); err != nil {
+		return usageError{err}
+	}
 	if err := opts.Validate(); err != nil {
 		return usageError{err}
 	}

@@ -7,31 +7,36 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"outboxlab/scenarios"
 )
 
 // The longest value a string flag takes, in characters (docs/CONTRACT.md,
 // "Flags every scenario has"). A path or a URL may be long; a key, a name,
 // a code is short; a reason or a message is a sentence. Every string flag of
-// every command has one: maxLength says which, checkStringFlags enforces it,
-// and annotateStringFlags says it in --help, so the three never disagree.
+// every command has one: a scenario's are declared with it
+// (scenarios.Flags.String), the harness's own are here. maxLength says
+// which, checkStringFlags enforces it, and annotateStringFlags says it in
+// --help for a flag the declaration did not, so they never disagree.
 const (
 	maxPathLength = 1024 // --report-dir, class's --reference, --csv and --junit, --keep-db-at
 	maxURLLength  = 2048 // --database, inspect --db (a URL, or a SQLite path)
-	maxTextLength = 200  // --reason, --dead-letter-reason-message, inspect --where
-	maxWordLength = 64   // every other string flag: keys, names, codes, each item of a list
 )
 
-// maxLength is the longest value of the flag named name (each item, for a list).
-func maxLength(name string) int {
-	switch name {
+// maxLength is the longest value of f (each item, for a list).
+func maxLength(f *pflag.Flag) int {
+	if n, ok := scenarios.MaxLength(f); ok {
+		return n
+	}
+	switch f.Name {
 	case "report-dir", "reference", "csv", "junit", "keep-db-at":
 		return maxPathLength
 	case "database", "db":
 		return maxURLLength
-	case "reason", "dead-letter-reason-message", "where":
-		return maxTextLength
+	case "where": // inspect --where: an expression, a sentence long
+		return scenarios.TextLength
 	}
-	return maxWordLength
+	return scenarios.WordLength
 }
 
 // isStringFlag reports whether f takes free text (a string, or a list of them).
@@ -65,7 +70,7 @@ func checkStringFlags(fs *pflag.FlagSet) error {
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			values = sv.GetSlice()
 		}
-		limit := maxLength(f.Name)
+		limit := maxLength(f)
 		for _, v := range values {
 			if n := utf8.RuneCountInString(v); n > limit {
 				what := "is"
@@ -92,7 +97,7 @@ func annotateStringFlags(cmd *cobra.Command) {
 		if f.Value.Type() != "string" {
 			each = "each "
 		}
-		f.Usage += fmt.Sprintf(" [%sat most %d characters]", each, maxLength(f.Name))
+		f.Usage += fmt.Sprintf(" [%sat most %d characters]", each, maxLength(f))
 	})
 	for _, c := range cmd.Commands() {
 		annotateStringFlags(c)

@@ -448,7 +448,7 @@ func TestStringFlagsHaveAMaximumLength(t *testing.T) {
 			if !isStringFlag(f) || f.Name == "help" {
 				return
 			}
-			limit := maxLength(f.Name)
+			limit := maxLength(f)
 			if !strings.Contains(f.Usage, fmt.Sprintf("at most %d characters]", limit)) {
 				t.Errorf("%s --%s: help %q does not say its maximum", c.Name(), f.Name, f.Usage)
 			}
@@ -485,7 +485,7 @@ func TestStringFlagsHaveAMaximumLength(t *testing.T) {
 // a line.
 func TestLongStringValuesFit100Columns(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
-	word, text := strings.Repeat("w", maxWordLength), strings.Repeat("t", maxTextLength)
+	word, text := strings.Repeat("w", scenarios.WordLength), strings.Repeat("t", scenarios.TextLength)
 	for _, args := range [][]string{
 		{"session-17-audited-redrive", "--approver", word, "--reason", text},
 		{"governance-threshold", "--dead-letter-reason-code", word, "--dead-letter-reason-message", text},

@@ -106,7 +106,8 @@ func wrapText(text string) string {
 
 // wrapExample fits example command lines to report.MaxWidth: a trailing
 // "# comment" moves to the line above its command, and a command still too
-// wide is continued on the next line with a backslash, as a shell reads it.
+// wide is continued on the next line with a backslash, as a shell reads it,
+// indented four more than the first (report.Continued).
 func wrapExample(text string) string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
@@ -119,23 +120,7 @@ func wrapExample(text string) string {
 			out = append(out, lead+"# "+strings.TrimSpace(comment))
 			l = strings.TrimRight(cmd, " ")
 		}
-		out = append(out, continued(l, lead)...)
+		out = append(out, strings.Split(report.Continued(l, report.MaxWidth, lead+"    "), "\n")...)
 	}
 	return strings.Join(out, "\n")
-}
-
-// continued breaks a shell command line at spaces into lines of at most
-// report.MaxWidth columns, each but the last ending in " \", the others
-// indented four more than the first.
-func continued(line, lead string) []string {
-	var out []string
-	for report.Width(line) > report.MaxWidth {
-		cut := strings.LastIndex(line[:report.MaxWidth-2], " ")
-		if cut <= len(lead)+4 {
-			break // one word wider than the line: leave it whole
-		}
-		out = append(out, line[:cut]+" \\")
-		line = lead + "    " + strings.TrimLeft(line[cut:], " ")
-	}
-	return append(out, line)
 }

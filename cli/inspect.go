@@ -305,13 +305,13 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 		return err
 	}
 	if l.compact {
-		what := countOf(total, "row")
+		what := rowCount(total, "row")
 		if l.where != "" {
 			what += " where " + show(l.where)
 		}
 		fmt.Fprintf(w, "\n%s (%s)\n", show(l.title), what)
 	} else {
-		fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), countOf(total, "row"))
+		fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), rowCount(total, "row"))
 	}
 	if total == 0 {
 		return nil
@@ -339,7 +339,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 			widths = make([]int, len(cells))
 		}
 		for i, c := range cells {
-			widths[i] = max(widths[i], displayWidth(c))
+			widths[i] = max(widths[i], report.Width(c))
 		}
 		return nil
 	}
@@ -366,7 +366,7 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	}
 	writeBorder(w, widths, "└", "┴", "┘")
 	if shown < total {
-		fmt.Fprintf(w, "… %s; --limit 0 shows all\n", countOf(total-shown, "more row"))
+		fmt.Fprintf(w, "… %s; --limit 0 shows all\n", rowCount(total-shown, "more row"))
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"outboxlab/core/report"
 )
 
 // checkSelection checks inspect's --table, --columns and --where before the
@@ -143,7 +145,7 @@ func printCompact(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query string
 			b.WriteString("  ")
 			b.WriteString(c)
 			if i < len(cells)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-displayWidth(c)))
+				b.WriteString(strings.Repeat(" ", widths[i]-report.Width(c)))
 			}
 		}
 		_, err := io.WriteString(w, b.String()+"\n")
@@ -154,7 +156,7 @@ func printCompact(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query string
 		return err
 	}
 	if shown < total {
-		fmt.Fprintf(w, "  … %s; --limit 0 shows all\n", countOf(total-shown, "more row"))
+		fmt.Fprintf(w, "  … %s; --limit 0 shows all\n", rowCount(total-shown, "more row"))
 	}
 	return nil
 }

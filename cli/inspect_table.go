@@ -77,10 +77,10 @@ func printVertical(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query strin
 	header := func(cols []string) error {
 		width := 0
 		for _, c := range cols {
-			width = max(width, displayWidth(c)+1)
+			width = max(width, report.Width(c)+1)
 		}
 		for _, c := range cols {
-			labels = append(labels, c+":"+strings.Repeat(" ", width-displayWidth(c)+1))
+			labels = append(labels, c+":"+strings.Repeat(" ", width-report.Width(c)+1))
 		}
 		return nil
 	}
@@ -93,7 +93,7 @@ func printVertical(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query strin
 		var err error
 		for i, c := range cells {
 			// A value that fits is printed as it is; a longer one wraps at its spaces.
-			if width := max(report.MaxWidth-displayWidth(labels[i]), 20); displayWidth(c) > width {
+			if width := max(report.MaxWidth-report.Width(labels[i]), 20); report.Width(c) > width {
 				c = report.Wrap(c, width)
 			}
 			_, err = w.WriteString(report.Labelled(labels[i], c))
@@ -104,7 +104,7 @@ func printVertical(ctx context.Context, w *bufio.Writer, tx *sql.Tx, query strin
 		return err
 	}
 	if shown < total {
-		fmt.Fprintf(w, "\n… %s; --limit 0 shows all\n", countOf(total-shown, "more row"))
+		fmt.Fprintf(w, "\n… %s; --limit 0 shows all\n", rowCount(total-shown, "more row"))
 	}
 	return nil
 }
@@ -126,19 +126,14 @@ func writeCells(w *bufio.Writer, widths []int, cells []string) error {
 	for i, c := range cells {
 		w.WriteString("│ ")
 		w.WriteString(c)
-		w.WriteString(strings.Repeat(" ", widths[i]-displayWidth(c)+1))
+		w.WriteString(strings.Repeat(" ", widths[i]-report.Width(c)+1))
 	}
 	_, err := w.WriteString("│\n")
 	return err
 }
 
-// countOf says n of noun: "1 row", "1,200 rows".
-func countOf(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return thousands(n) + " " + noun + "s"
-}
+// rowCount says n of noun: "1 row", "1,200 rows".
+func rowCount(n int64, noun string) string { return thousands(n) + " " + report.Noun(n, noun) }
 
 // thousands writes n with a comma between groups of three digits.
 func thousands(n int64) string {

@@ -16,8 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-
+	"outboxlab/core/report"
 	"outboxlab/core/sqlitedb"
 )
 
@@ -232,27 +231,16 @@ func unsafeRune(r rune) bool {
 // "…" unless wide.
 func cell(s string, wide bool) string {
 	s = show(s)
-	if wide || displayWidth(s) <= cellWidth {
+	if wide || report.Width(s) <= cellWidth {
 		return s
 	}
 	w := 0
 	for i, r := range s {
-		rw := displayWidth(string(r))
+		rw := report.Width(string(r))
 		if w+rw > cellWidth-1 {
 			return s[:i] + "…"
 		}
 		w += rw
 	}
 	return s
-}
-
-// displayWidth is the number of terminal columns s takes (a CJK character
-// takes two), the same on every machine whatever its locale.
-func displayWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return twwidth.WidthWithOptions(s, twwidth.Options{})
-		}
-	}
-	return len(s)
 }

@@ -109,11 +109,6 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		Args:    noArgs,
 	}
 	opts := s.Bind(cmd.Flags())
-	for _, l := range s.Limits {
-		if f := cmd.Flags().Lookup(l.Flag); f != nil {
-			f.Usage += fmt.Sprintf(" [%s..%s]", l.Min, l.Max)
-		}
-	}
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
 	cmd.Flags().StringVar(&common.KeepDBAt, "keep-db-at", "", "keep the SQLite database as a new file in this directory (PostgreSQL: as --keep-db)")

@@ -4,44 +4,18 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
 )
 
-// pathLine is a line that is only a label and a file path or URL: exempt
-// from the width limit, since a path cannot be wrapped.
-var pathLine = regexp.MustCompile(`^[^/]{0,40}?\s*\S*(/|://)\S*$`)
-
-// tooWide returns the lines of out wider than report.MaxWidth, with their
-// widths, leaving out the exempt ones.
-func tooWide(out string) []string {
-	var bad []string
-	for _, l := range strings.Split(out, "\n") {
-		if w := report.Width(l); w > report.MaxWidth && !pathLine.MatchString(l) {
-			bad = append(bad, l)
-		}
-	}
-	return bad
-}
-
+// requireFits fails t for every line of out wider than 100 columns.
 func requireFits(t *testing.T, what, out string) {
 	t.Helper()
-	if bad := tooWide(out); len(bad) > 0 {
-		msg := ""
-		for i, l := range bad {
-			if i == 5 {
-				msg += "\n…"
-				break
-			}
-			msg += "\n" + strings.TrimRight(l, " ") + "   ← " + strconv.Itoa(report.Width(l))
-		}
-		t.Errorf("%s: %d lines wider than %d columns:%s", what, len(bad), report.MaxWidth, msg)
-	}
+	scenariotest.Fits(t, what, out)
 }
 
 func runCLI(t *testing.T, args ...string) (string, int) {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +28,7 @@ func CheckKey(flag, key string, seeded ...string) (string, error) {
 		return "", fmt.Errorf("--%s %q has spaces around the key (give it exactly, or %s for no key)", flag, key, NoKey)
 	}
 	if len(seeded) > 0 {
-		if err := CheckSpelling(flag, key, append(seeded, NoKey)); err != nil {
+		if err := CheckSpelling(flag, key, append(slices.Clip(seeded), NoKey)); err != nil {
 			return "", err
 		}
 	}

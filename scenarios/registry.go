@@ -39,13 +39,6 @@ type Scenario struct {
 	// requires exit 1, so no check can be one that never fails.
 	FailsWith []string
 
-	// Limits are the accepted extremes of the scenario's numeric and
-	// duration flags, the same bounds its Validate enforces. A test runs
-	// each flag at its Min and its Max (the others at their defaults), all
-	// at Min and all at Max, and requires the run to finish (exit 0 or 1);
-	// one step beyond a limit must be refused (exit 2).
-	Limits []Limit
-
 	// Alone marks a scenario whose metrics are wall-clock measurements: all
 	// runs it with nothing beside it, after the others.
 	Alone bool
@@ -62,6 +55,16 @@ func (s *Scenario) Group() string {
 		return fmt.Sprintf("session-%02d", s.Day)
 	}
 	return s.Family
+}
+
+// Limits are the accepted extremes of the scenario's numeric and duration
+// flags, as its Bind declares them (Flags), which its validation enforces
+// and --help shows. A test runs each flag at its Min
+// and its Max (the others at their defaults), all at Min and all at Max, and
+// requires the run to finish (exit 0 or 1); one step beyond a limit must be
+// refused (exit 2).
+func (s *Scenario) Limits() []Limit {
+	return declaredLimits(s.Bind(pflag.NewFlagSet(s.Name, pflag.ContinueOnError)))
 }
 
 // Limit is the accepted range of one flag, as flag values.

@@ -35,7 +35,7 @@ func LooksLikeBody(text string) bool {
 	title, rest, _ := strings.Cut(text, "\n")
 	underline, _, _ := strings.Cut(rest, "\n")
 	return strings.TrimSpace(title) != "" &&
-		underline == strings.Repeat("=", displayWidth(title)) &&
+		underline == strings.Repeat("=", Width(title)) &&
 		strings.Contains("\n"+rest, "\nVERDICT: ")
 }
 
@@ -60,7 +60,7 @@ type Table struct {
 func columnWidths(rule string) []int {
 	var widths []int
 	for _, seg := range strings.Split(strings.Trim(rule, "┌┐"), "┬") {
-		widths = append(widths, displayWidth(seg)-2)
+		widths = append(widths, Width(seg)-2)
 	}
 	return widths
 }

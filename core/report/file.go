@@ -65,7 +65,7 @@ func TerminalHeader(m Meta) string {
 	fmt.Fprintf(&b, "%s · started %s\n", first, m.Started.UTC().Format(time.RFC3339))
 	// A long command line (a long --report-dir) continues on the next
 	// lines, as a shell reads it.
-	b.WriteString(Labelled("command:  ", continued(oneLine(m.Command), MaxWidth-len("command:  "))))
+	b.WriteString(Labelled("command:  ", Continued(oneLine(m.Command), MaxWidth-len("command:  "), "  ")))
 	if m.Record != nil {
 		flagLines(&b, m.Record)
 	}
@@ -73,11 +73,12 @@ func TerminalHeader(m Meta) string {
 	return b.String()
 }
 
-// continued breaks a command line at spaces into lines of at most width
-// columns, each but the last ending in " \\"; a word wider than a line is
-// left whole.
-func continued(line string, width int) string {
-	lines := fill(strings.Split(line, " "), width-2, "", "  ")
+// Continued breaks a shell command line at spaces into lines of at most
+// width columns, each but the last ending in " \\" and the others starting
+// with indent, as a shell reads it; a word wider than a line is left whole.
+// The report header's command line and --help's examples use it.
+func Continued(line string, width int, indent string) string {
+	lines := fill(strings.Split(line, " "), width-2, "", indent)
 	for i := range lines[:max(len(lines)-1, 0)] {
 		lines[i] += " \\"
 	}

@@ -48,13 +48,22 @@ func JoinStrings[S ~string](ss []S) string {
 
 // Plural counts a noun: "1 call", "5 calls", "2 deliveries", "2 keys",
 // "2 batches", "3 boxes". The noun is English and singular; its last word
-// takes the plural.
-func Plural[N ~int | ~int64](n N, noun string) string {
-	count := strconv.FormatInt(int64(n), 10) + " "
-	if n == 1 {
-		return count + noun
+// takes the plural, unless many gives the plural form ("poison row
+// carries", "poison rows carry"). It is the lab's one pluraliser.
+func Plural[N ~int | ~int64](n N, noun string, many ...string) string {
+	return strconv.FormatInt(int64(n), 10) + " " + Noun(n, noun, many...)
+}
+
+// Noun is noun as Plural writes it after n, without the count: for a count
+// written another way (inspect's 1,234 rows).
+func Noun[N ~int | ~int64](n N, noun string, many ...string) string {
+	switch {
+	case n == 1:
+		return noun
+	case len(many) > 0:
+		return many[0]
 	}
-	return count + plural(noun)
+	return plural(noun)
 }
 
 func plural(noun string) string {

@@ -45,7 +45,7 @@ func TestHeaderRecordsTheRunAndReadsBack(t *testing.T) {
 		t.Errorf("terminal header shows more or less than the changed flags:\n%s", term)
 	}
 	for _, l := range strings.Split(file, "\n") {
-		if !strings.HasPrefix(l, recordLabel) && displayWidth(l) > 100 {
+		if !strings.HasPrefix(l, recordLabel) && Width(l) > 100 {
 			t.Errorf("header line wider than 100 columns: %q", l)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -52,7 +51,7 @@ func New(scenario string, kind Kind) *Report {
 
 // Title writes the report's first line, underlined.
 func (r *Report) Title(title string) {
-	fmt.Fprintf(&r.buf, "%s\n%s\n", title, strings.Repeat("=", displayWidth(title)))
+	fmt.Fprintf(&r.buf, "%s\n%s\n", title, strings.Repeat("=", Width(title)))
 }
 
 // Section starts a titled section.
@@ -360,10 +359,6 @@ func (r *Report) Result() Result {
 	checks := append([]Check{}, r.checks...)
 	return Result{Scenario: r.Scenario, Kind: r.Kind, Verdict: r.verdict, Passed: r.Passed(),
 		Checks: checks, Metrics: r.metrics}
-}
-
-func displayWidth(s string) int {
-	return utf8.RuneCountInString(s)
 }
 
 // DropSection removes the section titled title (up to the next section)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
@@ -10,8 +11,18 @@ import (
 // columns: box-drawing characters count 1, emoji 2.
 const MaxWidth = 100
 
-// Width is the display width of s in a terminal, as MaxWidth counts it.
-func Width(s string) int { return twwidth.Width(s) }
+// Width is the display width of s in a terminal, as MaxWidth counts it: a
+// CJK character or an emoji takes two columns, a box-drawing character one,
+// the same on every machine whatever its locale. It is the lab's one width:
+// titles' underlines, wrapping, inspect's columns and the width tests use it.
+func Width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return twwidth.WidthWithOptions(s, twwidth.Options{})
+		}
+	}
+	return len(s)
+}
 
 // widest is the width of the widest line of text.
 func widest(text string) int {

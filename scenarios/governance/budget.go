@@ -51,10 +51,10 @@ func (l load) drains(n int) load {
 func (f *drainFlags) withinBudget(l load) error {
 	switch {
 	case l.calls > maxCalls:
-		return fmt.Errorf("%s make more than %d emitter calls in one run, the lab's limit: lower them", f.bounds.given(f.fs), maxCalls)
+		return fmt.Errorf("%s make more than %d emitter calls in one run, the lab's limit: lower them", f.given(), maxCalls)
 	case l.span > maxSpan:
 		return fmt.Errorf("%s schedule scenario time more than %s ahead, the lab's limit: cap the backoff (--max-retry-backoff) or lower them",
-			f.bounds.given(f.fs), maxSpanText)
+			f.given(), maxSpanText)
 	}
 	return nil
 }

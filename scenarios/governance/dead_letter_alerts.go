@@ -37,22 +37,22 @@ check fails.`,
 		Example: `  outboxlab governance-dead-letter-alerts
   outboxlab governance-dead-letter-alerts --max-retry-attempts 3   # warnings at 2, dead-letters at 3`,
 		FailsWith: []string{"--verbose-alerts"},
-		Limits:    alertsBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindAlerts(fs) },
 	})
 }
 
-var alertsBounds = drainBounds()
-
 type alertsOptions struct {
+	scenarios.Declared
 	drain *drainFlags
 	// VerboseAlerts plays a careless host whose alert lines carry the payload.
 	VerboseAlerts bool
 }
 
 func bindAlerts(fs *pflag.FlagSet) *alertsOptions {
-	o := &alertsOptions{drain: bindDrainFlags(fs, emission.DefaultOptions(), alertsBounds)}
-	fs.BoolVar(&o.VerboseAlerts, "verbose-alerts", false, "a careless host: alert lines also carry the entry's payload")
+	o := &alertsOptions{}
+	f := o.Declare(fs)
+	o.drain = bindDrainFlags(f, emission.DefaultOptions())
+	f.Bool(&o.VerboseAlerts, "verbose-alerts", false, "a careless host: alert lines also carry the entry's payload")
 	return o
 }
 

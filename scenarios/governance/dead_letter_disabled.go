@@ -34,14 +34,12 @@ the run, and the check that asks for a host terminal policy fails.`,
 		Example: `  outboxlab governance-dead-letter-disabled
   outboxlab governance-dead-letter-disabled --host-review-after 11 --max-retry-attempts 3`,
 		FailsWith: []string{"--host-review-after", "0"},
-		Limits:    disabledBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindDisabled(fs) },
 	})
 }
 
-var disabledBounds = drainBounds(intBound("host-review-after", 0, 500))
-
 type disabledOptions struct {
+	scenarios.Declared
 	drain           *drainFlags
 	HostReviewAfter int
 }
@@ -49,8 +47,10 @@ type disabledOptions struct {
 func bindDisabled(fs *pflag.FlagSet) *disabledOptions {
 	def := emission.DefaultOptions()
 	def.DeadLetterOnMaxRetryAttempts = false
-	o := &disabledOptions{drain: bindDrainFlags(fs, def, disabledBounds)}
-	fs.IntVar(&o.HostReviewAfter, "host-review-after", 8, "host policy: quarantine an entry for manual review once its RetryCount reaches this (0: the host has no policy)")
+	o := &disabledOptions{}
+	f := o.Declare(fs)
+	o.drain = bindDrainFlags(f, def)
+	f.Int(&o.HostReviewAfter, "host-review-after", 8, 0, 500, "host policy: quarantine an entry for manual review once its RetryCount reaches this (0: the host has no policy)")
 	return o
 }
 

@@ -31,15 +31,12 @@ MaxRetryAttempts-th emission. Both drain modes run; the checks compare them.`,
   outboxlab governance-deferred-results --deferrals 20        # still RetryCount 0, still delivered
   outboxlab governance-deferred-results --max-retry-attempts 3 --defer-after 10s`,
 		FailsWith: []string{"--dead-letter-on-max-retry-attempts=false"},
-		Limits:    deferredBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindDeferred(fs) },
 	})
 }
 
-var deferredBounds = drainBounds(intBound("deferrals", 0, 200), intBound("pendings", 0, 200),
-	durationBound("defer-after", time.Millisecond, 24*time.Hour))
-
 type deferredOptions struct {
+	scenarios.Declared
 	drain      *drainFlags
 	Deferrals  int
 	Pendings   int
@@ -47,10 +44,12 @@ type deferredOptions struct {
 }
 
 func bindDeferred(fs *pflag.FlagSet) *deferredOptions {
-	o := &deferredOptions{drain: bindDrainFlags(fs, emission.DefaultOptions(), deferredBounds)}
-	fs.IntVar(&o.Deferrals, "deferrals", 7, "deferred results GOV-001 gets before it is delivered")
-	fs.IntVar(&o.Pendings, "pendings", 3, "pending results GOV-002 gets before it is delivered")
-	fs.DurationVar(&o.DeferAfter, "defer-after", 2*time.Second, "how long the emitter asks the drain to wait after a pending or deferred result")
+	o := &deferredOptions{}
+	f := o.Declare(fs)
+	o.drain = bindDrainFlags(f, emission.DefaultOptions())
+	f.Int(&o.Deferrals, "deferrals", 7, 0, 200, "deferred results GOV-001 gets before it is delivered")
+	f.Int(&o.Pendings, "pendings", 3, 0, 200, "pending results GOV-002 gets before it is delivered")
+	f.Duration(&o.DeferAfter, "defer-after", 2*time.Second, time.Millisecond, 24*time.Hour, "how long the emitter asks the drain to wait after a pending or deferred result")
 	return o
 }
 

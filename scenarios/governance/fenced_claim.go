@@ -34,7 +34,6 @@ safety checks fail.`,
   outboxlab governance-fenced-claim --prior-failures 4    # A's would-be dead-letter is refused too
   outboxlab governance-fenced-claim --lease 10s --slow-emit 11s`,
 		FailsWith: []string{"--claim-check=false"},
-		Limits:    staleBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, true) },
 	})
 }

@@ -86,7 +86,7 @@ func TestEveryScenarioIsRegisteredInTheFamily(t *testing.T) {
 // drives them (extremes accepted, one step beyond refused in one line).
 func TestEveryScenarioDeclaresLimits(t *testing.T) {
 	for _, n := range names {
-		if s := scenarios.Lookup(n); len(s.Limits) == 0 {
+		if s := scenarios.Lookup(n); len(s.Limits()) == 0 {
 			t.Errorf("%s declares no Limits", n)
 		}
 	}

@@ -40,7 +40,6 @@ ticket instead of the provider's receipt: the receipt check fails.`,
   outboxlab governance-host-replay --replay-batch 1         # one entry at a time
   outboxlab governance-host-replay --rejected-key none      # every incident closes`,
 		FailsWith: []string{"--close-without-receipt"},
-		Limits:    replayBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },
 	})
 }
@@ -48,10 +47,8 @@ ticket instead of the provider's receipt: the receipt check fails.`,
 // maxReplayEntries bounds --entries: every entry fails up to the threshold in the outage.
 const maxReplayEntries = 10
 
-var replayBounds = drainBounds(intBound("entries", 1, maxReplayEntries), intBound("replay-batch", 1, maxReplayEntries),
-	durationBound("review-after", time.Minute, 30*24*time.Hour), durationBound("batch-interval", 0, 24*time.Hour))
-
 type replayOptions struct {
+	scenarios.Declared
 	drain       *drainFlags
 	Entries     int
 	ReplayBatch int
@@ -68,13 +65,15 @@ type replayOptions struct {
 }
 
 func bindReplay(fs *pflag.FlagSet) *replayOptions {
-	o := &replayOptions{drain: bindDrainFlags(fs, emission.DefaultOptions(), replayBounds)}
-	fs.IntVar(&o.Entries, "entries", 5, "entries caught in the provider outage, GOV-001 onwards")
-	fs.IntVar(&o.ReplayBatch, "replay-batch", 2, "entries the host releases for replay at a time")
-	fs.StringVar(&o.RejectedKey, "rejected-key", entryKey(3), `entry whose replay the provider rejects again ("none" for none)`)
-	fs.DurationVar(&o.ReviewAfter, "review-after", time.Hour, "when, after the run starts, the host reviews and replays")
-	fs.DurationVar(&o.Interval, "batch-interval", time.Minute, "pause between two replay batches, so the provider is not flooded again")
-	fs.BoolVar(&o.CloseWithoutReceipt, "close-without-receipt", false,
+	o := &replayOptions{}
+	f := o.Declare(fs)
+	o.drain = bindDrainFlags(f, emission.DefaultOptions())
+	f.Int(&o.Entries, "entries", 5, 1, maxReplayEntries, "entries caught in the provider outage, GOV-001 onwards")
+	f.Int(&o.ReplayBatch, "replay-batch", 2, 1, maxReplayEntries, "entries the host releases for replay at a time")
+	f.String(&o.RejectedKey, "rejected-key", entryKey(3), scenarios.WordLength, `entry whose replay the provider rejects again ("none" for none)`)
+	f.Duration(&o.ReviewAfter, "review-after", time.Hour, time.Minute, 30*24*time.Hour, "when, after the run starts, the host reviews and replays")
+	f.Duration(&o.Interval, "batch-interval", time.Minute, 0, 24*time.Hour, "pause between two replay batches, so the provider is not flooded again")
+	f.Bool(&o.CloseWithoutReceipt, "close-without-receipt", false,
 		"a careless host: close every incident once its replay ran, citing the ticket instead of the provider's receipt")
 	return o
 }
@@ -91,7 +90,7 @@ func (o *replayOptions) Validate() error {
 	if o.RejectedKey != "" && !validKey(o.RejectedKey, o.Entries) {
 		// A key named on the command line must be seeded; the default key
 		// beyond a smaller --entries just means no replay is rejected.
-		if o.drain.fs.Changed("rejected-key") {
+		if o.drain.flags.FlagSet().Changed("rejected-key") {
 			return fmt.Errorf("--rejected-key %q is not a seeded entry (%s..%s)", o.RejectedKey, entryKey(1), entryKey(o.Entries))
 		}
 		o.unseededRejected, o.RejectedKey = o.RejectedKey, ""

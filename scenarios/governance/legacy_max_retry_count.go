@@ -34,19 +34,21 @@ MaxRetryCount is an ordinary retryable failure, and each dead-letters at 8 — n
   outboxlab governance-legacy-max-retry-count --max-retry-attempts 15   # GOV-003's legacy 12 does not stop it either
   outboxlab governance-legacy-max-retry-count --max-retry-attempts 5    # the record already at 5 dead-letters on its next failure`,
 		FailsWith: []string{"--dead-letter-on-max-retry-attempts=false"},
-		Limits:    legacyBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindLegacy(fs) },
 	})
 }
 
-var legacyBounds = drainBounds()
-
-type legacyOptions struct{ drain *drainFlags }
+type legacyOptions struct {
+	scenarios.Declared
+	drain *drainFlags
+}
 
 func bindLegacy(fs *pflag.FlagSet) *legacyOptions {
 	def := emission.DefaultOptions()
 	def.MaxRetryAttempts = 8
-	return &legacyOptions{drain: bindDrainFlags(fs, def, legacyBounds)}
+	o := &legacyOptions{}
+	o.drain = bindDrainFlags(o.Declare(fs), def)
+	return o
 }
 
 func (o *legacyOptions) Validate() error {

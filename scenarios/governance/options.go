@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"outboxlab/core/backoff"
 	"outboxlab/core/claim"
 	"outboxlab/core/emission"
+	"outboxlab/scenarios"
 )
 
 // optionFlag maps each GovernanceOutboxOptions field to its flag.
@@ -28,42 +27,47 @@ type drainFlags struct {
 	MaxRetryBackoff time.Duration
 	RetryCap        int
 
-	fs     *pflag.FlagSet // where the scenario's flags were parsed
-	bounds bounds         // the ranges of the scenario's numeric flags
+	flags *scenarios.Flags // the scenario's declared flags, these first
 }
 
-// bindDrainFlags registers the options with def as their defaults; scenarios
-// whose story needs another default (8 attempts, dead-letter off) say so in
-// def. bs are the ranges of all the scenario's numeric flags, checked by validate.
-func bindDrainFlags(fs *pflag.FlagSet, def emission.Options, bs bounds) *drainFlags {
-	f := &drainFlags{fs: fs, bounds: bs}
-	fs.IntVar(&f.MaxRetryAttempts, "max-retry-attempts", def.MaxRetryAttempts,
-		"MaxRetryAttempts: failed emission attempts permitted; the failure being processed counts")
-	fs.BoolVar(&f.DeadLetterOnMaxRetryAttempts, "dead-letter-on-max-retry-attempts", def.DeadLetterOnMaxRetryAttempts,
+// bindDrainFlags declares the options with def as their defaults on f,
+// before the scenario's own flags; scenarios whose story needs another
+// default (8 attempts, dead-letter off) say so in def. emission's own rule
+// for the options (Resolve) is checked first, in its own words, naming the
+// flag behind the first bad one; then the declared ranges.
+func bindDrainFlags(f *scenarios.Flags, def emission.Options) *drainFlags {
+	d := &drainFlags{flags: f}
+	f.Int(&d.MaxRetryAttempts, "max-retry-attempts", def.MaxRetryAttempts, 1, 100,
+		"MaxRetryAttempts: failed emission attempts permitted; the failure being processed counts").
+		Rule(func(int) error { return d.resolve() })
+	f.Bool(&d.DeadLetterOnMaxRetryAttempts, "dead-letter-on-max-retry-attempts", def.DeadLetterOnMaxRetryAttempts,
 		"DeadLetterOnMaxRetryAttempts: dead-letter an entry whose failed attempt reaches the threshold")
-	fs.StringVar(&f.DeadLetterReasonCode, "dead-letter-reason-code", def.DeadLetterReasonCode,
+	f.String(&d.DeadLetterReasonCode, "dead-letter-reason-code", def.DeadLetterReasonCode, scenarios.WordLength,
 		"DeadLetterReasonCode: stable provider-neutral code recorded on threshold dead-lettering")
-	fs.StringVar(&f.DeadLetterReasonMessage, "dead-letter-reason-message", def.DeadLetterReasonMessage,
+	f.String(&d.DeadLetterReasonMessage, "dead-letter-reason-message", def.DeadLetterReasonMessage, scenarios.TextLength,
 		"DeadLetterReasonMessage: stable provider-neutral reason recorded with it")
-	fs.DurationVar(&f.RetryBackoff, "retry-backoff", time.Second, "delay before the retry after the first failure; doubles each failure")
-	fs.DurationVar(&f.MaxRetryBackoff, "max-retry-backoff", time.Minute, "cap on any one retry delay (0: no cap)")
-	fs.IntVar(&f.RetryCap, "retry-cap", 12, "demo cap, with dead-lettering off only: stop the run once a live entry has failed this many times (nothing else stops it)")
-	return f
+	f.Duration(&d.RetryBackoff, "retry-backoff", time.Second, 0, 24*time.Hour, "delay before the retry after the first failure; doubles each failure")
+	f.Duration(&d.MaxRetryBackoff, "max-retry-backoff", time.Minute, 0, 24*time.Hour, "cap on any one retry delay (0: no cap)")
+	f.Int(&d.RetryCap, "retry-cap", 12, 1, 500, "demo cap, with dead-lettering off only: stop the run once a live entry has failed this many times (nothing else stops it)")
+	return d
 }
 
-// validate resolves the options exactly as the drain will, naming the flag
-// behind the first bad one, then checks every numeric flag of the scenario
-// against its declared range.
-func (f *drainFlags) validate() error {
-	if _, err := f.Options.Resolve(); err != nil {
+// resolve resolves the options exactly as the drain will, naming the flag
+// behind the first bad one.
+func (d *drainFlags) resolve() error {
+	if _, err := d.Options.Resolve(); err != nil {
 		var oe *emission.OptionError
 		if errors.As(err, &oe) {
 			return fmt.Errorf("%s: %w", optionFlag[oe.Option], err)
 		}
 		return err
 	}
-	return f.bounds.check(f.fs)
+	return nil
 }
+
+// validate checks the options (resolve) and every declared flag of the
+// scenario against its range.
+func (d *drainFlags) validate() error { return d.flags.Check() }
 
 func (f *drainFlags) backoff() backoff.Backoff {
 	return backoff.Backoff{Base: f.RetryBackoff, Cap: f.MaxRetryBackoff}

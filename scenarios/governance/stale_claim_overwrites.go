@@ -39,17 +39,14 @@ The comparison table beside it runs the AFTER design on the same interleaving.`,
 		Example: `  outboxlab governance-stale-claim-overwrites
   outboxlab governance-stale-claim-overwrites --prior-failures 4   # the late write dead-letters a delivered entry`,
 		FailsWith: []string{"--slow-emit", "20s"},
-		Limits:    staleBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, false) },
 	})
 }
 
-var staleBounds = drainBounds(durationBound("lease", time.Millisecond, 24*time.Hour),
-	durationBound("slow-emit", time.Millisecond, 24*time.Hour), intBound("prior-failures", 0, 100))
-
 // staleOptions are the pair's parameters; both scenarios take all of them,
 // since each report compares both designs on the same interleaving.
 type staleOptions struct {
+	scenarios.Declared
 	after bool // this scenario's own design is the AFTER one
 
 	drain         *drainFlags
@@ -62,12 +59,14 @@ type staleOptions struct {
 }
 
 func bindStale(fs *pflag.FlagSet, after bool) *staleOptions {
-	o := &staleOptions{after: after, drain: bindDrainFlags(fs, emission.DefaultOptions(), staleBounds), ClaimCheck: after}
-	fs.DurationVar(&o.Lease, "lease", emission.DefaultLease, "how long a claim owns the entry")
-	fs.DurationVar(&o.SlowEmit, "slow-emit", 45*time.Second, "how long worker A's provider call takes; longer than --lease reproduces the race")
-	fs.IntVar(&o.PriorFailures, "prior-failures", 0, "RetryCount GOV-001 already carries (MaxRetryAttempts-1 makes A's late failure the threshold one)")
+	o := &staleOptions{after: after, ClaimCheck: after}
+	f := o.Declare(fs)
+	o.drain = bindDrainFlags(f, emission.DefaultOptions())
+	f.Duration(&o.Lease, "lease", emission.DefaultLease, time.Millisecond, 24*time.Hour, "how long a claim owns the entry")
+	f.Duration(&o.SlowEmit, "slow-emit", 45*time.Second, time.Millisecond, 24*time.Hour, "how long worker A's provider call takes; longer than --lease reproduces the race")
+	f.Int(&o.PriorFailures, "prior-failures", 0, 0, 100, "RetryCount GOV-001 already carries (MaxRetryAttempts-1 makes A's late failure the threshold one)")
 	if after {
-		fs.BoolVar(&o.ClaimCheck, "claim-check", true, "every write carries the claim (false: this design writes by Id alone, as the BEFORE does)")
+		f.Bool(&o.ClaimCheck, "claim-check", true, "every write carries the claim (false: this design writes by Id alone, as the BEFORE does)")
 	}
 	return o
 }

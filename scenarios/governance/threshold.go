@@ -36,14 +36,12 @@ dead-letter is terminal at once. The checks compare the two modes entry by entry
   outboxlab governance-threshold --max-retry-attempts 4          # GOV-005's fourth failure is now the threshold
   outboxlab governance-threshold --dead-letter-reason-code acme.poison_message`,
 		FailsWith: []string{"--dead-letter-on-max-retry-attempts=false"},
-		Limits:    thresholdBounds.limits(),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindThreshold(fs) },
 	})
 }
 
-var thresholdBounds = drainBounds(intBound("recovering-failures", 0, 1000), intBound("panics", 0, 1000))
-
 type thresholdOptions struct {
+	scenarios.Declared
 	drain *drainFlags
 	// RecoveringFailures is how many times GOV-005 fails before it is delivered.
 	RecoveringFailures int
@@ -52,9 +50,11 @@ type thresholdOptions struct {
 }
 
 func bindThreshold(fs *pflag.FlagSet) *thresholdOptions {
-	o := &thresholdOptions{drain: bindDrainFlags(fs, emission.DefaultOptions(), thresholdBounds)}
-	fs.IntVar(&o.RecoveringFailures, "recovering-failures", 4, "failures GOV-005 suffers before it is delivered")
-	fs.IntVar(&o.Panics, "panics", 2, "times the emitter panics on GOV-004 before delivering it")
+	o := &thresholdOptions{}
+	f := o.Declare(fs)
+	o.drain = bindDrainFlags(f, emission.DefaultOptions())
+	f.Int(&o.RecoveringFailures, "recovering-failures", 4, 0, 1000, "failures GOV-005 suffers before it is delivered")
+	f.Int(&o.Panics, "panics", 2, 0, 1000, "times the emitter panics on GOV-004 before delivering it")
 	return o
 }
 

@@ -53,7 +53,6 @@ no other order behind it on its partition: the pause has nobody to stop.`,
   outboxlab ordered-block-key-not-partition --partitions 1          # one partition: a pause stops every order
   outboxlab ordered-block-key-not-partition --orders 30 --partitions 4`,
 		FailsWith: []string{"--block-key=false"},
-		Limits:    familyLimits(true),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
 			o := &blockKeyOptions{options: bindOptions(fs, PaymentReceived, false), BlockKey: true}
 			fs.BoolVar(&o.BlockKey, "block-key", true,

@@ -40,7 +40,6 @@ not reproduced (exit 1).`,
   outboxlab ordered-crash-cascade --failing-message PaymentReceived   # the shipment throws "not Paid"
   outboxlab ordered-crash-cascade --max-attempts 5                    # more wasted attempts, longer stalls`,
 		FailsWith: []string{"--failing-message=OrderShipped"},
-		Limits:    familyLimits(false),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
 			return &cascadeOptions{options: bindWithoutFix(fs, OrderPlaced), RememberPoisoned: true}
 		},

@@ -30,7 +30,6 @@ Switch the check off with --depends-on=false to watch the orphans come back.`,
   outboxlab ordered-depends-on --failing-message PaymentReceived
   outboxlab ordered-depends-on --partitions 1 --max-attempts 5`,
 		FailsWith: []string{"--depends-on=false"},
-		Limits:    familyLimits(true),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindOrphan(fs, true) },
 	})
 }

@@ -3,7 +3,6 @@ package ordered
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 // options are the parameters every scenario of the family takes.
 type options struct {
+	scenarios.Declared
 	Orders         int
 	Partitions     int
 	FailingOrder   int
@@ -26,45 +26,53 @@ type options struct {
 	cancelled bool // the failing order's stream ends in OrderCancelled (set by the scenario)
 }
 
-// bindOptions registers the family's flags; failing is the scenario's
-// default failing message type.
+// The family's bounds and defaults, as bindFamily declares them.
+const (
+	defaultOrders   = 8
+	minOrders       = 2 // the failing order and at least one other, whose flow is the point
+	maxOrders       = 99
+	maxPartitions   = 16
+	maxAttempts     = 10
+	maxBaseBackoff  = time.Minute
+	defaultFixAfter = 5 * time.Minute
+	minFixAfter     = time.Millisecond
+	maxFixAfter     = 24 * time.Hour
+)
+
+// bindOptions declares the family's flags; failing is the scenario's
+// default failing message type. --failing-order's range follows --orders
+// (the produced orders); its declared range is the one at the default
+// --orders.
 func bindOptions(fs *pflag.FlagSet, failing string, cancelled bool) *options {
-	o := &options{cancelled: cancelled}
-	fs.IntVar(&o.Orders, "orders", defaultOrders, "orders to produce, numbered from 41 (each with three messages on its own key)")
-	fs.IntVar(&o.Partitions, "partitions", 3, "partitions of the log; an order's messages go to partition (order id mod partitions)")
-	fs.IntVar(&o.FailingOrder, "failing-order", 42, "the order whose message the handler bug hits")
-	fs.StringVar(&o.FailingMessage, "failing-message", failing,
-		"the message type that fails for the failing order until the fix: "+strings.Join(stream(cancelled), ", "))
-	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "attempts a record gets, retried in place with backoff, before it is contained")
-	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "wait after the first failed attempt; doubles each attempt")
-	fs.DurationVar(&o.FixAfter, "fix-after", 5*time.Minute, "how long after the consumer goes idle the fix is deployed")
-	return o
+	return bindFamily(fs, failing, cancelled, true)
 }
 
-// bindWithoutFix registers the family's flags for a scenario whose run ends
+// bindWithoutFix declares the family's flags for a scenario whose run ends
 // before any fix: it has no --fix-after.
 func bindWithoutFix(fs *pflag.FlagSet, failing string) *options {
-	scratch := pflag.NewFlagSet("", pflag.ContinueOnError)
-	o := bindOptions(scratch, failing, false)
-	scratch.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "fix-after" {
-			fs.AddFlag(f)
-		}
-	})
-	return o
+	return bindFamily(fs, failing, false, false)
 }
 
-// The bounds Validate enforces, and Limits declares, for the family's flags.
-const (
-	defaultOrders  = 8
-	minOrders      = 2 // the failing order and at least one other, whose flow is the point
-	maxOrders      = 99
-	maxPartitions  = 16
-	maxAttempts    = 10
-	maxBaseBackoff = time.Minute
-	minFixAfter    = time.Millisecond
-	maxFixAfter    = 24 * time.Hour
-)
+func bindFamily(fs *pflag.FlagSet, failing string, cancelled, withFix bool) *options {
+	o := &options{cancelled: cancelled, FixAfter: defaultFixAfter}
+	f := o.Declare(fs)
+	f.Int(&o.Orders, "orders", defaultOrders, minOrders, maxOrders,
+		"orders to produce, numbered from 41 (each with three messages on its own key)").
+		Because("the failing order and at least one other")
+	f.Int(&o.Partitions, "partitions", 3, 1, maxPartitions, "partitions of the log; an order's messages go to partition (order id mod partitions)")
+	f.Int(&o.FailingOrder, "failing-order", 42, firstOrder, firstOrder+defaultOrders-1, "the order whose message the handler bug hits").
+		Within(func() (int, int) { return firstOrder, firstOrder + o.Orders - 1 }, func(v, lo, hi int) error {
+			return fmt.Errorf("--failing-order %d is not a produced order (%d..%d)", v, lo, hi)
+		})
+	f.String(&o.FailingMessage, "failing-message", failing, scenarios.WordLength,
+		"the message type that fails for the failing order until the fix: "+strings.Join(stream(cancelled), ", "))
+	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, maxAttempts, "attempts a record gets, retried in place with backoff, before it is contained")
+	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, maxBaseBackoff, "wait after the first failed attempt; doubles each attempt")
+	if withFix {
+		f.Duration(&o.FixAfter, "fix-after", defaultFixAfter, minFixAfter, maxFixAfter, "how long after the consumer goes idle the fix is deployed")
+	}
+	return o
+}
 
 // The work budget of one run, computed from the flags. Within the flags'
 // bounds no run comes near it (99 orders and 10 attempts allow 3,664 steps a
@@ -75,49 +83,17 @@ const (
 	maxSpan       = 7 * 24 * time.Hour
 )
 
-// familyLimits are the accepted extremes of the family's numeric and
-// duration flags; withFix adds --fix-after. --failing-order's upper bound
-// follows --orders (the last produced order); declared here is its value
-// at the default --orders.
-func familyLimits(withFix bool) []scenarios.Limit {
-	l := []scenarios.Limit{
-		{Flag: "orders", Min: strconv.Itoa(minOrders), Max: strconv.Itoa(maxOrders)},
-		{Flag: "partitions", Min: "1", Max: strconv.Itoa(maxPartitions)},
-		{Flag: "failing-order", Min: strconv.Itoa(firstOrder), Max: strconv.Itoa(firstOrder + defaultOrders - 1)},
-		{Flag: "max-attempts", Min: "1", Max: strconv.Itoa(maxAttempts)},
-		{Flag: "base-backoff", Min: "0s", Max: maxBaseBackoff.String()},
-	}
-	if withFix {
-		l = append(l, scenarios.Limit{Flag: "fix-after", Min: minFixAfter.String(), Max: maxFixAfter.String()})
-	}
-	return l
-}
-
+// Validate checks the declared ranges, then the rules between flags.
 func (o *options) Validate() error {
-	last := firstOrder + o.Orders - 1
+	if err := o.CheckDeclared(); err != nil {
+		return err
+	}
 	if err := scenarios.CheckSpelling("failing-message", o.FailingMessage, stream(o.cancelled)); err != nil {
 		return err
 	}
-	switch {
-	case o.Orders < minOrders || o.Orders > maxOrders:
-		return fmt.Errorf("--orders must be between %d and %d (the failing order and at least one other), got %d", minOrders, maxOrders, o.Orders)
-	case o.Partitions < 1 || o.Partitions > maxPartitions:
-		return fmt.Errorf("--partitions must be between 1 and %d, got %d", maxPartitions, o.Partitions)
-	case o.FailingOrder < firstOrder || o.FailingOrder > last:
-		return fmt.Errorf("--failing-order %d is not a produced order (%d..%d)", o.FailingOrder, firstOrder, last)
-	case !slices.Contains(stream(o.cancelled), o.FailingMessage):
+	if !slices.Contains(stream(o.cancelled), o.FailingMessage) {
 		return fmt.Errorf("--failing-message %q is not in order %d's stream (%s)",
 			o.FailingMessage, o.FailingOrder, strings.Join(stream(o.cancelled), ", "))
-	case o.MaxAttempts < 1 || o.MaxAttempts > maxAttempts:
-		return fmt.Errorf("--max-attempts must be between 1 and %d, got %d", maxAttempts, o.MaxAttempts)
-	case o.BaseBackoff < 0 || o.BaseBackoff > maxBaseBackoff:
-		return fmt.Errorf("--base-backoff must be between 0s and %s, got %s", maxBaseBackoff, o.BaseBackoff)
-	case o.BaseBackoff%time.Millisecond != 0:
-		return fmt.Errorf("--base-backoff must be a whole number of milliseconds, got %s", o.BaseBackoff)
-	case o.FixAfter < minFixAfter || o.FixAfter > maxFixAfter:
-		return fmt.Errorf("--fix-after must be between %s and %s, got %s", minFixAfter, maxFixAfter, o.FixAfter)
-	case o.FixAfter%time.Millisecond != 0:
-		return fmt.Errorf("--fix-after must be a whole number of milliseconds, got %s", o.FixAfter)
 	}
 	return o.withinBudget()
 }

@@ -63,10 +63,10 @@ func TestValidate(t *testing.T) {
 func TestLimitsAreWhatValidateEnforces(t *testing.T) {
 	for _, name := range names {
 		s := scenarios.Lookup(name)
-		if len(s.Limits) == 0 {
+		if len(s.Limits()) == 0 {
 			t.Errorf("%s declares no limits", name)
 		}
-		for _, l := range s.Limits {
+		for _, l := range s.Limits() {
 			beyondMin, beyondMax := stepBeyond(t, l.Min, -1), stepBeyond(t, l.Max, +1)
 			for _, v := range []string{l.Min, l.Max} {
 				if err := scenariotest.Bind(t, name, "--"+l.Flag, v).Validate(); err != nil {

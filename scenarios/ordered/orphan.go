@@ -47,7 +47,6 @@ failure was not reproduced (exit 1).`,
   outboxlab ordered-orphan --failing-message PaymentReceived   # the shipment runs without its payment
   outboxlab ordered-orphan --partitions 1 --orders 4          # one lane for everything`,
 		FailsWith: []string{"--failing-message=OrderShipped"},
-		Limits:    familyLimits(true),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindOrphan(fs, false) },
 	})
 }

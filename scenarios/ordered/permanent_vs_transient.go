@@ -3,7 +3,6 @@ package ordered
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -42,13 +41,11 @@ one uses all its attempts and the checks fail (exit 1). So does
   outboxlab ordered-permanent-vs-transient --max-attempts 5 --base-backoff 1s
   outboxlab ordered-permanent-vs-transient --transient-failures 3   # more than the retries cure`,
 		FailsWith: []string{"--classify=false"},
-		Limits: append(familyLimits(true),
-			scenarios.Limit{Flag: "transient-failures", Min: "1", Max: strconv.Itoa(maxTransientFailures)}),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
 			o := &permanentOptions{options: bindOptions(fs, PaymentReceived, false), Classify: true}
 			fs.BoolVar(&o.Classify, "classify", true,
 				"the second run dead-letters a permanent failure at once (false: it retries every failure)")
-			fs.IntVar(&o.TransientFailures, "transient-failures", 2,
+			o.Declarations().Int(&o.TransientFailures, "transient-failures", 2, 1, maxTransientFailures,
 				"times the other order's record times out before it passes")
 			return o
 		},
@@ -59,13 +56,6 @@ type permanentOptions struct {
 	*options
 	Classify          bool
 	TransientFailures int
-}
-
-func (o *permanentOptions) Validate() error {
-	if o.TransientFailures < 1 || o.TransientFailures > maxTransientFailures {
-		return fmt.Errorf("--transient-failures must be between 1 and %d, got %d", maxTransientFailures, o.TransientFailures)
-	}
-	return o.options.Validate()
 }
 
 func (o *permanentOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {

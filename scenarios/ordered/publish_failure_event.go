@@ -38,7 +38,6 @@ listens, hears nothing, and the checks fail (exit 1).`,
   outboxlab ordered-publish-failure-event --failing-message OrderPlaced   # OrderPlacementFailed instead
   outboxlab ordered-publish-failure-event --failing-order 47 --partitions 2`,
 		FailsWith: []string{"--publish=false"},
-		Limits:    familyLimits(true),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
 			o := &failureEventOptions{options: bindOptions(fs, PaymentReceived, false), Publish: true}
 			fs.BoolVar(&o.Publish, "publish", true,

@@ -32,7 +32,6 @@ dead-letters, the cascade comes back and the checks fail (exit 1).`,
   outboxlab ordered-remember-poisoned-ids --failing-message PaymentReceived
   outboxlab ordered-remember-poisoned-ids --orders 20 --partitions 4 --failing-order 50`,
 		FailsWith: []string{"--remember-poisoned=false"},
-		Limits:    familyLimits(true),
 		Bind: func(fs *pflag.FlagSet) scenarios.Options {
 			o := &cascadeOptions{options: bindOptions(fs, OrderPlaced, false), after: true, RememberPoisoned: true}
 			fs.BoolVar(&o.RememberPoisoned, "remember-poisoned", true,

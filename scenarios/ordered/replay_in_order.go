@@ -33,7 +33,6 @@ Cancelled, as in an in-order run.
   outboxlab ordered-replay-in-order --failing-message OrderPlaced   # replays 1, 2, 3
   outboxlab ordered-replay-in-order --failing-order 45 --fix-after 1h`,
 		FailsWith: []string{"--idempotent=false"},
-		Limits:    familyLimits(true),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, true) },
 	})
 }

@@ -39,7 +39,6 @@ order right: the checks say the corruption was not reproduced (exit 1).`,
   outboxlab ordered-silent-corruption --failing-message OrderPlaced    # the cancel finds no order at all
   outboxlab ordered-silent-corruption --failing-order 45 --orders 10`,
 		FailsWith: []string{"--failing-message=OrderCancelled"},
-		Limits:    familyLimits(true),
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, false) },
 	})
 }

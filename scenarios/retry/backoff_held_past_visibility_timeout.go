@@ -34,7 +34,6 @@ The comparison table beside it runs the AFTER design on the same seeded data.`,
   outboxlab backoff-held-past-visibility-timeout --consumers 5`,
 		// A lease longer than every held backoff: no second consumer takes a message over.
 		FailsWith: []string{"--visibility-timeout", "10m"},
-		Limits:    visibilityLimits,
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
 	})
 }

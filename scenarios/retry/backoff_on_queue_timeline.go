@@ -35,7 +35,6 @@ Make the visibility timeout shorter than a hanging send to watch the checks catc
   outboxlab backoff-on-queue-timeline --visibility-timeout 20s   # shorter than a hang: exit 1`,
 		// The AFTER design switched off: its consumers hold the message through the backoff.
 		FailsWith: []string{"--backoff-on-queue=false"},
-		Limits:    visibilityLimits,
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
 	})
 }

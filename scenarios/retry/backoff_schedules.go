@@ -37,21 +37,13 @@ cap keeps exponential backoff from thinning out without bound.`,
   outboxlab backoff-schedules --budget 1m --fixed 500ms  # a shorter budget, a faster fixed interval`,
 		// A budget shorter than the fixed interval: not one fixed wait fits in it.
 		FailsWith: []string{"--budget", "1s"},
-		// --cap may not be below --base: its minimum is --base's default, and
-		// --base's maximum is --cap's default.
-		Limits: []scenarios.Limit{
-			{Flag: "base", Min: "1ms", Max: "30s"},
-			{Flag: "cap", Min: "500ms", Max: "24h"},
-			{Flag: "fixed", Min: "1ms", Max: "1h"},
-			{Flag: "attempts", Min: "1", Max: "20"},
-			{Flag: "budget", Min: "1ms", Max: "24h"},
-		},
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindSchedules(fs) },
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSchedules(fs) },
 	})
 }
 
 // schedulesOptions are the experiment's parameters; the defaults are the course's.
 type schedulesOptions struct {
+	scenarios.Declared
 	Base     time.Duration
 	Cap      time.Duration
 	Fixed    time.Duration
@@ -59,13 +51,19 @@ type schedulesOptions struct {
 	Budget   time.Duration
 }
 
+// bindSchedules declares the flags. --cap may not be below --base: its
+// declared minimum is --base's default, and --base's maximum is --cap's
+// default (backoffCap).
 func bindSchedules(fs *pflag.FlagSet) *schedulesOptions {
 	o := &schedulesOptions{}
-	fs.DurationVar(&o.Base, "base", 500*time.Millisecond, "exponential: wait after the first failed attempt; doubles each attempt (whole ms)")
-	fs.DurationVar(&o.Cap, "cap", 30*time.Second, "exponential + cap: upper bound on any wait (whole ms)")
-	fs.DurationVar(&o.Fixed, "fixed", 2*time.Second, "fixed: the wait after every failed attempt (whole ms)")
-	fs.IntVar(&o.Attempts, "attempts", 8, "failed attempts whose waits the first table shows")
-	fs.DurationVar(&o.Budget, "budget", 5*time.Minute, "time budget the second table fits attempts into (whole ms)")
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Attempts, "attempts", 8, 1, 20, "failed attempts whose waits the first table shows")
+	base := f.Duration(&o.Base, "base", 500*time.Millisecond, time.Millisecond, 30*time.Second,
+		"exponential: wait after the first failed attempt; doubles each attempt (whole ms)")
+	ceiling := f.Duration(&o.Cap, "cap", 30*time.Second, 500*time.Millisecond, 24*time.Hour, "exponential + cap: upper bound on any wait (whole ms)")
+	backoffCap{"base", "cap", &o.Base, &o.Cap}.relate(base, ceiling, time.Millisecond, time.Hour, time.Millisecond, 24*time.Hour)
+	f.Duration(&o.Fixed, "fixed", 2*time.Second, time.Millisecond, time.Hour, "fixed: the wait after every failed attempt (whole ms)")
+	f.Duration(&o.Budget, "budget", 5*time.Minute, time.Millisecond, 24*time.Hour, "time budget the second table fits attempts into (whole ms)")
 	return o
 }
 
@@ -76,16 +74,7 @@ const fitLimit = 1000
 // the worker, and four budget loops of at most fitLimit steps, whatever the
 // durations; the longest wait, 1 h × 2^19, is some 60 years of scenario time,
 // well inside time.Time and time.Duration.
-func (o *schedulesOptions) Validate() error {
-	return firstError(
-		intIn("--attempts", o.Attempts, 1, 20),
-		millisIn("--base", o.Base, time.Millisecond, time.Hour),
-		capNotBelowBase("--cap", o.Cap, "--base", o.Base),
-		millisIn("--cap", o.Cap, time.Millisecond, 24*time.Hour),
-		millisIn("--fixed", o.Fixed, time.Millisecond, time.Hour),
-		millisIn("--budget", o.Budget, time.Millisecond, 24*time.Hour),
-	)
-}
+func (o *schedulesOptions) Validate() error { return o.CheckDeclared() }
 
 // schedule is one of the four backoff schedules, as the engine's Backoff.
 type schedule struct {

@@ -22,7 +22,7 @@ func TestBackoffSchedulesValidate(t *testing.T) {
 		{[]string{"--cap", "499ms"}, "--cap 499ms is below --base 500ms"},
 		{[]string{"--attempts", "0"}, "--attempts must be between 1 and 20, got 0"},
 		{[]string{"--attempts", "21"}, "--attempts must be between 1 and 20, got 21"},
-		{[]string{"--base", "0s"}, "--base must be between 1ms and 1h0m0s, got 0s"},
+		{[]string{"--base", "0s"}, "--base must be between 1ms and 30s, got 0s"},
 		{[]string{"--fixed", "2500us"}, "--fixed must be a whole number of milliseconds, got 2.5ms"},
 		{[]string{"--budget", "25h"}, "--budget must be between 1ms and 24h0m0s, got 25h0m0s"},
 		{[]string{"--cap", "100ms"}, "--cap 100ms is below --base 500ms"},

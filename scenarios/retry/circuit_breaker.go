@@ -38,7 +38,6 @@ checks say so.`,
   outboxlab circuit-breaker --cooldown 5s     # probes too often: a probe message dead-lettered`,
 		// The breaker switched off: the consumer retries into the down gateway.
 		FailsWith: []string{"--breaker=false"},
-		Limits:    stormLimits,
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, true) },
 	})
 }

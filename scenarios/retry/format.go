@@ -6,7 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"outboxlab/core/report"
+	"outboxlab/scenarios"
 )
 
 // firstError is the first of errs that is not nil: a Validate lists its
@@ -20,32 +23,47 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// intIn checks that an integer flag is within [lo, hi].
-func intIn[N ~int | ~int64](name string, v, lo, hi N) error {
-	if v < lo || v > hi {
-		return fmt.Errorf("%s must be between %d and %d, got %d", name, lo, hi, v)
-	}
-	return nil
+// declareOn starts a scenario's declarations on fs. The family's --help
+// writes a duration limit as a person types it (1h), its refusals as Go
+// does (1h0m0s).
+func declareOn(d *scenarios.Declared, fs *pflag.FlagSet) *scenarios.Flags {
+	f := d.Declare(fs)
+	f.HelpDuration = scenarios.CompactDuration
+	return f
 }
 
-// millisIn checks that a duration flag is within [lo, hi] and a whole number
-// of milliseconds: the course's scripts compute in integer milliseconds.
-func millisIn(name string, v, lo, hi time.Duration) error {
-	switch {
-	case v < lo || v > hi:
-		return fmt.Errorf("%s must be between %s and %s, got %s", name, lo, hi, v)
-	case v%time.Millisecond != 0:
-		return fmt.Errorf("%s must be a whole number of milliseconds, got %s", name, v)
-	}
-	return nil
+// backoffCap relates a base delay and the cap on it, both declared: the cap
+// may not be below the base. Each one's declared range is the one at the
+// other's default (the cap down to the base's default, the base up to the
+// cap's default), which --help shows; past it, up to baseMax and down to
+// the cap's own minimum, a value is accepted as long as the cap is not
+// below the base, and one that is is refused in those words.
+type backoffCap struct {
+	baseFlag, capFlag string
+	base, ceiling     *time.Duration
 }
 
-// capNotBelowBase checks that a cap flag is not below the base it caps.
-func capNotBelowBase(capFlag string, ceiling time.Duration, baseFlag string, base time.Duration) error {
-	if ceiling < base {
-		return fmt.Errorf("%s %s is below %s %s", capFlag, ceiling, baseFlag, base)
-	}
-	return nil
+func (b backoffCap) refusal() error {
+	return fmt.Errorf("--%s %s is below --%s %s", b.capFlag, *b.ceiling, b.baseFlag, *b.base)
+}
+
+// relate makes base and ceiling follow each other; baseMax and capMin are
+// their bounds whatever the other flag says.
+func (b backoffCap) relate(base, ceiling *scenarios.Ranged[time.Duration], baseMin, baseMax, capMin, capMax time.Duration) {
+	base.Within(func() (time.Duration, time.Duration) { return baseMin, min(baseMax, max(*b.ceiling, baseMin)) },
+		func(v, _, _ time.Duration) error {
+			if v >= baseMin && v <= baseMax {
+				return b.refusal()
+			}
+			return nil
+		})
+	ceiling.Within(func() (time.Duration, time.Duration) { return max(capMin, min(*b.base, capMax)), capMax },
+		func(v, _, _ time.Duration) error {
+			if v < *b.base && v <= capMax {
+				return b.refusal()
+			}
+			return nil
+		})
 }
 
 func joinMillis(ds []time.Duration) string {

@@ -41,22 +41,13 @@ experiment is arithmetic on schedules: it writes no database.`,
   outboxlab jitter-wave --cap 2s --attempts 8        # a low cap squeezes decorrelated jitter`,
 		// One consumer is no crowd: no jitter can lower the peak of retries that are all its own.
 		FailsWith: []string{"--consumers", "1"},
-		// --cap may not be below --base: its minimum is --base's default, and
-		// --base's maximum is --cap's default.
-		Limits: []scenarios.Limit{
-			{Flag: "consumers", Min: "1", Max: "10000"},
-			{Flag: "attempts", Min: "1", Max: "50"},
-			{Flag: "bucket", Min: "1ms", Max: "1h"},
-			{Flag: "base", Min: "1ms", Max: "30s"},
-			{Flag: "cap", Min: "500ms", Max: "1h"},
-			{Flag: "seed", Min: "0", Max: "9007199254740991"},
-		},
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindJitterWave(fs) },
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindJitterWave(fs) },
 	})
 }
 
 // jitterWaveOptions are the experiment's parameters; the defaults are the course's.
 type jitterWaveOptions struct {
+	scenarios.Declared
 	Consumers int
 	Attempts  int
 	Bucket    time.Duration
@@ -65,14 +56,20 @@ type jitterWaveOptions struct {
 	Seed      int64
 }
 
+// bindJitterWave declares the flags. --cap may not be below --base: its
+// declared minimum is --base's default, and --base's maximum is --cap's
+// default (backoffCap).
 func bindJitterWave(fs *pflag.FlagSet) *jitterWaveOptions {
 	o := &jitterWaveOptions{}
-	fs.IntVar(&o.Consumers, "consumers", 200, "consumers that fail at the same instant")
-	fs.IntVar(&o.Attempts, "attempts", 4, "retries per consumer")
-	fs.DurationVar(&o.Bucket, "bucket", 100*time.Millisecond, "width of the buckets retries are counted in (whole ms)")
-	fs.DurationVar(&o.Base, "base", 500*time.Millisecond, "backoff before the first retry; doubles each retry (whole ms)")
-	fs.DurationVar(&o.Cap, "cap", 30*time.Second, "upper bound on any wait (whole ms)")
-	fs.Int64Var(&o.Seed, "seed", 20250720, "seed of the fixed-seed generator (0 to 2^53-1)")
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Consumers, "consumers", 200, 1, jitterMaxConsumers, "consumers that fail at the same instant")
+	f.Int(&o.Attempts, "attempts", 4, 1, jitterMaxAttempts, "retries per consumer")
+	f.Int64(&o.Seed, "seed", 20250720, 0, jsrand.MaxSeed, "seed of the fixed-seed generator (0 to 2^53-1)")
+	f.Duration(&o.Bucket, "bucket", 100*time.Millisecond, time.Millisecond, time.Hour, "width of the buckets retries are counted in (whole ms)")
+	base := f.Duration(&o.Base, "base", 500*time.Millisecond, time.Millisecond, 30*time.Second,
+		"backoff before the first retry; doubles each retry (whole ms)")
+	ceiling := f.Duration(&o.Cap, "cap", 30*time.Second, 500*time.Millisecond, time.Hour, "upper bound on any wait (whole ms)")
+	backoffCap{"base", "cap", &o.Base, &o.Cap}.relate(base, ceiling, time.Millisecond, time.Hour, time.Millisecond, time.Hour)
 	return o
 }
 
@@ -85,17 +82,7 @@ const (
 	jitterMaxAttempts  = 50
 )
 
-func (o *jitterWaveOptions) Validate() error {
-	return firstError(
-		intIn("--consumers", o.Consumers, 1, jitterMaxConsumers),
-		intIn("--attempts", o.Attempts, 1, jitterMaxAttempts),
-		intIn("--seed", o.Seed, 0, jsrand.MaxSeed),
-		millisIn("--bucket", o.Bucket, time.Millisecond, time.Hour),
-		millisIn("--base", o.Base, time.Millisecond, time.Hour),
-		capNotBelowBase("--cap", o.Cap, "--base", o.Base),
-		millisIn("--cap", o.Cap, time.Millisecond, time.Hour),
-	)
-}
+func (o *jitterWaveOptions) Validate() error { return o.CheckDeclared() }
 
 // Run computes each mode's wave with the lab's jitter, then runs the course's
 // loop again, written apart, for the checks to read: the table is the lab's,

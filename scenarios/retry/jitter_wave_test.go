@@ -20,7 +20,7 @@ func TestJitterWaveValidate(t *testing.T) {
 		{[]string{"--seed", "-1"}, "--seed must be between 0 and 9007199254740991, got -1"},
 		{[]string{"--bucket", "0s"}, "--bucket must be between 1ms and 1h0m0s, got 0s"},
 		{[]string{"--base", "1.5ms"}, "--base must be a whole number of milliseconds, got 1.5ms"},
-		{[]string{"--cap", "2h"}, "--cap must be between 1ms and 1h0m0s, got 2h0m0s"},
+		{[]string{"--cap", "2h"}, "--cap must be between 500ms and 1h0m0s, got 2h0m0s"},
 		{[]string{"--cap", "400ms"}, "--cap 400ms is below --base 500ms"},
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -40,18 +39,14 @@ handler runs) and how the child processes exited.`,
   outboxlab poison-body-validation --malformed 1,4 --threshold 5
   outboxlab poison-body-validation --validate=false   # no validation: the checks fail`,
 		FailsWith: []string{"--validate=false"},
-		Limits: []scenarios.Limit{
-			{Flag: "messages", Min: "3", Max: "100"},
-			{Flag: "threshold", Min: "2", Max: "100"},
-			{Flag: "max-restarts", Min: "1", Max: strconv.Itoa(maxLifetimes)},
-		},
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindBody(fs) },
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindBody(fs) },
 	})
 }
 
 // bodyOptions are the experiment's parameters; the queue's defaults are
 // poison-counter's.
 type bodyOptions struct {
+	scenarios.Declared
 	Messages    int
 	Malformed   []int
 	Threshold   int
@@ -59,13 +54,17 @@ type bodyOptions struct {
 	CheckBody   bool
 }
 
+// bindBody declares the flags; --messages is poison-counter's. A threshold
+// of 1 dead-letters every message on its first delivery: nothing would be
+// left for validation to spare, so --threshold starts at 2.
 func bindBody(fs *pflag.FlagSet) *bodyOptions {
 	o := &bodyOptions{}
-	fs.IntVar(&o.Messages, "messages", 5, "notifications in the queue, NTF-001 onwards")
+	f := declareOn(&o.Declared, fs)
+	declareMessages(f, &o.Messages)
 	fs.IntSliceVar(&o.Malformed, "malformed", []int{3}, "numbers of the messages whose body is malformed (comma list)")
-	fs.IntVar(&o.Threshold, "threshold", 3, "attempts after which a message is dead-lettered (counted at delivery)")
-	fs.IntVar(&o.MaxRestarts, "max-restarts", 12, "process lifetimes the supervisor starts at most, per run")
-	fs.BoolVar(&o.CheckBody, "validate", true, "validate each body at delivery, before the handler (false: the counter alone)")
+	f.Int(&o.Threshold, "threshold", 3, 2, 100, "attempts after which a message is dead-lettered (counted at delivery)")
+	f.Int(&o.MaxRestarts, "max-restarts", 12, 1, maxLifetimes, "process lifetimes the supervisor starts at most, per run")
+	f.Bool(&o.CheckBody, "validate", true, "validate each body at delivery, before the handler (false: the counter alone)")
 	return o
 }
 
@@ -74,14 +73,7 @@ func (o *bodyOptions) Validate() error {
 	if len(o.Malformed) == 0 {
 		none = errors.New("--malformed needs at least one message number")
 	}
-	if err := firstError(
-		intIn("--messages", o.Messages, 1, 100),
-		none,
-		// A threshold of 1 dead-letters every message on its first delivery:
-		// nothing would be left for validation to spare.
-		intIn("--threshold", o.Threshold, 2, 100),
-		intIn("--max-restarts", o.MaxRestarts, 1, maxLifetimes),
-	); err != nil {
+	if err := firstError(o.CheckDeclared(), none); err != nil {
 		return err
 	}
 	seen := map[int]bool{}

@@ -46,19 +46,13 @@ and print the course's table from what those databases hold.`,
   outboxlab poison-counter --threshold 1                 # every message dead-lettered unprocessed`,
 		// Too few restarts: the at-delivery run cannot reach the threshold before the bound.
 		FailsWith: []string{"--max-restarts", "2"},
-		// --lethal is a list of message numbers within --messages, not a range;
-		// with its default, 3, --messages goes down to 3 (1 with --lethal 1).
-		Limits: []scenarios.Limit{
-			{Flag: "messages", Min: "3", Max: "100"},
-			{Flag: "threshold", Min: "1", Max: "100"},
-			{Flag: "max-restarts", Min: "1", Max: strconv.Itoa(maxLifetimes)},
-		},
-		Bind: func(fs *pflag.FlagSet) scenarios.Options { return bindPoison(fs) },
+		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindPoison(fs) },
 	})
 }
 
 // poisonOptions are the experiment's parameters; the defaults are the course's.
 type poisonOptions struct {
+	scenarios.Declared
 	Messages    int
 	Lethal      []int
 	Threshold   int
@@ -69,13 +63,25 @@ type poisonOptions struct {
 	malformed []int
 }
 
+// bindPoison declares the flags. --lethal is a list of message numbers
+// within --messages, not a range; with its default, 3, --messages goes down
+// to 3, which --help shows (1 with --lethal 1: Validate refuses a smaller
+// one through --lethal).
 func bindPoison(fs *pflag.FlagSet) *poisonOptions {
 	o := &poisonOptions{}
-	fs.IntVar(&o.Messages, "messages", 5, "notifications in the queue, NTF-001 onwards")
+	f := declareOn(&o.Declared, fs)
+	declareMessages(f, &o.Messages)
 	fs.IntSliceVar(&o.Lethal, "lethal", []int{3}, "numbers of the messages whose handling kills the consumer process (comma list)")
-	fs.IntVar(&o.Threshold, "threshold", 3, "attempts after which a message is dead-lettered")
-	fs.IntVar(&o.MaxRestarts, "max-restarts", 12, "process lifetimes the supervisor starts at most (the run's upper bound)")
+	f.Int(&o.Threshold, "threshold", 3, 1, 100, "attempts after which a message is dead-lettered")
+	f.Int(&o.MaxRestarts, "max-restarts", 12, 1, maxLifetimes, "process lifetimes the supervisor starts at most (the run's upper bound)")
 	return o
+}
+
+// declareMessages declares --messages, NTF-001 onwards: 3..100 at the
+// default list of poison messages (message 3), 1..100 whatever it is.
+func declareMessages(f *scenarios.Flags, p *int) {
+	f.Int(p, "messages", 5, 3, 100, "notifications in the queue, NTF-001 onwards").
+		Within(func() (int, int) { return 1, 100 }, nil)
 }
 
 // maxLifetimes bounds --max-restarts. The run starts at most twice that many
@@ -89,12 +95,7 @@ func (o *poisonOptions) Validate() error {
 	if len(o.Lethal) == 0 {
 		noLethal = errors.New("--lethal needs at least one message number")
 	}
-	if err := firstError(
-		intIn("--messages", o.Messages, 1, 100),
-		noLethal,
-		intIn("--threshold", o.Threshold, 1, 100),
-		intIn("--max-restarts", o.MaxRestarts, 1, maxLifetimes),
-	); err != nil {
+	if err := firstError(o.CheckDeclared(), noLethal); err != nil {
 		return err
 	}
 	seen := map[int]bool{}

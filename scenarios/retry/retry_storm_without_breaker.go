@@ -30,7 +30,6 @@ The comparison table beside it runs the AFTER design on the same seeded data.`,
   outboxlab retry-storm-without-breaker --messages 60     # 275 calls into the down gateway`,
 		// Enough attempts to outlast the outage: the storm, but no dead letters.
 		FailsWith: []string{"--max-attempts", "20"},
-		Limits:    stormLimits,
 		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStorm(fs, false) },
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -22,6 +21,7 @@ import (
 // stormOptions are the pair's parameters. Both scenarios take all of them,
 // because each report compares both designs on the same seed.
 type stormOptions struct {
+	scenarios.Declared
 	after bool // this scenario's own design is the AFTER one
 
 	Messages       int
@@ -37,17 +37,29 @@ type stormOptions struct {
 	verbose bool // every message in the per-message table (--verbose)
 }
 
+// bindStorm declares the pair's flags. --max-backoff may not be below
+// --base-backoff: its declared minimum is --base-backoff's default, and
+// --base-backoff's maximum is --max-backoff's default (backoffCap).
 func bindStorm(fs *pflag.FlagSet, after bool) *stormOptions {
 	o := &stormOptions{after: after}
-	fs.IntVar(&o.Messages, "messages", 30, "notifications in the outbox, NTF-001 onwards")
-	fs.DurationVar(&o.OutageStart, "outage-start", 2*time.Second, "when the gateway goes down, after the run starts")
-	fs.DurationVar(&o.Outage, "outage", time.Minute, "how long the gateway stays down")
-	fs.IntVar(&o.MaxAttempts, "max-attempts", 6, "retry budget: attempts before a message is dead-lettered")
-	fs.DurationVar(&o.BaseBackoff, "base-backoff", time.Second, "backoff after a message's first failure; doubles each attempt")
-	fs.DurationVar(&o.MaxBackoff, "max-backoff", 30*time.Second, "cap on any one backoff")
-	fs.IntVar(&o.FailuresToOpen, "failures-to-open", 5, "AFTER: consecutive failures that open the breaker")
-	fs.DurationVar(&o.Cooldown, "cooldown", 20*time.Second, "AFTER: how long the breaker stays open before a probe")
-	fs.BoolVar(&o.Breaker, "breaker", true, "AFTER: the consumer-wide circuit breaker (=false: none)")
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Messages, "messages", 30, 1, stormMaxMessages, "notifications in the outbox, NTF-001 onwards")
+	f.Int(&o.MaxAttempts, "max-attempts", 6, 1, stormMaxAttempts, "retry budget: attempts before a message is dead-lettered")
+	f.Int(&o.FailuresToOpen, "failures-to-open", 5, 1, 50, "AFTER: consecutive failures that open the breaker")
+	f.Duration(&o.OutageStart, "outage-start", 2*time.Second, 0, maxOutageStart, "when the gateway goes down, after the run starts").
+		Rule(func(v time.Duration) error {
+			if v < 0 || v > maxOutageStart || v%time.Millisecond != 0 {
+				return fmt.Errorf("--outage-start must be a whole number of milliseconds between 0s and %s, got %s", maxOutageStart, v)
+			}
+			return nil
+		})
+	f.Duration(&o.Outage, "outage", time.Minute, time.Second, time.Hour, "how long the gateway stays down")
+	base := f.Duration(&o.BaseBackoff, "base-backoff", time.Second, time.Millisecond, 30*time.Second,
+		"backoff after a message's first failure; doubles each attempt")
+	ceiling := f.Duration(&o.MaxBackoff, "max-backoff", 30*time.Second, time.Second, time.Hour, "cap on any one backoff")
+	backoffCap{"base-backoff", "max-backoff", &o.BaseBackoff, &o.MaxBackoff}.relate(base, ceiling, time.Millisecond, time.Hour, time.Millisecond, time.Hour)
+	f.Duration(&o.Cooldown, "cooldown", 20*time.Second, time.Millisecond, time.Hour, "AFTER: how long the breaker stays open before a probe")
+	f.Bool(&o.Breaker, "breaker", true, "AFTER: the consumer-wide circuit breaker (=false: none)")
 	return o
 }
 
@@ -60,40 +72,13 @@ const (
 	stormMaxAttempts = 20
 )
 
-// stormLimits are the pair's flag limits. --max-backoff may not be below
-// --base-backoff: its minimum is --base-backoff's default, and
-// --base-backoff's maximum is --max-backoff's default.
-var stormLimits = []scenarios.Limit{
-	{Flag: "messages", Min: "1", Max: strconv.Itoa(stormMaxMessages)},
-	{Flag: "outage-start", Min: "0s", Max: "10m"},
-	{Flag: "outage", Min: "1s", Max: "1h"},
-	{Flag: "max-attempts", Min: "1", Max: strconv.Itoa(stormMaxAttempts)},
-	{Flag: "base-backoff", Min: "1ms", Max: "30s"},
-	{Flag: "max-backoff", Min: "1s", Max: "1h"},
-	{Flag: "failures-to-open", Min: "1", Max: "50"},
-	{Flag: "cooldown", Min: "1ms", Max: "1h"},
-}
+// maxOutageStart bounds --outage-start.
+const maxOutageStart = 10 * time.Minute
 
 // stormSendTime is how long one send takes; the consumer sends one at a time.
 const stormSendTime = 200 * time.Millisecond
 
-func (o *stormOptions) Validate() error {
-	var outageStart error
-	if o.OutageStart < 0 || o.OutageStart > 10*time.Minute || o.OutageStart%time.Millisecond != 0 {
-		outageStart = fmt.Errorf("--outage-start must be a whole number of milliseconds between 0s and 10m0s, got %s", o.OutageStart)
-	}
-	return firstError(
-		intIn("--messages", o.Messages, 1, stormMaxMessages),
-		intIn("--max-attempts", o.MaxAttempts, 1, stormMaxAttempts),
-		intIn("--failures-to-open", o.FailuresToOpen, 1, 50),
-		outageStart,
-		millisIn("--outage", o.Outage, time.Second, time.Hour),
-		millisIn("--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour),
-		millisIn("--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour),
-		millisIn("--cooldown", o.Cooldown, time.Millisecond, time.Hour),
-		capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff),
-	)
-}
+func (o *stormOptions) Validate() error { return o.CheckDeclared() }
 
 // stormRun is one design driven to its end on its own database.
 type stormRun struct {

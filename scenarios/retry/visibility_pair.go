@@ -19,6 +19,7 @@ import (
 // visibilityOptions are the pair's parameters. Both scenarios take all of
 // them, because each report compares both designs on the same seed.
 type visibilityOptions struct {
+	scenarios.Declared
 	after bool // this scenario's own design is the AFTER one
 
 	Consumers     int
@@ -35,54 +36,35 @@ type visibilityOptions struct {
 	verbose bool // the full ledgers (--verbose)
 }
 
+// bindVisibility declares the pair's flags. --max-backoff may not be below
+// --base-backoff: its declared minimum is --base-backoff's default, and
+// --base-backoff's maximum is --max-backoff's default (backoffCap). Every
+// combination within them is also held to maxVisibilitySends by Validate.
 func bindVisibility(fs *pflag.FlagSet, after bool) *visibilityOptions {
 	o := &visibilityOptions{after: after}
-	fs.IntVar(&o.Consumers, "consumers", 4, "consumer processes polling the outbox")
-	fs.IntVar(&o.Healthy, "healthy", 4, "healthy notifications queued behind the three troubled ones")
-	fs.IntVar(&o.FlakyFailures, "flaky-failures", 3, "sends of NTF-001 that fail before it goes through")
-	fs.DurationVar(&o.Visibility, "visibility-timeout", 30*time.Second, "how long a claim hides a message from other consumers (the lease)")
-	fs.DurationVar(&o.BaseBackoff, "base-backoff", 5*time.Second, "backoff after the first failed send; doubles each attempt")
-	fs.DurationVar(&o.MaxBackoff, "max-backoff", time.Minute, "cap on any one backoff")
-	fs.IntVar(&o.MaxAttempts, "max-attempts", 5, "retry budget: attempts before a message is dead-lettered")
-	fs.DurationVar(&o.TimeBudget, "time-budget", 2*time.Minute, "time budget: no attempt starts later than this after the first delivery")
-	fs.DurationVar(&o.Hang, "hang", 25*time.Second, "how long a send of NTF-003 hangs before it times out")
-	fs.BoolVar(&o.OnQueue, "backoff-on-queue", true, "AFTER: back off on the queue (=false: hold the message)")
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Consumers, "consumers", 4, 1, 20, "consumer processes polling the outbox")
+	f.Int(&o.Healthy, "healthy", 4, 0, 50, "healthy notifications queued behind the three troubled ones")
+	f.Int(&o.FlakyFailures, "flaky-failures", 3, 0, 20, "sends of NTF-001 that fail before it goes through")
+	f.Int(&o.MaxAttempts, "max-attempts", 5, 1, 50, "retry budget: attempts before a message is dead-lettered")
+	f.Duration(&o.Visibility, "visibility-timeout", 30*time.Second, time.Millisecond, time.Hour,
+		"how long a claim hides a message from other consumers (the lease)")
+	base := f.Duration(&o.BaseBackoff, "base-backoff", 5*time.Second, time.Millisecond, time.Minute,
+		"backoff after the first failed send; doubles each attempt")
+	ceiling := f.Duration(&o.MaxBackoff, "max-backoff", time.Minute, 5*time.Second, time.Hour, "cap on any one backoff")
+	backoffCap{"base-backoff", "max-backoff", &o.BaseBackoff, &o.MaxBackoff}.relate(base, ceiling, time.Millisecond, time.Hour, time.Millisecond, time.Hour)
+	f.Duration(&o.TimeBudget, "time-budget", 2*time.Minute, time.Millisecond, 24*time.Hour,
+		"time budget: no attempt starts later than this after the first delivery")
+	f.Duration(&o.Hang, "hang", 25*time.Second, sendTime, time.Hour, "how long a send of NTF-003 hangs before it times out")
+	f.Bool(&o.OnQueue, "backoff-on-queue", true, "AFTER: back off on the queue (=false: hold the message)")
 	return o
-}
-
-// visibilityLimits are the pair's flag limits. --max-backoff may not be below
-// --base-backoff: its minimum is --base-backoff's default, and
-// --base-backoff's maximum is --max-backoff's default. Every combination
-// within them is also held to maxVisibilitySends by Validate.
-var visibilityLimits = []scenarios.Limit{
-	{Flag: "consumers", Min: "1", Max: "20"},
-	{Flag: "healthy", Min: "0", Max: "50"},
-	{Flag: "flaky-failures", Min: "0", Max: "20"},
-	{Flag: "visibility-timeout", Min: "1ms", Max: "1h"},
-	{Flag: "base-backoff", Min: "1ms", Max: "1m"},
-	{Flag: "max-backoff", Min: "5s", Max: "1h"},
-	{Flag: "max-attempts", Min: "1", Max: "50"},
-	{Flag: "time-budget", Min: "1ms", Max: "24h"},
-	{Flag: "hang", Min: "1s", Max: "1h"},
 }
 
 // sendTime is how long a send takes when it does not hang.
 const sendTime = time.Second
 
 func (o *visibilityOptions) Validate() error {
-	err := firstError(
-		intIn("--consumers", o.Consumers, 1, 20),
-		intIn("--healthy", o.Healthy, 0, 50),
-		intIn("--flaky-failures", o.FlakyFailures, 0, 20),
-		intIn("--max-attempts", o.MaxAttempts, 1, 50),
-		millisIn("--visibility-timeout", o.Visibility, time.Millisecond, time.Hour),
-		millisIn("--base-backoff", o.BaseBackoff, time.Millisecond, time.Hour),
-		millisIn("--max-backoff", o.MaxBackoff, time.Millisecond, time.Hour),
-		millisIn("--time-budget", o.TimeBudget, time.Millisecond, 24*time.Hour),
-		millisIn("--hang", o.Hang, sendTime, time.Hour),
-		capNotBelowBase("--max-backoff", o.MaxBackoff, "--base-backoff", o.BaseBackoff),
-	)
-	if err != nil {
+	if err := o.CheckDeclared(); err != nil {
 		return err
 	}
 	if n := o.maxSends(); n > maxVisibilitySends {

@@ -214,16 +214,16 @@ func (t txIDs) check(r *report.Report) {
 
 // registerDay registers a day's BEFORE and AFTER scenarios. What makes them
 // a pair is set here, once for every day: their names, family, day, kinds
-// and pairing, their flags' limits, and bind, told which design is the
-// scenario's own (after: the AFTER one).
-func registerDay(d day, limits []limit, bind func(fs *pflag.FlagSet, after bool) scenarios.Options, before, after scenarios.Scenario) {
+// and pairing, and bind, told which design is the scenario's own (after:
+// the AFTER one), which declares the flags and their ranges.
+func registerDay(d day, bind func(fs *pflag.FlagSet, after bool) scenarios.Options, before, after scenarios.Scenario) {
 	for i, s := range []*scenarios.Scenario{&before, &after} {
 		own := i == 1
 		s.Name, s.Pair, s.Kind = d.Before, d.After, report.Before
 		if own {
 			s.Name, s.Pair, s.Kind = d.After, d.Before, report.After
 		}
-		s.Family, s.Day, s.Limits = "wassal", d.number, declare(limits)
+		s.Family, s.Day = "wassal", d.number
 		s.Bind = func(fs *pflag.FlagSet) scenarios.Options { return bind(fs, own) }
 		scenarios.Register(s)
 	}

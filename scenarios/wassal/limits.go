@@ -1,82 +1,30 @@
 package wassal
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"outboxlab/scenarios"
 )
 
-// The accepted range of every numeric and duration flag of a Wassal day is
-// declared once, in the day's limits method: the same list gives the
-// registry its Limits and gives Validate its refusals, so the two cannot
-// drift apart. Work that depends on several flags together (attempts ×
-// keys, a clock moved by doubling backoffs) is bounded in Validate by
-// arithmetic on the flags, never by a stopwatch.
+// Every numeric and duration flag of a Wassal day is declared once, with
+// its range, in the day's bind (scenarios.Flags): the declaration gives the
+// registry its Limits and Validate its refusals, so the two cannot drift
+// apart. Work that depends on several flags together (attempts × keys, a
+// clock moved by doubling backoffs) is bounded in Validate by arithmetic on
+// the flags, never by a stopwatch.
 
-// limit is one flag's accepted range and the check of its current value.
-type limit struct {
-	scenarios.Limit
-	check func() error
-}
-
-// intLimit bounds an int flag to lo..hi.
-func intLimit(flag string, v, lo, hi int) limit {
-	return limit{scenarios.Limit{Flag: flag, Min: strconv.Itoa(lo), Max: strconv.Itoa(hi)}, func() error {
-		if v < lo || v > hi {
-			return fmt.Errorf("--%s must be between %d and %d, got %d", flag, lo, hi, v)
-		}
-		return nil
-	}}
-}
-
-// durationLimit bounds a duration flag to lo..hi, in whole milliseconds: the
-// scenario clock stores milliseconds, so a finer duration would be rounded
-// away on disk and the run would not be the one asked for.
-func durationLimit(flag string, v, lo, hi time.Duration) limit {
-	return limit{scenarios.Limit{Flag: flag, Min: durationText(lo), Max: durationText(hi)}, func() error {
-		switch {
-		case v < lo || v > hi:
-			return fmt.Errorf("--%s must be between %s and %s, got %s", flag, durationText(lo), durationText(hi), durationText(v))
-		case v%time.Millisecond != 0:
-			return fmt.Errorf("--%s must be a whole number of milliseconds, got %s", flag, v)
-		}
-		return nil
-	}}
-}
-
-// checkLimits returns the first value outside its limit.
-func checkLimits(ls []limit) error {
-	for _, l := range ls {
-		if err := l.check(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// declare gives the registry the limits of ls.
-func declare(ls []limit) []scenarios.Limit {
-	out := make([]scenarios.Limit, len(ls))
-	for i, l := range ls {
-		out[i] = l.Limit
-	}
-	return out
+// declareOn starts a day's declarations on fs. The family writes durations
+// as a person types them (24h, 1m), in --help and in refusals alike.
+func declareOn(d *scenarios.Declared, fs *pflag.FlagSet) *scenarios.Flags {
+	f := d.Declare(fs)
+	f.HelpDuration, f.RefusalDuration = scenarios.CompactDuration, scenarios.CompactDuration
+	return f
 }
 
 // durationText is a duration as a person writes it: 24h, 1m, 1ms, 0s.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func durationText(d time.Duration) string { return scenarios.CompactDuration(d) }
 
 // maxFlagDuration bounds every duration flag of the family.
 const maxFlagDuration = 24 * time.Hour

@@ -35,7 +35,7 @@ func TestEveryNumericFlagHasALimit(t *testing.T) {
 		fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
 		s.Bind(fs)
 		seen := map[string]bool{}
-		for _, l := range s.Limits {
+		for _, l := range s.Limits() {
 			if fs.Lookup(l.Flag) == nil {
 				t.Errorf("%s: limit on --%s, which it does not have", s.Name, l.Flag)
 			}
@@ -64,7 +64,7 @@ func TestPaymentsMinimumIsTheHighestDefaultKey(t *testing.T) {
 				}
 			}
 		})
-		for _, l := range s.Limits {
+		for _, l := range s.Limits() {
 			if l.Flag == "payments" && l.Min != strconv.Itoa(highest) {
 				t.Errorf("%s: --payments from %s, but its defaults name PAY-%03d", s.Name, l.Min, highest)
 			}

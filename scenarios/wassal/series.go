@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -130,15 +129,6 @@ func countWith(keys []string) string {
 		return "0"
 	}
 	return fmt.Sprintf("%d (%s)", len(keys), strings.Join(keys, ", "))
-}
-
-// countOf counts a noun whose plural report.Plural does not form ("crash",
-// "batch", "key", a noun with its verb): "1 batch", "2 batches".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // eventLine is one timeline line that is not a worker event, in the same

@@ -23,7 +23,7 @@ const (
 )
 
 func init() {
-	registerDay(session13Day, (&session13Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession13(fs, after) },
+	registerDay(session13Day, func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession13(fs, after) },
 		scenarios.Scenario{
 			Summary: "Day 13 BEFORE: timed-out payments remembered only in memory stay pending forever after a crash",
 			Long: `Six payment requests reach the service, which writes each payment and charges
@@ -65,6 +65,7 @@ Switch the reconciler off with --reconciler=false to watch the safety checks cat
 // session13Options are the Day 13 pair's parameters; both scenarios take all
 // of them, because each report compares both designs on the same requests.
 type session13Options struct {
+	scenarios.Declared
 	after   bool // which design is this scenario's own: BEFORE (memory) or AFTER (durable)
 	verbose bool // the run's --verbose: the Rechecks table in full
 
@@ -80,32 +81,23 @@ type session13Options struct {
 
 func bindSession13(fs *pflag.FlagSet, after bool) *session13Options {
 	o := &session13Options{after: after}
-	fs.IntVar(&o.Payments, "payments", 6, "payment requests, PAY-001 onwards, 100 ms apart")
-	fs.StringSliceVar(&o.TimeoutKeys, "timeout-key", []string{"PAY-003", "PAY-005"}, `keys whose charge answer is lost: the provider takes the charge, the service times out ("none" for none)`)
-	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
-	fs.StringVar(&o.CrashAfter, "crash-after", "PAY-006", `the service process is killed right after this key's request ("none": it never crashes)`)
-	fs.DurationVar(&o.RecheckAfter, "recheck-after", 5*time.Second, "how long after a lost answer the service asks the provider for the status")
-	fs.DurationVar(&o.Downtime, "downtime", 3*time.Second, "time between the crash and the restart")
-	fs.DurationVar(&o.Observe, "observe", time.Minute, "how long the run watches after the restart and the last request")
-	fs.BoolVar(&o.Reconciler, "reconciler", true, "AFTER: the restarted service runs the reconciler (--reconciler=false leaves the rows unread)")
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Payments, "payments", 6, minPayments13, maxPayments, "payment requests, PAY-001 onwards, 100 ms apart")
+	f.Strings(&o.TimeoutKeys, "timeout-key", []string{"PAY-003", "PAY-005"}, scenarios.WordLength, `keys whose charge answer is lost: the provider takes the charge, the service times out ("none" for none)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `key the provider declines ("none" for no declines)`)
+	f.String(&o.CrashAfter, "crash-after", "PAY-006", scenarios.WordLength, `the service process is killed right after this key's request ("none": it never crashes)`)
+	f.Duration(&o.RecheckAfter, "recheck-after", 5*time.Second, time.Millisecond, maxFlagDuration, "how long after a lost answer the service asks the provider for the status")
+	f.Duration(&o.Downtime, "downtime", 3*time.Second, 0, maxFlagDuration, "time between the crash and the restart")
+	f.Duration(&o.Observe, "observe", time.Minute, time.Millisecond, maxFlagDuration, "how long the run watches after the restart and the last request")
+	f.Bool(&o.Reconciler, "reconciler", true, "AFTER: the restarted service runs the reconciler (--reconciler=false leaves the rows unread)")
 	return o
-}
-
-// limits are the Day 13 flags' accepted ranges, with their current values.
-func (o *session13Options) limits() []limit {
-	return []limit{
-		intLimit("payments", o.Payments, minPayments13, maxPayments),
-		durationLimit("recheck-after", o.RecheckAfter, time.Millisecond, maxFlagDuration),
-		durationLimit("downtime", o.Downtime, 0, maxFlagDuration),
-		durationLimit("observe", o.Observe, time.Millisecond, maxFlagDuration),
-	}
 }
 
 // Validate refuses what cannot run. A watch shorter than the re-check delay
 // is accepted: the re-checks then fall due after the run stops watching, and
 // the report says so.
 func (o *session13Options) Validate() error {
-	if err := checkLimits(o.limits()); err != nil {
+	if err := o.CheckDeclared(); err != nil {
 		return err
 	}
 	var err error

@@ -24,7 +24,7 @@ const (
 )
 
 func init() {
-	registerDay(session14Day, (&session14Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession14(fs, after) },
+	registerDay(session14Day, func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession14(fs, after) },
 		scenarios.Scenario{
 			Summary: "Day 14 BEFORE: payment and message written separately; a crash between them loses work or leaves a ghost",
 			Long: `Six payment requests; each writes a payment row and its ConfirmPaymentStatus
@@ -63,6 +63,7 @@ const restartDelay = time.Second
 
 // session14Options are the Day 14 pair's parameters.
 type session14Options struct {
+	scenarios.Declared
 	after bool // which design is this scenario's own: BEFORE (dual write) or AFTER (one transaction)
 
 	Payments       int
@@ -73,10 +74,11 @@ type session14Options struct {
 
 func bindSession14(fs *pflag.FlagSet, after bool) *session14Options {
 	o := &session14Options{after: after}
-	fs.IntVar(&o.Payments, "payments", 6, "payment requests, PAY-001 onwards, 100 ms apart")
-	fs.StringSliceVar(&o.CrashAt, "crash-at", []string{"PAY-002", "PAY-004"}, `keys whose request the service dies in, between its two writes; each crash ends a life ("none" for no crash)`)
-	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
-	fs.BoolVar(&o.OneTransaction, "one-transaction", true, "AFTER: payment and outbox row in one transaction (--one-transaction=false: the dual write)")
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "payment requests, PAY-001 onwards, 100 ms apart")
+	f.Strings(&o.CrashAt, "crash-at", []string{"PAY-002", "PAY-004"}, scenarios.WordLength, `keys whose request the service dies in, between its two writes; each crash ends a life ("none" for no crash)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `key the provider declines ("none" for no declines)`)
+	f.Bool(&o.OneTransaction, "one-transaction", true, "AFTER: payment and outbox row in one transaction (--one-transaction=false: the dual write)")
 	return o
 }
 
@@ -84,13 +86,8 @@ func bindSession14(fs *pflag.FlagSet, after bool) *session14Options {
 // every life is a real child process, in each of the two designs a report runs.
 const maxCrashes = 10
 
-// limits are the Day 14 flags' accepted ranges, with their current values.
-func (o *session14Options) limits() []limit {
-	return []limit{intLimit("payments", o.Payments, minPayments, maxPayments)}
-}
-
 func (o *session14Options) Validate() error {
-	if err := checkLimits(o.limits()); err != nil {
+	if err := o.CheckDeclared(); err != nil {
 		return err
 	}
 	var err error

@@ -225,7 +225,7 @@ func (o *session14Options) beforeChecks(r *report.Report, f session14Metrics) {
 }
 
 func (o *session14Options) afterChecks(r *report.Report, run *session14Run, f session14Metrics) {
-	detail := fmt.Sprintf("%s between the writes, %s half-written", countOf(len(f.failedRequests), "crash", "crashes"), report.Plural(len(f.halfWritten), "request"))
+	detail := fmt.Sprintf("%s between the writes, %s half-written", report.Plural(len(f.failedRequests), "crash"), report.Plural(len(f.halfWritten), "request"))
 	if len(f.halfWritten) > 0 {
 		detail += ": " + keysText(f.halfWritten)
 	}

@@ -19,7 +19,7 @@ const (
 )
 
 func init() {
-	registerDay(session15Day, (&session15Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession15(fs, after) },
+	registerDay(session15Day, func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession15(fs, after) },
 		scenarios.Scenario{
 			Summary: "Day 15 BEFORE: select-then-update lets two workers process one message; a dead worker's message is stuck forever",
 			Long: `Six confirmation messages in the Day 14 outbox, three workers, no atomic claim:
@@ -64,6 +64,7 @@ const (
 
 // session15Options are the Day 15 pair's parameters.
 type session15Options struct {
+	scenarios.Declared
 	after   bool // which design is this scenario's own: BEFORE (naive) or AFTER (leased)
 	verbose bool // --verbose: the full ledgers, the notifications among them
 
@@ -86,29 +87,20 @@ const (
 
 func bindSession15(fs *pflag.FlagSet, after bool) *session15Options {
 	o := &session15Options{after: after}
-	fs.IntVar(&o.Payments, "payments", 6, "payments seeded PendingConfirmation, each with its outbox message")
-	fs.IntVar(&o.Batch, "batch", 2, "messages worker-a and worker-b each take per poll")
-	fs.DurationVar(&o.Lease, "lease", 30*time.Second, "AFTER: how long a claim owns a message")
-	fs.DurationVar(&o.Stall, "stall", 45*time.Second, "how long worker-a stalls between the provider's answer and recording it")
-	fs.StringVar(&o.CrashPoint, "crash-point", afterCall, `when worker-c dies: "after-call" (the provider answered), "before-call" (right after claiming) or "none" (it finishes its message)`)
-	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `key the provider declines ("none" for no declines)`)
-	fs.BoolVar(&o.Overlap, "overlap", true, "worker-a and worker-b poll at the same moment (--overlap=false: worker-b polls after worker-a's claim)")
-	fs.BoolVar(&o.Fencing, "fencing", true, "AFTER: completions check the claim's worker and token (--fencing=false: complete by id)")
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "payments seeded PendingConfirmation, each with its outbox message")
+	f.Int(&o.Batch, "batch", 2, 1, 100, "messages worker-a and worker-b each take per poll")
+	f.Duration(&o.Lease, "lease", 30*time.Second, time.Millisecond, maxFlagDuration, "AFTER: how long a claim owns a message")
+	f.Duration(&o.Stall, "stall", 45*time.Second, 0, maxFlagDuration, "how long worker-a stalls between the provider's answer and recording it")
+	f.String(&o.CrashPoint, "crash-point", afterCall, scenarios.WordLength, `when worker-c dies: "after-call" (the provider answered), "before-call" (right after claiming) or "none" (it finishes its message)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `key the provider declines ("none" for no declines)`)
+	f.Bool(&o.Overlap, "overlap", true, "worker-a and worker-b poll at the same moment (--overlap=false: worker-b polls after worker-a's claim)")
+	f.Bool(&o.Fencing, "fencing", true, "AFTER: completions check the claim's worker and token (--fencing=false: complete by id)")
 	return o
 }
 
-// limits are the Day 15 flags' accepted ranges, with their current values.
-func (o *session15Options) limits() []limit {
-	return []limit{
-		intLimit("payments", o.Payments, minPayments, maxPayments),
-		intLimit("batch", o.Batch, 1, 100),
-		durationLimit("lease", o.Lease, time.Millisecond, maxFlagDuration),
-		durationLimit("stall", o.Stall, 0, maxFlagDuration),
-	}
-}
-
 func (o *session15Options) Validate() error {
-	if err := checkLimits(o.limits()); err != nil {
+	if err := o.CheckDeclared(); err != nil {
 		return err
 	}
 	if o.CrashPoint != afterCall && o.CrashPoint != beforeCall && o.CrashPoint != noCrash15 {

@@ -23,7 +23,7 @@ const (
 )
 
 func init() {
-	registerDay(session16Day, (&session16Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession16(fs, after) },
+	registerDay(session16Day, func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession16(fs, after) },
 		scenarios.Scenario{
 			Aliases: []string{"poison-retried-forever"},
 			Summary: "Day 16 BEFORE: Day 15's store retries a poison message at once, forever: no limit, no backoff, no exit (with --batch 1 it starves the queue)",
@@ -78,6 +78,7 @@ Switch the exit off with --dead-letter=false to watch the safety checks catch it
 // session16Options are the Day 16 pair's parameters. Both scenarios take all
 // of them, because each report compares both designs on the same seed.
 type session16Options struct {
+	scenarios.Declared
 	after   bool // which design is this scenario's own: BEFORE (naive) or AFTER (policy)
 	verbose bool // --verbose: every event on its own timeline line, the full ledgers
 
@@ -95,16 +96,17 @@ type session16Options struct {
 
 func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
 	o := &session16Options{after: after}
-	fs.IntVar(&o.Payments, "payments", 6, "payments to seed, PAY-001 onwards, each with one outbox message")
-	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, `payment keys whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
-	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `healthy payment key the provider declines ("none" for no declines)`)
-	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "AFTER: attempts before a message is dead-lettered (MaxAttempts)")
-	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "AFTER: backoff after the first failure; doubles each attempt")
-	fs.DurationVar(&o.MaxBackoff, "max-backoff", 0, "AFTER: cap on any one backoff (0: no cap)")
-	fs.IntVar(&o.RetryCap, "retry-cap", 10, "demo cap: stop the run once the poison message reaches this many attempts (the naive loop never ends by itself)")
-	fs.DurationVar(&o.Lease, "lease", claim.DefaultLease, "how long a claim owns a message")
-	fs.IntVar(&o.Batch, "batch", 10, "messages the worker claims per poll; the course's numbers need more than 1 (with 1, BEFORE's poison at the head of the queue starves the rest)")
-	fs.BoolVar(&o.DeadLetter, "dead-letter", true, "AFTER: the dead-letter exit (--dead-letter=false switches it off)")
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "payments to seed, PAY-001 onwards, each with one outbox message")
+	f.Strings(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, scenarios.WordLength, `payment keys whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `healthy payment key the provider declines ("none" for no declines)`)
+	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, 30, "AFTER: attempts before a message is dead-lettered (MaxAttempts)")
+	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, maxFlagDuration, "AFTER: backoff after the first failure; doubles each attempt")
+	f.Duration(&o.MaxBackoff, "max-backoff", 0, 0, maxFlagDuration, "AFTER: cap on any one backoff (0: no cap)")
+	f.Int(&o.RetryCap, "retry-cap", 10, 1, 1000, "demo cap: stop the run once the poison message reaches this many attempts (the naive loop never ends by itself)")
+	f.Duration(&o.Lease, "lease", claim.DefaultLease, time.Millisecond, maxFlagDuration, "how long a claim owns a message")
+	f.Int(&o.Batch, "batch", 10, 1, 100, "messages the worker claims per poll; the course's numbers need more than 1 (with 1, BEFORE's poison at the head of the queue starves the rest)")
+	f.Bool(&o.DeadLetter, "dead-letter", true, "AFTER: the dead-letter exit (--dead-letter=false switches it off)")
 	return o
 }
 
@@ -112,21 +114,8 @@ func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
 // both designs together (every one a claim, a provider call and a write).
 const maxPoisonAttempts = 2000
 
-// limits are the Day 16 flags' accepted ranges, with their current values.
-func (o *session16Options) limits() []limit {
-	return []limit{
-		intLimit("payments", o.Payments, minPayments, maxPayments),
-		intLimit("max-attempts", o.MaxAttempts, 1, 30),
-		durationLimit("base-backoff", o.BaseBackoff, 0, maxFlagDuration),
-		durationLimit("max-backoff", o.MaxBackoff, 0, maxFlagDuration),
-		intLimit("retry-cap", o.RetryCap, 1, 1000),
-		durationLimit("lease", o.Lease, time.Millisecond, maxFlagDuration),
-		intLimit("batch", o.Batch, 1, 100),
-	}
-}
-
 func (o *session16Options) Validate() error {
-	if err := checkLimits(o.limits()); err != nil {
+	if err := o.CheckDeclared(); err != nil {
 		return err
 	}
 	var err error
@@ -136,7 +125,7 @@ func (o *session16Options) Validate() error {
 	poison, policy := len(o.PoisonKeys), o.policyAttempts()
 	if work := poison * (o.RetryCap + policy); work > maxPoisonAttempts {
 		return fmt.Errorf("%s × (%d naive + %d policy attempts) = %d attempts, at most %d: "+
-			"fewer --poison-key or a lower --retry-cap", countOf(poison, "poison key", "poison keys"), o.RetryCap, policy, work, maxPoisonAttempts)
+			"fewer --poison-key or a lower --retry-cap", report.Plural(poison, "poison key"), o.RetryCap, policy, work, maxPoisonAttempts)
 	}
 	if s := span(0).backoffs(o.BaseBackoff, o.MaxBackoff, 1, policy-1); s.tooLong() {
 		return fmt.Errorf("%d policy attempts backing off from --base-backoff %s, doubling%s, would move the scenario clock %s: "+

@@ -332,7 +332,7 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f s
 			len(f.atCap) > 0 && report.AllEqual(f.poisonStatuses, outbox.Pending) && slices.Equal(f.poisonAttempts, f.poisonCalls), detail)
 		detail = fmt.Sprintf("%d dead-lettered", f.deadLettered)
 		if f.poisonCeilings > 0 {
-			detail += "; " + countOf(f.poisonCeilings, "poison row carries", "poison rows carry") + " a MaxAttempts ceiling"
+			detail += "; " + report.Plural(f.poisonCeilings, "poison row carries", "poison rows carry") + " a MaxAttempts ceiling"
 		}
 		r.Check("no dead-letter exit", f.deadLettered == 0 && f.poisonCeilings == 0 && len(f.atCap) > 0, detail)
 	}

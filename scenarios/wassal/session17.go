@@ -24,7 +24,7 @@ const (
 )
 
 func init() {
-	registerDay(session17Day, (&session17Options{}).limits(), func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession17(fs, after) },
+	registerDay(session17Day, func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession17(fs, after) },
 		scenarios.Scenario{
 			Summary: "Day 17 BEFORE: from Day 16's end, a blind reset of the dead letter to Pending, AttemptCount 0, provider still broken",
 			Long: `Starts where Day 16 ends: its AFTER scenario (session-16-retry-with-dead-letter)
@@ -77,6 +77,7 @@ Try --provider-fixed=false: the first batch fails, the redrive halts, nothing is
 // session17Options are the Day 17 pair's parameters. The only default that
 // differs is --provider-fixed: the BEFORE story is a redrive while still broken.
 type session17Options struct {
+	scenarios.Declared
 	after   bool // which design is this scenario's own: BEFORE (blind) or AFTER (audited)
 	verbose bool // the run's --verbose: the audit log's details in full
 
@@ -99,21 +100,22 @@ type session17Options struct {
 
 func bindSession17(fs *pflag.FlagSet, after bool) *session17Options {
 	o := &session17Options{after: after}
-	fs.IntVar(&o.Payments, "payments", 6, "Day 16: payments seeded, PAY-001 onwards, each with one outbox message")
-	fs.StringSliceVar(&o.PoisonKeys, "poison-key", []string{"PAY-003"},
+	f := declareOn(&o.Declared, fs)
+	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "Day 16: payments seeded, PAY-001 onwards, each with one outbox message")
+	f.Strings(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, scenarios.WordLength,
 		"Day 16's poison message: its status check fails until the provider is fixed, then says Declined (a would-be Failed payment)")
-	fs.StringSliceVar(&o.MoreDeadLetters, "more-dead-letters", []string{none},
+	f.Strings(&o.MoreDeadLetters, "more-dead-letters", []string{none}, scenarios.WordLength,
 		`keys whose status check also fails in Day 16's drain, until the provider is fixed, then pays: more dead letters, for batches ("none"; comma list)`)
-	fs.StringVar(&o.DeclinedKey, "declined-key", "PAY-005", `Day 16: healthy key the provider declines ("none" for no declines)`)
-	fs.IntVar(&o.MaxAttempts, "max-attempts", 3, "Day 16: attempts before a message is dead-lettered")
-	fs.DurationVar(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, "Day 16: backoff after the first failure; doubles each attempt")
-	fs.DurationVar(&o.RedriveAfter, "redrive-after", 30*time.Minute, "when the redrive happens, after the start of the run")
-	fs.BoolVar(&o.ProviderFixed, "provider-fixed", after, "the provider's status API is fixed before the redrive")
-	fs.StringVar(&o.Approver, "approver", "ops-oncall", "AFTER: who authorises the redrive (required)")
-	fs.StringVar(&o.Reason, "reason", "INC-4711: provider status API restored", "AFTER: why the redrive is safe now (required)")
-	fs.IntVar(&o.Batch, "batch", 2, "AFTER: dead letters released per batch")
-	fs.DurationVar(&o.BatchInterval, "batch-interval", time.Second, "AFTER: pause between two batches")
-	fs.IntVar(&o.RedriveAttempts, "redrive-attempts", 1, "AFTER: attempts a redriven message gets on top of the ones it had")
+	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `Day 16: healthy key the provider declines ("none" for no declines)`)
+	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, 20, "Day 16: attempts before a message is dead-lettered")
+	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, 5*time.Second, "Day 16: backoff after the first failure; doubles each attempt")
+	f.Duration(&o.RedriveAfter, "redrive-after", 30*time.Minute, time.Millisecond, maxFlagDuration, "when the redrive happens, after the start of the run")
+	f.Bool(&o.ProviderFixed, "provider-fixed", after, "the provider's status API is fixed before the redrive")
+	f.String(&o.Approver, "approver", "ops-oncall", scenarios.WordLength, "AFTER: who authorises the redrive (required)")
+	f.String(&o.Reason, "reason", "INC-4711: provider status API restored", scenarios.TextLength, "AFTER: why the redrive is safe now (required)")
+	f.Int(&o.Batch, "batch", 2, 1, 100, "AFTER: dead letters released per batch")
+	f.Duration(&o.BatchInterval, "batch-interval", time.Second, 0, maxFlagDuration, "AFTER: pause between two batches")
+	f.Int(&o.RedriveAttempts, "redrive-attempts", 1, 1, 10, "AFTER: attempts a redriven message gets on top of the ones it had")
 	return o
 }
 
@@ -121,21 +123,8 @@ func bindSession17(fs *pflag.FlagSet, after bool) *session17Options {
 // dead letters in both designs, the Day 16 drain and the redrive together.
 const maxRedriveAttempts = 1000
 
-// limits are the Day 17 flags' accepted ranges, with their current values.
-func (o *session17Options) limits() []limit {
-	return []limit{
-		intLimit("payments", o.Payments, minPayments, maxPayments),
-		intLimit("max-attempts", o.MaxAttempts, 1, 20),
-		durationLimit("base-backoff", o.BaseBackoff, 0, 5*time.Second),
-		durationLimit("redrive-after", o.RedriveAfter, time.Millisecond, maxFlagDuration),
-		intLimit("batch", o.Batch, 1, 100),
-		durationLimit("batch-interval", o.BatchInterval, 0, maxFlagDuration),
-		intLimit("redrive-attempts", o.RedriveAttempts, 1, 10),
-	}
-}
-
 func (o *session17Options) Validate() error {
-	if err := checkLimits(o.limits()); err != nil {
+	if err := o.CheckDeclared(); err != nil {
 		return err
 	}
 	var err error
@@ -165,7 +154,7 @@ func (o *session17Options) Validate() error {
 	// --redrive-attempts times plus one verification after an audited release.
 	dead := len(o.deadLetterKeys())
 	if work := dead * (3*o.MaxAttempts + o.RedriveAttempts + 1); work > maxRedriveAttempts {
-		keys := countOf(dead, "poison key", "poison keys")
+		keys := report.Plural(dead, "poison key")
 		if len(o.MoreDeadLetters) > 0 {
 			keys = report.Plural(dead, "dead letter")
 		}

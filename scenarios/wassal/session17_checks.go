@@ -247,7 +247,7 @@ func (o *session17Options) metricList() []scenarios.Metric[session17Metrics] {
 		if !f.audited {
 			return fmt.Sprintf("%d, all at once", len(f.released))
 		}
-		s := fmt.Sprintf("%d in %s of at most %d", len(f.released), countOf(f.batches, "batch", "batches"), f.largestBatch)
+		s := fmt.Sprintf("%d in %s of at most %d", len(f.released), report.Plural(f.batches, "batch"), f.largestBatch)
 		if len(f.notReleased) > 0 {
 			s += "; left parked " + countWith(f.notReleased)
 		}
@@ -329,7 +329,7 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 	r.Check("each replay under a new claim", f.tokenUp == len(f.released),
 		fmt.Sprintf("ClaimToken rose on %d of %d released entries", f.tokenUp, len(f.released)))
 	r.Check("bounded batches", f.largestBatch <= o.Batch,
-		fmt.Sprintf("largest batch %d ≤ %d; %s", f.largestBatch, o.Batch, countOf(f.batches, "batch", "batches")))
+		fmt.Sprintf("largest batch %d ≤ %d; %s", f.largestBatch, o.Batch, report.Plural(f.batches, "batch")))
 	r.Check("verified with the provider before closing", f.closedUnverified == 0,
 		fmt.Sprintf("%d closed, %d of them without a matching status check", f.closed, f.closedUnverified))
 	if len(o.PoisonKeys) > 0 {

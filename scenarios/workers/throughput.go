@@ -28,7 +28,6 @@ func init() {
 		// Production below the consumers' capacity: nothing queues up, so the
 		// overload's growth check fails.
 		FailsWith: []string{"--produce-rate", "300"},
-		Limits:    throughputLimits(),
 		Summary:   "Worker throughput: messages/s with 1, 2, 4 and 8 workers, claims of 1 and of K, and a queue under overload",
 		Long: `Part 1 drains a backlog of --messages outbox messages with 1, 2, 4 and 8
 workers, first claiming one message at a time and then --batch messages per
@@ -66,6 +65,8 @@ combination that would take too long is refused, naming the work it needs.`,
 
 // throughputOptions are worker-throughput's parameters.
 type throughputOptions struct {
+	scenarios.Declared
+
 	// Part 1: the drain.
 	Messages     int           // 250
 	Workers      []int         // 1, 2, 4, 8
@@ -83,20 +84,30 @@ type throughputOptions struct {
 	MaxAge      time.Duration // 5s
 }
 
+// bindThroughput declares the flags. Every flag at its maximum together
+// stays within the work budgets Validate holds the run to, and so does each
+// extreme with the other flags at their defaults; other combinations may be
+// refused by a budget. Only --tick is scenario time in whole milliseconds;
+// the other durations are waits and leases of any precision.
 func bindThroughput(fs *pflag.FlagSet) *throughputOptions {
 	o := &throughputOptions{}
-	fs.IntVar(&o.Messages, "messages", 250, "messages each drain configuration drains (more: a steadier measurement)")
-	fs.IntSliceVar(&o.Workers, "workers", []int{1, 2, 4, 8}, "worker counts to drain with (comma list; the first is the speed-up baseline)")
-	fs.IntVar(&o.Batch, "batch", 25, "messages per claim in the batched configurations (the others claim 1)")
-	fs.BoolVar(&o.Processes, "processes", false, "run each worker as a real child process instead of a goroutine (always on PostgreSQL)")
-	fs.DurationVar(&o.HandlerDelay, "handler-delay", 0, "real time each handler call waits outside any transaction, like a provider round-trip")
-	fs.DurationVar(&o.Lease, "lease", claim.DefaultLease, "how long a claim owns a message")
-	fs.IntVar(&o.ProduceRate, "produce-rate", 500, "overload: messages per second (scenario time) the producer writes")
-	fs.DurationVar(&o.ProduceFor, "produce-for", 4*time.Second, "overload: how long the producer writes")
-	fs.IntVar(&o.Consumers, "consumers", 2, "overload: consumer workers")
-	fs.DurationVar(&o.ServiceTime, "service-time", 5*time.Millisecond, "overload: scenario time one consumer spends on one message")
-	fs.DurationVar(&o.Tick, "tick", 100*time.Millisecond, "overload: scenario time between two samples (and two claims per consumer)")
-	fs.DurationVar(&o.MaxAge, "max-age", 5*time.Second, "overload: the oldest message's age must stay within this")
+	f := o.Declare(fs)
+	f.Ints(&o.Workers, "workers", []int{1, 2, 4, 8}, 1, 16, "worker counts to drain with (comma list; the first is the speed-up baseline)")
+	f.Int(&o.Messages, "messages", 250, 1, 4000, "messages each drain configuration drains (more: a steadier measurement)")
+	f.Int(&o.Batch, "batch", 25, 2, 1000, "messages per claim in the batched configurations (the others claim 1)").
+		Because("the unbatched configurations claim 1")
+	f.Int(&o.ProduceRate, "produce-rate", 500, 1, 1000, "overload: messages per second (scenario time) the producer writes")
+	f.Int(&o.Consumers, "consumers", 2, 1, 64, "overload: consumer workers")
+	f.Bool(&o.Processes, "processes", false, "run each worker as a real child process instead of a goroutine (always on PostgreSQL)")
+	f.Duration(&o.HandlerDelay, "handler-delay", 0, 0, time.Millisecond,
+		"real time each handler call waits outside any transaction, like a provider round-trip").AnyPrecision()
+	f.Duration(&o.Lease, "lease", claim.DefaultLease, time.Millisecond, time.Hour, "how long a claim owns a message").AnyPrecision()
+	f.Duration(&o.ProduceFor, "produce-for", 4*time.Second, time.Second, 30*time.Second, "overload: how long the producer writes").AnyPrecision()
+	f.Duration(&o.ServiceTime, "service-time", 5*time.Millisecond, time.Millisecond, 100*time.Millisecond,
+		"overload: scenario time one consumer spends on one message").AnyPrecision()
+	f.Duration(&o.Tick, "tick", 100*time.Millisecond, 5*time.Millisecond, time.Second,
+		"overload: scenario time between two samples (and two claims per consumer)")
+	f.Duration(&o.MaxAge, "max-age", 5*time.Second, time.Millisecond, time.Hour, "overload: the oldest message's age must stay within this").AnyPrecision()
 	return o
 }
 

@@ -2,80 +2,20 @@ package workers
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"outboxlab/core/report"
-	"outboxlab/scenarios"
 )
 
-// intRange is the accepted range of one integer flag.
-type intRange struct {
-	flag     string
-	min, max int
-	why      string // optional, after the range in the refusal
-}
-
-func (r intRange) check(v int) error {
-	if v < r.min || v > r.max {
-		return fmt.Errorf("--%s must be between %d and %d%s, got %d", r.flag, r.min, r.max, r.why, v)
-	}
-	return nil
-}
-
-func (r intRange) limit() scenarios.Limit {
-	return scenarios.Limit{Flag: r.flag, Min: strconv.Itoa(r.min), Max: strconv.Itoa(r.max)}
-}
-
-// durationRange is the accepted range of one duration flag.
-type durationRange struct {
-	flag     string
-	min, max time.Duration
-}
-
-func (r durationRange) check(v time.Duration) error {
-	if v < r.min || v > r.max {
-		return fmt.Errorf("--%s must be between %s and %s, got %s", r.flag, r.min, r.max, v)
-	}
-	return nil
-}
-
-func (r durationRange) limit() scenarios.Limit {
-	return scenarios.Limit{Flag: r.flag, Min: r.min.String(), Max: r.max.String()}
-}
-
-// The flags' ranges, declared once: Validate enforces them and the registry
-// lists them. Every flag at its maximum together stays within the work
-// budgets below, and so does each extreme with the other flags at their
-// defaults; other combinations may be refused by a budget.
-var (
-	messagesRange     = intRange{flag: "messages", min: 1, max: 4000}
-	workersRange      = intRange{flag: "workers", min: 1, max: 16}
-	batchRange        = intRange{flag: "batch", min: 2, max: 1000, why: " (the unbatched configurations claim 1)"}
-	handlerDelayRange = durationRange{flag: "handler-delay", min: 0, max: time.Millisecond}
-	leaseRange        = durationRange{flag: "lease", min: time.Millisecond, max: time.Hour}
-
-	produceRateRange = intRange{flag: "produce-rate", min: 1, max: 1000}
-	produceForRange  = durationRange{flag: "produce-for", min: time.Second, max: 30 * time.Second}
-	consumersRange   = intRange{flag: "consumers", min: 1, max: 64}
-	serviceTimeRange = durationRange{flag: "service-time", min: time.Millisecond, max: 100 * time.Millisecond}
-	tickRange        = durationRange{flag: "tick", min: 5 * time.Millisecond, max: time.Second}
-	maxAgeRange      = durationRange{flag: "max-age", min: time.Millisecond, max: time.Hour}
-)
-
-// throughputLimits are the ranges as the registry declares them.
-func throughputLimits() []scenarios.Limit {
-	return []scenarios.Limit{
-		messagesRange.limit(), workersRange.limit(), batchRange.limit(), handlerDelayRange.limit(), leaseRange.limit(),
-		produceRateRange.limit(), produceForRange.limit(), consumersRange.limit(), serviceTimeRange.limit(),
-		tickRange.limit(), maxAgeRange.limit(),
-	}
-}
-
+// Validate holds the run to the declared ranges, then to the rules between
+// flags and to the work budgets.
 func (o *throughputOptions) Validate() error {
-	if err := o.validateRanges(); err != nil {
+	if err := o.CheckDeclared(); err != nil {
 		return err
+	}
+	if len(o.Workers) == 0 {
+		return fmt.Errorf("--workers needs at least one worker count")
 	}
 	seen := map[int]bool{}
 	for _, w := range o.Workers {
@@ -84,10 +24,7 @@ func (o *throughputOptions) Validate() error {
 		}
 		seen[w] = true
 	}
-	switch {
-	case o.Tick%time.Millisecond != 0:
-		return fmt.Errorf("--tick must be a whole number of milliseconds, got %s", o.Tick)
-	case o.ServiceTime > o.Tick:
+	if o.ServiceTime > o.Tick {
 		return fmt.Errorf("--service-time must be at most one --tick (%s), got %s", o.Tick, o.ServiceTime)
 	}
 	if w := o.drainWork(); w.total > drainBudget {
@@ -105,35 +42,6 @@ func (o *throughputOptions) Validate() error {
 			"is about %s of overload work (%d ticks, %d write transactions); the limit is %s",
 			o.ProduceRate, o.ProduceFor, o.Consumers, o.ServiceTime, o.Tick, w.total.Round(time.Second), w.ticks, w.tx,
 			overloadBudget)
-	}
-	return nil
-}
-
-func (o *throughputOptions) validateRanges() error {
-	if len(o.Workers) == 0 {
-		return fmt.Errorf("--workers needs at least one worker count")
-	}
-	for _, w := range o.Workers {
-		if err := workersRange.check(w); err != nil {
-			return err
-		}
-	}
-	for _, c := range []struct {
-		r intRange
-		v int
-	}{{messagesRange, o.Messages}, {batchRange, o.Batch}, {produceRateRange, o.ProduceRate}, {consumersRange, o.Consumers}} {
-		if err := c.r.check(c.v); err != nil {
-			return err
-		}
-	}
-	for _, c := range []struct {
-		r durationRange
-		v time.Duration
-	}{{handlerDelayRange, o.HandlerDelay}, {leaseRange, o.Lease}, {produceForRange, o.ProduceFor},
-		{serviceTimeRange, o.ServiceTime}, {tickRange, o.Tick}, {maxAgeRange, o.MaxAge}} {
-		if err := c.r.check(c.v); err != nil {
-			return err
-		}
 	}
 	return nil
 }

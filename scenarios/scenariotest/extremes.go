@@ -1,0 +1,147 @@
+package scenariotest
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// Runner runs the lab's command line in-process (cli.Main) with args and
+// no report, and returns its exit code and what it printed.
+type Runner func(args ...string) (code int, stdout, stderr string)
+
+// The exit codes of docs/CONTRACT.md that the extremes are judged by.
+const (
+	exitOK           = 0
+	exitChecksFailed = 1
+	exitUsage        = 2
+)
+
+// Extremes drives every limit s declares (Scenario.Limits) through run:
+// each flag at its minimum and its maximum with the others at their
+// defaults, all at their minimum, all at their maximum. Each run must finish
+// with its checks' verdict (exit 0 or 1), never "cannot run" (3) or a usage
+// error (2), and every line it prints must fit 100 columns (the width rule
+// holds for every accepted value, not only the defaults); one step beyond a
+// limit must be refused with exit 2, in one line naming a flag. A scenario
+// gets it from its declarations alone.
+func Extremes(t *testing.T, s *scenarios.Scenario, run Runner) {
+	t.Helper()
+	fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
+	s.Bind(fs)
+	var runs [][]string
+	var allMin, allMax []string
+	limits := s.Limits()
+	for _, l := range limits {
+		f := fs.Lookup(l.Flag)
+		if f == nil {
+			t.Fatalf("limit names --%s, which %s does not have", l.Flag, s.Name)
+		}
+		lo, hi := "--"+l.Flag+"="+l.Min, "--"+l.Flag+"="+l.Max
+		runs = append(runs, []string{lo}, []string{hi})
+		allMin, allMax = append(allMin, lo), append(allMax, hi)
+		for _, beyond := range []string{step(t, f.Value.Type(), l.Min, -1), step(t, f.Value.Type(), l.Max, +1)} {
+			if beyond == "" {
+				continue
+			}
+			arg := "--" + l.Flag + "=" + beyond
+			if code, _, stderr := run(s.Name, arg); code != exitUsage {
+				t.Errorf("%s %s: exit %d, want %d (beyond the declared limit); stderr: %s", s.Name, arg, code, exitUsage, stderr)
+			} else if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("%s %s: refusal is not one line: %q", s.Name, arg, stderr)
+			} else if !strings.Contains(stderr, "--") {
+				// Usually --flag itself; a flag bounded by another may be
+				// refused through it (poison-counter's --messages by --lethal).
+				t.Errorf("%s %s: refusal %q names no flag", s.Name, arg, stderr)
+			}
+		}
+	}
+	if len(limits) > 1 {
+		runs = append(runs, allMin, allMax)
+	}
+	for _, args := range runs {
+		code, stdout, stderr := run(append([]string{s.Name}, args...)...)
+		if code != exitOK && code != exitChecksFailed {
+			t.Errorf("%s %s: exit %d, want 0 or 1; stderr: %s", s.Name, strings.Join(args, " "), code, stderr)
+		}
+		Fits(t, s.Name+" "+strings.Join(args, " "), stdout+stderr)
+	}
+}
+
+// pathLine is a line that is only a label and a file path or URL: exempt
+// from the width limit, since a path cannot be wrapped.
+var pathLine = regexp.MustCompile(`^[^/]{0,40}?\s*\S*(/|://)\S*$`)
+
+// TooWide returns the lines of out wider than report.MaxWidth, leaving out
+// the exempt ones.
+func TooWide(out string) []string {
+	var bad []string
+	for _, l := range strings.Split(out, "\n") {
+		if w := report.Width(l); w > report.MaxWidth && !pathLine.MatchString(l) {
+			bad = append(bad, l)
+		}
+	}
+	return bad
+}
+
+// Fits fails t, naming what, for every line of out wider than 100 columns
+// (TooWide).
+func Fits(t testing.TB, what, out string) {
+	t.Helper()
+	if bad := TooWide(out); len(bad) > 0 {
+		msg := ""
+		for i, l := range bad {
+			if i == 5 {
+				msg += "\n…"
+				break
+			}
+			msg += "\n" + strings.TrimRight(l, " ") + "   ← " + strconv.Itoa(report.Width(l))
+		}
+		t.Errorf("%s: %d lines wider than %d columns:%s", what, len(bad), report.MaxWidth, msg)
+	}
+}
+
+// step returns v moved one step in dir for a flag of type typ, or "" when the
+// type has no smallest step or the step would overflow.
+func step(t *testing.T, typ, v string, dir int) string {
+	t.Helper()
+	switch typ {
+	case "int", "int64", "uint", "uint64", "int32":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("limit %q is not an integer", v)
+		}
+		if (dir > 0 && n == 1<<63-1) || (dir < 0 && n == -1<<63) {
+			return ""
+		}
+		return strconv.FormatInt(n+int64(dir), 10)
+	case "duration":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("limit %q is not a duration", v)
+		}
+		return (d + time.Duration(dir)*time.Millisecond).String()
+	case "float64":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatalf("limit %q is not a number", v)
+		}
+		return fmt.Sprint(f + float64(dir)*1e-6*max(1, abs(f)))
+	}
+	return ""
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
