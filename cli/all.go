@@ -52,7 +52,7 @@ a schema of its own; a server that is down fails the whole run once (exit 3).`,
 // summary row per scenario as soon as it and every row before it are done,
 // and what the whole run ends with.
 func runAllCmd(cmd *cobra.Command, family string, common commonOptions, cmdline string) error {
-	list, err := allList(family)
+	list, err := familyScenarios(family)
 	if err != nil {
 		return err
 	}
@@ -92,18 +92,6 @@ func runAllCmd(cmd *cobra.Command, family string, common commonOptions, cmdline 
 		return ErrChecksFailed
 	}
 	return nil
-}
-
-// allList is what all runs: every scenario, or --family's.
-func allList(family string) ([]*scenarios.Scenario, error) {
-	list := scenarios.All()
-	if family == "" {
-		return list, nil
-	}
-	if !slices.Contains(scenarios.Families(), family) {
-		return nil, usagef("--family %q is not a family (have: %s)", family, strings.Join(scenarios.Families(), ", "))
-	}
-	return slices.DeleteFunc(list, func(s *scenarios.Scenario) bool { return s.Family != family }), nil
 }
 
 // prepareAll settles, once before anything runs, what every run shares: the

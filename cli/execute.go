@@ -56,9 +56,15 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		defer os.RemoveAll(tmp)
 	}
 	env := scenarios.NewEnv(tmp)
+	keepAt := c.KeepDBAt != "" && c.Database == "" // --keep-db-at DIR on SQLite: the file is made in DIR
+	if keepAt {
+		if env.Location, err = reserveKeptFile(c.KeepDBAt, s.Name, started); err != nil {
+			return outcome{}, err
+		}
+	}
 	var pg *postgresRun
 	if c.Database != "" {
-		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.KeepDB); err != nil {
+		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.keepsDB()); err != nil {
 			return outcome{}, err
 		}
 		defer func() { err = withCleanup(err, pg.close(ctx), stderr) }()
@@ -67,10 +73,10 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	env.Verbose, env.Progress = c.Verbose, c.progress
 
 	rep, err := runGuarded(ctx, opts, env)
-	if err := runError(ctx, err, s.Name, c, keepDir, env, pg); err != nil {
+	if err := runError(ctx, err, s.Name, c, keepDir || keepAt, env, pg); err != nil {
 		return outcome{}, err
 	}
-	dbNote := databaseNote(ctx, env, pg, keepDir, tmp)
+	dbNote := databaseNote(ctx, env, pg, keepDir, keepAt, tmp)
 	res, err := present(rep, s.Name, c, report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version},
 		dir, stderr, show)
 	if err != nil {
@@ -110,14 +116,14 @@ func runError(ctx context.Context, err error, name string, c commonOptions, keep
 		msg := fmt.Sprintf("%s interrupted; no report was written", name)
 		if keepDir {
 			msg += "; database kept at " + env.Location
-		} else if pg != nil && c.KeepDB {
+		} else if pg != nil && c.keepsDB() {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
 		return interrupted("%s", msg)
 	}
 	if err != nil {
 		err = fmt.Errorf("run %s: %w", name, err)
-		if pg != nil && c.KeepDB {
+		if pg != nil && c.keepsDB() {
 			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
 		}
 		return cannotRun(scrubbed{err, c.Database})
@@ -126,17 +132,22 @@ func runError(ctx context.Context, err error, name string, c commonOptions, keep
 }
 
 // databaseNote says where the run's database is, or that it is gone, for
-// the report's header; a kept directory with no database is removed.
-func databaseNote(ctx context.Context, env scenarios.Env, pg *postgresRun, keepDir bool, tmp string) string {
+// the report's header; a kept directory with no database is removed, and so
+// is a --keep-db-at file the run never opened (keepAt: env.Location is in
+// the user's directory).
+func databaseNote(ctx context.Context, env scenarios.Env, pg *postgresRun, keepDir, keepAt bool, tmp string) string {
 	switch {
 	case pg != nil:
 		return pg.note(ctx)
-	case missing(env.Location):
+	case missing(env.Location) || keepAt && empty(env.Location):
 		if keepDir {
 			os.RemoveAll(tmp)
 		}
+		if keepAt {
+			os.Remove(env.Location) // reserved, never used: nothing to keep
+		}
 		return noDatabase
-	case keepDir:
+	case keepDir || keepAt:
 		return sqliteNote(env.Location, true)
 	}
 	return sqliteNote(env.Location, false)

@@ -33,6 +33,8 @@ func maxLength(f *pflag.Flag) int {
 		return maxPathLength
 	case "database", "db":
 		return maxURLLength
+	case "where": // inspect --where: an expression, a sentence long
+		return scenarios.TextLength
 	}
 	return scenarios.WordLength
 }

@@ -29,7 +29,9 @@ func newHelpCmd(root *cobra.Command) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, rest, err := root.Find(args)
 			if err != nil || cmd == nil || len(rest) > 0 {
-				return usagef("no help for %q: it is not a command (see outboxlab --help)", strings.Join(args, " "))
+				typed := strings.Join(args, " ")
+				return usagef("no help for %q: it is not a command%s (see outboxlab --help)",
+					typed, didYouMean("", suggestCommands(root, typed)))
 			}
 			cmd.InitDefaultHelpFlag()
 			cmd.InitDefaultVersionFlag()

@@ -23,6 +23,11 @@ type inspectOptions struct {
 	Path  string
 	Limit int  // rows shown per table; 0 shows all
 	Wide  bool // print cells whole instead of cutting them at cellWidth columns
+	// Tables are the tables to show (--table), none: all; Columns the
+	// columns of each (--columns), none: all; Where a boolean expression
+	// over their columns that picks the rows (--where).
+	Tables, Columns []string
+	Where           string
 }
 
 // cellWidth is the widest a cell prints without --wide, in display columns.
@@ -44,6 +49,14 @@ than the terminal's 100 columns prints each row as one "column: value" line per
 column, values whole and wrapped; --wide prints full rows and cells whatever
 their width. Control characters in the data are shown escaped (\x1b).
 
+--table NAME (repeated, or a comma list) shows only those tables, compactly:
+a line of column names and one line per row, no box. --columns a,b shows only
+those columns, --where EXPR only the rows for which the SQL boolean
+expression EXPR over the table's columns is true (one expression: no ";",
+no comments; it runs inside the same read-only transaction). A name that is
+not there, or an expression the database refuses, exits 2 naming what there
+is. A SQLite file is an ordinary one: sqlite3 FILE opens it too.
+
 On PostgreSQL, --db is the URL a run with --database and --keep-db printed
 (it names the kept schema); the schema is read in one READ ONLY transaction.
 A password left out of the URL, or shown redacted (xxxxx), is taken from
@@ -56,6 +69,8 @@ locked by another process) or the server is down or refuses the login.`,
 		Example: `  outboxlab retry-with-dead-letter --keep-db --no-report
   outboxlab inspect --db /tmp/outboxlab-session-16-retry-with-dead-letter-123/outbox.db
   outboxlab inspect --db outbox.db --limit 0 --wide
+  outboxlab inspect --db outbox.db --table OutboxMessages --columns MessageKey,Status,AttemptCount
+  outboxlab inspect --db outbox.db --table OutboxMessages --where "Status = 'DeadLettered'"
   PGPASSWORD=secret outboxlab inspect --db \
     'postgres://lab@db/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
 		Args: noArgs,
@@ -66,12 +81,18 @@ locked by another process) or the server is down or refuses the login.`,
 			if opts.Limit < 0 {
 				return usagef("--limit must be 0 (all rows) or more, got %d", opts.Limit)
 			}
+			if err := checkSelection(opts); err != nil {
+				return err
+			}
 			return inspect(cmd.Context(), cmd.OutOrStdout(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Path, "db", "", "the SQLite file, or the postgres:// URL of the schema, to inspect")
 	cmd.Flags().IntVar(&opts.Limit, "limit", opts.Limit, "rows to show per table (0: all)")
 	cmd.Flags().BoolVar(&opts.Wide, "wide", false, "print every cell whole")
+	cmd.Flags().StringSliceVar(&opts.Tables, "table", nil, "show only this table, compactly (repeat, or a comma list)")
+	cmd.Flags().StringSliceVar(&opts.Columns, "columns", nil, "with --table: show only these columns (a comma list)")
+	cmd.Flags().StringVar(&opts.Where, "where", "", `with --table: only the rows where this SQL expression holds ("Status = 'Done'")`)
 	return cmd
 }
 
@@ -80,8 +101,12 @@ locked by another process) or the server is down or refuses the login.`,
 var labTables = []string{"OutboxMessages", "Payments", "AuditLog"}
 
 // listing is one table inspect prints: a title and the parts of its query.
+// A compact listing (a table chosen with --table) prints a line of column
+// names and a line per row instead of a box; where is its --where, "": none.
 type listing struct {
 	title, columns, from, orderBy string
+	compact                       bool
+	where                         string
 }
 
 func tableListing(name string) listing {
@@ -131,8 +156,15 @@ func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	if err != nil {
 		return readError(ctx, opts.Path, err)
 	}
+	if opts.Where != "" {
+		// Belt and braces beside the read-only file and transaction: the
+		// connection itself refuses to write while --where runs.
+		if _, err := tx.ExecContext(ctx, "PRAGMA query_only = ON"); err != nil {
+			return readError(ctx, opts.Path, err)
+		}
+	}
 	return printTables(ctx, w, tx, tableSource{
-		title: show(opts.Path), path: opts.Path,
+		title: show(opts.Path), path: opts.Path, sqlite: true,
 		schema: func() ([]string, error) {
 			return names(ctx, tx, `SELECT sql || ';' FROM sqlite_schema
 				WHERE type IN ('table', 'index') AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name <> 'LabInfo' ORDER BY rowid`)
@@ -146,6 +178,7 @@ type tableSource struct {
 	title     string // after "Database " on the first line
 	path      string // for an error writing the output
 	postgres  bool   // $1 placeholders, LIMIT NULL for all rows, rows ordered by the first column
+	sqlite    bool   // a SQLite file, which sqlite3 opens too
 	readError func(error) error
 	// schema returns the statements that created the tables, for a last
 	// "## Schema" section (a run prints it only with --schema); nil: none.
@@ -182,8 +215,15 @@ func listings(tables []string) []listing {
 func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, tables []string, opts inspectOptions) error {
 	cw := &checkedWriter{w: w}
 	out := bufio.NewWriter(cw)
+	chosen := listings(tables)
+	if len(opts.Tables) > 0 {
+		var err error
+		if chosen, err = chosenListings(ctx, tx, tables, opts); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(out, "Database %s\n", src.title)
-	for _, l := range listings(tables) {
+	for _, l := range chosen {
 		err := printListing(ctx, out, tx, l, opts, src.postgres)
 		if err == nil {
 			continue
@@ -191,9 +231,16 @@ func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, 
 		if cw.err != nil {
 			break
 		}
+		if l.where != "" {
+			// The expression is the student's: what the database says of it is a usage error.
+			return usagef("--where %s on %s: %v", show(quoted(l.where)), show(l.title), err)
+		}
 		return src.readError(fmt.Errorf("table %s: %w", show(l.title), err))
 	}
-	if src.schema != nil && cw.err == nil {
+	if src.sqlite {
+		fmt.Fprintf(out, "\nAn ordinary SQLite file: this works too\n  sqlite3 %s\n", shellWord(show(src.path)))
+	}
+	if src.schema != nil && cw.err == nil && len(opts.Tables) == 0 {
 		ddl, err := src.schema()
 		if err != nil {
 			return src.readError(fmt.Errorf("schema: %w", err))
@@ -257,7 +304,15 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+l.from).Scan(&total); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), rowCount(total, "row"))
+	if l.compact {
+		what := rowCount(total, "row")
+		if l.where != "" {
+			what += " where " + show(l.where)
+		}
+		fmt.Fprintf(w, "\n%s (%s)\n", show(l.title), what)
+	} else {
+		fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), rowCount(total, "row"))
+	}
 	if total == 0 {
 		return nil
 	}
@@ -290,6 +345,9 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	}
 	if _, err := eachRow(ctx, tx, query, limit, opts.Wide, measure, measure); err != nil {
 		return err
+	}
+	if l.compact && (opts.Wide || compactWidth(widths) <= report.MaxWidth) {
+		return printCompact(ctx, w, tx, query, limit, opts.Wide, widths, total)
 	}
 	if !opts.Wide && tableWidth(widths) > report.MaxWidth {
 		return printVertical(ctx, w, tx, query, limit, total)

@@ -28,13 +28,23 @@ type catalogueEntry struct {
 }
 
 func catalogue() []catalogueEntry {
+	entries, _ := familyCatalogue("")
+	return entries
+}
+
+// familyCatalogue is the catalogue, or one family's part of it (see familyScenarios).
+func familyCatalogue(family string) ([]catalogueEntry, error) {
+	list, err := familyScenarios(family)
+	if err != nil {
+		return nil, err
+	}
 	var entries []catalogueEntry
-	for _, s := range scenarios.All() {
+	for _, s := range list {
 		entries = append(entries, catalogueEntry{Name: s.Name, Aliases: s.Aliases, Family: s.Family,
 			FamilyTitle: scenarios.FamilyTitle(s.Family), Day: s.Day, Kind: s.Kind, Pair: s.Pair,
 			Answers: s.Answers, Summary: s.Summary, FailsWith: s.FailsWith})
 	}
-	return entries
+	return entries, nil
 }
 
 // dayNote says once that the commands' session-NN is the course's Day NN.
@@ -42,14 +52,19 @@ const dayNote = "A scenario named session-16-… is Day 16 of the course (comman
 
 func newListCmd() *cobra.Command {
 	var asJSON bool
+	var family string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "The catalogue, in the order to meet it: each scenario's kind, pair and summary",
 		Example: `  outboxlab list
+  outboxlab list --family wassal
   outboxlab list --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			entries := catalogue()
+			entries, err := familyCatalogue(family)
+			if err != nil {
+				return err
+			}
 			w := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(w)
@@ -62,6 +77,7 @@ func newListCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalogue as JSON (the same order and fields)")
+	cmd.Flags().StringVar(&family, "family", "", "list only this family's scenarios (the families all --family takes)")
 	return cmd
 }
 

@@ -146,3 +146,47 @@ func TestListJSONHasTheSameOrderAndFields(t *testing.T) {
 		t.Errorf("entry 6 = %v, want Day 16's BEFORE", entries[6])
 	}
 }
+
+// list --family lists exactly that family's scenarios, in the catalogue's
+// order, as text and as JSON; a name that is not a family is refused as all
+// --family refuses it.
+func TestListFamily(t *testing.T) {
+	for _, family := range scenarios.Families() {
+		var want []string
+		for _, s := range scenarios.All() {
+			if s.Family == family {
+				want = append(want, s.Name)
+			}
+		}
+		out, code := runCLI(t, "list", "--family", family)
+		if code != ExitOK {
+			t.Fatalf("list --family %s: exit %d", family, code)
+		}
+		if got := listedNames(out); !slices.Equal(got, want) {
+			t.Errorf("list --family %s lists %v, want %v", family, got, want)
+		}
+		out, code = runCLI(t, "list", "--family", family, "--json")
+		var entries []catalogueEntry
+		if err := json.Unmarshal([]byte(out), &entries); err != nil || code != ExitOK {
+			t.Fatalf("list --family %s --json: exit %d, %v", family, code, err)
+		}
+		var got []string
+		for _, e := range entries {
+			if e.Family != family {
+				t.Errorf("list --family %s --json has %s of family %s", family, e.Name, e.Family)
+			}
+			got = append(got, e.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("list --family %s --json lists %v, want %v", family, got, want)
+		}
+	}
+	var listErr, allErr strings.Builder
+	listCode := Main([]string{"list", "--family", "nope"}, &strings.Builder{}, &listErr)
+	allCode := Main([]string{"all", "--family", "nope", "--no-report"}, &strings.Builder{}, &allErr)
+	if listCode != ExitUsage || allCode != ExitUsage || listErr.String() != allErr.String() ||
+		!strings.Contains(listErr.String(), `--family "nope" is not a family (have: `+strings.Join(scenarios.Families(), ", ")+")") {
+		t.Errorf("list --family nope: exit %d %q; all --family nope: exit %d %q; want both exit 2 with the same line",
+			listCode, listErr.String(), allCode, allErr.String())
+	}
+}

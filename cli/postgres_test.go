@@ -539,3 +539,41 @@ func TestPostgresParallelScenarioRuns(t *testing.T) {
 	requireNoSchemas(t, url, pgdb.SchemaPrefix+"session_16", "parallel scenario runs")
 	requireNoSchemas(t, url, pgdb.SchemaPrefix+"governance_threshold", "parallel scenario runs")
 }
+
+// --keep-db-at on PostgreSQL keeps the schema as --keep-db does, writes
+// nothing in DIR and says so; inspect --table/--columns/--where reads the
+// kept schema in its READ ONLY transaction.
+func TestPostgresKeepDBAtKeepsTheSchema(t *testing.T) {
+	admin := pgtest.URL(t)
+	dir := t.TempDir()
+	c := commonOptions{NoReport: true, KeepDBAt: dir, Database: admin}
+	out, stderr, err := runProbe(context.Background(), c, probeRun{rows: 4})
+	if err != nil || stderr != "" {
+		t.Fatalf("run: %v, stderr %q", err, stderr)
+	}
+	kept := runSchemas(t, admin, probeSchemas)
+	if len(kept) != 1 || !strings.Contains(out.dbNote, kept[0]) {
+		t.Fatalf("kept schemas %v, note %q; want the run's schema kept", kept, out.dbNote)
+	}
+	defer dropSchemas(t, admin, kept...)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d files written in --keep-db-at's directory on PostgreSQL", len(entries))
+	}
+	if note := keepAtNote(c); !strings.Contains(note, "keeps the schema, as --keep-db does") || !strings.Contains(note, dir+" is not used") {
+		t.Errorf("keepAtNote = %q", note)
+	}
+	m := inspectHint.FindStringSubmatch(out.dbNote)
+	if m == nil {
+		t.Fatalf("no inspect hint in %q", out.dbNote)
+	}
+	code, shown, errOut := runLab(t, "inspect", "--db", m[1], "--table", "OutboxMessages", "--columns", "messagekey",
+		"--where", "MessageKey IN ('PAY-002', 'PAY-004')")
+	if code != ExitOK || !strings.Contains(shown, "\noutboxmessages (2 rows where") ||
+		!strings.Contains(shown, "  messagekey\n  PAY-002\n  PAY-004\n") || strings.Contains(shown, "sqlite3") {
+		t.Errorf("inspect --table --where on PostgreSQL: exit %d, %s\n%s", code, errOut, shown)
+	}
+	code, _, errOut = runLab(t, "inspect", "--db", m[1], "--table", "OutboxMessages", "--where", "NoSuchColumn = 1")
+	if code != ExitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `--where "NoSuchColumn = 1" on outboxmessages: `) {
+		t.Errorf("a bad --where on PostgreSQL: exit %d, %q", code, errOut)
+	}
+}

@@ -23,6 +23,7 @@ type commonOptions struct {
 	NoReport  bool
 	JSON      bool
 	KeepDB    bool
+	KeepDBAt  string // --keep-db-at DIR: keep the SQLite file in DIR (on PostgreSQL, as --keep-db)
 	Database  string // a postgres:// URL, or "" for a temporary SQLite file; secret: print pgdb.Redact
 	Schema    bool   // keep the report's schema section (report.SchemaTitle)
 	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
@@ -40,7 +41,7 @@ type commonOptions struct {
 // notParameters are the flags that say where and how to show a run, not
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
-	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "database": true, "help": true,
+	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "keep-db-at": true, "database": true, "help": true,
 	"schema": true, "verbose": true, "student": true,
 }
 
@@ -110,8 +111,12 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	opts := s.Bind(cmd.Flags())
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
+	cmd.Flags().StringVar(&common.KeepDBAt, "keep-db-at", "", "keep the SQLite database as a new file in this directory (PostgreSQL: as --keep-db)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
+		if err := checkKeepAt(cmd.Flags(), common); err != nil {
+			return err
+		}
 		if report.Redrawable(cmd.ErrOrStderr()) {
 			common.progress = cmd.ErrOrStderr()
 		}
@@ -138,8 +143,8 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			if err := enc.Encode(out.result); err != nil && !closedOutput(err) {
 				return cannotRun(fmt.Errorf("print result: %w", err))
 			}
-			if common.KeepDB {
-				io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote))
+			if common.keepsDB() {
+				io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote+keepAtNote(common)))
 			}
 		} else {
 			fmt.Fprintln(w)
@@ -151,8 +156,8 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			}
 			// A database that is gone is told once, in the report's header;
 			// without a report, or when it is kept, the terminal tells it.
-			if out.result.ReportPath == "" || common.KeepDB {
-				io.WriteString(w, report.Labelled("database: ", out.dbNote))
+			if out.result.ReportPath == "" || common.keepsDB() {
+				io.WriteString(w, report.Labelled("database: ", out.dbNote+keepAtNote(common)))
 			}
 		}
 		if !out.result.Passed {

@@ -3,7 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -86,16 +88,45 @@ func unknownCommand(root *cobra.Command) cobra.PositionalArgs {
 		if len(args) == 0 {
 			return nil
 		}
-		var names []string
-		for _, c := range root.Commands() {
-			if c.IsAvailableCommand() {
-				names = append(names, c.Name())
-				names = append(names, c.Aliases...)
-			}
+		typed := args[0]
+		// `outboxlab day 16` is two words meant as one.
+		if len(args) > 1 && dayWord.MatchString(typed+" "+args[1]) && !dayWord.MatchString(typed) {
+			typed += " " + args[1]
 		}
 		return usagef("unknown command %q for \"outboxlab\"%s (outboxlab list shows them all)",
-			args[0], didYouMean("", closest(args[0], names)))
+			typed, didYouMean("", suggestCommands(root, typed)))
 	}
+}
+
+// dayWord is how a student names a course Day instead of its scenario:
+// `day16`, `16`, `Day 16`, `day-16`, `session16`, `session-16`.
+var dayWord = regexp.MustCompile(`(?i)^\s*(?:day|session)?[\s_-]*0*([0-9]{1,2})\s*$`)
+
+// suggestCommands is what typed (not a command) was probably meant to be:
+// a Day's number gives that Day's scenarios (`day16` → the Day 16 pair),
+// anything else the closest commands, scenario names and aliases.
+func suggestCommands(root *cobra.Command, typed string) []string {
+	var names []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+			names = append(names, c.Aliases...)
+		}
+	}
+	if m := dayWord.FindStringSubmatch(typed); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		prefix := fmt.Sprintf("session-%02d-", n)
+		var day []string
+		for _, n := range names {
+			if strings.HasPrefix(n, prefix) {
+				day = append(day, n)
+			}
+		}
+		if len(day) > 0 {
+			return day
+		}
+	}
+	return closest(typed, names)
 }
 
 // firstWord is the first argument that is not a flag, or "" (a scenario

@@ -7,6 +7,8 @@ import (
 	"testing"
 )
 
+const day16Pair = "session-16-poison-message-retried-forever or session-16-retry-with-dead-letter"
+
 // Mistakes get the right hint, still as one line and exit 2.
 func TestMistakesGetTheRightHint(t *testing.T) {
 	tests := []struct {
@@ -16,6 +18,23 @@ func TestMistakesGetTheRightHint(t *testing.T) {
 		{[]string{"retry-with-dead-leter"}, "did you mean retry-with-dead-letter?"},
 		{[]string{"session16"}, "did you mean session-16-poison-message-retried-forever or session-16-retry-with-dead-letter?"},
 		{[]string{"lsit"}, "did you mean list?"},
+		// A Day named the way the course names it gets that Day's pair.
+		{[]string{"day16"}, `"day16" for "outboxlab"; did you mean ` + day16Pair + "?"},
+		{[]string{"16"}, `"16" for "outboxlab"; did you mean ` + day16Pair + "?"},
+		{[]string{"day-16"}, "did you mean " + day16Pair + "?"},
+		{[]string{"Day 16"}, "did you mean " + day16Pair + "?"},
+		{[]string{"day", "16"}, `"day 16" for "outboxlab"; did you mean ` + day16Pair + "?"},
+		{[]string{"session-16"}, "did you mean " + day16Pair + "?"},
+		{[]string{"day13"}, "did you mean session-13-pending-lost-on-restart or session-13-durable-reconciliation?"},
+		{[]string{"99"}, `unknown command "99" for "outboxlab" (outboxlab list shows them all)`},
+		{[]string{"help", "session-16"}, `no help for "session-16": it is not a command; did you mean ` + day16Pair + "?"},
+		{[]string{"help", "day16"}, "did you mean " + day16Pair + "?"},
+		{[]string{"help", "xyzzy"}, `no help for "xyzzy": it is not a command (see outboxlab --help)`},
+		// A key in the wrong letter case, in every family that takes keys.
+		{[]string{"session-16-retry-with-dead-letter", "--poison-key", "pay-003", "--no-report"},
+			`--poison-key "pay-003" is not a key (letter case matters); did you mean PAY-003?`},
+		{[]string{"governance-host-replay", "--rejected-key", "gov-003", "--no-report"}, "did you mean GOV-003?"},
+		{[]string{"ordered-orphan", "--failing-message", "paymentreceived", "--no-report"}, "did you mean PaymentReceived?"},
 		{[]string{"xyzzy"}, `unknown command "xyzzy" for "outboxlab" (outboxlab list shows them all)`},
 		{[]string{"retry-with-dead-letter", "--max-attempt", "5"}, "unknown flag: --max-attempt; did you mean --max-attempts?"},
 		{[]string{"retry-with-dead-letter", "--dead-letter", "false"}, `got "false"; a true/false flag takes its value after =, as in --dead-letter=false`},

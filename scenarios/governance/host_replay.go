@@ -82,7 +82,7 @@ func (o *replayOptions) Validate() error {
 	if err := o.drain.validate(); err != nil {
 		return err
 	}
-	key, err := scenarios.CheckKey("rejected-key", o.RejectedKey)
+	key, err := scenarios.CheckKey("rejected-key", o.RejectedKey, entryKeys(o.Entries)...)
 	if err != nil {
 		return err
 	}
@@ -105,6 +105,15 @@ func (o *replayOptions) load() load {
 	batches := (o.Entries + o.ReplayBatch - 1) / o.ReplayBatch
 	replays := load{calls: o.Entries, span: addSat(mulSat(o.Interval, batches-1), mulSat(wakeupSlack, o.Entries))}
 	return load{calls: outage.calls, span: max(outage.span, o.ReviewAfter)}.add(replays)
+}
+
+// entryKeys are the keys of the n seeded entries, GOV-001 onwards.
+func entryKeys(n int) []string {
+	keys := make([]string, 0, max(n, 0))
+	for i := 1; i <= n; i++ {
+		keys = append(keys, entryKey(i))
+	}
+	return keys
 }
 
 func validKey(key string, n int) bool {

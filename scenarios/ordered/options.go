@@ -88,6 +88,9 @@ func (o *options) Validate() error {
 	if err := o.CheckDeclared(); err != nil {
 		return err
 	}
+	if err := scenarios.CheckSpelling("failing-message", o.FailingMessage, stream(o.cancelled)); err != nil {
+		return err
+	}
 	if !slices.Contains(stream(o.cancelled), o.FailingMessage) {
 		return fmt.Errorf("--failing-message %q is not in order %d's stream (%s)",
 			o.FailingMessage, o.FailingOrder, strings.Join(stream(o.cancelled), ", "))

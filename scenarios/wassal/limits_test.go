@@ -98,6 +98,15 @@ func TestValidateBoundsTheWorkOfSeveralFlags(t *testing.T) {
 		{session16Before, []string{"--poison-key", "PAY-002,PAY-004", "--declined-key", "none"}, ""},
 		// Keys are given exactly (scenarios.CheckKey): padded ones are refused.
 		{session16Before, []string{"--poison-key", " PAY-002 , PAY-004"}, `--poison-key " PAY-002 " has spaces around the key`},
+		// A key in the wrong letter case is refused with the right spelling.
+		{session16After, []string{"--poison-key", "pay-003"}, `--poison-key "pay-003" is not a key (letter case matters); did you mean PAY-003?`},
+		{session16Before, []string{"--poison-key", "PAY-002,pay-004"}, "did you mean PAY-004?"},
+		{session16After, []string{"--declined-key", "Pay-005"}, "--declined-key \"Pay-005\" is not a key (letter case matters); did you mean PAY-005?"},
+		{session17After, []string{"--more-dead-letters", "pay-004"}, "did you mean PAY-004?"},
+		{session14Before, []string{"--crash-at", "pay-002"}, "did you mean PAY-002?"},
+		{session16After, []string{"--poison-key", "pay-099"}, `--poison-key "pay-099" is not a seeded payment`},
+		{session13After, []string{"--timeout-key", "pay-003"}, "did you mean PAY-003?"},
+		{session13After, []string{"--crash-after", "pay-006"}, "did you mean PAY-006?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {

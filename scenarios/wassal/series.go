@@ -58,12 +58,12 @@ func keysFlag(flag string, keys []string, payments int) ([]string, error) {
 		return nil, nil
 	}
 	keys = slices.Clone(keys)
+	seeded := PaymentKeys(payments)
 	for _, k := range keys {
-		if _, err := scenarios.CheckKey(flag, k); err != nil {
+		if _, err := scenarios.CheckKey(flag, k, seeded...); err != nil {
 			return nil, err
 		}
 	}
-	seeded := PaymentKeys(payments)
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if !slices.Contains(seeded, k) {
@@ -97,7 +97,7 @@ func poisonFlags(poison []string, declined string, payments int) ([]string, stri
 // keyFlag checks one payment key given to flag (scenarios.CheckKey);
 // "none" gives "".
 func keyFlag(flag, key string, payments int) (string, error) {
-	key, err := scenarios.CheckKey(flag, key)
+	key, err := scenarios.CheckKey(flag, key, PaymentKeys(payments)...)
 	if err != nil || key == "" {
 		return "", err
 	}
