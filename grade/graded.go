@@ -97,6 +97,20 @@ func (o *Options) grade(ctx context.Context, cmd command, v variation, loc strin
 		r.violate(ruleSchema, "%s", schemaDiff(r.shape, shape, err))
 	}
 	g := &graded{r: r, v: v, calls: r.prov.Calls()}
+	g.readTables(ctx)
+	j := &judge{g: g}
+	o.Day.judge(j)
+	j.protocol()
+	g.checks = j.checks
+	return g, nil
+}
+
+// readTables reads the rows the worker left behind while the database is
+// still open (the report is written after it closes); a table that cannot
+// be read is a broken schema rule.
+func (g *graded) readTables(ctx context.Context) {
+	var err error
+	r := g.r
 	if g.msgs, err = readRows(ctx, r.db, "OutboxMessages"); err != nil {
 		r.violate(ruleSchema, "OutboxMessages cannot be read: %v", oneLine(err))
 	}
@@ -108,11 +122,6 @@ func (o *Options) grade(ctx context.Context, cmd command, v variation, loc strin
 			r.violate(ruleSchema, "Redrives cannot be read: %v", oneLine(err))
 		}
 	}
-	j := &judge{g: g}
-	o.Day.judge(j)
-	j.protocol()
-	g.checks = j.checks
-	return g, nil
 }
 
 // seedDurableOutbox seeds v's payments with the lab's own Day 16 code.
