@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"outboxlab/core/report"
@@ -122,25 +120,9 @@ func printClass(w io.Writer, c class) {
 		report.Plural(len(c.Rows), "report"), by, pass, fail, unverified)
 }
 
-// writeAtomic writes content to path whole or not at all: a temporary file
-// beside it, renamed over it.
+// writeAtomic writes content to path whole or not at all (report.WriteAtomic).
 func writeAtomic(path string, content []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(content)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := report.WriteAtomic(path, content); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

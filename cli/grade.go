@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -101,15 +100,7 @@ Days:
 			return err
 		}
 		s := &scenarios.Scenario{Name: day.ScenarioName(), Family: day.Family, Day: day.Number, Kind: report.After}
-		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(content string, res report.Result) {
-			if common.JSON {
-				return
-			}
-			if useColor(cmd.OutOrStdout()) {
-				content = colorize(content, res)
-			}
-			io.WriteString(cmd.OutOrStdout(), content)
-		})
+		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), showRun(cmd, common))
 		if err != nil {
 			return err // a worker command that cannot start is the run's error: exit 3
 		}

@@ -123,15 +123,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		if err := selectDatabase(cmd, &common); err != nil {
 			return err
 		}
-		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), func(content string, res report.Result) {
-			if common.JSON {
-				return
-			}
-			if useColor(cmd.OutOrStdout()) {
-				content = colorize(content, res)
-			}
-			io.WriteString(cmd.OutOrStdout(), content)
-		})
+		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), showRun(cmd, common))
 		if err != nil {
 			return err
 		}
@@ -230,4 +222,19 @@ func resolveReportDir(dir string, stderr io.Writer) (string, error) {
 	}
 	fmt.Fprintf(stderr, "outboxlab: --report-dir %s resolves to %s\n", dir, abs)
 	return abs, nil
+}
+
+// showRun is how a run's report reaches the terminal: on standard output,
+// coloured when that is a terminal, and not at all with --json (the JSON
+// document is printed after the run instead).
+func showRun(cmd *cobra.Command, common commonOptions) func(content string, res report.Result) {
+	return func(content string, res report.Result) {
+		if common.JSON {
+			return
+		}
+		if useColor(cmd.OutOrStdout()) {
+			content = colorize(content, res)
+		}
+		io.WriteString(cmd.OutOrStdout(), content)
+	}
 }

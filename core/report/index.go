@@ -354,11 +354,21 @@ func figureTitle(svg string) string {
 	return strings.TrimSpace(html.UnescapeString(m[1]))
 }
 
-// replaceFile writes dir/name atomically: a temporary file renamed over it.
+// replaceFile writes dir/name atomically (WriteAtomic).
 func replaceFile(dir, name string, content []byte) error {
-	tmp, err := os.CreateTemp(dir, "."+name+"-*.tmp")
+	if err := WriteAtomic(filepath.Join(dir, name), content); err != nil {
+		return fmt.Errorf("write %s: %w", path.Join(filepath.Base(dir), name), unwrapPath(err))
+	}
+	return nil
+}
+
+// WriteAtomic writes content to path whole or not at all: a temporary file
+// beside it, made readable and renamed over it. The error is the failed
+// step's, for the caller to say what it was writing.
+func WriteAtomic(path string, content []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, unwrapPath(err))
+		return err
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(content)
@@ -369,10 +379,7 @@ func replaceFile(dir, name string, content []byte) error {
 		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path.Join(filepath.Base(dir), name), unwrapPath(err))
-	}
-	return nil
+	return err
 }
