@@ -49,6 +49,12 @@ func colorize(text string, res report.Result) string {
 			lines[i] = "  " + ansiYellow + report.MarkReproduced + ansiReset + l[2+len(report.MarkReproduced):]
 		case strings.HasPrefix(l, "  "+report.MarkNotReproduced+"  "):
 			lines[i] = "  " + ansiRed + ansiBold + report.MarkNotReproduced + ansiReset + l[2+len(report.MarkNotReproduced):]
+		case strings.HasPrefix(l, "  "+report.MarkHolds+"  "):
+			lines[i] = "  " + ansiGreen + report.MarkHolds + ansiReset + l[2+len(report.MarkHolds):]
+		case strings.HasPrefix(l, "  "+report.MarkBroken+"  "):
+			lines[i] = "  " + ansiRed + ansiBold + report.MarkBroken + ansiReset + l[2+len(report.MarkBroken):]
+		case strings.HasPrefix(l, "  "+report.MarkNotExercised+"  "):
+			lines[i] = "  " + ansiYellow + report.MarkNotExercised + ansiReset + l[2+len(report.MarkNotExercised):]
 		case strings.HasPrefix(l, "VERDICT: "):
 			body := strings.TrimSuffix(l, "\n")
 			lines[i] = ansiBold + verdict + body + ansiReset + l[len(body):]

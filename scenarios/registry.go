@@ -39,6 +39,13 @@ type Scenario struct {
 	// requires exit 1, so no check can be one that never fails.
 	FailsWith []string
 
+	// NotExercisedWith are flags under which the scenario's mechanism is not
+	// exercised: what it demonstrates does not occur (no message fails, the
+	// fix is off and nothing needed it), so its verdict is NOT EXERCISED and
+	// it exits 1. Every scenario declares them; a test runs each scenario
+	// with them and requires that verdict.
+	NotExercisedWith []string
+
 	// Alone marks a scenario whose metrics are wall-clock measurements: all
 	// runs it with nothing beside it, after the others.
 	Alone bool

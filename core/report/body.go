@@ -164,16 +164,35 @@ func splitCells(line string) []string {
 	return cells
 }
 
-var checkLine = regexp.MustCompile(`^  (PASS|FAIL|REPRODUCED|NOT REPRODUCED)  (.*)$`)
+var checkLine = regexp.MustCompile(`^  (PASS|FAIL|REPRODUCED|NOT REPRODUCED|HOLDS|BROKEN|N/A)  (.*)$`)
+
+// checkOf is a check as its line's mark tells it: HOLDS and BROKEN mark a
+// BEFORE's invariants; a line cannot tell an AFTER's invariants apart.
+func checkOf(mark string) Check {
+	c := Check{Passed: MarkPassed(mark), Role: RoleDemonstrates, Outcome: outcomeOf(MarkPassed(mark))}
+	if mark == MarkHolds || mark == MarkBroken {
+		c.Role = RoleInvariant
+	}
+	if mark == MarkNotExercised {
+		c.Outcome = OutcomeNotExercised
+	}
+	return c
+}
+
+// checksSection reports whether a section's title says it holds checks.
+func checksSection(title string) bool {
+	title = strings.ToLower(title)
+	return strings.Contains(title, "checks") || strings.Contains(title, "invariants")
+}
 
 // BodyChecks reads the checks back from a body's checks sections (those
-// whose title mentions checks), as Report.Checks writes them.
+// whose title mentions checks or invariants), as Report.Checks writes them.
 func BodyChecks(body string) []Check {
 	var checks []Check
 	var text []string  // each check's whole line, its continuation lines joined
 	continues := false // the line before was a check's, or one of its continuations
 	for _, it := range Items(body) {
-		if it.Table != nil || !strings.Contains(strings.ToLower(it.Section), "checks") {
+		if it.Table != nil || !checksSection(it.Section) {
 			continues = false
 			continue
 		}
@@ -186,7 +205,7 @@ func BodyChecks(body string) []Check {
 			}
 			continue
 		}
-		checks = append(checks, Check{Passed: m[1] == "PASS" || m[1] == "REPRODUCED"})
+		checks = append(checks, checkOf(m[1]))
 		text = append(text, m[2])
 		continues = true
 	}

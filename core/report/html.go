@@ -23,7 +23,7 @@ th{background:#eee}
 pre{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:15px;white-space:pre-wrap;
 overflow-wrap:anywhere;margin:4px 0}
 .body table{font-size:14px;font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace}
-.pass{color:#075e07;font-weight:bold}.fail{color:#a00000;font-weight:bold}
+.pass{color:#075e07;font-weight:bold}.fail{color:#a00000;font-weight:bold}.idle{color:#7a5a00;font-weight:bold}
 .verdict{font-size:22px;padding:8px 12px;border:3px solid #075e07}
 .verdict.fail{border-color:#a00000}
 .figs img,.figure img{display:block;width:100%;max-width:100%;height:auto;border:1px solid #ddd;margin:8px 0}
@@ -184,8 +184,11 @@ func ReportHTML(e Entry, body string, up string, titles, alts []string) string {
 }
 
 func markClass(mark string) string {
-	if mark == MarkPass || mark == MarkReproduced {
+	switch {
+	case MarkPassed(mark):
 		return "pass"
+	case mark == MarkNotExercised:
+		return "idle"
 	}
 	return "fail"
 }
@@ -204,15 +207,7 @@ func resultFirst(b *strings.Builder, e Entry, body string, items []Item) {
 	if len(checks) > 0 {
 		b.WriteString("<ul class=\"checks\">\n")
 		for _, c := range checks {
-			mark := MarkFail
-			switch {
-			case e.Kind == Before && c.Passed:
-				mark = MarkReproduced
-			case e.Kind == Before:
-				mark = MarkNotReproduced
-			case c.Passed:
-				mark = MarkPass
-			}
+			mark := Mark(e.Kind, c)
 			detail := ""
 			if c.Detail != "" {
 				detail = " → " + esc(c.Detail)

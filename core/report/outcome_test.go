@@ -20,10 +20,10 @@ func TestOutcomeMarks(t *testing.T) {
 		wantPassed  bool
 	}{
 		{After, true, "## Safety checks", "  PASS  c → d", "VERDICT: [PASS ✅] HELD", true},
-		{After, false, "## Safety checks", "  FAIL  c → d", "VERDICT: [FAIL ❌] BROKEN", false},
+		{After, false, "## Safety checks", "  FAIL  c → d", "VERDICT: [FAIL ❌] BROKEN — failed: c", false},
 		{Experiment, true, "## Safety checks", "  PASS  c → d", "VERDICT: [PASS ✅] HELD", true},
 		{Before, true, "## " + BeforeChecks, "  REPRODUCED  c → d", "VERDICT: [REPRODUCED 🧪] HELD", true},
-		{Before, false, "## " + BeforeChecks, "  NOT REPRODUCED  c → d", "VERDICT: [NOT REPRODUCED ❓] BROKEN", false},
+		{Before, false, "## " + BeforeChecks, "  NOT REPRODUCED  c → d", "VERDICT: [NOT REPRODUCED ❓] BROKEN — not reproduced: c", false},
 	}
 	for _, c := range cases {
 		r := New("demo", c.kind)

@@ -25,11 +25,46 @@ const (
 	Experiment Kind = "EXPERIMENT"
 )
 
-// Check is one named safety check and the figure behind it.
+// Role says what a check is for.
+type Role string
+
+// The roles of a check. A demonstrating check is the scenario's point: a
+// BEFORE's failure, an AFTER's property, an EXPERIMENT's claim. An invariant
+// must hold in both designs (a BEFORE that double-charges has broken one,
+// whatever its failure).
+const (
+	RoleDemonstrates Role = "demonstrates"
+	RoleInvariant    Role = "invariant"
+)
+
+// Outcome says what became of a check in one run.
+type Outcome string
+
+// The outcomes of a check: what it states held (for a BEFORE's
+// demonstrating check, the failure was reproduced), it broke, or its
+// precondition did not occur in this run, so it judged nothing.
+const (
+	OutcomeHeld         Outcome = "held"
+	OutcomeBroken       Outcome = "broken"
+	OutcomeNotExercised Outcome = "not_exercised"
+)
+
+// Check is one named safety check and the figure behind it. Passed is true
+// only when the check held: a check that was not exercised has not passed.
 type Check struct {
-	Name   string `json:"name"`
-	Passed bool   `json:"passed"`
-	Detail string `json:"detail"`
+	Name    string  `json:"name"`
+	Passed  bool    `json:"passed"`
+	Detail  string  `json:"detail"`
+	Role    Role    `json:"role"`
+	Outcome Outcome `json:"outcome"`
+}
+
+// outcomeOf is the outcome of a check that was exercised.
+func outcomeOf(held bool) Outcome {
+	if held {
+		return OutcomeHeld
+	}
+	return OutcomeBroken
 }
 
 // Report accumulates the deterministic body of a run report.
@@ -198,9 +233,33 @@ func (r *Report) Figure(f plot.Figure) {
 // Figures returns the pictures drawn so far.
 func (r *Report) Figures() []plot.Figure { return r.figures }
 
-// Check records a check; Checks prints them all.
+// Check records a demonstrating check that was exercised; Checks prints
+// them all.
 func (r *Report) Check(name string, passed bool, detail string) {
-	r.checks = append(r.checks, Check{Name: name, Passed: passed, Detail: detail})
+	r.Record(Check{Name: name, Detail: detail, Role: RoleDemonstrates, Outcome: outcomeOf(passed)})
+}
+
+// Invariant records an invariant that was exercised: held says whether it
+// held.
+func (r *Report) Invariant(name string, held bool, detail string) {
+	r.Record(Check{Name: name, Detail: detail, Role: RoleInvariant, Outcome: outcomeOf(held)})
+}
+
+// NotExercised records a demonstrating check whose precondition did not
+// occur in this run; why says what did not happen and what to change so
+// that it does (the verdict repeats it).
+func (r *Report) NotExercised(name, why string) {
+	r.Record(Check{Name: name, Detail: why, Role: RoleDemonstrates, Outcome: OutcomeNotExercised})
+}
+
+// Record records c as it is, with Passed set from its outcome; a check
+// without a role demonstrates.
+func (r *Report) Record(c Check) {
+	if c.Role == "" {
+		c.Role = RoleDemonstrates
+	}
+	c.Passed = c.Outcome == OutcomeHeld
+	r.checks = append(r.checks, c)
 }
 
 // NoChecks is the line Checks writes for a report that recorded none: a run
@@ -211,6 +270,11 @@ const NoChecks = "FAIL  no checks recorded: this run judged nothing, so it has n
 // naive design failed the way the course says it does.
 const BeforeChecks = "Checks — is the failure reproduced?"
 
+// BeforeInvariants is the heading of a BEFORE's invariants, printed apart
+// from its failures: they must hold even in the naive design, so that a
+// property that held never reads like the failure.
+const BeforeInvariants = "Invariants — do they hold even here?"
+
 // The marks of a check line. A BEFORE's checks pass when the failure was
 // reproduced, so they say that rather than PASS, which would read as a
 // design that held.
@@ -219,34 +283,67 @@ const (
 	MarkFail          = "FAIL"
 	MarkReproduced    = "REPRODUCED"
 	MarkNotReproduced = "NOT REPRODUCED"
+	MarkHolds         = "HOLDS"
+	MarkBroken        = "BROKEN"
+	MarkNotExercised  = "N/A"
 )
 
-// mark is the word a check line starts with.
-func (r *Report) mark(passed bool) string {
+// Mark is the word a check line of a kind's report starts with.
+func Mark(kind Kind, c Check) string {
 	switch {
-	case r.Kind == Before && passed:
+	case c.Outcome == OutcomeNotExercised:
+		return MarkNotExercised
+	case kind == Before && c.Role == RoleInvariant && c.Passed:
+		return MarkHolds
+	case kind == Before && c.Role == RoleInvariant:
+		return MarkBroken
+	case kind == Before && c.Passed:
 		return MarkReproduced
-	case r.Kind == Before:
+	case kind == Before:
 		return MarkNotReproduced
-	case passed:
+	case c.Passed:
 		return MarkPass
 	}
 	return MarkFail
 }
 
-// Checks writes the recorded checks as a section, one line each marked PASS
-// or FAIL; a BEFORE's are marked REPRODUCED or NOT REPRODUCED under the one
-// heading every BEFORE uses (BeforeChecks), whatever title it asks for.
+// MarkPassed reports whether a check line's mark says the check held.
+func MarkPassed(mark string) bool {
+	return mark == MarkPass || mark == MarkReproduced || mark == MarkHolds
+}
+
+// Checks writes the recorded checks as a section, one line each marked PASS,
+// FAIL or N/A. A BEFORE's demonstrating checks are marked REPRODUCED or NOT
+// REPRODUCED under the one heading every BEFORE uses (BeforeChecks),
+// whatever title it asks for, and its invariants HOLDS or BROKEN in a
+// section of their own (BeforeInvariants).
 func (r *Report) Checks(title string) {
-	if r.Kind == Before {
-		title = BeforeChecks
+	if r.Kind != Before {
+		r.checkSection(title, r.checks)
+		return
 	}
+	var failures, invariants []Check
+	for _, c := range r.checks {
+		if c.Role == RoleInvariant {
+			invariants = append(invariants, c)
+		} else {
+			failures = append(failures, c)
+		}
+	}
+	r.checkSection(BeforeChecks, failures)
+	if len(invariants) > 0 {
+		r.checkSection(BeforeInvariants, invariants)
+	}
+}
+
+// checkSection writes one section of check lines.
+func (r *Report) checkSection(title string, checks []Check) {
 	r.Section(title)
-	if len(r.checks) == 0 {
+	if len(checks) == 0 {
 		r.Line("  " + NoChecks)
 	}
-	for _, c := range r.checks {
-		r.Line(wrapLine(fmt.Sprintf("  %s  %s → %s", r.mark(c.Passed), c.Name, c.Detail), checkIndent))
+	for _, c := range checks {
+		r.Line(wrapLine(fmt.Sprintf("  %s  %s → %s", Mark(r.Kind, c), c.Name, c.Detail), checkIndent))
 	}
 }
 
@@ -284,7 +381,8 @@ func wrapLine(line, indent string) string {
 }
 
 // Passed reports whether at least one check was recorded and every recorded
-// check passed. A report with no checks has not passed: it judged nothing.
+// check held. A report with no checks has not passed: it judged nothing; nor
+// has one with a check that was not exercised.
 func (r *Report) Passed() bool {
 	if len(r.checks) == 0 {
 		return false
@@ -305,24 +403,75 @@ const (
 	VerdictFail          = "[FAIL ❌]"
 	VerdictReproduced    = "[REPRODUCED 🧪]"
 	VerdictNotReproduced = "[NOT REPRODUCED ❓]"
+	VerdictNotExercised  = "[NOT EXERCISED 💤]"
 )
 
 // Verdict writes the verdict line: the outcome (see VerdictPass and its
-// siblings), then pass when every check passed, fail otherwise. A symbol at
-// the end of either text is dropped: the outcome carries it.
+// siblings), then a text. It follows from the checks, in this order:
+//   - an invariant broke: FAIL, naming it (a BEFORE too: its failure is not
+//     the one the course shows if it also breaks what must hold);
+//   - a demonstrating check broke: fail, with the checks that broke (a
+//     BEFORE's NOT REPRODUCED also names what it did reproduce);
+//   - a demonstrating check was not exercised: NOT EXERCISED, with what did
+//     not happen and what to change (the check's detail);
+//   - otherwise pass (REPRODUCED for a BEFORE).
+//
+// A symbol at the end of either text is dropped: the outcome carries it.
 func (r *Report) Verdict(pass, fail string) {
-	text, outcome := fail, VerdictFail
-	switch passed := r.Passed(); {
-	case passed && r.Kind == Before:
-		text, outcome = pass, VerdictReproduced
-	case r.Kind == Before:
-		outcome = VerdictNotReproduced
-	case passed:
-		text, outcome = pass, VerdictPass
-	}
-	r.verdict = outcome + " " + trimSymbol(text)
+	outcome, text := r.judge(trimSymbol(pass), trimSymbol(fail))
+	r.verdict = outcome + " " + text
 	r.Section("Verdict")
 	r.Line(wrapLine("VERDICT: "+r.verdict, verdictIndent))
+}
+
+// judge is the verdict's outcome and text (see Verdict).
+func (r *Report) judge(pass, fail string) (outcome, text string) {
+	var held, broken, brokenInvariants, idle []string
+	var why string
+	for _, c := range r.checks {
+		switch {
+		case c.Outcome == OutcomeNotExercised:
+			if c.Role == RoleDemonstrates {
+				idle = append(idle, c.Name)
+				if why == "" {
+					why = c.Detail
+				}
+			}
+		case c.Role == RoleInvariant && !c.Passed:
+			brokenInvariants = append(brokenInvariants, c.Name)
+		case c.Role == RoleInvariant:
+		case c.Passed:
+			held = append(held, c.Name)
+		default:
+			broken = append(broken, c.Name)
+		}
+	}
+	failed := VerdictFail
+	if r.Kind == Before {
+		failed = VerdictNotReproduced
+	}
+	switch {
+	case len(r.checks) == 0:
+		return failed, fail
+	case len(brokenInvariants) > 0:
+		return VerdictFail, fail + " — broken: " + strings.Join(brokenInvariants, "; ")
+	case len(broken) > 0 && r.Kind == Before && len(held) > 0:
+		return failed, fail + " — reproduced: " + strings.Join(held, "; ") +
+			"; not reproduced: " + strings.Join(broken, "; ")
+	case len(broken) > 0 && r.Kind == Before:
+		return failed, fail + " — not reproduced: " + strings.Join(broken, "; ")
+	case len(broken) > 0:
+		return failed, fail + " — failed: " + strings.Join(broken, "; ")
+	case len(idle) > 0:
+		text = "NOTHING HERE EXERCISED " + strings.Join(idle, "; ") + ": " + why
+		if len(idle) > 1 {
+			text = "NOTHING HERE EXERCISED " + strings.Join(idle, "; ") + " (see its N/A checks): " + why
+		}
+		return VerdictNotExercised, text
+	case r.Kind == Before:
+		return VerdictReproduced, pass
+	}
+	return VerdictPass, pass
 }
 
 // trimSymbol drops a verdict symbol a scenario put at the end of its text.

@@ -73,12 +73,12 @@ func TestChecksAndVerdict(t *testing.T) {
 	r.Checks("Safety checks")
 	r.Verdict("HELD", "BROKEN")
 	body := r.Body()
-	for _, want := range []string{"  PASS  queue drained → 0 pending / 0 processing", "  FAIL  poison dead-lettered → status Pending", "VERDICT: [FAIL ❌] BROKEN"} {
+	for _, want := range []string{"  PASS  queue drained → 0 pending / 0 processing", "  FAIL  poison dead-lettered → status Pending", "VERDICT: [FAIL ❌] BROKEN — failed: poison dead-lettered"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
 	}
-	if res := r.Result(); res.Passed || res.Verdict != "[FAIL ❌] BROKEN" || len(res.Checks) != 2 {
+	if res := r.Result(); res.Passed || res.Verdict != "[FAIL ❌] BROKEN — failed: poison dead-lettered" || len(res.Checks) != 2 {
 		t.Errorf("Result = %+v, want failed with verdict BROKEN and 2 checks", res)
 	}
 }
@@ -129,7 +129,7 @@ func TestWideCheckAndVerdictLinesWrapAndReadBack(t *testing.T) {
 	if len(got) != 2 || got[1].Name != "a check whose detail is long" || got[1].Detail != detail || got[1].Passed {
 		t.Errorf("checks read back: %+v", got)
 	}
-	if v := BodyVerdict(body); v != VerdictFail+" "+verdict {
+	if v := BodyVerdict(body); v != VerdictFail+" "+verdict+" — failed: a check whose detail is long" {
 		t.Errorf("verdict read back %q", v)
 	}
 }

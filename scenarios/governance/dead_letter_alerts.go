@@ -144,7 +144,7 @@ func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 
 	o.checks(r, run, lines)
 	return finish(r, "Checks", "EVERY DEAD-LETTER COUNTED AND REPORTED, WARNED BEFORE, NO SECRET IN SIGHT",
-		"THE HOST'S ALERTING DID NOT HOLD — SEE THE FAILED CHECKS", alertsMetrics, run), nil
+		"THE HOST'S ALERTING DID NOT HOLD", alertsMetrics, run), nil
 }
 
 // alertsMetrics add the lines the host logged: one per alert the sink raised.

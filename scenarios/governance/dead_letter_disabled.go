@@ -117,7 +117,7 @@ func (o *disabledOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	writeRemediations(r, claim.remediations, claim.entries)
 	o.checks(r, store, claim)
 	return finish(r, "Checks", "PAST THE THRESHOLD THE ENTRY KEPT RETRYING; THE HOST'S AUDITED POLICY ENDED IT",
-		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING — SEE THE FAILED CHECKS", disabledMetrics, claim), nil
+		"DEAD-LETTERING OFF WITHOUT A HOST TERMINAL POLICY HOLDING", disabledMetrics, claim), nil
 }
 
 // disabledMetrics add the entries the host's policy quarantined.

@@ -89,7 +89,7 @@ func (o *deferredOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 	}.write(r, store, claim, env.Verbose)
 	o.checks(r, store, claim)
 	return finish(r, "Checks", "DEFERRALS WAIT, ONLY FAILURES COUNT TOWARD THE THRESHOLD",
-		"DEFERRALS AND FAILURES DID NOT END AS STATED — SEE THE FAILED CHECKS", drainMetrics, claim), nil
+		"DEFERRALS AND FAILURES DID NOT END AS STATED", drainMetrics, claim), nil
 }
 
 func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {

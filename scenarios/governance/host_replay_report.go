@@ -62,7 +62,7 @@ func (o *replayOptions) render(run *replayRun, verbose bool) *report.Report {
 	writeIncidents(r, run)
 	o.checks(r, run)
 	return finish(r, "Checks", "NO AUTOMATIC REPLAY; EVERY REPLAY AUTHORIZED, AUDITED, BATCHED AND CONFIRMED",
-		"REPLAY GOVERNANCE DID NOT HOLD — SEE THE FAILED CHECKS", replayMetrics, run)
+		"REPLAY GOVERNANCE DID NOT HOLD", replayMetrics, run)
 }
 
 // replayOf returns the replay entry of an original, if any.

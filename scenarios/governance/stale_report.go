@@ -69,10 +69,10 @@ func (r *staleRun) metrics() staleMetrics {
 
 const (
 	verdictStaleReproduced = "A STALE WORKER OVERWROTE A TERMINAL TRANSITION — NOTHING REFUSED IT"
-	verdictStaleMissed     = "THE STALE OVERWRITE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
+	verdictStaleMissed     = "THE STALE OVERWRITE WAS NOT REPRODUCED"
 	verdictFencedHeld      = "THE CLAIM CHECK REFUSED THE STALE WRITE — THE TERMINAL ROW STANDS"
-	verdictFencedBroken    = "THE CLAIM CHECK DID NOT HOLD — SEE THE FAILED CHECKS"
-	verdictFencedNoRace    = "NO STALE WRITE TO REFUSE: WORKER-A ANSWERED INSIDE ITS LEASE — SEE THE FAILED CHECKS"
+	verdictFencedBroken    = "THE CLAIM CHECK DID NOT HOLD"
+	verdictFencedNoRace    = "NO STALE WRITE TO REFUSE: WORKER-A ANSWERED INSIDE ITS LEASE"
 )
 
 // stalePair is the pair's report: the scenario's own design is the AFTER

@@ -10,7 +10,7 @@ import (
 
 const (
 	verdictThresholdHeld   = "ONE THRESHOLD, BOTH DRAIN MODES — POISON ENTRIES END AS STABLE DEAD-LETTERS"
-	verdictThresholdBroken = "THE THRESHOLD POLICY DID NOT HOLD — SEE THE FAILED CHECKS"
+	verdictThresholdBroken = "THE THRESHOLD POLICY DID NOT HOLD"
 )
 
 func (o *thresholdOptions) render(store, claim *driveRun, verbose bool) *report.Report {

@@ -59,7 +59,7 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, strict: true, recovery: noFix},
 		checks: o.cascadeChecks,
 		pass:   "CRASH CASCADE — EVERY LATER MESSAGE FOLLOWED IT INTO THE DLQ",
-		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS",
+		fail:   "THE FAILURE MODE WAS NOT REPRODUCED",
 	}
 	after := side{
 		name:   poisonedName,
@@ -68,7 +68,7 @@ func (o *cascadeOptions) Run(ctx context.Context, env scenarios.Env) (*report.Re
 		tail:   o.writeGuardCost,
 		checks: o.poisonedChecks,
 		pass:   "POISONED ID REMEMBERED — LATER MESSAGES PARKED, NOT CRASHED",
-		fail:   "THE POISONED-ID GUARD DID NOT HOLD — SEE THE FAILED CHECKS",
+		fail:   "THE POISONED-ID GUARD DID NOT HOLD",
 	}
 	if !o.RememberPoisoned {
 		after.design.contain = keyedlog.DeadLetterOnly

@@ -72,7 +72,7 @@ func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		design:  design{contain: keyedlog.DeadLetterOnly, idempotent: true, recovery: redrive},
 		checks:  o.orphanChecks,
 		passFor: o.orphanVerdict,
-		fail:    "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS",
+		fail:    "THE FAILURE MODE WAS NOT REPRODUCED",
 	}
 	after := side{
 		name:   dependsOnName,
@@ -80,7 +80,7 @@ func (o *orphanOptions) Run(ctx context.Context, env scenarios.Env) (*report.Rep
 		design: design{contain: keyedlog.DeadLetterOnly, dependsOn: o.DependsOn || !o.after, idempotent: true, recovery: replay},
 		checks: o.dependsOnChecks,
 		pass:   "DEPENDENCIES CHECKED — NOTHING APPLIED BEFORE WHAT IT NEEDS",
-		fail:   "THE DEPENDSON CHECK DID NOT HOLD — SEE THE FAILED CHECKS",
+		fail:   "THE DEPENDSON CHECK DID NOT HOLD",
 	}
 	if o.FailingMessage != OrderPlaced {
 		// The order row exists: what the later message lacks is the dead-lettered one's change.

@@ -100,7 +100,7 @@ func (o *permanentOptions) Run(ctx context.Context, env scenarios.Env) (*report.
 	o.checkEndSame(r, classified)
 	r.Checks("Safety checks")
 	r.Verdict("PERMANENT FAILURE CONTAINED AT ONCE, TRANSIENT ONE RETRIED AND APPLIED",
-		"THE FAILURES WERE NOT SPLIT AS THE GUARD SPLITS THEM — SEE THE FAILED CHECKS")
+		"THE FAILURES WERE NOT SPLIT AS THE GUARD SPLITS THEM")
 	scenarios.RecordMetrics(r.Report, o.metrics(), classified)
 	scenarios.RecordMetricsAs(r.Report, o.comparison(), retried, prefixed("retry_all_"))
 	scenarios.RecordMetricsAs(r.Report, o.comparison(), classified, prefixed("classify_"))

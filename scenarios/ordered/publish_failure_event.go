@@ -72,7 +72,7 @@ func (o *failureEventOptions) Run(ctx context.Context, env scenarios.Env) (*repo
 	o.failureEventChecks(r, run)
 	scenarios.RecordMetrics(r.Report, failureEventMetrics, run)
 	return o.finish(r, run, "REMEMBERED AND ANNOUNCED — THE FAILURE WAS HEARD ONCE, THE ORDER WAITED",
-		"THE FAILURE WAS NOT ANNOUNCED AS IT SHOULD BE — SEE THE FAILED CHECKS"), nil
+		"THE FAILURE WAS NOT ANNOUNCED AS IT SHOULD BE"), nil
 }
 
 func (o *failureEventOptions) writeEvents(r *page, run *run) {

@@ -64,7 +64,7 @@ func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		design: design{contain: keyedlog.DeadLetterOnly, idempotent: true, recovery: redrive},
 		checks: o.corruptionChecks,
 		pass:   "SILENT CORRUPTION — NOTHING FAILED AND THE DATA IS WRONG",
-		fail:   "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS",
+		fail:   "THE FAILURE MODE WAS NOT REPRODUCED",
 	}
 	after := side{
 		name:   replayName,
@@ -73,7 +73,7 @@ func (o *corruptionOptions) Run(ctx context.Context, env scenarios.Env) (*report
 		extra:  o.writeReplays,
 		checks: o.replayChecks,
 		pass:   "REPLAYED IN SEQUENCE ORDER, THEN UNBLOCKED — THE ORDER ENDS CANCELLED",
-		fail:   "THE REPLAY DID NOT RESTORE THE IN-ORDER STATE — SEE THE FAILED CHECKS",
+		fail:   "THE REPLAY DID NOT RESTORE THE IN-ORDER STATE",
 	}
 	if !o.Idempotent {
 		after.design.off = "--idempotent=false: a record whose MessageId was applied is applied again"

@@ -54,7 +54,7 @@ func (o *schedulesOptions) render(runs []measured, msgs []outbox.Message, tables
 	o.checks(r, runs, msgs)
 	judgement{title: seedChecks,
 		pass: "BACKOFF MEASURED — THE CAP BOUNDS THE WAIT, ONLY A THRESHOLD STOPS IMMEDIATE RETRY",
-		fail: "THE SCHEDULES DID NOT BEHAVE AS THE COURSE STATES — SEE THE FAILED CHECKS"}.write(r, o.whyFailed)
+		fail: "THE SCHEDULES DID NOT BEHAVE AS THE COURSE STATES"}.write(r, o.whyFailed)
 	for _, m := range runs {
 		recordMetricsOf(r, append(o.waitMetrics(), o.budgetMetrics()...), m.metric, m)
 	}

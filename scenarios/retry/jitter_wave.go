@@ -146,7 +146,7 @@ func (o *jitterWaveOptions) render(waves []wave, ref []waveMetrics, diffs []stri
 
 	o.checks(r, waves, ref, diffs)
 	judgement{title: seedChecks, pass: "JITTER FLATTENS THE WAVE — SAME LOAD, LOWER PEAK, LONGER SPREAD",
-		fail: "THE COURSE'S PROPERTIES DID NOT HOLD FOR THESE FLAGS — SEE THE FAILED CHECKS"}.
+		fail: "THE COURSE'S PROPERTIES DID NOT HOLD FOR THESE FLAGS"}.
 		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, ref) })
 	for _, w := range waves {
 		recordMetricsOf(r, o.waveMetrics(), jitterKeys[w.jitter], w)

@@ -60,7 +60,7 @@ func (o *bodyOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 	o.checks(r, metrics)
 	judgement{title: seedChecks,
 		pass: "VALIDATE THE BODY FIRST — A MALFORMED MESSAGE IS ISOLATED ON ITS FIRST DELIVERY",
-		fail: "THE SECOND DEFENCE DID NOT HOLD FOR THESE FLAGS — SEE THE FAILED CHECKS"}.
+		fail: "THE SECOND DEFENCE DID NOT HOLD FOR THESE FLAGS"}.
 		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed) })
 	for i, f := range metrics {
 		recordMetricsOf(r, bodyTable, runs[i].position.key, f)

@@ -17,9 +17,9 @@ import (
 
 const (
 	verdictStormReproduced = "A RETRY STORM — THE DOWN GATEWAY TAKES ALL THE LOAD, HEALTHY MESSAGES DEAD-LETTERED"
-	verdictStormMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
+	verdictStormMissed     = "THE FAILURE MODE WAS NOT REPRODUCED"
 	verdictBreakerHeld     = "CIRCUIT BREAKER — THE CONSUMER STOPS AS A WHOLE, NOTHING LOST TO THE OUTAGE"
-	verdictBreakerBroken   = "THE BREAKER DID NOT PROTECT THE MESSAGES — SEE THE FAILED CHECKS"
+	verdictBreakerBroken   = "THE BREAKER DID NOT PROTECT THE MESSAGES"
 )
 
 // phase is a window of the run, by gateway health.

@@ -14,9 +14,9 @@ import (
 
 const (
 	verdictHeldReproduced = "BACKOFF HELD PAST THE VISIBILITY TIMEOUT — THE SAME JOB RAN TWICE AT ONCE"
-	verdictHeldMissed     = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
+	verdictHeldMissed     = "THE FAILURE MODE WAS NOT REPRODUCED"
 	verdictQueueHeld      = "BACKOFF ON THE QUEUE'S TIMELINE — NO OVERLAPS, BOTH BUDGETS ENFORCED"
-	verdictQueueBroken    = "THE QUEUE-TIMELINE DESIGN DID NOT HOLD — SEE THE FAILED CHECKS"
+	verdictQueueBroken    = "THE QUEUE-TIMELINE DESIGN DID NOT HOLD"
 )
 
 // pairMetrics are the numbers a design of the visibility pair is judged by,

@@ -31,7 +31,7 @@ type day struct {
 }
 
 // verdictNotReproduced is every day's BEFORE verdict when a check failed.
-const verdictNotReproduced = "THE FAILURE MODE WAS NOT REPRODUCED — SEE THE FAILED CHECKS"
+const verdictNotReproduced = "THE FAILURE MODE WAS NOT REPRODUCED"
 
 // design is what a day gives the report skeleton: R is one design's run,
 // F the metrics read from what that run left behind.

@@ -63,7 +63,7 @@ var session13Day = day{
 	},
 	reproduced: "PENDING WORK KEPT IN MEMORY — LOST WITH THE PROCESS",
 	held:       "DURABLE RECONCILIATION — THE PENDING WORK SURVIVES A RESTART",
-	broken:     "THE PENDING WORK DID NOT REACH A RESULT — SEE THE FAILED CHECKS",
+	broken:     "THE PENDING WORK DID NOT REACH A RESULT",
 	columns:    []string{"Metric (real run)", "BEFORE (memory)", "AFTER (durable)"},
 }
 

@@ -74,7 +74,7 @@ var session14Day = day{
 	},
 	reproduced: "A DUAL WRITE — EITHER ORDER LOSES WORK OR LEAVES A GHOST",
 	held:       "TRANSACTIONAL OUTBOX — BOTH OR NEITHER, EVERY PAYMENT HAS ITS MESSAGE",
-	broken:     "THE PAYMENT AND ITS MESSAGE DID NOT COMMIT TOGETHER — SEE THE FAILED CHECKS",
+	broken:     "THE PAYMENT AND ITS MESSAGE DID NOT COMMIT TOGETHER",
 	columns:    []string{"Metric (real run)", "BEFORE (dual write)", "AFTER (one transaction)"},
 }
 

@@ -147,7 +147,7 @@ var session15Day = day{
 	},
 	reproduced: "NO ATOMIC CLAIM, NO LEASE — WORK DONE TWICE, A DEAD WORKER'S MESSAGE STUCK FOREVER",
 	held:       "OUTBOX LEASING — ONE OWNER AT A TIME, OWNERSHIP EXPIRES, LATE OWNERS REFUSED",
-	broken:     "OWNERSHIP DID NOT HOLD — SEE THE FAILED CHECKS",
+	broken:     "OWNERSHIP DID NOT HOLD",
 	columns:    []string{"Metric (real run)", "BEFORE (naive claim)", "AFTER (lease + token)"},
 }
 

@@ -21,7 +21,7 @@ var session16Day = day{
 	},
 	reproduced: "A POISON MESSAGE RETRIED FOREVER — NO LIMIT, NO EXIT",
 	held:       "BOUNDED RETRY + DEAD-LETTER — THE QUEUE KEEPS MOVING",
-	broken:     "THE RETRY POLICY DID NOT HOLD — SEE THE FAILED CHECKS",
+	broken:     "THE RETRY POLICY DID NOT HOLD",
 	columns:    []string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"},
 }
 

@@ -19,7 +19,7 @@ var session17Day = day{
 	},
 	reproduced: "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE",
 	held:       "AUDITED REDRIVE — AUTHORISED, BATCHED, VERIFIED, HISTORY KEPT",
-	broken:     "THE REDRIVE DID NOT CLOSE THE INCIDENT — SEE THE FAILED CHECKS",
+	broken:     "THE REDRIVE DID NOT CLOSE THE INCIDENT",
 	columns:    []string{"Metric (real run)", "BEFORE (blind)", "AFTER (audited)"},
 }
 

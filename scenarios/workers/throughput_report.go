@@ -12,7 +12,7 @@ import (
 
 const (
 	verdictHeld   = "EVERY MESSAGE ONCE IN EVERY CONFIGURATION; OVERLOAD SHOWS AS AGE, THEN DRAINS"
-	verdictBroken = "AN INVARIANT DID NOT HOLD — SEE THE FAILED CHECKS"
+	verdictBroken = "AN INVARIANT DID NOT HOLD"
 )
 
 func (o *throughputOptions) render(db backend, verbose bool, ceiling float64, drains []*drainRun, over *overloadRun) *report.Report {
