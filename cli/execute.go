@@ -72,7 +72,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	}
 	env.Verbose, env.Progress = c.Verbose, c.progress
 
-	rep, err := runGuarded(ctx, opts, env)
+	rep, err := runGuarded(ctx, s, opts, env)
 	if err := runError(ctx, err, s.Name, c, keepDir || keepAt, env, pg); err != nil {
 		return outcome{}, err
 	}
@@ -216,8 +216,9 @@ func record(res report.Result) *report.Record {
 }
 
 // runGuarded runs a scenario, turning a panic into an error so that the
-// temporary directory is still removed and the user sees one line.
-func runGuarded(ctx context.Context, opts scenarios.Options, env scenarios.Env) (rep *report.Report, err error) {
+// temporary directory is still removed and the user sees one line, and ends
+// its report with the scenario's Next section.
+func runGuarded(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, env scenarios.Env) (rep *report.Report, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)
@@ -226,5 +227,8 @@ func runGuarded(ctx context.Context, opts scenarios.Options, env scenarios.Env) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return opts.Run(ctx, env)
+	if rep, err = opts.Run(ctx, env); err == nil && rep != nil {
+		s.WriteNext(rep)
+	}
+	return rep, err
 }

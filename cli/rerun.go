@@ -167,7 +167,7 @@ func rerunBody(ctx context.Context, s *scenarios.Scenario, opts scenarios.Option
 	defer os.RemoveAll(tmp)
 	env := scenarios.NewEnv(tmp)
 	env.Verbose = slices.Contains(shown, "--verbose")
-	rep, err := runGuarded(ctx, opts, env)
+	rep, err := runGuarded(ctx, s, opts, env)
 	if ctx.Err() != nil {
 		return "", cannotRun(fmt.Errorf("rerun of %s interrupted", s.Name))
 	}
