@@ -30,7 +30,7 @@ func init() {
 		"governance-dead-letter-disabled": {Try: []string{"--host-review-after", "0"}, Verdict: report.VerdictFail,
 			Shows: "no host review: the failing entries are retried with no terminal policy", Course: reviewCourse},
 		"governance-stale-claim-overwrites": {Try: []string{"--prior-failures", "4"}, Verdict: report.VerdictReproduced,
-			Shows: "an entry one failure from the threshold: the late write dead-letters a delivered entry",
+			Shows:  "an entry one failure from the threshold: the late write dead-letters a delivered entry",
 			Course: claimingCourse},
 		"governance-fenced-claim": {Try: []string{"--claim-check=false"}, Verdict: report.VerdictFail,
 			Shows: "no claim check: the stale worker's write lands over the terminal row", Course: claimingCourse},
