@@ -200,7 +200,7 @@ func TestStormPairSaysWhyItsChecksFailed(t *testing.T) {
 		{stormBreaker, []string{"--breaker=false"}, []string{"  WHY   --breaker=false switches the breaker off"}},
 		{stormBreaker, []string{"--cooldown", "5s"},
 			[]string{"        NTF-011 failed its 6 attempts, 5 of them as probes (one every 5 s of the 1 min outage)"}},
-		{stormNoBreaker, []string{"--max-attempts", "20"}, []string{"  WHY   20 attempts retry for 451 s (backoff 1 s doubling, capped at 30 s)"}},
+		{stormNoBreaker, []string{"--max-attempts", "20"}, []string{"  WHY   --max-attempts 20 outlasts the 1 min outage (backoff 1 s doubling, capped at 30 s)"}},
 	})
 	outage := "the gateway went down 10 min after the start, when the consumer had sent every message"
 	testNotExercised(t, []idleCase{

@@ -91,9 +91,9 @@ func (o *stormOptions) whyStormMissed(failed map[string]bool, b stormMetrics) []
 	}
 	var why []string
 	if b.dead == 0 {
-		why = append(why, fmt.Sprintf("%d attempts retry for %s (backoff %s doubling, capped at %s), longer than the %s outage:\n"+
+		why = append(why, fmt.Sprintf("--max-attempts %d outlasts the %s outage (backoff %s doubling, capped at %s):\n"+
 			"no message ran out of attempts while the gateway was down, so none was dead-lettered",
-			o.MaxAttempts, secondsText(o.retrySpan()), clockText(o.BaseBackoff), clockText(o.MaxBackoff), clockText(o.Outage)))
+			o.MaxAttempts, clockText(o.Outage), clockText(o.BaseBackoff), clockText(o.MaxBackoff)))
 	}
 	if len(why) == 0 {
 		why = append(why, unexplained)
