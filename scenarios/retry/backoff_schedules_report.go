@@ -120,7 +120,9 @@ func (o *schedulesOptions) writeRuns(r *report.Report, runs []measured, msgs []o
 
 // checks judge what the worker persisted and what its handler was called
 // with against the course's own formula, and the budget table against a
-// reference run of the course's loop.
+// reference run of the course's loop. Those are invariants: they must hold
+// for every schedule whatever the flags. The course's claims about the
+// schedules demonstrate, each exercised only when its precondition occurred.
 func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outbox.Message) {
 	immediate, fixed, exp, capped := runs[0], runs[1], runs[2], runs[3]
 	exact, detail := true, ""

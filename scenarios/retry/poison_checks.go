@@ -10,6 +10,10 @@ import (
 	"outboxlab/core/report"
 )
 
+// checks judge both counter positions. That the table is the course's
+// algorithm, that every death was a real SIGKILL and that the audit log and
+// the queue agree are invariants: they hold in both designs. The rest is what
+// the experiment demonstrates.
 func (o *poisonOptions) checks(r *report.Report, metrics []poisonMetrics) {
 	onCatch, atDelivery := metrics[0], metrics[1]
 	var got, want []string
