@@ -3,6 +3,8 @@ package retry
 import (
 	"fmt"
 
+	"outboxlab/core/clock"
+
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/report"
@@ -25,16 +27,19 @@ lease), another consumer claims the message and sends it too: the same job runs
 twice at once, a notification goes out twice, and the first consumer's
 transitions are refused by the owner check only after its send has happened.
 While they sleep, consumers do no other work. The course's rule, "the
-backoff must not exceed the visibility timeout", is checked from the holds:
-a held wait that ends within its claim's lease is never overlapped, one that
-runs past it is.
+backoff must not exceed the visibility timeout", is checked from the holds
+the way the lease counts them: a held wait and the send after it that end
+within the claim's lease are never overlapped; once they run past it (a
+hanging send does, too) another consumer takes the message.
 
 The comparison table beside it runs the AFTER design on the same seeded data.`,
 		Example: `  outboxlab backoff-held-past-visibility-timeout
   outboxlab backoff-held-past-visibility-timeout --consumers 5`,
 		// A lease longer than every held backoff: no second consumer takes a message over.
 		FailsWith: []string{"--visibility-timeout", "10m"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
+		// No retry: no consumer sleeps holding a message.
+		NotExercisedWith: []string{"--max-attempts", "1"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, false) },
 	})
 }
 
@@ -50,28 +55,58 @@ const (
 func (o *visibilityOptions) heldSide() pairSide[*pairRun] {
 	return pairSide[*pairRun]{
 		pass: verdictHeldReproduced, fail: verdictHeldMissed,
-		check: func(r *report.Report, before, _ *pairRun) {
-			heldChecks(r, before)
-			o.heldRuleCheck(r, before.read.rule)
-		},
-		why: func(failed map[string]bool, before, _ *pairRun) []string { return o.whyHeldMissed(failed, before.read) },
+		check: func(r *report.Report, before, _ *pairRun) { o.heldChecks(r, before) },
+		why:   func(failed map[string]bool, before, _ *pairRun) []string { return o.whyHeldMissed(failed, before.read) },
 	}
 }
 
-func heldChecks(r *report.Report, run *pairRun) {
+// The BEFORE checks that need a second consumer, by name.
+const (
+	checkHeldConcurrent = "a second consumer runs the same job concurrently"
+	checkHeldRefused    = "the owner check refuses the first holder only after its send"
+)
+
+// heldChecks judge the BEFORE run. Nothing of the design is exercised when
+// no consumer slept holding a message; what needs a second consumer is not
+// exercised with one.
+func (o *visibilityOptions) heldChecks(r *report.Report, run *pairRun) {
 	f := run.read
+	if f.heldSleep == 0 {
+		why := fmt.Sprintf("no consumer slept holding a message: with --max-attempts %d no failed send was retried; "+
+			"raise --max-attempts", o.MaxAttempts)
+		for _, name := range []string{checkHeldOutlives, checkHeldConcurrent, checkHeldTwice, checkHeldRefused,
+			checkHeldAsleep, checkHeldRule} {
+			r.NotExercised(name, why)
+		}
+		return
+	}
 	r.Check(checkHeldOutlives, f.outlived > 0,
 		report.Plural(f.outlived, "held backoff")+" ran past the lease")
-	r.Check("a second consumer runs the same job concurrently", f.overlaps > 0 && f.concurrent > 0,
-		fmt.Sprintf("%s, %s while another consumer held the message",
-			report.Plural(f.overlaps, "overlapping hold"), report.Plural(f.concurrent, "send")))
-	r.Check(checkHeldTwice, f.duplicates > 0,
-		report.Plural(f.duplicates, "extra delivery"))
-	r.Check("the owner check refuses the first holder only after its send", run.refused > 0 && f.superseded > 0,
-		report.Plural(run.refused, "transition")+" refused")
-	r.Check("a consumer asleep holding a message does no other work", f.heldSleep > 0 && f.orphans == 0,
+	alone := "one consumer: no second consumer can take a message over when a lease runs out; raise --consumers"
+	if o.Consumers == 1 {
+		r.NotExercised(checkHeldConcurrent, alone)
+		r.NotExercised(checkHeldTwice, alone)
+		r.NotExercised(checkHeldRefused, alone)
+	} else {
+		r.Check(checkHeldConcurrent, f.overlaps > 0 && f.concurrent > 0,
+			fmt.Sprintf("%s, %s while another consumer held the message",
+				report.Plural(f.overlaps, "overlapping hold"), report.Plural(f.concurrent, "send")))
+		r.Check(checkHeldTwice, f.duplicates > 0,
+			report.Plural(f.duplicates, "extra delivery"))
+		r.Check(checkHeldRefused, run.refused > 0 && f.superseded > 0,
+			report.Plural(run.refused, "transition")+" refused")
+	}
+	r.Check(checkHeldAsleep, f.heldSleep > 0 && f.orphans == 0,
 		fmt.Sprintf("%s asleep holding, %s meanwhile", clockText(f.heldSleep), report.Plural(f.orphans, "send")))
+	if o.Consumers == 1 {
+		r.NotExercised(checkHeldRule, alone)
+		return
+	}
+	o.heldRuleCheck(r, f.rule)
 }
+
+// checkHeldAsleep is the BEFORE check on the consumer's sleep.
+const checkHeldAsleep = "a consumer asleep holding a message does no other work"
 
 // whyHeldMissed says what these flags did to the BEFORE checks that failed.
 func (o *visibilityOptions) whyHeldMissed(failed map[string]bool, f pairMetrics) []string {
@@ -79,15 +114,20 @@ func (o *visibilityOptions) whyHeldMissed(failed map[string]bool, f pairMetrics)
 	switch {
 	case len(failed) == 0:
 		return nil
-	case f.heldSleep == 0:
-		why = append(why, fmt.Sprintf("no consumer slept holding a message: with --max-attempts %d no failed send was retried", o.MaxAttempts))
-	case o.Consumers == 1:
-		why = append(why, "one consumer: when a held backoff outlives the lease there is no second consumer to take\n"+
-			"the message over, so no job runs twice and no transition is refused")
+	case f.outlived == 0 && f.overlaps > 0:
+		why = append(why, "no held backoff ran past the lease; a send held past it did: "+o.hangOverlap(f))
+		delete(failed, checkHeldOutlives)
+		if f.duplicates == 0 {
+			why[0] += "; the sends taken over failed, so nothing was sent twice"
+			delete(failed, checkHeldTwice)
+		}
+		if len(failed) > 0 {
+			why = append(why, unexplained)
+		}
 	case f.outlived == 0:
-		why = append(why, fmt.Sprintf("the --visibility-timeout of %s outlasts every held backoff (the longest hold took %s):\n"+
-			"no lease ran out, so no second consumer took a message over and nothing was sent twice",
-			clockText(o.Visibility), secondsText(f.longest)))
+		why = append(why, fmt.Sprintf("the --visibility-timeout of %s outlasts every held backoff and the send after it "+
+			"(the longest held wait took %s): no lease ran out, so no second consumer took a message over and "+
+			"nothing was sent twice", clockText(o.Visibility), secondsText(f.rule.longestHeld)))
 	case f.overlaps > 0 && f.duplicates == 0 && failed[checkHeldTwice]:
 		why = append(why, "leases ran out and second consumers took messages over, but none of the sends they\n"+
 			"duplicated went through: the messages taken over were ones that fail")
@@ -99,4 +139,26 @@ func (o *visibilityOptions) whyHeldMissed(failed map[string]bool, f pairMetrics)
 		why = append(why, unexplained)
 	}
 	return why
+}
+
+// hangOverlap tells the first overlap a send caused by running past its
+// claim's lease: it started within the lease and ended after it, and another
+// consumer claimed the message in between. The holds, the ledger's sends and
+// the claims are the run's own (the overlap table shows them).
+func (o *visibilityOptions) hangOverlap(f pairMetrics) string {
+	for _, h := range f.holds {
+		for _, s := range h.sends {
+			if s.at.After(h.leaseEnd) || !s.done.After(h.leaseEnd) {
+				continue
+			}
+			for _, g := range f.holds {
+				if g.key == h.key && g.consumer != h.consumer && g.from.After(h.leaseEnd) && g.from.Before(s.done) {
+					return fmt.Sprintf("%s's send of %s started at %s, within its lease, and %s to %s, past the lease's "+
+						"end at %s; %s claimed %s at %s", h.consumer, h.key, clock.Stamp(s.at), s.short,
+						clock.Stamp(s.done), clock.Stamp(h.leaseEnd), g.consumer, g.key, clock.Stamp(g.from))
+				}
+			}
+		}
+	}
+	return "no send ran past its lease while another consumer claimed the message"
 }

@@ -31,11 +31,13 @@ so from the run's waits on the queue.
 
 Make the visibility timeout shorter than a hanging send to watch the checks catch an overlap.`,
 		Example: `  outboxlab backoff-on-queue-timeline
-  outboxlab backoff-on-queue-timeline --time-budget 5m      # NTF-003 runs out of attempts instead
+  outboxlab backoff-on-queue-timeline --time-budget 5m      # no time budget runs out: not exercised
   outboxlab backoff-on-queue-timeline --visibility-timeout 20s   # shorter than a hang: exit 1`,
 		// The AFTER design switched off: its consumers hold the message through the backoff.
 		FailsWith: []string{"--backoff-on-queue=false"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
+		// No retry: nothing is put back on the queue, no backoff to work around.
+		NotExercisedWith: []string{"--max-attempts", "1"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindVisibility(fs, true) },
 	})
 }
 
@@ -67,12 +69,28 @@ func (o *visibilityOptions) queueChecks(r *report.Report, run *pairRun) {
 		fmt.Sprintf("%d of %d processed sent exactly once, %s", f.processedOnce, f.processedKeys, report.Plural(f.duplicates, "extra delivery")))
 	r.Check(checkQueueNoHold, f.heldSleep == 0 && f.multiSend == 0 && run.refused == 0,
 		fmt.Sprintf("%s asleep holding, %s refused", clockText(f.heldSleep), report.Plural(run.refused, "transition")))
-	r.Check(checkQueueOtherWork, f.otherWork > 0,
-		report.Plural(f.otherWork, "send")+" while a message they put back waited")
-	r.Check(checkQueueRetryBudget, f.overAttempts == 0,
-		fmt.Sprintf("%s beyond %s; out this way: %s", report.Plural(f.overAttempts, "send"), report.Plural(o.MaxAttempts, "attempt"), orNone(f.retryExits)))
-	r.Check(checkQueueTimeBudget, f.overTime == 0,
-		fmt.Sprintf("%s started after %s; out this way: %s", report.Plural(f.overTime, "send"), clockText(o.TimeBudget), orNone(f.timeExits)))
+	if f.putBacks == 0 {
+		r.NotExercised(checkQueueOtherWork, fmt.Sprintf("no message was put back on the queue: with --max-attempts %d "+
+			"every failed send ended its message, so there was no backoff to work around; raise --max-attempts", o.MaxAttempts))
+	} else {
+		r.Check(checkQueueOtherWork, f.otherWork > 0,
+			report.Plural(f.otherWork, "send")+" while a message they put back waited")
+	}
+	// A budget is exercised when a message reached it, or a send went past it.
+	if len(f.retryExits) == 0 && f.overAttempts == 0 {
+		r.NotExercised(checkQueueRetryBudget, fmt.Sprintf("no message ran out of its %s; lower --max-attempts",
+			report.Plural(o.MaxAttempts, "attempt")))
+	} else {
+		r.Check(checkQueueRetryBudget, f.overAttempts == 0,
+			fmt.Sprintf("%s beyond %s; out this way: %s", report.Plural(f.overAttempts, "send"), report.Plural(o.MaxAttempts, "attempt"), orNone(f.retryExits)))
+	}
+	if len(f.timeExits) == 0 && f.overTime == 0 {
+		r.NotExercised(checkQueueTimeBudget, fmt.Sprintf("no message ran out of its %s time budget; lower --time-budget",
+			clockText(o.TimeBudget)))
+	} else {
+		r.Check(checkQueueTimeBudget, f.overTime == 0,
+			fmt.Sprintf("%s started after %s; out this way: %s", report.Plural(f.overTime, "send"), clockText(o.TimeBudget), orNone(f.timeExits)))
+	}
 	r.Check(checkQueueDrained, f.left == 0, fmt.Sprintf("%d pending or processing", f.left))
 }
 
@@ -101,11 +119,6 @@ func (o *visibilityOptions) whyQueueFailed(failed map[string]bool, run *pairRun)
 			checkQueueDrained, checkQueueOnce} {
 			delete(failed, name)
 		}
-	}
-	if failed[checkQueueOtherWork] && f.putBacks == 0 {
-		why = append(why, fmt.Sprintf("no message was put back on the queue: with --max-attempts %d every failed send ended its\n"+
-			"message, so there was no backoff to work around", o.MaxAttempts))
-		delete(failed, checkQueueOtherWork)
 	}
 	if len(failed) > 0 {
 		why = append(why, unexplained)

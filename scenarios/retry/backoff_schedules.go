@@ -35,9 +35,13 @@ cap keeps exponential backoff from thinning out without bound.`,
 		Example: `  outboxlab backoff-schedules
   outboxlab backoff-schedules --attempts 12 --cap 10s    # the cap takes over sooner
   outboxlab backoff-schedules --budget 1m --fixed 500ms  # a shorter budget, a faster fixed interval`,
-		// A budget shorter than the fixed interval: not one fixed wait fits in it.
-		FailsWith: []string{"--budget", "1s"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindSchedules(fs) },
+		// A budget that holds more than the course's 1000 fixed waits: the
+		// loop stops at its limit and the fixed interval does not fill it.
+		FailsWith: []string{"--budget", "1h"},
+		// A cap above every wait: the cap never bites (a budget shorter than
+		// the fixed interval leaves that check unexercised too: --budget 1s).
+		NotExercisedWith: []string{"--cap", "2m"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindSchedules(fs) },
 	})
 }
 
@@ -51,17 +55,16 @@ type schedulesOptions struct {
 	Budget   time.Duration
 }
 
-// bindSchedules declares the flags. --cap may not be below --base: its
-// declared minimum is --base's default, and --base's maximum is --cap's
-// default (backoffCap).
+// bindSchedules declares the flags. --cap may be below --base: the course's
+// formula, Math.min(CAP, BASE × 2^(n-1)), then waits the cap every time.
 func bindSchedules(fs *pflag.FlagSet) *schedulesOptions {
 	o := &schedulesOptions{}
 	f := declareOn(&o.Declared, fs)
 	f.Int(&o.Attempts, "attempts", 8, 1, 20, "failed attempts whose waits the first table shows")
-	base := f.Duration(&o.Base, "base", 500*time.Millisecond, time.Millisecond, 30*time.Second,
+	f.Duration(&o.Base, "base", 500*time.Millisecond, time.Millisecond, time.Hour,
 		"exponential: wait after the first failed attempt; doubles each attempt (whole ms)")
-	ceiling := f.Duration(&o.Cap, "cap", 30*time.Second, 500*time.Millisecond, 24*time.Hour, "exponential + cap: upper bound on any wait (whole ms)")
-	backoffCap{"base", "cap", &o.Base, &o.Cap}.relate(base, ceiling, time.Millisecond, time.Hour, time.Millisecond, 24*time.Hour)
+	f.Duration(&o.Cap, "cap", 30*time.Second, time.Millisecond, 24*time.Hour,
+		"exponential + cap: upper bound on any wait, below --base too (whole ms)")
 	f.Duration(&o.Fixed, "fixed", 2*time.Second, time.Millisecond, time.Hour, "fixed: the wait after every failed attempt (whole ms)")
 	f.Duration(&o.Budget, "budget", 5*time.Minute, time.Millisecond, 24*time.Hour, "time budget the second table fits attempts into (whole ms)")
 	return o

@@ -120,7 +120,9 @@ func (o *schedulesOptions) writeRuns(r *report.Report, runs []measured, msgs []o
 
 // checks judge what the worker persisted and what its handler was called
 // with against the course's own formula, and the budget table against a
-// reference run of the course's loop.
+// reference run of the course's loop. Those are invariants: they must hold
+// for every schedule whatever the flags. The course's claims about the
+// schedules demonstrate, each exercised only when its precondition occurred.
 func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outbox.Message) {
 	immediate, fixed, exp, capped := runs[0], runs[1], runs[2], runs[3]
 	exact, detail := true, ""
@@ -137,7 +139,7 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 	if exact {
 		detail = report.Plural(o.Attempts, "wait") + " × 4 schedules in NextAttemptUtc equal the course's formula"
 	}
-	r.Check("the worker waited exactly the schedule", exact, strings.TrimSuffix(detail, "; "))
+	r.Invariant("the worker waited exactly the schedule", exact, strings.TrimSuffix(detail, "; "))
 
 	dead := 0
 	for _, m := range runs {
@@ -146,7 +148,7 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 			dead++
 		}
 	}
-	r.Check("every message dead-lettered when its attempts ran out", dead == len(runs),
+	r.Invariant("every message dead-lettered when its attempts ran out", dead == len(runs),
 		fmt.Sprintf("%d of %d DeadLettered at AttemptCount %d after %s", dead, len(runs), o.Attempts+1, report.Plural(o.Attempts+1, "call")))
 
 	budget := o.Budget.Milliseconds()
@@ -164,7 +166,7 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 			break
 		}
 	}
-	r.Check("the budget table is the course's loop", same, detail)
+	r.Invariant("the budget table is the course's loop", same, detail)
 
 	waited := "0 ms every time"
 	if longestWait(immediate.waits) > 0 {
@@ -173,19 +175,56 @@ func (o *schedulesOptions) checks(r *report.Report, runs []measured, msgs []outb
 	r.Check("immediate retry never uses up a time budget",
 		longestWait(immediate.waits) == 0 && ref[0].fit == fitLimit && ref[0].spent == 0,
 		fmt.Sprintf("%s attempts, %d ms elapsed; the worker waited %s", fitText(ref[0].fit), ref[0].spent, waited))
-	even := !slices.ContainsFunc(fixed.waits, func(w time.Duration) bool { return w != o.Fixed })
-	r.Check(checkFixedFills,
-		even && ref[1].fit > 0 && ref[1].fit == int(min(budget/o.Fixed.Milliseconds(), fitLimit)),
-		fmt.Sprintf("%s × %s = %d ms of %d ms", fitText(ref[1].fit), clockText(o.Fixed), ref[1].spent, budget))
+	o.fixedFillsCheck(r, fixed, ref[1].fit, ref[1].spent)
+	o.capChecks(r, exp, capped)
+}
 
+// fixedFillsCheck judges "a fixed interval fills the budget" on the
+// reference run of the course's loop: it fills it when the loop stopped
+// because the next wait would not fit (what is left of the budget is
+// shorter than one interval), not at the loop's limit of fitLimit. It is not
+// exercised when not one fixed wait fits in the budget.
+func (o *schedulesOptions) fixedFillsCheck(r *report.Report, fixed measured, fit int, spent int64) {
+	budget := o.Budget.Milliseconds()
+	if fit == 0 {
+		r.NotExercised(checkFixedFills, fmt.Sprintf("--fixed %s is longer than the --budget of %s: not one fixed wait "+
+			"fits in it; raise --budget above %s", clockText(o.Fixed), clockText(o.Budget), clockText(o.Fixed)))
+		return
+	}
+	even := !slices.ContainsFunc(fixed.waits, func(w time.Duration) bool { return w != o.Fixed })
+	detail := fmt.Sprintf("%s × %s = %d ms of %s; one more %s wait would not fit",
+		fitText(fit), clockText(o.Fixed), spent, clockText(o.Budget), clockText(o.Fixed))
+	if fit == fitLimit {
+		detail = fmt.Sprintf("the course's loop stops at %d × %s = %d ms of %s: the budget is not filled",
+			fitLimit, clockText(o.Fixed), spent, clockText(o.Budget))
+	}
+	r.Check(checkFixedFills, even && fit < fitLimit && budget-spent < o.Fixed.Milliseconds(), detail)
+}
+
+// capChecks judge the cap on the capped run, once it bit: when no
+// uncapped wait is longer than the cap, the capped schedule is the
+// exponential one and neither check is exercised.
+func (o *schedulesOptions) capChecks(r *report.Report, exp, capped measured) {
+	longestUncapped := longestWait(exp.waits)
+	if longestUncapped <= o.Cap {
+		why := fmt.Sprintf("the cap never bit: the longest uncapped wait, %d ms, is not above the --cap of %s; "+
+			"lower --cap or raise --attempts", longestUncapped.Milliseconds(), clockText(o.Cap))
+		r.NotExercised(checkCapBounds, why)
+		r.NotExercised(checkCapLowers, why)
+		return
+	}
 	longest := longestWait(capped.waits)
-	r.Check("the cap bounds every wait", longest <= o.Cap,
+	r.Check(checkCapBounds, longest <= o.Cap,
 		fmt.Sprintf("longest capped wait %d ms ≤ %d ms", longest.Milliseconds(), o.Cap.Milliseconds()))
-	capBites := longestWait(exp.waits) > o.Cap
-	lower := sum(capped.waits) < sum(exp.waits) || !capBites && sum(capped.waits) == sum(exp.waits)
-	r.Check("the cap lowers the total wait once it bites", lower,
+	r.Check(checkCapLowers, sum(capped.waits) < sum(exp.waits),
 		fmt.Sprintf("%d ms vs %d ms uncapped", sum(capped.waits).Milliseconds(), sum(exp.waits).Milliseconds()))
 }
+
+// The cap's checks, by name.
+const (
+	checkCapBounds = "the cap bounds every wait"
+	checkCapLowers = "the cap lowers the total wait once it bites"
+)
 
 // checkFixedFills is the check a fixed interval longer than the budget fails.
 const checkFixedFills = "a fixed interval fills the budget with evenly spaced attempts"
@@ -193,9 +232,10 @@ const checkFixedFills = "a fixed interval fills the budget with evenly spaced at
 // whyFailed says what these flags did to the checks that failed.
 func (o *schedulesOptions) whyFailed(failed map[string]bool) []string {
 	var why []string
-	if failed[checkFixedFills] && o.Fixed > o.Budget {
-		why = append(why, fmt.Sprintf("--fixed %s is longer than the --budget of %s: not one fixed wait fits in it",
-			clockText(o.Fixed), clockText(o.Budget)))
+	if failed[checkFixedFills] && o.Fixed <= o.Budget && o.Budget/o.Fixed > fitLimit {
+		why = append(why, fmt.Sprintf("the --budget of %s holds more fixed waits of %s than the course's loop takes (%d, "+
+			"printed as unlimited): the loop stops before the budget is full; shorten --budget or lengthen --fixed",
+			clockText(o.Budget), clockText(o.Fixed), fitLimit))
 		delete(failed, checkFixedFills)
 	}
 	if len(failed) > 0 {

@@ -18,14 +18,15 @@ func TestBackoffSchedulesValidate(t *testing.T) {
 	testValidate(t, backoffSchedules, []validateCase{
 		{nil, ""},
 		{[]string{"--attempts", "20", "--base", "1h", "--cap", "24h"}, ""},
-		{[]string{"--base", "30001ms"}, "--cap 30s is below --base 30.001s"},
-		{[]string{"--cap", "499ms"}, "--cap 499ms is below --base 500ms"},
+		{[]string{"--base", "1h", "--cap", "1ms"}, ""},
+		{[]string{"--cap", "1ms"}, ""},
+		{[]string{"--cap", "0s"}, "--cap must be between 1ms and 24h, got 0s"},
+		{[]string{"--base", "61m"}, "--base must be between 1ms and 1h, got 1h1m"},
 		{[]string{"--attempts", "0"}, "--attempts must be between 1 and 20, got 0"},
 		{[]string{"--attempts", "21"}, "--attempts must be between 1 and 20, got 21"},
-		{[]string{"--base", "0s"}, "--base must be between 1ms and 30s, got 0s"},
+		{[]string{"--base", "0s"}, "--base must be between 1ms and 1h, got 0s"},
 		{[]string{"--fixed", "2500us"}, "--fixed must be a whole number of milliseconds, got 2.5ms"},
 		{[]string{"--budget", "25h"}, "--budget must be between 1ms and 24h, got 25h"},
-		{[]string{"--cap", "100ms"}, "--cap 100ms is below --base 500ms"},
 	})
 }
 
@@ -45,6 +46,9 @@ func TestBackoffSchedulesMatchTheSeedsScript(t *testing.T) {
 			[4]string{"0 0 unlimited 0", "500 4000 120 60000", "64000 127500 6 31500", "30000 91500 6 31500"}},
 		{[]string{"--base", "250ms", "--cap", "4s", "--fixed", "3s", "--attempts", "5", "--budget", "45s"},
 			[4]string{"0 0 unlimited 0", "3000 15000 15 45000", "4000 7750 7 31750", "4000 7750 14 43750"}},
+		// A cap below the base: Math.min(CAP, BASE × 2^(n-1)) is the cap every time.
+		{[]string{"--cap", "100ms"},
+			[4]string{"0 0 unlimited 0", "2000 16000 150 300000", "64000 127500 9 255500", "100 800 unlimited 100000"}},
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
@@ -57,8 +61,11 @@ func TestBackoffSchedulesMatchTheSeedsScript(t *testing.T) {
 					t.Errorf("%s: last wait, total, fit, elapsed = %s, want %s", key, got, tt.want[i])
 				}
 			}
-			if !r.Passed() {
-				t.Errorf("checks failed:\n%s", r.Body())
+			// A cap that never bites leaves its checks unexercised; none may break.
+			for _, c := range r.Result().Checks {
+				if c.Outcome == report.OutcomeBroken {
+					t.Errorf("%s broke: %s\n%s", c.Name, c.Detail, r.Body())
+				}
 			}
 		})
 	}
@@ -154,12 +161,36 @@ func TestSeedFitReproducesTheSeedsBudgetTable(t *testing.T) {
 	}
 }
 
+// A budget shorter than the fixed interval leaves "fills the budget"
+// unexercised; one that holds more than the course's 1000 fixed waits breaks
+// it, and the report says why; so does a cap that never bit.
 func TestBackoffSchedulesSaysWhyItsChecksFailed(t *testing.T) {
 	r := scenariotest.Run(t, backoffSchedules, "--budget", "1s")
-	if c := scenariotest.CheckNamed(t, r, "a fixed interval fills the budget with evenly spaced attempts"); c.Passed {
-		t.Fatalf("the fixed interval fit a budget shorter than itself: %s", c.Detail)
+	if c := scenariotest.CheckNamed(t, r, checkFixedFills); c.Outcome != report.OutcomeNotExercised {
+		t.Fatalf("the fixed interval was judged in a budget shorter than itself: %s %s", c.Outcome, c.Detail)
+	} else if want := "--fixed 2 s is longer than the --budget of 1 s: not one fixed wait fits in it"; !strings.Contains(c.Detail, want) {
+		t.Errorf("detail %q lacks %q", c.Detail, want)
 	}
-	if want := "  WHY   --fixed 2 s is longer than the --budget of 1 s: not one fixed wait fits in it"; !strings.Contains(r.Body(), want) {
+
+	r = scenariotest.Run(t, backoffSchedules, "--budget", "24h")
+	if c := scenariotest.CheckNamed(t, r, checkFixedFills); c.Outcome != report.OutcomeBroken {
+		t.Fatalf("1000 fixed waits of 2 s filled a 24 h budget: %s %s", c.Outcome, c.Detail)
+	}
+	flat := strings.Join(strings.Fields(r.Body()), " ")
+	if want := "WHY the --budget of 1440 min holds more fixed waits of 2 s than the course's loop takes (1000,"; !strings.Contains(flat, want) {
 		t.Errorf("report lacks %q:\n%s", want, r.Body())
+	}
+
+	for _, args := range [][]string{{"--cap", "2m"}, {"--cap", "64s"}, {"--attempts", "6"}} {
+		r = scenariotest.Run(t, backoffSchedules, args...)
+		for _, name := range []string{checkCapBounds, checkCapLowers} {
+			if c := scenariotest.CheckNamed(t, r, name); c.Outcome != report.OutcomeNotExercised {
+				t.Errorf("%v: %q is %s where the cap never bit: %s", args, name, c.Outcome, c.Detail)
+			}
+		}
+	}
+	r = scenariotest.Run(t, backoffSchedules, "--cap", "63999ms")
+	if c := scenariotest.CheckNamed(t, r, checkCapLowers); c.Outcome != report.OutcomeHeld {
+		t.Errorf("a cap 1 ms under the longest wait did not lower the total: %s %s", c.Outcome, c.Detail)
 	}
 }

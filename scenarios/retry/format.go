@@ -107,11 +107,12 @@ func explain(r *report.Report, reasons []string) {
 	}
 }
 
-// failedChecks is the set of the names of r's failed checks.
+// failedChecks is the set of the names of r's broken checks; a check that
+// was not exercised says why in its own detail.
 func failedChecks(r *report.Report) map[string]bool {
 	out := map[string]bool{}
 	for _, c := range r.Result().Checks {
-		if !c.Passed {
+		if c.Outcome == report.OutcomeBroken {
 			out[c.Name] = true
 		}
 	}

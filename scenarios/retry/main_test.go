@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -39,6 +40,40 @@ func caseName(args []string) string {
 		return "defaults"
 	}
 	return strings.Join(args, " ")
+}
+
+// idleCase is a run whose demonstrating checks were not exercised: the
+// named checks are N/A with a detail holding why, the verdict says NOT
+// EXERCISED, and nothing broke.
+type idleCase struct {
+	scenario string
+	args     []string
+	checks   []string
+	why      string
+}
+
+func testNotExercised(t *testing.T, tests []idleCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.scenario+" "+caseName(tt.args), func(t *testing.T) {
+			t.Parallel()
+			r := scenariotest.Run(t, tt.scenario, tt.args...)
+			for _, c := range r.Result().Checks {
+				if c.Outcome == report.OutcomeBroken {
+					t.Errorf("%q broke: %s", c.Name, c.Detail)
+				}
+			}
+			for _, name := range tt.checks {
+				c := scenariotest.CheckNamed(t, r, name)
+				if c.Outcome != report.OutcomeNotExercised || !strings.Contains(c.Detail, tt.why) {
+					t.Errorf("%q: %s %q, want not exercised because %q", name, c.Outcome, c.Detail, tt.why)
+				}
+			}
+			if !strings.Contains(r.Body(), report.VerdictNotExercised) {
+				t.Errorf("verdict is not %s:\n%s", report.VerdictNotExercised, r.Body())
+			}
+		})
+	}
 }
 
 // whyCase is a run whose checks fail, and the lines its report must hold to

@@ -58,8 +58,9 @@ func TestVisibilityPairMetricsFollowTheFlags(t *testing.T) {
 		// A lease longer than every backoff: holding is wasteful but nobody else takes the message.
 		{"held with a lease longer than every backoff", heldBackoff, []string{"--visibility-timeout", "10m"},
 			`overlaps 0 concurrent 0 extra 0 refused 0 held-past-lease 0 other-work 0 sends 17 dead 2 retry-out "NTF-002" time-out "NTF-003" left 0`, false},
+		// A time budget that never binds: its check is not exercised, so the run does not pass.
 		{"queue with a time budget that never binds", queueBackoff, []string{"--time-budget", "10m"},
-			`overlaps 0 concurrent 0 extra 0 refused 0 held-past-lease 0 other-work 3 sends 18 dead 2 retry-out "NTF-002,NTF-003" time-out "" left 0`, true},
+			`overlaps 0 concurrent 0 extra 0 refused 0 held-past-lease 0 other-work 3 sends 18 dead 2 retry-out "NTF-002,NTF-003" time-out "" left 0`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,8 +200,13 @@ func TestStormPairSaysWhyItsChecksFailed(t *testing.T) {
 		{stormBreaker, []string{"--breaker=false"}, []string{"  WHY   --breaker=false switches the breaker off"}},
 		{stormBreaker, []string{"--cooldown", "5s"},
 			[]string{"        NTF-011 failed its 6 attempts, 5 of them as probes (one every 5 s of the 1 min outage)"}},
-		{stormNoBreaker, []string{"--max-attempts", "20"}, []string{"  WHY   20 attempts retry for 451 s (backoff 1 s doubling, capped at 30 s)"}},
-		{stormNoBreaker, []string{"--max-attempts", "1"}, []string{"  WHY   with --max-attempts 1 a failed message is dead-lettered at once"}},
-		{stormNoBreaker, []string{"--outage-start", "10m"}, []string{"  WHY   the gateway went down 10 min after the start"}},
+		{stormNoBreaker, []string{"--max-attempts", "20"}, []string{"  WHY   --max-attempts 20 outlasts the 1 min outage (backoff 1 s doubling, capped at 30 s)"}},
+	})
+	outage := "the gateway went down 10 min after the start, when the consumer had sent every message"
+	testNotExercised(t, []idleCase{
+		{stormNoBreaker, []string{"--outage-start", "10m"}, []string{checkStormLoad, checkStormDead, checkStormCostly}, outage},
+		{stormBreaker, []string{"--outage-start", "10m"}, []string{checkBreakerOnlyTrips, checkBreakerCallsFall, checkBreakerCloses}, outage},
+		{stormNoBreaker, []string{"--max-attempts", "1"}, []string{checkStormLoad},
+			"with --max-attempts 1 a failed message is dead-lettered at once: no retry reaches the gateway"},
 	})
 }

@@ -93,6 +93,7 @@ const (
 	checkNoHandler     = "validation first: the handler never ran on a malformed body"
 	checkRetriesKept   = "validation first: no retry spent on a malformed body"
 	checkNoDeath       = "validation first: no process died"
+	checkCounterCost   = "counter only: each malformed body costs threshold − 1 deaths before isolation"
 )
 
 func (o *bodyOptions) checks(r *report.Report, metrics []bodyMetrics) {
@@ -116,7 +117,14 @@ func (o *bodyOptions) checks(r *report.Report, metrics []bodyMetrics) {
 	r.Check("validation first: the well-formed messages are processed, each handled once",
 		validated.processed == good && validated.handlerCalls == good && allOnce(validated.goodHandlerCallsPerKey),
 		fmt.Sprintf("%d of %d processed, %s", validated.processed, good, report.Plural(validated.handlerCalls, "handler call")))
-	r.Check("counter only: each malformed body costs threshold − 1 deaths before isolation",
+	if need := bad*(o.Threshold-1) + 1; o.MaxRestarts < need {
+		r.NotExercised(checkCounterCost, fmt.Sprintf("--max-restarts %d stops the counter-only run before the counter "+
+			"can isolate: isolating %s at threshold %d costs %d × (%d − 1) deaths, so it needs at least %d lifetimes; "+
+			"raise --max-restarts to %d", o.MaxRestarts, report.Plural(int64(bad), "malformed body"), o.Threshold,
+			bad, o.Threshold, need, need))
+		return
+	}
+	r.Check(checkCounterCost,
 		counter.deaths == bad*(o.Threshold-1) && report.AllEqual(counter.badDeliveries, o.Threshold) &&
 			report.AllEqual(counter.badStatuses, outbox.DeadLettered),
 		fmt.Sprintf("%d deaths = %d × (%d − 1); deliveries %s, status %s", counter.deaths, bad, o.Threshold,

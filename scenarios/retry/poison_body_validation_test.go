@@ -13,7 +13,8 @@ func TestBodyValidationValidate(t *testing.T) {
 		{[]string{"--malformed", "6"}, "--malformed 6 is not a message number (1..5)"},
 		{[]string{"--malformed", "2,2"}, "--malformed 2 is listed twice"},
 		{[]string{"--threshold", "1"}, "--threshold must be between 2 and 100, got 1"},
-		{[]string{"--max-restarts", "16"}, "--max-restarts must be between 1 and 15, got 16"},
+		{[]string{"--max-restarts", "100"}, ""},
+		{[]string{"--max-restarts", "101"}, "--max-restarts must be between 1 and 100, got 101"},
 	})
 }
 

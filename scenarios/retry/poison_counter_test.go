@@ -22,8 +22,8 @@ func TestPoisonCounterValidate(t *testing.T) {
 		{[]string{"--lethal", "6"}, "--lethal 6 is not a message number (1..5)"},
 		{[]string{"--lethal", "2,2"}, "--lethal 2 is listed twice"},
 		{[]string{"--threshold", "0"}, "--threshold must be between 1 and 100, got 0"},
-		{[]string{"--max-restarts", "15"}, ""},
-		{[]string{"--max-restarts", "16"}, "--max-restarts must be between 1 and 15, got 16"},
+		{[]string{"--max-restarts", "100"}, ""},
+		{[]string{"--max-restarts", "101"}, "--max-restarts must be between 1 and 100, got 101"},
 	})
 }
 
@@ -164,8 +164,10 @@ func TestPoisonCounterSaysWhyItsChecksFailed(t *testing.T) {
 		{poisonCounter, []string{"--threshold", "1", "--max-restarts", "2"},
 			[]string{"  WHY   a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n" +
 				"        4 healthy notifications dead-lettered unprocessed at AttemptCount 1\n"}},
-		{poisonCounter, []string{"--max-restarts", "2"},
-			[]string{"  WHY   --max-restarts 2 stopped the at-delivery run with 3 messages left: isolating 1 lethal message\n" +
-				"        at threshold 3 costs 1 × (3 − 1) deaths, so it needs at least 3 lifetimes\n"}},
 	})
+	// Too few restarts for the counter: the bound, not isolation, ends the run.
+	testNotExercised(t, []idleCase{{poisonCounter, []string{"--max-restarts", "2"},
+		[]string{checkIsolated, checkQueueEmpties, checkBehindProcessed, checkIsolationCost},
+		"--max-restarts 2 stops the at-delivery run before the counter can isolate: isolating 1 lethal message at " +
+			"threshold 3 costs 1 × (3 − 1) deaths, so it needs at least 3 lifetimes; raise --max-restarts to 3"}})
 }

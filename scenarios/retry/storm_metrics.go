@@ -2,7 +2,6 @@ package retry
 
 import (
 	"fmt"
-	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/report"
@@ -32,6 +31,7 @@ func (o *stormOptions) stormMetricList() []scenarios.Metric[*stormRun] {
 			return fmt.Sprintf("%d / %d (%d)", x.read.breaker.opens, x.read.breaker.probes, x.read.breaker.failedProbes)
 		}},
 		{Label: "Messages with a failed send", Value: func(x *stormRun) any { return x.read.affected }},
+		{Label: "Retries into the down gateway", Key: "outage_retries", Value: func(x *stormRun) any { return x.read.calls[1] - x.read.affected }},
 		{Label: "Processed", Key: "processed", Value: func(x *stormRun) any { return x.read.processed },
 			Show: func(x *stormRun) string { return fmt.Sprintf("%d / %d", x.read.processed, o.Messages) }},
 		{Label: "Dead-lettered because of the outage", Key: "dead_lettered", Value: func(x *stormRun) any { return x.read.dead }},
@@ -49,18 +49,6 @@ func (o *stormOptions) stormMetricList() []scenarios.Metric[*stormRun] {
 			metric{Key: "failed_calls_" + phase, Value: func(x *stormRun) any { return x.read.failed[i] }})
 	}
 	return metrics
-}
-
-// retrySpan is how long a message can go on retrying: the sum of the
-// backoffs after its first --max-attempts − 1 failures.
-func (o *stormOptions) retrySpan() time.Duration {
-	var span time.Duration
-	d := o.BaseBackoff
-	for n := 1; n < o.MaxAttempts; n++ {
-		span += min(d, o.MaxBackoff)
-		d = min(2*d, o.MaxBackoff) // never beyond the cap: no overflow
-	}
-	return span
 }
 
 // unexplained is the reason given for a failure no flag accounts for.

@@ -10,20 +10,22 @@ import (
 )
 
 // The course's rule, "the backoff must not exceed the visibility timeout",
-// judged from the holds the audit log and the gateway's ledger show. It
-// binds a consumer that waits holding the message (the BEFORE): a wait that
-// ends within its claim's visibility timeout cannot be overlapped, since no
-// other consumer can claim the message before the lease ends; a wait past
-// it can. It does not bind the AFTER, which puts the message back: no lease
+// judged from the holds the audit log and the gateway's ledger show, the way
+// the lease counts: from the claim, through every send and wait. It binds a
+// consumer that waits holding the message (the BEFORE): a held wait and the
+// send after it that end within the claim's visibility timeout cannot be
+// overlapped, since no other consumer can claim the message before the lease
+// ends; once they run past it, they can (a hanging send overruns it as
+// surely as a long backoff). It does not bind the AFTER, which puts the message back: no lease
 // is open while the message waits, so a backoff longer than the timeout is
 // harmless there.
 
 // ruleMetrics are the held waits and the waits on the queue, against the
 // visibility timeout.
 type ruleMetrics struct {
-	within, withinOverlapped int // held waits that ended within the lease, and those another consumer claimed the message during
-	past, pastOverlapped     int // held waits that ran past the lease, and those overlapped
-	longestHeld              time.Duration
+	within, withinOverlapped int           // held waits whose next send ended within the lease, and those another consumer claimed the message during
+	past, pastOverlapped     int           // held waits whose next send ended past the lease, and those overlapped
+	longestHeld              time.Duration // the longest held wait alone, between two sends
 	queueWaits, queueLong    int           // waits on the queue between a failed send and the next delivery; those longer than the timeout
 	longestQueue             time.Duration // the longest of them
 }
@@ -36,8 +38,10 @@ func (o *visibilityOptions) ruleMetrics(holds []heldMessage) ruleMetrics {
 	}
 	for _, h := range holds {
 		for j := 1; j < len(h.sends); j++ {
-			from, to := h.sends[j-1].done, h.sends[j].at
-			f.longestHeld = max(f.longestHeld, to.Sub(from))
+			// The wait from the failed send to the next one, and that send:
+			// the holder keeps the message through both.
+			from, to := h.sends[j-1].done, h.sends[j].done
+			f.longestHeld = max(f.longestHeld, h.sends[j].at.Sub(from))
 			overlapped := false
 			for _, g := range byKey[h.key] {
 				// another consumer's claim made after h's, holding the message during the wait
@@ -79,7 +83,8 @@ func (o *visibilityOptions) ruleMetrics(holds []heldMessage) ruleMetrics {
 }
 
 // checkHeldRule is the rule's check in the BEFORE.
-const checkHeldRule = "the rule: a held wait within the visibility timeout is never overlapped; past it, it is"
+const checkHeldRule = "the rule: a held wait and its send within the visibility timeout are never " +
+	"overlapped; past it, they are"
 
 func (o *visibilityOptions) heldRuleCheck(r *report.Report, f ruleMetrics) {
 	r.Check(checkHeldRule, f.withinOverlapped == 0 && f.past > 0 && f.pastOverlapped > 0,
@@ -91,15 +96,15 @@ func (o *visibilityOptions) heldRuleCheck(r *report.Report, f ruleMetrics) {
 func (o *visibilityOptions) writeRule(r *report.Report, run *pairRun) {
 	f := run.read.rule
 	if run.held {
-		r.Section(fmt.Sprintf("The rule: the backoff must not exceed the visibility timeout (%s)", clockText(o.Visibility)))
+		r.Section(fmt.Sprintf("The rule: backoff plus send must end within the visibility timeout (%s)", clockText(o.Visibility)))
 		r.Line("A consumer that waits holding the message keeps it only while its claim's lease lasts:")
-		r.Table([]string{"held wait (between two sends)", "waits", "another consumer claimed it meanwhile"}, [][]string{
+		r.Table([]string{"held wait + the send after it", "waits", "another consumer claimed it meanwhile"}, [][]string{
 			{"ended within the lease", fmt.Sprint(f.within), fmt.Sprint(f.withinOverlapped)},
 			{"ran past the lease", fmt.Sprint(f.past), fmt.Sprint(f.pastOverlapped)},
 		})
 		r.Linef("The longest held wait took %s; the lease counts from the claim, so sends and earlier waits",
 			secondsText(f.longestHeld))
-		r.Line("use it up too: a wait overruns it once the time held passes the visibility timeout.")
+		r.Line("use it up too: a wait overruns it once the wait and the send after it end past the lease.")
 		return
 	}
 	r.Section("The rule \"the backoff must not exceed the visibility timeout\" does not apply here")

@@ -19,8 +19,14 @@ func TestVisibilityRuleFromTheRuns(t *testing.T) {
 		want       map[string]int
 		wantPassed bool
 	}{
-		{heldBackoff, nil, map[string]int{"held_waits_within_lease": 7, "held_waits_within_lease_overlapped": 0,
-			"held_waits_past_lease": 9, "held_waits_past_lease_overlapped": 7}, true},
+		// A held wait counts with the send after it, as the lease does: of 16
+		// waits, 10 end their send past the lease, 8 of those overlapped.
+		{heldBackoff, nil, map[string]int{"held_waits_within_lease": 6, "held_waits_within_lease_overlapped": 0,
+			"held_waits_past_lease": 10, "held_waits_past_lease_overlapped": 8}, true},
+		// At 2 min no backoff outlives the lease, but a hanging send after a
+		// wait does, and worker-1 takes NTF-003 over during it.
+		{heldBackoff, []string{"--visibility-timeout", "2m"}, map[string]int{"held_waits_within_lease": 9,
+			"held_waits_within_lease_overlapped": 0, "held_waits_past_lease": 1, "held_waits_past_lease_overlapped": 1}, true},
 		// A lease longer than every hold: no wait runs past it, the rule's failure is not reproduced.
 		{heldBackoff, []string{"--visibility-timeout", "10m"}, map[string]int{"held_waits_past_lease": 0,
 			"held_waits_within_lease_overlapped": 0}, false},
@@ -57,6 +63,10 @@ func TestVisibilityRuleCatchesAnOverlapWithinTheLease(t *testing.T) {
 		sends: []send{{at: at(0), done: at(1)}, {at: at(40), done: at(41)}}}
 	second := heldMessage{consumer: "worker-2", key: "NTF-002", from: at(31), to: at(32), leaseEnd: at(61),
 		sends: []send{{at: at(31), done: at(32)}}}
+	hung := heldMessage{consumer: "worker-1", key: "NTF-003", from: at(0), to: at(45), leaseEnd: at(30),
+		sends: []send{{at: at(0), done: at(1)}, {at: at(20), done: at(45)}}}
+	taker := heldMessage{consumer: "worker-2", key: "NTF-003", from: at(31), to: at(56), leaseEnd: at(61),
+		sends: []send{{at: at(31), done: at(56)}}}
 	intruder := heldMessage{consumer: "worker-3", key: "NTF-001", from: at(3), to: at(4), leaseEnd: at(33),
 		sends: []send{{at: at(3), done: at(4), ok: true}}}
 
@@ -67,6 +77,9 @@ func TestVisibilityRuleCatchesAnOverlapWithinTheLease(t *testing.T) {
 	}{
 		{"overlaps only past the lease", []heldMessage{held, late, second}, true},
 		{"an overlap within the lease", []heldMessage{held, intruder, late, second}, false},
+		// A wait that ends within the lease and a send that hangs past it:
+		// past the lease, overlapped by the claim made during the send.
+		{"a send past the lease", []heldMessage{held, hung, taker}, true},
 	} {
 		f := o.ruleMetrics(tt.holds)
 		r := report.New(heldBackoff, report.Before)
