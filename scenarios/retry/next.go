@@ -16,8 +16,8 @@ const (
 
 func init() {
 	scenarios.DeclareNext(map[string]scenarios.Next{
-		poisonCounter: {Try: []string{"--max-restarts", "2"}, Verdict: report.VerdictFail,
-			Shows: "too few restarts to reach the threshold: the lethal message is never isolated", Course: poisonCourse},
+		poisonCounter: {Try: []string{"--lethal", "2,4", "--threshold", "2"}, Verdict: report.VerdictPass,
+			Shows: "two lethal messages and a lower threshold: both isolated sooner, the rest processed", Course: poisonCourse},
 		bodyValidation: {Try: []string{"--validate=false"}, Verdict: report.VerdictFail,
 			Shows: "no validation: every malformed body is delivered until the counter isolates it", Course: poisonCourse},
 		backoffSchedules: {Try: []string{"--attempts", "12", "--cap", "10s"}, Verdict: report.VerdictPass,
