@@ -120,21 +120,31 @@ func TestEveryScenarioCanBeNotExercised(t *testing.T) {
 // by commas and a decimal part (2,000,000; 67.00).
 var number = regexp.MustCompile(`\d+(?:,\d{3})*(?:\.\d+)?`)
 
-// storyNumbers are the numbers a body shows outside its checks and verdict:
-// in its tables and the lines of its story (setup, timeline, notes).
+// storyNumbers are the numbers a body shows outside its checks, its WHY
+// paragraphs and its verdict: in its tables and the lines of its story
+// (setup, timeline, notes).
 func storyNumbers(body string) map[string]bool {
 	seen := map[string]bool{}
+	inWhy := false
 	for _, it := range report.Items(body) {
 		var texts []string
 		switch {
 		case it.Table != nil:
+			inWhy = false
 			texts = append(texts, it.Table.Header...)
 			for _, row := range it.Table.Rows {
 				texts = append(texts, row...)
 			}
+		case strings.HasPrefix(it.Line, "  WHY "):
+			inWhy = true
+			continue
+		case inWhy && strings.HasPrefix(it.Line, "        ") && strings.TrimSpace(it.Line) != "":
+			continue
 		case judgedSection(it.Section):
+			inWhy = false
 			continue
 		default:
+			inWhy = false
 			texts = append(texts, it.Line)
 		}
 		for _, s := range texts {
@@ -213,5 +223,36 @@ func TestEveryWhyIsFromItsRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWhyRuleReadsTheBody: the rule takes its numbers from the tables and
+// the story lines, never from a WHY paragraph (wherever it stands) or a
+// check, and reads a WHY paragraph whole across its continuation lines.
+func TestWhyRuleReadsTheBody(t *testing.T) {
+	body := "Demo\n====\nLog       8 orders, 2,000,000 ms budget\n  WHY   a story WHY says 7\n\n## Timeline\n\n" +
+		"09:00:00.602Z  attempt 3/3\n┌──────┬─────┐\n│ Hold │ ms  │\n├──────┼─────┤\n│ long │ 135 │\n└──────┴─────┘\n\n" +
+		"## Safety checks\n\n  PASS  bounded → 3 / 3 attempts, 451 s\n  WHY   the lease of 10 min outlasts every hold\n" +
+		"        (the longest took 135 s) over 2,000,000 ms, 24 h later\n\n## Verdict\n\nVERDICT: [PASS ✅] 99\n"
+	story := storyNumbers(body)
+	for _, n := range []string{"8", "2,000,000", "09", "00.602", "3", "135"} {
+		if !story[n] {
+			t.Errorf("the story lacks %s: %v", n, story)
+		}
+	}
+	for _, n := range []string{"7", "10", "451", "24", "99"} {
+		if story[n] {
+			t.Errorf("the story has %s, which only a WHY, a check or the verdict shows", n)
+		}
+	}
+	whys := whyLines(body)
+	if len(whys) != 2 || whys[1] != "WHY   the lease of 10 min outlasts every hold (the longest took 135 s) over 2,000,000 ms, 24 h later" {
+		t.Fatalf("whyLines = %q", whys)
+	}
+	if got := strangeNumbers(whys[1], story); !slices.Equal(got, []string{"10", "24"}) {
+		t.Errorf("strangeNumbers = %q, want [10 24]", got)
+	}
+	if got := strangeNumbers(report.BodyChecks(body)[0].Detail, story); !slices.Equal(got, []string{"451"}) {
+		t.Errorf("the check's strange numbers = %q, want [451]", got)
 	}
 }
