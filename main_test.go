@@ -195,20 +195,31 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// check NAME PASS|FAIL [DETAIL] finds the check called NAME in the last
-// command's --json stdout (so a renamed check fails rather than goes
-// missing) and requires it to have passed (PASS) or failed (FAIL), and its
-// detail to match the regular expression DETAIL: the figures a check
-// reports, without the terminal's wrap points.
+// check [-invariant|-demonstrates] NAME PASS|FAIL|N/A [DETAIL] finds the
+// check called NAME in the last command's --json stdout (so a renamed check
+// fails rather than goes missing) and requires its outcome: held (PASS),
+// broken (FAIL) or not exercised (N/A), with passed true only for PASS; with
+// -invariant or -demonstrates, its role too; and its detail to match the
+// regular expression DETAIL: the figures a check reports, without the
+// terminal's wrap points. A BEFORE's REPRODUCED and HOLDS are PASS here,
+// NOT REPRODUCED and BROKEN are FAIL.
 func cmdCheck(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 || len(args) > 3 || (args[1] != "PASS" && args[1] != "FAIL") {
-		ts.Fatalf("usage: check NAME PASS|FAIL [DETAIL-REGEXP]")
+	const usage = "usage: check [-invariant|-demonstrates] NAME PASS|FAIL|N/A [DETAIL-REGEXP]"
+	role := ""
+	if len(args) > 0 && (args[0] == "-invariant" || args[0] == "-demonstrates") {
+		role, args = strings.TrimPrefix(args[0], "-"), args[1:]
+	}
+	outcomes := map[string]string{"PASS": "held", "FAIL": "broken", "N/A": "not_exercised"}
+	if neg || len(args) < 2 || len(args) > 3 || outcomes[args[1]] == "" {
+		ts.Fatalf(usage)
 	}
 	var doc struct {
 		Checks []struct {
-			Name   string
-			Passed bool
-			Detail string
+			Name    string
+			Passed  bool
+			Detail  string
+			Role    string
+			Outcome string
 		}
 	}
 	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &doc); err != nil {
@@ -220,8 +231,11 @@ func cmdCheck(ts *testscript.TestScript, neg bool, args []string) {
 			names = append(names, c.Name)
 			continue
 		}
-		if c.Passed != (args[1] == "PASS") {
-			ts.Fatalf("check %q passed %v, want %s (detail: %s)", c.Name, c.Passed, args[1], c.Detail)
+		if c.Outcome != outcomes[args[1]] || c.Passed != (args[1] == "PASS") {
+			ts.Fatalf("check %q is %s (passed %v), want %s (detail: %s)", c.Name, c.Outcome, c.Passed, args[1], c.Detail)
+		}
+		if role != "" && c.Role != role {
+			ts.Fatalf("check %q has role %s, want %s", c.Name, c.Role, role)
 		}
 		if len(args) == 3 {
 			re, err := regexp.Compile(args[2])

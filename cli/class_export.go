@@ -52,7 +52,7 @@ func classCSV(c class) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"student", "scenario", "kind", "report", "flags", "checks_passed", "checks_total",
-		"verdict", "passed", "verified", "verify_note", "against_reference"})
+		"verdict", "passed", "verified", "verify_note", "against_reference", "checks_not_exercised"})
 	for _, s := range c.Rows {
 		note := s.Verify.Reason
 		if s.Note != "" {
@@ -60,7 +60,8 @@ func classCSV(c class) []byte {
 		}
 		w.Write([]string{s.Student, scenarioOf(s), kindOf(s), relPath(s), flagsOf(s.Doc),
 			fmt.Sprint(report.ChecksPassed(s.Checks)), fmt.Sprint(len(s.Checks)), verdictWord(s.Doc),
-			fmt.Sprint(s.Passed), fmt.Sprint(s.Verify.Verified), note, s.RefDiff})
+			fmt.Sprint(s.Passed), fmt.Sprint(s.Verify.Verified), note, s.RefDiff,
+			fmt.Sprint(report.ChecksNotExercised(s.Checks))})
 	}
 	w.Flush()
 	return b.Bytes()
@@ -115,7 +116,7 @@ func classJUnit(c class) []byte {
 		for i, ch := range s.Checks {
 			tc := junitCase{ClassName: class, Name: ch.Name}
 			switch {
-			case notExercised(s.Outcomes[i]):
+			case ch.Outcome == report.OutcomeNotExercised || notExercised(s.Outcomes[i]):
 				tc.Skipped = &junitMessage{"not exercised: " + ch.Detail}
 			case !ch.Passed:
 				tc.Failure = &junitMessage{ch.Detail}

@@ -27,12 +27,14 @@ func useColor(w io.Writer) bool {
 // codes (progress lines and colour go only there): not TERM=dumb.
 func smartTerminal(w io.Writer) bool { return report.Redrawable(w) }
 
-// colorize marks PASS and FAIL (a BEFORE's REPRODUCED and NOT REPRODUCED)
-// and the verdict line for the terminal. The
+// colorize marks PASS and FAIL (a BEFORE's REPRODUCED and NOT REPRODUCED,
+// HOLDS and BROKEN; N/A) and the verdict line for the terminal. The
 // report file is always written from the plain text, never from this.
 func colorize(text string, res report.Result) string {
 	verdict := ansiGreen
 	switch {
+	case report.NotExercisedVerdict(res.Verdict):
+		verdict = ansiYellow // nothing broke, but nothing was shown either
 	case !res.Passed:
 		verdict = ansiRed
 	case res.Kind == report.Before:

@@ -16,6 +16,7 @@ import (
 // same checks, in the same order, with the same result and figure.
 func compareChecks(w io.Writer, a, b report.Doc) bool {
 	ca, cb := report.BodyChecks(a.Body), report.BodyChecks(b.Body)
+	ka, kb := report.KindOf(a), report.KindOf(b)
 	byName := func(cs []report.Check) map[string]report.Check {
 		m := map[string]report.Check{}
 		for _, c := range cs {
@@ -31,23 +32,23 @@ func compareChecks(w io.Writer, a, b report.Doc) bool {
 		switch {
 		case !ok:
 			onlyA++
-			lines = append(lines, "- "+checkText(c)+"  (only in A)")
+			lines = append(lines, "- "+checkText(ka, c)+"  (only in A)")
 		case d != c:
 			changed++
-			lines = append(lines, "~ "+show(c.Name), "    A  "+checkResult(c), "    B  "+checkResult(d))
+			lines = append(lines, "~ "+show(c.Name), "    A  "+checkResult(ka, c), "    B  "+checkResult(kb, d))
 		default:
-			lines = append(lines, "  "+checkText(c))
+			lines = append(lines, "  "+checkText(ka, c))
 		}
 	}
 	for _, c := range cb {
 		if _, ok := ma[c.Name]; !ok {
 			onlyB++
-			lines = append(lines, "+ "+checkText(c)+"  (only in B)")
+			lines = append(lines, "+ "+checkText(kb, c)+"  (only in B)")
 		}
 	}
 	differ := changed + onlyA + onlyB
 	order := len(ca) == len(cb) && differ == 0 && !slices.Equal(ca, cb)
-	fmt.Fprintf(w, "checks: A %d/%d passed, B %d/%d passed; ", report.ChecksPassed(ca), len(ca), report.ChecksPassed(cb), len(cb))
+	fmt.Fprintf(w, "checks: A %s, B %s; ", passedOf(ca), passedOf(cb))
 	switch {
 	case order:
 		fmt.Fprintln(w, "the same checks in another order")
@@ -76,20 +77,24 @@ func compareChecks(w io.Writer, a, b report.Doc) bool {
 	return differ == 0
 }
 
-func checkResult(c report.Check) string {
-	mark := "PASS"
-	if !c.Passed {
-		mark = "FAIL"
+// passedOf is how many of a side's checks passed, and how many were not
+// exercised (N/A) when any were.
+func passedOf(checks []report.Check) string {
+	s := fmt.Sprintf("%d/%d passed", report.ChecksPassed(checks), len(checks))
+	if n := report.ChecksNotExercised(checks); n > 0 {
+		s += fmt.Sprintf(" (%d %s)", n, report.MarkNotExercised)
 	}
-	return mark + "  " + show(c.Detail)
+	return s
 }
 
-func checkText(c report.Check) string {
-	mark := "PASS"
-	if !c.Passed {
-		mark = "FAIL"
-	}
-	return mark + "  " + show(c.Name) + " → " + show(c.Detail)
+// checkResult is a check's mark, as its report prints it (HOLDS, N/A,
+// REPRODUCED...), and its detail.
+func checkResult(kind report.Kind, c report.Check) string {
+	return report.Mark(kind, c) + "  " + show(c.Detail)
+}
+
+func checkText(kind report.Kind, c report.Check) string {
+	return report.Mark(kind, c) + "  " + show(c.Name) + " → " + show(c.Detail)
 }
 
 // compareMetrics prints the metrics as a table (metric, A, B, changed?) and

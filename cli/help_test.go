@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,8 +32,17 @@ func TestEveryScenarioTeaches(t *testing.T) {
 		if examples < 2 || withFlags < 1 {
 			t.Errorf("%s: %d examples, %d with flags; want 2-3 examples, at least one changing a flag", s.Name, examples, withFlags)
 		}
-		if len(s.FailsWith) > 0 && !strings.HasSuffix(scenarioExample(s), ": the checks fail, exit 1\n  outboxlab "+s.Name+" "+strings.Join(s.FailsWith, " ")) {
+		fails := ": the checks fail, exit 1\n  outboxlab " + s.Name + " " + strings.Join(s.FailsWith, " ")
+		idle := notExercisedExample + "\n  outboxlab " + s.Name + " " + strings.Join(s.NotExercisedWith, " ")
+		if slices.Equal(s.FailsWith, s.NotExercisedWith) {
+			// A BEFORE that fails only by not being exercised shows that once.
+			fails = idle
+		}
+		if len(s.FailsWith) > 0 && !strings.HasSuffix(scenarioExample(s), fails) {
 			t.Errorf("%s: --help does not show the flags that make its checks fail", s.Name)
+		}
+		if len(s.NotExercisedWith) > 0 && !strings.Contains(scenarioExample(s), idle) {
+			t.Errorf("%s: --help does not show the flags under which nothing is exercised", s.Name)
 		}
 		if s.Pair != "" {
 			p := scenarios.Lookup(s.Pair)

@@ -26,7 +26,7 @@ type catalogueEntry struct {
 	// FailsWith are the flags that make the scenario's checks fail (exit 1).
 	FailsWith []string `json:"fails_with"`
 	// NotExercisedWith are the flags under which its mechanism is not
-	// exercised (verdict NOT EXERCISED, exit 1).
+	// exercised (verdict NOT EXERCISED, exit 1); [] when it declares none.
 	NotExercisedWith []string `json:"not_exercised_with"`
 }
 
@@ -45,7 +45,7 @@ func familyCatalogue(family string) ([]catalogueEntry, error) {
 	for _, s := range list {
 		entries = append(entries, catalogueEntry{Name: s.Name, Aliases: s.Aliases, Family: s.Family,
 			FamilyTitle: scenarios.FamilyTitle(s.Family), Day: s.Day, Kind: s.Kind, Pair: s.Pair,
-			Answers: s.Answers, Summary: s.Summary, FailsWith: s.FailsWith, NotExercisedWith: s.NotExercisedWith})
+			Answers: s.Answers, Summary: s.Summary, FailsWith: s.FailsWith, NotExercisedWith: append([]string{}, s.NotExercisedWith...)})
 	}
 	return entries, nil
 }

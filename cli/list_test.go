@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -140,6 +141,10 @@ func TestListJSONHasTheSameOrderAndFields(t *testing.T) {
 		}
 		if answers, _ := e["answers"].(string); answers != s.Answers {
 			t.Errorf("%s: answers %q, want %q", s.Name, answers, s.Answers)
+		}
+		idle, ok := e["not_exercised_with"].([]any)
+		if got := fmt.Sprint(idle); !ok || got != fmt.Sprint(s.NotExercisedWith) {
+			t.Errorf("%s: not_exercised_with %v, want %v", s.Name, e["not_exercised_with"], s.NotExercisedWith)
 		}
 	}
 	if entries[6]["name"] != "session-16-poison-message-retried-forever" || entries[6]["day"] != float64(16) {

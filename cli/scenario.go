@@ -177,21 +177,31 @@ func scenarioLong(s *scenarios.Scenario) string {
 	return strings.TrimRight(s.Long, "\n") + "\n\n" + strings.TrimRight(b.String(), "\n")
 }
 
-// scenarioExample is the scenario's own examples, then the one that makes
-// its checks fail, so every --help shows how to watch a check catch something.
+// notExercisedExample is the comment over the example of a scenario's
+// NotExercisedWith flags.
+const notExercisedExample = "# nothing for the checks to judge: NOT EXERCISED, exit 1"
+
+// scenarioExample is the scenario's own examples, then the one under which
+// its mechanism is not exercised, then the one that makes its checks fail,
+// so every --help shows how to watch a check catch something. A BEFORE
+// whose failure no legal flag prevents once it is exercised fails only by
+// not being exercised: its two are one example.
 func scenarioExample(s *scenarios.Scenario) string {
-	if len(s.FailsWith) == 0 {
-		return s.Example
+	ex := strings.TrimRight(s.Example, "\n")
+	if len(s.NotExercisedWith) > 0 {
+		ex += "\n  " + notExercisedExample + "\n  outboxlab " + s.Name + " " + strings.Join(s.NotExercisedWith, " ")
+	}
+	if len(s.FailsWith) == 0 || slices.Equal(s.FailsWith, s.NotExercisedWith) {
+		return ex
 	}
 	because := "the fix switched off"
-	switch s.Kind {
-	case report.Before:
+	switch {
+	case s.Kind == report.Before:
 		because = "the failure does not happen"
-	case report.Experiment:
+	case s.Kind == report.Experiment:
 		because = "the property breaks"
 	}
-	return fmt.Sprintf("%s\n  # %s: the checks fail, exit 1\n  outboxlab %s %s",
-		strings.TrimRight(s.Example, "\n"), because, s.Name, strings.Join(s.FailsWith, " "))
+	return fmt.Sprintf("%s\n  # %s: the checks fail, exit 1\n  outboxlab %s %s", ex, because, s.Name, strings.Join(s.FailsWith, " "))
 }
 
 // closedOutput reports whether err is a write to an output the reader has

@@ -232,3 +232,31 @@ func BodyVerdict(body string) string {
 	}
 	return ""
 }
+
+// KindOf is the kind of the run a report records: its record's, else what
+// its body shows (a BEFORE's checks are under BeforeChecks, or marked as a
+// BEFORE's are); a body that shows neither is read as an AFTER's.
+func KindOf(doc Doc) Kind {
+	if r := doc.Info.Record; r != nil && r.Kind != "" {
+		return r.Kind
+	}
+	for _, it := range Items(doc.Body) {
+		if it.Table != nil {
+			continue
+		}
+		if it.Line == "## "+BeforeChecks || it.Line == "## "+BeforeInvariants {
+			return Before
+		}
+		if m := checkLine.FindStringSubmatch(it.Line); m != nil && checksSection(it.Section) &&
+			(m[1] == MarkReproduced || m[1] == MarkNotReproduced) {
+			return Before
+		}
+	}
+	return After
+}
+
+// NotExercisedVerdict reports whether a verdict (as a body or record says
+// it) is the one of a run whose mechanism was not exercised.
+func NotExercisedVerdict(verdict string) bool {
+	return strings.HasPrefix(strings.TrimSpace(verdict), VerdictNotExercised)
+}

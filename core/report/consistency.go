@@ -32,8 +32,16 @@ func Disagreements(doc Doc) []string {
 			switch {
 			case words(c.Name) != words(b.Name):
 				say("check %d is %q in the header, %q in the body", i+1, c.Name, b.Name)
+			case c.Outcome != b.Outcome && (c.Outcome == OutcomeNotExercised || b.Outcome == OutcomeNotExercised):
+				say("check %q is %s in the header, %s in the body", c.Name, outcomeWord(c.Outcome), outcomeWord(b.Outcome))
 			case c.Passed != b.Passed:
 				say("check %q %s in the header, %s in the body", c.Name, passWord(c.Passed), passWord(b.Passed))
+			case c.Outcome != b.Outcome:
+				say("check %q is %s in the header, %s in the body", c.Name, outcomeWord(c.Outcome), outcomeWord(b.Outcome))
+			case (r.Kind == Before || b.Role == RoleInvariant) && c.Role != b.Role:
+				// A BEFORE's body tells its invariants apart (HOLDS, BROKEN);
+				// an AFTER's marks the two roles alike.
+				say("check %q is %s in the header, %s in the body", c.Name, roleWord(c.Role), roleWord(b.Role))
 			case words(c.Detail) != words(b.Detail):
 				say("check %q reads %q in the header, %q in the body", c.Name, c.Detail, b.Detail)
 			}
@@ -68,6 +76,17 @@ func exitFor(passed bool) int {
 		return 0
 	}
 	return 1
+}
+
+// outcomeWord is an outcome in prose.
+func outcomeWord(o Outcome) string { return strings.ReplaceAll(string(o), "_", " ") }
+
+// roleWord is a role in prose.
+func roleWord(r Role) string {
+	if r == RoleInvariant {
+		return "an invariant"
+	}
+	return "a demonstrating check"
 }
 
 func passWord(passed bool) string {

@@ -25,7 +25,7 @@ overflow-wrap:anywhere;margin:4px 0}
 .body table{font-size:14px;font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace}
 .pass{color:#075e07;font-weight:bold}.fail{color:#a00000;font-weight:bold}.idle{color:#7a5a00;font-weight:bold}
 .verdict{font-size:22px;padding:8px 12px;border:3px solid #075e07}
-.verdict.fail{border-color:#a00000}
+.verdict.fail{border-color:#a00000}.verdict.idle{border-color:#7a5a00}
 .figs img,.figure img{display:block;width:100%;max-width:100%;height:auto;border:1px solid #ddd;margin:8px 0}
 .muted{color:#555}
 code.flag{font-size:16px}code.flag span,code.shown{white-space:nowrap}code.shown{color:#555}
@@ -55,11 +55,26 @@ func pageStart(b *strings.Builder, title string) {
 		"<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", esc(title), pageCSS)
 }
 
-func resultClass(exit int) string {
-	if exit == 0 {
+// resultClass is the class of a run's result: pass (exit 0), idle (its
+// mechanism was not exercised: exit 1, but nothing broke), else fail.
+func resultClass(e Entry) string {
+	switch {
+	case e.ExitCode == 0:
 		return "pass"
+	case NotExercisedVerdict(e.Verdict) && len(e.Disagrees) == 0:
+		return "idle"
 	}
 	return "fail"
+}
+
+// checksText is a run's checks as the index and a twin show them: passed of
+// all, and how many were not exercised.
+func checksText(e Entry) string {
+	s := fmt.Sprintf("%d/%d", e.ChecksPassed, e.ChecksTotal)
+	if e.ChecksNotExercised > 0 {
+		s += fmt.Sprintf(" (%d %s)", e.ChecksNotExercised, MarkNotExercised)
+	}
+	return s
 }
 
 // flagsHTML is the flags not at their default, each kept whole on its line
@@ -111,9 +126,9 @@ func ReportHTML(e Entry, body string, up string, titles, alts []string) string {
 		who = " · student " + esc(e.Student)
 	}
 	fmt.Fprintf(&b, "<p class=\"muted\"><a href=\"%sindex.html\">all reports</a> · <a href=\"%s\">text report</a> · "+
-		"run %s UTC%s · flags: %s · checks %d/%d · exit %d</p>\n",
+		"run %s UTC%s · flags: %s · checks %s · exit %d</p>\n",
 		esc(up), url(up+e.Report), e.Started.UTC().Format("2006-01-02 15:04:05"), who, flagsHTML(e),
-		e.ChecksPassed, e.ChecksTotal, e.ExitCode)
+		esc(checksText(e)), e.ExitCode)
 	items := Items(body)
 	start := 0
 	if len(items) > 1 && LooksLikeBody(body) {
@@ -154,7 +169,7 @@ func ReportHTML(e Entry, body string, up string, titles, alts []string) string {
 			fmt.Fprintf(&b, "<h2 id=\"sec-%d\">%s</h2>\n", section, esc(strings.TrimPrefix(it.Line, "## ")))
 		case strings.HasPrefix(it.Line, "VERDICT: "):
 			flush()
-			fmt.Fprintf(&b, "<p class=\"verdict %s\">%s</p>\n", resultClass(e.ExitCode), esc(it.Line))
+			fmt.Fprintf(&b, "<p class=\"verdict %s\">%s</p>\n", resultClass(e), esc(it.Line))
 		case it.Line == "":
 			flush()
 		case checkLine.MatchString(it.Line):
@@ -198,7 +213,7 @@ func markClass(mark string) string {
 // disagrees with the body, and links to each section of the body.
 func resultFirst(b *strings.Builder, e Entry, body string, items []Item) {
 	b.WriteString("<section id=\"result\">\n")
-	fmt.Fprintf(b, "<p class=\"verdict %s\">VERDICT: %s</p>\n", resultClass(e.ExitCode), esc(BodyVerdict(body)))
+	fmt.Fprintf(b, "<p class=\"verdict %s\">VERDICT: %s</p>\n", resultClass(e), esc(BodyVerdict(body)))
 	if len(e.Disagrees) > 0 {
 		fmt.Fprintf(b, "<p class=\"fail\">⚠ This report's header disagrees with its body: %s. "+
 			"What is shown here is the body's.</p>\n", esc(strings.Join(e.Disagrees, "; ")))

@@ -42,8 +42,11 @@ type Entry struct {
 	Shown        []string  `json:"shown,omitempty"`
 	ChecksPassed int       `json:"checks_passed"`
 	ChecksTotal  int       `json:"checks_total"`
-	Verdict      string    `json:"verdict"`
-	ExitCode     int       `json:"exit_code"`
+	// ChecksNotExercised counts the checks whose precondition did not occur
+	// (N/A): neither passed nor failed, but the run has not passed.
+	ChecksNotExercised int    `json:"checks_not_exercised"`
+	Verdict            string `json:"verdict"`
+	ExitCode           int    `json:"exit_code"`
 	// Disagrees lists where the header disagrees with its own body (see
 	// Disagreements): a report edited by hand. Its checks, verdict and exit
 	// are then the body's, and the index marks the row.
@@ -161,6 +164,7 @@ func readEntry(dir, rel string, course Course) (Entry, string) {
 			e.Flags = append(e.Flags, p.String())
 		}
 		e.ChecksPassed, e.ChecksTotal = ChecksPassed(r.Checks), len(r.Checks)
+		e.ChecksNotExercised = ChecksNotExercised(r.Checks)
 		e.Verdict, e.ExitCode, e.Student = r.Verdict, r.ExitCode, r.Student
 		if e.Disagrees = Disagreements(doc); len(e.Disagrees) > 0 {
 			// The body is what the run printed; an edited header is not believed.
@@ -189,6 +193,7 @@ func fromBody(e *Entry, body string) {
 		checks = nil
 	}
 	e.ChecksPassed, e.ChecksTotal = ChecksPassed(checks), len(checks)
+	e.ChecksNotExercised = ChecksNotExercised(checks)
 	e.Verdict = BodyVerdict(body)
 	e.ExitCode = exitFor(e.ChecksTotal > 0 && e.ChecksPassed == e.ChecksTotal)
 }

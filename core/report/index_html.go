@@ -60,9 +60,9 @@ func IndexHTML(sc Scan, sum Summary, course Course, dir string) string {
 			if len(e.Disagrees) > 0 {
 				class += " disagrees"
 			}
-			fmt.Fprintf(&b, "<tr class=\"%s\"><td class=\"n %s\">%d/%d</td><td>%s%s</td><td class=\"n %s\">%d</td>",
-				class, resultClass(e.ExitCode), e.ChecksPassed, e.ChecksTotal, esc(e.Verdict), disagreeNote(e),
-				resultClass(e.ExitCode), e.ExitCode)
+			fmt.Fprintf(&b, "<tr class=\"%s\"><td class=\"n %s\">%s</td><td>%s%s</td><td class=\"n %s\">%d</td>",
+				class, resultClass(e), esc(checksText(e)), esc(e.Verdict), disagreeNote(e),
+				resultClass(e), e.ExitCode)
 			if withWho {
 				fmt.Fprintf(&b, "<td class=\"n\">%s</td>", esc(Dash(e.Student)))
 			}
@@ -103,6 +103,9 @@ func classSummary(b *strings.Builder, sc Scan, sum Summary, course Course, group
 		fmt.Fprintf(b, "<p class=\"result pass\">All %s passed their checks.</p>\n", Plural(len(sc.Entries), "report"))
 	default:
 		fmt.Fprintf(b, "<p class=\"result fail\">%d of %s failed", len(sum.FailedReports), Plural(len(sc.Entries), "report"))
+		if n := len(sum.NotExercised); n > 0 {
+			fmt.Fprintf(b, " (of the newest runs, %d not exercised: %s)", n, esc(strings.Join(sum.NotExercised, ", ")))
+		}
 		if n := len(sum.HeaderDisagrees); n == 1 {
 			b.WriteString("; 1 header disagrees with its own body (edited by hand)")
 		} else if n > 1 {

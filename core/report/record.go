@@ -66,6 +66,32 @@ func ChecksPassed(checks []Check) int {
 	return n
 }
 
+// ChecksNotExercised counts the checks that were not exercised.
+func ChecksNotExercised(checks []Check) int {
+	n := 0
+	for _, c := range checks {
+		if c.Outcome == OutcomeNotExercised {
+			n++
+		}
+	}
+	return n
+}
+
+// completeChecks gives a role and an outcome to each check of a record
+// written before checks carried them: it demonstrated, and it held when it
+// passed. A check that says them keeps them.
+func completeChecks(checks []Check) []Check {
+	for i, c := range checks {
+		if c.Role == "" {
+			checks[i].Role = RoleDemonstrates
+		}
+		if c.Outcome == "" {
+			checks[i].Outcome = outcomeOf(c.Passed)
+		}
+	}
+	return checks
+}
+
 // recordLabel starts the header line that holds the Record as JSON.
 const recordLabel = "record:   "
 
@@ -178,6 +204,7 @@ func ParseHeader(header string) Info {
 		case "record":
 			var r Record
 			if json.Unmarshal([]byte(value), &r) == nil && r.Scenario != "" {
+				r.Checks = completeChecks(r.Checks)
 				info.Record = &r
 			}
 		}

@@ -4,7 +4,9 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -474,6 +476,14 @@ func (r *Report) judge(pass, fail string) (outcome, text string) {
 	return VerdictPass, pass
 }
 
+// invariantRank orders a BEFORE's checks as Checks prints them.
+func invariantRank(c Check) int {
+	if c.Role == RoleInvariant {
+		return 1
+	}
+	return 0
+}
+
 // trimSymbol drops a verdict symbol a scenario put at the end of its text.
 func trimSymbol(text string) string {
 	text = strings.TrimSpace(text)
@@ -503,9 +513,16 @@ type Result struct {
 	Plots      []string       `json:"plots,omitempty"`
 }
 
-// Result returns the run's result.
+// Result returns the run's result, its checks in the order the body
+// prints them (a BEFORE's invariants after its failures), so that a
+// report's record and its body list them alike.
 func (r *Report) Result() Result {
 	checks := append([]Check{}, r.checks...)
+	if r.Kind == Before {
+		slices.SortStableFunc(checks, func(a, b Check) int {
+			return cmp.Compare(invariantRank(a), invariantRank(b))
+		})
+	}
 	return Result{Scenario: r.Scenario, Kind: r.Kind, Verdict: r.verdict, Passed: r.Passed(),
 		Checks: checks, Metrics: r.metrics}
 }

@@ -22,6 +22,9 @@ type Summary struct {
 	// newest report failed; FailedReports every report that failed.
 	Failed        []string `json:"failed"`
 	FailedReports []string `json:"failed_reports"`
+	// NotExercised names those of Failed whose newest report's verdict is
+	// NOT EXERCISED: nothing broke, but the run did not show its point.
+	NotExercised []string `json:"not_exercised"`
 	// HeaderDisagrees lists the reports whose header disagrees with their body.
 	HeaderDisagrees []string `json:"header_disagrees"`
 	Skipped         []Skip   `json:"skipped"`
@@ -34,11 +37,12 @@ type Summary struct {
 const summaryWhat = "every report found below this directory at any depth (reports: how many; " +
 	"skipped: the files that are not, and why). passed: every report passed its checks and its header " +
 	"agrees with its body. scenarios: the newest report of each scenario (and student), in course order; " +
-	"failed: those of them that failed; failed_reports: every report that failed."
+	"failed: those of them that failed (not_exercised: those of them whose mechanism was not exercised); " +
+	"failed_reports: every report that failed."
 
 func summarize(sc Scan, course Course, now time.Time, version string) Summary {
 	s := Summary{Summarises: summaryWhat, Generated: now.UTC(), Version: version, Reports: len(sc.Entries),
-		Failed: []string{}, FailedReports: []string{}, HeaderDisagrees: []string{}, Skipped: sc.Skipped, Scenarios: []Entry{}}
+		Failed: []string{}, FailedReports: []string{}, NotExercised: []string{}, HeaderDisagrees: []string{}, Skipped: sc.Skipped, Scenarios: []Entry{}}
 	if s.Skipped == nil {
 		s.Skipped = []Skip{}
 	}
@@ -62,6 +66,9 @@ func summarize(sc Scan, course Course, now time.Time, version string) Summary {
 	for _, e := range s.Scenarios {
 		if e.ExitCode != 0 {
 			s.Failed = append(s.Failed, path.Join(e.Student, e.Scenario))
+			if NotExercisedVerdict(e.Verdict) {
+				s.NotExercised = append(s.NotExercised, path.Join(e.Student, e.Scenario))
+			}
 		}
 	}
 	s.Passed = len(sc.Entries) > 0 && len(s.FailedReports) == 0 && len(s.HeaderDisagrees) == 0

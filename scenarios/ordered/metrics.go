@@ -116,6 +116,18 @@ func recordByID(run *run, id int64) keyedlog.Record {
 	return keyedlog.Record{}
 }
 
+// othersLate are the other orders that had not reached their in-order state
+// when the consumer first went idle, before any fix.
+func (o *options) othersLate(run *run) []int {
+	var late []int
+	for i, s := range run.idle.states {
+		if s.ID != o.FailingOrder && s != run.inOrder[i] {
+			late = append(late, s.ID)
+		}
+	}
+	return late
+}
+
 // othersComplete counts the other orders that had reached their in-order
 // state when the consumer first went idle, before any fix.
 func (o *options) othersComplete(run *run) (done, total int) {

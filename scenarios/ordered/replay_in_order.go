@@ -32,15 +32,14 @@ Cancelled, as in an in-order run.
 		Example: `  outboxlab ordered-replay-in-order
   outboxlab ordered-replay-in-order --failing-message OrderPlaced   # replays 1, 2, 3
   outboxlab ordered-replay-in-order --failing-order 45 --fix-after 1h`,
-		FailsWith: []string{"--idempotent=false"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, true) },
+		FailsWith:        []string{"--idempotent=false"},
+		NotExercisedWith: []string{"--failing-message=OrderCancelled"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindCorruption(fs, true) },
 	})
 }
 
 func (o *corruptionOptions) replayChecks(r *page, run *run) {
-	parked := len(o.laterRows(run.idle.parked))
-	r.Check("later messages parked while it was dead", parked == o.later(),
-		fmt.Sprintf("%d / %d parked", parked, o.later()))
+	o.checkLaterParked(r, run, "later messages parked while it was dead")
 	o.checkReplayInSequence(r, run, 0)
 	o.checkReleasedAfterReplay(r, run, "unblocked after the replay, not before")
 	// The replay tool resends every dead and parked record of the id; the

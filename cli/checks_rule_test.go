@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"outboxlab/core/report"
+	"outboxlab/scenarios"
+)
+
+// awaitingIssue26 lists the scenarios whose checks are not yet converted to
+// issue 26's roles and outcomes: they declare no NotExercisedWith, and their
+// WHY lines and details are not yet held to their run's numbers. Both tests
+// below skip them, and fail for a scenario listed here that declares
+// NotExercisedWith, so that the list only shrinks. The lead empties it at
+// merge, as the families land.
+var awaitingIssue26 = map[string]bool{
+	"session-13-pending-lost-on-restart":         true,
+	"session-13-durable-reconciliation":          true,
+	"session-14-dual-write-loses-message":        true,
+	"session-14-transactional-outbox":            true,
+	"session-15-double-processing-without-lease": true,
+	"session-15-outbox-leasing":                  true,
+	"session-16-poison-message-retried-forever":  true,
+	"session-16-retry-with-dead-letter":          true,
+	"session-17-blind-redrive":                   true,
+	"session-17-audited-redrive":                 true,
+	"poison-counter":                             true,
+	"poison-body-validation":                     true,
+	"backoff-schedules":                          true,
+	"jitter-wave":                                true,
+	"backoff-held-past-visibility-timeout":       true,
+	"backoff-on-queue-timeline":                  true,
+	"retry-storm-without-breaker":                true,
+	"circuit-breaker":                            true,
+	"governance-threshold":                       true,
+	"governance-legacy-max-retry-count":          true,
+	"governance-deferred-results":                true,
+	"governance-dead-letter-alerts":              true,
+	"governance-dead-letter-disabled":            true,
+	"governance-stale-claim-overwrites":          true,
+	"governance-fenced-claim":                    true,
+	"governance-host-replay":                     true,
+	"worker-throughput":                          true,
+}
+
+// judgedRun is one run of a scenario as these tests read it: its exit code,
+// its --json result and the body of the report it wrote.
+type judgedRun struct {
+	code int
+	res  report.Result
+	body string
+}
+
+// runJudged runs s with args, --json and a report in a temporary directory.
+func runJudged(t *testing.T, s *scenarios.Scenario, args ...string) judgedRun {
+	t.Helper()
+	dir := t.TempDir()
+	var out, stderr bytes.Buffer
+	code := Main(append(append([]string{s.Name}, args...), "--json", "--report-dir", dir), &out, &stderr)
+	var res report.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("%s %v: exit %d, stdout is not one JSON document (%v); stderr %s", s.Name, args, code, err, stderr.String())
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), "*.txt"))
+	if len(matches) != 1 {
+		t.Fatalf("%s %v: %d reports written, want 1", s.Name, args, len(matches))
+	}
+	raw, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := report.ComparableBody(string(raw))
+	return judgedRun{code: code, res: res, body: body}
+}
+
+// TestEveryScenarioCanBeNotExercised runs every scenario with its
+// NotExercisedWith flags and requires the verdict NOT EXERCISED, exit 1, and
+// a demonstrating check whose outcome is not exercised; a scenario that
+// declares none fails, unless it is still awaitingIssue26.
+func TestEveryScenarioCanBeNotExercised(t *testing.T) {
+	for _, s := range scenarios.All() {
+		t.Run(s.Name, func(t *testing.T) {
+			switch {
+			case awaitingIssue26[s.Name] && len(s.NotExercisedWith) > 0:
+				t.Fatal("declares NotExercisedWith: take it out of awaitingIssue26")
+			case awaitingIssue26[s.Name]:
+				t.Skip("awaiting issue 26 (awaitingIssue26)")
+			case len(s.NotExercisedWith) == 0:
+				t.Fatal("declares no NotExercisedWith: the flags under which its mechanism is not exercised")
+			}
+			if !s.Alone {
+				t.Parallel()
+			}
+			run := runJudged(t, s, s.NotExercisedWith...)
+			if run.code != ExitChecksFailed || run.res.Passed || !report.NotExercisedVerdict(run.res.Verdict) {
+				t.Errorf("%v: exit %d, passed %v, verdict %q; want exit 1 and %s", s.NotExercisedWith, run.code,
+					run.res.Passed, run.res.Verdict, report.VerdictNotExercised)
+			}
+			idle := slices.ContainsFunc(run.res.Checks, func(c report.Check) bool {
+				return c.Outcome == report.OutcomeNotExercised && c.Role == report.RoleDemonstrates && !c.Passed && c.Detail != ""
+			})
+			if !idle {
+				t.Errorf("%v: no demonstrating check was not exercised (with a why): %+v", s.NotExercisedWith, run.res.Checks)
+			}
+			if got := report.BodyVerdict(run.body); got != run.res.Verdict {
+				t.Errorf("the body's verdict %q is not the result's %q", got, run.res.Verdict)
+			}
+		})
+	}
+}
+
+// number is a number as a report prints it: digits, with thousands set off
+// by commas and a decimal part (2,000,000; 67.00).
+var number = regexp.MustCompile(`\d+(?:,\d{3})*(?:\.\d+)?`)
+
+// storyNumbers are the numbers a body shows outside its checks, its WHY
+// paragraphs and its verdict: in its tables and the lines of its story
+// (setup, timeline, notes).
+func storyNumbers(body string) map[string]bool {
+	seen := map[string]bool{}
+	inWhy := false
+	for _, it := range report.Items(body) {
+		var texts []string
+		switch {
+		case it.Table != nil:
+			inWhy = false
+			texts = append(texts, it.Table.Header...)
+			for _, row := range it.Table.Rows {
+				texts = append(texts, row...)
+			}
+		case strings.HasPrefix(it.Line, "  WHY "):
+			inWhy = true
+			continue
+		case inWhy && strings.HasPrefix(it.Line, "        ") && strings.TrimSpace(it.Line) != "":
+			continue
+		case judgedSection(it.Section):
+			inWhy = false
+			continue
+		default:
+			inWhy = false
+			texts = append(texts, it.Line)
+		}
+		for _, s := range texts {
+			for _, n := range number.FindAllString(s, -1) {
+				seen[n] = true
+			}
+		}
+	}
+	return seen
+}
+
+// judgedSection reports whether a section holds checks or the verdict.
+func judgedSection(title string) bool {
+	title = strings.ToLower(title)
+	return strings.Contains(title, "checks") || strings.Contains(title, "invariants") || title == "verdict"
+}
+
+// whyLines are a body's WHY paragraphs (a "  WHY   " line and its
+// continuation lines), each joined into one line.
+func whyLines(body string) []string {
+	var out []string
+	in := false
+	for _, it := range report.Items(body) {
+		switch {
+		case it.Table != nil:
+			in = false
+		case strings.HasPrefix(it.Line, "  WHY "):
+			out, in = append(out, strings.TrimSpace(it.Line)), true
+		case in && strings.HasPrefix(it.Line, "        ") && strings.TrimSpace(it.Line) != "":
+			out[len(out)-1] += " " + strings.TrimSpace(it.Line)
+		default:
+			in = false
+		}
+	}
+	return out
+}
+
+// strangeNumbers are the numbers of text that its run's story does not show.
+func strangeNumbers(text string, story map[string]bool) []string {
+	var out []string
+	for _, n := range number.FindAllString(text, -1) {
+		if !story[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestEveryWhyIsFromItsRun: every number in a WHY line, and in a check's
+// detail, appears in the same run's tables or story lines, at the defaults
+// (the golden run), with FailsWith and with NotExercisedWith: a WHY computed
+// from what its check read, never from what the flags meant to do.
+func TestEveryWhyIsFromItsRun(t *testing.T) {
+	for _, s := range scenarios.All() {
+		t.Run(s.Name, func(t *testing.T) {
+			if awaitingIssue26[s.Name] {
+				t.Skip("awaiting issue 26 (awaitingIssue26)")
+			}
+			runs := map[string]string{"defaults": sqliteDefault(t, s).body}
+			for label, flags := range map[string][]string{"FailsWith": s.FailsWith, "NotExercisedWith": s.NotExercisedWith} {
+				if len(flags) > 0 {
+					runs[label+" "+strings.Join(flags, " ")] = runJudged(t, s, flags...).body
+				}
+			}
+			for label, body := range runs {
+				story := storyNumbers(body)
+				for _, why := range whyLines(body) {
+					if odd := strangeNumbers(why, story); len(odd) > 0 {
+						t.Errorf("%s: %q shows %q, which its run's tables and rows do not", label, why, odd)
+					}
+				}
+				for _, c := range report.BodyChecks(body) {
+					if odd := strangeNumbers(c.Detail, story); len(odd) > 0 {
+						t.Errorf("%s: check %q → %q shows %q, which its run's tables and rows do not", label, c.Name, c.Detail, odd)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestWhyRuleReadsTheBody: the rule takes its numbers from the tables and
+// the story lines, never from a WHY paragraph (wherever it stands) or a
+// check, and reads a WHY paragraph whole across its continuation lines.
+func TestWhyRuleReadsTheBody(t *testing.T) {
+	body := "Demo\n====\nLog       8 orders, 2,000,000 ms budget\n  WHY   a story WHY says 7\n\n## Timeline\n\n" +
+		"09:00:00.602Z  attempt 3/3\n┌──────┬─────┐\n│ Hold │ ms  │\n├──────┼─────┤\n│ long │ 135 │\n└──────┴─────┘\n\n" +
+		"## Safety checks\n\n  PASS  bounded → 3 / 3 attempts, 451 s\n  WHY   the lease of 10 min outlasts every hold\n" +
+		"        (the longest took 135 s) over 2,000,000 ms, 24 h later\n\n## Verdict\n\nVERDICT: [PASS ✅] 99\n"
+	story := storyNumbers(body)
+	for _, n := range []string{"8", "2,000,000", "09", "00.602", "3", "135"} {
+		if !story[n] {
+			t.Errorf("the story lacks %s: %v", n, story)
+		}
+	}
+	for _, n := range []string{"7", "10", "451", "24", "99"} {
+		if story[n] {
+			t.Errorf("the story has %s, which only a WHY, a check or the verdict shows", n)
+		}
+	}
+	whys := whyLines(body)
+	if len(whys) != 2 || whys[1] != "WHY   the lease of 10 min outlasts every hold (the longest took 135 s) over 2,000,000 ms, 24 h later" {
+		t.Fatalf("whyLines = %q", whys)
+	}
+	if got := strangeNumbers(whys[1], story); !slices.Equal(got, []string{"10", "24"}) {
+		t.Errorf("strangeNumbers = %q, want [10 24]", got)
+	}
+	if got := strangeNumbers(report.BodyChecks(body)[0].Detail, story); !slices.Equal(got, []string{"451"}) {
+		t.Errorf("the check's strange numbers = %q, want [451]", got)
+	}
+}
