@@ -42,10 +42,10 @@ func checkDrains(r *report.Report, drains []*drainRun, name string, judge func(d
 		}
 	}
 	if count[common] == len(drains) {
-		r.Check(name, ok, fmt.Sprintf("%s in all %d drains", common, len(drains)))
+		r.Check(name, ok, fmt.Sprintf("%s in all %d configurations", common, len(drains)))
 		return
 	}
-	parts := []string{fmt.Sprintf("%s in %d of the %d drains", common, count[common], len(drains))}
+	parts := []string{fmt.Sprintf("%s in %d of the %d configurations", common, count[common], len(drains))}
 	for i, d := range drains {
 		if metrics[i] != common {
 			parts = append(parts, d.cfg.label()+": "+metrics[i])
@@ -89,9 +89,9 @@ func (o *throughputOptions) drainChecks(r *report.Report, drains []*drainRun) {
 }
 
 // transactionCheck holds each drain to one settlement transaction in its
-// ledger per claim the workers made, none larger than a claim, ⌈N/claim⌉ of
-// them with one worker (at least that many with several), plus the one
-// empty claim that stops each worker.
+// ledger per claim the workers made, none larger than a claim, ⌈n/claim⌉ of
+// them per round of n messages with one worker (at least that many with
+// several), plus the one empty claim that stops each worker each round.
 func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRun) {
 	value := func(d *drainRun) string {
 		claims, _, _, _ := d.totals()
@@ -106,9 +106,13 @@ func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRu
 		// One worker fills every claim but the last; several may split one:
 		// on PostgreSQL a row another worker's claim has just taken drops out
 		// of a SKIP LOCKED batch, so that batch settles fewer.
-		want := ceilDiv(o.Messages, d.cfg.Batch)
+		want := 0
+		for _, n := range rounds(o.Messages, o.Repeats) {
+			want += ceilDiv(n, d.cfg.Batch)
+		}
+		empty := d.cfg.Workers * len(rounds(o.Messages, o.Repeats))
 		if l.Settlements < want || d.cfg.Workers == 1 && l.Settlements != want || l.LargestSettlement > d.cfg.Batch ||
-			settled != l.Settlements || claims != l.Settlements+d.cfg.Workers {
+			settled != l.Settlements || claims != l.Settlements+empty {
 			ok = false
 			bad = append(bad, value(d))
 		}
@@ -123,7 +127,7 @@ func (o *throughputOptions) transactionCheck(r *report.Report, drains []*drainRu
 	if len(bad) > 0 {
 		detail += "; but " + strings.Join(bad, "; ")
 	}
-	r.Check("write transactions: a settlement per claim, ⌈N/claim⌉ with 1 worker, an empty claim each", ok, detail)
+	r.Check("write transactions: a settlement per claim, ⌈n/claim⌉ a round with 1 worker, an empty claim each", ok, detail)
 }
 
 func (o *throughputOptions) overloadChecks(r *report.Report, over *overloadRun) {
