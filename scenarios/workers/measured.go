@@ -107,10 +107,13 @@ func (f findings) any(diff difference) bool {
 // the numbers agree, and what the numbers say where they do not.
 func conclusion(db backend, slowHandler bool, f findings) []string {
 	lines := []string{
-		fmt.Sprintf("Conclusion, from this run's %s per configuration, each held against another",
+		fmt.Sprintf("Conclusion, from this run's %s per configuration. A difference counts only when",
 			report.Plural(f.rounds, "round")),
-		"round by round. A difference counts only when the ratio is beyond 1 the same way in every",
-		fmt.Sprintf("round and its median beyond %.1f×; anything less is inside the noise.", noiseRatio),
+		fmt.Sprintf("the two configurations' rounds barely mix: of the %d pairs of a round of each, at most",
+			f.rounds*f.rounds),
+		fmt.Sprintf("%d go against it (two series of one configuration do so less than 1 time in %d), and",
+			allowedAgainst(f.rounds, f.rounds), int(1/noiseChance)),
+		fmt.Sprintf("the median of the round-by-round ratios is beyond %.1f×; else it is inside the noise.", noiseRatio),
 	}
 	if f.rounds < minRounds {
 		lines = append(lines, fmt.Sprintf("With fewer than %d rounds nothing is told apart (--repeats %d or more).",
@@ -124,7 +127,7 @@ func conclusion(db backend, slowHandler bool, f findings) []string {
 			width = max(width, len([]rune(w.label)))
 		}
 		for _, w := range f.workers {
-			lines = append(lines, fmt.Sprintf("  %-*s  %s  %s", width, w.label, w.ratioText(), w.diff))
+			lines = append(lines, fmt.Sprintf("  %-*s  %s  %s (%s)", width, w.label, w.ratioText(), w.diff, w.mixText()))
 		}
 		var verdict string
 		switch {
@@ -141,8 +144,8 @@ func conclusion(db backend, slowHandler bool, f findings) []string {
 		}
 		lines = append(lines, "  "+verdict)
 	}
-	lines = append(lines, fmt.Sprintf("- Claims of %d against claims of 1, with %s: %s.",
-		f.batch, report.Plural(f.first, "worker"), f.batching.ratioText()),
+	lines = append(lines, fmt.Sprintf("- Claims of %d against claims of 1, with %s: %s (%s).",
+		f.batch, report.Plural(f.first, "worker"), f.batching.ratioText(), f.batching.mixText()),
 		"  "+map[difference]string{faster: "Batching paid.", slower: "Batching made the drain slower.",
 			inNoise: "Batching bought nothing this run could tell from the noise.",
 			untold:  "Whether batching paid, these rounds cannot tell."}[f.batching.diff])

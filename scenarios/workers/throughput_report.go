@@ -14,7 +14,7 @@ import (
 
 const (
 	verdictHeld   = "EVERY MESSAGE ONCE IN EVERY CONFIGURATION; OVERLOAD SHOWS AS AGE, THEN DRAINS"
-	verdictBroken = "AN INVARIANT DID NOT HOLD"
+	verdictBroken = "THE EXPERIMENT DID NOT HOLD"
 )
 
 func (o *throughputOptions) render(db backend, verbose bool, ceiling float64, drains []*drainRun, over *overloadRun) *report.Report {
@@ -35,7 +35,7 @@ func (o *throughputOptions) render(db backend, verbose bool, ceiling float64, dr
 
 	o.drainChecks(r, drains)
 	o.overloadChecks(r, over)
-	r.Checks("Safety checks")
+	r.Checks("Checks")
 	r.Verdict(verdictHeld, verdictBroken)
 
 	// Measured lines come last, after every deterministic line, so that the
@@ -116,14 +116,17 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, v
 	} else {
 		r.Linef("Overload  none: %d messages/s is not above the consumers' %s/s, so no backlog can build up;",
 			o.ProduceRate, rate(capacity))
-		r.Line("          depth and age are still read from the database every tick, and the growth check fails")
+		r.Line("          depth and age are still read from the database every tick; growth and drain are not exercised")
 	}
+	r.Linef("Age limit %s (--max-age): the oldest message must never wait longer", clock.Millis(o.MaxAge))
 	r.Line("")
 	every := max(1, int(time.Second/o.Tick))
 	var rows [][]string
 	for i, s := range over.samples {
 		note := ""
 		switch {
+		case i == 0:
+			note = "first tick"
 		case i == over.stopTick:
 			note = "production stops"
 		case i == len(over.samples)-1 && s.Depth == 0:
@@ -137,6 +140,8 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, v
 			strconv.Itoa(s.Depth), ageText(s), note})
 	}
 	r.Table([]string{"Scenario time", "Produced", "Processed", "Queue depth", "Oldest message age", ""}, rows)
+	r.Linef("Sampled from the database at each of the %d ticks (%d while producing); the table shows the first,", len(over.samples), over.stopTick+1)
+	r.Line("one a second, and the ticks where production stops and where the run ends.")
 	r.Line("")
 	depths, ages := make([]int, len(over.samples)), make([]int, len(over.samples))
 	for i, s := range over.samples {
