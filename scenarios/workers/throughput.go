@@ -32,7 +32,7 @@ func init() {
 		// Production below the consumers' capacity: nothing queues up, so
 		// the overload's growth and drain are not exercised.
 		NotExercisedWith: []string{"--produce-rate", "300"},
-		Summary:   "Worker throughput: messages/s with 1, 2, 4 and 8 workers, claims of 1 and of K, and a queue under overload",
+		Summary:          "Worker throughput: messages/s with 1, 2, 4 and 8 workers, claims of 1 and of K, and a queue under overload",
 		Long: `Part 1 drains a backlog of --messages outbox messages with 1, 2, 4 and 8
 workers, first claiming one message at a time and then --batch messages per
 claim. Each configuration's backlog is drained in --repeats rounds,

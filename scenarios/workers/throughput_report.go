@@ -140,7 +140,8 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, v
 			strconv.Itoa(s.Depth), ageText(s), note})
 	}
 	r.Table([]string{"Scenario time", "Produced", "Processed", "Queue depth", "Oldest message age", ""}, rows)
-	r.Linef("Sampled from the database at each of the %d ticks (%d while producing); the table shows the first,", len(over.samples), over.stopTick+1)
+	r.Linef("Sampled from the database at each of the %d ticks (%d while producing); shown: the first,",
+		len(over.samples), over.stopTick+1)
 	r.Line("one a second, and the ticks where production stops and where the run ends.")
 	r.Line("")
 	depths, ages := make([]int, len(over.samples)), make([]int, len(over.samples))
