@@ -160,7 +160,7 @@ func (o *throughputOptions) overloadChecks(r *report.Report, over *overloadRun) 
 	} else {
 		r.Check(o.ageGrowth(over))
 		want := time.Duration(float64(stop.Depth) / o.capacity() * float64(time.Second))
-		r.Check(checkNameDrains, last.Depth == 0 && stop.Depth > 0 && last.At.Sub(stop.At) >= want,
+		r.Check(checkNameDrains, last.Depth == 0 && last.At.Sub(stop.At) >= want,
 			fmt.Sprintf("%d left at %s, %s after the stop (%d at %s/s needs %s)", last.Depth,
 				clock.Stamp(last.At), last.At.Sub(stop.At), stop.Depth, rate(o.capacity()), want))
 	}

@@ -229,7 +229,7 @@ func TestOverloadMetrics(t *testing.T) {
 }
 
 func TestThroughputReport(t *testing.T) {
-	o := parse(t, "--messages", "100", "--workers", "1,2", "--batch", "50",
+	o := parse(t, "--messages", "100", "--workers", "1,2", "--batch", "50", "--repeats", "2",
 		"--produce-rate", "300", "--produce-for", "1s", "--consumers", "1")
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
@@ -244,7 +244,7 @@ func TestThroughputReport(t *testing.T) {
 		t.Log("\n" + body)
 	}
 	for _, want := range []string{
-		"│ 2 workers, claim 50 │ 4        │ 2             │ 0.06       │ 100       │ 100 (100 distinct) │",
+		"│ 2 workers, claim 50 │ 6        │ 2             │ 0.08       │ 100       │ 100 (100 distinct) │",
 		"VERDICT: " + report.VerdictPass + " " + verdictHeld,
 	} {
 		if !strings.Contains(body, want) {
@@ -256,10 +256,10 @@ func TestThroughputReport(t *testing.T) {
 		checks[c.Name] = c.Detail
 	}
 	for name, detail := range map[string]string{
-		"write transactions: a settlement per claim, ⌈N/claim⌉ with 1 worker, an empty claim each": "" +
-			"claim 1, 1 worker: 101 claims, 100 ledger settlements of ≤ 1 message; " +
-			"claim 50, 1 worker: 3 claims, 2 ledger settlements of ≤ 50 messages",
-		"handler called once per message, every call settled": "100 calls, 100 ledger rows in all 4 drains",
+		"write transactions: a settlement per claim, ⌈n/claim⌉ a round with 1 worker, an empty claim each": "" +
+			"claim 1, 1 worker: 102 claims, 100 ledger settlements of ≤ 1 message; " +
+			"claim 50, 1 worker: 4 claims, 2 ledger settlements of ≤ 50 messages",
+		"handler called once per message, every call settled": "100 calls, 100 ledger rows in all 4 configurations",
 		"queue depth = produced − capacity, every tick":       "15/15 ticks match; 100 queued at 09:00:01.000Z, when production stopped",
 		"oldest-message age within --max-age":                 "peak 467 ms, limit 5000 ms",
 	} {
