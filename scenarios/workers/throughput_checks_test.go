@@ -256,7 +256,7 @@ func TestCheckRoles(t *testing.T) {
 		checkProcessed: report.RoleInvariant, checkExactlyOnce: report.RoleInvariant, checkOneClaim: report.RoleInvariant,
 		checkCalls: report.RoleInvariant, checkTransactions: report.RoleInvariant, checkMaxAge: report.RoleInvariant,
 		checkOverloadDB: report.RoleInvariant,
-		checkDepth: report.RoleDemonstrates, checkAgeGrows: report.RoleDemonstrates, checkBacklogDrains: report.RoleDemonstrates,
+		checkDepth:      report.RoleDemonstrates, checkAgeGrows: report.RoleDemonstrates, checkBacklogDrains: report.RoleDemonstrates,
 	} {
 		if c, ok := checks[name]; !ok || c.Role != want || c.Outcome != report.OutcomeHeld {
 			t.Errorf("%s: role %q, outcome %q; want %q, held", name, c.Role, c.Outcome, want)
