@@ -55,6 +55,9 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 	r.Linef("Rounds    %d (--repeats) of %s: each writes the next part of every configuration's",
 		len(sizes), roundSizes(sizes))
 	r.Line("          backlog, then drains it there; in the tables' order, then the reverse, and so on")
+	if len(sizes) < o.Repeats {
+		r.Linef("          (--repeats %d asked for more: every round needs a message of the backlog)", o.Repeats)
+	}
 	r.Linef("Workers   %s at once on each backlog; the first is the speed-up's baseline", report.JoinInts(o.Workers))
 	switch {
 	case db.postgres:
