@@ -137,7 +137,7 @@ func TestDrainCheckDetailShowsTheFile(t *testing.T) {
 		drains = append(drains, run)
 	}
 	c := checkResults(func(r *report.Report) { o.drainChecks(r, drains) })[checkProcessed]
-	want := "30/30 Processed, 0 live, 0 undelivered in 1 of the 2 drains; " +
+	want := "30/30 Processed, 0 live, 0 undelivered in 1 of the 2 configurations; " +
 		"2 workers, claim 5: 29/30 Processed, 1 live, 0 undelivered"
 	if c.Passed || c.Detail != want {
 		t.Errorf("check passed = %t, detail %q; want a failure reading %q", c.Passed, c.Detail, want)
