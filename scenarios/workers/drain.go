@@ -3,6 +3,7 @@ package workers
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,7 +14,6 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
-	"outboxlab/scenarios"
 )
 
 // drainType is the outbox Type of every backlog message.
@@ -22,22 +22,17 @@ const drainType = "DrainMessage"
 // seedChunk is how many backlog messages one INSERT writes.
 const seedChunk = 250
 
-// seedBacklog writes n messages, all created at the scenario's start, into a
-// new lab database at location, with an empty Deliveries ledger beside them.
-func seedBacklog(ctx context.Context, location string, n int) error {
-	store, err := openWithLedger(ctx, location)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
+// seedRange writes the backlog's messages from..to (numbered from 1), all
+// created at the scenario's start, into store, in one transaction.
+func seedRange(ctx context.Context, store *outbox.Store, from, to int) error {
 	created := clock.ISO(clock.Start)
-	err = store.InTx(ctx, func(tx *sql.Tx) error {
-		for from := 1; from <= n; from += seedChunk {
+	err := store.InTx(ctx, func(tx *sql.Tx) error {
+		for first := from; first <= to; first += seedChunk {
 			var q strings.Builder
 			var args []any
 			q.WriteString(`INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES `)
-			for i := from; i <= min(n, from+seedChunk-1); i++ {
-				if i > from {
+			for i := first; i <= min(to, first+seedChunk-1); i++ {
+				if i > first {
 					q.WriteString(", ")
 				}
 				q.WriteString("(?, ?, ?)")
@@ -56,59 +51,41 @@ func seedBacklog(ctx context.Context, location string, n int) error {
 	return nil
 }
 
-// backlog fills each drain's database with the same n messages: on SQLite
-// by copying one seeded file (template), on PostgreSQL, where a schema
-// cannot be copied as a file, by seeding each schema with the same code.
-type backlog struct {
-	template string // a seeded SQLite file; "" on PostgreSQL
-	n        int
-}
-
-// newBacklog prepares the backlog of a run in env.
-func newBacklog(ctx context.Context, env scenarios.Env, n int) (*backlog, error) {
-	if env.Postgres() {
-		return &backlog{n: n}, nil
+// rounds splits a backlog of n messages into up to repeats rounds, as even
+// as they can be, the larger first; every round has at least one message,
+// so a backlog smaller than repeats has n rounds of 1.
+func rounds(n, repeats int) []int {
+	k := min(n, repeats)
+	sizes := make([]int, k)
+	for i := range sizes {
+		sizes[i] = n / k
+		if i < n%k {
+			sizes[i]++
+		}
 	}
-	template, err := env.DB(ctx, "backlog")
-	if err != nil {
-		return nil, err
-	}
-	if err := seedBacklog(ctx, template, n); err != nil {
-		return nil, err
-	}
-	return &backlog{template: template, n: n}, nil
-}
-
-// fill writes the backlog into the new database at location.
-func (b *backlog) fill(ctx context.Context, location string) error {
-	if b.template == "" {
-		return seedBacklog(ctx, location, b.n)
-	}
-	store, err := outbox.OpenExisting(ctx, b.template)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	if _, err := store.DB().ExecContext(ctx, `VACUUM INTO ?`, location); err != nil {
-		return fmt.Errorf("copy the backlog: %w", err)
-	}
-	return nil
+	return sizes
 }
 
 // drainConfig is one configuration of part 1.
 type drainConfig struct {
-	Messages     int
+	Messages     int // the configuration's backlog, over all its rounds
 	Workers      int
+	Series       int // 0; 1 for the second series of a worker count --workers lists twice
 	Batch        int
 	Processes    bool
 	HandlerDelay time.Duration
 	Lease        time.Duration
 }
 
-// label names the configuration the same way for goroutines and processes,
+// label names the configuration (a second series of its worker count
+// with a #2) the same way for goroutines and processes,
 // so that a run on PostgreSQL (processes) prints SQLite's table.
 func (c drainConfig) label() string {
-	return fmt.Sprintf("%s, claim %d", report.Plural(c.Workers, "worker"), c.Batch)
+	again := ""
+	if c.Series > 0 {
+		again = " #2"
+	}
+	return fmt.Sprintf("%s%s, claim %d", report.Plural(c.Workers, "worker"), again, c.Batch)
 }
 
 // workerTally is what one worker did in a drain; a child process prints it as JSON.
@@ -123,96 +100,185 @@ type workerTally struct {
 	End         int64  `json:"end"`
 }
 
-// drainRun is one finished configuration.
+// drainRun is one configuration, drained in rounds on one database.
 type drainRun struct {
 	cfg     drainConfig
-	wall    time.Duration // first claim to last settlement, wall clock
-	tallies []workerTally
-	ledger  ledgerMetrics
+	rounds  []roundRun    // in the order they ran
+	tallies []workerTally // each worker's, summed over the rounds
+	ledger  ledgerMetrics // read back once every round has run
 }
 
-func (d *drainRun) rate() float64 { return float64(d.cfg.Messages) / d.wall.Seconds() }
-
-// drain fills the database at path with the backlog and drains it with
-// cfg's workers.
-func drain(ctx context.Context, from *backlog, path string, cfg drainConfig, prog *progress) (*drainRun, error) {
-	if err := from.fill(ctx, path); err != nil {
-		return nil, err
-	}
-	var (
-		run = &drainRun{cfg: cfg}
-		err error
-	)
-	if cfg.Processes {
-		err = drainProcesses(ctx, path, cfg, run, prog)
-	} else {
-		err = drainGoroutines(ctx, path, cfg, run, prog)
-	}
-	if err != nil {
-		return nil, err
-	}
-	store, err := outbox.OpenExisting(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	run.ledger, err = readLedger(ctx, store)
-	return run, err
+// roundRun is one round of a configuration: a fresh part of the backlog,
+// written and then drained by the configuration's workers.
+type roundRun struct {
+	messages int
+	wall     time.Duration // first claim to last settlement, wall clock
 }
 
-// drainGoroutines runs cfg.Workers workers as goroutines sharing one store.
-func drainGoroutines(ctx context.Context, path string, cfg drainConfig, run *drainRun, prog *progress) error {
-	store, err := outbox.Open(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	var done atomic.Int64
-	stop := prog.start(cfg.label(), cfg.Messages, func() int { return int(done.Load()) })
-	defer stop()
+func (r roundRun) rate() float64 { return float64(r.messages) / r.wall.Seconds() }
 
-	run.tallies = make([]workerTally, cfg.Workers)
-	errs := make([]error, cfg.Workers)
-	clk := clock.New() // never moves: no lease expires during a drain
-	var wg sync.WaitGroup
-	begin := make(chan struct{})
+// crew is a configuration's database and workers, kept from round to round:
+// only the rounds are timed, and a round costs its messages' writing and
+// the workers' start, not a new database.
+type crew struct {
+	run     *drainRun
+	store   *outbox.Store
+	path    string
+	workers []*drainWorker // goroutines; nil with processes
+	written int            // backlog messages written so far
+}
+
+// newCrew opens a new database at path for cfg, with the delivery ledger
+// and no messages yet, and prepares cfg's goroutine workers on it.
+func newCrew(ctx context.Context, path string, cfg drainConfig) (*crew, error) {
+	store, err := openWithLedger(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	c := &crew{run: &drainRun{cfg: cfg, tallies: make([]workerTally, cfg.Workers)}, store: store, path: path}
 	for i := range cfg.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-begin
-			run.tallies[i], errs[i] = runWorker(ctx, store, fmt.Sprintf("worker-%d", i+1), cfg, clk, &done)
-		}()
+		c.run.tallies[i].Worker = workerID(i)
 	}
-	start := time.Now()
-	close(begin)
-	wg.Wait()
-	run.wall = time.Since(start)
-	for _, err := range errs {
+	if !cfg.Processes {
+		if err := c.openConnections(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		for i := range cfg.Workers {
+			w, err := newDrainWorker(ctx, store, workerID(i), cfg, clock.New())
+			if err != nil {
+				c.Close()
+				return nil, err
+			}
+			c.workers = append(c.workers, w)
+		}
+	}
+	return c, nil
+}
+
+// openConnections opens a connection for each goroutine worker and keeps
+// them from round to round, so that no round is timed opening one.
+func (c *crew) openConnections(ctx context.Context) error {
+	db := c.store.DB()
+	db.SetMaxIdleConns(c.run.cfg.Workers + 1) // the workers', and the one that writes each round's messages
+	conns := make([]*sql.Conn, 0, c.run.cfg.Workers)
+	defer func() {
+		for _, conn := range conns {
+			conn.Close() // back to the pool, which keeps it
+		}
+	}()
+	for range c.run.cfg.Workers {
+		conn, err := db.Conn(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("open a worker's connection: %w", err)
+		}
+		conns = append(conns, conn)
+		if err := conn.PingContext(ctx); err != nil {
+			return fmt.Errorf("open a worker's connection: %w", err)
 		}
 	}
 	return nil
 }
 
-// runWorker claims and settles until a claim comes back empty.
-func runWorker(ctx context.Context, store *outbox.Store, id string, cfg drainConfig, clk *clock.ScenarioClock, done *atomic.Int64) (workerTally, error) {
-	t := workerTally{Worker: id, Start: time.Now().UnixNano()}
+// round writes the backlog's next n messages and drains them.
+func (c *crew) round(ctx context.Context, n int, prog *progress) error {
+	if err := seedRange(ctx, c.store, c.written+1, c.written+n); err != nil {
+		return err
+	}
+	c.written += n
+	var (
+		r   = roundRun{messages: n}
+		got []workerTally
+		err error
+	)
+	if c.run.cfg.Processes {
+		r.wall, got, err = drainProcesses(ctx, c.path, c.run.cfg, n, prog)
+	} else {
+		r.wall, got, err = c.drainGoroutines(ctx, n, prog)
+	}
+	if err != nil {
+		return err
+	}
+	for i, t := range got {
+		c.run.tallies[i].add(t)
+	}
+	c.run.rounds = append(c.run.rounds, r)
+	return nil
+}
+
+// finish reads the drained database back and closes the crew.
+func (c *crew) finish(ctx context.Context) (*drainRun, error) {
+	defer c.Close()
+	var err error
+	c.run.ledger, err = readLedger(ctx, c.store)
+	return c.run, err
+}
+
+// Close releases the workers' statements and the database.
+func (c *crew) Close() error {
+	if c.store == nil {
+		return nil
+	}
+	var errs []error
+	for _, w := range c.workers {
+		errs = append(errs, w.Close())
+	}
+	errs = append(errs, c.store.Close())
+	c.workers, c.store = nil, nil
+	return errors.Join(errs...)
+}
+
+func workerID(i int) string { return fmt.Sprintf("worker-%d", i+1) }
+
+// drainGoroutines runs the crew's workers as goroutines on its store until
+// a claim of each comes back empty; the round's time starts once they are
+// all waiting to begin.
+func (c *crew) drainGoroutines(ctx context.Context, n int, prog *progress) (time.Duration, []workerTally, error) {
+	var done atomic.Int64
+	stop := prog.start(c.run.cfg.label(), n, func() int { return int(done.Load()) })
+	defer stop()
+	tallies := make([]workerTally, len(c.workers))
+	errs := make([]error, len(c.workers))
+	var wg sync.WaitGroup
+	begin := make(chan struct{})
+	for i, w := range c.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-begin
+			tallies[i], errs[i] = w.drain(ctx, &done)
+		}()
+	}
+	start := time.Now()
+	close(begin)
+	wg.Wait()
+	wall := time.Since(start)
+	return wall, tallies, errors.Join(errs...)
+}
+
+// drainWorker is one worker with its statements prepared, ready to drain.
+type drainWorker struct {
+	w       *worker.Worker
+	batcher *outbox.Batcher
+	stmts   *deliveryStatements
+	calls   int // handler calls in the current round
+}
+
+func newDrainWorker(ctx context.Context, store *outbox.Store, id string, cfg drainConfig, clk *clock.ScenarioClock) (*drainWorker, error) {
 	b, err := store.NewBatcher(ctx)
 	if err != nil {
-		return t, err
+		return nil, err
 	}
-	defer b.Close()
 	stmts, err := prepareDeliveries(ctx, store)
 	if err != nil {
-		return t, err
+		b.Close()
+		return nil, err
 	}
-	defer stmts.Close()
+	d := &drainWorker{batcher: b, stmts: stmts}
 	ledger := &deliveryLedger{stmts: stmts, worker: id}
-	w := &worker.Worker{ID: id, Store: store, Clock: clk, Lease: cfg.Lease, Batch: cfg.Batch,
+	d.w = &worker.Worker{ID: id, Store: store, Clock: clk, Lease: cfg.Lease, Batch: cfg.Batch,
 		Handler: worker.HandlerFunc(func(ctx context.Context, c outbox.Claim, _ time.Time) (worker.Outcome, error) {
-			t.Calls++
+			d.calls++
 			if cfg.HandlerDelay > 0 {
 				time.Sleep(cfg.HandlerDelay)
 			}
@@ -220,8 +286,19 @@ func runWorker(ctx context.Context, store *outbox.Store, id string, cfg drainCon
 				return ledger.record(ctx, tx, c)
 			}}, nil
 		})}
+	return d, nil
+}
+
+func (d *drainWorker) Close() error { return errors.Join(d.stmts.Close(), d.batcher.Close()) }
+
+// drain claims and settles until a claim comes back empty, and returns
+// what it did.
+func (d *drainWorker) drain(ctx context.Context, done *atomic.Int64) (workerTally, error) {
+	t := workerTally{Worker: d.w.ID, Start: time.Now().UnixNano()}
+	d.calls = 0
 	for {
-		res, err := w.StepBatch(ctx, b)
+		res, err := d.w.StepBatch(ctx, d.batcher)
+		t.Calls = d.calls
 		if err != nil {
 			return t, err
 		}
@@ -244,6 +321,15 @@ func runWorker(ctx context.Context, store *outbox.Store, id string, cfg drainCon
 	}
 	t.End = time.Now().UnixNano()
 	return t, nil
+}
+
+// add counts t's round into a's totals; Start and End are a round's own.
+func (a *workerTally) add(t workerTally) {
+	a.Calls += t.Calls
+	a.Processed += t.Processed
+	a.Refused += t.Refused
+	a.Claims += t.Claims
+	a.Settlements += t.Settlements
 }
 
 // ceilingTransactions is how many single-row write transactions the raw

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/scenarios"
@@ -47,22 +46,51 @@ func (o *throughputOptions) drainMetrics(full bool) []drainMetric {
 	}
 }
 
-// measuredMetrics are each drain's wall-clock metrics, against the first
-// worker count's drain with the same claim size and the raw ceiling.
-func (o *throughputOptions) measuredMetrics(ceiling float64, drains []*drainRun) []drainMetric {
+// measuredMetrics are each drain's wall-clock metrics: the median of its
+// rounds and their range, and against the first worker count's drain with
+// the same claim size, round by round.
+func (o *throughputOptions) measuredMetrics(drains []*drainRun) []drainMetric {
+	against := func(d *drainRun) (comparison, bool) {
+		base := baseline(drains, o.Workers[0], d.cfg.Batch)
+		if base == nil || base == d {
+			return comparison{}, false
+		}
+		return compare(d, base), true
+	}
 	return []drainMetric{
 		{Label: "Configuration", Show: func(d *drainRun) string { return d.cfg.label() }},
-		{Label: "Drain time", Key: "measured_seconds", Value: func(d *drainRun) any { return d.wall.Seconds() },
-			Show: func(d *drainRun) string { return d.wall.Round(time.Millisecond).String() }},
+		{Key: "measured_round_seconds", Value: func(d *drainRun) any {
+			out := make([]float64, len(d.rounds))
+			for i, r := range d.rounds {
+				out[i] = r.wall.Seconds()
+			}
+			return out
+		}},
 		{Label: "Messages/s", Key: "measured_msgs_per_s", Value: func(d *drainRun) any { return d.rate() },
 			Show: func(d *drainRun) string { return fmt.Sprintf("%.0f", d.rate()) }},
-		{Label: "Speed-up", Show: func(d *drainRun) string {
-			if base := baseline(drains, o.Workers[0], d.cfg.Batch); base != nil {
-				return fmt.Sprintf("%.2f×", d.rate()/base.rate())
-			}
-			return "—"
+		{Label: "Range", Show: func(d *drainRun) string {
+			s := spreadOf(d.rates())
+			return fmt.Sprintf("%.0f–%.0f", s.lo, s.hi)
 		}},
-		{Label: "× ceiling", Show: func(d *drainRun) string { return fmt.Sprintf("%.2f×", d.rate()/ceiling) }},
+		{Key: "measured_msgs_per_s_min", Value: func(d *drainRun) any { return spreadOf(d.rates()).lo }},
+		{Key: "measured_msgs_per_s_max", Value: func(d *drainRun) any { return spreadOf(d.rates()).hi }},
+		{Label: "Speed-up", Key: "measured_speedup", Value: func(d *drainRun) any {
+			if c, ok := against(d); ok {
+				return c.ratio.median
+			}
+			return 1.0
+		}, Show: func(d *drainRun) string {
+			if c, ok := against(d); ok {
+				return fmt.Sprintf("%.2f×", c.ratio.median)
+			}
+			return "1.00×"
+		}},
+		{Label: "Judged", Key: "measured_difference", Value: func(d *drainRun) any {
+			if c, ok := against(d); ok {
+				return c.diff.word()
+			}
+			return "baseline"
+		}},
 		{Label: "Per worker", Show: func(d *drainRun) string {
 			lo, hi := d.tallies[0].Processed, d.tallies[0].Processed
 			for _, t := range d.tallies {
@@ -100,7 +128,7 @@ func throughputMetrics() []scenarios.Metric[throughputRun] {
 		{Key: "batch", Value: func(x throughputRun) any { return x.o.Batch }},
 		{Key: "processes", Value: func(x throughputRun) any { return x.o.Processes }},
 		{Key: "drains", Value: func(x throughputRun) any {
-			return metricRecords(append(x.o.drainMetrics(true), x.o.measuredMetrics(x.ceiling, x.drains)...), x.drains)
+			return metricRecords(append(x.o.drainMetrics(true), x.o.measuredMetrics(x.drains)...), x.drains)
 		}},
 		{Key: "measured_ceiling_tx_per_s", Value: func(x throughputRun) any { return x.ceiling }},
 		{Key: "overload_produced", Value: func(x throughputRun) any { return x.over.ledger.Total }},

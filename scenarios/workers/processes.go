@@ -43,7 +43,13 @@ func drainChild(ctx context.Context, args []string, stdout io.Writer) int {
 	}
 	defer store.Close()
 	cfg := drainConfig{Batch: *batch, Lease: *lease, HandlerDelay: *delay}
-	t, err := runWorker(ctx, store, *id, cfg, clock.New(), nil)
+	w, err := newDrainWorker(ctx, store, *id, cfg, clock.New())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s %s: %v\n", childName, *id, err)
+		return 3
+	}
+	defer w.Close()
+	t, err := w.drain(ctx, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s %s: %v\n", childName, *id, err)
 		return 3
@@ -55,19 +61,24 @@ func drainChild(ctx context.Context, args []string, stdout io.Writer) int {
 	return 0
 }
 
-// drainProcesses runs cfg.Workers worker processes on the file at path. The
-// drain's time is the span of the workers' own first claim to last
-// settlement; starting the processes is not part of it.
-func drainProcesses(ctx context.Context, path string, cfg drainConfig, run *drainRun, prog *progress) error {
+// drainProcesses runs cfg.Workers worker processes on the file at path
+// until they have drained the round's n messages, and returns the round's
+// time and each process's tally. The time is the span of the workers' own
+// first claim to last settlement; starting the processes is not part of it.
+func drainProcesses(ctx context.Context, path string, cfg drainConfig, n int, prog *progress) (time.Duration, []workerTally, error) {
 	watch, err := outbox.OpenExisting(ctx, path)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	defer watch.Close()
-	stop := prog.start(cfg.label(), cfg.Messages, func() int {
-		var n int
-		watch.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM Deliveries`).Scan(&n)
-		return n
+	var before int
+	if err := watch.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM Deliveries`).Scan(&before); err != nil {
+		return 0, nil, fmt.Errorf("count the deliveries before the round: %w", err)
+	}
+	stop := prog.start(cfg.label(), n, func() int {
+		var done int
+		watch.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM Deliveries`).Scan(&done)
+		return done - before
 	})
 	defer stop()
 
@@ -78,29 +89,28 @@ func drainProcesses(ctx context.Context, path string, cfg drainConfig, run *drai
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			exits[i], errs[i] = child.Run(ctx, childName, "--db", path, "--worker", fmt.Sprintf("worker-%d", i+1),
+			exits[i], errs[i] = child.Run(ctx, childName, "--db", path, "--worker", workerID(i),
 				"--batch", strconv.Itoa(cfg.Batch), "--lease", cfg.Lease.String(), "--handler-delay", cfg.HandlerDelay.String())
 		}()
 	}
 	wg.Wait()
-	run.tallies = make([]workerTally, cfg.Workers)
+	tallies := make([]workerTally, cfg.Workers)
 	var first, last int64
 	for i, e := range exits {
 		if errs[i] != nil {
-			return errs[i]
+			return 0, nil, errs[i]
 		}
 		if e.Code != 0 || e.Died() {
-			return fmt.Errorf("worker process %d ended with code %d %s", i+1, e.Code, e.Signal)
+			return 0, nil, fmt.Errorf("worker process %d ended with code %d %s", i+1, e.Code, e.Signal)
 		}
-		t := &run.tallies[i]
+		t := &tallies[i]
 		if err := json.Unmarshal([]byte(e.Output), t); err != nil {
-			return fmt.Errorf("read worker process %d's tally: %w", i+1, err)
+			return 0, nil, fmt.Errorf("read worker process %d's tally: %w", i+1, err)
 		}
 		if i == 0 || t.Start < first {
 			first = t.Start
 		}
 		last = max(last, t.End)
 	}
-	run.wall = time.Duration(last - first)
-	return nil
+	return time.Duration(last - first), tallies, nil
 }

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -63,14 +64,14 @@ const (
 	checkExactlyOnce  = "exactly once in the delivery ledger"
 	checkOneClaim     = "one claim per message (AttemptCount 1)"
 	checkCalls        = "handler called once per message, every call settled"
-	checkTransactions = "write transactions: a settlement per claim, ⌈N/claim⌉ with 1 worker, an empty claim each"
+	checkTransactions = "write transactions: a settlement per claim, ⌈n/claim⌉ a round with 1 worker, an empty claim each"
 )
 
 // The drain checks read the drained file (and, for calls and claims, what
 // the workers reported): changing the file, or the workers' report, the way
 // a broken engine would fails the check that guards it.
 func TestDrainChecksCanFail(t *testing.T) {
-	o := parse(t, "--messages", "40", "--workers", "2", "--batch", "4")
+	o := parse(t, "--messages", "40", "--workers", "2", "--batch", "4", "--repeats", "1")
 	cfg := drainConfig{Messages: 40, Workers: 2, Batch: 4, Lease: time.Minute}
 	tests := []struct {
 		name    string
@@ -126,7 +127,7 @@ func TestDrainChecksCanFail(t *testing.T) {
 // A failed drain check names the configuration that broke and what its
 // file showed, beside what the others showed.
 func TestDrainCheckDetailShowsTheFile(t *testing.T) {
-	o := parse(t, "--messages", "30", "--workers", "1,2", "--batch", "5")
+	o := parse(t, "--messages", "30", "--workers", "1,2", "--batch", "5", "--repeats", "1")
 	var drains []*drainRun
 	for _, w := range []int{1, 2} {
 		run, path := drainFile(t, drainConfig{Messages: 30, Workers: w, Batch: 5, Lease: time.Minute})
@@ -136,7 +137,7 @@ func TestDrainCheckDetailShowsTheFile(t *testing.T) {
 		drains = append(drains, run)
 	}
 	c := checkResults(func(r *report.Report) { o.drainChecks(r, drains) })[checkProcessed]
-	want := "30/30 Processed, 0 live, 0 undelivered in 1 of the 2 drains; " +
+	want := "30/30 Processed, 0 live, 0 undelivered in 1 of the 2 configurations; " +
 		"2 workers, claim 5: 29/30 Processed, 1 live, 0 undelivered"
 	if c.Passed || c.Detail != want {
 		t.Errorf("check passed = %t, detail %q; want a failure reading %q", c.Passed, c.Detail, want)
@@ -208,28 +209,32 @@ func TestOverloadChecksCanFail(t *testing.T) {
 	}
 }
 
-// Flags alone make the overload's checks fail, with a report that says why:
-// production at or below capacity (the scenario's FailsWith) never builds a
-// queue, and a tight --max-age is broken by the burst.
+// Flags alone decide the overload's outcome, with a report that says why:
+// production at or below capacity (the scenario's NotExercisedWith) never
+// builds a queue, so its growth and drain are not exercised; a tight
+// --max-age is broken by the burst.
 func TestOverloadFlagsThatFail(t *testing.T) {
+	idle := func(rate int) string {
+		return fmt.Sprintf("%d messages/s produced is not above the consumers' 400/s, so no queue could build up; "+
+			"a --produce-rate above 400 overloads them", rate)
+	}
 	tests := []struct {
 		args       []string
-		failing    string
-		wantDetail string
+		failing    []string
+		outcome    report.Outcome // of failing[0]
+		wantDetail string         // of failing[0]
 	}{
-		{[]string{"--produce-rate", "300"}, checkAgeGrows,
-			"nothing was waiting when production stopped at 09:00:04.000Z: 300 messages/s produced, 400/s consumed"},
-		{[]string{"--produce-rate", "400"}, checkAgeGrows,
-			"nothing was waiting when production stopped at 09:00:04.000Z: 400 messages/s produced, 400/s consumed"},
-		{[]string{"--produce-for", "2s", "--max-age", "400ms"}, checkMaxAge, "peak 480 ms, limit 400 ms"},
+		{[]string{"--produce-rate", "300"}, []string{checkAgeGrows, checkBacklogDrains}, report.OutcomeNotExercised, idle(300)},
+		{[]string{"--produce-rate", "400"}, []string{checkAgeGrows, checkBacklogDrains}, report.OutcomeNotExercised, idle(400)},
+		{[]string{"--produce-for", "2s", "--max-age", "400ms"}, []string{checkMaxAge}, report.OutcomeBroken, "peak 480 ms, limit 400 ms"},
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.args), func(t *testing.T) {
 			o, over, _ := runOverload(t, tt.args...)
 			checks := checkResults(func(r *report.Report) { o.overloadChecks(r, over) })
-			wantOnlyFailing(t, checks, tt.failing)
-			if got := checks[tt.failing].Detail; got != tt.wantDetail {
-				t.Errorf("%s: detail %q, want %q", tt.failing, got, tt.wantDetail)
+			wantOnlyFailing(t, checks, tt.failing...)
+			if got := checks[tt.failing[0]]; got.Detail != tt.wantDetail || got.Outcome != tt.outcome {
+				t.Errorf("%s: %s, detail %q; want %s, %q", tt.failing[0], got.Outcome, got.Detail, tt.outcome, tt.wantDetail)
 			}
 			body := report.New(throughputName, report.Experiment)
 			o.writeOverload(body, over, false)
@@ -237,5 +242,24 @@ func TestOverloadFlagsThatFail(t *testing.T) {
 				t.Errorf("the overload section does not say there was no overload:\n%s", body.Body())
 			}
 		})
+	}
+}
+
+// The roles: the drain checks, the age limit and the overload's ledger are
+// invariants; the depth, the growth and the drain are what the run shows.
+func TestCheckRoles(t *testing.T) {
+	o, over, _ := runOverload(t)
+	run, _ := drainFile(t, drainConfig{Messages: 20, Workers: 2, Batch: 4, Lease: time.Minute})
+	p := parse(t, "--messages", "20", "--workers", "2", "--batch", "4", "--repeats", "1")
+	checks := checkResults(func(r *report.Report) { p.drainChecks(r, []*drainRun{run}); o.overloadChecks(r, over) })
+	for name, want := range map[string]report.Role{
+		checkProcessed: report.RoleInvariant, checkExactlyOnce: report.RoleInvariant, checkOneClaim: report.RoleInvariant,
+		checkCalls: report.RoleInvariant, checkTransactions: report.RoleInvariant, checkMaxAge: report.RoleInvariant,
+		checkOverloadDB: report.RoleInvariant,
+		checkDepth:      report.RoleDemonstrates, checkAgeGrows: report.RoleDemonstrates, checkBacklogDrains: report.RoleDemonstrates,
+	} {
+		if c, ok := checks[name]; !ok || c.Role != want || c.Outcome != report.OutcomeHeld {
+			t.Errorf("%s: role %q, outcome %q; want %q, held", name, c.Role, c.Outcome, want)
+		}
 	}
 }

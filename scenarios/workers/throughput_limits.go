@@ -17,25 +17,27 @@ func (o *throughputOptions) Validate() error {
 	if len(o.Workers) == 0 {
 		return fmt.Errorf("--workers needs at least one worker count")
 	}
-	seen := map[int]bool{}
+	if len(o.Workers) > maxWorkerCounts {
+		return fmt.Errorf("--workers lists %d counts; at most %d", len(o.Workers), maxWorkerCounts)
+	}
+	seen := map[int]int{}
 	for _, w := range o.Workers {
-		if seen[w] {
-			return fmt.Errorf("--workers lists %d twice", w)
+		if seen[w]++; seen[w] > 2 {
+			return fmt.Errorf("--workers lists %d %d times; twice at most (two series of one count show the noise)", w, seen[w])
 		}
-		seen[w] = true
 	}
 	if o.ServiceTime > o.Tick {
 		return fmt.Errorf("--service-time must be at most one --tick (%s), got %s", o.Tick, o.ServiceTime)
 	}
-	if w := o.drainWork(); w.total > drainBudget {
+	if w := o.drainWork(); w.work > drainBudget || w.waits > waitBudget {
 		as := ""
 		if o.Processes {
 			as = " as processes"
 		}
-		return fmt.Errorf("--messages %d over --workers %s%s, --batch %d and --handler-delay %s is about %s of drain work "+
-			"(%d write transactions, %s of handler waits); the limit is %s",
-			o.Messages, joinWorkers(o.Workers), as, o.Batch, o.HandlerDelay, w.total.Round(time.Second), w.tx,
-			w.waits.Round(time.Millisecond), drainBudget)
+		return fmt.Errorf("--messages %d over --workers %s%s, --batch %d, --repeats %d and --handler-delay %s is about %s of drain work "+
+			"(%d write transactions) and %s of handler waits; the limits are %s and %s",
+			o.Messages, joinWorkers(o.Workers), as, o.Batch, o.Repeats, o.HandlerDelay, w.work.Round(time.Second), w.tx,
+			w.waits.Round(time.Millisecond), drainBudget, waitBudget)
 	}
 	if w := o.plan().work(o); w.total > overloadBudget {
 		return fmt.Errorf("--produce-rate %d for --produce-for %s against --consumers %d at --service-time %s per --tick %s "+
@@ -53,14 +55,16 @@ func (o *throughputOptions) Validate() error {
 // same flags are always accepted or always refused.
 const (
 	drainBudget    = 15 * time.Second
+	waitBudget     = 25 * time.Second // handler waits are idle time: they load nothing
 	overloadBudget = 6 * time.Second
 
 	txCost         = 300 * time.Microsecond // one BEGIN IMMEDIATE claim or settlement
 	emptyClaimCost = 150 * time.Microsecond // a claim that finds nothing
 	messageCost    = 50 * time.Microsecond  // claiming, settling and recording one message in a batch
 	crowdCost      = 250 * time.Microsecond // × workers²: a crowd of workers queueing for the one write lock
-	drainFileCost  = 20 * time.Millisecond  // opening and reading back one drain's file
-	copyCost       = 20 * time.Microsecond  // copying one backlog message into a drain's file
+	drainFileCost  = 20 * time.Millisecond  // opening, preparing and reading back one configuration's file
+	roundCost      = time.Millisecond       // writing a round's messages and starting its workers
+	seedCost       = 20 * time.Microsecond  // writing one backlog message
 	processCost    = 50 * time.Millisecond  // starting one worker process
 	sleepSlack     = 200 * time.Microsecond // what a handler's wait costs beyond --handler-delay
 	insertCost     = 10 * time.Microsecond  // the producer writing one message
@@ -68,32 +72,43 @@ const (
 	ledgerRowCost  = 10 * time.Nanosecond   // counting one ledger row when sampling
 )
 
+// maxHandlerDelay is --handler-delay's largest value: with the largest
+// --messages and --batch, one worker handles every message of every round
+// in a row, within waitBudget.
+const maxHandlerDelay = 5 * time.Millisecond
+
+// maxWorkerCounts is how many counts --workers may list.
+const maxWorkerCounts = 8
+
 // drainWork is part 1's cost by arithmetic.
 type drainWork struct {
-	tx           int           // write transactions: claims and settlements
-	waits, total time.Duration // handler waits on the busiest worker; everything
+	tx          int           // write transactions: claims and settlements
+	work, waits time.Duration // everything but the handler waits; the waits on the busiest worker
 }
 
 func (o *throughputOptions) drainWork() drainWork {
 	var w drainWork
+	sizes := rounds(o.Messages, o.Repeats)
 	for _, batch := range []int{1, o.Batch} {
-		batches := ceilDiv(o.Messages, batch)
 		for _, workers := range o.Workers {
-			tx := 2*batches + workers // a claim and a settlement per batch, an empty claim per worker
-			w.tx += tx
 			n := time.Duration(o.Messages)
-			w.total += time.Duration(tx)*txCost + n*messageCost + n*copyCost + drainFileCost +
-				time.Duration(workers*workers)*crowdCost
-			if o.Processes {
-				w.total += time.Duration(workers) * processCost
-			}
-			if o.HandlerDelay > 0 {
-				// A free worker claims the next batch, so the busiest handles ⌈batches/workers⌉.
-				w.waits += time.Duration(ceilDiv(batches, workers)*batch) * (o.HandlerDelay + sleepSlack)
+			w.work += n*(messageCost+seedCost) + drainFileCost + time.Duration(workers*workers)*crowdCost
+			for _, m := range sizes {
+				batches := ceilDiv(m, batch)
+				tx := 2*batches + workers // a claim and a settlement per batch, an empty claim per worker
+				w.tx += tx
+				w.work += time.Duration(tx)*txCost + roundCost
+				if o.Processes {
+					w.work += time.Duration(workers) * processCost
+				}
+				if o.HandlerDelay > 0 {
+					// A free worker claims the next batch, so the busiest handles
+					// ⌈batches/workers⌉ of them, and a last batch may be short.
+					w.waits += time.Duration(min(m, ceilDiv(batches, workers)*batch)) * (o.HandlerDelay + sleepSlack)
+				}
 			}
 		}
 	}
-	w.total += w.waits
 	return w
 }
 
@@ -166,11 +181,12 @@ func joinWorkers(ws []int) string { return strings.ReplaceAll(report.JoinInts(ws
 // machine under load (a disk-backed server): the defaults' 2,860 write
 // transactions in 10 s, 17,315 in 26 s, 34,060 in 44 s, so about 1.3 ms a
 // transaction at the large end. ValidateOn prices a run at 1.5 ms a
-// transaction and refuses one over pgBudget, so that every accepted
-// combination finishes within a minute there.
+// transaction and a drain's processes at processCost a round, and refuses
+// one over pgBudget, so that every accepted combination finishes within
+// about a minute there.
 const (
 	pgTxCost = 1500 * time.Microsecond
-	pgBudget = 55 * time.Second
+	pgBudget = 60 * time.Second
 )
 
 // ValidateOn refuses, on PostgreSQL, a run whose write transactions alone
@@ -181,10 +197,9 @@ func (o *throughputOptions) ValidateOn(backend string) error {
 	}
 	drain, over := o.drainWork(), o.plan().work(o)
 	tx := drain.tx + over.tx + ceilingTransactions
-	var starts time.Duration
-	for _, w := range o.Workers {
-		starts += 2 * time.Duration(w) * processCost // every worker is a process there, once per claim size
-	}
+	// Every worker is a process there, started for every round of each claim
+	// size; a drain's processes start together.
+	starts := 2 * time.Duration(len(o.Workers)*len(rounds(o.Messages, o.Repeats))) * processCost
 	if est := time.Duration(tx)*pgTxCost + drain.waits + starts; est > pgBudget {
 		return fmt.Errorf("on PostgreSQL, --messages %d over --workers %s with --batch %d, --produce-rate %d for --produce-for %s "+
 			"is about %s of work (%d write transactions at about %s each, a WAL flush per commit); the limit is %s",

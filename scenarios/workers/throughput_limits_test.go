@@ -11,10 +11,12 @@ import (
 func TestWorkBudgets(t *testing.T) {
 	def := parse(t)
 	d, w := def.drainWork(), def.plan().work(def)
-	// 4 worker counts (1, 2, 4, 8) × 2 × 250 transactions with claims of 1,
-	// 4 × 2 × 10 with claims of 25, and an empty claim per worker in each.
-	if d.tx != 4*2*250+15+4*2*10+15 || d.waits != 0 {
-		t.Errorf("default drain work %+v, want 2110 write transactions and no waits", d)
+	// 9 rounds: seven of 28 messages, two of 27. 4 worker counts (1, 2, 4, 8)
+	// × 2 × 250 transactions with claims of 1, 4 × 2 × 18 with claims of 25
+	// (two claims a round), and an empty claim per worker per round in each:
+	// 15 × 9 for each claim size.
+	if d.tx != 4*2*250+15*9+4*2*18+15*9 || d.waits != 0 {
+		t.Errorf("default drain work %+v, want 2414 write transactions and no waits", d)
 	}
 	// 50 ticks: each the producer's transaction, and each of the 2 consumers'
 	// claim and settlement (the queue is never empty before the last).
@@ -23,13 +25,14 @@ func TestWorkBudgets(t *testing.T) {
 	}
 	// The default run is meant to take about a second: by the cost model
 	// (a loaded two-core machine) well under two.
-	if d.total+w.total > 1500*time.Millisecond {
-		t.Errorf("defaults cost %s + %s by the model: more than a quick run", d.total, w.total)
+	if d.work+w.total > 1500*time.Millisecond {
+		t.Errorf("defaults cost %s + %s by the model: more than a quick run", d.work, w.total)
 	}
 	slow := parse(t, "--handler-delay", "1ms")
-	// Claims of 1: 250 + 125 + 63 + 32 waits on the busiest worker; claims of
-	// 25: 10, 5, 3 and 2 batches of 25. Each wait costs the delay and its slack.
-	if got, want := slow.drainWork().waits, 970*(time.Millisecond+sleepSlack); got != want {
+	// The busiest worker of each round. Claims of 1: 28 (27), 14, 7 and 4 of a
+	// round of 28 (27); claims of 25, two claims a round: one worker handles
+	// the round, more the first claim's 25. Each wait costs the delay and its slack.
+	if got, want := slow.drainWork().waits, (7*53+2*52+7*103+2*102)*(time.Millisecond+sleepSlack); got != want {
 		t.Errorf("--handler-delay 1ms: %s of waits, want %s", got, want)
 	}
 	// Nothing queues up: every tick the first consumer takes 20 of the tick's
@@ -40,7 +43,8 @@ func TestWorkBudgets(t *testing.T) {
 	}
 	// Each flag at its extreme, the others at their defaults, is accepted.
 	for _, args := range [][]string{{"--messages", "4000"}, {"--produce-for", "30s"}, {"--produce-rate", "1000"},
-		{"--workers", "16"}, {"--handler-delay", "1ms"}, {"--batch", "1000"}} {
+		{"--workers", "16"}, {"--handler-delay", "5ms"}, {"--batch", "1000"}, {"--repeats", "15"}, {"--repeats", "1"},
+		{"--workers", "1,1"}} {
 		if err := parse(t, args...).Validate(); err != nil {
 			t.Errorf("%v: %v", args, err)
 		}
@@ -65,7 +69,7 @@ func TestPostgresWorkBudget(t *testing.T) {
 		t.Errorf("refused by ValidateOn(sqlite): %v", err)
 	}
 	err := big.ValidateOn("postgres")
-	if err == nil || !strings.Contains(err.Error(), "the limit is 55s") || strings.Contains(err.Error(), "\n") {
-		t.Errorf("--messages 3000 --workers 1,2,3,4,6,8 on PostgreSQL: %v, want one line naming the 55s limit", err)
+	if err == nil || !strings.Contains(err.Error(), "the limit is 1m0s") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("--messages 3000 --workers 1,2,3,4,6,8 on PostgreSQL: %v, want one line naming the 1m0s limit", err)
 	}
 }

@@ -1,6 +1,8 @@
 package workers
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -12,7 +14,7 @@ import (
 
 const (
 	verdictHeld   = "EVERY MESSAGE ONCE IN EVERY CONFIGURATION; OVERLOAD SHOWS AS AGE, THEN DRAINS"
-	verdictBroken = "AN INVARIANT DID NOT HOLD"
+	verdictBroken = "THE EXPERIMENT DID NOT HOLD"
 )
 
 func (o *throughputOptions) render(db backend, verbose bool, ceiling float64, drains []*drainRun, over *overloadRun) *report.Report {
@@ -33,7 +35,7 @@ func (o *throughputOptions) render(db backend, verbose bool, ceiling float64, dr
 
 	o.drainChecks(r, drains)
 	o.overloadChecks(r, over)
-	r.Checks("Safety checks")
+	r.Checks("Checks")
 	r.Verdict(verdictHeld, verdictBroken)
 
 	// Measured lines come last, after every deterministic line, so that the
@@ -47,8 +49,15 @@ func (o *throughputOptions) render(db backend, verbose bool, ceiling float64, dr
 func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 	r.Linef("Backlog   %d messages MSG-000001..MSG-%06d, created at %s, fresh per configuration",
 		o.Messages, o.Messages, clock.Stamp(clock.Start))
-	database(r, db.pick("          copied into one SQLite file per configuration from one seeded file",
-		"          seeded into one PostgreSQL schema per configuration by the same code"))
+	database(r, db.pick("          in one SQLite file per configuration",
+		"          in one PostgreSQL schema per configuration"))
+	sizes := rounds(o.Messages, o.Repeats)
+	r.Linef("Rounds    %d (--repeats) of %s: each writes the next part of every configuration's",
+		len(sizes), roundSizes(sizes))
+	r.Line("          backlog, then drains it there; in the tables' order, then the reverse, and so on")
+	if len(sizes) < o.Repeats {
+		r.Linef("          (--repeats %d asked for more: every round needs a message of the backlog)", o.Repeats)
+	}
 	r.Linef("Workers   %s at once on each backlog; the first is the speed-up's baseline", report.JoinInts(o.Workers))
 	switch {
 	case db.postgres:
@@ -65,18 +74,18 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 	}
 	r.Linef("Handler   %s; writes one Deliveries row in the transaction that marks it Processed", delay)
 	r.Line("Engine    worker.StepBatch: one UPDATE ... RETURNING claims the batch, one transaction settles it;")
-	r.Line("          a worker stops at its first empty claim")
+	r.Line("          a worker stops the round at its first empty claim")
 	database(r, db.pick("          both BEGIN IMMEDIATE: one connection at a time holds SQLite's write lock",
 		"          both READ COMMITTED; a claim skips rows others hold (FOR UPDATE SKIP LOCKED)"))
 }
 
 func (o *throughputOptions) writeDrainTable(r *report.Report, drains []*drainRun, verbose bool) {
 	r.Table(metricColumns(o.drainMetrics(verbose), drains))
-	r.Line("Claim tx counts each worker's last, empty claim. Processed and the ledger rows are read back")
+	r.Line("Claim tx counts each worker's empty claim of each round. Processed and the ledger rows are read")
 	if verbose {
-		r.Line("from the database, and so is AttemptCount.")
+		r.Line("back from the database, and so is AttemptCount.")
 	} else {
-		r.Line("from the database (--verbose adds the handler calls and AttemptCount; the checks judge both).")
+		r.Line("back from the database (--verbose adds the handler calls and AttemptCount; the checks judge both).")
 	}
 }
 
@@ -110,14 +119,17 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, v
 	} else {
 		r.Linef("Overload  none: %d messages/s is not above the consumers' %s/s, so no backlog can build up;",
 			o.ProduceRate, rate(capacity))
-		r.Line("          depth and age are still read from the database every tick, and the growth check fails")
+		r.Line("          depth and age are still read from the database every tick; growth and drain are not exercised")
 	}
+	r.Linef("Age limit %s (--max-age): the oldest message must never wait longer", clock.Millis(o.MaxAge))
 	r.Line("")
 	every := max(1, int(time.Second/o.Tick))
 	var rows [][]string
 	for i, s := range over.samples {
 		note := ""
 		switch {
+		case i == 0:
+			note = "first tick"
 		case i == over.stopTick:
 			note = "production stops"
 		case i == len(over.samples)-1 && s.Depth == 0:
@@ -131,6 +143,9 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, v
 			strconv.Itoa(s.Depth), ageText(s), note})
 	}
 	r.Table([]string{"Scenario time", "Produced", "Processed", "Queue depth", "Oldest message age", ""}, rows)
+	r.Linef("Sampled from the database at each of the %d ticks (%d while producing); shown: the first,",
+		len(over.samples), over.stopTick+1)
+	r.Line("one a second, and the ticks where production stops and where the run ends.")
 	r.Line("")
 	depths, ages := make([]int, len(over.samples)), make([]int, len(over.samples))
 	for i, s := range over.samples {
@@ -166,6 +181,15 @@ func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, v
 	if !o.overfed() {
 		r.Line("This run's production never outpaced the consumers, so neither grew: it shows no overload.")
 	}
+}
+
+// roundSizes says how many messages a round holds: "28" or "27–28".
+func roundSizes(sizes []int) string {
+	lo, hi := slices.Min(sizes), slices.Max(sizes)
+	if lo == hi {
+		return report.Plural(lo, "message")
+	}
+	return fmt.Sprintf("%d–%d messages", lo, hi)
 }
 
 func ageText(s sample) string {

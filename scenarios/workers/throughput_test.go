@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,9 +39,16 @@ func TestThroughputValidate(t *testing.T) {
 		{[]string{"--messages", "4001"}, "--messages must be between 1 and 4000, got 4001"},
 		{[]string{"--workers", "1,0"}, "--workers must be between 1 and 16, got 0"},
 		{[]string{"--workers", "1,17"}, "--workers must be between 1 and 16, got 17"},
-		{[]string{"--workers", "2,2"}, "--workers lists 2 twice"},
+		{[]string{"--workers", "1,1"}, ""}, // two series of one count: the noise
+		{[]string{"--workers", "2,1,2,2"}, "--workers lists 2 3 times; twice at most (two series of one count show the noise)"},
+		{[]string{"--workers", "1,2,3,4,5,6,7,8,9"}, "--workers lists 9 counts; at most 8"},
 		{[]string{"--batch", "1"}, "--batch must be between 2 and 1000 (the unbatched configurations claim 1), got 1"},
-		{[]string{"--handler-delay", "-1ms"}, "--handler-delay must be between 0s and 1ms, got -1ms"},
+		{[]string{"--handler-delay", "-1ms"}, "--handler-delay must be between 0s and 5ms, got -1ms"},
+		{[]string{"--handler-delay", "6ms"}, "--handler-delay must be between 0s and 5ms, got 6ms"},
+		{[]string{"--handler-delay", "5ms"}, ""},
+		{[]string{"--repeats", "0"}, "--repeats must be between 1 and 15, got 0"},
+		{[]string{"--repeats", "16"}, "--repeats must be between 1 and 15, got 16"},
+		{[]string{"--messages", "3", "--repeats", "15"}, ""}, // 3 rounds of 1
 		{[]string{"--lease", "0s"}, "--lease must be between 1ms and 1h, got 0s"},
 		{[]string{"--service-time", "200ms"}, "--service-time must be between 1ms and 100ms, got 200ms"},
 		{[]string{"--tick", "50ms", "--service-time", "60ms"}, "--service-time must be at most one --tick (50ms), got 60ms"},
@@ -50,12 +58,12 @@ func TestThroughputValidate(t *testing.T) {
 		{[]string{"--max-age", "0s"}, "--max-age must be between 1ms and 1h, got 0s"},
 		// Each flag within its range, together too much work.
 		{[]string{"--messages", "4000", "--workers", "1,2,4,8,16"},
-			"--messages 4000 over --workers 1,2,4,8,16, --batch 25 and --handler-delay 0s is about 16s of drain work " +
-				"(41662 write transactions, 0s of handler waits); the limit is 15s"},
-		{[]string{"--messages", "2500", "--handler-delay", "1ms"},
-			"is about 19s of drain work (20830 write transactions, 11.266s of handler waits); the limit is 15s"},
+			"--messages 4000 over --workers 1,2,4,8,16, --batch 25, --repeats 9 and --handler-delay 0s is about 16s of drain work " +
+				"(42178 write transactions) and 0s of handler waits; the limits are 15s and 25s"},
+		{[]string{"--messages", "2500", "--handler-delay", "5ms"},
+			"is about 8s of drain work (21134 write transactions) and 50.289s of handler waits; the limits are 15s and 25s"},
 		{[]string{"--messages", "4000", "--workers", "12,14,16", "--processes", "--batch", "2"},
-			"--messages 4000 over --workers 12,14,16 as processes, --batch 2 and --handler-delay 0s is about "},
+			"--messages 4000 over --workers 12,14,16 as processes, --batch 2, --repeats 9 and --handler-delay 0s is about "},
 		{[]string{"--consumers", "64", "--tick", "5ms", "--service-time", "5ms"},
 			"--produce-rate 500 for --produce-for 4s against --consumers 64 at --service-time 5ms per --tick 5ms " +
 				"is about 9s of overload work (800 ticks, 54000 write transactions); the limit is 6s"},
@@ -79,17 +87,30 @@ func drainOnce(t *testing.T, cfg drainConfig) *drainRun {
 	return run
 }
 
-// drainFile drains a fresh backlog with cfg and returns the run and its file.
+// drainFile drains a fresh backlog with cfg in one round and returns the
+// run and its file.
 func drainFile(t *testing.T, cfg drainConfig) (*drainRun, string) {
 	t.Helper()
+	return drainRounds(t, cfg, []int{cfg.Messages})
+}
+
+// drainRounds drains a fresh backlog with cfg in rounds of sizes and returns
+// the run and its file.
+func drainRounds(t *testing.T, cfg drainConfig, sizes []int) (*drainRun, string) {
+	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	from, err := newBacklog(ctx, scenarios.NewEnv(dir), cfg.Messages)
+	path := filepath.Join(t.TempDir(), "drain.db")
+	c, err := newCrew(ctx, path, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "drain.db")
-	run, err := drain(ctx, from, path, cfg, &progress{})
+	for _, n := range sizes {
+		if err := c.round(ctx, n, &progress{}); err != nil {
+			c.Close()
+			t.Fatal(err)
+		}
+	}
+	run, err := c.finish(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,16 +121,27 @@ func TestDrainInvariants(t *testing.T) {
 	tests := []struct {
 		name                       string
 		cfg                        drainConfig
+		sizes                      []int // the rounds; nil: one of cfg.Messages
 		wantClaims, wantSettlement int
 	}{
 		// ⌈200/7⌉ = 29 batches: 29 settlements, 29 claims plus one empty claim per worker.
-		{"goroutines", drainConfig{Messages: 200, Workers: 3, Batch: 7, Lease: time.Minute}, 32, 29},
-		{"one at a time", drainConfig{Messages: 60, Workers: 2, Batch: 1, Lease: time.Minute}, 62, 60},
-		{"processes", drainConfig{Messages: 150, Workers: 2, Batch: 10, Processes: true, Lease: time.Minute}, 17, 15},
+		{"goroutines", drainConfig{Messages: 200, Workers: 3, Batch: 7, Lease: time.Minute}, nil, 32, 29},
+		{"one at a time", drainConfig{Messages: 60, Workers: 2, Batch: 1, Lease: time.Minute}, nil, 62, 60},
+		{"processes", drainConfig{Messages: 150, Workers: 2, Batch: 10, Processes: true, Lease: time.Minute}, nil, 17, 15},
+		// Rounds of 67, 67 and 66: ⌈67/7⌉ + ⌈67/7⌉ + ⌈66/7⌉ = 30 batches, and
+		// each worker's empty claim in each of the 3 rounds.
+		{"goroutines in rounds", drainConfig{Messages: 200, Workers: 3, Batch: 7, Lease: time.Minute}, rounds(200, 3), 39, 30},
+		// Rounds of 75: ⌈75/10⌉ = 8 batches each.
+		{"processes in rounds", drainConfig{Messages: 150, Workers: 2, Batch: 10, Processes: true, Lease: time.Minute},
+			rounds(150, 2), 20, 16},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := drainOnce(t, tt.cfg)
+			sizes := tt.sizes
+			if sizes == nil {
+				sizes = []int{tt.cfg.Messages}
+			}
+			run, _ := drainRounds(t, tt.cfg, sizes)
 			n := tt.cfg.Messages
 			claims, settlements, calls, refused := run.totals()
 			if claims != tt.wantClaims || settlements != tt.wantSettlement {
@@ -123,10 +155,31 @@ func TestDrainInvariants(t *testing.T) {
 			if run.ledger != want {
 				t.Errorf("ledger %+v, want %+v", run.ledger, want)
 			}
-			if len(run.tallies) != tt.cfg.Workers || run.wall <= 0 {
-				t.Errorf("%d tallies, wall %s; want %d and a positive time", len(run.tallies), run.wall, tt.cfg.Workers)
+			if len(run.tallies) != tt.cfg.Workers || len(run.rounds) != len(sizes) {
+				t.Fatalf("%d tallies, %d rounds; want %d, %d", len(run.tallies), len(run.rounds), tt.cfg.Workers, len(sizes))
+			}
+			for i, r := range run.rounds {
+				if r.messages != sizes[i] || r.wall <= 0 {
+					t.Errorf("round %d: %d messages in %s; want %d and a positive time", i+1, r.messages, r.wall, sizes[i])
+				}
 			}
 		})
+	}
+}
+
+func TestRounds(t *testing.T) {
+	for _, tt := range []struct {
+		n, repeats int
+		want       []int
+	}{
+		{250, 7, []int{36, 36, 36, 36, 36, 35, 35}},
+		{250, 5, []int{50, 50, 50, 50, 50}},
+		{3, 5, []int{1, 1, 1}},
+		{1, 1, []int{1}},
+	} {
+		if got := rounds(tt.n, tt.repeats); !slices.Equal(got, tt.want) {
+			t.Errorf("rounds(%d, %d) = %v, want %v", tt.n, tt.repeats, got, tt.want)
+		}
 	}
 }
 
@@ -176,7 +229,7 @@ func TestOverloadMetrics(t *testing.T) {
 }
 
 func TestThroughputReport(t *testing.T) {
-	o := parse(t, "--messages", "100", "--workers", "1,2", "--batch", "50",
+	o := parse(t, "--messages", "100", "--workers", "1,2", "--batch", "50", "--repeats", "2",
 		"--produce-rate", "300", "--produce-for", "1s", "--consumers", "1")
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
@@ -191,7 +244,7 @@ func TestThroughputReport(t *testing.T) {
 		t.Log("\n" + body)
 	}
 	for _, want := range []string{
-		"│ 2 workers, claim 50 │ 4        │ 2             │ 0.06       │ 100       │ 100 (100 distinct) │",
+		"│ 2 workers, claim 50 │ 6        │ 2             │ 0.08       │ 100       │ 100 (100 distinct) │",
 		"VERDICT: " + report.VerdictPass + " " + verdictHeld,
 	} {
 		if !strings.Contains(body, want) {
@@ -203,10 +256,10 @@ func TestThroughputReport(t *testing.T) {
 		checks[c.Name] = c.Detail
 	}
 	for name, detail := range map[string]string{
-		"write transactions: a settlement per claim, ⌈N/claim⌉ with 1 worker, an empty claim each": "" +
-			"claim 1, 1 worker: 101 claims, 100 ledger settlements of ≤ 1 message; " +
-			"claim 50, 1 worker: 3 claims, 2 ledger settlements of ≤ 50 messages",
-		"handler called once per message, every call settled": "100 calls, 100 ledger rows in all 4 drains",
+		"write transactions: a settlement per claim, ⌈n/claim⌉ a round with 1 worker, an empty claim each": "" +
+			"claim 1, 1 worker: 102 claims, 100 ledger settlements of ≤ 1 message; " +
+			"claim 50, 1 worker: 4 claims, 2 ledger settlements of ≤ 50 messages",
+		"handler called once per message, every call settled": "100 calls, 100 ledger rows in all 4 configurations",
 		"queue depth = produced − capacity, every tick":       "15/15 ticks match; 100 queued at 09:00:01.000Z, when production stopped",
 		"oldest-message age within --max-age":                 "peak 467 ms, limit 5000 ms",
 	} {
