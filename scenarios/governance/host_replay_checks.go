@@ -9,7 +9,6 @@ import (
 
 	"outboxlab/core/report"
 
-	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 )
 
@@ -136,44 +135,6 @@ func (o *replayOptions) checkOriginals(r *report.Report, run *replayRun) {
 			counters, n, report.JoinInts(retryCounts(run.before))))
 	r.Check("each replay references its original and runs under claims of its own", fresh == n,
 		fmt.Sprintf("%d of %d replays point at their original, share its correlation id and were claimed with their own tokens", fresh, n))
-}
-
-// checkBatches: each release held at most ReplayBatch replays, only the
-// released ones were emitted (the provider's ledger) before the next
-// release, and releases (the replays' persisted creation times) were at
-// least the interval apart.
-func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
-	created := map[string]time.Time{}
-	for _, e := range run.entries {
-		created[e.Key] = e.CreatedAt
-	}
-	ok := len(run.batches) > 0
-	var sizes, times []string
-	var prev time.Time
-	for i, b := range run.batches {
-		emitted := map[string]bool{}
-		for _, c := range run.calls[b.from:b.till] {
-			emitted[c.Key] = true
-		}
-		ok = ok && len(b.keys) <= o.ReplayBatch && len(emitted) == len(b.keys)
-		for k := range emitted {
-			ok = ok && slices.Contains(b.keys, k)
-		}
-		var at time.Time
-		for _, k := range b.keys {
-			ok = ok && (at.IsZero() || created[k].Equal(at))
-			at = created[k]
-		}
-		if i > 0 {
-			ok = ok && at.Sub(prev) >= o.Interval
-		}
-		prev = at
-		sizes = append(sizes, fmt.Sprint(len(emitted)))
-		times = append(times, clock.DayStamp(at))
-	}
-	r.Check("replays go out in controlled batches", ok,
-		fmt.Sprintf("%s of at most %d, released at %s, each drained before the next (emitted per batch: %s)",
-			report.Plural(len(run.batches), "batch"), o.ReplayBatch, strings.Join(times, ", "), strings.Join(sizes, ", ")))
 }
 
 func retryCounts(es []emission.Entry) []int {
