@@ -16,10 +16,10 @@ func TestThrottleAdmitsCapacityPerSlidingWindow(t *testing.T) {
 	}{
 		{"A", 0, true},
 		{"B", 0, true},
-		{"C", 0, false},                     // third in the window
-		{"C", 30 * time.Second, false},      // A and B still in (t-1m, t]
-		{"D", time.Minute, true},            // A and B left at exactly one window
-		{"E", time.Minute, true},            // the throttled C calls never counted
+		{"C", 0, false},                // third in the window
+		{"C", 30 * time.Second, false}, // A and B still in (t-1m, t]
+		{"D", time.Minute, true},       // A and B left at exactly one window
+		{"E", time.Minute, true},       // the throttled C calls never counted
 		{"F", time.Minute + time.Millisecond, false},
 		{"G", 2*time.Minute + time.Millisecond, true},
 	}

@@ -22,16 +22,16 @@ type replayRun struct {
 	alerts          *emission.Alerts
 	emitter         *emission.Scripted
 	throttle        *provider.Throttle // acme-audit's capacity from the review on, and its ledger
-	before          []emission.Entry // the originals just before the host's review
-	capped          bool             // the demo cap stopped the outage drain
-	review          time.Time        // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
-	reviewCalls     [2]int           // the ledger's calls[from:till] are the drain pass's at review time
-	unauthorized    error            // the refusal of the replay without an approval
-	writtenByNoAuth int              // entries + remediations the refused replay added
-	uncaused        error            // the refusal of the approved replay with no cause or fix recorded
-	writtenByNoFix  int              // entries + remediations that refused replay added
-	confirmed       int              // originals whose terminal transition the runbook found persisted
-	hidden          int              // outage lines left out of the default timeline
+	before          []emission.Entry   // the originals just before the host's review
+	capped          bool               // the demo cap stopped the outage drain
+	review          time.Time          // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
+	reviewCalls     [2]int             // the ledger's calls[from:till] are the drain pass's at review time
+	unauthorized    error              // the refusal of the replay without an approval
+	writtenByNoAuth int                // entries + remediations the refused replay added
+	uncaused        error              // the refusal of the approved replay with no cause or fix recorded
+	writtenByNoFix  int                // entries + remediations that refused replay added
+	confirmed       int                // originals whose terminal transition the runbook found persisted
+	hidden          int                // outage lines left out of the default timeline
 	batches         []replayBatch
 	incidents       []emission.Incident
 	started         time.Time
