@@ -27,6 +27,7 @@ type Throttle struct {
 type ThrottleCall struct {
 	Seq       int
 	At        time.Time
+	Op        string // what the caller asked ("" when it did not say)
 	Key       string
 	Throttled bool
 	InWindow  int // admitted calls already in the window when this one came
@@ -44,7 +45,11 @@ func NewThrottle(capacity int, window time.Duration) *Throttle {
 
 // Admit records a call for key at scenario time at and reports whether the
 // downstream accepts it (false: throttled).
-func (t *Throttle) Admit(key string, at time.Time) bool {
+func (t *Throttle) Admit(key string, at time.Time) bool { return t.AdmitOp("", key, at) }
+
+// AdmitOp is Admit for a caller that says what it asks (op), which the
+// ledger keeps: a downstream sees a status check and a verification alike.
+func (t *Throttle) AdmitOp(op, key string, at time.Time) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	in := 0
@@ -53,7 +58,7 @@ func (t *Throttle) Admit(key string, at time.Time) bool {
 			in++
 		}
 	}
-	call := ThrottleCall{Seq: len(t.calls) + 1, At: at, Key: key, InWindow: in, Throttled: in >= t.Capacity}
+	call := ThrottleCall{Seq: len(t.calls) + 1, At: at, Op: op, Key: key, InWindow: in, Throttled: in >= t.Capacity}
 	t.calls = append(t.calls, call)
 	return !call.Throttled
 }

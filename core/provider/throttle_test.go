@@ -28,8 +28,7 @@ func TestThrottleAdmitsCapacityPerSlidingWindow(t *testing.T) {
 			t.Errorf("Admit(%s, +%s) = %v, want %v", tc.key, tc.at, got, tc.want)
 		}
 	}
-	calls := th.Calls()
-	if len(calls) != len(tests) {
+	if calls := th.Calls(); len(calls) != len(tests) {
 		t.Fatalf("ledger has %d calls, want %d: every call is recorded", len(calls), len(tests))
 	}
 	throttled := th.Throttled()
@@ -38,6 +37,9 @@ func TestThrottleAdmitsCapacityPerSlidingWindow(t *testing.T) {
 	}
 	if throttled[0].InWindow != 2 {
 		t.Errorf("call 3 saw %d admitted calls in its window, want 2", throttled[0].InWindow)
+	}
+	if !th.AdmitOp("verify", "H", at(2*time.Minute+time.Millisecond)) || th.Calls()[len(tests)].Op != "verify" {
+		t.Errorf("AdmitOp(verify, H) = throttled or not recorded as verify: %+v", th.Calls()[len(tests)])
 	}
 	if n, when := th.Busiest(); n != 2 || !when.Equal(at(0)) {
 		t.Errorf("Busiest() = %d at %s, want 2 at +0s", n, when)
