@@ -39,8 +39,9 @@ ticket instead of the provider's receipt: the receipt check fails.`,
 		Example: `  outboxlab governance-host-replay
   outboxlab governance-host-replay --replay-batch 1         # one entry at a time
   outboxlab governance-host-replay --rejected-key none      # every incident closes`,
-		FailsWith: []string{"--close-without-receipt", "--replay-batch", "10"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },
+		FailsWith:        []string{"--close-without-receipt", "--replay-batch", "10"},
+		NotExercisedWith: []string{"--dead-letter-on-max-retry-attempts=false"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },
 	})
 }
 
