@@ -1,12 +1,14 @@
 package wassal
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"outboxlab/core/report"
 	"outboxlab/internal/pgtest"
+	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -282,4 +284,46 @@ func TestSession17MoreDeadLettersSameOnPostgres(t *testing.T) {
 	sqlite := scenariotest.Run(t, session17After, args...)
 	postgres := scenariotest.RunPostgres(t, pgtest.URL(t), session17After, args...)
 	scenariotest.SameRun(t, "sqlite", sqlite, "postgres", postgres, nil)
+}
+
+// Both Day 17 scenarios, under their defaults, FailsWith and
+// NotExercisedWith: every number in a check's WHY is one the run's own body
+// shows outside its checks and verdict (setup, timeline, tables, rows).
+func TestSession17WhysFromTheRun(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{session17Before, session17After} {
+		s := scenarios.Lookup(name)
+		for _, args := range [][]string{nil, s.FailsWith, s.NotExercisedWith, {"--provider-fixed=false"},
+			{"--more-dead-letters", "PAY-001,PAY-002,PAY-004", "--batch", "100", "--batch-interval", "0s"}} {
+			t.Run(name+" "+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
+				rep := scenariotest.Run(t, name, args...)
+				facts := session17Facts(rep.Body())
+				for _, c := range rep.Result().Checks {
+					for _, n := range figure.FindAllString(c.Detail, -1) {
+						if !strings.Contains(facts, n) {
+							t.Errorf("check %q: %s is in its WHY (%s) but nowhere in the run's tables or rows", c.Name, n, c.Detail)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// figure is a number in a WHY: digits, with a time's or a decimal's separators.
+var figure = regexp.MustCompile(`\d+(?:[.:]\d+)*`)
+
+// session17Facts is a report body without its check and verdict sections.
+func session17Facts(body string) string {
+	var b strings.Builder
+	for i, sec := range strings.Split(body, "\n## ") {
+		title, _, _ := strings.Cut(sec, "\n")
+		if i > 0 && (strings.HasPrefix(title, "Checks") || strings.HasPrefix(title, "Safety checks") ||
+			strings.HasPrefix(title, "Invariants") || strings.HasPrefix(title, "Verdict")) {
+			continue
+		}
+		b.WriteString(sec + "\n")
+	}
+	return b.String()
 }
