@@ -39,6 +39,7 @@ func TestSession17Validate(t *testing.T) {
 		{[]string{"--provider-capacity", "0"}, "--provider-capacity must be between 1 and 1000, got 0"},
 		{[]string{"--provider-window", "0s"}, "--provider-window must be between 1ms and 24h, got 0s"},
 		{[]string{"--provider-capacity", "1", "--provider-window", "24h", "--keep-counters=false"}, ""},
+		{[]string{"--max-attempts", "20", "--redrive-attempts", "10", "--base-backoff", "0s"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
