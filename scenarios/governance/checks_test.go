@@ -366,14 +366,10 @@ func TestReplayChecksCatchAWrongImplementation(t *testing.T) {
 			}},
 		{"the original entry, its terminal reason and its history are preserved", "the replay rewrote the original's reason",
 			func(run *replayRun) { run.entries[0].ReasonCode = "replayed" }},
-		{"replays go out in controlled batches", "the second batch was released with the first",
-			func(run *replayRun) {
-				for i, e := range run.entries {
-					if e.Key == entryKey(3)+"-R1" {
-						run.entries[i].CreatedAt = run.batches[0].at
-					}
-				}
-			}},
+		{"replays go out in controlled batches", "the provider's ledger shows a replay throttled",
+			func(run *replayRun) { run.throttle.Admit(entryKey(3)+"-R1", run.batches[0].at) }},
+		{"replays go out in controlled batches", "a batch's calls included the next batch's replays",
+			func(run *replayRun) { run.batches[0].till = run.batches[1].till }},
 		{"an incident closes only on a provider-side receipt", "an incident was closed citing the ticket",
 			func(run *replayRun) { run.incidents[0].ProviderReceipt = "INC-4471" }},
 		{"a replay without a recorded cause and fix is refused and writes nothing", "the store accepted a replay with no cause or fix",

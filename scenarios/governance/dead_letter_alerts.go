@@ -36,8 +36,9 @@ they are in the database and nowhere in the alerts, the terminal or the report.
 check fails.`,
 		Example: `  outboxlab governance-dead-letter-alerts
   outboxlab governance-dead-letter-alerts --max-retry-attempts 3   # warnings at 2, dead-letters at 3`,
-		FailsWith: []string{"--verbose-alerts"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindAlerts(fs) },
+		FailsWith:        []string{"--verbose-alerts"},
+		NotExercisedWith: []string{"--dead-letter-on-max-retry-attempts=false"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindAlerts(fs) },
 	})
 }
 

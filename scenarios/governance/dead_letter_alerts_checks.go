@@ -154,19 +154,26 @@ func (o *alertsOptions) checkRepeats(r *report.Report, run *driveRun) {
 			ok = ok && repeats[k] == n-1
 		}
 	}
-	r.Check("a repeated reason code on a provider raises its own alert", ok && len(want) > 0,
-		orNone(strings.Join(want, "; "), "no reason code repeated on a provider"))
+	const name = "a repeated reason code on a provider raises its own alert"
+	if len(want) == 0 {
+		r.NotExercised(name, "no reason code dead-lettered two rows of one provider: "+
+			"keep --dead-letter-on-max-retry-attempts on, so the threshold's code repeats")
+		return
+	}
+	r.Check(name, ok, strings.Join(want, "; "))
 }
 
 // checkWarnings: an entry whose persisted transitions reached
 // MaxRetryAttempts-1 failures as Failed was warned once, before any
 // dead-letter alert; no other entry was.
 func (o *alertsOptions) checkWarnings(r *report.Report, run *driveRun) {
+	const name = "a warning when retries reach MaxRetryAttempts-1, before any dead-letter"
 	near := o.drain.MaxRetryAttempts - 1
 	if near < 1 {
-		r.Check("a warning when retries reach MaxRetryAttempts-1, before any dead-letter", false,
-			fmt.Sprintf("MaxRetryAttempts %d: the first failure is the threshold, so no entry can be warned before its dead-letter",
-				o.drain.MaxRetryAttempts))
+		// No entry can fail MaxRetryAttempts-1 = 0 times and be warned: the
+		// warning cannot exist, so the run does not judge it.
+		r.NotExercised(name, fmt.Sprintf("MaxRetryAttempts %d: the first failure is the threshold, "+
+			"so no entry can be warned before its dead-letter: --max-retry-attempts 2 or more", o.drain.MaxRetryAttempts))
 		return
 	}
 	var parts []string
@@ -197,7 +204,12 @@ func (o *alertsOptions) checkWarnings(r *report.Report, run *driveRun) {
 		then := "then " + string(e.Status)
 		parts = append(parts, fmt.Sprintf("%s warned at %d/%d, %s", e.Key, near, o.drain.MaxRetryAttempts, then))
 	}
-	r.Check("a warning when retries reach MaxRetryAttempts-1, before any dead-letter", ok && expected > 0,
+	if expected == 0 {
+		r.NotExercised(name, fmt.Sprintf("no entry reached %d failures, so none was due a warning: "+
+			"a lower --max-retry-attempts", near))
+		return
+	}
+	r.Check(name, ok,
 		fmt.Sprintf("%s; no warning for the %d entries that never got there", orNone(strings.Join(parts, "; "), "no entry got there"), len(run.entries)-expected))
 }
 
@@ -211,9 +223,15 @@ func (o *alertsOptions) checkSecrets(r *report.Report, run *driveRun, lines []st
 	r.Check("the secret and the protected prompt are in the stored payloads", stored == len(run.entries) && stored > 0,
 		fmt.Sprintf("%d of %d payloads in the database hold both", stored, len(run.entries)))
 	// The body holds everything the terminal showed so far, the alert lines included.
-	body, alerts := r.Body(), strings.Join(lines, "\n")
+	body := r.Body()
 	leaks := strings.Count(body, fakeSecret) + strings.Count(body, protectedPrompt)
-	inAlerts := strings.Count(alerts, fakeSecret) + strings.Count(alerts, protectedPrompt)
+	inAlerts := 0 // alert lines that carry the token or the prompt
+	for _, l := range lines {
+		if strings.Contains(l, fakeSecret) || strings.Contains(l, protectedPrompt) {
+			inAlerts++
+		}
+	}
 	r.Check("no payload, prompt or secret in alerts, output or report", leaks == 0 && inAlerts == 0,
-		fmt.Sprintf("%d occurrences of the token or the prompt in the report body, %d in the %d alert lines", leaks, inAlerts, len(lines)))
+		fmt.Sprintf("%d occurrences of the token or the prompt in the report body; %d of the %d alert lines carry one",
+			leaks, inAlerts, len(lines)))
 }

@@ -33,8 +33,9 @@ happens without a host policy: the entry is still retrying when the demo cap sto
 the run, and the check that asks for a host terminal policy fails.`,
 		Example: `  outboxlab governance-dead-letter-disabled
   outboxlab governance-dead-letter-disabled --host-review-after 11 --max-retry-attempts 3`,
-		FailsWith: []string{"--host-review-after", "0"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindDisabled(fs) },
+		FailsWith:        []string{"--host-review-after", "0"},
+		NotExercisedWith: []string{"--max-retry-attempts", "100"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindDisabled(fs) },
 	})
 }
 

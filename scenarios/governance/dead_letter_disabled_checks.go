@@ -66,6 +66,12 @@ func (o *disabledOptions) checkRetryablePast(r *report.Report, runs []*driveRun,
 	case g1.Status == emission.Quarantined && g1.RetryCount <= maxAttempts:
 		detail += fmt.Sprintf(" (the host's review quarantined GOV-001 at RetryCount %d first)", g1.RetryCount)
 	}
+	if atThreshold == 0 && beyond == 0 && !claim.capped && g1.RetryCount < maxAttempts {
+		r.NotExercised("failures stay eligible for retry past MaxRetryAttempts", fmt.Sprintf("%s: GOV-001 ended at "+
+			"RetryCount %d, below MaxRetryAttempts %d (--host-review-after quarantined it first, or the run ended): "+
+			"a --host-review-after above --max-retry-attempts", detail, g1.RetryCount, maxAttempts))
+		return
+	}
 	r.Check("failures stay eligible for retry past MaxRetryAttempts", atThreshold == 2 && beyond > 0,
 		fmt.Sprintf("%s; %d failed attempts past the threshold (both modes); RetryCount reached %d", detail, beyond, g1.RetryCount))
 
@@ -114,6 +120,10 @@ func (o *disabledOptions) checkThresholdAlert(r *report.Report, claim *driveRun)
 	alertDetail := fmt.Sprintf("%d %s alert for GOV-001", passed, emission.AlertThresholdPassed)
 	if reached == 0 {
 		alertDetail += fmt.Sprintf("; GOV-001 never reached failed attempt %d/%d as Failed, so the run could not show it", maxAttempts, maxAttempts)
+	}
+	if reached == 0 && passed == 0 && g1.RetryCount < maxAttempts {
+		r.NotExercised("the host is told when the threshold passes without a dead-letter", alertDetail)
+		return
 	}
 	r.Check("the host is told when the threshold passes without a dead-letter", reached == 1 && passed == 1, alertDetail)
 }

@@ -30,8 +30,9 @@ MaxRetryAttempts-th emission. Both drain modes run; the checks compare them.`,
 		Example: `  outboxlab governance-deferred-results
   outboxlab governance-deferred-results --deferrals 20        # still RetryCount 0, still delivered
   outboxlab governance-deferred-results --max-retry-attempts 3 --defer-after 10s`,
-		FailsWith: []string{"--dead-letter-on-max-retry-attempts=false"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindDeferred(fs) },
+		FailsWith:        []string{"--dead-letter-on-max-retry-attempts=false"},
+		NotExercisedWith: []string{"--deferrals", "0", "--pendings", "0"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindDeferred(fs) },
 	})
 }
 
@@ -127,12 +128,25 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 			}
 		}
 	}
-	r.Check("pending and deferred results never increment RetryCount", waits > 0 && kept == waits,
-		fmt.Sprintf("%d of %d pending/deferred results (both modes) left RetryCount unchanged and the entry Deferred", kept, waits))
-	r.Check("pending is kept deferred like deferred", pendings == 2*o.Pendings && pendingCalls == pendings,
-		fmt.Sprintf("%d pending results (both modes) persisted as Deferred, %d expected", pendings, 2*o.Pendings))
-	r.Check("deferred entries stay eligible and come back when the emitter asked", waits > 0 && onTime == waits,
-		fmt.Sprintf("%d of %d re-emitted at NextRetryAtUtc (= result time + %s) + at most 1 ms", onTime, waits, o.DeferAfter))
+	const noWaits = "no emission was pending or deferred: a --deferrals or --pendings above 0"
+	if waits == 0 {
+		r.NotExercised("pending and deferred results never increment RetryCount", noWaits)
+	} else {
+		r.Check("pending and deferred results never increment RetryCount", kept == waits,
+			fmt.Sprintf("%d of %d pending/deferred results (both modes) left RetryCount unchanged and the entry Deferred", kept, waits))
+	}
+	if o.Pendings == 0 {
+		r.NotExercised("pending is kept deferred like deferred", "GOV-002 got no pending result (--pendings 0): a --pendings above 0")
+	} else {
+		r.Check("pending is kept deferred like deferred", pendings == 2*o.Pendings && pendingCalls == pendings,
+			fmt.Sprintf("%d pending results (both modes) persisted as Deferred, %d expected", pendings, 2*o.Pendings))
+	}
+	if waits == 0 {
+		r.NotExercised("deferred entries stay eligible and come back when the emitter asked", noWaits)
+	} else {
+		r.Check("deferred entries stay eligible and come back when the emitter asked", onTime == waits,
+			fmt.Sprintf("%d of %d re-emitted at NextRetryAtUtc (= result time + %s) + at most 1 ms", onTime, waits, o.DeferAfter))
+	}
 
 	g1, g3 := claim.entry(entryKey(1)), claim.entry(entryKey(3))
 	deferrals := 0
@@ -141,8 +155,13 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 			deferrals++
 		}
 	}
-	r.Check("deferrals never consume the threshold", g1.Status == emission.Delivered && g1.RetryCount == 0,
-		fmt.Sprintf("%s deferred %s (MaxRetryAttempts %d) → %s with RetryCount %d", g1.Key, report.Plural(deferrals, "time"), o.drain.MaxRetryAttempts, g1.Status, g1.RetryCount))
+	if deferrals == 0 {
+		r.NotExercised("deferrals never consume the threshold", fmt.Sprintf("%s was never deferred (--deferrals 0): "+
+			"a --deferrals of %d or more defers it past MaxRetryAttempts", g1.Key, o.drain.MaxRetryAttempts))
+	} else {
+		r.Check("deferrals never consume the threshold", g1.Status == emission.Delivered && g1.RetryCount == 0,
+			fmt.Sprintf("%s deferred %s (MaxRetryAttempts %d) → %s with RetryCount %d", g1.Key, report.Plural(deferrals, "time"), o.drain.MaxRetryAttempts, g1.Status, g1.RetryCount))
+	}
 	n3, f3 := claim.emitter.CallsFor(g3.Key), claim.failedCalls(g3.Key)
 	r.Check("only failed attempts reach the threshold", g3.Status == emission.DeadLettered && g3.RetryCount == o.drain.MaxRetryAttempts && f3 == o.drain.MaxRetryAttempts,
 		fmt.Sprintf("%s %s on emission %d: %s + %s, RetryCount %d/%d",

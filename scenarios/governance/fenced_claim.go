@@ -33,7 +33,8 @@ safety checks fail.`,
 		Example: `  outboxlab governance-fenced-claim
   outboxlab governance-fenced-claim --prior-failures 4    # A's would-be dead-letter is refused too
   outboxlab governance-fenced-claim --lease 10s --slow-emit 11s`,
-		FailsWith: []string{"--claim-check=false"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, true) },
+		FailsWith:        []string{"--claim-check=false"},
+		NotExercisedWith: []string{"--slow-emit", "20s"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, true) },
 	})
 }

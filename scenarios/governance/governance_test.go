@@ -54,6 +54,10 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{replayName, []string{"--entries", "2", "--rejected-key", "GOV-003"}, `--rejected-key "GOV-003" is not a seeded entry (GOV-001..GOV-002)`},
 		{replayName, []string{"--entries", "1"}, ""}, // the default rejected key is not seeded: every replay is accepted
 		{replayName, []string{"--replay-batch", "0"}, "--replay-batch must be between 1 and 10, got 0"},
+		{replayName, []string{"--entries", "10", "--replay-batch", "10"}, ""},
+		{replayName, []string{"--entries", "11"}, "--entries must be between 1 and 10, got 11"},
+		{replayName, []string{"--provider-capacity", "0"}, "--provider-capacity must be between 1 and 1000, got 0"},
+		{replayName, []string{"--provider-window", "0s"}, "--provider-window must be between 1ms and 24h, got 0s"},
 		{replayName, []string{"--rejected-key", "none"}, ""},
 		{replayName, []string{"--dead-letter-on-max-retry-attempts=false", "--retry-cap", "300"}, "more than 1200 emitter calls"},
 	}

@@ -39,8 +39,9 @@ ticket instead of the provider's receipt: the receipt check fails.`,
 		Example: `  outboxlab governance-host-replay
   outboxlab governance-host-replay --replay-batch 1         # one entry at a time
   outboxlab governance-host-replay --rejected-key none      # every incident closes`,
-		FailsWith: []string{"--close-without-receipt"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },
+		FailsWith:        []string{"--close-without-receipt", "--replay-batch", "10"},
+		NotExercisedWith: []string{"--dead-letter-on-max-retry-attempts=false"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindReplay(fs) },
 	})
 }
 
@@ -55,6 +56,11 @@ type replayOptions struct {
 	RejectedKey string
 	ReviewAfter time.Duration
 	Interval    time.Duration
+	// Capacity and Window are acme-audit's, healthy again: at most Capacity
+	// emissions in any Window, the rest throttled. A property of the
+	// provider, which the batching is judged against.
+	Capacity int
+	Window   time.Duration
 	// CloseWithoutReceipt plays a careless host that closes every incident
 	// once its replay ran, citing the ticket instead of the provider's receipt.
 	CloseWithoutReceipt bool
@@ -73,6 +79,9 @@ func bindReplay(fs *pflag.FlagSet) *replayOptions {
 	f.String(&o.RejectedKey, "rejected-key", entryKey(3), scenarios.WordLength, `entry whose replay the provider rejects again ("none" for none)`)
 	f.Duration(&o.ReviewAfter, "review-after", time.Hour, time.Minute, 30*24*time.Hour, "when, after the run starts, the host reviews and replays")
 	f.Duration(&o.Interval, "batch-interval", time.Minute, 0, 24*time.Hour, "pause between two replay batches, so the provider is not flooded again")
+	f.Int(&o.Capacity, "provider-capacity", 2, 1, 1000,
+		"acme-audit, healthy again, accepts at most this many emissions in any --provider-window; more are throttled")
+	f.Duration(&o.Window, "provider-window", time.Minute, time.Millisecond, 24*time.Hour, "the window of --provider-capacity")
 	f.Bool(&o.CloseWithoutReceipt, "close-without-receipt", false,
 		"a careless host: close every incident once its replay ran, citing the ticket instead of the provider's receipt")
 	return o

@@ -9,9 +9,22 @@ import (
 
 	"outboxlab/core/report"
 
-	"outboxlab/core/clock"
 	"outboxlab/core/emission"
 )
+
+// The names of the replay's checks that need a dead-letter to review.
+const (
+	runbookCheck    = "every replay follows the runbook: terminal record confirmed, cause classified, fix recorded"
+	originalsCheck  = "the original entry, its terminal reason and its history are preserved"
+	countersCheck   = "retry counters are never reset, and the record says so"
+	referencesCheck = "each replay references its original and runs under claims of its own"
+	batchesCheck    = "replays go out in controlled batches"
+	receiptsCheck   = "an incident closes only on a provider-side receipt"
+)
+
+// noOutageDeadLetter is why a replay run without a dead-letter exercised nothing.
+const noOutageDeadLetter = "the outage dead-lettered nothing (--dead-letter-on-max-retry-attempts=false), " +
+	"so there was no incident to review or replay: keep it on"
 
 func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 	dlTransitions := 0
@@ -20,8 +33,12 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 			dlTransitions++
 		}
 	}
-	r.Check("every dead-letter opened an incident", dlTransitions > 0 && len(run.incidents) == dlTransitions,
-		fmt.Sprintf("%s, %s", report.Plural(dlTransitions, "dead-letter transition"), report.Plural(len(run.incidents), "incident")))
+	if dlTransitions == 0 {
+		r.NotExercised("every dead-letter opened an incident", noOutageDeadLetter)
+	} else {
+		r.Check("every dead-letter opened an incident", len(run.incidents) == dlTransitions,
+			fmt.Sprintf("%s, %s", report.Plural(dlTransitions, "dead-letter transition"), report.Plural(len(run.incidents), "incident")))
+	}
 
 	// The provider's ledger against the transition log: no call for an
 	// original after its terminal transition, none from the pass at review.
@@ -59,7 +76,7 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 			atReview++
 		}
 	}
-	r.Check("the drain never replays a dead-letter", atReview == 0 && after == 0,
+	r.Invariant("the drain never replays a dead-letter", atReview == 0 && after == 0,
 		fmt.Sprintf("a pass %s later called the provider %d times for a dead-letter; %d emissions of any entry after its terminal transition",
 			run.review.Sub(run.started), atReview, after))
 
@@ -70,6 +87,13 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 	r.Check("a replay without a recorded cause and fix is refused and writes nothing",
 		errors.Is(run.uncaused, emission.ErrReplayNoCause) && run.writtenByNoFix == 0,
 		fmt.Sprintf("approved, no cause or fix: %s; %d rows written", errText(run.uncaused), run.writtenByNoFix))
+	if dlTransitions == 0 {
+		for _, name := range []string{runbookCheck, "every replay has an auditable remediation record", originalsCheck,
+			countersCheck, referencesCheck, batchesCheck, receiptsCheck} {
+			r.NotExercised(name, noOutageDeadLetter)
+		}
+		return
+	}
 	o.checkRunbook(r, run)
 
 	audited := 0
@@ -129,51 +153,13 @@ func (o *replayOptions) checkOriginals(r *report.Report, run *replayRun) {
 			}
 		}
 	}
-	r.Check("the original entry, its terminal reason and its history are preserved", n > 0 && kept == n && history == n,
+	r.Check(originalsCheck, n > 0 && kept == n && history == n,
 		fmt.Sprintf("%d of %d originals still DeadLettered with the same reason, time and token; %s still in the log", kept, n, report.Plural(history, "original dead-letter transition")))
-	r.Check("retry counters are never reset, and the record says so", counters == n,
+	r.Check(countersCheck, counters == n,
 		fmt.Sprintf("%d of %d originals keep their RetryCount (%s), and each replay record says so (before = after); each replay starts its own count at 0",
 			counters, n, report.JoinInts(retryCounts(run.before))))
-	r.Check("each replay references its original and runs under claims of its own", fresh == n,
+	r.Check(referencesCheck, fresh == n,
 		fmt.Sprintf("%d of %d replays point at their original, share its correlation id and were claimed with their own tokens", fresh, n))
-}
-
-// checkBatches: each release held at most ReplayBatch replays, only the
-// released ones were emitted (the provider's ledger) before the next
-// release, and releases (the replays' persisted creation times) were at
-// least the interval apart.
-func (o *replayOptions) checkBatches(r *report.Report, run *replayRun) {
-	created := map[string]time.Time{}
-	for _, e := range run.entries {
-		created[e.Key] = e.CreatedAt
-	}
-	ok := len(run.batches) > 0
-	var sizes, times []string
-	var prev time.Time
-	for i, b := range run.batches {
-		emitted := map[string]bool{}
-		for _, c := range run.calls[b.from:b.till] {
-			emitted[c.Key] = true
-		}
-		ok = ok && len(b.keys) <= o.ReplayBatch && len(emitted) == len(b.keys)
-		for k := range emitted {
-			ok = ok && slices.Contains(b.keys, k)
-		}
-		var at time.Time
-		for _, k := range b.keys {
-			ok = ok && (at.IsZero() || created[k].Equal(at))
-			at = created[k]
-		}
-		if i > 0 {
-			ok = ok && at.Sub(prev) >= o.Interval
-		}
-		prev = at
-		sizes = append(sizes, fmt.Sprint(len(emitted)))
-		times = append(times, clock.DayStamp(at))
-	}
-	r.Check("replays go out in controlled batches", ok,
-		fmt.Sprintf("%s of at most %d, released at %s, each drained before the next (emitted per batch: %s)",
-			report.Plural(len(run.batches), "batch"), o.ReplayBatch, strings.Join(times, ", "), strings.Join(sizes, ", ")))
 }
 
 func retryCounts(es []emission.Entry) []int {
@@ -220,7 +206,7 @@ func (o *replayOptions) checkReceipts(r *report.Report, run *replayRun) {
 	if unconfirmed < open {
 		openText = fmt.Sprintf(" (%d of them confirmed by the provider)", open-unconfirmed)
 	}
-	r.Check("an incident closes only on a provider-side receipt", closed+open > 0 && cited == closed && unconfirmed == open,
+	r.Check(receiptsCheck, closed+open > 0 && cited == closed && unconfirmed == open,
 		fmt.Sprintf("%d closed, %s; %d open%s: %s", closed, closedText, open, openText, orNone(strings.Join(stillOpen, ", "), "none")))
 }
 
@@ -257,7 +243,7 @@ func (o *replayOptions) checkRunbook(r *report.Report, run *replayRun) {
 			causes = append(causes, c)
 		}
 	}
-	r.Check("every replay follows the runbook: terminal record confirmed, cause classified, fix recorded", n > 0 && ok == n,
+	r.Check(runbookCheck, n > 0 && ok == n,
 		fmt.Sprintf("%d of %d replay records name a cause matching the original's last error and a fix, after its dead-letter was persisted (%s)",
 			ok, n, orNone(strings.Join(causes, ", "), "no cause")))
 }

@@ -33,6 +33,8 @@ func (o *replayOptions) render(run *replayRun, verbose bool) *report.Report {
 	for _, l := range strings.Split(rejected, "\n") {
 		r.Linef("          %s", strings.TrimSpace(l))
 	}
+	r.Linef("Provider  healthy again at the review, acme-audit accepts %s; more are throttled", run.throttle.Text())
+	r.Line("          (provider.throttled, a retryable failure)")
 	r.Line("Runbook   confirm the store and the terminal record, classify the cause, record the fix, replay")
 	if late := run.started.Add(o.ReviewAfter); run.review.After(late) {
 		r.Linef("          the outage drain ran until %s, past %s: the host reviews when it ends", clock.DayStamp(run.review), clock.DayStamp(late))
@@ -60,6 +62,8 @@ func (o *replayOptions) render(run *replayRun, verbose bool) *report.Report {
 	}
 	r.Section("Incidents (GovernanceIncidents)")
 	writeIncidents(r, run)
+	r.Section("The provider's capacity (its throttle ledger)")
+	writeThrottle(r, run.throttle)
 	o.checks(r, run)
 	return finish(r, "Checks", "NO AUTOMATIC REPLAY; EVERY REPLAY AUTHORIZED, AUDITED, BATCHED AND CONFIRMED",
 		"REPLAY GOVERNANCE DID NOT HOLD", replayMetrics, run)
@@ -159,6 +163,7 @@ var replayMetrics = []scenarios.Metric[*replayRun]{
 	{Key: "incidents_closed", Value: func(r *replayRun) any { return r.incidentsOpen(false) }},
 	{Key: "replays", Value: func(r *replayRun) any { return len(r.remediations) }},
 	{Key: "replay_batches", Value: func(r *replayRun) any { return len(r.batches) }},
+	{Key: "replay_emissions_throttled", Value: func(r *replayRun) any { return len(r.throttle.Throttled()) }},
 	{Key: "later_selected", Value: func(r *replayRun) any { return r.reviewCalls[1] - r.reviewCalls[0] }},
 	{Key: "demo_capped", Value: func(r *replayRun) any { return r.capped }},
 	{Key: "unauthorized_refused", Value: func(r *replayRun) any { return r.unauthorized != nil }},

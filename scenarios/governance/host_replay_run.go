@@ -10,6 +10,7 @@ import (
 
 	"outboxlab/core/clock"
 	"outboxlab/core/emission"
+	"outboxlab/core/provider"
 	"outboxlab/core/report"
 )
 
@@ -20,16 +21,17 @@ type replayRun struct {
 	events          []emission.Event
 	alerts          *emission.Alerts
 	emitter         *emission.Scripted
-	before          []emission.Entry // the originals just before the host's review
-	capped          bool             // the demo cap stopped the outage drain
-	review          time.Time        // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
-	reviewCalls     [2]int           // the ledger's calls[from:till] are the drain pass's at review time
-	unauthorized    error            // the refusal of the replay without an approval
-	writtenByNoAuth int              // entries + remediations the refused replay added
-	uncaused        error            // the refusal of the approved replay with no cause or fix recorded
-	writtenByNoFix  int              // entries + remediations that refused replay added
-	confirmed       int              // originals whose terminal transition the runbook found persisted
-	hidden          int              // outage lines left out of the default timeline
+	throttle        *provider.Throttle // acme-audit's capacity from the review on, and its ledger
+	before          []emission.Entry   // the originals just before the host's review
+	capped          bool               // the demo cap stopped the outage drain
+	review          time.Time          // when the host reviewed: ReviewAfter after the start, or when the outage drain ended if later
+	reviewCalls     [2]int             // the ledger's calls[from:till] are the drain pass's at review time
+	unauthorized    error              // the refusal of the replay without an approval
+	writtenByNoAuth int                // entries + remediations the refused replay added
+	uncaused        error              // the refusal of the approved replay with no cause or fix recorded
+	writtenByNoFix  int                // entries + remediations that refused replay added
+	confirmed       int                // originals whose terminal transition the runbook found persisted
+	hidden          int                // outage lines left out of the default timeline
 	batches         []replayBatch
 	incidents       []emission.Incident
 	started         time.Time
@@ -56,11 +58,12 @@ func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, er
 		return nil, err
 	}
 	defer store.Close()
-	d, err := emission.NewDrain(emission.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: emission.ClaimMode, Owner: "claim-drain"}, store, em, clk)
+	throttled := &throttledEmitter{Scripted: em, throttle: provider.NewThrottle(o.Capacity, o.Window)}
+	d, err := emission.NewDrain(emission.Config{Options: o.drain.Options, Backoff: o.drain.backoff(), Mode: emission.ClaimMode, Owner: "claim-drain"}, store, throttled, clk)
 	if err != nil {
 		return nil, err
 	}
-	run := &replayRun{alerts: emission.NewAlerts(o.drain.Options), emitter: em, started: clk.Now()}
+	run := &replayRun{alerts: emission.NewAlerts(o.drain.Options), emitter: em, throttle: throttled.throttle, started: clk.Now()}
 	d.Observe(run.alerts.Observe)
 	first := o.specs()[0].Key
 	d.Observe(func(ev emission.Event) {
@@ -81,6 +84,7 @@ func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, er
 		return nil, err
 	}
 	run.review = clk.AdvanceTo(run.started.Add(o.ReviewAfter))
+	throttled.on = true // acme-audit is healthy again, within its capacity
 	run.reviewCalls[0] = len(em.Calls())
 	later, err := d.Pass(ctx)
 	if err != nil {

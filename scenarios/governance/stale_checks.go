@@ -55,3 +55,22 @@ func (o *staleOptions) afterChecks(r *report.Report, run *staleRun, f staleMetri
 	r.Check("delivered exactly once, no false dead-letter", f.deliveries == 1 && f.falseDeadLetters == 0,
 		fmt.Sprintf("%s, %s", report.Plural(f.deliveries, "delivery"), report.Plural(f.falseDeadLetters, "dead-letter alert")))
 }
+
+// notRaced records a run whose race did not happen: worker-A answered
+// inside its lease, so there was no stale write for either design to
+// judge. Each check of the race is not exercised, and says what to change.
+func (o *staleOptions) notRaced(r *report.Report, f staleMetrics) {
+	why := fmt.Sprintf("worker-A answered at %s, inside its lease (--slow-emit %s, --lease %s): no stale write to judge; "+
+		"a --slow-emit longer than --lease", answerText(f.aLog), o.SlowEmit, o.Lease)
+	names := []string{"worker-A's late write landed over the terminal row", "the terminal transition was lost",
+		"the overwrite did real harm", "nothing refused or counted it",
+		"the dead-letter race: worker-A's late write overwrote the owner's dead-letter"}
+	if o.after {
+		names = []string{"worker-A's stale write was refused by the claim check", "the refusal was counted",
+			"the terminal row stands", "the dead-letter race: worker-A's stale write was refused; the owner's dead-letter stands"}
+	}
+	r.NotExercised("worker-A's lease expired while its provider call was still open", why)
+	for _, name := range names {
+		r.NotExercised(name, why)
+	}
+}

@@ -38,8 +38,9 @@ A's late write undoes the dead-letter, and the entry is emitted again.
 The comparison table beside it runs the AFTER design on the same interleaving.`,
 		Example: `  outboxlab governance-stale-claim-overwrites
   outboxlab governance-stale-claim-overwrites --prior-failures 4   # the late write dead-letters a delivered entry`,
-		FailsWith: []string{"--slow-emit", "20s"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, false) },
+		FailsWith:        []string{"--slow-emit", "20s"},
+		NotExercisedWith: []string{"--slow-emit", "20s"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindStale(fs, false) },
 	})
 }
 

@@ -103,6 +103,10 @@ func (o *staleOptions) pairReport(env scenarios.Env) scenarios.PairReport[*stale
 		Checks: func(r *report.Report, own, _, _ *staleDesign) {
 			mine, deadMine := side(own.main), side(own.dead)
 			scenarios.RecordMetrics(r, deadFigs, deadMine)
+			if !mine.f.leaseExpiredOpen {
+				o.notRaced(r, mine.f)
+				return
+			}
 			if !o.after {
 				o.beforeChecks(r, own.main, mine.f)
 				o.deadBeforeChecks(r, deadMine)

@@ -35,8 +35,9 @@ dead-letter is terminal at once. The checks compare the two modes entry by entry
   outboxlab governance-threshold --max-retry-attempts 8          # the poison entries dead-letter at 8
   outboxlab governance-threshold --max-retry-attempts 4          # GOV-005's fourth failure is now the threshold
   outboxlab governance-threshold --dead-letter-reason-code acme.poison_message`,
-		FailsWith: []string{"--dead-letter-on-max-retry-attempts=false"},
-		Bind:      func(fs *pflag.FlagSet) scenarios.Options { return bindThreshold(fs) },
+		FailsWith:        []string{"--dead-letter-on-max-retry-attempts=false"},
+		NotExercisedWith: []string{"--max-retry-attempts", "1"},
+		Bind:             func(fs *pflag.FlagSet) scenarios.Options { return bindThreshold(fs) },
 	})
 }
 

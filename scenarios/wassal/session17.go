@@ -26,23 +26,28 @@ const (
 func init() {
 	registerDay(session17Day, func(fs *pflag.FlagSet, after bool) scenarios.Options { return bindSession17(fs, after) },
 		scenarios.Scenario{
-			Summary: "Day 17 BEFORE: from Day 16's end, a blind reset of the dead letter to Pending, AttemptCount 0, provider still broken",
+			Summary: "Day 17 BEFORE: from Day 16's end, a blind reset of the dead letter to Pending, AttemptCount 0, no record",
 			Long: `Starts where Day 16 ends: its AFTER scenario (session-16-retry-with-dead-letter)
 is run by its own code, and leaves one dead letter, PAY-003, the poison message
-whose status check failed MaxAttempts times. Thirty minutes later someone
-"redrives" it with one UPDATE: Status back to Pending, AttemptCount 0,
-LastError and DeadLetteredAtUtc cleared, no approver, no reason, no record. The
-provider is still broken (--provider-fixed defaults to false here), so the
-poison loop runs again and dead-letters it a second time, and the row now
-claims three attempts where six were made: the original failure history is gone.
+whose status check failed MaxAttempts times. Thirty minutes later, the provider
+fixed, someone "redrives" it with one UPDATE: Status back to Pending,
+AttemptCount 0, LastError and DeadLetteredAtUtc cleared, no approver, no
+reason, no record. The payment ends as Day 16 says, and yet the row claims one
+attempt where four were made: the failure history is gone, and nothing says
+who reset it or why. That happens whether the provider is fixed or not.
 
---more-dead-letters adds keys whose status check failed during Day 16's drain
-too, so that there are several dead letters to reset at once.
+With --provider-fixed=false the cause is not fixed either: the poison loop
+runs again and dead-letters it a second time, the row claiming three attempts
+where six were made. --more-dead-letters adds keys whose status check failed
+during Day 16's drain too, so that several dead letters are reset at once;
+released all at once, they can flood the provider past its capacity
+(--provider-capacity per --provider-window), which throttles them.
 
 The comparison table beside it runs the AFTER design from the same start.`,
 			Example: `  outboxlab session-17-blind-redrive
-  outboxlab session-17-blind-redrive --more-dead-letters PAY-002,PAY-004 --max-attempts 4`,
-			FailsWith: []string{"--provider-fixed"},
+  outboxlab session-17-blind-redrive --provider-fixed=false --more-dead-letters PAY-002,PAY-004`,
+			FailsWith:        []string{"--poison-key", "none"},
+			NotExercisedWith: []string{"--poison-key", "none"},
 		},
 		scenarios.Scenario{
 			Summary: "Day 17 AFTER: from Day 16's end, an authorised, audited redrive in bounded batches, verified before closing",
@@ -67,10 +72,20 @@ One dead letter makes one batch. To watch batches, add dead letters with
 --more-dead-letters: their status check failed during Day 16's drain too, and
 once the provider is fixed they pay.
 
-Try --provider-fixed=false: the first batch fails, the redrive halts, nothing is lost, exit 1.`,
+The provider takes at most --provider-capacity status checks in any
+--provider-window: the batching is judged by its ledger, which throttles
+what comes faster. Try --more-dead-letters PAY-001,PAY-002,PAY-004 --batch 100:
+one batch of four floods it, and the check fails.
+
+Try --provider-fixed=false: the first batch fails again, the redrive halts
+with the history kept and the rest parked, and the incident stays open; the
+mechanism held, so the run passes. --keep-counters=false switches off a part
+of it (AttemptCount reset to 0 on release, as the blind UPDATE does): the
+counters check fails, exit 1.`,
 			Example: `  outboxlab session-17-audited-redrive --approver alice --reason "INC-4711: status API restored"
   outboxlab session-17-audited-redrive --more-dead-letters PAY-002,PAY-004 --batch 1`,
-			FailsWith: []string{"--provider-fixed=false"},
+			FailsWith:        []string{"--keep-counters=false"},
+			NotExercisedWith: []string{"--poison-key", "none"},
 		})
 }
 
@@ -94,6 +109,11 @@ type session17Options struct {
 	Batch           int
 	BatchInterval   time.Duration
 	RedriveAttempts int
+	KeepCounters    bool
+	// Capacity and Window are the provider's: from the redrive on it takes
+	// at most Capacity status checks in any Window and throttles the rest.
+	Capacity int
+	Window   time.Duration
 
 	day16 *session16Options // Day 16 AFTER's options, from these (Validate)
 }
@@ -110,12 +130,16 @@ func bindSession17(fs *pflag.FlagSet, after bool) *session17Options {
 	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, 20, "Day 16: attempts before a message is dead-lettered")
 	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, 5*time.Second, "Day 16: backoff after the first failure; doubles each attempt")
 	f.Duration(&o.RedriveAfter, "redrive-after", 30*time.Minute, time.Millisecond, maxFlagDuration, "when the redrive happens, after the start of the run")
-	f.Bool(&o.ProviderFixed, "provider-fixed", after, "the provider's status API is fixed before the redrive")
+	f.Bool(&o.ProviderFixed, "provider-fixed", true, "the provider's status API is fixed before the redrive")
 	f.String(&o.Approver, "approver", "ops-oncall", scenarios.WordLength, "AFTER: who authorises the redrive (required)")
 	f.String(&o.Reason, "reason", "INC-4711: provider status API restored", scenarios.TextLength, "AFTER: why the redrive is safe now (required)")
 	f.Int(&o.Batch, "batch", 2, 1, 100, "AFTER: dead letters released per batch")
 	f.Duration(&o.BatchInterval, "batch-interval", time.Second, 0, maxFlagDuration, "AFTER: pause between two batches")
 	f.Int(&o.RedriveAttempts, "redrive-attempts", 1, 1, 10, "AFTER: attempts a redriven message gets on top of the ones it had")
+	f.Bool(&o.KeepCounters, "keep-counters", true,
+		"AFTER: release with AttemptCount kept (false: reset to 0, as the blind UPDATE does; Redrives still keeps it)")
+	f.Int(&o.Capacity, "provider-capacity", 4, 1, 1000, "from the redrive on, the provider takes at most this many status checks in any --provider-window; more are throttled")
+	f.Duration(&o.Window, "provider-window", time.Second, time.Millisecond, 24*time.Hour, "the window of --provider-capacity")
 	return o
 }
 
@@ -225,11 +249,38 @@ type session17Run struct {
 	redrives       []redriveRow
 	tables         []outbox.Table
 	prov           *provider.Provider
+	throttle       *provider.Throttle // the provider's capacity from the redrive on, and its ledger
+}
+
+// status is the provider as the redrive meets it: behind its capacity. A
+// status check the throttle does not admit fails (429) and never reaches
+// the provider; the throttle's ledger keeps it.
+func (run *session17Run) status(op string) statusChecker {
+	return throttledStatus{run.prov, run.throttle, op}
+}
+
+// The ops a Day 17 run asks the provider for, as the throttle's ledger keeps them.
+const (
+	opAttempt = "attempt"      // a worker's attempt at a message
+	opVerify  = "verification" // the audited redrive's check before closing
+)
+
+type throttledStatus struct {
+	p  *provider.Provider
+	t  *provider.Throttle
+	op string
+}
+
+func (s throttledStatus) CheckStatus(ctx context.Context, key string, at time.Time) (provider.Answer, error) {
+	if !s.t.AdmitOp(s.op, key, at) {
+		return provider.Answer{}, fmt.Errorf("status check for %s throttled: the provider takes %s (429)", key, s.t.Text())
+	}
+	return s.p.CheckStatus(ctx, key, at)
 }
 
 func (o *session17Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	return runDay[*session17Run, session17Metrics](ctx, env, session17Day, o.after, o, o.drive)
+	return runDay[*session17Run, session17Metrics](ctx, env, o.day(), o.after, o, o.drive)
 }
 
 func (o *session17Options) policy() backoff.Policy {
@@ -252,7 +303,7 @@ func (o *session17Options) drive(ctx context.Context, path string, audited bool)
 		return nil, fmt.Errorf("create the redrives table: %w", err)
 	}
 	clk := clock.NewAt(day16.ended)
-	run := &session17Run{audited: audited, prov: day16.prov, events: day16.events}
+	run := &session17Run{audited: audited, prov: day16.prov, events: day16.events, throttle: provider.NewThrottle(o.Capacity, o.Window)}
 	run.lines = o.day16Lines(day16)
 	if err := o.takeStock(ctx, run, store, clk); err != nil {
 		return nil, err

@@ -32,6 +32,10 @@ type session17Metrics struct {
 	recordsAgree                bool   // every Redrives row names the approver and reason the approval names
 	closed, closedUnverified    int
 	pending                     []string
+	parkedIntact                int      // dead letters left parked that are still DeadLettered with their count
+	halted                      int      // redrive-halted entries in the audit log
+	statusChecks, throttled     int      // the throttle's ledger: status checks from the redrive on, and those throttled
+	busiest                     int      // the most admitted status checks in one window
 	poisonEnds                  []string // each poison key with its payment status at the end: "PAY-003 Failed"
 	poisonAsDay16               int      // poison payments that end Failed, no tx id, the provider's answer Declined, never charged
 	txIDs
@@ -59,6 +63,9 @@ func attemptsMade(run *session17Run) map[string]int {
 	for _, c := range run.ledger.Calls {
 		made[c.Key]++
 	}
+	for _, c := range run.throttle.Throttled() {
+		made[c.Key]++ // a throttled status check is an attempt the provider refused
+	}
 	for id, n := range verifications(run.audit) {
 		for _, m := range run.ledger.Messages {
 			if m.ID == id {
@@ -81,10 +88,21 @@ func (o *session17Options) metrics(run *session17Run) session17Metrics {
 			f.failed++
 		}
 	}
+	throttled := run.throttle.Throttled()
+	for _, c := range throttled {
+		replayed[c.Key] = true
+	}
+	f.statusChecks, f.throttled = len(run.throttle.Calls()), len(throttled)
+	f.busiest, _ = run.throttle.Busiest()
+	for _, c := range throttled {
+		if c.Op == opAttempt {
+			f.failed++ // a worker's attempt the provider throttled failed
+		}
+	}
 	for _, n := range verifications(run.audit) {
 		f.verifyCalls += n
 	}
-	f.redriveAttempts = len(since) - f.verifyCalls
+	f.redriveAttempts = len(since) + f.throttled - f.verifyCalls
 	f.readRelease(run, replayed)
 	kept := f.readRedriveRows(run, since)
 	f.readReleased(run, kept)
@@ -106,8 +124,11 @@ func (f *session17Metrics) readRelease(run *session17Run, replayed map[string]bo
 	for _, k := range run.deadKeys {
 		if replayed[k] {
 			f.released = append(f.released, k)
-		} else {
-			f.notReleased = append(f.notReleased, k)
+			continue
+		}
+		f.notReleased = append(f.notReleased, k)
+		if m := messageOf(run.ledger, k); m.Status == outbox.DeadLettered && m.AttemptCount == run.before[k].AttemptCount {
+			f.parkedIntact++
 		}
 	}
 	f.largestBatch = len(f.released) // the blind reset releases everything at once
@@ -174,6 +195,9 @@ func (f *session17Metrics) readApproval(run *session17Run) {
 	for _, e := range run.audit {
 		if slices.Contains(redriveActions, e.Action) {
 			f.redriveAudit++
+		}
+		if e.Action == actionHalted {
+			f.halted++
 		}
 		if e.Action == actionApproved {
 			f.approvals++
@@ -271,6 +295,11 @@ func (o *session17Options) metricList() []scenarios.Metric[session17Metrics] {
 				Value: func(f f17) any { return f.redriveAttempts }},
 			metric("redrive_attempts_failed", func(f f17) any { return f.failed }),
 			intMetric("Verifications before closing", "verification_checks", func(f f17) int { return f.verifyCalls }),
+			{Label: "Status checks throttled", Key: "throttled_status_checks",
+				Show: func(f f17) string {
+					return fmt.Sprintf("%d of %d, at most %d in a window", f.throttled, f.statusChecks, f.busiest)
+				},
+				Value: func(f f17) any { return f.throttled }},
 		},
 		twoMetrics("Processed / dead-lettered again", "processed", "dead_lettered_again",
 			func(f f17) int { return len(f.processed) }, func(f f17) int { return len(f.deadAgain) }),
@@ -290,26 +319,49 @@ func (o *session17Options) metricList() []scenarios.Metric[session17Metrics] {
 	)
 }
 
-// noDeadLetters is the metric of a check about the redriven entries when there are none.
-const noDeadLetters = "no dead letters (--poison-key none)"
+// noDeadLetters is why a Day 17 run without dead letters exercised nothing.
+const noDeadLetters = "Day 16 left no dead letter to redrive (--poison-key none): name a --poison-key"
 
+// beforeChecks judge the blind reset by what it lost: the history and any
+// record of it, whether the provider is fixed or not; with the provider
+// still broken, also the poison loop it restarts.
 func (o *session17Options) beforeChecks(r *report.Report, f session17Metrics) {
-	r.Check("poison loop started again", f.failed > 0 && len(f.deadAgain) > 0,
-		fmt.Sprintf("%d failed attempts after the reset; %d of %d dead-lettered again", f.failed, len(f.deadAgain), len(f.released)))
-	history := fmt.Sprintf("AttemptCount undercounts on %s; first DeadLetteredAtUtc lost on %s", keysText(f.undercounted), keysText(f.deadAtLost))
+	if len(f.dead) == 0 {
+		r.NotExercised("the rows' failure history is gone", noDeadLetters)
+		r.NotExercised("no record of who or why", noDeadLetters)
+		txInvariant(r, f.txIDs)
+		return
+	}
+	if !o.ProviderFixed {
+		r.Check("poison loop started again", f.failed > 0 && len(f.deadAgain) > 0,
+			fmt.Sprintf("%d failed attempts after the reset; %d of %d dead-lettered again", f.failed, len(f.deadAgain), len(f.released)))
+	}
+	r.Check("the rows' failure history is gone", len(f.undercounted) > 0 && len(f.deadAtLost) > 0,
+		fmt.Sprintf("AttemptCount undercounts on %s; first DeadLetteredAtUtc lost on %s", keysText(f.undercounted), keysText(f.deadAtLost)))
 	record := fmt.Sprintf("%d redrive entries in the audit log", f.redriveAudit)
 	if f.redriveRows > 0 {
 		record += fmt.Sprintf("; %d Redrives rows", f.redriveRows)
 	}
-	if len(f.dead) == 0 {
-		history = noDeadLetters + ": no history to lose"
-		record = noDeadLetters + ": nothing was redriven, so nothing went unrecorded"
-	}
-	r.Check("the rows' failure history is gone", len(f.undercounted) > 0 && len(f.deadAtLost) > 0, history)
 	r.Check("no record of who or why", len(f.released) > 0 && f.redriveAudit == 0 && f.redriveRows == 0, record)
-	f.txIDs.check(r)
+	txInvariant(r, f.txIDs)
 }
 
+// txInvariant records the Days' tx-id check as what it is, an invariant: a
+// transaction id comes only from the provider in both designs.
+func txInvariant(r *report.Report, t txIDs) {
+	probe := report.New(r.Scenario, r.Kind)
+	t.check(probe)
+	for _, c := range probe.Result().Checks {
+		c.Role = report.RoleInvariant
+		r.Record(c)
+	}
+}
+
+// afterChecks judge the audited redrive's mechanism: authorised, audited,
+// counters and history kept, new claims, batches the provider could take,
+// verified before closing. Its end depends on the provider: fixed, every
+// dead letter is resolved; still broken, the redrive halts after the first
+// batch, the rest parked, and the incident stays open. Both pass.
 func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 	authorised := fmt.Sprintf("approver %s, reason %q, %d approval record", f.approver, f.reason, f.approvals)
 	if !f.recordsAgree {
@@ -317,28 +369,43 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 	}
 	reasonKept := f.reason == o.Reason || f.redriveRows == 0 // nothing released: no row to carry the reason
 	r.Check("redrive authorised", f.approvals == 1 && f.approver == o.Approver && reasonKept && f.recordsAgree, authorised)
+	if len(f.dead) == 0 {
+		for _, name := range []string{"audit record written", "counters never reset", "original terminal reason preserved",
+			"each replay under a new claim", "bounded batches", "verified with the provider before closing"} {
+			r.NotExercised(name, noDeadLetters)
+		}
+		txInvariant(r, f.txIDs)
+		return
+	}
 	r.Check("audit record written", f.approvals == 1 && f.redriveAudit > len(f.released),
 		fmt.Sprintf("%d redrive entries for %s", f.redriveAudit, report.Plural(len(f.released), "released dead letter")))
-	r.Check("counters never reset", len(f.undercounted) == 0,
-		fmt.Sprintf("%d of %d rows count every attempt made; generation recorded in Redrives", len(f.released)-len(f.undercounted), len(f.released)))
-	preserved := fmt.Sprintf("%d of %d Redrives rows keep count, error and time", f.historyKept, len(f.released))
-	if len(f.dead) == 0 {
-		preserved = noDeadLetters + ": nothing to preserve"
-	}
-	r.Check("original terminal reason preserved", f.historyKept == len(f.released) && (len(f.released) > 0 || len(f.dead) == 0), preserved)
+	r.Check("counters never reset", len(f.undercounted) == 0 && len(f.released) > 0,
+		fmt.Sprintf("%d of %d rows count every attempt made; undercounts: %s", len(f.released)-len(f.undercounted), len(f.released), keysText(f.undercounted)))
+	r.Check("original terminal reason preserved", f.historyKept == len(f.released) && len(f.released) > 0,
+		fmt.Sprintf("%d of %d Redrives rows keep count, error and time", f.historyKept, len(f.released)))
 	r.Check("each replay under a new claim", f.tokenUp == len(f.released),
 		fmt.Sprintf("ClaimToken rose on %d of %d released entries", f.tokenUp, len(f.released)))
-	r.Check("bounded batches", f.largestBatch <= o.Batch,
-		fmt.Sprintf("largest batch %d ≤ %d; %s", f.largestBatch, o.Batch, report.Plural(f.batches, "batch")))
+	// Judged by the provider's throttle ledger, not by --batch: a batch is
+	// bounded when the provider could take it.
+	r.Check("bounded batches", f.throttled == 0,
+		fmt.Sprintf("the provider takes %d status checks per %s; %d of %d throttled, at most %d in a window; %s",
+			o.Capacity, o.Window, f.throttled, f.statusChecks, f.busiest, report.Plural(f.batches, "batch")))
 	r.Check("verified with the provider before closing", f.closedUnverified == 0,
 		fmt.Sprintf("%d closed, %d of them without a matching status check", f.closed, f.closedUnverified))
-	if len(o.PoisonKeys) > 0 {
-		// As Day 16 says: Failed on the provider's Declined, no transaction id, never charged.
-		r.Check("poison ends as Day 16 says", f.poisonAsDay16 == len(o.PoisonKeys),
-			fmt.Sprintf("%s; as Day 16 says: %d of %d", keysText(f.poisonEnds), f.poisonAsDay16, len(o.PoisonKeys)))
+	if o.ProviderFixed {
+		if len(o.PoisonKeys) > 0 {
+			// As Day 16 says: Failed on the provider's Declined, no transaction id, never charged.
+			r.Check("poison ends as Day 16 says", f.poisonAsDay16 == len(o.PoisonKeys),
+				fmt.Sprintf("%s; as Day 16 says: %d of %d", keysText(f.poisonEnds), f.poisonAsDay16, len(o.PoisonKeys)))
+		}
+		r.Check("incident closed: every dead letter resolved", f.closed == len(f.dead) && len(f.pending) == 0,
+			fmt.Sprintf("%d/%d closed; %d dead again, %d parked, %d pending",
+				f.closed, len(f.dead), len(f.deadAgain), len(f.notReleased), len(f.pending)))
+	} else {
+		r.Check("halted after the first batch failed again, the rest parked", f.batches == 1 && f.halted == 1 &&
+			len(f.deadAgain) > 0 && f.parkedIntact == len(f.notReleased) && len(f.released)+len(f.notReleased) == len(f.dead),
+			fmt.Sprintf("%s, %d halt; %d dead again; %d of %d parked still DeadLettered with their count",
+				report.Plural(f.batches, "batch"), f.halted, len(f.deadAgain), f.parkedIntact, len(f.notReleased)))
 	}
-	r.Check("incident closed: every dead letter resolved", f.closed == len(f.dead) && len(f.pending) == 0,
-		fmt.Sprintf("%d/%d closed; %d dead again, %d parked, %d pending",
-			f.closed, len(f.dead), len(f.deadAgain), len(f.notReleased), len(f.pending)))
-	f.txIDs.check(r)
+	txInvariant(r, f.txIDs)
 }

@@ -86,7 +86,7 @@ func (o *session17Options) blindRedrive(ctx context.Context, run *session17Run, 
 		eventLine(now, "", "  AttemptCount = 0, LastError = NULL, DeadLetteredAtUtc = NULL"),
 		eventLine(now, "", fmt.Sprintf("  WHERE Status = 'DeadLettered' → %s, all at once", report.Plural(n, "row"))),
 		eventLine(now, "", "  no approver, no reason, no record"))
-	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: 10}
+	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: confirmVia(run.status(opAttempt)), Policy: o.policy(), Batch: 10}
 	return run.stepUntilIdle(ctx, w, o.stepLimit())
 }
 
@@ -106,7 +106,7 @@ func (o *session17Options) auditedRedrive(ctx context.Context, run *session17Run
 	run.lines = append(run.lines,
 		eventLine(now, "", fmt.Sprintf("AUDITED REDRIVE approved by %s: %s, batches of %d", o.Approver, report.Plural(len(run.deadKeys), "dead letter"), o.Batch)),
 		eventLine(now, "", fmt.Sprintf("  reason %q; audit record written", o.Reason)))
-	w := &worker.Worker{ID: "redrive-1", Store: store, Clock: clk, Handler: ConfirmHandler(run.prov), Policy: o.policy(), Batch: o.Batch}
+	w := &worker.Worker{ID: "redrive-1", Store: store, Clock: clk, Handler: confirmVia(run.status(opAttempt)), Policy: o.policy(), Batch: o.Batch}
 	for start := 0; start < len(run.deadKeys); start += o.Batch {
 		if start > 0 {
 			clk.Advance(o.BatchInterval)
@@ -149,21 +149,29 @@ func (o *session17Options) release(ctx context.Context, run *session17Run, store
 			if err != nil {
 				return fmt.Errorf("record the redrive of %s: %w", k, err)
 			}
-			res, err := store.Exec(ctx, tx, `UPDATE OutboxMessages SET Status = 'Pending', MaxAttempts = AttemptCount + ?, NextAttemptUtc = NULL
-				WHERE Id = ? AND Status = 'DeadLettered'`, o.RedriveAttempts, m.ID)
+			count := m.AttemptCount
+			if !o.KeepCounters {
+				count = 0 // --keep-counters=false: the counter reset, as the blind UPDATE does
+			}
+			res, err := store.Exec(ctx, tx, `UPDATE OutboxMessages SET Status = 'Pending', AttemptCount = ?, MaxAttempts = ?, NextAttemptUtc = NULL
+				WHERE Id = ? AND Status = 'DeadLettered'`, count, count+o.RedriveAttempts, m.ID)
 			if err != nil {
 				return fmt.Errorf("release %s: %w", k, err)
 			}
 			if n, _ := res.RowsAffected(); n != 1 {
 				return fmt.Errorf("release %s: it is no longer dead-lettered", k)
 			}
-			detail := fmt.Sprintf("%s generation %d, batch %d: AttemptCount %d kept, MaxAttempts %d → %d; original error and dead-letter time kept in Redrives",
-				k, gen, batch, m.AttemptCount, m.MaxAttempts, m.AttemptCount+o.RedriveAttempts)
+			counter := fmt.Sprintf("AttemptCount %d kept", m.AttemptCount)
+			if !o.KeepCounters {
+				counter = fmt.Sprintf("AttemptCount %d → 0 RESET", m.AttemptCount)
+			}
+			detail := fmt.Sprintf("%s generation %d, batch %d: %s, MaxAttempts %d → %d; original error and dead-letter time kept in Redrives",
+				k, gen, batch, counter, m.MaxAttempts, count+o.RedriveAttempts)
 			if err := outbox.AuditTx(ctx, tx, now, o.Approver, actionReleased, m.ID, detail); err != nil {
 				return err
 			}
-			run.lines = append(run.lines, eventLine(now, k, fmt.Sprintf("released (generation %d, batch %d): AttemptCount %d kept, MaxAttempts %d → %d",
-				gen, batch, m.AttemptCount, m.MaxAttempts, m.AttemptCount+o.RedriveAttempts)))
+			run.lines = append(run.lines, eventLine(now, k, fmt.Sprintf("released (generation %d, batch %d): %s, MaxAttempts %d → %d",
+				gen, batch, counter, m.MaxAttempts, count+o.RedriveAttempts)))
 		}
 		return nil
 	})

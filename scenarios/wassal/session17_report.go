@@ -17,10 +17,22 @@ var session17Day = day{
 		Before: session17Before, BeforeTitle: "Day 17 — BEFORE: a blind dead-letter redrive",
 		After: session17After, AfterTitle: "Day 17 — AFTER: an audited dead-letter redrive",
 	},
-	reproduced: "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE",
+	reproduced: "A BLIND REDRIVE — THE HISTORY GONE, NO RECORD OF WHO OR WHY",
 	held:       "AUDITED REDRIVE — AUTHORISED, BATCHED, VERIFIED, HISTORY KEPT",
 	broken:     "THE REDRIVE DID NOT CLOSE THE INCIDENT",
 	columns:    []string{"Metric (real run)", "BEFORE (blind)", "AFTER (audited)"},
+}
+
+// day is Day 17 as this run tells it: the verdicts name what a provider
+// still broken adds, the poison loop again (BEFORE) or a redrive that halts
+// with the incident open (AFTER).
+func (o *session17Options) day() day {
+	d := session17Day
+	if !o.ProviderFixed {
+		d.reproduced = "A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE, NO RECORD"
+		d.held = "AUDITED REDRIVE HALTED, HISTORY KEPT — THE CAUSE IS NOT FIXED: THE INCIDENT STAYS OPEN"
+	}
+	return d
 }
 
 func (o *session17Options) story(own *session17Run, _ session17Metrics) story {
@@ -68,10 +80,16 @@ func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
 	if len(o.MoreDeadLetters) > 0 {
 		r.Linef("          once fixed, %s: Paid", keysText(o.MoreDeadLetters))
 	}
+	r.Linef("Capacity  from the redrive on, the provider takes %d status checks per %s; more are throttled (429)",
+		o.Capacity, o.Window)
 	if own.audited {
 		r.Linef("Design    audited: approver %q, reason %q", o.Approver, o.Reason)
-		r.Linef("          batches of %d, %s apart; +%s each on top of its count; verify before closing",
-			o.Batch, o.BatchInterval, report.Plural(o.RedriveAttempts, "attempt"))
+		counters := " on top of its count"
+		if !o.KeepCounters {
+			counters = ", its count RESET to 0 (--keep-counters=false)"
+		}
+		r.Linef("          batches of %d, %s apart; +%s each%s; verify before closing",
+			o.Batch, o.BatchInterval, report.Plural(o.RedriveAttempts, "attempt"), counters)
 	} else {
 		r.Line("Design    blind: one UPDATE back to Pending, AttemptCount 0, LastError and DeadLetteredAtUtc")
 		r.Line("          cleared; the ordinary worker takes them")
@@ -127,6 +145,10 @@ func writeRedrives(r *report.Report, rows []redriveRow) {
 // writeAudit prints the audit log; its details, which the timeline tells,
 // only in full (--verbose).
 func writeAudit(r *report.Report, entries []outbox.AuditEntry, keys map[int64]string, full bool) {
+	if len(entries) == 0 {
+		r.Line("(no rows: nothing was audited)")
+		return
+	}
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
 		key := "—"

@@ -1,10 +1,14 @@
 package wassal
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"outboxlab/core/report"
 	"outboxlab/internal/pgtest"
+	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
 
@@ -32,6 +36,10 @@ func TestSession17Validate(t *testing.T) {
 		{[]string{"--batch", "0"}, "--batch must be between 1 and 100, got 0"},
 		{[]string{"--batch-interval", "-1s"}, "--batch-interval must be between 0s and 24h, got -1s"},
 		{[]string{"--redrive-attempts", "0"}, "--redrive-attempts must be between 1 and 10, got 0"},
+		{[]string{"--provider-capacity", "0"}, "--provider-capacity must be between 1 and 1000, got 0"},
+		{[]string{"--provider-window", "0s"}, "--provider-window must be between 1ms and 24h, got 0s"},
+		{[]string{"--provider-capacity", "1", "--provider-window", "24h", "--keep-counters=false"}, ""},
+		{[]string{"--max-attempts", "20", "--redrive-attempts", "10", "--base-backoff", "0s"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -145,7 +153,7 @@ func TestSession17ChecksAndVerdicts(t *testing.T) {
 	rep := scenariotest.Run(t, session17After, "--approver", "alice", "--reason", "INC-9: fixed upstream", "--more-dead-letters", "PAY-002,PAY-004")
 	wantChecks(t, rep, map[string]string{
 		"redrive authorised":                          `PASS approver alice, reason "INC-9: fixed upstream", 1 approval record`,
-		"bounded batches":                             "PASS largest batch 2 ≤ 2; 2 batches",
+		"bounded batches":                             "PASS the provider takes 4 status checks per 1s; 0 of 6 throttled, at most 4 in a window; 2 batches",
 		"incident closed: every dead letter resolved": "PASS 3/3 closed; 0 dead again, 0 parked, 0 pending",
 	})
 	run, _ := driveSession17(t, true, "--approver", "alice", "--reason", "INC-9: fixed upstream", "--more-dead-letters", "PAY-002,PAY-004")
@@ -158,15 +166,79 @@ func TestSession17ChecksAndVerdicts(t *testing.T) {
 		t.Error("the audit log has no approval by alice naming the entries and the reason")
 	}
 
-	rep = scenariotest.Run(t, session17Before, "--provider-fixed")
+	// A blind reset loses the history and leaves no record whether the
+	// provider is fixed (the default) or not; still broken, it also restarts
+	// the poison loop, and the verdict names all three.
+	rep = scenariotest.Run(t, session17Before)
 	wantChecks(t, rep, map[string]string{
-		"poison loop started again":         "FAIL 0 failed attempts after the reset; 0 of 1 dead-lettered again",
 		"the rows' failure history is gone": "PASS AttemptCount undercounts on PAY-003; first DeadLetteredAtUtc lost on PAY-003",
 		"no record of who or why":           "PASS 0 redrive entries in the audit log",
 	})
-	if rep.Passed() {
-		t.Error("the blind redrive with the provider fixed passed: no poison loop, the failure mode is not reproduced")
+	if got, want := rep.Result().Verdict, "[REPRODUCED 🧪] A BLIND REDRIVE — THE HISTORY GONE, NO RECORD OF WHO OR WHY"; got != want {
+		t.Errorf("blind, fixed: verdict %q, want %q", got, want)
 	}
+	if names := checkNames(rep); slices.Contains(names, "poison loop started again") {
+		t.Errorf("blind, fixed: checks %q include the poison loop, which a fixed provider cannot restart", names)
+	}
+	rep = scenariotest.Run(t, session17Before, "--provider-fixed=false")
+	wantChecks(t, rep, map[string]string{
+		"poison loop started again": "PASS 3 failed attempts after the reset; 1 of 1 dead-lettered again",
+	})
+	if got, want := rep.Result().Verdict, "[REPRODUCED 🧪] A BLIND REDRIVE — THE POISON LOOP AGAIN, THE HISTORY GONE, NO RECORD"; got != want {
+		t.Errorf("blind, broken: verdict %q, want %q", got, want)
+	}
+}
+
+// With the provider still broken the audited redrive's mechanism holds: it
+// halts after the first batch, the history kept and the rest parked, and it
+// passes with a verdict that says the incident stays open.
+func TestSession17AuditedRedriveHaltsWhileBroken(t *testing.T) {
+	t.Parallel()
+	rep := scenariotest.Run(t, session17After, "--provider-fixed=false", "--more-dead-letters", "PAY-002,PAY-004")
+	wantChecks(t, rep, map[string]string{
+		"halted after the first batch failed again, the rest parked": "PASS 1 batch, 1 halt; 2 dead again; 1 of 1 parked still DeadLettered with their count",
+		"original terminal reason preserved":                         "PASS 2 of 2 Redrives rows keep count, error and time",
+	})
+	res := rep.Result()
+	if !res.Passed || res.Verdict != "[PASS ✅] AUDITED REDRIVE HALTED, HISTORY KEPT — THE CAUSE IS NOT FIXED: THE INCIDENT STAYS OPEN" {
+		t.Errorf("audited, broken: passed %v, verdict %q; want a pass whose verdict says the incident stays open", res.Passed, res.Verdict)
+	}
+	if names := checkNames(rep); slices.Contains(names, "incident closed: every dead letter resolved") {
+		t.Errorf("audited, broken: checks %q demand a closed incident the broken provider cannot give", names)
+	}
+}
+
+// FailsWith and NotExercisedWith: --keep-counters=false switches off a part
+// of the audited mechanism and fails its check (the row undercounts what the
+// provider's ledger shows); with no dead letter neither design exercises
+// anything, and each says so.
+func TestSession17FailsAndNotExercised(t *testing.T) {
+	t.Parallel()
+	rep := scenariotest.Run(t, session17After, "--keep-counters=false")
+	wantFail(t, rep, "counters never reset", "0 of 1 rows count every attempt made; undercounts: PAY-003")
+	if c := scenariotest.CheckNamed(t, rep, "original terminal reason preserved"); !c.Passed {
+		t.Errorf("--keep-counters=false broke the Redrives copy too: %s", c.Detail)
+	}
+	for _, name := range []string{session17Before, session17After} {
+		rep := scenariotest.Run(t, name, "--poison-key", "none")
+		res := rep.Result()
+		if res.Passed || !strings.HasPrefix(res.Verdict, report.VerdictNotExercised) {
+			t.Errorf("%s --poison-key none: passed %v, verdict %q; want %s", name, res.Passed, res.Verdict, report.VerdictNotExercised)
+		}
+		for _, c := range res.Checks {
+			if c.Outcome == report.OutcomeBroken {
+				t.Errorf("%s --poison-key none: %q broke (%s); nothing was there to break", name, c.Name, c.Detail)
+			}
+		}
+	}
+}
+
+func checkNames(rep *report.Report) []string {
+	var names []string
+	for _, c := range rep.Result().Checks {
+		names = append(names, c.Name)
+	}
+	return names
 }
 
 // Day 17 starts from Day 16 AFTER's end state, built by Day 16's own code:
@@ -195,8 +267,7 @@ func TestSession17StartsWhereDay16Ends(t *testing.T) {
 }
 
 // Day 16 says PAY-003 is a would-be Failed payment: after the redrive it is
-// Failed, as the provider says once fixed, and it was never charged. With the
-// provider still broken it stays pending, and the check says so.
+// Failed, as the provider says once fixed, and it was never charged.
 func TestSession17PoisonEndsAsDay16Says(t *testing.T) {
 	t.Parallel()
 	run, f := driveSession17(t, true)
@@ -204,10 +275,6 @@ func TestSession17PoisonEndsAsDay16Says(t *testing.T) {
 	if pay.Status != "Failed" || pay.ProviderTransactionID != "" || f.poisonAsDay16 != 1 {
 		t.Errorf("PAY-003 ends %s %q (%d as Day 16 says), want Failed without a transaction id", pay.Status, pay.ProviderTransactionID, f.poisonAsDay16)
 	}
-	rep := scenariotest.Run(t, session17After, "--provider-fixed=false")
-	wantChecks(t, rep, map[string]string{
-		"poison ends as Day 16 says": "FAIL PAY-003 PendingConfirmation; as Day 16 says: 0 of 1",
-	})
 }
 
 // The batches (three dead letters, two batches) give the same report on
@@ -218,4 +285,46 @@ func TestSession17MoreDeadLettersSameOnPostgres(t *testing.T) {
 	sqlite := scenariotest.Run(t, session17After, args...)
 	postgres := scenariotest.RunPostgres(t, pgtest.URL(t), session17After, args...)
 	scenariotest.SameRun(t, "sqlite", sqlite, "postgres", postgres, nil)
+}
+
+// Both Day 17 scenarios, under their defaults, FailsWith and
+// NotExercisedWith: every number in a check's WHY is one the run's own body
+// shows outside its checks and verdict (setup, timeline, tables, rows).
+func TestSession17WhysFromTheRun(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{session17Before, session17After} {
+		s := scenarios.Lookup(name)
+		for _, args := range [][]string{nil, s.FailsWith, s.NotExercisedWith, {"--provider-fixed=false"},
+			{"--more-dead-letters", "PAY-001,PAY-002,PAY-004", "--batch", "100", "--batch-interval", "0s"}} {
+			t.Run(name+" "+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
+				rep := scenariotest.Run(t, name, args...)
+				facts := session17Facts(rep.Body())
+				for _, c := range rep.Result().Checks {
+					for _, n := range figure.FindAllString(c.Detail, -1) {
+						if !strings.Contains(facts, n) {
+							t.Errorf("check %q: %s is in its WHY (%s) but nowhere in the run's tables or rows", c.Name, n, c.Detail)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// figure is a number in a WHY: digits, with a time's or a decimal's separators.
+var figure = regexp.MustCompile(`\d+(?:[.:]\d+)*`)
+
+// session17Facts is a report body without its check and verdict sections.
+func session17Facts(body string) string {
+	var b strings.Builder
+	for i, sec := range strings.Split(body, "\n## ") {
+		title, _, _ := strings.Cut(sec, "\n")
+		if i > 0 && (strings.HasPrefix(title, "Checks") || strings.HasPrefix(title, "Safety checks") ||
+			strings.HasPrefix(title, "Invariants") || strings.HasPrefix(title, "Verdict")) {
+			continue
+		}
+		b.WriteString(sec + "\n")
+	}
+	return b.String()
 }

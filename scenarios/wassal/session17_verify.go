@@ -39,7 +39,7 @@ func (o *session17Options) verify(ctx context.Context, run *session17Run, store 
 			said = fmt.Sprintf("dead-lettered again (attempt %d); the original error stays in Redrives", m.AttemptCount)
 		case outbox.Processed:
 			pay, _ := l.Payment(k)
-			a, err := run.prov.CheckStatus(ctx, k, now)
+			a, err := run.status(opVerify).CheckStatus(ctx, k, now)
 			if err == nil && agrees(a, pay) {
 				outcome, action, verifiedTx = outcomeClosed, actionVerified, a.TransactionID
 				detail = fmt.Sprintf("%s: status check says %s, payment row says %s → redrive closed", k, answerText(a), pay.Status)
