@@ -114,10 +114,10 @@ func (o *visibilityOptions) whyHeldMissed(failed map[string]bool, f pairMetrics)
 	switch {
 	case len(failed) == 0:
 		return nil
-	case f.outlived == 0 && f.overlaps > 0:
-		why = append(why, "no held backoff ran past the lease; a send held past it did: "+o.hangOverlap(f))
+	case f.outlived == 0 && f.rule.past > 0:
+		why = append(why, "no held backoff ran past the lease; a send after one did: "+o.sendPastLease(f))
 		delete(failed, checkHeldOutlives)
-		if f.duplicates == 0 {
+		if f.overlaps > 0 && f.duplicates == 0 {
 			why[0] += "; the sends taken over failed, so nothing was sent twice"
 			delete(failed, checkHeldTwice)
 		}
@@ -141,24 +141,25 @@ func (o *visibilityOptions) whyHeldMissed(failed map[string]bool, f pairMetrics)
 	return why
 }
 
-// hangOverlap tells the first overlap a send caused by running past its
-// claim's lease: it started within the lease and ended after it, and another
-// consumer claimed the message in between. The holds, the ledger's sends and
-// the claims are the run's own (the overlap table shows them).
-func (o *visibilityOptions) hangOverlap(f pairMetrics) string {
+// sendPastLease tells the first send after a held wait that ran past its
+// claim's lease without starting after it (a hanging send), and who claimed
+// the message meanwhile, if anyone. The holds, the ledger's sends and the
+// claims are the run's own (the timeline and the overlap table show them).
+func (o *visibilityOptions) sendPastLease(f pairMetrics) string {
 	for _, h := range f.holds {
-		for _, s := range h.sends {
+		for _, s := range h.sends[min(1, len(h.sends)):] {
 			if s.at.After(h.leaseEnd) || !s.done.After(h.leaseEnd) {
 				continue
 			}
+			told := fmt.Sprintf("%s's send of %s started at %s and %s to %s, past the lease's end at %s",
+				h.consumer, h.key, clock.Stamp(s.at), s.short, clock.Stamp(s.done), clock.Stamp(h.leaseEnd))
 			for _, g := range f.holds {
 				if g.key == h.key && g.consumer != h.consumer && g.from.After(h.leaseEnd) && g.from.Before(s.done) {
-					return fmt.Sprintf("%s's send of %s started at %s, within its lease, and %s to %s, past the lease's "+
-						"end at %s; %s claimed %s at %s", h.consumer, h.key, clock.Stamp(s.at), s.short,
-						clock.Stamp(s.done), clock.Stamp(h.leaseEnd), g.consumer, g.key, clock.Stamp(g.from))
+					return told + fmt.Sprintf("; %s claimed %s at %s", g.consumer, g.key, clock.Stamp(g.from))
 				}
 			}
+			return told + "; no other consumer claimed it meanwhile"
 		}
 	}
-	return "no send ran past its lease while another consumer claimed the message"
+	return "none is in the ledger"
 }

@@ -64,7 +64,7 @@ func bindSchedules(fs *pflag.FlagSet) *schedulesOptions {
 	f.Duration(&o.Base, "base", 500*time.Millisecond, time.Millisecond, time.Hour,
 		"exponential: wait after the first failed attempt; doubles each attempt (whole ms)")
 	f.Duration(&o.Cap, "cap", 30*time.Second, time.Millisecond, 24*time.Hour,
-		"exponential + cap: upper bound on any wait, below --base too (whole ms)")
+		"exponential + cap: upper bound on any wait, even below --base (whole ms)")
 	f.Duration(&o.Fixed, "fixed", 2*time.Second, time.Millisecond, time.Hour, "fixed: the wait after every failed attempt (whole ms)")
 	f.Duration(&o.Budget, "budget", 5*time.Minute, time.Millisecond, 24*time.Hour, "time budget the second table fits attempts into (whole ms)")
 	return o

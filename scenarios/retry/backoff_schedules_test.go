@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/backoff"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
@@ -192,5 +193,30 @@ func TestBackoffSchedulesSaysWhyItsChecksFailed(t *testing.T) {
 	r = scenariotest.Run(t, backoffSchedules, "--cap", "63999ms")
 	if c := scenariotest.CheckNamed(t, r, checkCapLowers); c.Outcome != report.OutcomeHeld {
 		t.Errorf("a cap 1 ms under the longest wait did not lower the total: %s %s", c.Outcome, c.Detail)
+	}
+}
+
+// "Fills the budget" holds only when the course's loop stopped because the
+// next wait would not fit: one wait short of the budget, or stopped at the
+// loop's limit of 1000, it breaks; with no wait in the budget it is not
+// exercised.
+func TestFixedFillsOnlyAFullBudget(t *testing.T) {
+	o := scenariotest.Bind(t, backoffSchedules).(*schedulesOptions)
+	fixed := measured{waits: backoff.Backoff{Base: o.Fixed, Cap: o.Fixed}.Schedule(o.Attempts)}
+	for _, tt := range []struct {
+		fit   int
+		spent int64
+		want  report.Outcome
+	}{
+		{150, 300000, report.OutcomeHeld},
+		{149, 298000, report.OutcomeBroken}, // one more 2 s wait would have fit
+		{fitLimit, 2000000, report.OutcomeBroken},
+		{0, 0, report.OutcomeNotExercised},
+	} {
+		r := report.New(backoffSchedules, report.Experiment)
+		o.fixedFillsCheck(r, fixed, tt.fit, tt.spent)
+		if c := scenariotest.CheckNamed(t, r, checkFixedFills); c.Outcome != tt.want {
+			t.Errorf("fit %d in %d ms: %s, want %s: %s", tt.fit, tt.spent, c.Outcome, tt.want, c.Detail)
+		}
 	}
 }

@@ -112,14 +112,26 @@ func (o *stormOptions) whyBreakerFailed(failed map[string]bool, after *stormRun)
 			report.Plural(a.calls[1], "failed call"), o.FailuresToOpen))
 	}
 	if a.dead > 0 {
-		lines := []string{"a probe is a real message, and each failed probe spends an attempt of the message it carries:"}
+		probed := []string{"a probe is a real message, and each failed probe spends an attempt of the message it carries:"}
+		var unprobed []string
 		for _, m := range after.msgs {
-			if m.Status == outbox.DeadLettered && len(lines) <= 3 {
-				lines = append(lines, fmt.Sprintf("%s failed its %s, %d of them as probes (one every %s of the %s outage)",
+			switch {
+			case m.Status != outbox.DeadLettered:
+			case a.breaker.failedProbesOf[m.Key] == 0:
+				unprobed = append(unprobed, m.Key)
+			case len(probed) <= 3:
+				probed = append(probed, fmt.Sprintf("%s failed its %s, %d of them as probes (one every %s of the %s outage)",
 					m.Key, report.Plural(m.AttemptCount, "attempt"), a.breaker.failedProbesOf[m.Key], clockText(o.Cooldown), clockText(o.Outage)))
 			}
 		}
-		why = append(why, strings.Join(lines, "\n"))
+		if len(probed) > 1 {
+			why = append(why, strings.Join(probed, "\n"))
+		}
+		if len(unprobed) > 0 {
+			why = append(why, fmt.Sprintf("%s each failed %s before the breaker stopped the consumer, none as a\n"+
+				"probe: the outage's first failures use up a retry budget of %d", firstOf(strings.Join(unprobed, ", ")),
+				report.Plural(o.MaxAttempts, "attempt"), o.MaxAttempts))
+		}
 	}
 	if len(why) == 0 {
 		why = append(why, unexplained)

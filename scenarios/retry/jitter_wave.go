@@ -72,7 +72,7 @@ func bindJitterWave(fs *pflag.FlagSet) *jitterWaveOptions {
 	f.Duration(&o.Bucket, "bucket", 100*time.Millisecond, time.Millisecond, time.Hour, "width of the buckets retries are counted in (whole ms)")
 	f.Duration(&o.Base, "base", 500*time.Millisecond, time.Millisecond, time.Hour,
 		"backoff before the first retry; doubles each retry (whole ms)")
-	f.Duration(&o.Cap, "cap", 30*time.Second, time.Millisecond, time.Hour, "upper bound on any wait, below --base too (whole ms)")
+	f.Duration(&o.Cap, "cap", 30*time.Second, time.Millisecond, time.Hour, "upper bound on any wait, even below --base (whole ms)")
 	return o
 }
 

@@ -200,6 +200,9 @@ func TestStormPairSaysWhyItsChecksFailed(t *testing.T) {
 		{stormBreaker, []string{"--breaker=false"}, []string{"  WHY   --breaker=false switches the breaker off"}},
 		{stormBreaker, []string{"--cooldown", "5s"},
 			[]string{"        NTF-011 failed its 6 attempts, 5 of them as probes (one every 5 s of the 1 min outage)"}},
+		// One attempt each: the messages that tripped the breaker are spent before any probe.
+		{stormBreaker, []string{"--max-attempts", "1"},
+			[]string{"  WHY   NTF-011, NTF-012, NTF-013, NTF-014, NTF-015 each failed 1 attempt before the breaker stopped"}},
 		{stormNoBreaker, []string{"--max-attempts", "20"}, []string{"  WHY   --max-attempts 20 outlasts the 1 min outage (backoff 1 s doubling, capped at 30 s)"}},
 	})
 	outage := "the gateway went down 10 min after the start, when the consumer had sent every message"

@@ -155,9 +155,13 @@ func TestVisibilityPairSaysWhyItsChecksFailed(t *testing.T) {
 		// The overlap at 2 min comes from a hanging send, not from a backoff:
 		// the WHY names it, with the times the overlap table shows.
 		{heldBackoff, []string{"--visibility-timeout", "2m"},
-			[]string{"  WHY   no held backoff ran past the lease; a send held past it did: worker-3's send of NTF-003 " +
-				"started at 09:01:50.000Z, within its lease, and hung 25 s to 09:02:15.000Z, past the lease's end at " +
+			[]string{"  WHY   no held backoff ran past the lease; a send after one did: worker-3's send of NTF-003 " +
+				"started at 09:01:50.000Z and hung 25 s to 09:02:15.000Z, past the lease's end at " +
 				"09:02:00.000Z; worker-1 claimed NTF-003 at 09:02:00.001Z; the sends taken over failed, so nothing was sent twice"}},
+		// One consumer: the hanging send still runs past the lease, and nobody takes it over.
+		{heldBackoff, []string{"--visibility-timeout", "2m", "--consumers", "1"},
+			[]string{"  WHY   no held backoff ran past the lease; a send after one did: worker-1's send of NTF-003",
+				"no other consumer claimed it meanwhile"}},
 	})
 	testNotExercised(t, []idleCase{
 		{queueBackoff, []string{"--max-attempts", "1"}, []string{checkQueueOtherWork},

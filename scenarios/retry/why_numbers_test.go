@@ -68,7 +68,7 @@ func checksStart(body string) int {
 func TestEveryWhyNumberIsInItsRun(t *testing.T) {
 	// The runs the issue found explained wrongly, besides the declared ones.
 	more := map[string][][]string{
-		heldBackoff:      {{"--visibility-timeout", "2m"}},
+		heldBackoff:      {{"--visibility-timeout", "2m"}, {"--visibility-timeout", "2m", "--consumers", "1"}, {"--max-attempts", "2"}},
 		backoffSchedules: {{"--cap", "100ms"}, {"--budget", "1s"}},
 		jitterWave:       {{"--cap", "100ms"}, {"--bucket", "1h"}},
 	}
