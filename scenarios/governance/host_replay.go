@@ -31,11 +31,15 @@ writes nothing, and so is one without an explicit authorization; an
 authorized replay creates a new entry that references the original (which keeps
 its DeadLettered status, terminal reason, retry count and history), records the
 reviewer, reason, approval, ticket and affected window, and runs under claims of
-its own; entries are released in controlled batches; and an incident is closed
-only when the provider confirms a receipt for the replay. One replay (--rejected-key)
-is rejected by the provider again, so its incident stays open. --close-without-receipt
-plays a careless host that closes every incident once its replay ran, citing the
-ticket instead of the provider's receipt: the receipt check fails.`,
+its own; entries are released in controlled batches, judged by acme-audit's
+capacity (--provider-capacity emissions in any --provider-window, healthy again
+after the outage; its throttle ledger records every emission, and one it
+throttles fails the batching: --replay-batch 10 or --batch-interval 0s floods it);
+and an incident is closed only when the provider confirms a receipt for the
+replay. One replay (--rejected-key) is rejected by the provider again, so its
+incident stays open. --close-without-receipt plays a careless host that closes
+every incident once its replay ran, citing the ticket instead of the provider's
+receipt: the receipt check fails.`,
 		Example: `  outboxlab governance-host-replay
   outboxlab governance-host-replay --replay-batch 1         # one entry at a time
   outboxlab governance-host-replay --rejected-key none      # every incident closes`,
