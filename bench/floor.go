@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -31,7 +32,7 @@ func floorDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 	defer store.Close()
 	res.send = send
 	db := store.DB()
-	claimQuery, _ := claim.SQLite.ClaimBatch(outbox.Messages, floorColumns, claim.Request{})
+	claimQuery, _ := outbox.Messages.ClaimBatch(dialect.SQLite, floorColumns, claim.Request{})
 	claimStmt, err := db.PrepareContext(ctx, claimQuery)
 	if err != nil {
 		return res, err
@@ -50,7 +51,7 @@ func floorDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 	for {
 		now := clk.Now()
 		r := claim.Request{Owner: "w1", Now: now, Lease: 30 * time.Second, Limit: batch}
-		_, args := claim.SQLite.ClaimBatch(outbox.Messages, floorColumns, r)
+		_, args := outbox.Messages.ClaimBatch(dialect.SQLite, floorColumns, r)
 		var rows []claim.Settlement
 		err := inTx(ctx, db, func(tx *sql.Tx) error {
 			got, err := tx.StmtContext(ctx, claimStmt).QueryContext(ctx, args...)
@@ -76,7 +77,7 @@ func floorDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 		if len(rows) == 0 {
 			break
 		}
-		query, args := claim.SQLite.SettleAll(outbox.Messages, columns, rows)
+		query, args := outbox.Messages.SettleAll(dialect.SQLite, columns, rows)
 		st, ok := settleStmts[query]
 		if !ok {
 			if st, err = db.PrepareContext(ctx, query); err != nil {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -40,7 +40,7 @@ func fillTable(ctx context.Context, location string, rows int) (*scaleTable, err
 		return nil, err
 	}
 	t.store = store
-	postgres := store.Dialect() == claim.Postgres
+	postgres := store.Dialect() == dialect.Postgres
 	seq, key := `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < :rows)`, `printf('MSG-%07d', i)`
 	if postgres {
 		seq, key = `WITH seq(i) AS (SELECT generate_series(1, :rows))`, `'MSG-' || lpad(i::text, 7, '0')`

@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 //go:embed schema.sql
@@ -100,7 +101,7 @@ type Table = claim.Table
 // the translated schema to lower case).
 func (s *Store) ColumnDefault(ctx context.Context, column string) (string, error) {
 	query := `SELECT dflt_value FROM pragma_table_info('GovernanceOutboxEntries') WHERE name = ?`
-	if s.Dialect() == claim.Postgres {
+	if s.Dialect() == dialect.Postgres {
 		query = `SELECT column_default FROM information_schema.columns
 		          WHERE table_schema = current_schema() AND table_name = 'governanceoutboxentries' AND column_name = lower(?)`
 	}

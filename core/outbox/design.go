@@ -80,7 +80,7 @@ func Day(n int) Design {
 }
 
 // Schema returns the DDL the design applies (SQLite's words; PostgreSQL gets
-// it translated by claim.PostgresDDL): what --schema shows of a fresh store.
+// it translated by dialect.PostgresDDL): what --schema shows of a fresh store.
 func (d Design) Schema() string { return d.ddl }
 
 // Name says which design this is: "Day 16", or "full".

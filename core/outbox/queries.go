@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // Messages returns every outbox row in creation order (none when the design
@@ -58,7 +58,7 @@ func scanMessage(rows *sql.Rows) (Message, error) {
 		{(&m.ProcessedAt), processed},
 		{(&m.DeadLetteredAt), deadLettered},
 	} {
-		t, err := sqlitedb.ParseNullTime(f.src)
+		t, err := dialect.ParseNullTime(f.src)
 		if err != nil {
 			return m, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/sqlitedb"
 )
 
@@ -120,7 +121,7 @@ func (d *Durable) Charge(ctx context.Context, idempotencyKey, caller string, at 
 // charges of a key could both find no effect and both charge. The lock ends
 // with the transaction.
 func (d *Durable) lockKey(ctx context.Context, tx *sql.Tx, key string) error {
-	if d.store.Dialect() != claim.Postgres {
+	if d.store.Dialect() != dialect.Postgres {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, key); err != nil {

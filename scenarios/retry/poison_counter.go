@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/child"
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -198,7 +198,7 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 	if err := o.seed(ctx, store); err != nil {
 		return nil, err
 	}
-	run := &poisonRun{position: p, postgres: store.Dialect() == claim.Postgres}
+	run := &poisonRun{position: p, postgres: store.Dialect() == dialect.Postgres}
 	counter := "on-catch"
 	if p.atDelivery {
 		counter = "at-delivery"
@@ -242,9 +242,9 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 // catch counter at zero, in one transaction.
 func (o *poisonOptions) seed(ctx context.Context, store *outbox.Store) error {
 	ddl := catchSchema
-	if store.Dialect() == claim.Postgres {
+	if store.Dialect() == dialect.Postgres {
 		var err error
-		if ddl, err = claim.PostgresDDL(catchSchema); err != nil {
+		if ddl, err = dialect.PostgresDDL(catchSchema); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"outboxlab/core/claim"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -41,8 +41,8 @@ func openWithLedger(ctx context.Context, location string) (*outbox.Store, error)
 		return nil, err
 	}
 	ddl := deliveriesSchema
-	if store.Dialect() == claim.Postgres {
-		if ddl, err = claim.PostgresDDL(ddl); err != nil {
+	if store.Dialect() == dialect.Postgres {
+		if ddl, err = dialect.PostgresDDL(ddl); err != nil {
 			store.Close()
 			return nil, err
 		}
