@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"outboxlab/core/pgdb"
+	"outboxlab/core/sqlitedb"
 )
 
 // Dialect is one database's way of doing what the lab's stores do. The
@@ -70,10 +71,31 @@ type Dialect interface {
 	// ColumnDefault is the declared default of table's column as the catalog
 	// reports it ("" when there is none).
 	ColumnDefault(ctx context.Context, q Querier, table, column string) (string, error)
-	// CopyTo writes a copy of db to a new database at location, reporting
-	// false (and copying nothing) where the database cannot be copied whole.
-	CopyTo(ctx context.Context, db *sql.DB, location string) (bool, error)
+	// TableNames lists the tables in creation order, LabInfo included, as
+	// the database names them (PostgreSQL folds unquoted names to lower case).
+	TableNames(ctx context.Context, q Querier) ([]string, error)
+	// LabVersion is the version recorded in LabInfo, "" without one.
+	LabVersion(ctx context.Context, q Querier) (string, error)
+	// Schema is the statements that created the tables and indexes besides
+	// LabInfo, as the database keeps them; nil where it keeps none.
+	Schema(ctx context.Context, q Querier) ([]string, error)
+	// InsertionOrder is an ORDER BY that reads a lab table's rows in the
+	// order they were written, "" where a plain scan does.
+	InsertionOrder() string
+	// QueryOnly makes tx refuse to write, where beginning it read-only does
+	// not already.
+	QueryOnly(ctx context.Context, tx *sql.Tx) error
+	// CanCopy reports whether CopyTo can copy a database whole (a file can,
+	// a schema on a server cannot).
+	CanCopy() bool
+	// CopyTo writes a copy of db to a new database at location; an error
+	// where it cannot (see CanCopy).
+	CopyTo(ctx context.Context, db *sql.DB, location string) error
 }
+
+// SchemaVersion is the version a store without a schema version of its own
+// records in LabInfo, on every database.
+const SchemaVersion = sqlitedb.SchemaVersion
 
 // For is the dialect of location: PostgreSQL for a postgres:// URL (see
 // dblocation), SQLite for anything else (a file path).

@@ -3,6 +3,7 @@ package dialect
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -116,5 +117,9 @@ func (postgresDialect) ColumnDefault(ctx context.Context, q Querier, table, colu
 	return def.String, err
 }
 
-// CopyTo copies nothing: a schema is not a file to copy.
-func (postgresDialect) CopyTo(context.Context, *sql.DB, string) (bool, error) { return false, nil }
+func (postgresDialect) CanCopy() bool { return false }
+
+// CopyTo refuses: a schema is not a file to copy.
+func (postgresDialect) CopyTo(context.Context, *sql.DB, string) error {
+	return errors.New("copy a PostgreSQL schema: not supported, seed the new schema instead")
+}

@@ -135,8 +135,10 @@ func (sqliteDialect) ColumnDefault(ctx context.Context, q Querier, table, column
 	return def.String, err
 }
 
+func (sqliteDialect) CanCopy() bool { return true }
+
 // CopyTo writes the file with VACUUM INTO: a consistent copy, taken in one read.
-func (sqliteDialect) CopyTo(ctx context.Context, db *sql.DB, location string) (bool, error) {
+func (sqliteDialect) CopyTo(ctx context.Context, db *sql.DB, location string) error {
 	_, err := db.ExecContext(ctx, `VACUUM INTO ?`, location)
-	return true, err
+	return err
 }

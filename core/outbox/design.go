@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"outboxlab/core/claim"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // A Design is the set of tables and columns a store works with: Full, every
@@ -100,10 +100,10 @@ func (d Design) HasOutbox() bool { return d.outbox }
 // HasAudit reports whether the design has the AuditLog table (Full and Day 17).
 func (d Design) HasAudit() bool { return d.audit }
 
-// Open opens (creating if needed) the database at path with this design's
+// Open opens (creating if needed) the database at location with this design's
 // tables, as outbox.Open does with Full's.
-func (d Design) Open(ctx context.Context, path string) (*Store, error) {
-	cs, err := claim.Open(ctx, path, sqlitedb.SchemaVersion, d.ddl)
+func (d Design) Open(ctx context.Context, location string) (*Store, error) {
+	cs, err := claim.Open(ctx, location, dialect.SchemaVersion, d.ddl)
 	if err != nil {
 		return nil, err
 	}
@@ -112,8 +112,8 @@ func (d Design) Open(ctx context.Context, path string) (*Store, error) {
 
 // OpenExisting opens a lab database that already exists, seeing it through
 // this design; it creates nothing.
-func (d Design) OpenExisting(ctx context.Context, path string) (*Store, error) {
-	cs, err := claim.OpenExisting(ctx, path)
+func (d Design) OpenExisting(ctx context.Context, location string) (*Store, error) {
+	cs, err := claim.OpenExisting(ctx, location)
 	if err != nil {
 		return nil, err
 	}

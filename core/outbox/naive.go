@@ -19,8 +19,8 @@ import (
 // NaiveSelectPending reads the ids of up to limit Pending messages, oldest
 // first, in a plain read that locks nothing.
 func (s *Store) NaiveSelectPending(ctx context.Context, limit int) ([]int64, error) {
-	rows, err := s.DB().QueryContext(ctx,
-		`SELECT Id FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id LIMIT $1`, limit)
+	rows, err := s.Query(ctx, s.DB(),
+		`SELECT Id FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("select pending outbox messages: %w", err)
 	}
@@ -46,9 +46,9 @@ func (s *Store) NaiveMarkProcessing(ctx context.Context, id int64, worker string
 	if err := s.design.require("mark outbox message processing", "LockedBy", "AttemptCount"); err != nil {
 		return Claim{}, err
 	}
-	err := s.DB().QueryRowContext(ctx,
-		`UPDATE OutboxMessages SET Status = 'Processing', LockedBy = $1, AttemptCount = AttemptCount + 1
-		  WHERE Id = $2
+	err := s.QueryRow(ctx, s.DB(),
+		`UPDATE OutboxMessages SET Status = 'Processing', LockedBy = ?, AttemptCount = AttemptCount + 1
+		  WHERE Id = ?
 		RETURNING `+s.claimColumns(), worker, id,
 	).Scan(&c.MessageID, &c.Key, &c.Type, &c.Payload, &c.Attempt, &maxAttempts, &c.Token)
 	if err != nil {

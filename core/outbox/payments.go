@@ -59,7 +59,7 @@ func ResolvePaymentTx(ctx context.Context, tx *sql.Tx, key string, status Paymen
 
 // Payments returns every payment row in insertion order.
 func (s *Store) Payments(ctx context.Context) ([]Payment, error) {
-	rows, err := s.DB().QueryContext(ctx,
+	rows, err := s.Query(ctx, s.DB(),
 		`SELECT Id, PaymentKey, AmountCents, Status, ProviderTransactionId, CreatedAtUtc, UpdatedAtUtc
 		   FROM Payments ORDER BY Id`)
 	if err != nil {

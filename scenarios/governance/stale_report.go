@@ -232,7 +232,7 @@ func lateWriteText(f staleMetrics) string {
 // databaseLine says how the database keeps the two workers' connections
 // apart: a line about the database itself, which compare skips.
 func databaseLine(d dialect.Dialect) string {
-	if d == dialect.Postgres {
+	if !d.SerialWriters() {
 		return "Database  one PostgreSQL schema, READ COMMITTED; FOR UPDATE SKIP LOCKED and row locks " + report.DatabaseMarker + "\n" +
 			"          keep the workers apart, both may write at once " + report.DatabaseMarker
 	}

@@ -109,7 +109,7 @@ func (o *session14Options) atomicFor(design bool) bool { return design && o.OneT
 // then the relay in this process with fresh connections.
 type session14Run struct {
 	atomic   bool
-	postgres bool // the run's database is a PostgreSQL schema
+	serialDB bool // the run's database's writers take turns (SQLite)
 	lines    []string
 	events   []worker.Event
 	ended    time.Time
@@ -134,7 +134,7 @@ func (o *session14Options) drive(ctx context.Context, path string, atomic bool) 
 		return nil, err
 	}
 	store.Close()
-	run := &session14Run{atomic: atomic, postgres: onPostgres(store)}
+	run := &session14Run{atomic: atomic, serialDB: serialWriters(store)}
 	start, first := clock.Start, 1
 	for life := 1; first <= o.Payments; life++ {
 		crash, last := "", o.Payments

@@ -102,10 +102,10 @@ func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
 	}
 	r.Linef("Design    %s", design)
 	if own.atomic {
-		r.Line(databaseLine(own.postgres,
+		r.Line(databaseLine(own.serialDB,
 			"Database  SQLite: BEGIN IMMEDIATE holds the write lock from the first insert;",
 			"Database  PostgreSQL: a READ COMMITTED transaction; a life killed inside it"))
-		r.Line(databaseLine(own.postgres,
+		r.Line(databaseLine(own.serialDB,
 			"          a life killed inside it never commits, so its insert is discarded",
 			"          never commits: the server rolls it back when its session ends"))
 	}

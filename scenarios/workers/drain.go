@@ -66,7 +66,7 @@ type backlog struct {
 
 // newBacklog prepares the backlog of a run in env.
 func newBacklog(ctx context.Context, env scenarios.Env, n int) (*backlog, error) {
-	if env.Postgres() {
+	if !env.Dialect().CanCopy() {
 		return &backlog{n: n}, nil
 	}
 	template, err := env.DB(ctx, "backlog")
@@ -89,7 +89,7 @@ func (b *backlog) fill(ctx context.Context, location string) error {
 		return err
 	}
 	defer store.Close()
-	if _, err := store.DB().ExecContext(ctx, `VACUUM INTO ?`, location); err != nil {
+	if err := store.Dialect().CopyTo(ctx, store.DB(), location); err != nil {
 		return fmt.Errorf("copy the backlog: %w", err)
 	}
 	return nil
@@ -260,9 +260,9 @@ func measureCeiling(ctx context.Context, location string) (float64, error) {
 	}
 	defer store.Close()
 	var id int64
-	query, args := store.Dialect().Bind(`INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES (?, ?, ?) RETURNING Id`,
-		"CEILING", drainType, clock.ISO(clock.Start))
-	if err := store.DB().QueryRowContext(ctx, query, args...).Scan(&id); err != nil {
+	err = store.QueryRow(ctx, store.DB(), `INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES (?, ?, ?) RETURNING Id`,
+		"CEILING", drainType, clock.ISO(clock.Start)).Scan(&id)
+	if err != nil {
 		return 0, fmt.Errorf("write the ceiling's row: %w", err)
 	}
 	stmt, err := store.DB().PrepareContext(ctx, prepared(store, `UPDATE OutboxMessages SET AttemptCount = AttemptCount + 1 WHERE Id = ?`, 1))

@@ -128,13 +128,13 @@ func conclusion(db backend, slowHandler bool, f findings) []string {
 	scaled := f.bestGain >= gainClear
 	switch {
 	case !many:
-	case !db.postgres && !scaled:
+	case db.serial && !scaled:
 		lines = append(lines, "- SQLite lets one writer in at a time: more workers wait for the lock,",
 			"  and fewer write transactions per message (batching) is the lever.")
-	case !db.postgres && slowHandler:
+	case db.serial && slowHandler:
 		lines = append(lines, "- More workers paid on SQLite in this run: they overlapped what happens outside",
 			"  the write lock (the handler, --handler-delay), since the writes still take turns.")
-	case !db.postgres:
+	case db.serial:
 		lines = append(lines, "- More workers looked faster on SQLite in this run, though the handler does nothing",
 			"  outside the write lock: short drains on a busy machine vary this much; a bigger",
 			"  --messages measures more steadily.")

@@ -66,7 +66,7 @@ func drainProcesses(ctx context.Context, path string, cfg drainConfig, run *drai
 	defer watch.Close()
 	stop := prog.start(cfg.label(), cfg.Messages, func() int {
 		var n int
-		watch.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM Deliveries`).Scan(&n)
+		watch.QueryRow(ctx, watch.DB(), `SELECT COUNT(*) FROM Deliveries`).Scan(&n)
 		return n
 	})
 	defer stop()

@@ -136,7 +136,7 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 	var drains []*drainRun
 	for _, batch := range []int{1, o.Batch} {
 		for _, workers := range o.Workers {
-			cfg := drainConfig{Workers: workers, Batch: batch, Processes: o.Processes || env.Postgres(),
+			cfg := drainConfig{Workers: workers, Batch: batch, Processes: o.Processes || !env.Dialect().SerialWriters(),
 				HandlerDelay: o.HandlerDelay, Lease: o.Lease, Messages: o.Messages}
 			location := env.Location // the first drain's database is the one --keep-db keeps
 			if len(drains) > 0 {
@@ -159,7 +159,7 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 	if err != nil {
 		return nil, fmt.Errorf("run the overload: %w", err)
 	}
-	return o.render(backend{postgres: env.Postgres()}, env.Verbose, ceiling, drains, over), nil
+	return o.render(backend{serial: env.Dialect().SerialWriters()}, env.Verbose, ceiling, drains, over), nil
 }
 
 // baseline returns the drain with the first --workers count and the same claim size.
