@@ -34,7 +34,7 @@ type Store struct {
 
 // Open opens (creating if needed) the database at location, a SQLite file or a
 // PostgreSQL location (see claim.Open), and applies the full schema (Full;
-// a course Day's store opens with Day(n).Open).
+// a store of fewer tables opens with its Design: a course Day's is wassal.Day(n).Open).
 func Open(ctx context.Context, location string) (*Store, error) {
 	return Full.Open(ctx, location)
 }

@@ -129,7 +129,7 @@ func (o *session14Options) Run(ctx context.Context, env scenarios.Env) (*report.
 }
 
 func (o *session14Options) drive(ctx context.Context, path string, atomic bool) (*session14Run, error) {
-	store, err := outbox.Day(14).Open(ctx, path) // creates Day 14's schema; each life opens its own connections
+	store, err := Day(14).Open(ctx, path) // creates Day 14's schema; each life opens its own connections
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (o *session14Options) drive(ctx context.Context, path string, atomic bool) 
 // relay opens fresh connections, reads what the lives left behind, and drains
 // the outbox with the relay worker, which asks the provider about each message.
 func (o *session14Options) relay(ctx context.Context, run *session14Run, path string) error {
-	store, err := outbox.Day(14).OpenExisting(ctx, path)
+	store, err := Day(14).OpenExisting(ctx, path)
 	if err != nil {
 		return err
 	}

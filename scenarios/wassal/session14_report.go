@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -79,7 +78,7 @@ var session14Day = day{
 }
 
 func (o *session14Options) story(own *session14Run, _ session14Metrics) story {
-	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: outbox.Day(14), ledgersOnRequest: true,
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: Day(14), ledgersOnRequest: true,
 		perMessage: func(r *report.Report) { o.writePerRequest(r, own) }}
 }
 

@@ -34,9 +34,9 @@ type stalledWork struct {
 // (no lease, no claim token), the AFTER Day 15's.
 func (o *session15Options) design(naive bool) outbox.Design {
 	if naive {
-		return outbox.Day(14)
+		return Day(14)
 	}
-	return outbox.Day(15)
+	return Day(15)
 }
 
 // dayOf is the -day a worker-c child opens its store with.
