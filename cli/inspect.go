@@ -21,9 +21,9 @@ import (
 
 // inspectOptions are the flags of inspect.
 type inspectOptions struct {
-	Path  string
-	Limit int  // rows shown per table; 0 shows all
-	Wide  bool // print cells whole instead of cutting them at cellWidth columns
+	Location string // --db: a SQLite file path or a postgres:// URL
+	Limit    int    // rows shown per table; 0 shows all
+	Wide     bool   // print cells whole instead of cutting them at cellWidth columns
 	// Tables are the tables to show (--table), none: all; Columns the
 	// columns of each (--columns), none: all; Where a boolean expression
 	// over their columns that picks the rows (--where).
@@ -76,7 +76,7 @@ locked by another process) or the server is down or refuses the login.`,
     'postgres://lab@db/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Path == "" {
+			if opts.Location == "" {
 				return usagef("inspect needs --db FILE or URL (a database kept with --keep-db)")
 			}
 			if opts.Limit < 0 {
@@ -88,7 +88,7 @@ locked by another process) or the server is down or refuses the login.`,
 			return inspect(cmd.Context(), cmd.OutOrStdout(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Path, "db", "", "the SQLite file, or the postgres:// URL of the schema, to inspect")
+	cmd.Flags().StringVar(&opts.Location, "db", "", "the SQLite file, or the postgres:// URL of the schema, to inspect")
 	cmd.Flags().IntVar(&opts.Limit, "limit", opts.Limit, "rows to show per table (0: all)")
 	cmd.Flags().BoolVar(&opts.Wide, "wide", false, "print every cell whole")
 	cmd.Flags().StringSliceVar(&opts.Tables, "table", nil, "show only this table, compactly (repeat, or a comma list)")
@@ -125,15 +125,15 @@ var deadLetters = listing{
 func quoteIdent(name string) string { return dialect.QuoteIdent(name) }
 
 func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
-	loc, err := dblocation.Parse(opts.Path)
+	loc, err := dblocation.Parse(opts.Location)
 	if err != nil {
-		return usagef("--db %s: %v", show(pgdb.Redact(opts.Path)), err)
+		return usagef("--db %s: %v", show(pgdb.Redact(opts.Location)), err)
 	}
 	if loc.IsPostgres() {
-		opts.Path = loc.URL()
+		opts.Location = loc.URL()
 		return inspectPostgres(ctx, w, opts)
 	}
-	db, err := openLab(ctx, opts.Path)
+	db, err := openLab(ctx, opts.Location)
 	if err != nil {
 		return err
 	}
@@ -141,18 +141,18 @@ func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	// One read transaction: every table comes from the same snapshot.
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return readError(ctx, opts.Path, err)
+		return readError(ctx, opts.Location, err)
 	}
 	defer tx.Rollback()
 	if version, err := dialect.SQLite.LabVersion(ctx, tx); err != nil {
-		return readError(ctx, opts.Path, err)
+		return readError(ctx, opts.Location, err)
 	} else if !strings.HasPrefix(version, "outboxlab") {
-		return usagef("%s is not an outboxlab database (keep one with --keep-db)", opts.Path)
+		return usagef("%s is not an outboxlab database (keep one with --keep-db)", opts.Location)
 	}
 	return printTables(ctx, w, tx, tableSource{
-		dialect: dialect.SQLite, title: show(opts.Path), path: opts.Path,
-		hint:      "\nAn ordinary SQLite file: this works too\n  sqlite3 " + shellWord(show(opts.Path)) + "\n",
-		readError: func(err error) error { return readError(ctx, opts.Path, err) },
+		dialect: dialect.SQLite, title: show(opts.Location), path: opts.Location,
+		hint:      "\nAn ordinary SQLite file: this works too\n  sqlite3 " + shellWord(show(opts.Location)) + "\n",
+		readError: func(err error) error { return readError(ctx, opts.Location, err) },
 	}, opts)
 }
 

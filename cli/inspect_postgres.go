@@ -22,10 +22,10 @@ const redactedPassword = "xxxxx"
 // ONLY transaction (one snapshot, nothing written). A schema that is not a
 // lab's is a usage error (exit 2), as a file that is not a lab database is;
 // a server that is down or refuses the login is exit 3.
-// opts.Path is the URL as dblocation.Parse normalized it (inspect).
+// opts.Location is the URL as dblocation.Parse normalized it (inspect).
 func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) error {
-	rawURL := withPassword(opts.Path, os.Getenv)
-	shown := pgdb.Redact(opts.Path)
+	rawURL := withPassword(opts.Location, os.Getenv)
+	shown := pgdb.Redact(opts.Location)
 	if _, err := pgdb.ParseURL(rawURL); err != nil {
 		return databaseError(fmt.Errorf("--db: %w", err), rawURL)
 	}
