@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -16,8 +17,8 @@ import (
 const floorColumns = "Id, MessageKey, Type, Payload, AttemptCount, MaxAttempts, ClaimToken, CreatedAtUtc"
 
 // floorDrain is StepBatch's floor on SQLite: the engine's own claim and
-// settlement statements (the texts the claim dialect writes for the
-// outbox), prepared once and run bare in the same two transactions per
+// settlement statements (the texts the claim engine writes for the
+// outbox in SQLite's dialect), prepared once and run bare in the same two transactions per
 // batch, with no worker, no handler, no events and no ordering. What
 // StepBatch costs beyond it is the engine's Go; what it costs itself is
 // SQLite's work on each claimed row (rewriting it, its index entry, the
@@ -31,7 +32,7 @@ func floorDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 	defer store.Close()
 	res.send = send
 	db := store.DB()
-	claimQuery, _ := claim.SQLite.ClaimBatch(outbox.Messages, floorColumns, claim.Request{})
+	claimQuery, _ := outbox.Messages.ClaimBatch(dialect.SQLite, floorColumns, claim.Request{})
 	claimStmt, err := db.PrepareContext(ctx, claimQuery)
 	if err != nil {
 		return res, err
@@ -50,33 +51,15 @@ func floorDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 	for {
 		now := clk.Now()
 		r := claim.Request{Owner: "w1", Now: now, Lease: 30 * time.Second, Limit: batch}
-		_, args := claim.SQLite.ClaimBatch(outbox.Messages, floorColumns, r)
-		var rows []claim.Settlement
-		err := inTx(ctx, db, func(tx *sql.Tx) error {
-			got, err := tx.StmtContext(ctx, claimStmt).QueryContext(ctx, args...)
-			if err != nil {
-				return err
-			}
-			defer got.Close()
-			for got.Next() {
-				var id, attempt, token int64
-				var key, typ, payload, created string
-				var maxAttempts sql.NullInt64
-				if err := got.Scan(&id, &key, &typ, &payload, &attempt, &maxAttempts, &token, &created); err != nil {
-					return err
-				}
-				rows = append(rows, claim.Settlement{Owner: claim.Owner{ID: id, Owner: "w1", Token: token},
-					Values: []any{string(outbox.Processed), now, nil}})
-			}
-			return got.Err()
-		})
+		_, args := outbox.Messages.ClaimBatch(dialect.SQLite, floorColumns, r)
+		rows, err := floorClaim(ctx, db, claimStmt, args, now)
 		if err != nil {
 			return res, err
 		}
 		if len(rows) == 0 {
 			break
 		}
-		query, args := claim.SQLite.SettleAll(outbox.Messages, columns, rows)
+		query, args := outbox.Messages.SettleAll(dialect.SQLite, columns, rows)
 		st, ok := settleStmts[query]
 		if !ok {
 			if st, err = db.PrepareContext(ctx, query); err != nil {
@@ -104,4 +87,29 @@ func floorDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 		return res, fmt.Errorf("floor drain: %d settled, want %d", settled, n)
 	}
 	return res, nil
+}
+
+// floorClaim runs the prepared claim with args in one transaction and
+// returns each claimed row's settlement as Processed at now.
+func floorClaim(ctx context.Context, db *sql.DB, claimStmt *sql.Stmt, args []any, now time.Time) ([]claim.Settlement, error) {
+	var rows []claim.Settlement
+	err := inTx(ctx, db, func(tx *sql.Tx) error {
+		got, err := tx.StmtContext(ctx, claimStmt).QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		defer got.Close()
+		for got.Next() {
+			var id, attempt, token int64
+			var key, typ, payload, created string
+			var maxAttempts sql.NullInt64
+			if err := got.Scan(&id, &key, &typ, &payload, &attempt, &maxAttempts, &token, &created); err != nil {
+				return err
+			}
+			rows = append(rows, claim.Settlement{Owner: claim.Owner{ID: id, Owner: "w1", Token: token},
+				Values: []any{string(outbox.Processed), now, nil}})
+		}
+		return got.Err()
+	})
+	return rows, err
 }

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -40,12 +40,12 @@ func fillTable(ctx context.Context, location string, rows int) (*scaleTable, err
 		return nil, err
 	}
 	t.store = store
-	postgres := store.Dialect() == claim.Postgres
+	postgres := store.Dialect() == dialect.Postgres // the bench fills and settles each its fastest way
 	seq, key := `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < :rows)`, `printf('MSG-%07d', i)`
 	if postgres {
 		seq, key = `WITH seq(i) AS (SELECT generate_series(1, :rows))`, `'MSG-' || lpad(i::text, 7, '0')`
 	}
-	query, args := store.Dialect().Bind(seq+`
+	_, err = store.Exec(ctx, store.DB(), seq+`
 		INSERT INTO OutboxMessages (MessageKey, Type, Status, AttemptCount, CreatedAtUtc, ProcessedAtUtc, DeadLetteredAtUtc, LastError)
 		SELECT `+key+`, 'Bench',
 		       CASE WHEN i > :rows - :live THEN 'Pending' WHEN i % 100 = 0 THEN 'DeadLettered' ELSE 'Processed' END,
@@ -56,7 +56,7 @@ func fillTable(ctx context.Context, location string, rows int) (*scaleTable, err
 		       CASE WHEN i <= :rows - :live AND i % 100 = 0 THEN 'provider unavailable (503)' END
 		  FROM seq`,
 		sql.Named("rows", rows), sql.Named("live", liveRows), sql.Named("at", clock.ISO(clock.Start)))
-	if _, err = store.DB().ExecContext(ctx, query, args...); err != nil {
+	if err != nil {
 		t.close()
 		return nil, fmt.Errorf("fill %d rows: %w", rows, err)
 	}
@@ -66,7 +66,7 @@ func fillTable(ctx context.Context, location string, rows int) (*scaleTable, err
 	if postgres {
 		settle = `ANALYZE OutboxMessages`
 	}
-	if _, err := store.DB().ExecContext(ctx, settle); err != nil {
+	if _, err := store.Exec(ctx, store.DB(), settle); err != nil {
 		t.close()
 		return nil, fmt.Errorf("settle %d rows: %w", rows, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,16 +14,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"outboxlab/core/dblocation"
+	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 	"outboxlab/core/report"
-	"outboxlab/core/sqlitedb"
 )
 
 // inspectOptions are the flags of inspect.
 type inspectOptions struct {
-	Path  string
-	Limit int  // rows shown per table; 0 shows all
-	Wide  bool // print cells whole instead of cutting them at cellWidth columns
+	Location string // --db: a SQLite file path or a postgres:// URL
+	Limit    int    // rows shown per table; 0 shows all
+	Wide     bool   // print cells whole instead of cutting them at cellWidth columns
 	// Tables are the tables to show (--table), none: all; Columns the
 	// columns of each (--columns), none: all; Where a boolean expression
 	// over their columns that picks the rows (--where).
@@ -75,7 +76,7 @@ locked by another process) or the server is down or refuses the login.`,
     'postgres://lab@db/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Path == "" {
+			if opts.Location == "" {
 				return usagef("inspect needs --db FILE or URL (a database kept with --keep-db)")
 			}
 			if opts.Limit < 0 {
@@ -87,7 +88,7 @@ locked by another process) or the server is down or refuses the login.`,
 			return inspect(cmd.Context(), cmd.OutOrStdout(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Path, "db", "", "the SQLite file, or the postgres:// URL of the schema, to inspect")
+	cmd.Flags().StringVar(&opts.Location, "db", "", "the SQLite file, or the postgres:// URL of the schema, to inspect")
 	cmd.Flags().IntVar(&opts.Limit, "limit", opts.Limit, "rows to show per table (0: all)")
 	cmd.Flags().BoolVar(&opts.Wide, "wide", false, "print every cell whole")
 	cmd.Flags().StringSliceVar(&opts.Tables, "table", nil, "show only this table, compactly (repeat, or a comma list)")
@@ -121,20 +122,18 @@ var deadLetters = listing{
 }
 
 // quoteIdent quotes a name read from the schema as an SQL identifier.
-func quoteIdent(name string) string {
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
+func quoteIdent(name string) string { return dialect.QuoteIdent(name) }
 
 func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
-	loc, err := dblocation.Parse(opts.Path)
+	loc, err := dblocation.Parse(opts.Location)
 	if err != nil {
-		return usagef("--db %s: %v", show(pgdb.Redact(opts.Path)), err)
+		return usagef("--db %s: %v", show(pgdb.Redact(opts.Location)), err)
 	}
 	if loc.IsPostgres() {
-		opts.Path = loc.URL()
+		opts.Location = loc.URL()
 		return inspectPostgres(ctx, w, opts)
 	}
-	db, err := openLab(ctx, opts.Path)
+	db, err := openLab(ctx, opts.Location)
 	if err != nil {
 		return err
 	}
@@ -142,47 +141,29 @@ func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	// One read transaction: every table comes from the same snapshot.
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return readError(ctx, opts.Path, err)
+		return readError(ctx, opts.Location, err)
 	}
 	defer tx.Rollback()
-	version, err := sqlitedb.LabVersion(ctx, tx)
-	if err != nil {
-		return readError(ctx, opts.Path, err)
-	}
-	if !strings.HasPrefix(version, "outboxlab") {
-		return usagef("%s is not an outboxlab database (keep one with --keep-db)", opts.Path)
-	}
-	tables, err := tableNames(ctx, tx)
-	if err != nil {
-		return readError(ctx, opts.Path, err)
-	}
-	if opts.Where != "" {
-		// Belt and braces beside the read-only file and transaction: the
-		// connection itself refuses to write while --where runs.
-		if _, err := tx.ExecContext(ctx, "PRAGMA query_only = ON"); err != nil {
-			return readError(ctx, opts.Path, err)
-		}
+	if version, err := dialect.SQLite.LabVersion(ctx, tx); err != nil {
+		return readError(ctx, opts.Location, err)
+	} else if !strings.HasPrefix(version, "outboxlab") {
+		return usagef("%s is not an outboxlab database (keep one with --keep-db)", opts.Location)
 	}
 	return printTables(ctx, w, tx, tableSource{
-		title: show(opts.Path), path: opts.Path, sqlite: true,
-		schema: func() ([]string, error) {
-			return names(ctx, tx, `SELECT sql || ';' FROM sqlite_schema
-				WHERE type IN ('table', 'index') AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name <> 'LabInfo' ORDER BY rowid`)
-		},
-		readError: func(err error) error { return readError(ctx, opts.Path, err) },
-	}, tables, opts)
+		dialect: dialect.SQLite, title: show(opts.Location), path: opts.Location,
+		hint:      "\nAn ordinary SQLite file: this works too\n  sqlite3 " + shellWord(show(opts.Location)) + "\n",
+		readError: func(err error) error { return readError(ctx, opts.Location, err) },
+	}, opts)
 }
 
-// tableSource is what printTables needs to know of the database it reads.
+// tableSource is what printTables needs to know of the database it reads:
+// what differs between databases is its dialect's.
 type tableSource struct {
+	dialect   dialect.Dialect
 	title     string // after "Database " on the first line
 	path      string // for an error writing the output
-	postgres  bool   // $1 placeholders, LIMIT NULL for all rows, rows ordered by the first column
-	sqlite    bool   // a SQLite file, which sqlite3 opens too
+	hint      string // printed after the tables, e.g. that sqlite3 opens the file too
 	readError func(error) error
-	// schema returns the statements that created the tables, for a last
-	// "## Schema" section (a run prints it only with --schema); nil: none.
-	schema func() ([]string, error)
 }
 
 // listings are the tables inspect prints, in its order: the lab's own first
@@ -211,8 +192,20 @@ func listings(tables []string) []listing {
 	return out
 }
 
-// printTables prints every table of tables read in tx.
-func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, tables []string, opts inspectOptions) error {
+// printTables prints every table read in tx: the lab's own first, or those
+// opts chose, then the database's own schema text (when it keeps one).
+func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, opts inspectOptions) error {
+	tables, err := src.dialect.TableNames(ctx, tx)
+	if err != nil {
+		return src.readError(err)
+	}
+	if opts.Where != "" {
+		// Belt and braces beside the read-only database and transaction: the
+		// connection itself refuses to write while --where runs.
+		if err := src.dialect.QueryOnly(ctx, tx); err != nil {
+			return src.readError(err)
+		}
+	}
 	cw := &checkedWriter{w: w}
 	out := bufio.NewWriter(cw)
 	chosen := listings(tables)
@@ -224,7 +217,7 @@ func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, 
 	}
 	fmt.Fprintf(out, "Database %s\n", src.title)
 	for _, l := range chosen {
-		err := printListing(ctx, out, tx, l, opts, src.postgres)
+		err := printListing(ctx, out, tx, l, opts, src.dialect)
 		if err == nil {
 			continue
 		}
@@ -237,23 +230,33 @@ func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, 
 		}
 		return src.readError(fmt.Errorf("table %s: %w", show(l.title), err))
 	}
-	if src.sqlite {
-		fmt.Fprintf(out, "\nAn ordinary SQLite file: this works too\n  sqlite3 %s\n", shellWord(show(src.path)))
-	}
-	if src.schema != nil && cw.err == nil && len(opts.Tables) == 0 {
-		ddl, err := src.schema()
-		if err != nil {
-			return src.readError(fmt.Errorf("schema: %w", err))
+	fmt.Fprint(out, src.hint)
+	if cw.err == nil && len(opts.Tables) == 0 {
+		if err := printSchema(ctx, out, tx, src); err != nil {
+			return err
 		}
+	}
+	if err := out.Flush(); err != nil {
+		return cannotRun(fmt.Errorf("write the tables of %s: %w", src.path, err))
+	}
+	return nil
+}
+
+// printSchema prints the statements that created the tables, a last
+// "## Schema" section (a run prints it only with --schema), where the
+// database keeps them.
+func printSchema(ctx context.Context, out *bufio.Writer, tx *sql.Tx, src tableSource) error {
+	ddl, err := src.dialect.Schema(ctx, tx)
+	if err != nil {
+		return src.readError(fmt.Errorf("schema: %w", err))
+	}
+	if ddl != nil {
 		fmt.Fprintf(out, "\n## Schema\n\n")
 		for _, stmt := range ddl {
 			for _, line := range strings.Split(stmt, "\n") {
 				fmt.Fprintln(out, wrapText(show(line)))
 			}
 		}
-	}
-	if err := out.Flush(); err != nil {
-		return cannotRun(fmt.Errorf("write the tables of %s: %w", src.path, err))
 	}
 	return nil
 }
@@ -273,33 +276,10 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// tableNames lists a SQLite database's tables in creation order.
-func tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	return names(ctx, tx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid`)
-}
-
-// names runs query, which selects one text column, and returns its values.
-func names(ctx context.Context, tx *sql.Tx, query string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
-}
-
 // printListing prints l's row count and its first opts.Limit rows as a table.
 // It reads the rows twice, once to size the columns and once to print them,
 // so it never holds more than one row: a table of any length streams.
-func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, opts inspectOptions, postgres bool) error {
+func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, opts inspectOptions, d dialect.Dialect) error {
 	var total int64
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+l.from).Scan(&total); err != nil {
 		return err
@@ -316,22 +296,16 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	if total == 0 {
 		return nil
 	}
-	query := "SELECT " + l.columns + " FROM " + l.from + l.orderBy + " LIMIT ?"
+	orderBy := l.orderBy
+	if orderBy == "" {
+		orderBy = d.InsertionOrder()
+	}
+	// $1 reads the same on both databases (the SQLite driver binds $N too);
+	// the --where in l.from is the student's text and is never rebound.
+	query := "SELECT " + l.columns + " FROM " + l.from + orderBy + " LIMIT $1"
 	var limit any = int64(opts.Limit)
 	if opts.Limit == 0 {
-		limit = -1 // SQLite: no limit
-	}
-	if postgres {
-		// Rows come in no defined order without ORDER BY; SQLite's is the
-		// rowid's, which a table's first column (its id) follows.
-		orderBy := l.orderBy
-		if orderBy == "" {
-			orderBy = " ORDER BY 1"
-		}
-		query = "SELECT " + l.columns + " FROM " + l.from + orderBy + " LIMIT $1"
-		if opts.Limit == 0 {
-			limit = nil // LIMIT NULL: all rows
-		}
+		limit = int64(math.MaxInt64) // all rows
 	}
 	var widths []int
 	measure := func(cells []string) error {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"outboxlab/core/dblocation"
+	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 )
 
@@ -22,10 +22,10 @@ const redactedPassword = "xxxxx"
 // ONLY transaction (one snapshot, nothing written). A schema that is not a
 // lab's is a usage error (exit 2), as a file that is not a lab database is;
 // a server that is down or refuses the login is exit 3.
-// opts.Path is the URL as dblocation.Parse normalized it (inspect).
+// opts.Location is the URL as dblocation.Parse normalized it (inspect).
 func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) error {
-	rawURL := withPassword(opts.Path, os.Getenv)
-	shown := pgdb.Redact(opts.Path)
+	rawURL := withPassword(opts.Location, os.Getenv)
+	shown := pgdb.Redact(opts.Location)
 	if _, err := pgdb.ParseURL(rawURL); err != nil {
 		return databaseError(fmt.Errorf("--db: %w", err), rawURL)
 	}
@@ -52,41 +52,14 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 	if !schema.Valid {
 		return usagef("%s names no schema that exists (pass the URL --keep-db printed)", shown)
 	}
-	tables, err := schemaTables(ctx, tx)
-	if err != nil {
-		return readErr(err)
-	}
-	if version, err := pgLabVersion(ctx, tx, tables); err != nil {
+	if version, err := dialect.Postgres.LabVersion(ctx, tx); err != nil {
 		return readErr(err)
 	} else if !strings.HasPrefix(version, "outboxlab") {
 		return usagef("schema %s of %s is not an outboxlab schema (keep one with --keep-db)", show(schema.String), shown)
 	}
 	return printTables(ctx, w, tx, tableSource{
-		title: show(shown) + " (schema " + show(schema.String) + ")", path: shown, postgres: true, readError: readErr,
-	}, tables, opts)
-}
-
-// schemaTables lists the current schema's tables in creation order (catalog
-// oid, as core/claim lists them), the order SQLite's rowid gives.
-func schemaTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	return names(ctx, tx, `SELECT relname FROM pg_class
-		WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') ORDER BY oid`)
-}
-
-// pgLabVersion is the version in the schema's LabInfo, "" without one.
-func pgLabVersion(ctx context.Context, tx *sql.Tx, tables []string) (string, error) {
-	for _, t := range tables {
-		if !strings.EqualFold(t, "LabInfo") {
-			continue
-		}
-		var version string
-		err := tx.QueryRowContext(ctx, `SELECT Value FROM `+quoteIdent(t)+` WHERE Key = 'schema'`).Scan(&version)
-		if errors.Is(err, sql.ErrNoRows) {
-			return "", nil
-		}
-		return version, err
-	}
-	return "", nil
+		dialect: dialect.Postgres, title: show(shown) + " (schema " + show(schema.String) + ")", path: shown, readError: readErr,
+	}, opts)
 }
 
 // withPassword is rawURL with the password it lacks (left out, or the

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -76,7 +77,7 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 				return nil, err
 			}
 		}
-		g, err := o.grade(ctx, cmd, v, loc, env.Postgres(), uint64(i))
+		g, err := o.grade(ctx, cmd, v, loc, env.Dialect() == dialect.Postgres, uint64(i))
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/sqlitedb"
+	"outboxlab/scenarios/wassal"
 )
 
 // One variation graded: the database seeded and watched, the workers run,
@@ -37,7 +38,7 @@ func (o *Options) grade(ctx context.Context, cmd command, v variation, loc strin
 	if o.Day.design > 0 {
 		design = o.Day.design
 	}
-	store, err := outbox.Day(design).Open(ctx, loc)
+	store, err := wassal.Day(design).Open(ctx, loc)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 )
@@ -177,7 +177,7 @@ func (r *run) ddl(schema string) string {
 	if !r.pg {
 		return schema
 	}
-	d, err := claim.PostgresDDL(schema)
+	d, err := dialect.PostgresDDL(schema)
 	if err != nil {
 		return schema // the server says what is wrong with it
 	}

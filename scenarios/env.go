@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sync"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 )
 
@@ -61,16 +62,10 @@ func (e Env) DB(ctx context.Context, name string) (string, error) {
 	return e.pg.schema(ctx, name)
 }
 
-// Postgres reports whether the run's databases are PostgreSQL schemas.
-func (e Env) Postgres() bool { return e.pg != nil }
-
-// Backend names the run's database: "sqlite" or "postgres".
-func (e Env) Backend() string {
-	if e.pg != nil {
-		return "postgres"
-	}
-	return "sqlite"
-}
+// Dialect is the dialect of the run's databases: what a run asks of its
+// database beyond the SQL every store writes once (can it be copied whole,
+// do its writers take turns), never which database it is.
+func (e Env) Dialect() dialect.Dialect { return dialect.For(e.Location) }
 
 // NewPostgresEnv is the environment of one run of scenario on the server at
 // url: its main database is a fresh schema there (see pgdb.CreateRunSchema),

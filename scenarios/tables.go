@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
-	"outboxlab/core/sqlitedb"
 )
 
 // What several families print the same way: the tables a run created and
@@ -15,14 +15,14 @@ import (
 // SchemaSection writes the section that shows the tables a run created.
 // Its title is marked as describing the database: the DDL is SQLite's on
 // SQLite and PostgreSQL's on PostgreSQL, and compare skips it.
-func SchemaSection(r *report.Report, tables []sqlitedb.Table) {
+func SchemaSection(r *report.Report, tables []dialect.Table) {
 	r.Section("Schema " + report.DatabaseMarker)
 	WriteSchema(r, tables)
 }
 
 // WriteSchema prints the tables a run created, as the database reports them;
 // the lab's own LabInfo table is left out.
-func WriteSchema(r *report.Report, tables []sqlitedb.Table) {
+func WriteSchema(r *report.Report, tables []dialect.Table) {
 	for _, t := range tables {
 		if strings.EqualFold(t.Name, "LabInfo") { // PostgreSQL folds it to labinfo
 			continue

@@ -36,7 +36,7 @@ func (s *Store) SettleAllTx(ctx context.Context, tx *sql.Tx, q *Queue, columns [
 	}
 	changed := make([]int64, 0, len(rows))
 	for from := 0; from < len(rows); from += settleChunk {
-		query, args := s.dialect.SettleAll(q, columns, rows[from:min(len(rows), from+settleChunk)])
+		query, args := q.SettleAll(s.dialect, columns, rows[from:min(len(rows), from+settleChunk)])
 		err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
 			var id int64
 			err := sc.Scan(&id)
@@ -75,7 +75,7 @@ type Batch struct {
 // statement cache. Close it before s.
 func (s *Store) PrepareBatch(ctx context.Context, q *Queue, returning string, settle ...string) (*Batch, error) {
 	b := &Batch{store: s, queue: q, returning: returning, settleSet: settle}
-	query, _ := s.dialect.ClaimBatch(q, returning, Request{})
+	query, _ := q.ClaimBatch(s.dialect, returning, Request{})
 	if _, err := s.stmts.prepared(ctx, s.db, query); err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (b *Batch) Store() *Store { return b.store }
 // ClaimTx claims up to r.Limit rows in one statement and scans each claimed
 // row's returning columns, in no particular order.
 func (b *Batch) ClaimTx(ctx context.Context, tx *sql.Tx, r Request, scan func(Scanner) error) error {
-	query, args := b.store.dialect.ClaimBatch(b.queue, b.returning, r)
+	query, args := b.queue.ClaimBatch(b.store.dialect, b.returning, r)
 	return scanEach(b.store.stmtQuery(ctx, tx, query, args...))(scan)
 }
 

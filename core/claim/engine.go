@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"time"
 
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // Scanner reads one row's columns (a *sql.Row or *sql.Rows).
@@ -21,13 +21,13 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 	if r.limit() == 1 {
 		// One row has one order: the batch claim's single statement claims
 		// the row the claim of many would take first.
-		query, args := s.dialect.ClaimBatch(q, returning, r)
+		query, args := q.ClaimBatch(s.dialect, returning, r)
 		return scanEach(s.stmtQuery(ctx, tx, query, args...))(scan)
 	}
 	// Many rows: one statement claims them all, RETURNING gives no order,
 	// so a second reads them back in claim order. Both are set-based: two
 	// statements whatever the claim's size.
-	query, args := s.dialect.ClaimBatch(q, "Id", r)
+	query, args := q.ClaimBatch(s.dialect, "Id", r)
 	var ids []int64
 	err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
 		var id int64
@@ -38,7 +38,7 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	query, args = s.dialect.Claimed(q, returning, ids)
+	query, args = q.ClaimedRows(s.dialect, returning, ids)
 	return scanEach(s.stmtQuery(ctx, tx, query, args...))(scan)
 }
 
@@ -46,7 +46,7 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 // while the row is still held by o's owner and token. It reports whether the
 // transition applied; a refused one changes nothing and is counted (Refused).
 func (s *Store) SettleTx(ctx context.Context, tx *sql.Tx, q *Queue, o Owner, sets []Set) (bool, error) {
-	query, args := s.dialect.Settle(q, o, sets)
+	query, args := q.Settle(s.dialect, o, sets)
 	return s.settled(s.stmtExec(ctx, tx, query, args...))
 }
 
@@ -68,7 +68,7 @@ func (s *Store) settled(res sql.Result, err error) (bool, error) {
 // UpdateTx writes sets on row id and releases its claim whoever holds it,
 // checking nothing: the unfenced write a BEFORE scenario reproduces.
 func (s *Store) UpdateTx(ctx context.Context, tx *sql.Tx, q *Queue, id int64, sets []Set) error {
-	query, args := s.dialect.Update(q, id, sets)
+	query, args := q.Update(s.dialect, id, sets)
 	_, err := s.stmtExec(ctx, tx, query, args...)
 	return err
 }
@@ -77,12 +77,12 @@ func (s *Store) UpdateTx(ctx context.Context, tx *sql.Tx, q *Queue, id int64, se
 // that is not claimable now becomes claimable: a due time passing or a lease
 // ending. ok is false when no live row is waiting on either.
 func (s *Store) NextDue(ctx context.Context, q *Queue, now time.Time) (at time.Time, ok bool, err error) {
-	query, args := s.dialect.NextDue(q, now)
+	query, args := q.NextDue(s.dialect, now)
 	var next sql.NullString
 	if err := s.dbQueryRow(ctx, query, args...).Scan(&next); err != nil {
 		return time.Time{}, false, err
 	}
-	at, err = sqlitedb.ParseNullTime(next)
+	at, err = dialect.ParseNullTime(next)
 	return at, next.Valid, err
 }
 

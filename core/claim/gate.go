@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 // The gate is written once for every dialect, with :name placeholders (and ?
@@ -76,7 +77,7 @@ func (q *Queue) claimBatch(returning string, r Request, sel string) (string, []a
 }
 
 // sets writes each column = ?, times as d stores them.
-func (q *Queue) sets(d Dialect, sets []Set) (string, []any) {
+func (q *Queue) sets(d dialect.Dialect, sets []Set) (string, []any) {
 	cols := make([]string, 0, len(sets)+2)
 	args := make([]any, 0, len(sets)+3)
 	for _, s := range sets {
@@ -90,7 +91,7 @@ func (q *Queue) sets(d Dialect, sets []Set) (string, []any) {
 	return strings.Join(cols, ", "), args
 }
 
-func (q *Queue) settle(d Dialect, o Owner, sets []Set) (string, []any) {
+func (q *Queue) settle(d dialect.Dialect, o Owner, sets []Set) (string, []any) {
 	set, args := q.sets(d, append(sets, Set{q.Owner, nil}, Set{q.LeaseUntil, nil}))
 	return `UPDATE ` + q.Table + ` SET ` + set + ` WHERE Id = ? AND ` + q.Owner + ` = ? AND ` + q.Token + ` = ? AND ` + q.held(),
 		append(args, o.ID, o.Owner, o.Token)
@@ -138,7 +139,7 @@ type settleShape struct {
 
 // shapeOf finds rows' shape, with each value as d stores it: values[r][i]
 // is row r's value of column i (a time.Time made the dialect's).
-func shapeOf(d Dialect, columns []string, rows []Settlement) (sh settleShape, values [][]any) {
+func shapeOf(d dialect.Dialect, columns []string, rows []Settlement) (sh settleShape, values [][]any) {
 	sh = settleShape{ownerSame: true, same: make([]bool, len(columns))}
 	values = make([][]any, len(rows))
 	flat := make([]any, len(rows)*len(columns))
@@ -196,7 +197,7 @@ func (sh settleShape) args(rows []Settlement, values [][]any) (before, after []a
 	return before, after
 }
 
-func (q *Queue) update(d Dialect, id int64, sets []Set) (string, []any) {
+func (q *Queue) update(d dialect.Dialect, id int64, sets []Set) (string, []any) {
 	set, args := q.sets(d, append(sets, Set{q.Owner, nil}, Set{q.LeaseUntil, nil}))
 	return `UPDATE ` + q.Table + ` SET ` + set + ` WHERE Id = ?`, append(args, id)
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 	"outboxlab/internal/pgtest"
 )
@@ -45,11 +46,11 @@ var backends = []backend{
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := OpenPostgres(ctx, db, testVersion, schema.postgres)
-			if err != nil {
+			if err := dialect.OpenPostgres(ctx, db, testVersion, schema.postgres); err != nil {
 				db.Close()
 				t.Fatal(err)
 			}
+			s := OpenDB(db, dialect.Postgres)
 			t.Cleanup(func() { s.Close() }) // before the run's schema is dropped
 			return s
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"outboxlab/core/dialect"
 )
 
 // OpenExisting on a PostgreSQL location opens only a schema holding the
@@ -34,8 +36,8 @@ func TestOpenExistingPostgres(t *testing.T) {
 		t.Fatalf("OpenExisting on a lab schema: %v", err)
 	}
 	defer s.Close()
-	if s.Dialect() != Postgres || s.Path() != withPassword {
-		t.Fatalf("store = %s at %q, want postgres at the given location", s.Dialect().Name(), s.Path())
+	if s.Dialect() != dialect.Postgres || s.Location() != withPassword {
+		t.Fatalf("store = %s at %q, want postgres at the given location", s.Dialect().Name(), s.Location())
 	}
 	var id int64
 	q, args := s.Dialect().Bind(`INSERT INTO Jobs (Name) VALUES (?) RETURNING Id`, "a")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 // A claim whose transaction is still open holds its row: a second claimer
@@ -44,7 +45,7 @@ func TestPostgresClaimSkipsLockedRows(t *testing.T) {
 func TestPostgresRefusesTextWithoutCollateC(t *testing.T) {
 	run := postgres.database(t, ddl{})
 	s := run() // the marker table alone
-	_, err := OpenPostgres(context.Background(), s.DB(), testVersion, `CREATE TABLE Loose (Id BIGINT PRIMARY KEY, Name TEXT)`)
+	err := dialect.OpenPostgres(context.Background(), s.DB(), testVersion, `CREATE TABLE Loose (Id BIGINT PRIMARY KEY, Name TEXT)`)
 	if err == nil || !strings.Contains(err.Error(), "loose.name") {
 		t.Fatalf("open with a TEXT column without COLLATE \"C\" = %v, want a refusal naming loose.name", err)
 	}

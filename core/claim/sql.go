@@ -3,17 +3,15 @@ package claim
 import (
 	"context"
 	"database/sql"
+
+	"outboxlab/core/dialect"
 )
 
 // Querier is a *sql.DB or a *sql.Tx: a family's statements run on either.
-type Querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+type Querier = dialect.Querier
 
 // A family writes its statements once, with ? and :name placeholders (see
-// Dialect.Bind); Exec, QueryRow, Query and QueryAll bind them for the
+// dialect.Dialect.Bind); Exec, QueryRow, Query and QueryAll bind them for the
 // store's database and run them on q, the store's handle or one of its
 // transactions.
 
@@ -54,15 +52,13 @@ func QueryAll[T any](ctx context.Context, s *Store, q Querier, scan func(Scanner
 	return out, rows.Err()
 }
 
-// CreateTable creates a family's own table, given as SQLite DDL, in the
-// store's database (translated by PostgresDDL there).
+// CreateTable creates a family's own tables, given as SQLite DDL, in the
+// store's database (in its words: see dialect.Dialect.DDL).
 func (s *Store) CreateTable(ctx context.Context, ddl string) error {
-	if s.dialect == Postgres {
-		var err error
-		if ddl, err = PostgresDDL(ddl); err != nil {
-			return err
-		}
+	ddl, err := s.dialect.DDL(ddl)
+	if err != nil {
+		return err
 	}
-	_, err := s.db.ExecContext(ctx, ddl)
+	_, err = s.db.ExecContext(ctx, ddl)
 	return err
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/claim"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // Entry is one governance outbox row as stored (GovernanceOutboxEntry).
@@ -67,7 +67,7 @@ func scanEntry(sc scanner) (Entry, error) {
 		src sql.NullString
 	}{{&e.NextRetryAt, next}, {&e.ClaimLeaseUntil, lease}, {&e.CreatedAt, created}, {&e.UpdatedAt, updated},
 		{&e.DeliveredAt, deliv}, {&e.DeadLetteredAt, dead}} {
-		if *f.dst, err = sqlitedb.ParseNullTime(f.src); err != nil {
+		if *f.dst, err = dialect.ParseNullTime(f.src); err != nil {
 			return e, err
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // Remediation is a host-owned, audited decision about one entry. The built-in
@@ -93,8 +93,8 @@ func (s *Store) recordRemediationTx(ctx context.Context, tx *sql.Tx, id int64, n
 		        AffectedFromUtc, AffectedToUtc, RetryCountBefore, RetryCountAfter, ReplayEntryId, Cause, Fix)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		clock.ISO(now), id, r.Action, r.Reviewer, r.Reason, r.Approval, r.Ticket,
-		sqlitedb.NullTime(r.AffectedFrom), sqlitedb.NullTime(r.AffectedTo), before, after, replayID,
-		sqlitedb.NullString(string(r.Cause)), sqlitedb.NullString(r.Fix))
+		dialect.NullTime(r.AffectedFrom), dialect.NullTime(r.AffectedTo), before, after, replayID,
+		dialect.NullString(string(r.Cause)), dialect.NullString(r.Fix))
 	if err != nil {
 		return fmt.Errorf("record remediation of governance entry %d: %w", id, err)
 	}
@@ -123,7 +123,7 @@ func scanRemediation(sc scanner) (RemediationRecord, error) {
 		dst *time.Time
 		src sql.NullString
 	}{{&r.At, at}, {&r.AffectedFrom, from}, {&r.AffectedTo, till}} {
-		if *f.dst, err = sqlitedb.ParseNullTime(f.src); err != nil {
+		if *f.dst, err = dialect.ParseNullTime(f.src); err != nil {
 			return r, err
 		}
 	}

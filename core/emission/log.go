@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // outcome is what became of a transition a drain tried to persist: the
@@ -38,7 +38,7 @@ func (s *Store) logTransitionTx(ctx context.Context, tx *sql.Tx, id int64, actor
 	_, err := s.Exec(ctx, tx,
 		`INSERT INTO GovernanceOutboxTransitions (AtUtc, EntryId, Actor, ClaimToken, FromStatus, ToStatus, RetryCount, ReasonCode, Outcome)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		clock.ISO(t.At), id, actor, token, string(from), string(t.To), t.RetryCount, sqlitedb.NullString(t.ReasonCode), string(o))
+		clock.ISO(t.At), id, actor, token, string(from), string(t.To), t.RetryCount, dialect.NullString(t.ReasonCode), string(o))
 	if err != nil {
 		return fmt.Errorf("log transition of governance entry %d: %w", id, err)
 	}

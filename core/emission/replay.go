@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // ErrReplayNotAuthorized is returned by a replay that lacks any of reviewer,
@@ -149,9 +149,9 @@ func scanIncident(sc scanner) (Incident, error) {
 		return in, err
 	}
 	in.Open = status == incidentOpen
-	if in.OpenedAt, err = sqlitedb.ParseNullTime(sql.NullString{String: opened, Valid: true}); err != nil {
+	if in.OpenedAt, err = dialect.ParseNullTime(sql.NullString{String: opened, Valid: true}); err != nil {
 		return in, err
 	}
-	in.ClosedAt, err = sqlitedb.ParseNullTime(closed)
+	in.ClosedAt, err = dialect.ParseNullTime(closed)
 	return in, err
 }

@@ -26,11 +26,11 @@ type Store struct {
 	*claim.Store
 }
 
-// Open opens (creating if needed) the database at location path (a SQLite
+// Open opens (creating if needed) the database at location (a SQLite
 // file, or a postgres:// URL naming a schema: see claim.Open) and applies the
 // schema. Two Stores may be open on the same database, as two workers would be.
-func Open(ctx context.Context, path string) (*Store, error) {
-	cs, err := claim.Open(ctx, path, SchemaVersion, Schema)
+func Open(ctx context.Context, location string) (*Store, error) {
+	cs, err := claim.Open(ctx, location, SchemaVersion, Schema)
 	if err != nil {
 		return nil, err
 	}
@@ -95,19 +95,11 @@ func (s *Store) Insert(ctx context.Context, e NewEntry) (id int64, err error) {
 type Table = claim.Table
 
 // ColumnDefault returns the declared default of a GovernanceOutboxEntries
-// column, as the database reports it ("" when there is none): SQLite's
-// table_info or PostgreSQL's information_schema (which folds the names of
-// the translated schema to lower case).
+// column, as the database's catalog reports it ("" when there is none).
 func (s *Store) ColumnDefault(ctx context.Context, column string) (string, error) {
-	query := `SELECT dflt_value FROM pragma_table_info('GovernanceOutboxEntries') WHERE name = ?`
-	if s.Dialect() == claim.Postgres {
-		query = `SELECT column_default FROM information_schema.columns
-		          WHERE table_schema = current_schema() AND table_name = 'governanceoutboxentries' AND column_name = lower(?)`
-	}
-	var def sql.NullString
-	err := s.QueryRow(ctx, s.DB(), query, column).Scan(&def)
+	def, err := s.Dialect().ColumnDefault(ctx, s.DB(), "GovernanceOutboxEntries", column)
 	if err != nil {
 		return "", fmt.Errorf("read default of column %s: %w", column, err)
 	}
-	return def.String, nil
+	return def, nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // live is every status a drain may still select.
@@ -26,8 +26,8 @@ const due = live + ` AND (NextRetryAtUtc IS NULL OR NextRetryAtUtc <= :now)`
 func transitionSets(t Transition) []claim.Set {
 	sets := []claim.Set{{Column: "Status", Value: string(t.To)}, {Column: "RetryCount", Value: t.RetryCount},
 		{Column: "NextRetryAtUtc", Value: t.NextRetryAt},
-		{Column: "ReasonCode", Value: sqlitedb.NullString(t.ReasonCode)},
-		{Column: "ReasonMessage", Value: sqlitedb.NullString(t.ReasonMessage)},
+		{Column: "ReasonCode", Value: dialect.NullString(t.ReasonCode)},
+		{Column: "ReasonMessage", Value: dialect.NullString(t.ReasonMessage)},
 		{Column: "UpdatedAtUtc", Value: t.At}}
 	if t.ErrorCode != "" {
 		sets = append(sets, claim.Set{Column: "LastErrorCode", Value: t.ErrorCode})

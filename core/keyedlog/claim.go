@@ -46,7 +46,7 @@ func (c PartitionClaim) Partition() int { return int(c.ID) }
 // waiting on a backoff).
 func (s *Store) ClaimPartition(ctx context.Context, p int, r claim.Request) (c PartitionClaim, ok bool, err error) {
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
-		query, args := s.Dialect().ClaimRow(PartitionQueue, "Id, ConsumerId, ClaimToken, NextOffset, HeadAttempts", r, int64(p))
+		query, args := PartitionQueue.ClaimRow(s.Dialect(), "Id, ConsumerId, ClaimToken, NextOffset, HeadAttempts", r, int64(p))
 		err := tx.QueryRowContext(ctx, query, args...).Scan(&c.ID, &c.Owner.Owner, &c.Token, &c.NextOffset, &c.Attempt)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil

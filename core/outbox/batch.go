@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"outboxlab/core/claim"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // Batcher is a Store's fast path for draining, on claim.Batch: the claim
@@ -136,7 +136,7 @@ func (s *Store) RetryAllTx(ctx context.Context, tx *sql.Tx, fs []Failure) ([]boo
 	for i, f := range fs {
 		v := []any{string(Pending)}
 		if s.design.Has("LastError") {
-			v = append(v, sqlitedb.NullString(f.Error))
+			v = append(v, dialect.NullString(f.Error))
 		}
 		if s.queue.Due != "" {
 			v = append(v, f.At)
@@ -166,7 +166,7 @@ func (s *Store) DeadLetterAllTx(ctx context.Context, tx *sql.Tx, fs []Failure) (
 	}
 	rows := make([]claim.Settlement, len(fs))
 	for i, f := range fs {
-		v := []any{string(DeadLettered), f.At, sqlitedb.NullString(f.Error)}
+		v := []any{string(DeadLettered), f.At, dialect.NullString(f.Error)}
 		if s.queue.Due != "" {
 			v = append(v, nil)
 		}

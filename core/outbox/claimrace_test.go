@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/internal/pgtest"
 )
@@ -119,8 +119,8 @@ func seedRaceOutbox(t *testing.T, path string) {
 	}
 	defer s.Close()
 	schema := `CREATE TABLE RaceEffects (MessageId INTEGER NOT NULL, Worker TEXT NOT NULL, ClaimToken INTEGER NOT NULL) STRICT`
-	if s.Dialect() == claim.Postgres {
-		if schema, err = claim.PostgresDDL(schema); err != nil {
+	if s.Dialect() == dialect.Postgres {
+		if schema, err = dialect.PostgresDDL(schema); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // Status is an outbox message's state.
@@ -184,7 +184,7 @@ func (s *Store) CompleteTx(ctx context.Context, tx *sql.Tx, c Claim, now time.Ti
 func (s *Store) RetryTx(ctx context.Context, tx *sql.Tx, c Claim, next time.Time, lastError string) error {
 	sets := []claim.Set{{Column: "Status", Value: string(Pending)}}
 	if s.design.Has("LastError") {
-		sets = append(sets, claim.Set{Column: "LastError", Value: sqlitedb.NullString(lastError)})
+		sets = append(sets, claim.Set{Column: "LastError", Value: dialect.NullString(lastError)})
 	}
 	if s.queue.Due != "" {
 		sets = append(sets, claim.Set{Column: s.queue.Due, Value: next})
@@ -202,7 +202,7 @@ func (s *Store) DeadLetterTx(ctx context.Context, tx *sql.Tx, c Claim, now time.
 	}
 	err := s.transition(ctx, tx, "dead-letter", c, s.noDue(
 		claim.Set{Column: "Status", Value: string(DeadLettered)}, claim.Set{Column: "DeadLetteredAtUtc", Value: now},
-		claim.Set{Column: "LastError", Value: sqlitedb.NullString(lastError)}))
+		claim.Set{Column: "LastError", Value: dialect.NullString(lastError)}))
 	if err != nil || !s.design.audit {
 		return err
 	}

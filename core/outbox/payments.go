@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // PaymentStatus is a payment's business state.
@@ -41,7 +41,7 @@ func InsertPaymentTx(ctx context.Context, tx *sql.Tx, p Payment) (int64, error) 
 	err := tx.QueryRowContext(ctx,
 		`INSERT INTO Payments (PaymentKey, AmountCents, Status, ProviderTransactionId, CreatedAtUtc, UpdatedAtUtc)
 		 VALUES ($1, $2, $3, $4, $5, $5) RETURNING Id`,
-		p.Key, p.AmountCents, string(p.Status), sqlitedb.NullString(p.ProviderTransactionID), clock.ISO(p.CreatedAt)).Scan(&id)
+		p.Key, p.AmountCents, string(p.Status), dialect.NullString(p.ProviderTransactionID), clock.ISO(p.CreatedAt)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert payment %s: %w", p.Key, err)
 	}
@@ -54,12 +54,12 @@ func ResolvePaymentTx(ctx context.Context, tx *sql.Tx, key string, status Paymen
 	return changed("resolve payment " + key)(tx.ExecContext(ctx,
 		`UPDATE Payments SET Status = $1, ProviderTransactionId = $2, UpdatedAtUtc = $3
 		  WHERE PaymentKey = $4 AND Status = 'PendingConfirmation'`,
-		string(status), sqlitedb.NullString(providerTxID), clock.ISO(now), key))
+		string(status), dialect.NullString(providerTxID), clock.ISO(now), key))
 }
 
 // Payments returns every payment row in insertion order.
 func (s *Store) Payments(ctx context.Context) ([]Payment, error) {
-	rows, err := s.DB().QueryContext(ctx,
+	rows, err := s.Query(ctx, s.DB(),
 		`SELECT Id, PaymentKey, AmountCents, Status, ProviderTransactionId, CreatedAtUtc, UpdatedAtUtc
 		   FROM Payments ORDER BY Id`)
 	if err != nil {
@@ -77,10 +77,10 @@ func (s *Store) Payments(ctx context.Context) ([]Payment, error) {
 			return nil, fmt.Errorf("list payments: %w", err)
 		}
 		p.ProviderTransactionID = txID.String
-		if p.CreatedAt, err = sqlitedb.ParseNullTime(created); err != nil {
+		if p.CreatedAt, err = dialect.ParseNullTime(created); err != nil {
 			return nil, err
 		}
-		if p.UpdatedAt, err = sqlitedb.ParseNullTime(updated); err != nil {
+		if p.UpdatedAt, err = dialect.ParseNullTime(updated); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/internal/pgtest"
 )
 
@@ -36,8 +37,8 @@ func TestClaimUsesThePartialIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := claim.Request{Owner: "w1", Now: clock.Start, Limit: 10}
-	sel, selArgs := claim.SQLite.ClaimSelect(Messages, r)
-	batch, batchArgs := claim.SQLite.ClaimBatch(Messages, s.claimColumns()+", CreatedAtUtc", r)
+	sel, selArgs := Messages.ClaimSelect(dialect.SQLite, r)
+	batch, batchArgs := Messages.ClaimBatch(dialect.SQLite, s.claimColumns()+", CreatedAtUtc", r)
 	for name, q := range map[string]struct {
 		query string
 		args  []any

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // Messages returns every outbox row in creation order (none when the design
@@ -15,7 +15,7 @@ func (s *Store) Messages(ctx context.Context) ([]Message, error) {
 	if !s.design.outbox {
 		return nil, nil
 	}
-	rows, err := s.DB().QueryContext(ctx, `SELECT `+s.design.cols("Id", "MessageKey", "Type", "Payload", "Status",
+	rows, err := s.Query(ctx, s.DB(), `SELECT `+s.design.cols("Id", "MessageKey", "Type", "Payload", "Status",
 		"AttemptCount", "MaxAttempts", "NextAttemptUtc", "LastError", "LockedBy", "LockedUntilUtc", "ClaimToken",
 		"CreatedAtUtc", "ProcessedAtUtc", "DeadLetteredAtUtc")+` FROM OutboxMessages ORDER BY CreatedAtUtc, Id`)
 	if err != nil {
@@ -58,7 +58,7 @@ func scanMessage(rows *sql.Rows) (Message, error) {
 		{(&m.ProcessedAt), processed},
 		{(&m.DeadLetteredAt), deadLettered},
 	} {
-		t, err := sqlitedb.ParseNullTime(f.src)
+		t, err := dialect.ParseNullTime(f.src)
 		if err != nil {
 			return m, err
 		}
@@ -72,7 +72,7 @@ func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
 	if !s.design.outbox {
 		return map[Status]int{Pending: 0, Processing: 0, Processed: 0, DeadLettered: 0}, nil
 	}
-	rows, err := s.DB().QueryContext(ctx, `SELECT Status, COUNT(*) FROM OutboxMessages GROUP BY Status`)
+	rows, err := s.Query(ctx, s.DB(), `SELECT Status, COUNT(*) FROM OutboxMessages GROUP BY Status`)
 	if err != nil {
 		return nil, fmt.Errorf("count outbox messages: %w", err)
 	}
@@ -104,7 +104,7 @@ func (s *Store) Audit(ctx context.Context) ([]AuditEntry, error) {
 	if !s.design.audit {
 		return nil, nil
 	}
-	rows, err := s.DB().QueryContext(ctx,
+	rows, err := s.Query(ctx, s.DB(),
 		`SELECT Id, AtUtc, Actor, Action, COALESCE(MessageId, 0), Detail FROM AuditLog ORDER BY Id`)
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)

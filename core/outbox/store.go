@@ -32,17 +32,17 @@ type Store struct {
 	design Design
 }
 
-// Open opens (creating if needed) the database at path, a SQLite file or a
+// Open opens (creating if needed) the database at location, a SQLite file or a
 // PostgreSQL location (see claim.Open), and applies the full schema (Full;
-// a course Day's store opens with Day(n).Open).
-func Open(ctx context.Context, path string) (*Store, error) {
-	return Full.Open(ctx, path)
+// a store of fewer tables opens with its Design: a course Day's is wassal.Day(n).Open).
+func Open(ctx context.Context, location string) (*Store, error) {
+	return Full.Open(ctx, location)
 }
 
 // OpenExisting opens a database that must already be a lab database, seeing
 // it with the full schema (Full). It never creates the file or the schema.
-func OpenExisting(ctx context.Context, path string) (*Store, error) {
-	return Full.OpenExisting(ctx, path)
+func OpenExisting(ctx context.Context, location string) (*Store, error) {
+	return Full.OpenExisting(ctx, location)
 }
 
 // Design returns the design the store was opened with.

@@ -9,7 +9,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
 // DurableSchema is the durable provider's ledger: every delivery, and every
@@ -50,10 +50,10 @@ type Receipt struct {
 	Duplicate     bool // the key had been charged before; nothing new happened
 }
 
-// OpenDurable opens (creating if needed) the provider's ledger at path, a
+// OpenDurable opens (creating if needed) the provider's ledger at location, a
 // SQLite file or a PostgreSQL location (see claim.Open), with deduplication on.
-func OpenDurable(ctx context.Context, path string) (*Durable, error) {
-	s, err := claim.Open(ctx, path, sqlitedb.SchemaVersion, DurableSchema)
+func OpenDurable(ctx context.Context, location string) (*Durable, error) {
+	s, err := claim.Open(ctx, location, dialect.SchemaVersion, DurableSchema)
 	if err != nil {
 		return nil, fmt.Errorf("open provider ledger: %w", err)
 	}
@@ -115,15 +115,12 @@ func (d *Durable) Charge(ctx context.Context, idempotencyKey, caller string, at 
 	return rec, nil
 }
 
-// lockKey makes the charges of one key take turns on PostgreSQL, as every
-// transaction does on SQLite (BEGIN IMMEDIATE): otherwise two READ COMMITTED
+// lockKey makes the charges of one key take turns (dialect.Dialect.LockKey):
+// where transactions do not already (PostgreSQL's READ COMMITTED), two
 // charges of a key could both find no effect and both charge. The lock ends
 // with the transaction.
 func (d *Durable) lockKey(ctx context.Context, tx *sql.Tx, key string) error {
-	if d.store.Dialect() != claim.Postgres {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, key); err != nil {
+	if err := d.store.Dialect().LockKey(ctx, tx, key); err != nil {
 		return fmt.Errorf("look up charge %s: %w", key, err)
 	}
 	return nil

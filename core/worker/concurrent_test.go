@@ -40,7 +40,7 @@ func TestConcurrentWorkersProcessEachMessageOnce(t *testing.T) {
 			errs    = make([]error, workers)
 		)
 		for i := range workers {
-			store, err := outbox.Open(ctx, s.Path())
+			store, err := outbox.Open(ctx, s.Location())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/core/claim"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 )
@@ -43,7 +43,7 @@ func verify(t *testing.T, l *lab) outcome {
 	}
 	defer prov.Close()
 	for name, db := range map[string]*sql.DB{"outbox": store.DB(), "provider ledger": prov.DB()} {
-		if store.Dialect() != claim.SQLite {
+		if store.Dialect() != dialect.SQLite {
 			break // a file torn by a kill is SQLite's risk; the server keeps its own files whole
 		}
 		if res := integrityCheck(ctx, db); res != "ok" {

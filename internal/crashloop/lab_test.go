@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"outboxlab/core/child"
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/internal/pgtest"
@@ -60,8 +60,8 @@ func newLab(t *testing.T, on pgtest.Backend, n, poisonEvery int, lease time.Dura
 	}
 	defer store.Close()
 	schema := completionsSchema
-	if store.Dialect() == claim.Postgres {
-		if schema, err = claim.PostgresDDL(schema); err != nil {
+	if store.Dialect() == dialect.Postgres {
+		if schema, err = dialect.PostgresDDL(schema); err != nil {
 			t.Fatal(err)
 		}
 	}

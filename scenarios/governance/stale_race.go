@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
 )
@@ -24,8 +24,8 @@ const (
 type staleRun struct {
 	recorded // the ledger's first call is worker-A's one call
 	fenced   bool
-	dialect  claim.Dialect // the database's
-	max      int           // MaxRetryAttempts
+	dialect  dialect.Dialect // the database's
+	max      int             // MaxRetryAttempts
 	mu       sync.Mutex
 	lines    []string
 	events   []emission.Event

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -235,8 +235,8 @@ func lateWriteText(f staleMetrics) string {
 
 // databaseLine says how the database keeps the two workers' connections
 // apart: a line about the database itself, which compare skips.
-func databaseLine(d claim.Dialect) string {
-	if d == claim.Postgres {
+func databaseLine(d dialect.Dialect) string {
+	if !d.SerialWriters() {
 		return "Database  one PostgreSQL schema, READ COMMITTED; FOR UPDATE SKIP LOCKED and row locks " + report.DatabaseMarker + "\n" +
 			"          keep the workers apart, both may write at once " + report.DatabaseMarker
 	}

@@ -45,11 +45,10 @@ func readStates(ctx context.Context, s *keyedlog.Store, ids []int) ([]orderState
 		st := orderState{ID: id}
 		var status sql.NullString
 		var paid sql.NullInt64
-		query, args := s.Dialect().Bind(
+		err := s.QueryRow(ctx, s.DB(),
 			`SELECT (SELECT Status FROM Orders WHERE Id = :id), (SELECT PaidCents FROM Orders WHERE Id = :id),
 			        (SELECT COUNT(*) FROM OrderPayments WHERE OrderId = :id), (SELECT COUNT(*) FROM Shipments WHERE OrderId = :id)`,
-			sql.Named("id", id))
-		err := s.DB().QueryRowContext(ctx, query, args...).Scan(&status, &paid, &st.Payments, &st.Shipments)
+			sql.Named("id", id)).Scan(&status, &paid, &st.Payments, &st.Shipments)
 		if err != nil {
 			return nil, fmt.Errorf("read state of order %d: %w", id, err)
 		}
@@ -79,7 +78,7 @@ func (o orphans) brief() string {
 
 func readOrphans(ctx context.Context, s *keyedlog.Store) (orphans, error) {
 	var o orphans
-	err := s.DB().QueryRowContext(ctx,
+	err := s.QueryRow(ctx, s.DB(),
 		`SELECT (SELECT COUNT(*) FROM OrderPayments p WHERE NOT EXISTS (SELECT 1 FROM Orders o WHERE o.Id = p.OrderId)),
 		        (SELECT COUNT(*) FROM Shipments s WHERE NOT EXISTS (SELECT 1 FROM Orders o WHERE o.Id = s.OrderId))`).
 		Scan(&o.payments, &o.shipments)

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/child"
-	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
@@ -150,7 +149,7 @@ type ended struct {
 // poisonRun is one counter position driven to its end on its own database.
 type poisonRun struct {
 	position  counterPosition
-	postgres  bool // its database is a PostgreSQL schema
+	serial    bool // its database's writers take turns: a SQLite file
 	lifetimes []ended
 	msgs      []outbox.Message
 	catches   map[int64]int // MessageId → CatchCounters.Failures
@@ -203,7 +202,7 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 	if err := o.seed(ctx, store); err != nil {
 		return nil, err
 	}
-	run := &poisonRun{position: p, postgres: store.Dialect() == claim.Postgres}
+	run := &poisonRun{position: p, serial: store.Dialect().SerialWriters()}
 	counter := "on-catch"
 	if p.atDelivery {
 		counter = "at-delivery"
@@ -246,14 +245,7 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 // seed writes the queue: one notification per message number, each with its
 // catch counter at zero, in one transaction.
 func (o *poisonOptions) seed(ctx context.Context, store *outbox.Store) error {
-	ddl := catchSchema
-	if store.Dialect() == claim.Postgres {
-		var err error
-		if ddl, err = claim.PostgresDDL(catchSchema); err != nil {
-			return err
-		}
-	}
-	if _, err := store.DB().ExecContext(ctx, ddl); err != nil {
+	if err := store.CreateTable(ctx, catchSchema); err != nil {
 		return fmt.Errorf("create catch counters: %w", err)
 	}
 	return store.InTx(ctx, func(tx *sql.Tx) error {

@@ -234,7 +234,7 @@ func (o *poisonOptions) read(ctx context.Context, store *outbox.Store, run *pois
 	if run.tables, err = store.Tables(ctx); err != nil {
 		return err
 	}
-	rows, err := store.DB().QueryContext(ctx, `SELECT MessageId, Failures FROM CatchCounters ORDER BY MessageId`)
+	rows, err := store.Query(ctx, store.DB(), `SELECT MessageId, Failures FROM CatchCounters ORDER BY MessageId`)
 	if err != nil {
 		return fmt.Errorf("read catch counters: %w", err)
 	}
@@ -254,7 +254,7 @@ func (o *poisonOptions) read(ctx context.Context, store *outbox.Store, run *pois
 // writeDatabases names each counter position's database: a line about the
 // database itself, which compare skips.
 func (o *poisonOptions) writeDatabases(r *report.Report, runs []*poisonRun) {
-	if runs[0].postgres {
+	if !runs[0].serial {
 		r.Linef("Databases  on catch: %s; at delivery: %s (each a PostgreSQL schema of its own) %s",
 			runs[0].position.db, runs[1].position.db, report.DatabaseMarker)
 		return

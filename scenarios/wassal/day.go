@@ -158,11 +158,12 @@ func writeLedgers(r *report.Report, s story, full bool) {
 	WriteProviderLedger(r, s.ledger)
 }
 
-// databaseLine is a line true of one database only: what SQLite does, or
-// what the PostgreSQL server does instead. It ends with report.DatabaseMarker,
+// databaseLine is a line true of one database only: what SQLite does, its
+// writers taking turns (serial, see dialect.Dialect.SerialWriters), or what
+// the PostgreSQL server does instead. It ends with report.DatabaseMarker,
 // so compare, and the comparison of a run on each, skip it.
-func databaseLine(postgres bool, sqlite, server string) string {
-	if postgres {
+func databaseLine(serial bool, sqlite, server string) string {
+	if !serial {
 		return server + " " + report.DatabaseMarker
 	}
 	return sqlite + " " + report.DatabaseMarker

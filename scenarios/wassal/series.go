@@ -241,7 +241,7 @@ func confirmVia(p statusChecker) worker.Handler {
 // openChild is how each Day's child process starts: it parses the child's
 // flags, reads the scenario times its parent passed in the flags named by
 // times, then opens the parent's database at db with the design of the Day
-// its parent names in -day (outbox.Day; the full schema without it). When it
+// its parent names in -day (Day; the full schema without it). When it
 // cannot, it has said why on stderr (for bad flags, the flag package has)
 // and ok is false: the child exits childFailed.
 func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *string, times ...*string) (*outbox.Store, []time.Time, bool) {
@@ -264,7 +264,7 @@ func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *string,
 			fmt.Fprintf(os.Stderr, "-day %d: the Days with a store are 13 to 17\n", *day)
 			return nil, nil, false
 		}
-		design = outbox.Day(*day)
+		design = Day(*day)
 	}
 	store, err := design.OpenExisting(ctx, *db)
 	if err != nil {

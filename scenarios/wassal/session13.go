@@ -188,7 +188,7 @@ func (o *session13Options) drive(ctx context.Context, path string, durable bool)
 		return nil, fmt.Errorf("service life 1 exited with code %d", exit.Code)
 	}
 
-	if store, err = outbox.Day(13).OpenExisting(ctx, path); err != nil { // fresh connections: the restart
+	if store, err = Day(13).OpenExisting(ctx, path); err != nil { // fresh connections: the restart
 		return nil, err
 	}
 	defer store.Close()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"outboxlab/core/outbox"
 	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
@@ -35,7 +34,7 @@ func TestSession13WritesThePaymentAndItsRecheckRowSeparately(t *testing.T) {
 	if got := keysText(run.rowsAtCrash); got != "PAY-003, PAY-005" {
 		t.Fatalf("re-check rows on disk after the crash: %s, want PAY-003, PAY-005", got)
 	}
-	store, err := outbox.Day(13).OpenExisting(ctx, env.Location)
+	store, err := Day(13).OpenExisting(ctx, env.Location)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // Day 13's durable pending work: a table of its own beside Payments. The
 // course has no outbox yet on Day 13 (OutboxMessages, written in the
-// payment's transaction, is Day 14's lesson), so outbox.Day(13) is Payments
+// payment's transaction, is Day 14's lesson), so Day(13) is Payments
 // only and the AFTER design adds this table.
 
 // rechecksSchema is one row per payment whose charge answer was lost: the
@@ -47,7 +47,7 @@ const (
 // openSession13 opens a Day 13 store: Payments, and the Rechecks table when
 // the design is the durable one.
 func openSession13(ctx context.Context, path string, durable bool) (*outbox.Store, error) {
-	store, err := outbox.Day(13).Open(ctx, path)
+	store, err := Day(13).Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}

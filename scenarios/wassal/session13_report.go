@@ -68,7 +68,7 @@ var session13Day = day{
 }
 
 func (o *session13Options) story(own *session13Run, _ session13Metrics) story {
-	s := story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: outbox.Day(13), ledgersOnRequest: true,
+	s := story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: Day(13), ledgersOnRequest: true,
 		perMessage:  func(r *report.Report) { o.writePerPayment(r, own) },
 		emptyOutbox: "(none: Day 13 has no outbox table; the outbox is Day 14's lesson)"}
 	fig := o.timelineFigure(own)

@@ -109,7 +109,7 @@ func (o *session14Options) atomicFor(design bool) bool { return design && o.OneT
 // then the relay in this process with fresh connections.
 type session14Run struct {
 	atomic   bool
-	postgres bool // the run's database is a PostgreSQL schema
+	serialDB bool // the run's database's writers take turns (SQLite)
 	lines    []string
 	events   []worker.Event
 	ended    time.Time
@@ -129,12 +129,12 @@ func (o *session14Options) Run(ctx context.Context, env scenarios.Env) (*report.
 }
 
 func (o *session14Options) drive(ctx context.Context, path string, atomic bool) (*session14Run, error) {
-	store, err := outbox.Day(14).Open(ctx, path) // creates Day 14's schema; each life opens its own connections
+	store, err := Day(14).Open(ctx, path) // creates Day 14's schema; each life opens its own connections
 	if err != nil {
 		return nil, err
 	}
 	store.Close()
-	run := &session14Run{atomic: atomic, postgres: onPostgres(store)}
+	run := &session14Run{atomic: atomic, serialDB: serialWriters(store)}
 	start, first := clock.Start, 1
 	for life := 1; first <= o.Payments; life++ {
 		crash, last := "", o.Payments
@@ -175,7 +175,7 @@ func (o *session14Options) drive(ctx context.Context, path string, atomic bool) 
 // relay opens fresh connections, reads what the lives left behind, and drains
 // the outbox with the relay worker, which asks the provider about each message.
 func (o *session14Options) relay(ctx context.Context, run *session14Run, path string) error {
-	store, err := outbox.Day(14).OpenExisting(ctx, path)
+	store, err := Day(14).OpenExisting(ctx, path)
 	if err != nil {
 		return err
 	}

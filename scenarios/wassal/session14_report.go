@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -79,7 +78,7 @@ var session14Day = day{
 }
 
 func (o *session14Options) story(own *session14Run, _ session14Metrics) story {
-	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: outbox.Day(14), ledgersOnRequest: true,
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, design: Day(14), ledgersOnRequest: true,
 		perMessage: func(r *report.Report) { o.writePerRequest(r, own) }}
 }
 
@@ -102,10 +101,10 @@ func (o *session14Options) writeSetup(r *report.Report, own *session14Run) {
 	}
 	r.Linef("Design    %s", design)
 	if own.atomic {
-		r.Line(databaseLine(own.postgres,
+		r.Line(databaseLine(own.serialDB,
 			"Database  SQLite: BEGIN IMMEDIATE holds the write lock from the first insert;",
 			"Database  PostgreSQL: a READ COMMITTED transaction; a life killed inside it"))
-		r.Line(databaseLine(own.postgres,
+		r.Line(databaseLine(own.serialDB,
 			"          a life killed inside it never commits, so its insert is discarded",
 			"          never commits: the server rolls it back when its session ends"))
 	}

@@ -114,7 +114,7 @@ func (o *session15Options) Validate() error {
 // session15Run is one design driven to its end.
 type session15Run struct {
 	naive, fenced bool
-	postgres      bool // the run's database is a PostgreSQL schema
+	serial        bool // the run's database's writers take turns (SQLite)
 	lines         []string
 	takenAtOnce   []string       // messages claimed while another worker's claim was still valid
 	takeovers     []takeover     // messages claimed after another worker's lease expired

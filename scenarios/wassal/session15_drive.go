@@ -34,9 +34,9 @@ type stalledWork struct {
 // (no lease, no claim token), the AFTER Day 15's.
 func (o *session15Options) design(naive bool) outbox.Design {
 	if naive {
-		return outbox.Day(14)
+		return Day(14)
 	}
-	return outbox.Day(15)
+	return Day(15)
 }
 
 // dayOf is the -day a worker-c child opens its store with.
@@ -71,7 +71,7 @@ func (o *session15Options) drive(ctx context.Context, path string, naive bool) (
 	defer srv.Close()
 
 	d := &day15{o: o, clk: clock.New(), holders: map[string][]outbox.Claim{},
-		run: &session15Run{naive: naive, fenced: !naive && o.Fencing, postgres: onPostgres(setup), completions: map[string]int{},
+		run: &session15Run{naive: naive, fenced: !naive && o.Fencing, serial: serialWriters(setup), completions: map[string]int{},
 			claimedBy: map[string][]string{}, prov: prov}}
 	for _, w := range []**outboxWorker{&d.a, &d.b} { // each worker has its own connections, as a process would
 		store, err := design.OpenExisting(ctx, path)
@@ -230,7 +230,7 @@ func (d *day15) overlappingClaims(ctx context.Context, now time.Time) (ca, cb []
 	}
 	d.say(now, "", fmt.Sprintf("worker-a and worker-b poll at the same moment: worker-b's claim starts while worker-a's claim transaction is open: worker-a takes %s, worker-b takes %s",
 		keysText(claimKeys(ca)), keysText(claimKeys(cb))))
-	d.say(now, "", databaseLine(d.run.postgres,
+	d.say(now, "", databaseLine(d.run.serial,
 		"SQLite: BEGIN IMMEDIATE runs the two claims one after the other",
 		"PostgreSQL: worker-b's claim reads with FOR UPDATE SKIP LOCKED and passes over the rows worker-a's open transaction has locked; neither waits"))
 	return ca, cb, err

@@ -183,11 +183,11 @@ func (o *session15Options) writeSetup(r *report.Report, own *session15Run) {
 		r.Line("Store     Day 15's outbox: the lease (LockedUntilUtc) and the claim token (--schema shows it)")
 		r.Linef("Claim     atomic: one transaction reads and conditionally updates; lease %s;", o.Lease)
 		r.Linef("          ClaimToken +1 per claim; %s", fencing)
-		r.Line(databaseLine(own.postgres,
+		r.Line(databaseLine(own.serial,
 			"Database  SQLite: the claim's transaction is BEGIN IMMEDIATE: two claims run in turn",
 			"Database  PostgreSQL: READ COMMITTED, FOR UPDATE SKIP LOCKED: a second claim passes over"))
-		if own.postgres { // a line of the server's only: compare skips it (report.DatabaseMarker)
-			r.Line(databaseLine(true, "", "          the rows the first has locked"))
+		if !own.serial { // a line of the server's only: compare skips it (report.DatabaseMarker)
+			r.Line(databaseLine(false, "", "          the rows the first has locked"))
 		}
 	}
 	crash := "after the provider answered"

@@ -46,14 +46,14 @@ type outboxWorker struct {
 
 // read is the naive worker's first step: a plain SELECT of Pending ids.
 func (w *outboxWorker) read(ctx context.Context, limit int) ([]int64, error) {
-	return w.store.NaiveSelectPending(ctx, limit)
+	return naiveSelectPending(ctx, w.store, limit)
 }
 
 // mark is the naive worker's second step: mark each id it read as its own.
 func (w *outboxWorker) mark(ctx context.Context, ids []int64) ([]outbox.Claim, error) {
 	claims := make([]outbox.Claim, 0, len(ids))
 	for _, id := range ids {
-		c, err := w.store.NaiveMarkProcessing(ctx, id, w.id)
+		c, err := naiveMarkProcessing(ctx, w.store, id, w.id)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +93,7 @@ func (w *outboxWorker) finish(ctx context.Context, c outbox.Claim, a provider.An
 		if w.fenced {
 			return w.store.CompleteTx(ctx, tx, c, now)
 		}
-		_, err = w.store.NaiveCompleteTx(ctx, tx, c.MessageID, now)
+		_, err = naiveCompleteTx(ctx, w.store, tx, c.MessageID, now)
 		return err
 	})
 	if errors.Is(err, outbox.ErrNotOwner) {

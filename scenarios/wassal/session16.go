@@ -185,9 +185,9 @@ func (o *session16Options) policy(naive bool) (backoff.Policy, int) {
 // AFTER has Day 16's.
 func (o *session16Options) design(naive bool) outbox.Design {
 	if naive {
-		return outbox.Day(15)
+		return Day(15)
 	}
-	return outbox.Day(16)
+	return Day(16)
 }
 
 func (o *session16Options) drive(ctx context.Context, path string, naive bool) (*session16Run, error) {

@@ -294,7 +294,7 @@ func (o *session17Options) drive(ctx context.Context, path string, audited bool)
 	if err != nil {
 		return nil, fmt.Errorf("run Day 16 AFTER: %w", err)
 	}
-	store, err := outbox.Day(17).Open(ctx, path) // Day 16's tables, and Day 17's AuditLog
+	store, err := Day(17).Open(ctx, path) // Day 16's tables, and Day 17's AuditLog
 	if err != nil {
 		return nil, err
 	}

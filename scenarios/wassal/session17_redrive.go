@@ -72,7 +72,7 @@ type redriveRow struct {
 // puts every dead letter back to Pending with its counters and history wiped,
 // and the ordinary worker takes them again.
 func (o *session17Options) blindRedrive(ctx context.Context, run *session17Run, store *outbox.Store, clk *clock.ScenarioClock) error {
-	res, err := store.DB().ExecContext(ctx,
+	res, err := store.Exec(ctx, store.DB(),
 		`UPDATE OutboxMessages SET Status = 'Pending', AttemptCount = 0, LastError = NULL, NextAttemptUtc = NULL,
 		        DeadLetteredAtUtc = NULL, LockedBy = NULL, LockedUntilUtc = NULL
 		  WHERE Status = 'DeadLettered'`)

@@ -37,7 +37,7 @@ func (o *session17Options) day() day {
 
 func (o *session17Options) story(own *session17Run, _ session17Metrics) story {
 	fig := o.timelineFigure(own)
-	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, figure: &fig, design: outbox.Day(17), ledgersOnRequest: true,
+	return story{tables: own.tables, timeline: own.lines, ledger: own.ledger, figure: &fig, design: Day(17), ledgersOnRequest: true,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) },
 		own: []ledgerTable{
 			{"Redrive ledger (Redrives table)", func(r *report.Report) { writeRedrives(r, own.redrives) }},

@@ -129,7 +129,7 @@ func (o *session17Options) finish(ctx context.Context, run *session17Run, store 
 }
 
 func readRedrives(ctx context.Context, store *outbox.Store) ([]redriveRow, error) {
-	rows, err := store.DB().QueryContext(ctx, `SELECT Id, MessageId, MessageKey, Generation, Batch, Approver, Reason, RequestedAtUtc,
+	rows, err := store.Query(ctx, store.DB(), `SELECT Id, MessageId, MessageKey, Generation, Batch, Approver, Reason, RequestedAtUtc,
 		OriginalAttemptCount, COALESCE(OriginalMaxAttempts, 0), COALESCE(OriginalLastError, ''), COALESCE(OriginalDeadLetteredAtUtc, ''),
 		Outcome, COALESCE(VerifiedTransactionId, ''), COALESCE(ClosedAtUtc, '') FROM Redrives ORDER BY Id`)
 	if err != nil {

@@ -346,9 +346,9 @@ func measureCeiling(ctx context.Context, location string) (float64, error) {
 	}
 	defer store.Close()
 	var id int64
-	query, args := store.Dialect().Bind(`INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES (?, ?, ?) RETURNING Id`,
-		"CEILING", drainType, clock.ISO(clock.Start))
-	if err := store.DB().QueryRowContext(ctx, query, args...).Scan(&id); err != nil {
+	err = store.QueryRow(ctx, store.DB(), `INSERT INTO OutboxMessages (MessageKey, Type, CreatedAtUtc) VALUES (?, ?, ?) RETURNING Id`,
+		"CEILING", drainType, clock.ISO(clock.Start)).Scan(&id)
+	if err != nil {
 		return 0, fmt.Errorf("write the ceiling's row: %w", err)
 	}
 	stmt, err := store.DB().PrepareContext(ctx, prepared(store, `UPDATE OutboxMessages SET AttemptCount = AttemptCount + 1 WHERE Id = ?`, 1))

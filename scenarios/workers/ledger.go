@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"outboxlab/core/claim"
 	"outboxlab/core/outbox"
 )
 
@@ -40,14 +39,7 @@ func openWithLedger(ctx context.Context, location string) (*outbox.Store, error)
 	if err != nil {
 		return nil, err
 	}
-	ddl := deliveriesSchema
-	if store.Dialect() == claim.Postgres {
-		if ddl, err = claim.PostgresDDL(ddl); err != nil {
-			store.Close()
-			return nil, err
-		}
-	}
-	if _, err := store.DB().ExecContext(ctx, ddl); err != nil {
+	if err := store.CreateTable(ctx, deliveriesSchema); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("create the delivery ledger: %w", err)
 	}

@@ -152,13 +152,13 @@ func conclusion(db backend, slowHandler bool, f findings) []string {
 	paid := f.any(faster)
 	switch {
 	case len(f.workers) == 0 || f.rounds < minRounds:
-	case !db.postgres && !paid:
+	case db.serial && !paid:
 		lines = append(lines, "- SQLite lets one writer in at a time: more workers wait for the lock,",
 			"  and fewer write transactions per message (batching) is the lever.")
-	case !db.postgres && slowHandler:
+	case db.serial && slowHandler:
 		lines = append(lines, "- More workers paid on SQLite in this run: they overlapped what happens outside",
 			"  the write lock (the handler, --handler-delay), since the writes still take turns.")
-	case !db.postgres:
+	case db.serial:
 		lines = append(lines, "- More workers were faster on SQLite in this run, though the handler waits for nothing:",
 			"  the writes still take turns, so what they overlapped is the work between them.")
 	case paid:

@@ -151,7 +151,7 @@ func TestConclusionFollowsTheNumbers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lines := conclusion(backend{postgres: tt.postgres}, tt.slow, tt.f)
+			lines := conclusion(backend{serial: !tt.postgres}, tt.slow, tt.f)
 			text := strings.Join(lines, "\n")
 			at := 0
 			for _, want := range tt.want {

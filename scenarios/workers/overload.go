@@ -139,7 +139,7 @@ func (o *throughputOptions) produce(ctx context.Context, store *outbox.Store, pr
 func sampleQueue(ctx context.Context, store *outbox.Store, at time.Time) (sample, error) {
 	s := sample{At: at}
 	var oldest sql.NullString
-	err := store.DB().QueryRowContext(ctx,
+	err := store.QueryRow(ctx, store.DB(),
 		`SELECT COUNT(*), MIN(CreatedAtUtc), (SELECT COUNT(*) FROM Deliveries)
 		   FROM OutboxMessages WHERE Status IN ('Pending', 'Processing')`).Scan(&s.Depth, &oldest, &s.Processed)
 	if err != nil {
@@ -158,7 +158,7 @@ func sampleQueue(ctx context.Context, store *outbox.Store, at time.Time) (sample
 // latencies reads every Processed message's wait from creation to Processed,
 // one row at a time.
 func (o *throughputOptions) latencies(ctx context.Context, store *outbox.Store, run *overloadRun) error {
-	rows, err := store.DB().QueryContext(ctx, `SELECT CreatedAtUtc, ProcessedAtUtc FROM OutboxMessages WHERE Status = 'Processed'`)
+	rows, err := store.Query(ctx, store.DB(), `SELECT CreatedAtUtc, ProcessedAtUtc FROM OutboxMessages WHERE Status = 'Processed'`)
 	if err != nil {
 		return fmt.Errorf("read the latencies: %w", err)
 	}

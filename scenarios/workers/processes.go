@@ -72,12 +72,12 @@ func drainProcesses(ctx context.Context, path string, cfg drainConfig, n int, pr
 	}
 	defer watch.Close()
 	var before int
-	if err := watch.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM Deliveries`).Scan(&before); err != nil {
+	if err := watch.QueryRow(ctx, watch.DB(), `SELECT COUNT(*) FROM Deliveries`).Scan(&before); err != nil {
 		return 0, nil, fmt.Errorf("count the deliveries before the round: %w", err)
 	}
 	stop := prog.start(cfg.label(), n, func() int {
 		var done int
-		watch.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM Deliveries`).Scan(&done)
+		watch.QueryRow(ctx, watch.DB(), `SELECT COUNT(*) FROM Deliveries`).Scan(&done)
 		return done - before
 	})
 	defer stop()

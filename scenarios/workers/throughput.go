@@ -163,7 +163,7 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 	if err != nil {
 		return nil, fmt.Errorf("run the overload: %w", err)
 	}
-	return o.render(backend{postgres: env.Postgres()}, env.Verbose, ceiling, drains, over), nil
+	return o.render(backend{serial: env.Dialect().SerialWriters()}, env.Verbose, ceiling, drains, over), nil
 }
 
 // configs are part 1's configurations in the order the tables list them:
@@ -187,7 +187,7 @@ func (o *throughputOptions) configs(postgres bool) []drainConfig {
 // the reverse in the second, and so on, so that a machine that slows down
 // or speeds up during the run weighs on every configuration alike.
 func (o *throughputOptions) runRounds(ctx context.Context, env scenarios.Env, prog *progress) ([]*drainRun, error) {
-	configs := o.configs(env.Postgres())
+	configs := o.configs(!env.Dialect().SerialWriters())
 	crews := make([]*crew, 0, len(configs))
 	defer func() {
 		for _, c := range crews {

@@ -60,7 +60,7 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 	}
 	r.Linef("Workers   %s at once on each backlog; the first is the speed-up's baseline", report.JoinInts(o.Workers))
 	switch {
-	case db.postgres:
+	case !db.serial:
 		database(r, "          separate processes, each with its own connection, as on several hosts")
 	case o.Processes:
 		database(r, "          separate processes, each opening the SQLite file itself")
@@ -90,7 +90,7 @@ func (o *throughputOptions) writeDrainTable(r *report.Report, drains []*drainRun
 }
 
 func (o *throughputOptions) writeLesson(r *report.Report, db backend, drains []*drainRun) {
-	if db.postgres {
+	if !db.serial {
 		database(r, "Every claim and settlement is a transaction, and PostgreSQL runs many at once: a claim")
 		database(r, "locks its rows (FOR UPDATE SKIP LOCKED) and the next worker skips them, so workers write")
 		database(r, "side by side until the CPU, or the WAL flush each commit waits for, limits them.")
@@ -215,12 +215,13 @@ func rate(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-// backend is what the report says of the run's database.
-type backend struct{ postgres bool }
+// backend is what the report says of the run's database: whether its
+// writers take turns (SQLite's, see dialect.Dialect.SerialWriters).
+type backend struct{ serial bool }
 
 // pick returns sqlite's words or postgres's, for the run's database.
 func (b backend) pick(sqlite, postgres string) string {
-	if b.postgres {
+	if !b.serial {
 		return postgres
 	}
 	return sqlite

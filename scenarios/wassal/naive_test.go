@@ -1,4 +1,4 @@
-package outbox
+package wassal
 
 import (
 	"context"
@@ -7,32 +7,34 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/internal/pgtest"
 )
 
 // Two workers that both read before either writes take the same message, and
 // both completions commit: the failure the atomic claim exists to prevent.
 func TestNaiveClaimLetsTwoWorkersTakeTheSameMessage(t *testing.T) {
-	onEachBackend(t, func(t *testing.T, on backend) {
+	pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) {
 		ctx := context.Background()
-		s := newStore(t, on)
-		enqueue(t, s, "PAY-001", "PAY-002", "PAY-003")
+		s := openDesign(t, on, outbox.Full)
+		dayEnqueue(t, s, "PAY-001", "PAY-002", "PAY-003")
 
-		readA, err := s.NaiveSelectPending(ctx, 2)
+		readA, err := naiveSelectPending(ctx, s, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		readB, err := s.NaiveSelectPending(ctx, 2)
+		readB, err := naiveSelectPending(ctx, s, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(readA) != 2 || len(readB) != 2 || readA[0] != readB[0] || readA[1] != readB[1] {
 			t.Fatalf("A read %v, B read %v; want the same two oldest ids", readA, readB)
 		}
-		a, err := s.NaiveMarkProcessing(ctx, readA[0], "worker-a")
+		a, err := naiveMarkProcessing(ctx, s, readA[0], "worker-a")
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := s.NaiveMarkProcessing(ctx, readB[0], "worker-b")
+		b, err := naiveMarkProcessing(ctx, s, readB[0], "worker-b")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,9 +42,9 @@ func TestNaiveClaimLetsTwoWorkersTakeTheSameMessage(t *testing.T) {
 			t.Errorf("claims %+v and %+v: want PAY-001 counted twice (attempts 1, 2) and no claim token", a, b)
 		}
 		now := clock.Start.Add(time.Second)
-		for _, c := range []Claim{a, b} {
+		for _, c := range []outbox.Claim{a, b} {
 			err := s.InTx(ctx, func(tx *sql.Tx) error {
-				changed, err := s.NaiveCompleteTx(ctx, tx, c.MessageID, now)
+				changed, err := naiveCompleteTx(ctx, s, tx, c.MessageID, now)
 				if !changed {
 					t.Errorf("%s's completion changed no row", c.Worker)
 				}
@@ -53,7 +55,7 @@ func TestNaiveClaimLetsTwoWorkersTakeTheSameMessage(t *testing.T) {
 			}
 		}
 		msgs, _ := s.Messages(ctx)
-		if m := msgs[0]; m.Status != Processed || m.AttemptCount != 2 || m.LockedBy != "" {
+		if m := msgs[0]; m.Status != outbox.Processed || m.AttemptCount != 2 || m.LockedBy != "" {
 			t.Errorf("PAY-001 = %s, %d attempts, locked by %q; want Processed after 2 attempts, unlocked", m.Status, m.AttemptCount, m.LockedBy)
 		}
 	})
@@ -62,15 +64,15 @@ func TestNaiveClaimLetsTwoWorkersTakeTheSameMessage(t *testing.T) {
 // A naive Processing row has no lease: neither the naive read nor the atomic
 // claim ever takes it again.
 func TestNaiveProcessingRowIsStuckForever(t *testing.T) {
-	onEachBackend(t, func(t *testing.T, on backend) {
+	pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) {
 		ctx := context.Background()
-		s := newStore(t, on)
-		enqueue(t, s, "PAY-001")
-		ids, _ := s.NaiveSelectPending(ctx, 1)
-		if _, err := s.NaiveMarkProcessing(ctx, ids[0], "worker-c"); err != nil {
+		s := openDesign(t, on, outbox.Full)
+		dayEnqueue(t, s, "PAY-001")
+		ids, _ := naiveSelectPending(ctx, s, 1)
+		if _, err := naiveMarkProcessing(ctx, s, ids[0], "worker-c"); err != nil {
 			t.Fatal(err)
 		}
-		if again, _ := s.NaiveSelectPending(ctx, 1); len(again) != 0 {
+		if again, _ := naiveSelectPending(ctx, s, 1); len(again) != 0 {
 			t.Errorf("naive read found %v, want nothing: the row is Processing", again)
 		}
 		if cs, _ := s.Claim(ctx, "worker-b", clock.Start.Add(24*time.Hour), time.Second, 1); len(cs) != 0 {

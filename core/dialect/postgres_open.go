@@ -1,4 +1,4 @@
-package claim
+package dialect
 
 import (
 	"context"
@@ -16,15 +16,14 @@ const pgLabInfo = `CREATE TABLE IF NOT EXISTS LabInfo (
     Value TEXT COLLATE "C" NOT NULL
 )`
 
-// OpenPostgres opens a Store on db, a pool whose connections all use one run
-// schema (pgdb.CreateRunSchema's Run.DB, or pgdb.Open of its URL), applies
-// each of schemas in order, records version in LabInfo unless the schema
-// already has one, and takes db over (Close closes it; on an error db is
-// left to the caller). The schemas are
-// PostgreSQL DDL: every text column COLLATE "C", or OpenPostgres refuses
-// them, since the engine compares and orders times as text. Several Stores
-// may open the same schema at once, as two workers would.
-func OpenPostgres(ctx context.Context, db *sql.DB, version string, schemas ...string) (*Store, error) {
+// OpenPostgres prepares db, a pool whose connections all use one run schema
+// (pgdb.CreateRunSchema's Run.DB, or pgdb.Open of its URL): it applies each
+// of schemas in order and records version in LabInfo unless the schema
+// already has one. The schemas are PostgreSQL DDL: every text column
+// COLLATE "C", or OpenPostgres refuses them, since the engine compares and
+// orders times as text. Several pools may open the same schema at once, as
+// two workers would.
+func OpenPostgres(ctx context.Context, db *sql.DB, version string, schemas ...string) error {
 	err := Postgres.InTx(ctx, db, func(tx *sql.Tx) error {
 		// DDL of two openers at once could collide in the catalog: one at a time per schema.
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema()))`); err != nil {
@@ -46,13 +45,14 @@ func OpenPostgres(ctx context.Context, db *sql.DB, version string, schemas ...st
 		return checkCollation(ctx, tx)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("create schema: %w", err)
+		return fmt.Errorf("create schema: %w", err)
 	}
-	return &Store{db: db, dialect: Postgres}, nil
+	return nil
 }
 
-// openURL is Open on a PostgreSQL location: schemas are SQLite DDL.
-func openURL(ctx context.Context, location, version string, schemas []string) (*Store, error) {
+// Open opens the run schema location (a URL) names: schemas are SQLite DDL,
+// translated by PostgresDDL.
+func (postgresDialect) Open(ctx context.Context, location, version string, schemas ...string) (*sql.DB, error) {
 	ddl := make([]string, len(schemas))
 	for i, schema := range schemas {
 		var err error
@@ -64,18 +64,16 @@ func openURL(ctx context.Context, location, version string, schemas []string) (*
 	if err != nil {
 		return nil, err
 	}
-	s, err := OpenPostgres(ctx, db, version, ddl...)
-	if err != nil {
+	if err := OpenPostgres(ctx, db, version, ddl...); err != nil {
 		db.Close()
 		return nil, err
 	}
-	s.path = location
-	return s, nil
+	return db, nil
 }
 
-// openExistingURL is OpenExisting on a PostgreSQL location: the schema must
-// exist and hold a LabInfo whose version is the lab's.
-func openExistingURL(ctx context.Context, location string) (*Store, error) {
+// OpenExisting opens the run schema location (a URL) names: it must exist
+// and hold a LabInfo whose version is the lab's.
+func (postgresDialect) OpenExisting(ctx context.Context, location string) (*sql.DB, error) {
 	db, err := pgdb.Open(ctx, location)
 	if err != nil {
 		return nil, err
@@ -95,7 +93,7 @@ func openExistingURL(ctx context.Context, location string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s is not an outboxlab database", pgdb.Redact(location))
 	}
-	return &Store{db: db, path: location, dialect: Postgres}, nil
+	return db, nil
 }
 
 // checkCollation refuses text columns of the schema that do not sort by

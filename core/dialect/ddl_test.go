@@ -1,4 +1,4 @@
-package claim
+package dialect
 
 import (
 	"context"
@@ -92,7 +92,7 @@ func labSchemas(t *testing.T) map[string]string {
 				return err
 			}
 			out[rel] = string(b)
-		case strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && !strings.HasPrefix(rel, "core/claim/"):
+		case strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && !strings.HasPrefix(rel, "core/dialect/"):
 			f, err := goparser.ParseFile(gotoken.NewFileSet(), path, nil, goparser.SkipObjectResolution)
 			if err != nil {
 				return nil // another helper's file mid-edit; the .sql files are what matter most
@@ -132,12 +132,12 @@ func TestLabSchemasApplyOnPostgres(t *testing.T) {
 			}
 			run := pgtestRun(t)
 			ctx := context.Background()
-			s, err := Open(ctx, run.URL, testVersion, outboxSchema, schema)
+			db, err := Postgres.Open(ctx, run.URL, testVersion, outboxSchema, schema)
 			if err != nil {
 				t.Fatalf("Open on PostgreSQL: %v", err)
 			}
-			defer s.Close()
-			tables, err := s.Tables(ctx)
+			defer db.Close()
+			tables, err := Postgres.Tables(ctx, db)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,11 +149,11 @@ func TestLabSchemasApplyOnPostgres(t *testing.T) {
 				t.Fatalf("%d tables after Open, want %d", len(tables), want)
 			}
 			// Opening again (a second worker) applies the same DDL once more without harm.
-			s2, err := Open(ctx, run.URL, testVersion, outboxSchema, schema)
+			db2, err := Postgres.Open(ctx, run.URL, testVersion, outboxSchema, schema)
 			if err != nil {
 				t.Fatalf("second Open: %v", err)
 			}
-			s2.Close()
+			db2.Close()
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package outbox
+package wassal
 
 import (
 	"context"
@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/outbox"
+	"outboxlab/internal/pgtest"
 )
 
 // openDesign opens a fresh database of on with design d, closed when the test ends.
-func openDesign(t *testing.T, on backend, d Design) *Store {
+func openDesign(t *testing.T, on pgtest.Backend, d outbox.Design) *outbox.Store {
 	t.Helper()
 	s, err := d.Open(context.Background(), on.Location(t, "outbox"))
 	if err != nil {
@@ -26,7 +28,7 @@ func openDesign(t *testing.T, on backend, d Design) *Store {
 
 // outboxColumns reads the columns OutboxMessages really has, from the
 // CREATE statement the database keeps (rebuilt from the catalog on PostgreSQL).
-func outboxColumns(t *testing.T, s *Store) (cols []string, tables []string) {
+func outboxColumns(t *testing.T, s *outbox.Store) (cols []string, tables []string) {
 	t.Helper()
 	ts, err := s.Tables(context.Background())
 	if err != nil {
@@ -71,7 +73,7 @@ func TestDayStoresHaveOnlyTheirDaysColumns(t *testing.T) {
 		{day: 16, columns: day16, dead: true},
 		{day: 17, columns: day16, dead: true, audit: true},
 	} {
-		onEachBackend(t, func(t *testing.T, on backend) {
+		pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) {
 			s := openDesign(t, on, Day(tc.day))
 			cols, tables := outboxColumns(t, s)
 			hasTable := func(name string) bool {
@@ -100,32 +102,32 @@ func TestDayStoresHaveOnlyTheirDaysColumns(t *testing.T) {
 // its store cannot dead-letter (no DeadLettered before Day 16); a retry
 // writes no LastError (no such column) and the message is claimable at once.
 func TestDay15ClaimsRetriesAndCannotDeadLetter(t *testing.T) {
-	onEachBackend(t, func(t *testing.T, on backend) {
+	pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) {
 		ctx := context.Background()
 		s := openDesign(t, on, Day(15))
-		if _, err := s.Enqueue(ctx, NewMessage{Key: "PAY-003", Type: "ConfirmPayment", CreatedAt: clock.Start}); err != nil {
+		if _, err := s.Enqueue(ctx, outbox.NewMessage{Key: "PAY-003", Type: "ConfirmPayment", CreatedAt: clock.Start}); err != nil {
 			t.Fatal(err)
 		}
-		c, ok := claimOne(t, s, "w1", clock.Start)
+		c, ok := dayClaim(t, s, "w1", clock.Start)
 		if !ok || c.Attempt != 1 || c.Token != 1 || c.MaxAttempts != 0 {
 			t.Fatalf("claim = %+v (claimed %v), want attempt 1, token 1, no ceiling", c, ok)
 		}
 		if err := s.Retry(ctx, c, clock.Start.Add(time.Hour), "provider timeout"); err != nil {
 			t.Fatal(err)
 		}
-		c2, ok := claimOne(t, s, "w1", clock.Start.Add(time.Millisecond))
+		c2, ok := dayClaim(t, s, "w1", clock.Start.Add(time.Millisecond))
 		if !ok || c2.Attempt != 2 {
 			t.Fatalf("second claim = %+v (claimed %v), want attempt 2 at once: Day 15 has no backoff gate", c2, ok)
 		}
 		err := s.DeadLetter(ctx, c2, clock.Start.Add(2*time.Millisecond), "give up")
-		if err == nil || errors.Is(err, ErrNotOwner) {
+		if err == nil || errors.Is(err, outbox.ErrNotOwner) {
 			t.Fatalf("dead-letter on Day 15 = %v, want an error naming the missing column", err)
 		}
 		msgs, err := s.Messages(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(msgs) != 1 || msgs[0].Status != Processing || msgs[0].AttemptCount != 2 || msgs[0].LastError != "" {
+		if len(msgs) != 1 || msgs[0].Status != outbox.Processing || msgs[0].AttemptCount != 2 || msgs[0].LastError != "" {
 			t.Errorf("row = %+v, want Processing, AttemptCount 2, no LastError", msgs)
 		}
 	})
@@ -135,18 +137,18 @@ func TestDay15ClaimsRetriesAndCannotDeadLetter(t *testing.T) {
 // log); Day 17 audits the same transition.
 func TestDay16DeadLettersWithoutAuditDay17Audits(t *testing.T) {
 	for _, day := range []int{16, 17} {
-		onEachBackend(t, func(t *testing.T, on backend) {
+		pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) {
 			ctx := context.Background()
 			s := openDesign(t, on, Day(day))
-			enqueue(t, s, "PAY-003")
-			c, _ := claimOne(t, s, "w1", clock.Start)
+			dayEnqueue(t, s, "PAY-003")
+			c, _ := dayClaim(t, s, "w1", clock.Start)
 			if err := s.Retry(ctx, c, clock.Start.Add(200*time.Millisecond), "boom 1"); err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := claimOne(t, s, "w1", clock.Start.Add(199*time.Millisecond)); ok {
+			if _, ok := dayClaim(t, s, "w1", clock.Start.Add(199*time.Millisecond)); ok {
 				t.Fatal("claimed before NextAttemptUtc: Day 16's claim has the backoff gate")
 			}
-			c, ok := claimOne(t, s, "w1", clock.Start.Add(201*time.Millisecond))
+			c, ok := dayClaim(t, s, "w1", clock.Start.Add(201*time.Millisecond))
 			if !ok || c.Attempt != 2 {
 				t.Fatalf("claim after the backoff = %+v (claimed %v), want attempt 2", c, ok)
 			}
@@ -157,7 +159,7 @@ func TestDay16DeadLettersWithoutAuditDay17Audits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if msgs[0].Status != DeadLettered || msgs[0].LastError != "boom 2" || msgs[0].MaxAttempts != 3 {
+			if msgs[0].Status != outbox.DeadLettered || msgs[0].LastError != "boom 2" || msgs[0].MaxAttempts != 3 {
 				t.Errorf("row = %+v, want DeadLettered, LastError boom 2, MaxAttempts 3", msgs[0])
 			}
 			audit, err := s.Audit(ctx)
@@ -174,23 +176,23 @@ func TestDay16DeadLettersWithoutAuditDay17Audits(t *testing.T) {
 // The Day 14 naive worker marks, counts and completes without the columns
 // Day 15 adds.
 func TestDay14NaiveWorker(t *testing.T) {
-	onEachBackend(t, func(t *testing.T, on backend) {
+	pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) {
 		ctx := context.Background()
 		s := openDesign(t, on, Day(14))
-		if _, err := s.Enqueue(ctx, NewMessage{Key: "PAY-001", Type: "ConfirmPayment", CreatedAt: clock.Start}); err != nil {
+		if _, err := s.Enqueue(ctx, outbox.NewMessage{Key: "PAY-001", Type: "ConfirmPayment", CreatedAt: clock.Start}); err != nil {
 			t.Fatal(err)
 		}
-		ids, err := s.NaiveSelectPending(ctx, 5)
+		ids, err := naiveSelectPending(ctx, s, 5)
 		if err != nil || len(ids) != 1 {
 			t.Fatalf("pending = %v, %v; want one id", ids, err)
 		}
-		c, err := s.NaiveMarkProcessing(ctx, ids[0], "worker-a")
+		c, err := naiveMarkProcessing(ctx, s, ids[0], "worker-a")
 		if err != nil || c.Attempt != 1 || c.Token != 0 {
 			t.Fatalf("mark = %+v, %v; want attempt 1, token 0", c, err)
 		}
 		var changed bool
 		err = s.InTx(ctx, func(tx *sql.Tx) error {
-			changed, err = s.NaiveCompleteTx(ctx, tx, c.MessageID, clock.Start.Add(time.Second))
+			changed, err = naiveCompleteTx(ctx, s, tx, c.MessageID, clock.Start.Add(time.Second))
 			return err
 		})
 		if err != nil || !changed {
@@ -200,7 +202,7 @@ func TestDay14NaiveWorker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msgs[0].Status != Processed || msgs[0].LockedBy != "" || msgs[0].AttemptCount != 1 {
+		if msgs[0].Status != outbox.Processed || msgs[0].LockedBy != "" || msgs[0].AttemptCount != 1 {
 			t.Errorf("row = %+v, want Processed, no owner, AttemptCount 1", msgs[0])
 		}
 	})
@@ -210,25 +212,25 @@ func TestDay14NaiveWorker(t *testing.T) {
 // claimer's (no second claim takes it, however late), only its owner can
 // complete it, and there is nothing to wait for.
 func TestDay14ClaimHasNoLease(t *testing.T) {
-	onEachBackend(t, func(t *testing.T, on backend) {
+	pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) {
 		ctx := context.Background()
 		s := openDesign(t, on, Day(14))
 		for i, k := range []string{"PAY-001", "PAY-002"} {
-			if _, err := s.Enqueue(ctx, NewMessage{Key: k, Type: "ConfirmPayment", CreatedAt: clock.Start.Add(time.Duration(i) * ms)}); err != nil {
+			if _, err := s.Enqueue(ctx, outbox.NewMessage{Key: k, Type: "ConfirmPayment", CreatedAt: clock.Start.Add(time.Duration(i) * time.Millisecond)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		c, ok := claimOne(t, s, "relay-1", clock.Start)
+		c, ok := dayClaim(t, s, "relay-1", clock.Start)
 		if !ok || c.Key != "PAY-001" || c.Attempt != 1 || c.Token != 0 {
 			t.Fatalf("claim = %+v (claimed %v), want PAY-001, attempt 1, no token", c, ok)
 		}
-		late, ok := claimOne(t, s, "relay-2", clock.Start.Add(time.Hour))
+		late, ok := dayClaim(t, s, "relay-2", clock.Start.Add(time.Hour))
 		if !ok || late.Key != "PAY-002" {
 			t.Fatalf("a claim an hour later took %+v (claimed %v), want PAY-002: no lease hands PAY-001 back", late, ok)
 		}
 		stolen := c
 		stolen.Worker = "relay-2"
-		if err := s.Complete(ctx, stolen, clock.Start); !errors.Is(err, ErrNotOwner) {
+		if err := s.Complete(ctx, stolen, clock.Start); !errors.Is(err, outbox.ErrNotOwner) {
 			t.Errorf("completion by relay-2 of relay-1's claim = %v, want ErrNotOwner", err)
 		}
 		if err := s.Complete(ctx, c, clock.Start.Add(time.Second)); err != nil {
@@ -241,8 +243,34 @@ func TestDay14ClaimHasNoLease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msgs[0].Status != Processed || msgs[0].LockedBy != "" || msgs[1].Status != Processing || msgs[1].LockedBy != "relay-2" {
+		if msgs[0].Status != outbox.Processed || msgs[0].LockedBy != "" || msgs[1].Status != outbox.Processing || msgs[1].LockedBy != "relay-2" {
 			t.Errorf("rows = %+v, want PAY-001 Processed with no owner, PAY-002 Processing under relay-2", msgs)
 		}
 	})
+}
+
+// dayEnqueue enqueues one message per key, a millisecond apart, each with
+// three attempts.
+func dayEnqueue(t *testing.T, s *outbox.Store, keys ...string) {
+	t.Helper()
+	for i, k := range keys {
+		_, err := s.Enqueue(context.Background(), outbox.NewMessage{Key: k, Type: "ConfirmPayment", MaxAttempts: 3,
+			CreatedAt: clock.Start.Add(time.Duration(i) * time.Millisecond)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dayClaim claims one message for worker at now, if one is claimable.
+func dayClaim(t *testing.T, s *outbox.Store, worker string, now time.Time) (outbox.Claim, bool) {
+	t.Helper()
+	cs, err := s.Claim(context.Background(), worker, now, 30*time.Second, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) == 0 {
+		return outbox.Claim{}, false
+	}
+	return cs[0], true
 }

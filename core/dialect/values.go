@@ -1,4 +1,4 @@
-package sqlitedb
+package dialect
 
 import (
 	"database/sql"

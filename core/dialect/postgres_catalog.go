@@ -1,4 +1,4 @@
-package claim
+package dialect
 
 import (
 	"context"
