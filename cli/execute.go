@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/claim"
 	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -20,8 +21,11 @@ import (
 
 // outcome is a finished run.
 type outcome struct {
-	result report.Result
-	dbNote string // where the database is, or that it was deleted
+	result  report.Result
+	dbNote  string         // where the database is, or that it was deleted
+	sql     []claim.Traced // with --show-sql: the statements the engine ran, in order
+	backend string         // the database the run used, as --show-sql names it
+	own     string         // the location of the scenario's own database (never printed)
 }
 
 // execute validates opts, runs the scenario in a fresh temporary directory,
@@ -72,6 +76,10 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	}
 	env.Verbose, env.Progress = c.Verbose, c.progress
 
+	trace := &claim.Trace{}
+	if c.ShowSQL {
+		ctx = claim.WithTrace(ctx, trace)
+	}
 	rep, err := runGuarded(ctx, s, opts, env)
 	if err := runError(ctx, err, s.Name, c, keepDir || keepAt, env, pg); err != nil {
 		return outcome{}, err
@@ -82,7 +90,11 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if err != nil {
 		return outcome{}, err
 	}
-	return outcome{result: res, dbNote: dbNote}, nil
+	backend := "SQLite"
+	if c.Database != "" {
+		backend = "PostgreSQL"
+	}
+	return outcome{result: res, dbNote: dbNote, sql: trace.Entries(), backend: backend, own: env.Location}, nil
 }
 
 // validateRun refuses bad parameters (exit 2) before anything is created:

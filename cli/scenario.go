@@ -28,6 +28,7 @@ type commonOptions struct {
 	Schema    bool   // keep the report's schema section (report.SchemaTitle)
 	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
 	Student   string // whose run this is, recorded in the report's header
+	ShowSQL   bool   // --show-sql: print the statements the workers ran after the report
 
 	// progress is where a run may redraw a progress line (scenarios.Env.Progress):
 	// stderr when it is a terminal that can redraw one, else nil.
@@ -42,7 +43,7 @@ type commonOptions struct {
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
 	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "keep-db-at": true, "database": true, "help": true,
-	"schema": true, "verbose": true, "student": true,
+	"schema": true, "verbose": true, "student": true, "show-sql": true,
 }
 
 // shown are the presentation flags the run was given, as typed (--schema):
@@ -112,10 +113,14 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
 	cmd.Flags().StringVar(&common.KeepDBAt, "keep-db-at", "", "keep the SQLite database as a new file in this directory (PostgreSQL: as --keep-db)")
+	cmd.Flags().BoolVar(&common.ShowSQL, "show-sql", false, "after the report, show the statements the workers ran (claim, settle, retry, dead-letter), with their parameters and rows, in the order they ran; not written into the report")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
 		if err := checkKeepAt(cmd.Flags(), common); err != nil {
 			return err
+		}
+		if common.ShowSQL && common.JSON {
+			return usageError{fmt.Errorf("--show-sql prints the statements on the terminal after the report; --json prints one JSON document: use one of them")}
 		}
 		if report.Redrawable(cmd.ErrOrStderr()) {
 			common.progress = cmd.ErrOrStderr()
@@ -139,6 +144,10 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 				io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote+keepAtNote(common)))
 			}
 		} else {
+			if common.ShowSQL {
+				fmt.Fprintln(w)
+				writeSQL(w, s, out.backend, out.own, out.sql)
+			}
 			fmt.Fprintln(w)
 			if out.result.ReportPath != "" {
 				fmt.Fprintf(w, "report:   %s\n", out.result.ReportPath)

@@ -37,7 +37,7 @@ func (s *Store) SettleAllTx(ctx context.Context, tx *sql.Tx, q *Queue, columns [
 	changed := make([]int64, 0, len(rows))
 	for from := 0; from < len(rows); from += settleChunk {
 		query, args := q.SettleAll(s.dialect, columns, rows[from:min(len(rows), from+settleChunk)])
-		err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
+		err := s.queryEach(ctx, tx, settleValuesKind(columns, rows[from].Values), query, args, func(sc Scanner) error {
 			var id int64
 			err := sc.Scan(&id)
 			changed = append(changed, id)
@@ -93,7 +93,7 @@ func (b *Batch) Store() *Store { return b.store }
 // row's returning columns, in no particular order.
 func (b *Batch) ClaimTx(ctx context.Context, tx *sql.Tx, r Request, scan func(Scanner) error) error {
 	query, args := b.queue.ClaimBatch(b.store.dialect, b.returning, r)
-	return scanEach(b.store.stmtQuery(ctx, tx, query, args...))(scan)
+	return b.store.queryEach(ctx, tx, "claim", query, args, scan)
 }
 
 // SettleTx is Store.SettleTx of one row: values are written to the columns

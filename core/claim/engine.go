@@ -22,14 +22,14 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 		// One row has one order: the batch claim's single statement claims
 		// the row the claim of many would take first.
 		query, args := q.ClaimBatch(s.dialect, returning, r)
-		return scanEach(s.stmtQuery(ctx, tx, query, args...))(scan)
+		return s.queryEach(ctx, tx, "claim", query, args, scan)
 	}
 	// Many rows: one statement claims them all, RETURNING gives no order,
 	// so a second reads them back in claim order. Both are set-based: two
 	// statements whatever the claim's size.
 	query, args := q.ClaimBatch(s.dialect, "Id", r)
 	var ids []int64
-	err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
+	err := s.queryEach(ctx, tx, "claim", query, args, func(sc Scanner) error {
 		var id int64
 		err := sc.Scan(&id)
 		ids = append(ids, id)
@@ -39,7 +39,7 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 		return err
 	}
 	query, args = q.ClaimedRows(s.dialect, returning, ids)
-	return scanEach(s.stmtQuery(ctx, tx, query, args...))(scan)
+	return s.queryEach(ctx, tx, "read back", query, args, scan)
 }
 
 // SettleTx writes sets on the row o claimed and releases the claim, only
@@ -47,7 +47,7 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 // transition applied; a refused one changes nothing and is counted (Refused).
 func (s *Store) SettleTx(ctx context.Context, tx *sql.Tx, q *Queue, o Owner, sets []Set) (bool, error) {
 	query, args := q.Settle(s.dialect, o, sets)
-	return s.settled(s.stmtExec(ctx, tx, query, args...))
+	return s.settled(s.exec(ctx, tx, settleKind(sets), query, args))
 }
 
 func (s *Store) settled(res sql.Result, err error) (bool, error) {
@@ -69,7 +69,7 @@ func (s *Store) settled(res sql.Result, err error) (bool, error) {
 // checking nothing: the unfenced write a BEFORE scenario reproduces.
 func (s *Store) UpdateTx(ctx context.Context, tx *sql.Tx, q *Queue, id int64, sets []Set) error {
 	query, args := q.Update(s.dialect, id, sets)
-	_, err := s.stmtExec(ctx, tx, query, args...)
+	_, err := s.exec(ctx, tx, "update (unfenced)", query, args)
 	return err
 }
 
@@ -82,6 +82,7 @@ func (s *Store) NextDue(ctx context.Context, q *Queue, now time.Time) (at time.T
 	if err := s.dbQueryRow(ctx, query, args...).Scan(&next); err != nil {
 		return time.Time{}, false, err
 	}
+	s.record(ctx, "next due", query, args, 1)
 	at, err = dialect.ParseNullTime(next)
 	return at, next.Valid, err
 }

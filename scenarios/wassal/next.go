@@ -41,3 +41,16 @@ func init() {
 			Shows: "the cause not fixed: the redrive halts after one batch and keeps the history", Course: day17Course},
 	})
 }
+
+// CourseClaim is the Day 16 article's claim (§4, "The claim, now gated by
+// backoff"), as it prints it: --show-sql shows it beside the lab's.
+const CourseClaim = `BEGIN IMMEDIATE;
+  SELECT Id FROM OutboxMessages
+   WHERE Status IN ('Pending','Processing')
+     AND (Status='Pending' OR LockedUntilUtc < $now)          -- lease (Day 15)
+     AND (NextAttemptUtc IS NULL OR NextAttemptUtc <= $now)   -- backoff (Day 16)
+   ORDER BY CreatedAtUtc LIMIT 1;
+  UPDATE OutboxMessages SET Status='Processing', LockedBy=$worker,
+         LockedUntilUtc=$lease, AttemptCount = AttemptCount + 1
+   WHERE Id=$id AND … (same conditions) …;
+COMMIT;`
