@@ -3,6 +3,9 @@ package wassal
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -48,7 +51,9 @@ The comparison table beside it runs the AFTER design on the same seeded data.`,
 			Example: `  outboxlab session-16-poison-message-retried-forever
   outboxlab poison-retried-forever --retry-cap 25     # the attempts just keep climbing
   outboxlab poison-retried-forever --batch 1          # the poison starves the messages behind it`,
-			FailsWith: []string{"--poison-key", "none"},
+			// A transient failure is no poison: the naive loop retries it until it pays.
+			FailsWith:        []string{"--poison-key", "none", "--flaky-key", "PAY-003:2"},
+			NotExercisedWith: []string{"--retry-cap", "1"},
 		},
 		scenarios.Scenario{
 			Aliases: []string{"retry-with-dead-letter"},
@@ -67,11 +72,19 @@ money: the provider never took any.
 The store has Day 16's schema: Day 15's lease and claim plus MaxAttempts,
 NextAttemptUtc, LastError and the DeadLettered status (--schema shows it).
 
+The demo cap (--retry-cap) stops this run only with the exit off: with it on,
+MaxAttempts ends every retry, so --max-attempts 12 gives the article's algorithm
+12 attempts and 17 status checks. --flaky-key PAY-004:2 adds a transient
+failure (two failed status checks, then it pays): backoff outlasts it, and a
+--max-attempts of 2 or less dead-letters a message that would have recovered.
+
 Switch the exit off with --dead-letter=false to watch the safety checks catch it.`,
 			Example: `  outboxlab session-16-retry-with-dead-letter
   outboxlab retry-with-dead-letter --max-attempts 5    # backoffs 200/400/800/1600 ms
+  outboxlab retry-with-dead-letter --flaky-key PAY-004:2 --max-attempts 2   # gives up too early
   outboxlab retry-with-dead-letter --poison-key PAY-002,PAY-005 --declined-key PAY-006`,
-			FailsWith: []string{"--dead-letter=false"},
+			FailsWith:        []string{"--dead-letter=false"},
+			NotExercisedWith: []string{"--poison-key", "none", "--dead-letter=false"},
 		})
 }
 
@@ -92,7 +105,25 @@ type session16Options struct {
 	Lease       time.Duration
 	Batch       int
 	DeadLetter  bool
+	FlakyFlag   string // --flaky-key as given: KEY:N, or none
+
+	flaky flakyKey // --flaky-key once Validate has read it
 }
+
+// flakyKey is a payment whose status check fails a few times, then pays: a
+// transient failure, which backoff should outlast and MaxAttempts must not
+// give up on too early.
+type flakyKey struct {
+	key   string // "" for none
+	fails int    // failed status checks before the one that pays
+}
+
+// The failures --flaky-key's N may ask for: each is one claim, one call and
+// one write in each design, bounded with the poison's attempts (maxPoisonAttempts).
+const (
+	minFlakyFails = 1
+	maxFlakyFails = 1000
+)
 
 func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
 	o := &session16Options{after: after}
@@ -107,6 +138,9 @@ func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
 	f.Duration(&o.Lease, "lease", claim.DefaultLease, time.Millisecond, maxFlagDuration, "how long a claim owns a message")
 	f.Int(&o.Batch, "batch", 10, 1, 100, "messages the worker claims per poll; the course's numbers need more than 1 (with 1, BEFORE's poison at the head of the queue starves the rest)")
 	f.Bool(&o.DeadLetter, "dead-letter", true, "AFTER: the dead-letter exit (--dead-letter=false switches it off)")
+	f.String(&o.FlakyFlag, "flaky-key", scenarios.NoKey, scenarios.WordLength, fmt.Sprintf(
+		`KEY:N, a payment whose status check fails N times, then pays: a transient failure (N %d..%d; "none" for none)`,
+		minFlakyFails, maxFlakyFails))
 	return o
 }
 
@@ -122,10 +156,16 @@ func (o *session16Options) Validate() error {
 	if o.PoisonKeys, o.DeclinedKey, err = poisonFlags(o.PoisonKeys, o.DeclinedKey, o.Payments); err != nil {
 		return err
 	}
+	if o.flaky, err = o.readFlaky(); err != nil {
+		return err
+	}
 	poison, policy := len(o.PoisonKeys), o.policyAttempts()
 	if work := poison * (o.RetryCap + policy); work > maxPoisonAttempts {
 		return fmt.Errorf("%s × (%d naive + %d policy attempts) = %d attempts, at most %d: "+
 			"fewer --poison-key or a lower --retry-cap", report.Plural(poison, "poison key"), o.RetryCap, policy, work, maxPoisonAttempts)
+	}
+	if o.flaky.key != "" {
+		policy = max(policy, min(o.flaky.fails+1, o.MaxAttempts))
 	}
 	if s := span(0).backoffs(o.BaseBackoff, o.MaxBackoff, 1, policy-1); s.tooLong() {
 		return fmt.Errorf("%d policy attempts backing off from --base-backoff %s, doubling%s, would move the scenario clock %s: "+
@@ -135,12 +175,50 @@ func (o *session16Options) Validate() error {
 }
 
 // policyAttempts is the most attempts a poison message gets under the Day 16
-// policy: MaxAttempts, unless the demo cap stops the run first or the exit is off.
+// policy: MaxAttempts, where the exit ends it; with the exit off, the demo
+// cap stops the run instead.
 func (o *session16Options) policyAttempts() int {
 	if !o.DeadLetter {
 		return o.RetryCap
 	}
-	return min(o.MaxAttempts, o.RetryCap)
+	return o.MaxAttempts
+}
+
+// capped reports whether the demo cap watches a design's run: the naive loop
+// never ends by itself, nor does the policy with its exit off; with the exit
+// on, MaxAttempts ends every poison message's retries, as the article's
+// algorithm does, whatever --retry-cap says.
+func (o *session16Options) capped(naive bool) bool { return naive || !o.DeadLetter }
+
+// readFlaky reads --flaky-key: KEY:N, the key one of the seeded payments
+// (scenarios.CheckKey, as every key flag), N within its declared range, and
+// the key neither a poison key nor the declined one (it fails, then pays).
+func (o *session16Options) readFlaky() (flakyKey, error) {
+	if o.FlakyFlag == scenarios.NoKey {
+		return flakyKey{}, nil
+	}
+	key, count, ok := strings.Cut(o.FlakyFlag, ":")
+	if !ok {
+		return flakyKey{}, fmt.Errorf("--flaky-key %q needs how many times it fails: KEY:N, e.g. PAY-003:2", o.FlakyFlag)
+	}
+	key, err := keyFlag("flaky-key", key, o.Payments)
+	if err != nil {
+		return flakyKey{}, err
+	}
+	if key == "" {
+		return flakyKey{}, fmt.Errorf("--flaky-key %q names no key: give KEY:N, or none", o.FlakyFlag)
+	}
+	n, err := strconv.Atoi(count)
+	if err != nil || n < minFlakyFails || n > maxFlakyFails {
+		return flakyKey{}, fmt.Errorf("--flaky-key's N must be between %d and %d, got %q", minFlakyFails, maxFlakyFails, count)
+	}
+	switch {
+	case slices.Contains(o.PoisonKeys, key):
+		return flakyKey{}, fmt.Errorf("--flaky-key %s is also a poison key; a flaky payment pays in the end", key)
+	case key == o.DeclinedKey:
+		return flakyKey{}, fmt.Errorf("--flaky-key %s is also the declined key; a flaky payment pays in the end", key)
+	}
+	return flakyKey{key: key, fails: n}, nil
 }
 
 func (o *session16Options) ceilingText() string {
@@ -202,12 +280,15 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 		return nil, err
 	}
 	prov := NewProvider(o.PoisonKeys, o.DeclinedKey)
+	if o.flaky.key != "" {
+		prov.Script(o.flaky.key, provider.Rule{FailFirst: o.flaky.fails, Outcome: provider.Paid})
+	}
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(prov),
 		Policy: policy, Lease: o.Lease, Batch: o.Batch}
 
 	run := &session16Run{naive: naive, started: clk.Now()}
 	attempts, terminal := map[string]int{}, map[string]bool{}
-	limit := o.Payments + len(o.PoisonKeys)*o.RetryCap*2 + 10
+	limit := o.Payments + (len(o.PoisonKeys)*max(o.RetryCap, o.MaxAttempts)+o.flaky.fails)*2 + 10
 	for step := 0; ; step++ {
 		if step > limit {
 			return nil, fmt.Errorf("the worker did not settle after %d steps", limit)
@@ -223,6 +304,9 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 		run.events = append(run.events, res.Events...)
 		if res.Idle {
 			break
+		}
+		if !o.capped(naive) {
+			continue
 		}
 		if run.cappedKeys = o.poisonCapped(attempts, terminal); len(run.cappedKeys) > 0 {
 			run.capped = true
