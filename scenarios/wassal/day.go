@@ -62,6 +62,9 @@ type story struct {
 	// with --verbose (env.Verbose); by default one line says so. The day's
 	// own tables are written either way.
 	ledgersOnRequest bool
+	// footnote is written after the story, before the metrics: an aside
+	// the story needs, not the setup.
+	footnote string
 }
 
 // ledgerTable is a table of a day's own, written among the ledgers.
@@ -120,6 +123,10 @@ func writeStory(r *report.Report, s story, verbose bool) {
 	r.Section("Per-message table")
 	s.perMessage(r)
 	writeLedgers(r, s, verbose || !s.ledgersOnRequest)
+	if s.footnote != "" {
+		r.Line("")
+		r.Line(report.Wrap(s.footnote, report.MaxWidth))
+	}
 }
 
 // writeLedgers writes what a run left behind: the payments, the outbox, the

@@ -232,6 +232,7 @@ func (o *session16Options) ceilingText() string {
 type session16Run struct {
 	naive      bool
 	events     []worker.Event
+	polls      []poll16
 	capped     bool     // the demo cap stopped the run
 	cappedKeys []string // the poison messages that reached it
 	ledger     Ledger
@@ -288,15 +289,18 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 
 	run := &session16Run{naive: naive, started: clk.Now()}
 	attempts, terminal := map[string]int{}, map[string]bool{}
+	due := newQueue(PaymentKeys(o.Payments))
 	limit := o.Payments + (len(o.PoisonKeys)*max(o.RetryCap, o.MaxAttempts)+o.flaky.fails)*2 + 10
 	for step := 0; ; step++ {
 		if step > limit {
 			return nil, fmt.Errorf("the worker did not settle after %d steps", limit)
 		}
+		at := clk.Now()
 		res, err := w.Step(ctx)
 		if err != nil {
 			return nil, err
 		}
+		run.polls = append(run.polls, due.poll(at, res))
 		for _, e := range res.Events {
 			attempts[e.Key] = max(attempts[e.Key], e.Attempt)
 			terminal[e.Key] = e.Kind == worker.Processed || e.Kind == worker.DeadLettered

@@ -48,6 +48,8 @@ type session16Metrics struct {
 	flakyPayment  outbox.PaymentStatus
 	flakyAttempts int
 	flakyFails    int
+
+	starvation starvation // the messages queued behind the first poison
 }
 
 func (o *session16Options) metrics(r *session16Run) session16Metrics {
@@ -123,6 +125,7 @@ func (o *session16Options) ledgerMetrics(l Ledger, prov *provider.Provider) sess
 		f.flakyPayment = p.Status
 	}
 	o.readRetries(&f, l.Calls)
+	f.starvation = o.readStarvation(l)
 	f.dupPayments, f.dupMessages = l.DuplicateRows()
 	f.maxPayRows, f.maxMsgRows = l.MaxRowsPerKey()
 	f.txIDs = readTxIDs(l, prov)

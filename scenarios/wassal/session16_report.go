@@ -26,11 +26,11 @@ var session16Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"},
 }
 
-func (o *session16Options) story(own *session16Run, _ session16Metrics) story {
+func (o *session16Options) story(own *session16Run, f session16Metrics) story {
 	plot := AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended)
 	return story{tables: own.tables, timeline: o.timeline(own, o.verbose), figure: &plot,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger, ledgersOnRequest: true,
-		design: o.design(own.naive)}
+		design: o.design(own.naive), footnote: o.footnote(f)}
 }
 
 func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Metrics) {
@@ -39,40 +39,6 @@ func (o *session16Options) checks(r *report.Report, own *session16Run, f session
 	} else {
 		o.afterChecks(r, f)
 	}
-}
-
-// timeline is the run's worker events, then how the run ended. A run of
-// failed attempts of one message at one instant, each straight back to
-// Pending, is one line (--verbose shows each).
-func (o *session16Options) timeline(run *session16Run, verbose bool) []string {
-	var lines []string
-	claims := 0
-	for i := 0; i < len(run.events); i++ {
-		e := run.events[i]
-		if e.Kind != worker.Advanced {
-			claims++
-		}
-		lines = append(lines, TimelineLine(e))
-		j := i
-		for !verbose && j+1 < len(run.events) && sameInstantRetry(e, run.events[j+1]) {
-			j++
-		}
-		if j < i+2 {
-			continue // nothing worth folding
-		}
-		claims += j - i
-		next, last := run.events[i+1], run.events[j]
-		lines = append(lines, fmt.Sprintf("%s  %-8s attempts %d..%s  each FAILED the same way, at the same instant",
-			clock.Stamp(next.At), e.Key, next.Attempt, attemptOf(last.Attempt, last.MaxAttempts)))
-		i = j
-	}
-	if run.capped {
-		again := ", would go on forever"
-		lines = append(lines, fmt.Sprintf("%s  %-8s demo cap: %s at %d attempts%s; the run stops here",
-			clock.Stamp(run.ended), "—", strings.Join(run.cappedKeys, ", "), o.RetryCap, again))
-	}
-	return append(lines, fmt.Sprintf("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
-		clock.Stamp(run.ended), claims, run.ledger.Refused))
 }
 
 func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
@@ -108,13 +74,6 @@ func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 		r.Linef("Policy    MaxAttempts %d; backoff %s × 2^(n-1), %s; dead-letter exit %s", o.MaxAttempts, clock.Millis(o.BaseBackoff), limit, exit)
 	}
 	r.Linef("Worker    worker-1 claims up to %s per poll; lease %s", report.Plural(o.Batch, "due message"), o.Lease)
-	if o.Batch > 1 {
-		r.Line("          (the course's claim shows LIMIT 1; its numbers need more than 1 per poll: with --batch 1")
-		r.Line("          the poison message at the head of the queue is claimed at every poll and starves the rest)")
-	} else {
-		r.Line("          (one per poll, as the course's LIMIT 1: the poison message at the head of the queue is")
-		r.Line("          claimed at every poll and starves the messages behind it)")
-	}
 	if o.capped(!o.after) {
 		r.Linef("Demo cap  the run is stopped if a poison message reaches %d attempts", o.RetryCap)
 	} else {
@@ -299,6 +258,7 @@ func (o *session16Options) afterChecks(r *report.Report, f session16Metrics) {
 			fmt.Sprintf("status %s, %s", report.JoinStrings(f.poisonStatuses), errText))
 	}
 	o.backoffCheck(r, f)
+	o.starvationCheck(r, f)
 	if o.flaky.key != "" {
 		o.flakyCheck(r, f)
 	}
@@ -435,6 +395,7 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f s
 	} else {
 		r.NotExercised(loop[3], noRetry)
 	}
+	o.starvationCheck(r, f)
 	o.integrityChecks(r, f)
 }
 
