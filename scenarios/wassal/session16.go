@@ -131,8 +131,10 @@ func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
 	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "payments to seed, PAY-001 onwards, each with one outbox message")
 	f.Strings(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, scenarios.WordLength, `payment keys whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
 	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `healthy payment key the provider declines ("none" for no declines)`)
-	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, 30, "AFTER: attempts before a message is dead-lettered (MaxAttempts)")
-	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, maxFlagDuration, "AFTER: backoff after the first failure; doubles each attempt")
+	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, defaultAttemptsLimit, "AFTER: attempts before a message is dead-lettered (MaxAttempts); "+
+		"more with --max-backoff").
+		Within(func() (int, int) { return 1, o.attemptsLimit() }, o.refuseAttempts)
+	f.Duration(&o.BaseBackoff, "base-backoff", defaultBaseBackoff, 0, maxFlagDuration, "AFTER: backoff after the first failure; doubles each attempt")
 	f.Duration(&o.MaxBackoff, "max-backoff", 0, 0, maxFlagDuration, "AFTER: cap on any one backoff (0: no cap)")
 	f.Int(&o.RetryCap, "retry-cap", 10, 1, 1000, "demo cap: stop the run once the poison message reaches this many attempts (the naive loop never ends by itself)")
 	f.Duration(&o.Lease, "lease", claim.DefaultLease, time.Millisecond, maxFlagDuration, "how long a claim owns a message")
@@ -142,6 +144,40 @@ func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
 		`KEY:N, a payment whose status check fails N times, then pays: a transient failure (N %d..%d; "none" for none)`,
 		minFlakyFails, maxFlakyFails))
 	return o
+}
+
+// defaultBaseBackoff is --base-backoff's default, the course's 200 ms.
+const defaultBaseBackoff = 200 * time.Millisecond
+
+// maxAttemptsLimit is the most --max-attempts accepts with a backoff that
+// keeps the clock within bounds (--max-backoff): each attempt is a claim, a
+// call, a write and a clock move, bounded with the poison's attempts.
+const maxAttemptsLimit = 1000
+
+// defaultAttemptsLimit is the most attempts the default backoff (200 ms,
+// doubling, no cap) admits: one more would move the scenario clock past
+// maxSpan. --help shows it as the range; --max-backoff raises it.
+var defaultAttemptsLimit = (&session16Options{BaseBackoff: defaultBaseBackoff}).attemptsLimit()
+
+// attemptsLimit is the most attempts whose backoffs keep the scenario clock
+// within maxSpan, at most maxAttemptsLimit.
+func (o *session16Options) attemptsLimit() int {
+	s := span(0)
+	for n := 1; n < maxAttemptsLimit; n++ {
+		if s = s.backoffs(o.BaseBackoff, o.MaxBackoff, n, n); s.tooLong() {
+			return n
+		}
+	}
+	return maxAttemptsLimit
+}
+
+// refuseAttempts words a --max-attempts beyond what the backoff admits.
+func (o *session16Options) refuseAttempts(v, _, hi int) error {
+	if v < 1 || hi == maxAttemptsLimit {
+		return nil // the usual refusal
+	}
+	return fmt.Errorf("--max-attempts %d backing off from --base-backoff %s, doubling%s, would move the scenario clock "+
+		"more than 100 years: at most %d, or set --max-backoff", v, durationText(o.BaseBackoff), o.ceilingText(), hi)
 }
 
 // maxPoisonAttempts bounds the work of a Day 16 run: the poison attempts of

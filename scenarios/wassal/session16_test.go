@@ -40,7 +40,14 @@ func TestSession16Validate(t *testing.T) {
 		{[]string{"--poison-key", "PAY-003,PAY-003"}, `--poison-key "PAY-003" is listed twice`},
 		{[]string{"--declined-key", "PAY-003"}, "is also a poison key"},
 		{[]string{"--declined-key", "PAY-077"}, `--declined-key "PAY-077" is not a seeded payment`},
-		{[]string{"--max-attempts", "-2"}, "--max-attempts must be between 1 and 30, got -2"},
+		{[]string{"--max-attempts", "-2"}, "--max-attempts must be between 1 and 34, got -2"},
+		// 34 attempts back off 200 ms × (2^33 - 1) in all, under a century; 35 would not.
+		{[]string{"--max-attempts", "34"}, ""},
+		{[]string{"--max-attempts", "35"}, "--max-attempts 35 backing off from --base-backoff 200ms, doubling with no " +
+			"--max-backoff, would move the scenario clock more than 100 years: at most 34, or set --max-backoff"},
+		{[]string{"--max-attempts", "1000", "--max-backoff", "1s"}, ""},
+		{[]string{"--max-attempts", "1001", "--max-backoff", "1s"}, "--max-attempts must be between 1 and 1000, got 1001"},
+		{[]string{"--max-attempts", "1000", "--max-backoff", "1s", "--poison-key", "PAY-002,PAY-003"}, "at most 2000"},
 		{[]string{"--retry-cap", "0"}, "--retry-cap must be between 1 and 1000, got 0"},
 		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0s and 24h, got -1ms"},
 		{[]string{"--lease", "0s"}, "--lease must be between 1ms and 24h, got 0s"},
@@ -54,7 +61,7 @@ func TestSession16Validate(t *testing.T) {
 		{[]string{"--flaky-key", "PAY-009:2"}, `--flaky-key "PAY-009" is not a seeded payment`},
 		{[]string{"--flaky-key", "PAY-005:2"}, "is also the declined key"},
 		{[]string{"--flaky-key", "PAY-003:2"}, "is also a poison key"},
-		{[]string{"--max-attempts", "30"}, ""}, // the demo cap no longer bounds the policy's work
+		{[]string{"--max-attempts", "30"}, ""}, // the demo cap no longer stops the policy
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
