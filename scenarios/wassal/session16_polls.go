@@ -207,46 +207,6 @@ func (o *session16Options) readStarvation(l Ledger) starvation {
 	return s
 }
 
-// starves reports whether a run's batch can be filled by the poison alone:
-// then a poison message claimed again at every poll keeps the rest waiting,
-// unless a backoff takes it out of the way.
-func (o *session16Options) starves() bool {
-	return len(o.PoisonKeys) > 0 && o.Batch <= len(o.PoisonKeys)
-}
-
-// starvationCheck judges, when the poison can fill a poll (starves), the
-// messages queued behind it: the naive loop keeps them waiting (BEFORE), the
-// policy's backoff lets them through (AFTER).
-func (o *session16Options) starvationCheck(r *report.Report, f session16Metrics) {
-	if !o.starves() {
-		return
-	}
-	s := f.starvation
-	name := "the poison starves the messages behind it"
-	if o.after {
-		name = "no message starved behind the poison"
-	}
-	if len(s.behind) == 0 {
-		r.NotExercised(name, fmt.Sprintf("%s is the last message in the queue: nothing waits behind it; "+
-			"an earlier --poison-key queues messages behind the poison", s.head))
-		return
-	}
-	detail := fmt.Sprintf("%d of the %s behind %s never claimed (AttemptCount 0, no status check): %s",
-		len(s.starved), report.Plural(len(s.behind), "message"), s.head, keysText(s.starved))
-	if len(s.starved) == len(s.behind) {
-		detail = fmt.Sprintf("the %s behind %s never claimed (AttemptCount 0, no status check): %s",
-			report.Plural(len(s.behind), "message"), s.head, keysText(s.starved))
-	}
-	if len(s.starved) == 0 {
-		detail = fmt.Sprintf("every one of the %s behind %s claimed", report.Plural(len(s.behind), "message"), s.head)
-	}
-	if o.after {
-		r.Check(name, len(s.starved) == 0, detail)
-		return
-	}
-	r.Check(name, len(s.starved) > 0, detail)
-}
-
 // footnote is the note on the claim's size the report ends its story with:
 // the course's claim shows LIMIT 1, its numbers need more than one message
 // per poll; with one, what the run's rows say happened behind the poison.
