@@ -162,8 +162,11 @@ func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f s
 	for _, n := range f.poisonAttempts {
 		wasted += n
 	}
-	r.Check(loop[2], f.failedCalls > 0 && f.failedCalls == wasted+f.flakyFails,
-		fmt.Sprintf("%d of %d status checks failed", f.failedCalls, f.calls))
+	detail = fmt.Sprintf("%d of %d status checks failed", f.failedCalls, f.calls)
+	if f.flakyFails > 0 {
+		detail += fmt.Sprintf(", %d for the poison, %d for %s (transient)", wasted, f.flakyFails, o.flaky.key)
+	}
+	r.Check(loop[2], f.failedCalls > 0 && f.failedCalls == wasted+f.flakyFails, detail)
 	ended := "when the run was stopped"
 	if !run.capped {
 		ended = "when the run ended by itself"

@@ -70,7 +70,8 @@ func TestEveryWhyStatesOnlyItsRunsFigures(t *testing.T) {
 var moreWhys = map[string][][]string{
 	session14Before: {{"--crash-at", "PAY-003"}},
 	session15After:  {{"--lease", "1m"}},
-	session16Before: {{"--batch", "1"}, {"--poison-key", "none"}, {"--batch", "1", "--poison-key", "PAY-006"}},
+	session16Before: {{"--batch", "1"}, {"--poison-key", "none"}, {"--batch", "1", "--poison-key", "PAY-006"},
+		{"--flaky-key", "PAY-004:2"}},
 	session16After: {{"--base-backoff", "0s"}, {"--flaky-key", "PAY-004:2", "--max-attempts", "2"}, {"--max-attempts", "1"},
 		{"--batch", "1", "--base-backoff", "0s", "--dead-letter=false"}, {"--max-attempts", "30"}},
 }
