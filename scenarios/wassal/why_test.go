@@ -10,9 +10,9 @@ import (
 	"outboxlab/scenarios/scenariotest"
 )
 
-// figure is a number as a check's detail states it: a key (PAY-004), a
+// detailFigure is a number as a check's detail states it: a key (PAY-004), a
 // scenario time (09:00:00.201Z), or a plain number (10, 200, 1.5).
-var figure = regexp.MustCompile(`[A-Z]+-\d+|\d{2}:\d{2}:\d{2}\.\d{3}Z|\d+(?:\.\d+)?`)
+var detailFigure = regexp.MustCompile(`[A-Z]+-\d+|\d{2}:\d{2}:\d{2}\.\d{3}Z|\d+(?:\.\d+)?`)
 
 // facts is the part of a report a check's detail must be read from: the
 // setup, the timeline, the tables and the ledgers, everything before the
@@ -54,7 +54,7 @@ func TestEveryWhyStatesOnlyItsRunsFigures(t *testing.T) {
 				rep := runVerbose(t, s, args...)
 				shown := facts(rep.Body())
 				for _, c := range rep.Result().Checks {
-					for _, n := range figure.FindAllString(c.Detail, -1) {
+					for _, n := range detailFigure.FindAllString(c.Detail, -1) {
 						if !stated(shown, n) {
 							t.Errorf("check %q states %s, which its run does not show: %q", c.Name, n, c.Detail)
 						}
