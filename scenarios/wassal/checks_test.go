@@ -2,6 +2,7 @@ package wassal
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,18 +83,79 @@ func TestSession16ChecksReadTheProvidersLedger(t *testing.T) {
 
 func TestSession16FailsWithoutAPoisonOrWithoutTheExit(t *testing.T) {
 	t.Parallel()
+	// No poison: nothing fails every time, so nothing here is exercised.
 	rep := scenariotest.Run(t, session16Before, "--poison-key", "none")
 	for _, name := range []string{"poison retried with no limit", "no dead-letter exit", "provider calls wasted on the poison", "queue never drains"} {
-		wantFail(t, rep, name, "")
+		wantNotExercised(t, rep, name, "no poison key (--poison-key none)")
 	}
-	wantFail(t, rep, "queue never drains", "0 pending / 0 processing when the run ended by itself")
 	wantPass(t, rep, "tx ids only from provider, Paid only")
+	// A transient failure instead: the naive loop retries it until it pays,
+	// so the failure mode is not reproduced.
+	rep = scenariotest.Run(t, session16Before, "--poison-key", "none", "--flaky-key", "PAY-003:2")
+	wantFail(t, rep, "poison retried with no limit", "PAY-003 failed 2 times, then Processed at attempt 3")
+	wantFail(t, rep, "queue never drains", "0 pending / 0 processing when the run ended by itself")
+	// The demo cap at one attempt stops the run before any retry.
+	rep = scenariotest.Run(t, session16Before, "--retry-cap", "1")
+	wantNotExercised(t, rep, "poison retried with no limit", "the demo cap (--retry-cap 1) stopped the run at PAY-003's first attempt")
 
 	rep = scenariotest.Run(t, session16After, "--dead-letter=false")
 	wantFail(t, rep, "poison tried exactly MaxAttempts", "10 / 3; the dead-letter exit is off")
-	rep = scenariotest.Run(t, session16After, "--max-attempts", "12")
-	wantFail(t, rep, "poison tried exactly MaxAttempts", "10 / 12; the demo cap (--retry-cap 10) stopped the run before MaxAttempts")
-	wantLines(t, rep, "demo cap: PAY-003 at 10 attempts (MaxAttempts 12); the run stops here")
+	rep = scenariotest.Run(t, session16After, "--poison-key", "none", "--dead-letter=false")
+	wantNotExercised(t, rep, "poison tried exactly MaxAttempts", "no poison key (--poison-key none)")
+}
+
+// With the exit on, the demo cap does not apply: MaxAttempts ends the
+// retries, as in the article's algorithm, at any --max-attempts.
+func TestSession16AfterRunsToMaxAttempts(t *testing.T) {
+	t.Parallel()
+	rep := scenariotest.Run(t, session16After, "--max-attempts", "12")
+	wantChecks(t, rep, map[string]string{"poison tried exactly MaxAttempts": "PASS 12 / 12"})
+	wantLines(t, rep, "│ Provider status-check calls        │ 15 (10 failed)         │ 17 (12 failed)")
+	if strings.Contains(rep.Body(), "demo cap: PAY-003") {
+		t.Error("the demo cap stopped an AFTER run whose exit is on")
+	}
+}
+
+// The backoff is judged from the provider's ledger: with no backoff every
+// retry comes at the instant of the call before, and the check says so.
+func TestSession16BackoffCheckReadsTheLedger(t *testing.T) {
+	t.Parallel()
+	rep := scenariotest.Run(t, session16After, "--base-backoff", "0s")
+	wantFail(t, rep, "each retry waited its backoff (NextAttemptUtc)",
+		"PAY-003 called again at 09:00:00.000Z, the instant of the call before: no backoff (--base-backoff 0s)")
+
+	o, run := runDesign(t, false)
+	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }) }
+	wantPass(t, judge(), "each retry waited its backoff (NextAttemptUtc)")
+	// The second retry 1 ms early: 399 ms after the first, where 400 ms is due.
+	run.ledger.Calls = slices.Clone(run.ledger.Calls)
+	last := slices.IndexFunc(run.ledger.Calls, func(c provider.Call) bool { return c.Key == "PAY-003" && c.Seq == 8 })
+	run.ledger.Calls[last].At = run.ledger.Calls[last].At.Add(-2 * time.Millisecond)
+	wantFail(t, judge(), "each retry waited its backoff (NextAttemptUtc)",
+		"PAY-003 called at 09:00:00.201Z and again at 09:00:00.600Z, sooner than its backoff of 400 ms")
+
+	rep = scenariotest.Run(t, session16After, "--max-attempts", "1")
+	wantNotExercised(t, rep, "each retry waited its backoff (NextAttemptUtc)", "MaxAttempts 1 dead-letters at the first failure")
+}
+
+// A flaky key fails N times, then pays: MaxAttempts above N lets it recover,
+// N or less dead-letters a message that would have.
+func TestSession16FlakyKeyRecoversOnlyWithEnoughAttempts(t *testing.T) {
+	t.Parallel()
+	rep := scenariotest.Run(t, session16After, "--flaky-key", "PAY-004:2")
+	wantChecks(t, rep, map[string]string{
+		"the transient failure recovered": "PASS PAY-004 failed 2 times, then paid at attempt 3: Processed",
+	})
+	rep = scenariotest.Run(t, session16After, "--flaky-key", "PAY-004:2", "--max-attempts", "2")
+	wantFail(t, rep, "the transient failure recovered",
+		"PAY-004 DeadLettered after 2 attempts (MaxAttempts 2), though it fails only 2 times, then pays")
+	if rep.Passed() {
+		t.Error("an AFTER that dead-lettered a message that would have recovered passed")
+	}
+	rep = scenariotest.Run(t, session16After)
+	if slices.ContainsFunc(rep.Result().Checks, func(c report.Check) bool { return c.Name == "the transient failure recovered" }) {
+		t.Error("the flaky check is recorded without --flaky-key")
+	}
 }
 
 func TestSession13ChecksReadTheRowsOnDisk(t *testing.T) {
@@ -162,13 +224,16 @@ func TestSession15ChecksReadTheLedgerAndTheNotifications(t *testing.T) {
 func TestSession15FailsWhenWorkerCLives(t *testing.T) {
 	t.Parallel()
 	rep := scenariotest.Run(t, session15Before, "--crash-point", "none")
-	wantFail(t, rep, "a dead worker's message is stuck in Processing", "worker-c did not die (--crash-point none)")
+	wantNotExercised(t, rep, "a dead worker's message is stuck in Processing", "worker-c did not die (--crash-point none)")
 	wantPass(t, rep, "two workers processed the same message")
 	rep = scenariotest.Run(t, session15After, "--crash-point", "none")
-	wantChecks(t, rep, map[string]string{
-		"a dead worker's lease expired and another took over": "PASS worker-c did not die (--crash-point none): no lease to take over",
-		"one effect per payment":                              "PASS 6 notifications for 6 payments, max 1 per payment",
-	})
+	wantNotExercised(t, rep, "a dead worker's lease expired and another took over", "worker-c did not die (--crash-point none)")
+	wantChecks(t, rep, map[string]string{"one effect per payment": "PASS 6 notifications for 6 payments, max 1 per payment"})
+	// worker-a back within its lease: nothing came late, so nothing was refused.
+	rep = scenariotest.Run(t, session15After, "--lease", "1m")
+	wantNotExercised(t, rep, "late completion refused", "worker-a's stall (--stall 45s) ended within its lease (--lease 1m)")
+	rep = scenariotest.Run(t, session15Before, "--overlap=false")
+	wantNotExercised(t, rep, "two workers processed the same message", "--overlap=false")
 }
 
 func TestSession17ChecksReadTheRecordsAndTheLedger(t *testing.T) {

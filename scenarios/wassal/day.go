@@ -62,6 +62,9 @@ type story struct {
 	// with --verbose (env.Verbose); by default one line says so. The day's
 	// own tables are written either way.
 	ledgersOnRequest bool
+	// footnote is written after the story, before the metrics: an aside
+	// the story needs, not the setup.
+	footnote string
 }
 
 // ledgerTable is a table of a day's own, written among the ledgers.
@@ -120,6 +123,10 @@ func writeStory(r *report.Report, s story, verbose bool) {
 	r.Section("Per-message table")
 	s.perMessage(r)
 	writeLedgers(r, s, verbose || !s.ledgersOnRequest)
+	if s.footnote != "" {
+		r.Line("")
+		r.Line(report.Wrap(s.footnote, report.MaxWidth))
+	}
 }
 
 // writeLedgers writes what a run left behind: the payments, the outbox, the
@@ -203,14 +210,29 @@ func readTxIDs(l Ledger, p *provider.Provider) txIDs {
 	return t
 }
 
-// check records the transaction-id check, fake outcomes included: every day
-// keeps it, and it is the only place it is declared.
+// invariant records the transaction-id check, fake outcomes included, as an
+// invariant: it must hold in both designs of every day, and this is the only
+// place it is declared.
+func (t txIDs) invariant(r *report.Report) {
+	name, held, detail := t.judge()
+	r.Invariant(name, held, detail)
+}
+
+// check records the transaction-id check as a demonstrating one (Day 17's
+// reports, which keep their own roles).
 func (t txIDs) check(r *report.Report) {
-	detail := fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", t.paidWithID, t.otherWithID, t.fake)
+	name, held, detail := t.judge()
+	r.Check(name, held, detail)
+}
+
+// judge is the transaction-id check: its name, whether it held, and the
+// counts it read.
+func (t txIDs) judge() (name string, held bool, detail string) {
+	detail = fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d fake", t.paidWithID, t.otherWithID, t.fake)
 	if t.paidWithoutID > 0 {
 		detail += fmt.Sprintf(", %d Paid without a provider id", t.paidWithoutID)
 	}
-	r.Check("tx ids only from provider, Paid only", t.otherWithID == 0 && t.paidWithoutID == 0 && t.fake == 0, detail)
+	return "tx ids only from provider, Paid only", t.otherWithID == 0 && t.paidWithoutID == 0 && t.fake == 0, detail
 }
 
 // registerDay registers a day's BEFORE and AFTER scenarios. What makes them

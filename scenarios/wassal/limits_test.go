@@ -139,3 +139,33 @@ func TestSpanAddsUpWithoutOverflowing(t *testing.T) {
 		}
 	}
 }
+
+// The ranges Day 16 declares beyond its flags' own: --flaky-key's N at 1 and
+// at 1000, and --max-attempts up to 1000 once --max-backoff bounds the
+// clock, each finishing with its checks' verdict (cli's TestFlagExtremesRun
+// drives the declared limits; these are the ones a flag's part or another
+// flag decides). One step beyond is refused.
+func TestSession16ExtremesBeyondTheDeclaredFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--flaky-key", "PAY-004:1"},
+		{"--flaky-key", "PAY-004:1000"},
+		{"--flaky-key", "PAY-004:1000", "--max-attempts", "1000", "--max-backoff", "1ms"},
+		{"--max-attempts", "1000", "--max-backoff", "1ms", "--batch", "1"},
+	} {
+		for _, name := range []string{session16Before, session16After} {
+			start := time.Now()
+			rep := scenariotest.Run(t, name, args...)
+			if rep.Result().Verdict == "" {
+				t.Errorf("%s %s: no verdict", name, strings.Join(args, " "))
+			}
+			t.Logf("%s %s: %s in %v", name, strings.Join(args, " "), rep.Result().Verdict, time.Since(start).Round(time.Millisecond))
+		}
+	}
+	for _, args := range [][]string{{"--flaky-key", "PAY-004:0"}, {"--flaky-key", "PAY-004:1001"},
+		{"--max-attempts", "1001", "--max-backoff", "1ms"}} {
+		if err := scenariotest.Bind(t, session16After, args...).Validate(); err == nil {
+			t.Errorf("%s accepted, want it refused", strings.Join(args, " "))
+		}
+	}
+}

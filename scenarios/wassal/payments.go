@@ -71,12 +71,15 @@ func NewProvider(poison []string, declined string) *provider.Provider {
 }
 
 // ScriptText says in one word what the provider was scripted to do for key:
-// pays, declines, or poison (its status check fails every time).
+// pays, declines, poison (its status check fails every time), or fails N×,
+// pays (a transient failure).
 func ScriptText(p *provider.Provider, key string) string {
 	r := p.Rule(key)
 	switch {
 	case r.FailFirst == provider.FailForever:
 		return "poison"
+	case r.FailFirst > 0:
+		return fmt.Sprintf("fails %d×, pays", r.FailFirst)
 	case r.Outcome == provider.Declined:
 		return "declines"
 	default:

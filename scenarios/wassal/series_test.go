@@ -35,7 +35,10 @@ func wantChecks(t *testing.T, rep *report.Report, want map[string]string) {
 	for name, w := range want {
 		c := scenariotest.CheckNamed(t, rep, name)
 		mark := "PASS "
-		if !c.Passed {
+		switch {
+		case c.Outcome == report.OutcomeNotExercised:
+			mark = "N/A "
+		case !c.Passed:
 			mark = "FAIL "
 		}
 		if got := mark + c.Detail; got != w {
@@ -58,6 +61,20 @@ func wantFail(t *testing.T, rep *report.Report, name, detail string) {
 	c := scenariotest.CheckNamed(t, rep, name)
 	if c.Passed || !strings.Contains(c.Detail, detail) {
 		t.Errorf("check %q passed=%v detail %q; want it failed, its figure containing %q", name, c.Passed, c.Detail, detail)
+	}
+}
+
+// wantNotExercised fails the test unless rep's check called name was not
+// exercised, its why containing why, and the verdict says so.
+func wantNotExercised(t *testing.T, rep *report.Report, name, why string) {
+	t.Helper()
+	c := scenariotest.CheckNamed(t, rep, name)
+	if c.Outcome != report.OutcomeNotExercised || c.Passed || !strings.Contains(c.Detail, why) {
+		t.Errorf("check %q outcome %s passed=%v detail %q; want not exercised, its why containing %q",
+			name, c.Outcome, c.Passed, c.Detail, why)
+	}
+	if v := rep.Result().Verdict; !strings.HasPrefix(v, report.VerdictNotExercised) {
+		t.Errorf("verdict %q, want %s", v, report.VerdictNotExercised)
 	}
 }
 

@@ -38,7 +38,8 @@ of them charged at the provider all along.
 The comparison table beside it runs the AFTER design on the same requests.`,
 			Example: `  outboxlab session-13-pending-lost-on-restart
   outboxlab session-13-pending-lost-on-restart --crash-after PAY-004   # life 2 remembers PAY-005, not PAY-003`,
-			FailsWith: []string{"--crash-after", "none"},
+			FailsWith:        []string{"--crash-after", "none"},
+			NotExercisedWith: []string{"--crash-after", "PAY-002"},
 		},
 		scenarios.Scenario{
 			Summary: "Day 13 AFTER: pending work is durable; after the restart a reconciler asks the provider, never charges again",
@@ -58,7 +59,8 @@ transactional outbox, is Day 14's lesson (session-14-transactional-outbox).
 Switch the reconciler off with --reconciler=false to watch the safety checks catch it.`,
 			Example: `  outboxlab session-13-durable-reconciliation
   outboxlab session-13-durable-reconciliation --timeout-key PAY-001,PAY-002,PAY-006`,
-			FailsWith: []string{"--reconciler=false"},
+			FailsWith:        []string{"--reconciler=false"},
+			NotExercisedWith: []string{"--crash-after", "none"},
 		})
 }
 

@@ -39,7 +39,8 @@ the provider. Either order of a dual write loses.
 The comparison table beside it runs the AFTER design on the same seed.`,
 			Example: `  outboxlab session-14-dual-write-loses-message
   outboxlab session-14-dual-write-loses-message --crash-at PAY-001,PAY-006`,
-			FailsWith: []string{"--crash-at", "none"},
+			FailsWith:        []string{"--crash-at", "none"},
+			NotExercisedWith: []string{"--crash-at", "PAY-002"},
 		},
 		scenarios.Scenario{
 			Summary: "Day 14 AFTER: the payment row and its outbox row commit in one transaction: both or neither",
@@ -54,7 +55,8 @@ confirms every payment with the provider.
 Switch the transaction off with --one-transaction=false to watch the safety checks catch it.`,
 			Example: `  outboxlab session-14-transactional-outbox
   outboxlab session-14-transactional-outbox --crash-at PAY-001,PAY-003,PAY-005`,
-			FailsWith: []string{"--one-transaction=false"},
+			FailsWith:        []string{"--one-transaction=false"},
+			NotExercisedWith: []string{"--crash-at", "none"},
 		})
 }
 

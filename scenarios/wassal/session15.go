@@ -33,7 +33,8 @@ PAY-003, both ask the provider, both notify the customer, both complete.
 The comparison table beside it runs the AFTER design on the same seeded data.`,
 			Example: `  outboxlab session-15-double-processing-without-lease
   outboxlab session-15-double-processing-without-lease --batch 3       # three messages done twice`,
-			FailsWith: []string{"--overlap=false"},
+			FailsWith:        []string{"--overlap=false"},
+			NotExercisedWith: []string{"--crash-point", "none"},
 		},
 		scenarios.Scenario{
 			Summary: "Day 15 AFTER: an atomic claim with a lease and a token: one owner at a time, takeover after expiry, late completion refused",
@@ -51,7 +52,8 @@ row no longer carries its worker and token. One notification per payment.
 Switch the owner check off with --fencing=false to watch the safety checks catch it.`,
 			Example: `  outboxlab session-15-outbox-leasing
   outboxlab session-15-outbox-leasing --lease 1m         # worker-a is back in time: nothing to refuse`,
-			FailsWith: []string{"--fencing=false"},
+			FailsWith:        []string{"--fencing=false"},
+			NotExercisedWith: []string{"--crash-point", "none"},
 		})
 }
 

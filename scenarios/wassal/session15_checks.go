@@ -97,56 +97,90 @@ func lateText(xs []refusal) string {
 const noDeath = "worker-c did not die (--crash-point none)"
 
 func (o *session15Options) beforeChecks(r *report.Report, run *session15Run, f session15Metrics) {
+	check := func(name, idle string, held bool, detail string) {
+		if idle != "" {
+			r.NotExercised(name, idle)
+			return
+		}
+		r.Check(name, held, detail)
+	}
+	noRace := ""
+	if !o.Overlap {
+		noRace = "worker-a and worker-b did not poll at the same moment (--overlap=false): worker-b read " +
+			"after worker-a's update, so nothing raced; drop --overlap=false to race them"
+	}
 	detail := countWith(f.processedByTwo) + ": both read before either wrote"
 	if len(f.processedByTwo) == 0 {
 		detail = "0: no message was held by two workers at once"
 	}
-	r.Check("two workers processed the same message", len(f.processedByTwo) > 0, detail)
-	r.Check("duplicate provider calls", len(f.repeated) > 0,
+	check("two workers processed the same message", noRace, len(f.processedByTwo) > 0, detail)
+	check("duplicate provider calls", noRace, len(f.repeated) > 0,
 		fmt.Sprintf("%d status checks for %d payments; asked twice: %s", f.calls, len(run.ledger.Payments), keysText(f.repeated)))
-	r.Check("duplicate effect: customer notified twice", f.maxNotified > 1,
+	check("duplicate effect: customer notified twice", noRace, f.maxNotified > 1,
 		fmt.Sprintf("%d notifications for %d payments; twice: %s", f.notifications, len(run.ledger.Payments), keysText(f.notifiedTwice)))
-	detail = "worker-c held nothing when it died"
+	detail = fmt.Sprintf("%s is %s at %s: it did not stay with worker-c", run.crashed, messageOf(run.ledger, run.crashed).Status, clock.Stamp(run.ended))
+	if f.crashStuck {
+		detail = fmt.Sprintf("%s Processing under worker-c at %s, no lease to expire", keysText(f.stuck), clock.Stamp(run.ended))
+	}
+	check("a dead worker's message is stuck in Processing", o.noDeath(run), f.crashStuck, detail)
+	f.txIDs.invariant(r)
+}
+
+// noDeath says why worker-c's death was not exercised: it did not die, or
+// it held nothing when it did; "" when it died holding a message.
+func (o *session15Options) noDeath(run *session15Run) string {
 	switch {
 	case o.CrashPoint == noCrash15:
-		detail = noDeath + ": nothing was left behind"
-	case run.crashed != "" && f.crashStuck:
-		detail = fmt.Sprintf("%s Processing under worker-c at %s, no lease to expire", keysText(f.stuck), clock.Stamp(run.ended))
-	case run.crashed != "":
-		detail = fmt.Sprintf("%s is %s at %s: it did not stay with worker-c", run.crashed, messageOf(run.ledger, run.crashed).Status, clock.Stamp(run.ended))
+		return noDeath + ": it left no message behind; --crash-point after-call or before-call kills it"
+	case run.crashed == "":
+		return "worker-c held nothing when it died: give it a message to hold (--payments, --crash-point)"
 	}
-	r.Check("a dead worker's message is stuck in Processing", f.crashStuck, detail)
-	f.txIDs.check(r)
+	return ""
 }
 
 func (o *session15Options) afterChecks(r *report.Report, run *session15Run, f session15Metrics) {
 	r.Check("one owner at a time", len(f.takenAtOnce) == 0,
 		fmt.Sprintf("%d messages claimed while another claim was still valid", len(f.takenAtOnce)))
-	detail := "worker-c held nothing when it died"
-	switch t := f.crashTakeover; {
-	case o.CrashPoint == noCrash15:
-		detail = noDeath + ": no lease to take over"
-	case t != nil:
-		detail = fmt.Sprintf("%s: worker-c's lease ended %s, %s took it at %s (token %d)",
-			t.key, clock.Stamp(t.expired), t.to, clock.Stamp(t.at), t.token)
-	case run.crashed != "":
-		detail = fmt.Sprintf("%s is %s at %s: nobody finished it after worker-c's lease ended",
+	if why := o.noDeath(run); why != "" {
+		r.NotExercised("a dead worker's lease expired and another took over", why)
+	} else {
+		detail := fmt.Sprintf("%s is %s at %s: nobody finished it after worker-c's lease ended",
 			run.crashed, messageOf(run.ledger, run.crashed).Status, clock.Stamp(run.ended))
+		if t := f.crashTakeover; t != nil {
+			detail = fmt.Sprintf("%s: worker-c's lease ended %s, %s took it at %s (token %d)",
+				t.key, clock.Stamp(t.expired), t.to, clock.Stamp(t.at), t.token)
+		}
+		r.Check("a dead worker's lease expired and another took over", f.crashTakeover != nil, detail)
 	}
-	r.Check("a dead worker's lease expired and another took over", run.crashed == "" || f.crashTakeover != nil, detail)
-	late := "no worker came back after losing its claim"
 	switch {
 	case len(f.lateCommitted) > 0:
 		x := f.lateCommitted[0]
-		late = fmt.Sprintf("%d committed anyway (%s on %s with token %d, the row's token %d)", len(f.lateCommitted), x.worker, x.key, x.token, x.ownerToken)
+		r.Check("late completion refused", false, fmt.Sprintf("%d committed anyway (%s on %s with token %d, the row's token %d)",
+			len(f.lateCommitted), x.worker, x.key, x.token, x.ownerToken))
 	case len(f.refused) > 0:
 		x := f.refused[0]
-		late = fmt.Sprintf("%d refused (%s on %s with token %d, the row's token %d)", len(f.refused), x.worker, x.key, x.token, x.ownerToken)
+		r.Check("late completion refused", f.maxCompletions <= 1, fmt.Sprintf("%d refused (%s on %s with token %d, the row's token %d)",
+			len(f.refused), x.worker, x.key, x.token, x.ownerToken))
+	case f.maxCompletions > 1:
+		r.Check("late completion refused", false, fmt.Sprintf("a message completed %d times", f.maxCompletions))
+	default:
+		r.NotExercised("late completion refused", o.noLateWorker())
 	}
-	r.Check("late completion refused", len(f.lateCommitted) == 0 && f.maxCompletions <= 1, late)
 	r.Check("one effect per payment", f.maxNotified == 1 && len(f.unnotified) == 0,
 		fmt.Sprintf("%d notifications for %d payments, max %d per payment", f.notifications, len(run.ledger.Payments), f.maxNotified))
 	r.Check("queue drained", len(f.stuck) == 0 && f.pendingMessages == 0,
 		fmt.Sprintf("%d pending / %d processing", f.pendingMessages, len(f.stuck)))
-	f.txIDs.check(r)
+	f.txIDs.invariant(r)
+}
+
+// noLateWorker says why no completion came late: worker-a's stall ended
+// before its lease did, or it had no message to stall on.
+func (o *session15Options) noLateWorker() string {
+	if o.Stall < o.Lease {
+		return fmt.Sprintf("no worker came back after losing its claim: worker-a's stall (--stall %s) ended "+
+			"within its lease (--lease %s); a --stall longer than --lease brings it back late",
+			durationText(o.Stall), durationText(o.Lease))
+	}
+	return "no worker came back after losing its claim: worker-a had no message to stall on; " +
+		"more --payments give it one"
 }

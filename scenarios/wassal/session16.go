@@ -48,7 +48,9 @@ The comparison table beside it runs the AFTER design on the same seeded data.`,
 			Example: `  outboxlab session-16-poison-message-retried-forever
   outboxlab poison-retried-forever --retry-cap 25     # the attempts just keep climbing
   outboxlab poison-retried-forever --batch 1          # the poison starves the messages behind it`,
-			FailsWith: []string{"--poison-key", "none"},
+			// A transient failure is no poison: the naive loop retries it until it pays.
+			FailsWith:        []string{"--poison-key", "none", "--flaky-key", "PAY-003:2"},
+			NotExercisedWith: []string{"--retry-cap", "1"},
 		},
 		scenarios.Scenario{
 			Aliases: []string{"retry-with-dead-letter"},
@@ -67,11 +69,19 @@ money: the provider never took any.
 The store has Day 16's schema: Day 15's lease and claim plus MaxAttempts,
 NextAttemptUtc, LastError and the DeadLettered status (--schema shows it).
 
+The demo cap (--retry-cap) stops this run only with the exit off: with it on,
+MaxAttempts ends every retry, so --max-attempts 12 gives the article's algorithm
+12 attempts and 17 status checks. --flaky-key PAY-004:2 adds a transient
+failure (two failed status checks, then it pays): backoff outlasts it, and a
+--max-attempts of 2 or less dead-letters a message that would have recovered.
+
 Switch the exit off with --dead-letter=false to watch the safety checks catch it.`,
 			Example: `  outboxlab session-16-retry-with-dead-letter
   outboxlab retry-with-dead-letter --max-attempts 5    # backoffs 200/400/800/1600 ms
+  outboxlab retry-with-dead-letter --flaky-key PAY-004:2 --max-attempts 2   # gives up too early
   outboxlab retry-with-dead-letter --poison-key PAY-002,PAY-005 --declined-key PAY-006`,
-			FailsWith: []string{"--dead-letter=false"},
+			FailsWith:        []string{"--dead-letter=false"},
+			NotExercisedWith: []string{"--poison-key", "none", "--dead-letter=false"},
 		})
 }
 
@@ -92,6 +102,9 @@ type session16Options struct {
 	Lease       time.Duration
 	Batch       int
 	DeadLetter  bool
+	FlakyFlag   string // --flaky-key as given: KEY:N, or none
+
+	flaky flakyKey // --flaky-key once Validate has read it
 }
 
 func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
@@ -100,13 +113,18 @@ func bindSession16(fs *pflag.FlagSet, after bool) *session16Options {
 	f.Int(&o.Payments, "payments", 6, minPayments, maxPayments, "payments to seed, PAY-001 onwards, each with one outbox message")
 	f.Strings(&o.PoisonKeys, "poison-key", []string{"PAY-003"}, scenarios.WordLength, `payment keys whose provider status check fails every time (comma list; "none": no poison, nothing fails)`)
 	f.String(&o.DeclinedKey, "declined-key", "PAY-005", scenarios.WordLength, `healthy payment key the provider declines ("none" for no declines)`)
-	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, 30, "AFTER: attempts before a message is dead-lettered (MaxAttempts)")
-	f.Duration(&o.BaseBackoff, "base-backoff", 200*time.Millisecond, 0, maxFlagDuration, "AFTER: backoff after the first failure; doubles each attempt")
+	f.Int(&o.MaxAttempts, "max-attempts", 3, 1, defaultAttemptsLimit, "AFTER: attempts before a message is dead-lettered (MaxAttempts); "+
+		"more with --max-backoff").
+		Within(func() (int, int) { return 1, o.attemptsLimit() }, o.refuseAttempts)
+	f.Duration(&o.BaseBackoff, "base-backoff", defaultBaseBackoff, 0, maxFlagDuration, "AFTER: backoff after the first failure; doubles each attempt")
 	f.Duration(&o.MaxBackoff, "max-backoff", 0, 0, maxFlagDuration, "AFTER: cap on any one backoff (0: no cap)")
 	f.Int(&o.RetryCap, "retry-cap", 10, 1, 1000, "demo cap: stop the run once the poison message reaches this many attempts (the naive loop never ends by itself)")
 	f.Duration(&o.Lease, "lease", claim.DefaultLease, time.Millisecond, maxFlagDuration, "how long a claim owns a message")
 	f.Int(&o.Batch, "batch", 10, 1, 100, "messages the worker claims per poll; the course's numbers need more than 1 (with 1, BEFORE's poison at the head of the queue starves the rest)")
 	f.Bool(&o.DeadLetter, "dead-letter", true, "AFTER: the dead-letter exit (--dead-letter=false switches it off)")
+	f.String(&o.FlakyFlag, "flaky-key", scenarios.NoKey, scenarios.WordLength, fmt.Sprintf(
+		`KEY:N, a payment whose status check fails N times, then pays: a transient failure (N %d..%d; "none" for none)`,
+		minFlakyFails, maxFlakyFails))
 	return o
 }
 
@@ -122,10 +140,16 @@ func (o *session16Options) Validate() error {
 	if o.PoisonKeys, o.DeclinedKey, err = poisonFlags(o.PoisonKeys, o.DeclinedKey, o.Payments); err != nil {
 		return err
 	}
+	if o.flaky, err = o.readFlaky(); err != nil {
+		return err
+	}
 	poison, policy := len(o.PoisonKeys), o.policyAttempts()
 	if work := poison * (o.RetryCap + policy); work > maxPoisonAttempts {
 		return fmt.Errorf("%s × (%d naive + %d policy attempts) = %d attempts, at most %d: "+
 			"fewer --poison-key or a lower --retry-cap", report.Plural(poison, "poison key"), o.RetryCap, policy, work, maxPoisonAttempts)
+	}
+	if o.flaky.key != "" {
+		policy = max(policy, min(o.flaky.fails+1, o.MaxAttempts))
 	}
 	if s := span(0).backoffs(o.BaseBackoff, o.MaxBackoff, 1, policy-1); s.tooLong() {
 		return fmt.Errorf("%d policy attempts backing off from --base-backoff %s, doubling%s, would move the scenario clock %s: "+
@@ -135,25 +159,26 @@ func (o *session16Options) Validate() error {
 }
 
 // policyAttempts is the most attempts a poison message gets under the Day 16
-// policy: MaxAttempts, unless the demo cap stops the run first or the exit is off.
+// policy: MaxAttempts, where the exit ends it; with the exit off, the demo
+// cap stops the run instead.
 func (o *session16Options) policyAttempts() int {
 	if !o.DeadLetter {
 		return o.RetryCap
 	}
-	return min(o.MaxAttempts, o.RetryCap)
+	return o.MaxAttempts
 }
 
-func (o *session16Options) ceilingText() string {
-	if o.MaxBackoff == 0 {
-		return " with no --max-backoff"
-	}
-	return " up to --max-backoff " + durationText(o.MaxBackoff)
-}
+// capped reports whether the demo cap watches a design's run: the naive loop
+// never ends by itself, nor does the policy with its exit off; with the exit
+// on, MaxAttempts ends every poison message's retries, as the article's
+// algorithm does, whatever --retry-cap says.
+func (o *session16Options) capped(naive bool) bool { return naive || !o.DeadLetter }
 
 // session16Run is one design driven to its end on its own database.
 type session16Run struct {
 	naive      bool
 	events     []worker.Event
+	polls      []poll16
 	capped     bool     // the demo cap stopped the run
 	cappedKeys []string // the poison messages that reached it
 	ledger     Ledger
@@ -202,20 +227,26 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 		return nil, err
 	}
 	prov := NewProvider(o.PoisonKeys, o.DeclinedKey)
+	if o.flaky.key != "" {
+		prov.Script(o.flaky.key, provider.Rule{FailFirst: o.flaky.fails, Outcome: provider.Paid})
+	}
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(prov),
 		Policy: policy, Lease: o.Lease, Batch: o.Batch}
 
 	run := &session16Run{naive: naive, started: clk.Now()}
 	attempts, terminal := map[string]int{}, map[string]bool{}
-	limit := o.Payments + len(o.PoisonKeys)*o.RetryCap*2 + 10
+	due := newQueue(PaymentKeys(o.Payments))
+	limit := o.Payments + (len(o.PoisonKeys)*max(o.RetryCap, o.MaxAttempts)+o.flaky.fails)*2 + 10
 	for step := 0; ; step++ {
 		if step > limit {
 			return nil, fmt.Errorf("the worker did not settle after %d steps", limit)
 		}
+		at := clk.Now()
 		res, err := w.Step(ctx)
 		if err != nil {
 			return nil, err
 		}
+		run.polls = append(run.polls, due.poll(at, res))
 		for _, e := range res.Events {
 			attempts[e.Key] = max(attempts[e.Key], e.Attempt)
 			terminal[e.Key] = e.Kind == worker.Processed || e.Kind == worker.DeadLettered
@@ -223,6 +254,9 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 		run.events = append(run.events, res.Events...)
 		if res.Idle {
 			break
+		}
+		if !o.capped(naive) {
+			continue
 		}
 		if run.cappedKeys = o.poisonCapped(attempts, terminal); len(run.cappedKeys) > 0 {
 			run.capped = true

@@ -1,9 +1,11 @@
 package wassal
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
+	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/worker"
@@ -33,13 +35,28 @@ type session16Metrics struct {
 	maxPayRows, maxMsgRows    int
 	refused                   int64
 	txIDs
+
+	// The retries, read from the provider's ledger: the keys called more
+	// than once (in ledger order), how many times each was called again, and
+	// for a key called again sooner than its backoff, what the ledger shows.
+	retried []string
+	retries map[string]int
+	tooSoon map[string]string
+
+	// The --flaky-key message's row and failed calls, when there is one.
+	flakyStatus   outbox.Status
+	flakyPayment  outbox.PaymentStatus
+	flakyAttempts int
+	flakyFails    int
+
+	starvation starvation // the messages queued behind the first poison
 }
 
 func (o *session16Options) metrics(r *session16Run) session16Metrics {
 	f := o.ledgerMetrics(r.ledger, r.prov)
 	f.naive, f.capped, f.ended = r.naive, r.capped, r.ended
 	for _, e := range r.events {
-		if e.Kind == worker.Retrying && e.Delay > 0 && slices.Contains(o.PoisonKeys, e.Key) {
+		if e.Kind == worker.Retrying && e.Delay > 0 && (slices.Contains(o.PoisonKeys, e.Key) || e.Key == o.flaky.key) {
 			f.backoffs = append(f.backoffs, e.Delay)
 		}
 	}
@@ -56,6 +73,9 @@ func (o *session16Options) ledgerMetrics(l Ledger, prov *provider.Provider) sess
 		perKey[c.Key]++
 		if c.Failed() {
 			f.failedCalls++
+			if c.Key == o.flaky.key {
+				f.flakyFails++
+			}
 		} else if poison(c.Key) && (c.Outcome == provider.Paid || c.TransactionID != "") {
 			f.poisonMoneyTaken++
 		}
@@ -99,9 +119,62 @@ func (o *session16Options) ledgerMetrics(l Ledger, prov *provider.Provider) sess
 			f.failed++
 		}
 	}
+	if m, ok := l.Message(o.flaky.key); ok {
+		f.flakyStatus, f.flakyAttempts = m.Status, m.AttemptCount
+		p, _ := l.Payment(o.flaky.key)
+		f.flakyPayment = p.Status
+	}
+	o.readRetries(&f, l.Calls)
+	f.starvation = o.readStarvation(l)
 	f.dupPayments, f.dupMessages = l.DuplicateRows()
 	f.maxPayRows, f.maxMsgRows = l.MaxRowsPerKey()
 	f.txIDs = readTxIDs(l, prov)
 	f.refused = l.Refused
 	return f
+}
+
+// readRetries reads every retry from the provider's ledger: a key's call
+// after its first is a retry, due no sooner than the course's backoff for
+// the attempt before it (courseBackoff) and never at the same instant.
+func (o *session16Options) readRetries(f *session16Metrics, calls []provider.Call) {
+	f.retries, f.tooSoon = map[string]int{}, map[string]string{}
+	last, attempt := map[string]time.Time{}, map[string]int{}
+	for _, c := range calls {
+		prev, seen := last[c.Key]
+		last[c.Key] = c.At
+		attempt[c.Key]++
+		if !seen {
+			continue
+		}
+		if f.retries[c.Key] == 0 {
+			f.retried = append(f.retried, c.Key)
+		}
+		f.retries[c.Key]++
+		if f.tooSoon[c.Key] != "" {
+			continue
+		}
+		want := o.courseBackoff(attempt[c.Key] - 1)
+		switch waited := c.At.Sub(prev); {
+		case waited <= 0:
+			f.tooSoon[c.Key] = fmt.Sprintf("%s called again at %s, the instant of the call before: no backoff (--base-backoff %s)",
+				c.Key, clock.Stamp(c.At), durationText(o.BaseBackoff))
+		case waited < want:
+			f.tooSoon[c.Key] = fmt.Sprintf("%s called at %s and again at %s, sooner than its backoff of %s",
+				c.Key, clock.Stamp(prev), clock.Stamp(c.At), clock.Millis(want))
+		}
+	}
+}
+
+// courseBackoff is the course's backoff after failed attempt n: base ×
+// 2^(n-1), at most --max-backoff when it is set. It is written here again,
+// not taken from the worker's policy, so that the check judges the policy.
+func (o *session16Options) courseBackoff(n int) time.Duration {
+	d := o.BaseBackoff
+	for i := 1; i < n && d < time.Duration(maxSpan); i++ {
+		d *= 2
+	}
+	if o.MaxBackoff > 0 && d > o.MaxBackoff {
+		d = o.MaxBackoff
+	}
+	return d
 }

@@ -25,11 +25,11 @@ var session16Day = day{
 	columns:    []string{"Metric (real run)", "BEFORE (naive)", "AFTER (policy)"},
 }
 
-func (o *session16Options) story(own *session16Run, _ session16Metrics) story {
+func (o *session16Options) story(own *session16Run, f session16Metrics) story {
 	plot := AttemptPlot(own.events, own.ledger.Messages, own.started, own.ended)
 	return story{tables: own.tables, timeline: o.timeline(own, o.verbose), figure: &plot,
 		perMessage: func(r *report.Report) { o.writePerMessage(r, own) }, ledger: own.ledger, ledgersOnRequest: true,
-		design: o.design(own.naive)}
+		design: o.design(own.naive), footnote: o.footnote(f)}
 }
 
 func (o *session16Options) checks(r *report.Report, own *session16Run, f session16Metrics) {
@@ -40,49 +40,16 @@ func (o *session16Options) checks(r *report.Report, own *session16Run, f session
 	}
 }
 
-// timeline is the run's worker events, then how the run ended. A run of
-// failed attempts of one message at one instant, each straight back to
-// Pending, is one line (--verbose shows each).
-func (o *session16Options) timeline(run *session16Run, verbose bool) []string {
-	var lines []string
-	claims := 0
-	for i := 0; i < len(run.events); i++ {
-		e := run.events[i]
-		if e.Kind != worker.Advanced {
-			claims++
-		}
-		lines = append(lines, TimelineLine(e))
-		j := i
-		for !verbose && j+1 < len(run.events) && sameInstantRetry(e, run.events[j+1]) {
-			j++
-		}
-		if j < i+2 {
-			continue // nothing worth folding
-		}
-		claims += j - i
-		next, last := run.events[i+1], run.events[j]
-		lines = append(lines, fmt.Sprintf("%s  %-8s attempts %d..%s  each FAILED the same way, at the same instant",
-			clock.Stamp(next.At), e.Key, next.Attempt, attemptOf(last.Attempt, last.MaxAttempts)))
-		i = j
-	}
-	if run.capped {
-		again := ", would go on forever"
-		if !run.naive && o.DeadLetter {
-			again = fmt.Sprintf(" (MaxAttempts %d)", o.MaxAttempts)
-		}
-		lines = append(lines, fmt.Sprintf("%s  %-8s demo cap: %s at %d attempts%s; the run stops here",
-			clock.Stamp(run.ended), "—", strings.Join(run.cappedKeys, ", "), o.RetryCap, again))
-	}
-	return append(lines, fmt.Sprintf("Run ended at %s scenario time after %d claims; transitions refused (claim lost): %d",
-		clock.Stamp(run.ended), claims, run.ledger.Refused))
-}
-
 func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 	r.Linef("Seed      %s, PendingConfirmation, each written with its outbox message", paymentRange(o.Payments))
 	r.Linef("          (%s) in one transaction", ConfirmType)
 	var script []string
 	for _, k := range o.PoisonKeys {
 		script = append(script, k+": status check always fails (poison)")
+	}
+	if o.flaky.key != "" {
+		script = append(script, fmt.Sprintf("%s: status check fails %s, then pays (transient)",
+			o.flaky.key, report.Plural(o.flaky.fails, "time")))
 	}
 	if o.DeclinedKey != "" {
 		script = append(script, o.DeclinedKey+": declines")
@@ -106,14 +73,12 @@ func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 		r.Linef("Policy    MaxAttempts %d; backoff %s × 2^(n-1), %s; dead-letter exit %s", o.MaxAttempts, clock.Millis(o.BaseBackoff), limit, exit)
 	}
 	r.Linef("Worker    worker-1 claims up to %s per poll; lease %s", report.Plural(o.Batch, "due message"), o.Lease)
-	if o.Batch > 1 {
-		r.Line("          (the course's claim shows LIMIT 1; its numbers need more than 1 per poll: with --batch 1")
-		r.Line("          the poison message at the head of the queue is claimed at every poll and starves the rest)")
+	if o.capped(!o.after) {
+		r.Linef("Demo cap  the run is stopped if a poison message reaches %d attempts", o.RetryCap)
 	} else {
-		r.Line("          (one per poll, as the course's LIMIT 1: the poison message at the head of the queue is")
-		r.Line("          claimed at every poll and starves the messages behind it)")
+		r.Line("Demo cap  none: the dead-letter exit ends every retry at MaxAttempts (--retry-cap applies")
+		r.Line("          to the naive loop, and to this one only with --dead-letter=false)")
 	}
-	r.Linef("Demo cap  the run is stopped if a poison message reaches %d attempts", o.RetryCap)
 	writeClockLine(r, own.started)
 }
 
@@ -223,8 +188,6 @@ func (o *session16Options) attemptsText(f session16Metrics) string {
 		return s
 	case report.AllEqual(f.poisonAttempts, o.MaxAttempts):
 		return s + " (= MaxAttempts)"
-	case f.capped && o.DeadLetter:
-		return s + " (capped before MaxAttempts)"
 	case f.capped:
 		return s + " (capped; MaxAttempts ignored)"
 	}
@@ -269,94 +232,6 @@ func queueText(f session16Metrics) string {
 		return s + " (drained)"
 	}
 	return s + " (stuck)"
-}
-
-// noPoison is every Day 16 check's metric when --poison-key none leaves
-// nothing to fail.
-const noPoison = "no poison key (--poison-key none): no status check failed"
-
-func (o *session16Options) afterChecks(r *report.Report, f session16Metrics) {
-	if len(o.PoisonKeys) == 0 {
-		r.Check("poison tried exactly MaxAttempts", true, noPoison+", nothing to retry")
-		r.Check("poison dead-lettered with LastError", true, noPoison+", nothing to dead-letter")
-	} else {
-		r.Check("poison tried exactly MaxAttempts",
-			report.AllEqual(f.poisonCalls, o.MaxAttempts) && slices.Equal(f.poisonAttempts, f.poisonCalls),
-			o.triedDetail(f))
-		errText := "error set"
-		if !f.poisonErrorsSet {
-			errText = "error missing"
-		}
-		r.Check("poison dead-lettered with LastError",
-			report.AllEqual(f.poisonStatuses, outbox.DeadLettered) && f.poisonErrorsSet,
-			fmt.Sprintf("status %s, %s", report.JoinStrings(f.poisonStatuses), errText))
-	}
-	r.Check("queue drained", f.pending == 0 && f.processing == 0,
-		fmt.Sprintf("%d pending / %d processing", f.pending, f.processing))
-	if len(o.PoisonKeys) > 0 {
-		r.Check("dead-lettering lost no money", f.poisonMoneyTaken == 0 && report.AllEqual(f.poisonPayments, outbox.PendingConfirmation),
-			fmt.Sprintf("poison payments %s; provider calls that paid: %d",
-				report.JoinStrings(f.poisonPayments), f.poisonMoneyTaken))
-	}
-	o.integrityChecks(r, f)
-}
-
-// triedDetail is the metric of "poison tried exactly MaxAttempts": the
-// status checks the provider received per poison key, against MaxAttempts,
-// and why they differ when they do.
-func (o *session16Options) triedDetail(f session16Metrics) string {
-	detail := fmt.Sprintf("%s / %d", report.JoinInts(f.poisonCalls), o.MaxAttempts)
-	if !slices.Equal(f.poisonAttempts, f.poisonCalls) {
-		detail += fmt.Sprintf(" (the rows' AttemptCount says %s)", report.JoinInts(f.poisonAttempts))
-	}
-	switch {
-	case report.AllEqual(f.poisonCalls, o.MaxAttempts):
-	case !o.DeadLetter:
-		detail += fmt.Sprintf("; the dead-letter exit is off, so only the demo cap (--retry-cap %d) stopped them", o.RetryCap)
-	case o.RetryCap < o.MaxAttempts:
-		detail += fmt.Sprintf("; the demo cap (--retry-cap %d) stopped the run before MaxAttempts", o.RetryCap)
-	}
-	return detail
-}
-
-func (o *session16Options) beforeChecks(r *report.Report, run *session16Run, f session16Metrics) {
-	if len(o.PoisonKeys) == 0 {
-		r.Check("poison retried with no limit", false, noPoison+", nothing was retried")
-		r.Check("no dead-letter exit", false, noPoison+", no message needed an exit")
-	} else {
-		detail := fmt.Sprintf("AttemptCount %s at the demo cap of %d, status %s", report.JoinInts(f.poisonAttempts), o.RetryCap, report.JoinStrings(f.poisonStatuses))
-		if !slices.Equal(f.poisonAttempts, f.poisonCalls) {
-			detail += fmt.Sprintf("; the provider was asked %s times", report.JoinInts(f.poisonCalls))
-		}
-		r.Check("poison retried with no limit",
-			len(f.atCap) > 0 && report.AllEqual(f.poisonStatuses, outbox.Pending) && slices.Equal(f.poisonAttempts, f.poisonCalls), detail)
-		detail = fmt.Sprintf("%d dead-lettered", f.deadLettered)
-		if f.poisonCeilings > 0 {
-			detail += "; " + report.Plural(f.poisonCeilings, "poison row carries", "poison rows carry") + " a MaxAttempts ceiling"
-		}
-		r.Check("no dead-letter exit", f.deadLettered == 0 && f.poisonCeilings == 0 && len(f.atCap) > 0, detail)
-	}
-	wasted := 0
-	for _, n := range f.poisonAttempts {
-		wasted += n
-	}
-	r.Check("provider calls wasted on the poison",
-		f.failedCalls > 0 && f.failedCalls == wasted,
-		fmt.Sprintf("%d of %d status checks failed", f.failedCalls, f.calls))
-	ended := "when the run was stopped"
-	if !run.capped {
-		ended = "when the run ended by itself"
-	}
-	r.Check("queue never drains", f.pending+f.processing > 0,
-		fmt.Sprintf("%d pending / %d processing %s", f.pending, f.processing, ended))
-	o.integrityChecks(r, f)
-}
-
-// integrityChecks are what both designs must keep: nothing is a lie.
-func (o *session16Options) integrityChecks(r *report.Report, f session16Metrics) {
-	r.Check("no duplicate payment/outbox rows", f.maxPayRows <= 1 && f.maxMsgRows <= 1,
-		fmt.Sprintf("max %d per key", max(f.maxPayRows, f.maxMsgRows)))
-	f.txIDs.check(r)
 }
 
 // sameInstantRetry reports whether next is another immediate failed attempt

@@ -2,6 +2,7 @@ package wassal
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
 )
 
 func parse(t *testing.T, naive bool, args ...string) *session16Options {
@@ -38,11 +40,28 @@ func TestSession16Validate(t *testing.T) {
 		{[]string{"--poison-key", "PAY-003,PAY-003"}, `--poison-key "PAY-003" is listed twice`},
 		{[]string{"--declined-key", "PAY-003"}, "is also a poison key"},
 		{[]string{"--declined-key", "PAY-077"}, `--declined-key "PAY-077" is not a seeded payment`},
-		{[]string{"--max-attempts", "-2"}, "--max-attempts must be between 1 and 30, got -2"},
+		{[]string{"--max-attempts", "-2"}, "--max-attempts must be between 1 and 34, got -2"},
+		// 34 attempts back off 200 ms × (2^33 - 1) in all, under a century; 35 would not.
+		{[]string{"--max-attempts", "34"}, ""},
+		{[]string{"--max-attempts", "35"}, "--max-attempts 35 backing off from --base-backoff 200ms, doubling with no " +
+			"--max-backoff, would move the scenario clock more than 100 years: at most 34, or set --max-backoff"},
+		{[]string{"--max-attempts", "1000", "--max-backoff", "1s"}, ""},
+		{[]string{"--max-attempts", "1001", "--max-backoff", "1s"}, "--max-attempts must be between 1 and 1000, got 1001"},
+		{[]string{"--max-attempts", "1000", "--max-backoff", "1s", "--poison-key", "PAY-002,PAY-003"}, "at most 2000"},
 		{[]string{"--retry-cap", "0"}, "--retry-cap must be between 1 and 1000, got 0"},
 		{[]string{"--base-backoff", "-1ms"}, "--base-backoff must be between 0s and 24h, got -1ms"},
 		{[]string{"--lease", "0s"}, "--lease must be between 1ms and 24h, got 0s"},
 		{[]string{"--batch", "0"}, "--batch must be between 1 and 100, got 0"},
+		{[]string{"--flaky-key", "PAY-004:2"}, ""},
+		{[]string{"--flaky-key", "PAY-004:1000"}, ""},
+		{[]string{"--flaky-key", "PAY-004:1001"}, `--flaky-key's N must be between 1 and 1000, got "1001"`},
+		{[]string{"--flaky-key", "PAY-004:x"}, `--flaky-key's N must be between 1 and 1000, got "x"`},
+		{[]string{"--flaky-key", "PAY-004"}, "needs how many times it fails: KEY:N"},
+		{[]string{"--flaky-key", "none:2"}, "names no key"},
+		{[]string{"--flaky-key", "PAY-009:2"}, `--flaky-key "PAY-009" is not a seeded payment`},
+		{[]string{"--flaky-key", "PAY-005:2"}, "is also the declined key"},
+		{[]string{"--flaky-key", "PAY-003:2"}, "is also a poison key"},
+		{[]string{"--max-attempts", "30"}, ""}, // the demo cap no longer stops the policy
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -224,5 +243,70 @@ func TestSession16ClaimSizeAsTheHelpSays(t *testing.T) {
 	}
 	if !strings.Contains(scenarios.Lookup(session16Before).Long, "2/5 healthy processed, 12 status checks") {
 		t.Error("the BEFORE's help no longer states what --batch 1 does")
+	}
+}
+
+// The timeline shows the polls: with --batch 1 the naive loop's poll claims
+// only the poison while the messages behind it are due, and a check reads
+// the starvation from the rows; the AFTER's backoff lets them through, and
+// the LIMIT 1 note is a footnote after the story, not in the setup.
+func TestSession16PollsShowTheStarvation(t *testing.T) {
+	t.Parallel()
+	rep := scenariotest.Run(t, session16Before, "--batch", "1")
+	wantLines(t, rep,
+		"09:00:00.000Z  —        poll claims only PAY-003; 3 due messages wait behind it (PAY-004..PAY-006)",
+		"09:00:00.000Z  —        9 more polls each claim only PAY-003; the same 3 still wait behind it",
+		"09:00:00.000Z  PAY-003  attempts 2..10/∞  each FAILED the same way, at the same instant")
+	wantChecks(t, rep, map[string]string{"the poison starves the messages behind it": "PASS the 3 messages behind PAY-003 " +
+		"never claimed (AttemptCount 0, no status check): PAY-004, PAY-005, PAY-006"})
+	wantFootnote(t, rep, "PAY-003 at the head of the queue was claimed at every poll, and 3 messages behind it never were")
+
+	rep = scenariotest.Run(t, session16After, "--batch", "1")
+	wantChecks(t, rep, map[string]string{"no message starved behind the poison": "PASS every one of the 3 messages behind PAY-003 claimed"})
+	wantLines(t, rep, "09:00:00.201Z  —        poll claims only PAY-003; nothing else is due",
+		"09:00:00.602Z  —        poll claims nothing, and no message waits on a backoff: the worker stops")
+	wantFootnote(t, rep, "while PAY-003 waited out its backoff, the polls claimed the 3 messages behind it")
+
+	// No backoff and no exit: the AFTER's poison holds the queue too, and its check says so.
+	rep = scenariotest.Run(t, session16After, "--batch", "1", "--base-backoff", "0s", "--dead-letter=false")
+	wantFail(t, rep, "no message starved behind the poison", "the 3 messages behind PAY-003 never claimed")
+
+	// The default batch cannot be filled by the poison: no starvation check, and the
+	// setup claims none.
+	rep = scenariotest.Run(t, session16After)
+	if slices.ContainsFunc(rep.Result().Checks, func(c report.Check) bool { return strings.Contains(c.Name, "starv") }) {
+		t.Error("a starvation check is recorded where the batch holds more than the poison")
+	}
+	wantFootnote(t, rep, "With --batch 1 the backoff takes the poison out of the way")
+}
+
+// The starvation check reads the rows and the provider's ledger, not the timeline.
+func TestSession16StarvationCheckReadsTheRows(t *testing.T) {
+	t.Parallel()
+	o, run := runDesign(t, false, "--batch", "1")
+	judge := func() *report.Report { return judged(func(r *report.Report) { o.afterChecks(r, o.metrics(run)) }) }
+	wantPass(t, judge(), "no message starved behind the poison")
+	run.ledger.Messages = slices.Clone(run.ledger.Messages)
+	run.ledger.Messages[indexOfKey(run.ledger.Messages, "PAY-005", messageKey)].AttemptCount = 0
+	run.ledger.Calls = slices.DeleteFunc(slices.Clone(run.ledger.Calls), func(c provider.Call) bool { return c.Key == "PAY-005" })
+	wantFail(t, judge(), "no message starved behind the poison", "1 of the 3 messages behind PAY-003 never claimed")
+}
+
+// wantFootnote fails the test unless the report's story ends with a note
+// containing text, after the per-message table and before the metrics, and
+// the setup says nothing of LIMIT 1.
+func wantFootnote(t *testing.T, rep *report.Report, text string) {
+	t.Helper()
+	body := rep.Body()
+	note := strings.Index(body, "\nNote: ")
+	table, metrics := strings.Index(body, "## Per-message table"), strings.Index(body, "## Real BEFORE vs AFTER metrics")
+	if note < table || note > metrics {
+		t.Fatalf("no note between the per-message table and the metrics")
+	}
+	if got := strings.Join(strings.Fields(body[note:metrics]), " "); !strings.Contains(got, text) {
+		t.Errorf("note %q lacks %q", got, text)
+	}
+	if setup := body[:strings.Index(body, "## Timeline")]; strings.Contains(setup, "LIMIT 1") || strings.Contains(setup, "starve") {
+		t.Errorf("the setup still speaks of the claim's size:\n%s", setup)
 	}
 }
