@@ -3,6 +3,7 @@ package retry
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"outboxlab/core/clock"
@@ -65,9 +66,12 @@ func (o *poisonOptions) atDeliveryChecks(r *report.Report, atDelivery poisonMetr
 	r.Check(checkQueueEmpties,
 		atDelivery.remaining == 0,
 		fmt.Sprintf("%d remaining after %d of at most %d lifetimes", atDelivery.remaining, atDelivery.restarts, o.MaxRestarts))
-	r.Check(checkBehindProcessed,
-		atDelivery.processed == o.Messages-lethal,
-		fmt.Sprintf("%d of %d healthy processed", atDelivery.processed, o.Messages-lethal))
+	behind := fmt.Sprintf("%d of %d healthy processed", atDelivery.processed, o.Messages-lethal)
+	if len(atDelivery.healthyUnprocessed) > 0 {
+		behind = fmt.Sprintf("%d processed; not processed: %s", atDelivery.processed,
+			firstOf(strings.Join(atDelivery.healthyUnprocessed, ", ")))
+	}
+	r.Check(checkBehindProcessed, atDelivery.processed == o.Messages-lethal && len(atDelivery.healthyUnprocessed) == 0, behind)
 	r.Check(checkIsolationCost,
 		atDelivery.deaths == lethal*(o.Threshold-1),
 		fmt.Sprintf("%d deaths = %d × (%d − 1)", atDelivery.deaths, lethal, o.Threshold))
@@ -99,14 +103,14 @@ func mustParseISO(s string) time.Time {
 func (o *poisonOptions) whyFailed(failed map[string]bool, runs []*poisonRun, metrics []poisonMetrics) []string {
 	var why []string
 	if o.Threshold == 1 && failed[checkBehindProcessed] {
-		isolated := 0
+		var isolated []string
 		for _, m := range runs[1].msgs {
 			if m.Status == outbox.DeadLettered && m.AttemptCount == 1 && !slices.Contains(o.lethalKeys(), m.Key) {
-				isolated++
+				isolated = append(isolated, m.Key)
 			}
 		}
 		why = append(why, fmt.Sprintf("a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n"+
-			"%s dead-lettered unprocessed at AttemptCount 1", report.Plural(int64(isolated), "healthy notification")))
+			"%s dead-lettered unprocessed at AttemptCount 1", firstOf(strings.Join(isolated, ", "))))
 		delete(failed, checkBehindProcessed)
 	}
 	if len(failed) > 0 {

@@ -163,7 +163,7 @@ func TestPoisonCounterSaysWhyItsChecksFailed(t *testing.T) {
 	testWhy(t, []whyCase{
 		{poisonCounter, []string{"--threshold", "1", "--max-restarts", "2"},
 			[]string{"  WHY   a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n" +
-				"        4 healthy notifications dead-lettered unprocessed at AttemptCount 1\n"}},
+				"        NTF-001, NTF-002, NTF-004, NTF-005 dead-lettered unprocessed at AttemptCount 1\n"}},
 	})
 	// Too few restarts for the counter: the bound, not isolation, ends the run.
 	testNotExercised(t, []idleCase{{poisonCounter, []string{"--max-restarts", "2"},

@@ -22,6 +22,7 @@ type poisonMetrics struct {
 	kills                                int // lifetimes that ended killed by SIGKILL on a lethal message
 	lethalDeliveries, lethalCatchCounter []int
 	lethalStatuses                       []outbox.Status
+	healthyUnprocessed                   []string // the keys of the healthy messages not Processed
 }
 
 // metrics reads one run's numbers from what it left: lifetimes started from
@@ -54,6 +55,9 @@ func (o *poisonOptions) metrics(run *poisonRun) poisonMetrics {
 			f.deadLetters++
 		default:
 			f.remaining++
+		}
+		if !slices.Contains(lethal, m.Key) && m.Status != outbox.Processed {
+			f.healthyUnprocessed = append(f.healthyUnprocessed, m.Key)
 		}
 		if slices.Contains(lethal, m.Key) {
 			f.lethalDeliveries = append(f.lethalDeliveries, m.AttemptCount)
