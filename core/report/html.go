@@ -219,10 +219,14 @@ func resultFirst(b *strings.Builder, e Entry, body string, items []Item) {
 			"What is shown here is the body's.</p>\n", esc(strings.Join(e.Disagrees, "; ")))
 	}
 	checks := BodyChecks(body)
+	kind := e.Kind
+	if kind == "" { // an older report without a record: its body's marks tell
+		kind = KindOf(Doc{Body: body})
+	}
 	if len(checks) > 0 {
 		b.WriteString("<ul class=\"checks\">\n")
 		for _, c := range checks {
-			mark := Mark(e.Kind, c)
+			mark := Mark(kind, c)
 			detail := ""
 			if c.Detail != "" {
 				detail = " → " + esc(c.Detail)

@@ -124,3 +124,20 @@ func TestIndexTellsNotExercisedApart(t *testing.T) {
 	}
 	wellFormed(t, string(twin), "span", "class")
 }
+
+// TestTwinOfAnOlderBeforeKeepsItsMarks: a report written before headers
+// carried a record has no kind; its twin reads the kind from its body, so a
+// BEFORE's reproduced failure is not shown as PASS.
+func TestTwinOfAnOlderBeforeKeepsItsMarks(t *testing.T) {
+	_, body, _ := SplitHeader(rolesReport(Before, false))
+	page := ReportHTML(Entry{Scenario: "ordered-demo"}, body, "", nil, nil)
+	for _, want := range []string{`<span class="pass">REPRODUCED</span> later messages applied`,
+		`<span class="pass">HOLDS</span> never applied twice`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the twin lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `<span class="pass">PASS</span>`) {
+		t.Error("the twin marks a BEFORE's check PASS")
+	}
+}
