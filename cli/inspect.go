@@ -248,7 +248,7 @@ func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, 
 		fmt.Fprintf(out, "\n## Schema\n\n")
 		for _, stmt := range ddl {
 			for _, line := range strings.Split(stmt, "\n") {
-				fmt.Fprintln(out, wrapText(show(line)))
+				fmt.Fprintln(out, report.Fit(show(line), report.MaxWidth))
 			}
 		}
 	}
