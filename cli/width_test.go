@@ -44,6 +44,17 @@ func runAt(t *testing.T, width int, args ...string) (string, int) {
 	return stdout.String() + stderr.String(), code
 }
 
+// requireNoMarkers fails t for every line of out, what the student reads,
+// that ends with one of compare's markers: the report file keeps them.
+func requireNoMarkers(t *testing.T, what, out string) {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasSuffix(l, report.MeasuredMarker) || strings.HasSuffix(l, report.DatabaseMarker) {
+			t.Errorf("%s: the terminal shows a compare marker: %s", what, l)
+		}
+	}
+}
+
 // TestOutputWidth80And100 requires every line of every scenario's output
 // at its defaults, of its report body, of every command's help, of list
 // and of all to fit the terminal it is shown on, at 80 columns and at 100
@@ -51,7 +62,7 @@ func runAt(t *testing.T, width int, args ...string) (string, int) {
 // at its defaults (sqliteDefault, the golden tests' run); at 80 it runs it
 // again on an 80-column terminal, and requires the report body that run
 // wrote to be that run's, byte for byte: the terminal changes what it
-// shows, never the report.
+// shows, never the report. Neither shows compare's markers.
 func TestOutputWidth80And100(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	for _, s := range scenarios.All() {
@@ -68,6 +79,9 @@ func TestOutputWidth80And100(t *testing.T) {
 				t.Fatalf("exit %d at 80 columns:\n%s", code, narrow)
 			}
 			scenariotest.FitsIn(t, s.Name+" at 80 columns", narrow, 80)
+			for what, out := range map[string]string{"at 80": narrow, "at 100": wide.stdout} {
+				requireNoMarkers(t, s.Name+" "+what, out)
+			}
 			reports, _ := filepath.Glob(filepath.Join(dir, s.Group(), "*.txt"))
 			if len(reports) != 1 {
 				t.Fatalf("%d reports at 80 columns, want 1", len(reports))
