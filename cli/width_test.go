@@ -166,3 +166,31 @@ func TestOutputWidth80And100(t *testing.T) {
 		scenariotest.FitsIn(t, "all at 80 columns", out, 80)
 	})
 }
+
+// TestGoldenBodyWithBrief runs scenarios with --brief: the terminal shows
+// the story alone (no per-message table, no metrics), the report file the
+// whole body, byte for byte the golden run's.
+func TestGoldenBodyWithBrief(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	for _, name := range []string{"session-16-retry-with-dead-letter", "session-13-pending-lost-on-restart"} {
+		s := scenarios.Lookup(name)
+		whole := sqliteDefault(t, s)
+		brief := goldenRun(t, s, "--brief")
+		if brief.body != whole.body {
+			t.Errorf("%s --brief wrote another body:\n%s", name, report.Diff("without", whole.body, "--brief", brief.body))
+		}
+		for _, gone := range []string{"## Per-message table", "## Real BEFORE vs AFTER metrics", "\nSource "} {
+			if !strings.Contains(whole.stdout, gone) || strings.Contains(brief.stdout, gone) {
+				t.Errorf("%s --brief: %q is on the terminal, or never was", name, gone)
+			}
+		}
+		for _, kept := range []string{"## Timeline (scenario clock)", "\nVERDICT: " + whole.record.Verdict + "\n"} {
+			if !strings.Contains(brief.stdout, kept) {
+				t.Errorf("%s --brief does not show %q:\n%s", name, kept, brief.stdout)
+			}
+		}
+		if w, b := strings.Count(whole.stdout, "\n"), strings.Count(brief.stdout, "\n"); b >= w*3/4 {
+			t.Errorf("%s --brief shows %d lines, without it %d", name, b, w)
+		}
+	}
+}

@@ -154,3 +154,42 @@ func TestViewStacksATableTooWideToWrap(t *testing.T) {
 		t.Errorf("view:\n%s\nwant it to end with the last cell", view)
 	}
 }
+
+// TestBriefKeepsTheStory reads every golden body's brief form: its title,
+// at most two setup lines, and exactly its timeline, checks and verdict
+// sections, each whole and in order; the checks and verdict read back the
+// same as the body's.
+func TestBriefKeepsTheStory(t *testing.T) {
+	for name, body := range goldens(t) {
+		brief := Brief(body)
+		lines := strings.Split(body, "\n")
+		if !strings.HasPrefix(brief, lines[0]+"\n"+lines[1]+"\n") {
+			t.Errorf("%s: the brief does not start with the title:\n%s", name, brief)
+		}
+		setup, _, _ := strings.Cut(strings.Join(strings.Split(brief, "\n")[2:], "\n"), "\n## ")
+		if n := strings.Count(strings.TrimSpace(setup), "\n") + 1; strings.TrimSpace(setup) == "" || n > 2 {
+			t.Errorf("%s: %d setup lines in the brief, want 1 or 2:\n%s", name, n, setup)
+		}
+		var want []string
+		for _, sec := range strings.Split(body, "\n## ")[1:] {
+			title, _, _ := strings.Cut(sec, "\n")
+			if briefSection(title) {
+				want = append(want, strings.TrimRight(sec, "\n"))
+			}
+			if strings.Contains(title, "Per-message") && strings.Contains(brief, "## "+title+"\n") {
+				t.Errorf("%s: the brief keeps %q", name, title)
+			}
+		}
+		var got []string
+		for _, sec := range strings.Split(brief, "\n## ")[1:] {
+			got = append(got, strings.TrimRight(sec, "\n"))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the brief's sections differ from the body's timeline, checks and verdict:\n%s",
+				name, Diff("body", strings.Join(want, "\n## "), "brief", strings.Join(got, "\n## ")))
+		}
+		if !slices.Equal(BodyChecks(brief), BodyChecks(body)) || BodyVerdict(brief) != BodyVerdict(body) || BodyVerdict(body) == "" {
+			t.Errorf("%s: the brief's checks or verdict read back differently", name)
+		}
+	}
+}
