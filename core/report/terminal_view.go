@@ -79,8 +79,9 @@ func dropMarkers(body string) string {
 // reflow fits lines of text to width. A line that fits is kept. A title
 // too wide is broken and underlined again. Any other line too wide is
 // joined with the lines it continues on (those Line wrapped it onto at
-// MaxWidth, under its hanging indent, or a deeper-indented line going on
-// at the same indent) and broken again at width under the same indent.
+// MaxWidth, under its hanging indent, or a line going on at the same
+// indent: goesOn) and broken again at width under the same indent: under
+// its label's text, or, with no label, under its own first word.
 func reflow(lines []string, width int) []string {
 	var out []string
 	for i := 0; i < len(lines); i++ {
@@ -96,8 +97,8 @@ func reflow(lines []string, width int) []string {
 			continue
 		}
 		indent := continuationIndent(l)
-		if indent == "    " && leadOf(l) == "" {
-			indent = "" // a paragraph's line: it goes on at the margin
+		if indent == leadOf(l)+"    " {
+			indent = leadOf(l) // a line without a label goes on under itself
 		}
 		sameLead := false
 		if i+1 < len(lines) && !continuesAt(l, lines[i+1], indent) && goesOn(l, lines[i+1]) {
@@ -131,12 +132,12 @@ func continuationIndent(l string) string {
 }
 
 // continuesAt reports whether next is a continuation line of prev as a
-// MaxWidth line breaker writes it: indented by indent, and its first word
-// would not have fitted at the end of prev.
+// MaxWidth line breaker writes it: indented by indent, with no label of
+// its own, and its first word would not have fitted at the end of prev.
 func continuesAt(prev, next, indent string) bool {
 	rest, ok := strings.CutPrefix(next, indent)
-	if !ok || rest == "" || rest[0] == ' ' {
-		return false
+	if !ok || rest == "" || rest[0] == ' ' || hangingIndent(rest) != "    " {
+		return false // a line with a label of its own is no continuation
 	}
 	first, _, _ := strings.Cut(rest, " ")
 	return Width(prev)+1+Width(first) > MaxWidth
