@@ -24,7 +24,7 @@ func init() {
 	cobra.AddTemplateFuncs(map[string]any{
 		"flagUsages":  func(c *cobra.Command, fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(helpWidth(c)) },
 		"commandLine": commandLine,
-		"wrapText":    func(c *cobra.Command, text string) string { return report.Fit(text, helpWidth(c)) },
+		"wrapText":    wrapText,
 		"wrapExample": func(c *cobra.Command, text string) string { return wrapExample(text, helpWidth(c)) },
 	})
 }
@@ -87,6 +87,32 @@ func helpWidth(c *cobra.Command) int {
 		return n
 	}
 	return report.MaxWidth
+}
+
+// wrapText fits a command's prose (its Long, a group's title) to its help
+// width (report.Fit). Below report.MaxWidth each paragraph is filled again
+// first: its lines at the margin, written for 80 columns or so, are joined
+// (a line with a label, "Kind:    ...", or an indented one stays apart).
+func wrapText(c *cobra.Command, text string) string {
+	width := helpWidth(c)
+	if width >= report.MaxWidth {
+		return report.Fit(text, width)
+	}
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if n := len(out); n > 0 && margin(out[n-1]) && margin(l) {
+			out[n-1] += " " + l
+			continue
+		}
+		out = append(out, l)
+	}
+	return report.Fit(strings.Join(out, "\n"), width)
+}
+
+// margin reports whether l is a line of a paragraph of prose at the
+// margin: not blank, not indented, with no label set off by two spaces.
+func margin(l string) bool {
+	return l != "" && l[0] != ' ' && !strings.Contains(l, "  ")
 }
 
 // minSummary is the narrowest a summary is wrapped beside its command's

@@ -143,27 +143,19 @@ func continuesAt(prev, next, indent string) bool {
 	return Width(prev)+1+Width(first) > MaxWidth
 }
 
-// goesOn reports whether next goes on with the text of l, as a sentence
-// written over two lines does: next is indented as l is and starts with a
-// word (not an arrow or a mark of its own), and either both are indented
-// under a label column (8 columns or more: a setup's second line) or both
-// start at the margin, l has no label, and next starts in lower case or l
-// does not end a sentence. A check line never goes on.
+// goesOn reports whether next goes on with the text of l, as a setup
+// field written over two lines does: both are indented the same, under a
+// label column (8 columns or more), and next starts with a word, not with
+// an arrow or a mark of its own. A check line never goes on; nor does a
+// line at the margin, unless Line wrapped it (continuesAt): lines there are
+// often facts of their own.
 func goesOn(l, next string) bool {
 	lead := leadOf(l)
-	if leadOf(next) != lead || len(next) == len(lead) || checkLine.MatchString(l) {
+	if len(lead) < 8 || leadOf(next) != lead || len(next) == len(lead) || checkLine.MatchString(l) {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(next[len(lead):])
-	if len(lead) >= 8 {
-		return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '(' || r == '"'
-	}
-	if lead != "" || hangingIndent(l) != "    " || hangingIndent(next) != "    " {
-		return false // a label starts a line of its own
-	}
-	ends := strings.TrimRight(l, " ")
-	sentenceEnds := strings.ContainsAny(ends[len(ends)-1:], ".:;)!?")
-	return unicode.IsLower(r) || unicode.IsLetter(r) && !sentenceEnds
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '(' || r == '"'
 }
 
 // leadOf is the spaces l starts with.
