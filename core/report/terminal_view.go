@@ -96,16 +96,22 @@ func reflow(lines []string, width int) []string {
 			i++
 			continue
 		}
-		indent := continuationIndent(l)
+		// Line wrapped it at MaxWidth under wrapped (or under itself, an
+		// author's second line); it goes on under indent.
+		wrapped := continuationIndent(l)
+		indent := wrapped
 		if indent == leadOf(l)+"    " {
 			indent = leadOf(l) // a line without a label goes on under itself
 		}
 		sameLead := false
-		if i+1 < len(lines) && !continuesAt(l, lines[i+1], indent) && goesOn(l, lines[i+1]) {
+		continues := func(prev, next string) bool {
+			return continuesAt(prev, next, wrapped) || continuesAt(prev, next, indent)
+		}
+		if i+1 < len(lines) && !continues(l, lines[i+1]) && goesOn(l, lines[i+1]) {
 			indent, sameLead = leadOf(l), true
 		}
 		text, prev := l, l
-		for i+1 < len(lines) && (continuesAt(prev, lines[i+1], indent) || sameLead && goesOn(l, lines[i+1])) {
+		for i+1 < len(lines) && (continues(prev, lines[i+1]) || sameLead && goesOn(l, lines[i+1])) {
 			i++
 			prev = lines[i]
 			text += " " + strings.TrimSpace(prev)
