@@ -60,7 +60,7 @@ func runAllCmd(cmd *cobra.Command, family string, common commonOptions, cmdline 
 		return err
 	}
 	w := cmd.OutOrStdout()
-	rows := newSummaryRows(list)
+	rows := newSummaryRows(list, report.TerminalWidth(w))
 	var (
 		results []report.Result
 		failed  []string
@@ -170,7 +170,7 @@ func runAll(ctx context.Context, list []*scenarios.Scenario, common commonOption
 		var out outcome
 		err := ctx.Err()
 		if err == nil {
-			out, err = execute(ctx, s, opts, c, cmdline, stderr, func(string, report.Result) {})
+			out, err = execute(ctx, s, opts, c, cmdline, stderr, func(string, *report.Report, report.Result) {})
 		}
 		runs.ended(i, out, err)
 	}
@@ -289,18 +289,23 @@ func allInterrupted(errs []error, finished []bool, noReport bool) error {
 
 // summaryRows prints all's table a row at a time, as runs finish: columns
 // sized from the catalogue in advance, the verdict wrapped in the last one,
-// every line within report.MaxWidth.
+// every line within width columns (the terminal's: report.TerminalWidth).
 type summaryRows struct {
 	name, kind int // column widths
+	width      int
 }
 
-func newSummaryRows(list []*scenarios.Scenario) summaryRows {
-	r := summaryRows{name: report.Width("Scenario"), kind: report.Width("Kind")}
+func newSummaryRows(list []*scenarios.Scenario, width int) summaryRows {
+	r := summaryRows{name: report.Width("Scenario"), kind: report.Width("Kind"), width: width}
 	for _, s := range list {
 		r.name, r.kind = max(r.name, report.Width(s.Name)), max(r.kind, report.Width(string(s.Kind)))
 	}
 	return r
 }
+
+// widestOutcome is the widest verdict outcome a row shows.
+var widestOutcome = max(report.Width(report.VerdictPass), report.Width(report.VerdictFail), report.Width(report.VerdictReproduced),
+	report.Width(report.VerdictNotReproduced), report.Width(report.VerdictNotExercised))
 
 // The fixed columns after the name and kind: checks passed and the exit code.
 const (
@@ -318,7 +323,9 @@ func (r summaryRows) header() string {
 
 // row is one scenario's lines: its checks passed, exit code and verdict's
 // outcome ([PASS ✅], ...), then the verdict's words on the next line,
-// indented and wrapped.
+// indented and wrapped; on a terminal too narrow for the outcome beside the
+// columns (the widest outcome, so that every row does the same), the
+// outcome starts the words' line.
 func (r summaryRows) row(s *scenarios.Scenario, res report.Result) string {
 	exit := ExitOK
 	if !res.Passed {
@@ -330,9 +337,15 @@ func (r summaryRows) row(s *scenarios.Scenario, res report.Result) string {
 			outcome, words = outcome[:i+1], outcome[i+2:]
 		}
 	}
-	line := r.cells(s.Name, string(s.Kind), fmt.Sprintf("%d/%d", report.ChecksPassed(res.Checks), len(res.Checks)), strconv.Itoa(exit)) + outcome + "\n"
+	line := r.cells(s.Name, string(s.Kind), fmt.Sprintf("%d/%d", report.ChecksPassed(res.Checks), len(res.Checks)), strconv.Itoa(exit))
+	if report.Width(line)+widestOutcome > r.width {
+		line, words = strings.TrimRight(line, " "), strings.TrimSpace(outcome+" "+words)
+	} else {
+		line += outcome
+	}
+	line += "\n"
 	if words != "" {
-		line += indent(report.Wrap(words, report.MaxWidth-4), "    ") + "\n"
+		line += indent(report.Wrap(words, r.width-4), "    ") + "\n"
 	}
 	return line
 }

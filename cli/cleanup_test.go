@@ -41,7 +41,7 @@ func TestBrokenScenarioLeavesNothingBehind(t *testing.T) {
 		tmp, reports := t.TempDir(), t.TempDir()
 		t.Setenv("TMPDIR", tmp)
 		s := &scenarios.Scenario{Name: "session-99-broken", Family: "test"}
-		_, err := execute(context.Background(), s, brokenOptions{panics}, commonOptions{ReportDir: reports}, "outboxlab x", &bytes.Buffer{}, func(string, report.Result) {})
+		_, err := execute(context.Background(), s, brokenOptions{panics}, commonOptions{ReportDir: reports}, "outboxlab x", &bytes.Buffer{}, func(string, *report.Report, report.Result) {})
 		if code := exitCode(err); code != ExitCannotRun {
 			t.Errorf("panics=%v: exit %d, want %d (err %v)", panics, code, ExitCannotRun, err)
 		}
@@ -233,7 +233,7 @@ func TestScenarioWithoutChecksFails(t *testing.T) {
 	reports := t.TempDir()
 	s := &scenarios.Scenario{Name: "session-98-silent", Family: "test"}
 	var shown string
-	out, err := execute(context.Background(), s, silentOptions{}, commonOptions{ReportDir: reports}, "outboxlab x", &bytes.Buffer{}, func(content string, _ report.Result) { shown = content })
+	out, err := execute(context.Background(), s, silentOptions{}, commonOptions{ReportDir: reports}, "outboxlab x", &bytes.Buffer{}, func(header string, rep *report.Report, _ report.Result) { shown = header + rep.Body() })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ type outcome struct {
 // execute validates opts, runs the scenario in a fresh temporary directory,
 // shows the report through show (before it is written, so a write failure
 // still leaves the run on screen) and writes it unless told not to.
-func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show func(content string, res report.Result)) (_ outcome, err error) {
+func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, c commonOptions, cmdline string, stderr io.Writer, show showFunc) (_ outcome, err error) {
 	if err := validateRun(opts, c); err != nil {
 		return outcome{}, err
 	}
@@ -96,6 +96,11 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	}
 	return outcome{result: res, dbNote: dbNote, sql: trace.Entries(), backend: backend, own: env.Location}, nil
 }
+
+// showFunc shows a finished run on the terminal: the header the terminal
+// gets (report.TerminalHeader) and the report, whose body the report file
+// keeps as it is.
+type showFunc func(header string, rep *report.Report, res report.Result)
 
 // validateRun refuses bad parameters (exit 2) before anything is created:
 // the scenario's own, --student, and those the database cannot run in time.
@@ -168,7 +173,7 @@ func databaseNote(ctx context.Context, env scenarios.Env, pg *postgresRun, keepD
 // present shows a finished run's report (show) and, unless --no-report,
 // writes it and its pictures to dir and updates the index.
 func present(rep *report.Report, name string, c commonOptions, meta report.Meta, dir string, stderr io.Writer,
-	show func(content string, res report.Result)) (report.Result, error) {
+	show showFunc) (report.Result, error) {
 	if !c.Schema {
 		rep.DropSection(report.SchemaTitle)
 	}
@@ -177,7 +182,7 @@ func present(rep *report.Report, name string, c commonOptions, meta report.Meta,
 	rec := record(res)
 	rec.Student, rec.Shown = strings.TrimSpace(c.Student), c.shown()
 	meta.Record = rec
-	show(report.TerminalHeader(meta)+rep.Body(), res)
+	show(report.TerminalHeader(meta), rep, res)
 	if c.NoReport {
 		return res, nil
 	}

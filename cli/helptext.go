@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,23 +11,25 @@ import (
 	"outboxlab/core/report"
 )
 
-// Help fits a 100-column terminal (report.MaxWidth): cobra's templates,
-// with flag usages wrapped (pflag's FlagUsagesWrapped), each command's
-// summary wrapped beside its name, prose lines wrapped under their own
-// indentation and a long example command continued with a backslash.
+// Help fits the terminal it is shown on (report.TerminalWidth: 80 to 100
+// columns, 100 into a file or a pipe): cobra's templates, with flag usages
+// wrapped (pflag's FlagUsagesWrapped), each command's summary wrapped beside
+// its name, prose lines wrapped under their own indentation and a long
+// example command continued with a backslash. The width is the root
+// command's, set by quietHelp before it renders (helpWidth).
 
 func init() {
 	// Help lists the scenarios in the order to meet them (scenarios.All), not by name.
 	cobra.EnableCommandSorting = false
 	cobra.AddTemplateFuncs(map[string]any{
-		"flagUsages":  func(fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(report.MaxWidth) },
+		"flagUsages":  func(c *cobra.Command, fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(helpWidth(c)) },
 		"commandLine": commandLine,
 		"wrapText":    wrapText,
-		"wrapExample": wrapExample,
+		"wrapExample": func(c *cobra.Command, text string) string { return wrapExample(text, helpWidth(c)) },
 	})
 }
 
-const helpTemplate = `{{with (or .Long .Short)}}{{. | wrapText | trimTrailingWhitespaces}}
+const helpTemplate = `{{with (or .Long .Short)}}{{wrapText $ . | trimTrailingWhitespaces}}
 
 {{end}}{{if or .Runnable .HasSubCommands}}{{.UsageString}}{{end}}`
 
@@ -38,22 +41,22 @@ Aliases:
   {{.NameAndAliases}}{{end}}{{if .HasExample}}
 
 Examples:
-{{.Example | wrapExample}}{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
+{{wrapExample $ .Example}}{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
 
 Available Commands:{{range $cmds}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
 {{commandLine .}}{{end}}{{end}}{{else}}{{range $group := .Groups}}
 
-{{wrapText .Title}}{{range $cmds}}{{if (and (eq .GroupID $group.ID) (or .IsAvailableCommand (eq .Name "help")))}}
+{{wrapText $ .Title}}{{range $cmds}}{{if (and (eq .GroupID $group.ID) (or .IsAvailableCommand (eq .Name "help")))}}
 {{commandLine .}}{{end}}{{end}}{{end}}{{if not .AllChildCommandsHaveGroup}}
 
 Additional Commands:{{range $cmds}}{{if (and (eq .GroupID "") (or .IsAvailableCommand (eq .Name "help")))}}
 {{commandLine .}}{{end}}{{end}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
 
 Flags:
-{{flagUsages .LocalFlags | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableInheritedFlags}}
+{{flagUsages $ .LocalFlags | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableInheritedFlags}}
 
 Global Flags:
-{{flagUsages .InheritedFlags | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableSubCommands}}
+{{flagUsages $ .InheritedFlags | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableSubCommands}}
 
 Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
 `
@@ -63,12 +66,53 @@ Use "{{.CommandPath}} [command] --help" for more information about a command.{{e
 func quietHelp(help func(*cobra.Command, []string)) func(*cobra.Command, []string) {
 	return func(c *cobra.Command, args []string) {
 		out := c.OutOrStdout()
+		c.Root().Annotations = map[string]string{columnsAnnotation: strconv.Itoa(report.TerminalWidth(out))}
 		var buf bytes.Buffer
 		c.SetOut(&buf)
 		help(c, args)
 		c.SetOut(out)
 		out.Write(buf.Bytes())
 	}
+}
+
+// columnsAnnotation holds, on the root command, the width help is laid out
+// for: each run of the lab builds its own command tree (newRoot), so the
+// width is that run's alone.
+const columnsAnnotation = "outboxlab-columns"
+
+// helpWidth is the width c's help is laid out for: its root's
+// columnsAnnotation, report.MaxWidth when it has none.
+func helpWidth(c *cobra.Command) int {
+	if n, err := strconv.Atoi(c.Root().Annotations[columnsAnnotation]); err == nil {
+		return n
+	}
+	return report.MaxWidth
+}
+
+// wrapText fits a command's prose (its Long, a group's title) to its help
+// width (report.Fit). Below report.MaxWidth each paragraph is filled again
+// first: its lines at the margin, written for 80 columns or so, are joined
+// (a line with a label, "Kind:    ...", or an indented one stays apart).
+func wrapText(c *cobra.Command, text string) string {
+	width := helpWidth(c)
+	if width >= report.MaxWidth {
+		return report.Fit(text, width)
+	}
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if n := len(out); n > 0 && margin(out[n-1]) && margin(l) {
+			out[n-1] += " " + l
+			continue
+		}
+		out = append(out, l)
+	}
+	return report.Fit(strings.Join(out, "\n"), width)
+}
+
+// margin reports whether l is a line of a paragraph of prose at the
+// margin: not blank, not indented, with no label set off by two spaces.
+func margin(l string) bool {
+	return l != "" && l[0] != ' ' && !strings.Contains(l, "  ")
 }
 
 // minSummary is the narrowest a summary is wrapped beside its command's
@@ -78,40 +122,27 @@ const minSummary = 40
 // commandLine is c's line in its parent's list: the name, padded as cobra
 // pads it, and the summary, wrapped in the column after the name.
 func commandLine(c *cobra.Command) string {
+	width := helpWidth(c)
 	name := "  " + pad(c.Name(), c.NamePadding()) + " "
 	line := name + c.Short
-	if report.Width(line) <= report.MaxWidth {
+	if report.Width(line) <= width {
 		return line
 	}
-	width := report.MaxWidth - report.Width(name)
-	if width < minSummary {
-		return strings.TrimRight(name, " ") + "\n" + indent(report.Wrap(c.Short, report.MaxWidth-6), "      ")
+	room := width - report.Width(name)
+	if room < minSummary {
+		return strings.TrimRight(name, " ") + "\n" + indent(report.Wrap(c.Short, width-6), "      ")
 	}
-	return name + strings.ReplaceAll(report.Wrap(c.Short, width), "\n", "\n"+strings.Repeat(" ", report.Width(name)))
+	return name + strings.ReplaceAll(report.Wrap(c.Short, room), "\n", "\n"+strings.Repeat(" ", report.Width(name)))
 }
 
-// wrapText wraps each line of text wider than report.MaxWidth at spaces,
-// its continuation lines indented as the line was; other lines are kept.
-func wrapText(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		if report.Width(l) <= report.MaxWidth {
-			continue
-		}
-		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
-		lines[i] = indent(report.Wrap(l, report.MaxWidth-len(lead)), lead)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// wrapExample fits example command lines to report.MaxWidth: a trailing
+// wrapExample fits example command lines to width: a trailing
 // "# comment" moves to the line above its command, and a command still too
 // wide is continued on the next line with a backslash, as a shell reads it,
 // indented four more than the first (report.Continued).
-func wrapExample(text string) string {
+func wrapExample(text string, width int) string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
-		if report.Width(l) <= report.MaxWidth {
+		if report.Width(l) <= width {
 			out = append(out, l)
 			continue
 		}
@@ -120,7 +151,7 @@ func wrapExample(text string) string {
 			out = append(out, lead+"# "+strings.TrimSpace(comment))
 			l = strings.TrimRight(cmd, " ")
 		}
-		out = append(out, strings.Split(report.Continued(l, report.MaxWidth, lead+"    "), "\n")...)
+		out = append(out, strings.Split(report.Continued(l, width, lead+"    "), "\n")...)
 	}
 	return strings.Join(out, "\n")
 }

@@ -35,7 +35,7 @@ func TestRootHelpIsTheCourse(t *testing.T) {
 
 func TestWrapExampleKeepsCommandsRunnable(t *testing.T) {
 	long := "  outboxlab retry-with-dead-letter " + strings.Repeat("--poison-key PAY-003 ", 6) + "--no-report"
-	got := wrapExample("  outboxlab list\n" + long + "   # several poison keys")
+	got := wrapExample("  outboxlab list\n"+long+"   # several poison keys", report.MaxWidth)
 	lines := strings.Split(got, "\n")
 	if lines[0] != "  outboxlab list" || lines[1] != "  # several poison keys" {
 		t.Fatalf("the comment did not move above its command:\n%s", got)
@@ -58,7 +58,7 @@ func TestWrapExampleKeepsCommandsRunnable(t *testing.T) {
 
 func TestWrapTextKeepsIndentation(t *testing.T) {
 	text := "short\n    " + strings.Repeat("word ", 30)
-	for i, l := range strings.Split(wrapText(text), "\n") {
+	for i, l := range strings.Split(report.Fit(text, report.MaxWidth), "\n") {
 		if report.Width(l) > report.MaxWidth || (i > 0 && !strings.HasPrefix(l, "    word")) {
 			t.Errorf("line %d %q", i, l)
 		}

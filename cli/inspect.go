@@ -254,7 +254,7 @@ func printSchema(ctx context.Context, out *bufio.Writer, tx *sql.Tx, src tableSo
 		fmt.Fprintf(out, "\n## Schema\n\n")
 		for _, stmt := range ddl {
 			for _, line := range strings.Split(stmt, "\n") {
-				fmt.Fprintln(out, wrapText(show(line)))
+				fmt.Fprintln(out, report.Fit(show(line), report.MaxWidth))
 			}
 		}
 	}

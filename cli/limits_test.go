@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"outboxlab/core/report"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
@@ -42,12 +45,28 @@ func TestEveryScenarioCanFail(t *testing.T) {
 
 // TestFlagExtremesRun drives every scenario's declared limits
 // (scenariotest.Extremes): each at its minimum and maximum, all together,
-// one step beyond each.
+// one step beyond each. Each run is shown on an 80-column terminal, and
+// what it prints must fit there; the report body it writes must fit 100.
 func TestFlagExtremesRun(t *testing.T) {
 	for _, s := range scenarios.All() {
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
-			scenariotest.Extremes(t, s, runOutput)
+			scenariotest.ExtremesAt(t, s, func(args ...string) (int, string, string) {
+				dir := t.TempDir()
+				stdout := &terminal{columns: 80}
+				var stderr bytes.Buffer
+				code := Main(append(args, "--report-dir", dir), stdout, &stderr)
+				reports, _ := filepath.Glob(filepath.Join(dir, s.Group(), "*.txt"))
+				for _, p := range reports {
+					raw, err := os.ReadFile(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, body, _ := report.SplitHeader(string(raw))
+					scenariotest.Fits(t, strings.Join(args, " ")+" report body", body)
+				}
+				return code, stdout.String(), stderr.String()
+			}, 80)
 		})
 	}
 }

@@ -75,7 +75,7 @@ func newListCmd() *cobra.Command {
 				enc.SetEscapeHTML(false)
 				return enc.Encode(entries)
 			}
-			writeCatalogue(w, entries)
+			writeCatalogue(w, entries, report.TerminalWidth(w))
 			return nil
 		},
 	}
@@ -86,8 +86,8 @@ func newListCmd() *cobra.Command {
 
 // writeCatalogue prints entries grouped by family, in their order: a
 // family's title, then per scenario a line with its name, kind and pair and
-// its summary indented below, every line within report.MaxWidth.
-func writeCatalogue(w io.Writer, entries []catalogueEntry) {
+// its summary indented below, every line within width columns.
+func writeCatalogue(w io.Writer, entries []catalogueEntry, width int) {
 	fmt.Fprintf(w, "Start here: outboxlab %s\n", scenarios.StartHere)
 	saidDay := false
 	for _, e := range entries {
@@ -96,20 +96,20 @@ func writeCatalogue(w io.Writer, entries []catalogueEntry) {
 		}
 	}
 	if !saidDay {
-		fmt.Fprintln(w, report.Wrap(dayNote, report.MaxWidth))
+		fmt.Fprintln(w, report.Wrap(dayNote, width))
 	}
 	family := ""
 	var nameWidth, kindWidth int
 	for i, e := range entries {
 		if e.Family != family {
 			family = e.Family
-			fmt.Fprintf(w, "\n%s\n\n", report.Wrap(e.FamilyTitle, report.MaxWidth))
+			fmt.Fprintf(w, "\n%s\n\n", report.Wrap(e.FamilyTitle, width))
 			nameWidth, kindWidth = columnWidths(entries[i:])
 		}
 		line := "  " + pad(e.Name, nameWidth) + "  " + string(e.Kind)
 		var more []string
 		if rel := relation(e); rel != "" {
-			if long := "  " + pad(e.Name, nameWidth) + "  " + pad(string(e.Kind), kindWidth) + "  " + rel; report.Width(long) <= report.MaxWidth {
+			if long := "  " + pad(e.Name, nameWidth) + "  " + pad(string(e.Kind), kindWidth) + "  " + rel; report.Width(long) <= width {
 				line = long
 			} else {
 				more = append(more, rel)
@@ -121,7 +121,7 @@ func writeCatalogue(w io.Writer, entries []catalogueEntry) {
 		}
 		more = append(more, e.Summary)
 		for _, text := range more {
-			fmt.Fprintln(w, indent(report.Wrap(text, report.MaxWidth-6), "      "))
+			fmt.Fprintln(w, indent(report.Wrap(text, width-6), "      "))
 		}
 	}
 	fmt.Fprintln(w)

@@ -172,7 +172,7 @@ func role(t *testing.T, name, password string, createSchemas bool) string {
 
 func runProbe(ctx context.Context, c commonOptions, p probeRun) (outcome, string, error) {
 	var stderr bytes.Buffer
-	out, err := execute(ctx, probeScenario, p, c, "outboxlab pgprobe", &stderr, func(string, report.Result) {})
+	out, err := execute(ctx, probeScenario, p, c, "outboxlab pgprobe", &stderr, func(string, *report.Report, report.Result) {})
 	return out, stderr.String(), err
 }
 

@@ -29,6 +29,7 @@ type commonOptions struct {
 	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
 	Student   string // whose run this is, recorded in the report's header
 	ShowSQL   bool   // --show-sql: print the statements the workers ran after the report
+	Brief     bool   // the terminal shows the story alone (report.Brief); the report is whole
 
 	// progress is where a run may redraw a progress line (scenarios.Env.Progress):
 	// stderr when it is a terminal that can redraw one, else nil.
@@ -43,7 +44,7 @@ type commonOptions struct {
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
 	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "keep-db-at": true, "database": true, "help": true,
-	"schema": true, "verbose": true, "student": true, "show-sql": true,
+	"schema": true, "verbose": true, "student": true, "show-sql": true, "brief": true,
 }
 
 // shown are the presentation flags the run was given, as typed (--schema):
@@ -114,6 +115,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
 	cmd.Flags().StringVar(&common.KeepDBAt, "keep-db-at", "", "keep the SQLite database as a new file in this directory (PostgreSQL: as --keep-db)")
 	cmd.Flags().BoolVar(&common.ShowSQL, "show-sql", false, "after the report, show the statements the workers ran (claim, settle, retry, dead-letter), with their parameters and rows, in the order they ran; not written into the report")
+	cmd.Flags().BoolVar(&common.Brief, "brief", false, "show the setup in a line or two, the timeline, the checks and the verdict (the report keeps everything)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
 		if err := checkKeepAt(cmd.Flags(), common); err != nil {
@@ -244,16 +246,26 @@ func resolveReportDir(dir string, stderr io.Writer) (string, error) {
 }
 
 // showRun is how a run's report reaches the terminal: on standard output,
-// coloured when that is a terminal, and not at all with --json (the JSON
-// document is printed after the run instead).
-func showRun(cmd *cobra.Command, common commonOptions) func(content string, res report.Result) {
-	return func(content string, res report.Result) {
+// laid out for its width (report.View: the body as the report file keeps
+// it, a narrower terminal's reflowed), with --brief the story alone
+// (report.Brief), coloured when that is a terminal,
+// and not at all with --json (the JSON document is printed after the run
+// instead).
+func showRun(cmd *cobra.Command, common commonOptions) showFunc {
+	return func(header string, rep *report.Report, res report.Result) {
 		if common.JSON {
 			return
 		}
-		if useColor(cmd.OutOrStdout()) {
+		w := cmd.OutOrStdout()
+		width := report.TerminalWidth(w)
+		body := rep.Body()
+		if common.Brief {
+			body = report.Brief(body)
+		}
+		content := report.View(header, width) + report.View(body, width, rep.Figures()...)
+		if useColor(w) {
 			content = colorize(content, res)
 		}
-		io.WriteString(cmd.OutOrStdout(), content)
+		io.WriteString(w, content)
 	}
 }

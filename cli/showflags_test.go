@@ -98,7 +98,7 @@ func TestVerboseAndProgressReachTheRun(t *testing.T) {
 		s := &scenarios.Scenario{Name: "session-99-probe", Family: "test"}
 		var shown string
 		out, err := execute(context.Background(), s, envProbe{&env}, c, "outboxlab x", &bytes.Buffer{},
-			func(content string, _ report.Result) { shown = content })
+			func(header string, rep *report.Report, _ report.Result) { shown = header + rep.Body() })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"html"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // Figure is one picture in both forms.
@@ -15,6 +16,42 @@ type Figure struct {
 	Title string
 	Text  string // deterministic Unicode rendering, ends with a newline
 	SVG   string // standalone SVG document
+
+	// draw renders the text form cells wide (the bars', the lanes', the
+	// histogram's columns), when the figure can be drawn narrower for a
+	// terminal (TextAt); cells is the width Text was drawn at.
+	draw  func(cells int) string
+	cells int
+}
+
+// minCells is the narrowest TextAt draws a figure's bars, lanes or columns.
+const minCells = 20
+
+// TextAt is the figure's text form drawn for a terminal of columns columns:
+// the same picture on fewer cells when Text is wider, else Text. A line
+// that does not depend on the cells (a legend) may still be wider: the
+// caller wraps it. Every character of a figure's text takes one column.
+func (f Figure) TextAt(columns int) string {
+	over := widest(f.Text) - columns
+	if over <= 0 || f.draw == nil {
+		return f.Text
+	}
+	first := max(f.cells-over, minCells)
+	for cells := first; cells >= minCells; cells-- {
+		if text := f.draw(cells); widest(text) <= columns {
+			return text
+		}
+	}
+	return f.draw(first)
+}
+
+// widest is the width of the widest line of text, a rune a column.
+func widest(text string) int {
+	w := 0
+	for _, l := range strings.Split(text, "\n") {
+		w = max(w, utf8.RuneCountInString(l))
+	}
+	return w
 }
 
 // Bar is one labelled value of a bar chart.
@@ -38,11 +75,14 @@ func Bars(name, title string, bars []Bar, width int, scale float64, axes ...Axes
 		}
 		labelW = max(labelW, len([]rune(b.Label)))
 	}
-	var t strings.Builder
-	fmt.Fprintf(&t, "%s\n", title)
-	for _, b := range bars {
-		line := fmt.Sprintf("%s │%s %s", pad(b.Label, labelW), hbar(b.Value, maxV, width), b.Note)
-		t.WriteString(strings.TrimRight(line, " ") + "\n")
+	text := func(width int) string {
+		var t strings.Builder
+		fmt.Fprintf(&t, "%s\n", title)
+		for _, b := range bars {
+			line := fmt.Sprintf("%s │%s %s", pad(b.Label, labelW), hbar(b.Value, maxV, width), b.Note)
+			t.WriteString(strings.TrimRight(line, " ") + "\n")
+		}
+		return t.String()
 	}
 
 	// The label column is as wide as the longest label (160 px at least),
@@ -80,7 +120,7 @@ func Bars(name, title string, bars []Bar, width int, scale float64, axes ...Axes
 		fmt.Fprintf(s, `<rect x="%d" y="%d" width="%.1f" height="16" fill="#4878a8"/>`+"\n", left, y+2, w)
 		fmt.Fprintf(s, `<text x="%.1f" y="%d">%s</text>`+"\n", float64(left)+w+6, y+14, esc(b.Note))
 	}
-	return Figure{Name: name, Title: title, Text: t.String(), SVG: svgClose(s)}
+	return Figure{Name: name, Title: title, Text: text(width), SVG: svgClose(s), draw: text, cells: width}
 }
 
 func hbar(v, maxV float64, width int) string {
@@ -102,9 +142,9 @@ func hbar(v, maxV float64, width int) string {
 // the SVG keeps every bucket.
 func Columns(name, title string, counts []int, bucketLabel func(i int) string, height, width int, axes ...Axes) Figure {
 	ax := axesOf(axes, "bucket", "count")
-	return Figure{Name: name, Title: title,
-		Text: columnsText(title, counts, bucketLabel, height, width),
-		SVG:  columnsSVG(title, counts, bucketLabel, ax)}
+	text := func(width int) string { return columnsText(title, counts, bucketLabel, height, width) }
+	return Figure{Name: name, Title: title, Text: text(width), SVG: columnsSVG(title, counts, bucketLabel, ax),
+		draw: text, cells: width}
 }
 
 // columnsText is the terminal's histogram: one column of eighth blocks per

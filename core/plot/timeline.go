@@ -43,28 +43,32 @@ func Timeline(name, title string, lanes []Lane, start time.Time, span time.Durat
 	for _, l := range lanes {
 		labelW = max(labelW, len([]rune(l.Label)))
 	}
-	col := func(at time.Duration) int {
-		return min(int(math.Round(float64(at)/float64(span)*float64(width-1))), width-1)
-	}
-	var t strings.Builder
-	fmt.Fprintf(&t, "%s\n", title)
-	for _, l := range lanes {
-		cells := make([]string, width)
-		for i := range cells {
-			cells[i] = "·"
+	text := func(width int) string {
+		col := func(at time.Duration) int {
+			return min(int(math.Round(float64(at)/float64(span)*float64(width-1))), width-1)
 		}
-		for _, m := range l.Marks {
-			cells[col(m.At)] = m.Symbol
+		var t strings.Builder
+		fmt.Fprintf(&t, "%s\n", title)
+		for _, l := range lanes {
+			cells := make([]string, width)
+			for i := range cells {
+				cells[i] = "·"
+			}
+			for _, m := range l.Marks {
+				cells[col(m.At)] = m.Symbol
+			}
+			fmt.Fprintf(&t, "%s │%s│ %s\n", pad(l.Label, labelW), strings.Join(cells, ""), l.Note)
 		}
-		fmt.Fprintf(&t, "%s │%s│ %s\n", pad(l.Label, labelW), strings.Join(cells, ""), l.Note)
+		startText := "0 ms"
+		fmt.Fprintf(&t, "%s  %s%s%s\n", strings.Repeat(" ", labelW), startText,
+			strings.Repeat(" ", max(width-len(startText)-len(end), 1)), end)
+		if legend != "" {
+			fmt.Fprintf(&t, "%s  %s\n", strings.Repeat(" ", labelW), legend)
+		}
+		return t.String()
 	}
-	startText := "0 ms"
-	fmt.Fprintf(&t, "%s  %s%s%s\n", strings.Repeat(" ", labelW), startText,
-		strings.Repeat(" ", max(width-len(startText)-len(end), 1)), end)
-	if legend != "" {
-		fmt.Fprintf(&t, "%s  %s\n", strings.Repeat(" ", labelW), legend)
-	}
-	return Figure{Name: name, Title: title, Text: t.String(), SVG: timelineSVG(title, lanes, start, span, legend)}
+	return Figure{Name: name, Title: title, Text: text(width), SVG: timelineSVG(title, lanes, start, span, legend),
+		draw: text, cells: width}
 }
 
 // The SVG's measures: text is monospace, so a label's width follows from its

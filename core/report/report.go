@@ -124,22 +124,7 @@ func fitLine(s string) string {
 			}
 		}
 		text := strings.TrimSuffix(l, marker)
-		indent := hangingIndent(text)
-		head := text[:len(text)-len(strings.TrimLeft(text, " "))]
-		// The first line keeps its own spacing (a label's, a stamp's).
-		first, rest := text, ""
-		for j, c := range text {
-			if c == ' ' && j > len(head) && text[j-1] != ' ' && Width(text[:j])+Width(marker) <= MaxWidth {
-				first, rest = text[:j], text[j:]
-			}
-		}
-		if rest == "" {
-			// The first word is wider than the line (a long value typed
-			// without a space): cut it where the line ends.
-			first, rest = cutWidth(text, MaxWidth-Width(marker))
-		}
-		width := MaxWidth - Width(marker)
-		out := append([]string{first}, fill(breakLongWords(strings.Fields(rest), width-len(indent)), width, indent, indent)...)
+		out := breakLine(text, MaxWidth-Width(marker), hangingIndent(text))
 		for k := range out {
 			out[k] += marker
 		}
@@ -197,15 +182,15 @@ func RenderTable(header []string, rows [][]string) string {
 	if widest(out) <= MaxWidth {
 		return out
 	}
-	if h, r, ok := fitTable(header, rows); ok {
+	if h, r, ok := fitTable(header, rows, MaxWidth, minColumn); ok {
 		return renderTable(h, r)
 	}
 	return out
 }
 
-func renderTable(header []string, rows [][]string) string {
+func renderTable(header []string, rows [][]string, more ...tablewriter.Option) string {
 	var b bytes.Buffer
-	t := tablewriter.NewTable(&b,
+	t := tablewriter.NewTable(&b, append([]tablewriter.Option{
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
@@ -213,7 +198,7 @@ func renderTable(header []string, rows [][]string) string {
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
 		// Widths must not depend on the reader's locale: reports are compared byte for byte.
 		tablewriter.WithEastAsian(tw.Off),
-	)
+	}, more...)...)
 	t.Header(header)
 	for _, row := range rows {
 		t.Append(row)
@@ -367,19 +352,31 @@ func wrapLine(line, indent string) string {
 	if Width(line) <= MaxWidth {
 		return line
 	}
-	// The first line keeps its own spacing (a check's two spaces after its
-	// mark): it breaks at the last space that fits.
-	cut := -1
-	for i, r := range line {
-		if r == ' ' && i > 0 && line[i-1] != ' ' && Width(line[:i]) <= MaxWidth {
-			cut = i
+	return strings.Join(breakLine(line, MaxWidth, indent), "\n")
+}
+
+// breakLine breaks line into lines of at most width columns at spaces. The
+// first keeps its own spacing (a label's, a check mark's two spaces) and
+// breaks at the last space that fits; the rest are filled after indent. A
+// word wider than a line is cut. It is the lab's one line breaker: report
+// lines (fitLine, wrapLine) and their terminal view (View) use it.
+func breakLine(line string, width int, indent string) []string {
+	if Width(line) <= width {
+		return []string{line}
+	}
+	head := line[:len(line)-len(strings.TrimLeft(line, " "))]
+	first, rest := line, ""
+	for j, c := range line {
+		if c == ' ' && j > len(head) && line[j-1] != ' ' && Width(line[:j]) <= width {
+			first, rest = line[:j], line[j:]
 		}
 	}
-	if cut < 0 {
-		return line
+	if rest == "" && Width(line) > width {
+		// The first word is wider than the line (a long value typed
+		// without a space): cut it where the line ends.
+		first, rest = cutWidth(line, width)
 	}
-	out := append([]string{line[:cut]}, fill(breakLongWords(strings.Fields(line[cut:]), MaxWidth-len(indent)), MaxWidth, indent, indent)...)
-	return strings.Join(out, "\n")
+	return append([]string{first}, fill(breakLongWords(strings.Fields(rest), width-len(indent)), width, indent, indent)...)
 }
 
 // Passed reports whether at least one check was recorded and every recorded

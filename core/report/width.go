@@ -33,14 +33,18 @@ func widest(text string) int {
 	return w
 }
 
-// minColumn is the narrowest fitTable makes a column it wraps.
-const minColumn = 10
+// minColumn is the narrowest fitTable makes a column it wraps in a report;
+// minTerminalColumn in a terminal's view (View), before it stacks a table.
+const (
+	minColumn         = 10
+	minTerminalColumn = 6
+)
 
 // fitTable wraps the cells of the widest columns, at spaces where it can,
-// until the table fits MaxWidth: a long free-text cell (an error, an alert
-// line) wraps inside its cell rather than widening every row. It reports
-// false when even the narrowest columns cannot fit.
-func fitTable(header []string, rows [][]string) ([]string, [][]string, bool) {
+// until the table fits width columns: a long free-text cell (an error, an
+// alert line) wraps inside its cell rather than widening every row. It
+// reports false when even the narrowest columns cannot fit.
+func fitTable(header []string, rows [][]string, width, narrowest int) ([]string, [][]string, bool) {
 	n := len(header)
 	widths := make([]int, n)
 	for _, row := range append([][]string{header}, rows...) {
@@ -53,11 +57,11 @@ func fitTable(header []string, rows [][]string) ([]string, [][]string, bool) {
 		}
 	}
 	// Each column takes its content plus a space either side and a rule.
-	budget := MaxWidth - (3*n + 1)
+	budget := width - (3*n + 1)
 	natural := append([]int(nil), widths...)
 	// First narrow the widest column that can still wrap between words,
 	// never below its longest word; only when that is not enough, break
-	// words too, never below minColumn.
+	// words too, never below narrowest.
 	floors := longestWords(header, rows, n)
 	for sum(widths) > budget {
 		i := widestAbove(widths, floors)
@@ -68,7 +72,7 @@ func fitTable(header []string, rows [][]string) ([]string, [][]string, bool) {
 	}
 	for sum(widths) > budget {
 		i := argmax(widths)
-		if widths[i] <= minColumn {
+		if widths[i] <= narrowest {
 			return nil, nil, false
 		}
 		widths[i]--
@@ -102,7 +106,7 @@ func wrapCell(text string, width int) string {
 					lines = append(lines, line)
 					line = ""
 				}
-				head, rest := cutWidth(word, width)
+				head, rest := cutWord(word, width)
 				lines = append(lines, head)
 				word = rest
 			}
@@ -143,6 +147,23 @@ func fill(words []string, width int, first, indent string) []string {
 		lines = append(lines, cur)
 	}
 	return lines
+}
+
+// cutWord splits a word wider than width where it reads best within width
+// columns: after its last hyphen, or before its last capital
+// (Pending|Confirmation), in the second half of the line; else where the
+// line ends (cutWidth).
+func cutWord(word string, width int) (string, string) {
+	head, rest := cutWidth(word, width)
+	for i := len(head) - 1; i > 0 && Width(head[:i]) >= width/2; i-- {
+		switch {
+		case head[i-1] == '-':
+			return word[:i], word[i:]
+		case head[i] >= 'A' && head[i] <= 'Z' && head[i-1] >= 'a' && head[i-1] <= 'z':
+			return word[:i], word[i:]
+		}
+	}
+	return head, rest
 }
 
 // cutWidth splits s after as many runes as fit in width columns (at least one).

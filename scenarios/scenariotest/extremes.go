@@ -35,6 +35,13 @@ const (
 // gets it from its declarations alone.
 func Extremes(t *testing.T, s *scenarios.Scenario, run Runner) {
 	t.Helper()
+	ExtremesAt(t, s, run, report.MaxWidth)
+}
+
+// ExtremesAt is Extremes with every line the runs print required to fit
+// width columns: run shows them on a terminal that wide.
+func ExtremesAt(t *testing.T, s *scenarios.Scenario, run Runner, width int) {
+	t.Helper()
 	fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
 	s.Bind(fs)
 	var runs [][]string
@@ -72,7 +79,7 @@ func Extremes(t *testing.T, s *scenarios.Scenario, run Runner) {
 		if code != exitOK && code != exitChecksFailed {
 			t.Errorf("%s %s: exit %d, want 0 or 1; stderr: %s", s.Name, strings.Join(args, " "), code, stderr)
 		}
-		Fits(t, s.Name+" "+strings.Join(args, " "), stdout+stderr)
+		FitsIn(t, s.Name+" "+strings.Join(args, " "), stdout+stderr, width)
 	}
 }
 
@@ -82,10 +89,14 @@ var pathLine = regexp.MustCompile(`^[^/]{0,40}?\s*\S*(/|://)\S*$`)
 
 // TooWide returns the lines of out wider than report.MaxWidth, leaving out
 // the exempt ones.
-func TooWide(out string) []string {
+func TooWide(out string) []string { return tooWideIn(out, report.MaxWidth) }
+
+// tooWideIn returns the lines of out wider than width, leaving out the
+// exempt ones.
+func tooWideIn(out string, width int) []string {
 	var bad []string
 	for _, l := range strings.Split(out, "\n") {
-		if w := report.Width(l); w > report.MaxWidth && !pathLine.MatchString(l) {
+		if w := report.Width(l); w > width && !pathLine.MatchString(l) {
 			bad = append(bad, l)
 		}
 	}
@@ -96,7 +107,14 @@ func TooWide(out string) []string {
 // (TooWide).
 func Fits(t testing.TB, what, out string) {
 	t.Helper()
-	if bad := TooWide(out); len(bad) > 0 {
+	FitsIn(t, what, out, report.MaxWidth)
+}
+
+// FitsIn fails t, naming what, for every line of out wider than width
+// columns (but the exempt ones, as TooWide).
+func FitsIn(t testing.TB, what, out string, width int) {
+	t.Helper()
+	if bad := tooWideIn(out, width); len(bad) > 0 {
 		msg := ""
 		for i, l := range bad {
 			if i == 5 {
@@ -105,7 +123,7 @@ func Fits(t testing.TB, what, out string) {
 			}
 			msg += "\n" + strings.TrimRight(l, " ") + "   ← " + strconv.Itoa(report.Width(l))
 		}
-		t.Errorf("%s: %d lines wider than %d columns:%s", what, len(bad), report.MaxWidth, msg)
+		t.Errorf("%s: %d lines wider than %d columns:%s", what, len(bad), width, msg)
 	}
 }
 

@@ -122,8 +122,8 @@ func (o *session17Options) writePerMessage(r *report.Report, run *session17Run) 
 		rows = append(rows, []string{k, redrive, fmt.Sprintf("%d / %d", m.AttemptCount, made[k]), string(m.Status),
 			report.StampOrDash(m.DeadLetteredAt), payment})
 	}
-	// Count / made: the row's AttemptCount, and the attempts the provider's ledger shows were made.
 	r.Table([]string{"Key", "Redrive", "Count / made", "Outbox", "Dead-lettered at", "Payment"}, rows)
+	r.Line("(Count / made: the row's AttemptCount / the attempts the provider's ledger shows were made)")
 }
 
 func writeRedrives(r *report.Report, rows []redriveRow) {

@@ -65,7 +65,7 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 	case o.Processes:
 		database(r, "          separate processes, each opening the SQLite file itself")
 	default:
-		database(r, "          goroutines sharing one store (one *sql.DB) on the SQLite file")
+		database(r, "          goroutines sharing one store (one pool of connections) on the SQLite file")
 	}
 	r.Linef("Claims    1 message per claim, then %d (--batch); lease %s, never reached: nothing crashes here", o.Batch, o.Lease)
 	delay := "returns at once"
@@ -73,7 +73,7 @@ func (o *throughputOptions) writeDrainSetup(r *report.Report, db backend) {
 		delay = "waits " + o.HandlerDelay.String() + " of real time per message, outside any transaction"
 	}
 	r.Linef("Handler   %s; writes one Deliveries row in the transaction that marks it Processed", delay)
-	r.Line("Engine    worker.StepBatch: one UPDATE ... RETURNING claims the batch, one transaction settles it;")
+	r.Line("Engine    a batch step: one UPDATE ... RETURNING claims the batch, one transaction settles it;")
 	r.Line("          a worker stops the round at its first empty claim")
 	database(r, db.pick("          both BEGIN IMMEDIATE: one connection at a time holds SQLite's write lock",
 		"          both READ COMMITTED; a claim skips rows others hold (FOR UPDATE SKIP LOCKED)"))
@@ -104,7 +104,7 @@ func (o *throughputOptions) writeLesson(r *report.Report, db backend, drains []*
 	r.Linef("Write transactions per message: claims of %d spent %s here, claims of 1 spent %s.",
 		o.Batch, perMessage(baseline(drains, o.Workers[0], o.Batch), o.Messages), perMessage(baseline(drains, o.Workers[0], 1), o.Messages))
 	r.Line("The messages per second each configuration reached are at the end, after the verdict: they")
-	r.Line("differ on every run and machine, so each of those lines ends with " + report.MeasuredMarker + " and compare skips it.")
+	r.Line("differ on every run and machine, so compare skips them (the report file marks them " + report.MeasuredMarker + ").")
 }
 
 func (o *throughputOptions) writeOverload(r *report.Report, over *overloadRun, verbose bool) {
