@@ -27,6 +27,8 @@ const sqlTitle = "The SQL the workers ran"
 // the workers ran them, with its parameters and the rows it affected. Day
 // 16's scenarios show the course's claim beside the lab's.
 func writeSQL(w io.Writer, s *scenarios.Scenario, backend, own string, trace []claim.Traced) {
+	width := report.TerminalWidth(w)
+	hang := func(label, text string) string { return hanging(label, text, width) }
 	r := report.New(s.Name, s.Kind)
 	r.Section(fmt.Sprintf("%s (%s; %s, not part of the report)", sqlTitle, backend, report.Plural(len(trace), "statement")))
 	if len(trace) == 0 {
@@ -38,12 +40,18 @@ func writeSQL(w io.Writer, s *scenarios.Scenario, backend, own string, trace []c
 	if s.Day == 16 {
 		r.Line("The course's claim (Day 16, §4), one row at a time, SELECT then UPDATE:")
 		for _, l := range strings.Split(wassal.CourseClaim, "\n") {
-			r.Line("    " + l)
+			if report.Width(l)+2 > width { // the comment goes under its clause, not past the edge
+				if code, comment, ok := strings.Cut(l, "  --"); ok {
+					r.Line("  " + strings.TrimRight(code, " "))
+					l = strings.Repeat(" ", len(code)-len(strings.TrimLeft(code, " "))+2) + "--" + comment
+				}
+			}
+			r.Line("  " + l)
 		}
 		r.Line("")
-		r.Line(report.WrapLine("The lab's claim is the same gate in one statement: the lease (Status 'Pending' or "+
+		r.Line(hang("", "The lab's claim is the same gate in one statement: the lease (Status 'Pending' or "+
 			"LockedUntilUtc passed) and the backoff (NextAttemptUtc), then the lease taken, AttemptCount "+
-			"and the fencing token counted, for up to the batch's rows at once.", ""))
+			"and the fencing token counted, for up to the batch's rows at once."))
 		r.Line("")
 	}
 	index := map[string]int{}
@@ -57,20 +65,35 @@ func writeSQL(w io.Writer, s *scenarios.Scenario, backend, own string, trace []c
 	r.Line("Statements, each as the database received it:")
 	for i, t := range order {
 		label := fmt.Sprintf("  S%-2d %-11s ", i+1, t.Kind)
-		r.Line(report.WrapLine(label+oneLine(t.Query), strings.Repeat(" ", len(label))))
+		r.Line(hang(label, strings.Join(strings.Fields(t.Query), " ")))
 	}
 	r.Line("")
-	r.Line("In the order they ran (parameters in order; → the rows each affected or returned):")
+	r.Line(hang("", "In the order they ran (parameters in order; → the rows each affected or returned):"))
 	database := ""
 	for i, t := range trace {
 		if t.Location != database {
 			database = t.Location
-			r.Line(designLine(s, t.Location == own))
+			r.Line(hang("  ", designLine(s, t.Location == own)))
 		}
 		label := fmt.Sprintf("  %3d  S%-2d %-11s ", i+1, index[t.Query], t.Kind)
-		r.Line(report.WrapLine(label+formatArgs(t.Args)+" → "+report.Plural(t.Rows, "row"), strings.Repeat(" ", len(label))))
+		r.Line(hang(label, formatArgs(t.Args)+" → "+report.Plural(t.Rows, "row")))
 	}
 	io.WriteString(w, r.Body())
+}
+
+// hanging is label then text wrapped to width, its continuation lines
+// indented under the text.
+func hanging(label, text string, width int) string {
+	pad := strings.Repeat(" ", report.Width(label))
+	lines := strings.Split(report.Wrap(text, max(width-len(pad), 20)), "\n")
+	for i := range lines {
+		if i == 0 {
+			lines[i] = label + lines[i]
+		} else {
+			lines[i] = pad + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // designLine heads the statements run on one design's database: the
@@ -78,11 +101,11 @@ func writeSQL(w io.Writer, s *scenarios.Scenario, backend, own string, trace []c
 func designLine(s *scenarios.Scenario, own bool) string {
 	switch {
 	case own:
-		return fmt.Sprintf("  On this scenario's own database (the %s design):", s.Kind)
+		return fmt.Sprintf("On this scenario's own database (the %s design):", s.Kind)
 	case s.Pair != "":
-		return "  On the other design's database (" + s.Pair + ", the same seeded data):"
+		return "On the other design's database (" + s.Pair + ", the same seeded data):"
 	}
-	return "  On another database of the run:"
+	return "On another database of the run:"
 }
 
 // formatArgs writes a statement's parameters as SQL literals, a named one

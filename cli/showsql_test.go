@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"outboxlab/core/report"
 )
 
 // TestShowSQLShowsWhatTheWorkersRan: Day 16's AFTER, with its defaults,
@@ -60,5 +62,21 @@ func TestShowSQLShowsWhatTheWorkersRan(t *testing.T) {
 	}
 	if code, _, stderr := runOutput(name, "--show-sql", "--json"); code != 2 || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("--show-sql --json: exit %d, stderr %q; want exit 2 and one line", code, stderr)
+	}
+}
+
+// TestShowSQLFitsTheTerminal: the statements are wrapped to the terminal's
+// width like the rest of the run.
+func TestShowSQLFitsTheTerminal(t *testing.T) {
+	t.Setenv("COLUMNS", "80")
+	_, out, _ := runOutput("session-16-poison-message-retried-forever", "--show-sql")
+	i := strings.Index(out, "## "+sqlTitle)
+	if i < 0 {
+		t.Fatal("no SQL section")
+	}
+	for _, l := range strings.Split(out[i:], "\n") {
+		if report.Width(l) > 80 && !strings.HasPrefix(l, "database: ") {
+			t.Errorf("a line of %d columns at 80: %q", report.Width(l), l)
+		}
 	}
 }
