@@ -28,6 +28,7 @@ type commonOptions struct {
 	Schema    bool   // keep the report's schema section (report.SchemaTitle)
 	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
 	Student   string // whose run this is, recorded in the report's header
+	StopAfter int    // --stop-after K: end the run after its K-th event (0: run to the end)
 
 	// progress is where a run may redraw a progress line (scenarios.Env.Progress):
 	// stderr when it is a terminal that can redraw one, else nil.
@@ -42,7 +43,7 @@ type commonOptions struct {
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
 	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "keep-db-at": true, "database": true, "help": true,
-	"schema": true, "verbose": true, "student": true,
+	"schema": true, "verbose": true, "student": true, "stop-after": true,
 }
 
 // shown are the presentation flags the run was given, as typed (--schema):
@@ -112,6 +113,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	bindCommon(cmd.Flags(), &common)
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
 	cmd.Flags().StringVar(&common.KeepDBAt, "keep-db-at", "", "keep the SQLite database as a new file in this directory (PostgreSQL: as --keep-db)")
+	bindStopAfter(cmd.Flags(), &common)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
 		if err := checkKeepAt(cmd.Flags(), common); err != nil {
@@ -128,6 +130,9 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			return err
 		}
 		w := cmd.OutOrStdout()
+		if out.stopped != nil {
+			return printStopped(w, out, common)
+		}
 		if common.JSON {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")

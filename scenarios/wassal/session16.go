@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/backoff"
+	"outboxlab/core/changelog"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
@@ -201,6 +202,9 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 	if err := SeedDurableOutbox(ctx, store, o.Payments, maxAttempts, clk.Now()); err != nil {
 		return nil, err
 	}
+	if err := changelog.Seeded(ctx, clk.Now()); err != nil {
+		return nil, err
+	}
 	prov := NewProvider(o.PoisonKeys, o.DeclinedKey)
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Handler: ConfirmHandler(prov),
 		Policy: policy, Lease: o.Lease, Batch: o.Batch}
@@ -221,6 +225,9 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 			terminal[e.Key] = e.Kind == worker.Processed || e.Kind == worker.DeadLettered
 		}
 		run.events = append(run.events, res.Events...)
+		if err := recordStep(ctx, clk.Now(), res.Events); err != nil {
+			return nil, err
+		}
 		if res.Idle {
 			break
 		}

@@ -1,0 +1,189 @@
+package changelog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"outboxlab/core/clock"
+	"outboxlab/core/pgdb"
+	"outboxlab/core/sqlitedb"
+)
+
+// open connects to the watched database once: one connection, that only reads.
+func (w *watch) open(ctx context.Context) error {
+	if w.db != nil {
+		return nil
+	}
+	w.postgres = strings.HasPrefix(w.location, "postgres://") || strings.HasPrefix(w.location, "postgresql://")
+	var err error
+	if w.postgres {
+		w.db, err = pgdb.Open(ctx, w.location)
+	} else {
+		w.db, err = sqlitedb.OpenNoInit(w.location)
+	}
+	if err != nil {
+		return err
+	}
+	w.db.SetMaxOpenConns(1)
+	return nil
+}
+
+// read returns every table of the database but LabInfo, by name, each with
+// its rows in key order.
+func (w *watch) read(ctx context.Context) ([]Table, error) {
+	if err := w.open(ctx); err != nil {
+		return nil, err
+	}
+	tx, err := w.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: w.postgres})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	names, err := w.tableNames(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	tables := make([]Table, 0, len(names))
+	for _, name := range names {
+		t, err := w.readTable(ctx, tx, name)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		tables = append(tables, t)
+	}
+	return tables, tx.Commit()
+}
+
+func (w *watch) tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	query := `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	if w.postgres {
+		query = `SELECT relname FROM pg_class
+		          WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p')`
+	}
+	names, err := strings1(ctx, tx, query)
+	if err != nil {
+		return nil, err
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return strings.EqualFold(n, "LabInfo") })
+	slices.SortFunc(names, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
+	return names, nil
+}
+
+// keyColumns are the table's primary key's columns, in key order.
+func (w *watch) keyColumns(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
+	if w.postgres {
+		return strings1(ctx, tx, `
+			SELECT a.attname FROM pg_index i
+			  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+			 WHERE i.indrelid = (quote_ident(current_schema()) || '.' || quote_ident($1))::regclass
+			   AND i.indisprimary
+			 ORDER BY array_position(i.indkey::int2[], a.attnum)`, table)
+	}
+	return strings1(ctx, tx, `SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk`, table)
+}
+
+func (w *watch) readTable(ctx context.Context, tx *sql.Tx, name string) (Table, error) {
+	keys, err := w.keyColumns(ctx, tx, name)
+	if err != nil {
+		return Table{}, err
+	}
+	order := "1"
+	if len(keys) > 0 {
+		quotedKeys := make([]string, len(keys))
+		for i, k := range keys {
+			quotedKeys[i] = quote(k)
+		}
+		order = strings.Join(quotedKeys, ", ")
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT * FROM "+quote(name)+" ORDER BY "+order)
+	if err != nil {
+		return Table{}, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return Table{}, err
+	}
+	t := Table{Name: strings.ToLower(name), Columns: make([]string, len(cols))}
+	for i, c := range cols {
+		t.Columns[i] = strings.ToLower(c)
+		if slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, c) }) {
+			t.Key = append(t.Key, i)
+		}
+	}
+	if len(t.Key) == 0 {
+		for i := range cols {
+			t.Key = append(t.Key, i)
+		}
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return Table{}, err
+		}
+		row := make([]*string, len(cols))
+		for i, v := range vals {
+			row[i] = text(v)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(keys) == 0 {
+		// Ordered by every column, as text, the same on both databases.
+		slices.SortFunc(t.Rows, func(a, b []*string) int { return strings.Compare(rowKey(a, t.Key), rowKey(b, t.Key)) })
+	}
+	return t, rows.Err()
+}
+
+// text is a cell as the change log shows it; nil for NULL.
+func text(v any) *string {
+	var s string
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case int64:
+		s = strconv.FormatInt(v, 10)
+	case int32:
+		s = strconv.FormatInt(int64(v), 10)
+	case float64:
+		s = strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		s = strconv.FormatBool(v)
+	case []byte:
+		s = string(v)
+	case string:
+		s = v
+	case time.Time:
+		s = clock.ISO(v)
+	default:
+		s = fmt.Sprint(v)
+	}
+	return &s
+}
+
+func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+func strings1(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
