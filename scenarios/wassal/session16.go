@@ -225,7 +225,7 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 			terminal[e.Key] = e.Kind == worker.Processed || e.Kind == worker.DeadLettered
 		}
 		run.events = append(run.events, res.Events...)
-		if err := recordStep(ctx, clk.Now(), res.Events); err != nil {
+		if err := recordStep(ctx, clk.Now(), res.Events, TimelineLine); err != nil {
 			return nil, err
 		}
 		if res.Idle {
