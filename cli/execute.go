@@ -82,6 +82,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if errors.Is(err, changelog.ErrStopped) {
 		return stoppedRun(ctx, env, pg, keepDir, keepAt, tmp), nil
 	}
+	noteNotStopped(stderr, c.StopAfter, env.Recorder)
 	if err := runError(ctx, err, s.Name, c, keepDir || keepAt, env, pg); err != nil {
 		return outcome{}, err
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/changelog"
+	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
 
@@ -35,7 +37,16 @@ func printStopped(w io.Writer, out outcome, c commonOptions) error {
 	s := out.stopped
 	first, _, _ := strings.Cut(s.Text, "\n")
 	fmt.Fprintf(w, "\nstopped after event %d (%s design, %s); no report was written\n", s.N, s.Design, s.At)
-	fmt.Fprintf(w, "event:    %s\n", first)
-	io.WriteString(w, "database: "+strings.ReplaceAll(out.dbNote+keepAtNote(c), "\n", "\n          ")+"\n")
+	io.WriteString(w, report.Labelled("event:    ", report.Wrap(first, report.MaxWidth-10)))
+	io.WriteString(w, report.Labelled("database: ", out.dbNote+keepAtNote(c)))
 	return nil
+}
+
+// noteNotStopped says, when --stop-after was given, that the run had fewer
+// events than that and ran to its end.
+func noteNotStopped(stderr io.Writer, k int, rec *changelog.Recorder) {
+	if k > 0 {
+		fmt.Fprintf(stderr, "outboxlab: --stop-after %d: the run has %s; it ran to its end\n",
+			k, report.Plural(len(rec.Log().Steps), "event"))
+	}
 }

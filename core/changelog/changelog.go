@@ -216,5 +216,7 @@ type watch struct {
 	location string
 	db       *sql.DB
 	postgres bool
+	keys     map[string][]string // each table's key columns, once read
+	version  int64               // SQLite's data_version at the last read
 	last     []Table
 }

@@ -24,7 +24,9 @@ func (w *watch) open(ctx context.Context) error {
 	if w.postgres {
 		w.db, err = pgdb.Open(ctx, w.location)
 	} else {
-		w.db, err = sqlitedb.OpenNoInit(w.location)
+		// Not the store's settings (BEGIN IMMEDIATE): a reader takes no write lock.
+		w.db, err = sql.Open("sqlite", "file:"+sqlitedb.EscapePath(w.location)+
+			"?_pragma=busy_timeout(30000)&_pragma=query_only(1)")
 	}
 	if err != nil {
 		return err
@@ -38,6 +40,18 @@ func (w *watch) open(ctx context.Context) error {
 func (w *watch) read(ctx context.Context) ([]Table, error) {
 	if err := w.open(ctx); err != nil {
 		return nil, err
+	}
+	if !w.postgres {
+		// SQLite counts the commits of other connections: none since the
+		// last read, nothing to read again.
+		var version int64
+		if err := w.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
+			return nil, err
+		}
+		if w.last != nil && version == w.version {
+			return w.last, nil
+		}
+		w.version = version
 	}
 	tx, err := w.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: w.postgres})
 	if err != nil {
@@ -74,8 +88,23 @@ func (w *watch) tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
 	return names, nil
 }
 
-// keyColumns are the table's primary key's columns, in key order.
+// keyColumns are the table's primary key's columns, in key order, read
+// once per table.
 func (w *watch) keyColumns(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
+	if keys, ok := w.keys[table]; ok {
+		return keys, nil
+	}
+	keys, err := w.readKeyColumns(ctx, tx, table)
+	if err == nil {
+		if w.keys == nil {
+			w.keys = map[string][]string{}
+		}
+		w.keys[table] = keys
+	}
+	return keys, err
+}
+
+func (w *watch) readKeyColumns(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
 	if w.postgres {
 		return strings1(ctx, tx, `
 			SELECT a.attname FROM pg_index i
