@@ -1,8 +1,10 @@
 package changelog
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -44,7 +46,12 @@ func apply(tables []Table, changes []Change) []Table {
 		switch c.Op {
 		case "added":
 			if at < 0 {
-				t.Rows = append(t.Rows, c.Row)
+				// Rows stay in key order, as the database orders them.
+				i := slices.IndexFunc(t.Rows, func(r []*string) bool { return keyOrder(r, c.Row, t.Key) > 0 })
+				if i < 0 {
+					i = len(t.Rows)
+				}
+				t.Rows = slices.Insert(t.Rows, i, c.Row)
 			}
 		case "removed":
 			if at >= 0 {
@@ -124,4 +131,27 @@ func touches(tables []Table, changes []Change, names []string) bool {
 		}
 	}
 	return false
+}
+
+// keyOrder compares rows a and b by key as ORDER BY the key does: integers
+// as numbers, text as text, NULL first.
+func keyOrder(a, b []*string, key []int) int {
+	for _, k := range key {
+		x, y := a[k], b[k]
+		switch {
+		case same(x, y):
+			continue
+		case x == nil:
+			return -1
+		case y == nil:
+			return 1
+		}
+		xi, xerr := strconv.ParseInt(*x, 10, 64)
+		yi, yerr := strconv.ParseInt(*y, 10, 64)
+		if xerr == nil && yerr == nil {
+			return cmp.Compare(xi, yi)
+		}
+		return strings.Compare(*x, *y)
+	}
+	return 0
 }
