@@ -26,6 +26,7 @@ type outcome struct {
 	dbNote string // where the database is, or that it was deleted
 	// stopped is the event --stop-after ended the run after; nil when it finished.
 	stopped *changelog.Step
+	log     changelog.Log // what the run's events changed (changelog)
 }
 
 // execute validates opts, runs the scenario in a fresh temporary directory,
@@ -92,7 +93,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if err != nil {
 		return outcome{}, err
 	}
-	return outcome{result: res, dbNote: dbNote}, nil
+	return outcome{result: res, dbNote: dbNote, log: env.Recorder.Log()}, nil
 }
 
 // validateRun refuses bad parameters (exit 2) before anything is created:

@@ -29,6 +29,7 @@ type commonOptions struct {
 	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
 	Student   string // whose run this is, recorded in the report's header
 	StopAfter int    // --stop-after K: end the run after its K-th event (0: run to the end)
+	Step      bool   // --step: step through the run's events in the terminal after it
 
 	// progress is where a run may redraw a progress line (scenarios.Env.Progress):
 	// stderr when it is a terminal that can redraw one, else nil.
@@ -43,7 +44,7 @@ type commonOptions struct {
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
 	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "keep-db-at": true, "database": true, "help": true,
-	"schema": true, "verbose": true, "student": true, "stop-after": true,
+	"schema": true, "verbose": true, "student": true, "stop-after": true, "step": true,
 }
 
 // shown are the presentation flags the run was given, as typed (--schema):
@@ -114,9 +115,13 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	cmd.Flags().BoolVar(&common.KeepDB, "keep-db", false, "keep the database (the temporary SQLite file, or the PostgreSQL schema) and print how to inspect it")
 	cmd.Flags().StringVar(&common.KeepDBAt, "keep-db-at", "", "keep the SQLite database as a new file in this directory (PostgreSQL: as --keep-db)")
 	bindStopAfter(cmd.Flags(), &common)
+	bindStep(cmd.Flags(), &common)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
 		if err := checkKeepAt(cmd.Flags(), common); err != nil {
+			return err
+		}
+		if err := checkStep(cmd, common); err != nil {
 			return err
 		}
 		if report.Redrawable(cmd.ErrOrStderr()) {
@@ -132,6 +137,11 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		w := cmd.OutOrStdout()
 		if out.stopped != nil {
 			return printStopped(w, out, common)
+		}
+		if common.Step {
+			if err := stepThrough(cmd, out); err != nil {
+				return err
+			}
 		}
 		if common.JSON {
 			enc := json.NewEncoder(w)
