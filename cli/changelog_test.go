@@ -77,7 +77,8 @@ const session16AfterName = "session-16-retry-with-dead-letter"
 // PostgreSQL as on SQLite.
 func TestChangeLogSameEveryRunAndOnPostgres(t *testing.T) {
 	url := pgtest.URL(t)
-	for _, name := range []string{session16AfterName, "ordered-remember-poisoned-ids", "circuit-breaker"} {
+	for _, name := range []string{session16AfterName, "ordered-remember-poisoned-ids", "circuit-breaker",
+		"backoff-on-queue-timeline", "session-17-audited-redrive", "governance-threshold"} {
 		t.Run(name, func(t *testing.T) {
 			first := logJSON(t, recorded(t, scenarios.NewEnv(t.TempDir()), name))
 			if again := logJSON(t, recorded(t, scenarios.NewEnv(t.TempDir()), name)); again != first {

@@ -14,7 +14,13 @@ import (
 // replay page (<report>-replay.html) beside its report. The report, its
 // figures, the change log and the page land together or not at all: when
 // one of these writes fails, everything of the report is removed.
+//
+// A run that recorded nothing (a scenario whose drive has no recording hook)
+// gets neither: there would be nothing to step through.
 func writeReplay(res report.Result, log changelog.Log) error {
+	if len(log.Designs) == 0 {
+		return nil
+	}
 	base := strings.TrimSuffix(res.ReportPath, ".txt")
 	written := []string{}
 	err := func() error {
