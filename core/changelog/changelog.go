@@ -204,6 +204,7 @@ func (r *Recorder) Close() error {
 	var err error
 	for _, w := range r.watched {
 		if w.db != nil {
+			w.closeStmts()
 			err = errors.Join(err, w.db.Close())
 			w.db = nil
 		}
@@ -216,7 +217,10 @@ type watch struct {
 	location string
 	db       *sql.DB
 	postgres bool
-	keys     map[string][]string // each table's key columns, once read
-	version  int64               // SQLite's data_version at the last read
+	keys     map[string][]string  // each table's key columns, once read
+	version  int64                // SQLite's data_version at the last read
+	schema   int64                // SQLite's schema_version when names were read
+	names    []string             // SQLite: the tables, as of schema
+	stmts    map[string]*sql.Stmt // SQLite: each table's SELECT, prepared once
 	last     []Table
 }

@@ -35,45 +35,98 @@ func (w *watch) open(ctx context.Context) error {
 	return nil
 }
 
+// querier is what reads run through: the transaction a PostgreSQL read
+// takes, or SQLite's one connection.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // read returns every table of the database but LabInfo, by name, each with
 // its rows in key order.
 func (w *watch) read(ctx context.Context) ([]Table, error) {
 	if err := w.open(ctx); err != nil {
 		return nil, err
 	}
-	if !w.postgres {
-		// SQLite counts the commits of other connections: none since the
-		// last read, nothing to read again.
-		var version int64
-		if err := w.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
+	if w.postgres {
+		tx, err := w.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot of every table
+		if err != nil {
 			return nil, err
 		}
-		if w.last != nil && version == w.version {
-			return w.last, nil
+		defer tx.Rollback()
+		names, err := w.tableNames(ctx, tx)
+		if err != nil {
+			return nil, err
 		}
-		w.version = version
+		tables, err := w.readTables(ctx, tx, names)
+		if err != nil {
+			return nil, err
+		}
+		return tables, tx.Commit()
 	}
-	tx, err := w.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: w.postgres})
+	// SQLite counts the commits of other connections (data_version) and the
+	// changes of the schema (schema_version): no commit since the last read,
+	// nothing to read again; no new table, the same names. The run's driver
+	// writes between events, never during a read, so one connection with
+	// no transaction reads a state that stands still.
+	var data, schema int64
+	err := w.db.QueryRowContext(ctx, `SELECT d.data_version, s.schema_version
+		FROM pragma_data_version() d, pragma_schema_version() s`).Scan(&data, &schema)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	names, err := w.tableNames(ctx, tx)
-	if err != nil {
-		return nil, err
+	if w.last != nil && data == w.version {
+		return w.last, nil
 	}
+	w.version = data
+	if w.names == nil || schema != w.schema {
+		if w.names, err = w.tableNames(ctx, w.db); err != nil {
+			return nil, err
+		}
+		w.schema = schema
+		w.closeStmts()
+	}
+	return w.readTables(ctx, w.db, w.names)
+}
+
+func (w *watch) readTables(ctx context.Context, q querier, names []string) ([]Table, error) {
 	tables := make([]Table, 0, len(names))
 	for _, name := range names {
-		t, err := w.readTable(ctx, tx, name)
+		t, err := w.readTable(ctx, q, name)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
 		tables = append(tables, t)
 	}
-	return tables, tx.Commit()
+	return tables, nil
 }
 
-func (w *watch) tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
+// rows runs a table's SELECT: on SQLite through a statement prepared once.
+func (w *watch) rows(ctx context.Context, q querier, table, query string) (*sql.Rows, error) {
+	if w.postgres {
+		return q.QueryContext(ctx, query)
+	}
+	stmt, ok := w.stmts[table]
+	if !ok {
+		var err error
+		if stmt, err = w.db.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
+		if w.stmts == nil {
+			w.stmts = map[string]*sql.Stmt{}
+		}
+		w.stmts[table] = stmt
+	}
+	return stmt.QueryContext(ctx)
+}
+
+func (w *watch) closeStmts() {
+	for _, st := range w.stmts {
+		st.Close()
+	}
+	w.stmts = nil
+}
+
+func (w *watch) tableNames(ctx context.Context, tx querier) ([]string, error) {
 	query := `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
 	if w.postgres {
 		query = `SELECT relname FROM pg_class
@@ -90,7 +143,7 @@ func (w *watch) tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
 
 // keyColumns are the table's primary key's columns, in key order, read
 // once per table.
-func (w *watch) keyColumns(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
+func (w *watch) keyColumns(ctx context.Context, tx querier, table string) ([]string, error) {
 	if keys, ok := w.keys[table]; ok {
 		return keys, nil
 	}
@@ -104,7 +157,7 @@ func (w *watch) keyColumns(ctx context.Context, tx *sql.Tx, table string) ([]str
 	return keys, err
 }
 
-func (w *watch) readKeyColumns(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
+func (w *watch) readKeyColumns(ctx context.Context, tx querier, table string) ([]string, error) {
 	if w.postgres {
 		return strings1(ctx, tx, `
 			SELECT a.attname FROM pg_index i
@@ -116,7 +169,7 @@ func (w *watch) readKeyColumns(ctx context.Context, tx *sql.Tx, table string) ([
 	return strings1(ctx, tx, `SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk`, table)
 }
 
-func (w *watch) readTable(ctx context.Context, tx *sql.Tx, name string) (Table, error) {
+func (w *watch) readTable(ctx context.Context, tx querier, name string) (Table, error) {
 	keys, err := w.keyColumns(ctx, tx, name)
 	if err != nil {
 		return Table{}, err
@@ -129,7 +182,7 @@ func (w *watch) readTable(ctx context.Context, tx *sql.Tx, name string) (Table, 
 		}
 		order = strings.Join(quotedKeys, ", ")
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT * FROM "+quote(name)+" ORDER BY "+order)
+	rows, err := w.rows(ctx, tx, name, "SELECT * FROM "+quote(name)+" ORDER BY "+order)
 	if err != nil {
 		return Table{}, err
 	}
@@ -200,7 +253,7 @@ func text(v any) *string {
 
 func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
-func strings1(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+func strings1(ctx context.Context, tx querier, query string, args ...any) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
