@@ -122,6 +122,9 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 var (
 	reportName = regexp.MustCompile(`^([A-Za-z0-9-]+)-RunReport-\d{8}-\d{6}(-\d+)?\.txt$`)
 	plotName   = regexp.MustCompile(`^[A-Za-z0-9-]+-RunReport-\d{8}-\d{6}(-\d+)?-[a-z0-9_-]+\.svg$`)
+	// A run that records its events writes its change log and replay page
+	// beside its report (docs/CONTRACT.md, Reports).
+	replayName = regexp.MustCompile(`^[A-Za-z0-9-]+-RunReport-\d{8}-\d{6}(-\d+)?-(changelog\.json|replay\.html)$`)
 )
 
 // reports DIR TITLE N VAR checks that DIR holds exactly N reports named as
@@ -140,7 +143,7 @@ func cmdReports(ts *testscript.TestScript, neg bool, args []string) {
 	for _, e := range entries {
 		m := reportName.FindStringSubmatch(e.Name())
 		switch {
-		case e.IsDir() || plotName.MatchString(e.Name()):
+		case e.IsDir() || plotName.MatchString(e.Name()) || replayName.MatchString(e.Name()):
 		case m == nil:
 			ts.Fatalf("reports: %s in %s is not named like a report (a leftover temporary file?)", e.Name(), dir)
 		case m[1] == args[1]:

@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/changelog"
 	"outboxlab/core/claim"
 	"outboxlab/core/plot"
 	"outboxlab/core/report"
@@ -26,6 +28,9 @@ type outcome struct {
 	sql     []claim.Traced // with --show-sql: the statements the engine ran, in order
 	backend string         // the database the run used, as --show-sql names it
 	own     string         // the location of the scenario's own database (never printed)
+	// stopped is the event --stop-after ended the run after; nil when it finished.
+	stopped *changelog.Step
+	log     changelog.Log // what the run's events changed (changelog)
 }
 
 // execute validates opts, runs the scenario in a fresh temporary directory,
@@ -75,18 +80,24 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		env = pg.env
 	}
 	env.Verbose, env.Progress = c.Verbose, c.progress
+	env.Recorder = changelog.New(c.StopAfter)
 
 	trace := &claim.Trace{}
 	if c.ShowSQL {
 		ctx = claim.WithTrace(ctx, trace)
 	}
 	rep, err := runGuarded(ctx, s, opts, env)
+	err = errors.Join(err, env.Recorder.Close())
+	if errors.Is(err, changelog.ErrStopped) {
+		return stoppedRun(ctx, env, pg, keepDir, keepAt, tmp), nil
+	}
+	noteNotStopped(stderr, c.StopAfter, env.Recorder)
 	if err := runError(ctx, err, s.Name, c, keepDir || keepAt, env, pg); err != nil {
 		return outcome{}, err
 	}
 	dbNote := databaseNote(ctx, env, pg, keepDir, keepAt, tmp)
-	res, err := present(rep, s.Name, c, report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version},
-		dir, stderr, show)
+	res, err := present(rep, env.Recorder.Log(), s.Name, c,
+		report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version}, dir, stderr, show)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -94,7 +105,8 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if c.Database != "" {
 		backend = "PostgreSQL"
 	}
-	return outcome{result: res, dbNote: dbNote, sql: trace.Entries(), backend: backend, own: env.Location}, nil
+	return outcome{result: res, dbNote: dbNote, sql: trace.Entries(), backend: backend, own: env.Location,
+		log: env.Recorder.Log()}, nil
 }
 
 // showFunc shows a finished run on the terminal: the header the terminal
@@ -113,6 +125,9 @@ func validateRun(opts scenarios.Options, c commonOptions) error {
 	}
 	if err := checkStudent(c.Student); err != nil {
 		return err
+	}
+	if c.StopAfter < 0 || c.StopAfter > maxStopAfter {
+		return usagef("--stop-after must be an event number from 1 to %d, got %d", maxStopAfter, c.StopAfter)
 	}
 	if v, ok := opts.(scenarios.BackendValidator); ok {
 		backend := "sqlite"
@@ -172,7 +187,7 @@ func databaseNote(ctx context.Context, env scenarios.Env, pg *postgresRun, keepD
 
 // present shows a finished run's report (show) and, unless --no-report,
 // writes it and its pictures to dir and updates the index.
-func present(rep *report.Report, name string, c commonOptions, meta report.Meta, dir string, stderr io.Writer,
+func present(rep *report.Report, log changelog.Log, name string, c commonOptions, meta report.Meta, dir string, stderr io.Writer,
 	show showFunc) (report.Result, error) {
 	if !c.Schema {
 		rep.DropSection(report.SchemaTitle)
@@ -190,6 +205,9 @@ func present(rep *report.Report, name string, c commonOptions, meta report.Meta,
 	figures := captioned(rep.Figures(), runCaption(name, c.params))
 	var err error
 	if res.ReportPath, res.Plots, err = report.WriteAll(dir, name, meta.Started, content, figures); err != nil {
+		return res, cannotRun(err)
+	}
+	if err := writeReplay(res, log); err != nil {
 		return res, cannotRun(err)
 	}
 	updateIndex(filepath.Dir(dir), res.ReportPath, stderr)

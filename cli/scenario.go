@@ -30,6 +30,8 @@ type commonOptions struct {
 	Student   string // whose run this is, recorded in the report's header
 	ShowSQL   bool   // --show-sql: print the statements the workers ran after the report
 	Brief     bool   // the terminal shows the story alone (report.Brief); the report is whole
+	StopAfter int    // --stop-after K: end the run after its K-th event (0: run to the end)
+	Step      bool   // --step: step through the run's events in the terminal after it
 
 	// progress is where a run may redraw a progress line (scenarios.Env.Progress):
 	// stderr when it is a terminal that can redraw one, else nil.
@@ -44,7 +46,7 @@ type commonOptions struct {
 // what runs: they are not recorded as the scenario's parameters.
 var notParameters = map[string]bool{
 	"report-dir": true, "no-report": true, "json": true, "keep-db": true, "keep-db-at": true, "database": true, "help": true,
-	"schema": true, "verbose": true, "student": true, "show-sql": true, "brief": true,
+	"schema": true, "verbose": true, "student": true, "show-sql": true, "brief": true, "stop-after": true, "step": true,
 }
 
 // shown are the presentation flags the run was given, as typed (--schema):
@@ -116,6 +118,8 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 	cmd.Flags().StringVar(&common.KeepDBAt, "keep-db-at", "", "keep the SQLite database as a new file in this directory (PostgreSQL: as --keep-db)")
 	cmd.Flags().BoolVar(&common.ShowSQL, "show-sql", false, "after the report, show the statements the workers ran (claim, settle, retry, dead-letter), with their parameters and rows, in the order they ran; not written into the report")
 	cmd.Flags().BoolVar(&common.Brief, "brief", false, "show the setup in a line or two, the timeline, the checks and the verdict (the report keeps everything)")
+	bindStopAfter(cmd.Flags(), &common)
+	bindStep(cmd.Flags(), &common)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		common.params = scenarioParams(cmd.Flags())
 		if err := checkKeepAt(cmd.Flags(), common); err != nil {
@@ -123,6 +127,9 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		}
 		if common.ShowSQL && common.JSON {
 			return usageError{fmt.Errorf("--show-sql prints the statements on the terminal after the report; --json prints one JSON document: use one of them")}
+		}
+		if err := checkStep(cmd, common); err != nil {
+			return err
 		}
 		if report.Redrawable(cmd.ErrOrStderr()) {
 			common.progress = cmd.ErrOrStderr()
@@ -135,6 +142,14 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			return err
 		}
 		w := cmd.OutOrStdout()
+		if out.stopped != nil {
+			return printStopped(w, out, common)
+		}
+		if common.Step {
+			if err := stepThrough(cmd, out); err != nil {
+				return err
+			}
+		}
 		if common.JSON {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")

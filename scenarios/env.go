@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sync"
 
+	"outboxlab/core/changelog"
 	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 )
@@ -34,6 +35,11 @@ type Env struct {
 	// sets it only when stderr is a terminal that can redraw a line: it is
 	// never part of the output or the report.
 	Progress io.Writer
+
+	// Recorder records, after each timeline event, the rows it changed
+	// (changelog); nil records nothing. RunPair hands it each design's
+	// database, and a design's drive calls changelog.Seeded and Event.
+	Recorder *changelog.Recorder
 
 	pg *pgDatabases // nil on SQLite
 }

@@ -126,7 +126,7 @@ func RunPair[R any](ctx context.Context, env Env, after bool,
 	drive func(ctx context.Context, location string, after bool) (R, error),
 	render func(own, before, after R) *report.Report,
 ) (*report.Report, error) {
-	own, err := drive(ctx, env.Location, after)
+	own, err := drive(env.Recorder.Watch(ctx, designName(after), env.Location), env.Location, after)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func RunPair[R any](ctx context.Context, env Env, after bool,
 	if err != nil {
 		return nil, err
 	}
-	partner, err := drive(ctx, at, !after)
+	partner, err := drive(env.Recorder.Watch(ctx, designName(!after), at), at, !after)
 	if err != nil {
 		return nil, fmt.Errorf("run the partner design: %w", err)
 	}
@@ -158,4 +158,12 @@ func MetricsOf[R, M any](metrics []Metric[M], measure func(R) M) []Metric[R] {
 		}
 	}
 	return out
+}
+
+// designName is how the change log names a pair's design.
+func designName(after bool) string {
+	if after {
+		return "AFTER"
+	}
+	return "BEFORE"
 }

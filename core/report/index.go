@@ -56,6 +56,7 @@ type Entry struct {
 	Figures   []string `json:"figures"`
 
 	folder   string    // the first folder of Report below the directory, "" at the top
+	replay   string    // the replay page beside Report (replayOf), "" when there is none
 	modified time.Time // the file's modification time: orders runs started in the same second
 }
 
@@ -157,7 +158,7 @@ func readEntry(dir, rel string, course Course) (Entry, string) {
 	if e.Started.IsZero() && m != nil {
 		e.Started, _ = time.Parse("20060102-150405", m[2])
 	}
-	e.Figures = figuresOf(dir, rel)
+	e.Figures, e.replay = figuresOf(dir, rel), replayOf(dir, rel)
 	if r := doc.Info.Record; r != nil {
 		e.Scenario, e.Kind, e.ParamsKnown, e.Shown = r.Scenario, r.Kind, true, r.Shown
 		for _, p := range NonDefault(r.Params) {

@@ -67,8 +67,8 @@ func IndexHTML(sc Scan, sum Summary, course Course, dir string) string {
 				fmt.Fprintf(&b, "<td class=\"n\">%s</td>", esc(Dash(e.Student)))
 			}
 			fmt.Fprintf(&b, "<td>%s</td><td class=\"n\">%s</td>"+
-				"<td class=\"n\"><a href=\"%s\">page</a> · <a href=\"%s\">text</a></td></tr>\n",
-				flagsHTML(e), e.Started.UTC().Format("2006-01-02 15:04:05"), url(e.HTML), url(e.Report))
+				"<td class=\"n\"><a href=\"%s\">page</a> · <a href=\"%s\">text</a>%s</td></tr>\n",
+				flagsHTML(e), e.Started.UTC().Format("2006-01-02 15:04:05"), url(e.HTML), url(e.Report), replayLink(e))
 			if len(e.Figures) > 0 {
 				fmt.Fprintf(&b, "<tr class=\"figs\"><td colspan=\"%d\">", cols)
 				for _, f := range e.Figures {

@@ -68,7 +68,7 @@ func FindReports(dir string) (reports []string, skipped []Skip, err error) {
 			return filepath.SkipAll
 		}
 		switch {
-		case name == IndexFile || name == SummaryFile || labTwin(rel):
+		case name == IndexFile || name == SummaryFile || labTwin(rel) || replayFile(name):
 			// What the lab writes beside reports, in this directory or in a
 			// report directory copied into it (a student's reports/).
 			return nil

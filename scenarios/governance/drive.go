@@ -3,6 +3,7 @@ package governance
 import (
 	"context"
 	"fmt"
+	"outboxlab/core/changelog"
 	"time"
 
 	"outboxlab/core/emission"
@@ -63,6 +64,10 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 	if run.seeded, err = rowsByKey(ctx, store); err != nil {
 		return nil, err
 	}
+	if err := changelog.Seeded(ctx, clk.Now()); err != nil {
+		return nil, err
+	}
+	recorded := 0 // run.timeline lines already in the change log
 	d.Observe(run.alerts.Observe)
 	d.Observe(func(ev emission.Event) {
 		if ev.Kind != emission.Claimed {
@@ -94,6 +99,9 @@ func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) 
 			}
 			run.timeline = append(run.timeline, lines...)
 			run.story = append(run.story, lines...)
+		}
+		if err := recordPass(ctx, clk.Now(), run.timeline, &recorded); err != nil {
+			return nil, err
 		}
 		if res.Idle {
 			break
@@ -178,7 +186,7 @@ func (r *driveRun) entry(key string) emission.Entry {
 // database, the claim drain on a second one, "claim".
 func driveBoth(ctx context.Context, env scenarios.Env, spec driveSpec) (store, claim *driveRun, err error) {
 	spec.mode = emission.StoreMode
-	if store, err = drive(ctx, env.Location, spec); err != nil {
+	if store, err = drive(env.Recorder.Watch(ctx, "STORE", env.Location), env.Location, spec); err != nil {
 		return nil, nil, fmt.Errorf("run the store drain: %w", err)
 	}
 	spec.mode = emission.ClaimMode
@@ -186,7 +194,7 @@ func driveBoth(ctx context.Context, env scenarios.Env, spec driveSpec) (store, c
 	if err != nil {
 		return nil, nil, err
 	}
-	if claim, err = drive(ctx, claimDB, spec); err != nil {
+	if claim, err = drive(env.Recorder.Watch(ctx, "CLAIM", claimDB), claimDB, spec); err != nil {
 		return nil, nil, fmt.Errorf("run the claim drain: %w", err)
 	}
 	return store, claim, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"outboxlab/core/backoff"
+	"outboxlab/core/changelog"
 	"outboxlab/core/clock"
 	"outboxlab/core/keyedlog"
 )
@@ -60,6 +61,7 @@ type run struct {
 	ids        []int
 	log        []keyedlog.Record // as produced
 	timeline   []entry
+	recorded   int      // timeline entries already in the change log (record)
 	idle       snapshot // when the consumer first went idle, before any fix
 	end        snapshot
 	fixAt      time.Time
@@ -91,6 +93,9 @@ func (o *options) drive(ctx context.Context, location string, d design) (*run, e
 	}
 	r := &run{design: d, ids: o.orderIDs()}
 	if r.log, err = s.Records(ctx); err != nil {
+		return nil, err
+	}
+	if err := changelog.Seeded(ctx, clk.Now()); err != nil {
 		return nil, err
 	}
 	bug := &fault{orderID: o.FailingOrder, typ: o.FailingMessage}
@@ -156,6 +161,9 @@ func (r *run) drain(ctx context.Context, c *keyedlog.Consumer, limit int) error 
 			for i := range ds {
 				r.timeline = append(r.timeline, entry{at: ds[i].At, delivery: &ds[i]})
 			}
+		}
+		if err := r.record(ctx, c.Clock.Now(), &r.recorded); err != nil {
+			return err
 		}
 		if res.Idle {
 			return nil

@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/core/backoff"
 	"outboxlab/core/breaker"
+	"outboxlab/core/changelog"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
@@ -114,6 +115,9 @@ func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool)
 	if err := o.seed(ctx, store, clk.Now()); err != nil {
 		return nil, err
 	}
+	if err := changelog.Seeded(ctx, clk.Now()); err != nil {
+		return nil, err
+	}
 	w := &worker.Worker{ID: "worker-1", Store: store, Clock: clk, Batch: 1,
 		Policy: backoff.Policy{Backoff: backoff.Backoff{Base: o.BaseBackoff, Cap: o.MaxBackoff}, DeadLetter: true},
 		Handler: worker.HandlerFunc(func(_ context.Context, c outbox.Claim, now time.Time) (worker.Outcome, error) {
@@ -144,6 +148,9 @@ func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool)
 			return nil, err
 		}
 		run.events = append(run.events, res.Events...)
+		if err := recordStorm(ctx, clk.Now(), res.Events); err != nil {
+			return nil, err
+		}
 		if res.Idle {
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"outboxlab/core/changelog"
 	"strconv"
 	"time"
 
@@ -157,6 +158,9 @@ func (o *visibilityOptions) drive(ctx context.Context, path string, held bool) (
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seed the outbox: %w", err)
+	}
+	if err := changelog.Seeded(ctx, clk.Now()); err != nil {
+		return nil, err
 	}
 	run := &pairRun{held: held, gw: gw}
 	consumers := make([]*consumer, o.Consumers)

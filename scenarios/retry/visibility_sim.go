@@ -98,6 +98,7 @@ func (s *sim) drive(ctx context.Context, consumers []*consumer) error {
 	// Each instant visited either moves a consumer (a claim, an answer, a
 	// wake-up: at most three per send) or moves the clock to one.
 	limit := 8*s.o.maxSends() + 100
+	recorded := 0 // s.run.events already in the change log
 	for steps := int64(0); steps < limit; steps++ {
 		now := s.clock.Now()
 		if now.After(horizon) {
@@ -111,6 +112,9 @@ func (s *sim) drive(ctx context.Context, consumers []*consumer) error {
 				continue
 			}
 			did, err := s.step(ctx, c, now)
+			if err == nil {
+				err = s.record(ctx, now, &recorded)
+			}
 			if err != nil {
 				return fmt.Errorf("%s at %s: %w", c.id, clock.Stamp(now), err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/changelog"
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
@@ -195,6 +196,9 @@ func (o *session14Options) relay(ctx context.Context, run *session14Run, path st
 		"RELAY: the outbox worker drains; on disk: %s without a message (%s), %s without a payment (%s)",
 		report.Plural(len(run.lost), "payment"), keysText(run.lost), report.Plural(len(run.ghosts), "message"), keysText(run.ghosts))))
 	w := &worker.Worker{ID: "relay-1", Store: store, Clock: clk, Handler: confirmOrGhost(run.prov, store), Batch: 10}
+	if err := changelog.Seeded(ctx, clk.Now()); err != nil { // the change log starts with what the lives left
+		return err
+	}
 	for step := 0; ; step++ {
 		if step > 10*o.Payments+10 {
 			return fmt.Errorf("the relay did not settle after %d steps", step)
@@ -206,6 +210,9 @@ func (o *session14Options) relay(ctx context.Context, run *session14Run, path st
 		run.events = append(run.events, res.Events...)
 		for _, e := range res.Events {
 			run.lines = append(run.lines, TimelineLine(e))
+		}
+		if err := recordStep(ctx, clk.Now(), res.Events, TimelineLine); err != nil {
+			return err
 		}
 		if res.Idle {
 			break

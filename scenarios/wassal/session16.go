@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/backoff"
+	"outboxlab/core/changelog"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
@@ -226,6 +227,9 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 	if err := SeedDurableOutbox(ctx, store, o.Payments, maxAttempts, clk.Now()); err != nil {
 		return nil, err
 	}
+	if err := changelog.Seeded(ctx, clk.Now()); err != nil {
+		return nil, err
+	}
 	prov := NewProvider(o.PoisonKeys, o.DeclinedKey)
 	if o.flaky.key != "" {
 		prov.Script(o.flaky.key, provider.Rule{FailFirst: o.flaky.fails, Outcome: provider.Paid})
@@ -252,6 +256,9 @@ func (o *session16Options) drive(ctx context.Context, path string, naive bool) (
 			terminal[e.Key] = e.Kind == worker.Processed || e.Kind == worker.DeadLettered
 		}
 		run.events = append(run.events, res.Events...)
+		if err := recordStep(ctx, clk.Now(), res.Events, TimelineLine); err != nil {
+			return nil, err
+		}
 		if res.Idle {
 			break
 		}

@@ -358,6 +358,9 @@ func (run *session17Run) stepUntilIdle(ctx context.Context, w *worker.Worker, li
 		for _, e := range res.Events {
 			run.lines = append(run.lines, attemptLine(e))
 		}
+		if err := recordStep(ctx, w.Clock.Now(), res.Events, attemptLine); err != nil {
+			return err
+		}
 		if res.Idle {
 			return nil
 		}

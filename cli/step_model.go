@@ -1,0 +1,265 @@
+package cli
+
+// The --step view: a bubbletea model over a run's change log, one event at
+// a time, with the cells it changed, who holds each lease and when each
+// message is next due.
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
+
+	"outboxlab/core/changelog"
+	"outboxlab/core/report"
+)
+
+// stepModel is the state of the --step view: the log and the event shown
+// (pos 0 is the seeded tables, pos n the n-th event).
+type stepModel struct {
+	log    changelog.Log
+	checks []changelog.PageCheck
+	pos    int
+	width  int
+	height int
+	color  bool   // highlight with the terminal's colours; off under NO_COLOR
+	status string // what the last key could not do ("no later failure")
+}
+
+func newStepModel(d changelog.PageData, color bool) stepModel {
+	return stepModel{log: d.Log, checks: d.Checks, width: 80, height: 24, color: color}
+}
+
+func (m stepModel) Init() tea.Cmd { return nil }
+
+func (m stepModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(40, msg.Width), max(12, msg.Height)
+	case tea.KeyMsg:
+		m.status = ""
+		switch msg.String() {
+		case "q", "esc", "ctrl+c":
+			return m, tea.Quit
+		case "n", "right", "l", " ", "enter":
+			m.pos = min(m.pos+1, len(m.log.Steps))
+		case "p", "left", "h", "backspace":
+			m.pos = max(m.pos-1, 0)
+		case "home", "g":
+			m.pos = 0
+		case "end", "G":
+			m.pos = len(m.log.Steps)
+		case "f":
+			m.jump(failed, "no later failure")
+		case "c":
+			m.jump(m.checkRead, "no later change a check reads")
+		}
+	}
+	return m, nil
+}
+
+// jump moves to the next event after the one shown for which want holds,
+// or says none is left.
+func (m *stepModel) jump(want func(changelog.Step) bool, none string) {
+	for i := m.pos; i < len(m.log.Steps); i++ {
+		if want(m.log.Steps[i]) {
+			m.pos = i + 1
+			return
+		}
+	}
+	m.status = none
+}
+
+var failureWords = regexp.MustCompile(`(?i)\b(failed|refused|dead-lettered|killed|crash)`)
+
+// failed reports whether an event is a failure: its timeline line says so.
+func failed(s changelog.Step) bool { return failureWords.MatchString(s.Text) }
+
+// checkRead reports whether an event is one that decided a check (the
+// replay page's link): a change a check reads.
+func (m stepModel) checkRead(s changelog.Step) bool {
+	return slices.ContainsFunc(m.checks, func(c changelog.PageCheck) bool { return c.Step == s.N })
+}
+
+func (m stepModel) View() string {
+	wrap := func(lines ...string) []string {
+		var out []string
+		for _, l := range lines {
+			out = append(out, strings.Split(report.Wrap(l, m.width), "\n")...)
+		}
+		return out
+	}
+	var head, changed []string
+	if m.pos == 0 {
+		head = wrap(m.mark(fmt.Sprintf("seeded · before event 1 of %d", len(m.log.Steps)), termenv.Style.Bold),
+			"The tables as seeded. n: next event.")
+	} else {
+		s := m.log.Steps[m.pos-1]
+		head = wrap(m.mark(fmt.Sprintf("event %d of %d · %s · %s", s.N, len(m.log.Steps), s.Design, s.At), termenv.Style.Bold))
+		for _, l := range strings.Split(s.Text, "\n") {
+			head = append(head, wrap("  "+l)...)
+		}
+		changed = []string{"", "Changed (old → new):"}
+		if len(s.Changes) == 0 {
+			changed = append(changed, "  no row changed")
+		}
+		for _, c := range s.Changes {
+			changed = append(changed, wrap("  "+m.change(c))...)
+		}
+	}
+	state := m.log.State(m.shownN())[m.design()]
+	tail := append([]string{"", "Leases:"}, wrap(indented(leases(state))...)...)
+	tail = append(append(tail, "Next due:"), wrap(indented(nextDue(state))...)...)
+	if m.status != "" {
+		tail = append(tail, "", m.mark(m.status, termenv.Style.Italic))
+	}
+	tail = append(tail, wrap("", "n/→ next · p/← previous · f next failure · c next change a check reads · q quit")...)
+	// What does not fit the window is cut from the changes, then the
+	// event's lines, and said so: the keys and the leases stay in sight.
+	room := m.height - 1 - len(head) - len(tail) // a line to spare: the terminal must not scroll
+	if len(changed) > room {
+		n := max(room-1, 2)
+		if n < len(changed) {
+			changed = append(changed[:n], fmt.Sprintf("  … %d more lines: a taller window shows them", len(changed)-n))
+		}
+	}
+	if over := len(head) + len(changed) + len(tail) - (m.height - 1); over > 0 && len(head) > over+1 {
+		head = append(head[:len(head)-over-1], "  …")
+	}
+	return strings.Join(append(append(head, changed...), tail...), "\n")
+}
+
+func indented(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "  " + l
+	}
+	return out
+}
+
+// shownN is the number of the event shown (0: seeded).
+func (m stepModel) shownN() int {
+	if m.pos == 0 {
+		return 0
+	}
+	return m.log.Steps[m.pos-1].N
+}
+
+// design is the design whose tables are shown: the event's, or the
+// scenario's own before the first.
+func (m stepModel) design() string {
+	if m.pos > 0 {
+		return m.log.Steps[m.pos-1].Design
+	}
+	if len(m.log.Designs) > 0 {
+		return m.log.Designs[0].Name
+	}
+	return ""
+}
+
+func (m stepModel) change(c changelog.Change) string {
+	if c.Op != "changed" {
+		return fmt.Sprintf("%s row %s %s", c.Table, c.Key, c.Op)
+	}
+	parts := make([]string, len(c.Cells))
+	for i, cell := range c.Cells {
+		parts[i] = cell.Column + " " + cellText(cell.Old) + " → " + m.mark(cellText(cell.New), termenv.Style.Reverse)
+	}
+	return c.Table + " row " + c.Key + ": " + strings.Join(parts, ", ")
+}
+
+// mark styles s when colour is on, and leaves it plain otherwise (NO_COLOR,
+// not a terminal): the view never depends on colour to be read.
+func (m stepModel) mark(s string, style func(termenv.Style) termenv.Style) string {
+	if !m.color {
+		return s
+	}
+	return style(termenv.String(s)).String()
+}
+
+func cellText(v *string) string {
+	if v == nil {
+		return "NULL"
+	}
+	return *v
+}
+
+// leases says who holds each leased row, read from the columns a lease is
+// kept in (LockedBy and LockedUntilUtc, or the family's own names).
+func leases(tables []changelog.Table) []string {
+	var out []string
+	for _, t := range tables {
+		by, until := column(t, "lockedby", "owner", "leasedby", "claimedby"), column(t, "lockeduntilutc", "leaseuntilutc", "lockeduntil")
+		if by < 0 {
+			continue
+		}
+		for _, r := range t.Rows {
+			if r[by] == nil {
+				continue
+			}
+			l := fmt.Sprintf("%s %s held by %s", t.Name, rowLabel(t, r), *r[by])
+			if until >= 0 && r[until] != nil {
+				l += " until " + *r[until]
+			}
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"no lease is held"}
+	}
+	return out
+}
+
+// nextDue says when each row with a next-attempt time is next due.
+func nextDue(tables []changelog.Table) []string {
+	var out []string
+	for _, t := range tables {
+		due := column(t, "nextattemptutc", "nextattemptat", "dueutc")
+		status := column(t, "status")
+		if due < 0 {
+			continue
+		}
+		for _, r := range t.Rows {
+			if r[due] == nil {
+				continue
+			}
+			l := fmt.Sprintf("%s %s due %s", t.Name, rowLabel(t, r), *r[due])
+			if status >= 0 && r[status] != nil {
+				l += " (" + *r[status] + ")"
+			}
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"nothing is waiting for a backoff"}
+	}
+	return out
+}
+
+// column is the index of the first of names among t's columns, or -1.
+func column(t changelog.Table, names ...string) int {
+	for _, n := range names {
+		if i := slices.Index(t.Columns, n); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// rowLabel names a row by its key column (MessageKey, PaymentKey, ...) when
+// it has one, else by its primary key.
+func rowLabel(t changelog.Table, r []*string) string {
+	for i, c := range t.Columns {
+		if strings.HasSuffix(c, "key") && r[i] != nil {
+			return *r[i]
+		}
+	}
+	parts := make([]string, len(t.Key))
+	for i, k := range t.Key {
+		parts[i] = cellText(r[k])
+	}
+	return "row " + strings.Join(parts, "/")
+}
