@@ -150,33 +150,8 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 				return err
 			}
 		}
-		if common.JSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(out.result); err != nil && !closedOutput(err) {
-				return cannotRun(fmt.Errorf("print result: %w", err))
-			}
-			if common.keepsDB() {
-				io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote+keepAtNote(common)))
-			}
-		} else {
-			if common.ShowSQL {
-				fmt.Fprintln(w)
-				writeSQL(w, s, out.backend, out.own, out.sql)
-			}
-			fmt.Fprintln(w)
-			if out.result.ReportPath != "" {
-				fmt.Fprintf(w, "report:   %s\n", out.result.ReportPath)
-			}
-			for _, p := range out.result.Plots {
-				fmt.Fprintf(w, "plot:     %s\n", p)
-			}
-			// A database that is gone is told once, in the report's header;
-			// without a report, or when it is kept, the terminal tells it.
-			if out.result.ReportPath == "" || common.keepsDB() {
-				io.WriteString(w, report.Labelled("database: ", out.dbNote+keepAtNote(common)))
-			}
+		if err := printOutcome(cmd, s, common, out); err != nil {
+			return err
 		}
 		if !out.result.Passed {
 			return ErrChecksFailed
@@ -184,6 +159,42 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		return nil
 	}
 	return cmd
+}
+
+// printOutcome ends a run on the terminal: the JSON document, or after the
+// report (shown as it ran) the SQL with --show-sql and where the report,
+// the figures and the database are.
+func printOutcome(cmd *cobra.Command, s *scenarios.Scenario, common commonOptions, out outcome) error {
+	w := cmd.OutOrStdout()
+	if common.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out.result); err != nil && !closedOutput(err) {
+			return cannotRun(fmt.Errorf("print result: %w", err))
+		}
+		if common.keepsDB() {
+			io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote+keepAtNote(common)))
+		}
+	} else {
+		if common.ShowSQL {
+			fmt.Fprintln(w)
+			writeSQL(w, s, out.backend, out.own, out.sql)
+		}
+		fmt.Fprintln(w)
+		if out.result.ReportPath != "" {
+			fmt.Fprintf(w, "report:   %s\n", out.result.ReportPath)
+		}
+		for _, p := range out.result.Plots {
+			fmt.Fprintf(w, "plot:     %s\n", p)
+		}
+		// A database that is gone is told once, in the report's header;
+		// without a report, or when it is kept, the terminal tells it.
+		if out.result.ReportPath == "" || common.keepsDB() {
+			io.WriteString(w, report.Labelled("database: ", out.dbNote+keepAtNote(common)))
+		}
+	}
+	return nil
 }
 
 // scenarioLong is a scenario's --help text: what it shows, then its place

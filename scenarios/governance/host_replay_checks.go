@@ -40,8 +40,48 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 			fmt.Sprintf("%s, %s", report.Plural(dlTransitions, "dead-letter transition"), report.Plural(len(run.incidents), "incident")))
 	}
 
-	// The provider's ledger against the transition log: no call for an
-	// original after its terminal transition, none from the pass at review.
+	o.checkDrainNeverReplays(r, run)
+
+	r.Check("a replay without explicit authorization is refused and writes nothing",
+		errors.Is(run.unauthorized, emission.ErrReplayNotAuthorized) && run.writtenByNoAuth == 0,
+		fmt.Sprintf("%s; %d rows written", errText(run.unauthorized), run.writtenByNoAuth))
+
+	r.Check("a replay without a recorded cause and fix is refused and writes nothing",
+		errors.Is(run.uncaused, emission.ErrReplayNoCause) && run.writtenByNoFix == 0,
+		fmt.Sprintf("approved, no cause or fix: %s; %d rows written", errText(run.uncaused), run.writtenByNoFix))
+	if dlTransitions == 0 {
+		for _, name := range []string{runbookCheck, "every replay has an auditable remediation record", originalsCheck,
+			countersCheck, referencesCheck, batchesCheck, receiptsCheck} {
+			r.NotExercised(name, noOutageDeadLetter)
+		}
+		return
+	}
+	o.checkRunbook(r, run)
+
+	audited := 0
+	for _, m := range run.remediations {
+		if m.Action == emission.ActionReplay && m.Reviewer != "" && m.Reason != "" && m.Approval != "" && m.Ticket != "" &&
+			!m.AffectedFrom.IsZero() && !m.AffectedTo.IsZero() && m.ReplayEntryID > 0 {
+			audited++
+		}
+	}
+	replays := 0
+	for _, e := range run.entries {
+		if e.ReplayOf != 0 {
+			replays++
+		}
+	}
+	r.Check("every replay has an auditable remediation record", replays > 0 && audited == replays && len(run.remediations) == replays,
+		fmt.Sprintf("%s, %s with reviewer, reason, approval, ticket, window and replay entry", report.Plural(replays, "replay"), report.Plural(audited, "record")))
+	o.checkOriginals(r, run)
+	o.checkBatches(r, run)
+	o.checkReceipts(r, run)
+}
+
+// checkDrainNeverReplays holds the provider's ledger against the transition
+// log: no call for an original after its terminal transition, none from the
+// pass at review.
+func (o *replayOptions) checkDrainNeverReplays(r *report.Report, run *replayRun) {
 	terminalAt := map[int64]time.Time{}
 	logged := map[int64]int{} // transitions up to the terminal one
 	for _, l := range run.log {
@@ -79,41 +119,6 @@ func (o *replayOptions) checks(r *report.Report, run *replayRun) {
 	r.Invariant("the drain never replays a dead-letter", atReview == 0 && after == 0,
 		fmt.Sprintf("a pass %s later called the provider %d times for a dead-letter; %d emissions of any entry after its terminal transition",
 			run.review.Sub(run.started), atReview, after))
-
-	r.Check("a replay without explicit authorization is refused and writes nothing",
-		errors.Is(run.unauthorized, emission.ErrReplayNotAuthorized) && run.writtenByNoAuth == 0,
-		fmt.Sprintf("%s; %d rows written", errText(run.unauthorized), run.writtenByNoAuth))
-
-	r.Check("a replay without a recorded cause and fix is refused and writes nothing",
-		errors.Is(run.uncaused, emission.ErrReplayNoCause) && run.writtenByNoFix == 0,
-		fmt.Sprintf("approved, no cause or fix: %s; %d rows written", errText(run.uncaused), run.writtenByNoFix))
-	if dlTransitions == 0 {
-		for _, name := range []string{runbookCheck, "every replay has an auditable remediation record", originalsCheck,
-			countersCheck, referencesCheck, batchesCheck, receiptsCheck} {
-			r.NotExercised(name, noOutageDeadLetter)
-		}
-		return
-	}
-	o.checkRunbook(r, run)
-
-	audited := 0
-	for _, m := range run.remediations {
-		if m.Action == emission.ActionReplay && m.Reviewer != "" && m.Reason != "" && m.Approval != "" && m.Ticket != "" &&
-			!m.AffectedFrom.IsZero() && !m.AffectedTo.IsZero() && m.ReplayEntryID > 0 {
-			audited++
-		}
-	}
-	replays := 0
-	for _, e := range run.entries {
-		if e.ReplayOf != 0 {
-			replays++
-		}
-	}
-	r.Check("every replay has an auditable remediation record", replays > 0 && audited == replays && len(run.remediations) == replays,
-		fmt.Sprintf("%s, %s with reviewer, reason, approval, ticket, window and replay entry", report.Plural(replays, "replay"), report.Plural(audited, "record")))
-	o.checkOriginals(r, run)
-	o.checkBatches(r, run)
-	o.checkReceipts(r, run)
 }
 
 // checkOriginals: the originals keep everything, the replays reference them
