@@ -130,7 +130,7 @@ func TestFilesAreCreatedWithTheirModes(t *testing.T) {
 		t.Errorf("temporary directory mode %v, want 0700 (the database is private)", fi.Mode().Perm())
 	}
 	files, _ := filepath.Glob(filepath.Join(reports, "session-16", "*"))
-	if len(files) != 2 { // the report and its SVG
+	if len(files) != 4 { // the report, its SVG, its change log and its replay page
 		t.Fatalf("report files: %v", files)
 	}
 	for _, f := range files {

@@ -151,7 +151,9 @@ func TestPostgresServerStoppedMidRunSaysItsCauseFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Stop()
-	cmd := labCommand(t, nil, "worker-throughput", "--no-report", "--database", srv.URL)
+	// A backlog big enough that the run is still draining when the server
+	// stops, however loaded the machine (the defaults can finish first).
+	cmd := labCommand(t, nil, "worker-throughput", "--no-report", "--messages", "1000", "--database", srv.URL)
 	code, stderr := interruptWith(t, cmd, func() bool {
 		return len(runSchemas(t, srv.URL, pgdb.SchemaPrefix+"worker_throughput")) > 0
 	}, func() {
