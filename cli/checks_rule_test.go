@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"outboxlab/core/report"
@@ -37,26 +38,65 @@ type judgedRun struct {
 	body string
 }
 
-// runJudged runs s with args, --json and a report in a temporary directory.
+// judged holds the runs runJudged made, one per scenario and flags: the
+// FailsWith, NotExercisedWith, WHY and Next tests read the same runs.
+var judged struct {
+	sync.Mutex
+	runs map[string]*judgedOnce
+}
+
+type judgedOnce struct {
+	once sync.Once
+	run  judgedRun
+	err  string
+}
+
+// runJudged runs s with args, --json and a report in a temporary directory,
+// once per test binary for each scenario and flags (a later call reads the
+// first one's run; none may change it).
 func runJudged(t *testing.T, s *scenarios.Scenario, args ...string) judgedRun {
 	t.Helper()
-	dir := t.TempDir()
+	key := s.Name + "\x00" + strings.Join(args, "\x00")
+	judged.Lock()
+	if judged.runs == nil {
+		judged.runs = map[string]*judgedOnce{}
+	}
+	j := judged.runs[key]
+	if j == nil {
+		j = &judgedOnce{}
+		judged.runs[key] = j
+	}
+	judged.Unlock()
+	j.once.Do(func() { j.run, j.err = makeJudgedRun(s, args...) })
+	if j.err != "" {
+		t.Fatal(j.err)
+	}
+	return j.run
+}
+
+// makeJudgedRun makes the run runJudged shares.
+func makeJudgedRun(s *scenarios.Scenario, args ...string) (judgedRun, string) {
+	dir, err := os.MkdirTemp("", "outboxlab-judged-")
+	if err != nil {
+		return judgedRun{}, err.Error()
+	}
+	defer os.RemoveAll(dir)
 	var out, stderr bytes.Buffer
 	code := Main(append(append([]string{s.Name}, args...), "--json", "--report-dir", dir), &out, &stderr)
 	var res report.Result
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("%s %v: exit %d, stdout is not one JSON document (%v); stderr %s", s.Name, args, code, err, stderr.String())
+		return judgedRun{}, fmt.Sprintf("%s %v: exit %d, stdout is not one JSON document (%v); stderr %s", s.Name, args, code, err, stderr.String())
 	}
 	matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), "*.txt"))
 	if len(matches) != 1 {
-		t.Fatalf("%s %v: %d reports written, want 1", s.Name, args, len(matches))
+		return judgedRun{}, fmt.Sprintf("%s %v: %d reports written, want 1", s.Name, args, len(matches))
 	}
 	raw, err := os.ReadFile(matches[0])
 	if err != nil {
-		t.Fatal(err)
+		return judgedRun{}, err.Error()
 	}
 	body, _ := report.ComparableBody(string(raw))
-	return judgedRun{code: code, res: res, body: body}
+	return judgedRun{code: code, res: res, body: body}, ""
 }
 
 // TestEveryScenarioCanBeNotExercised runs every scenario with its

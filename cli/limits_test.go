@@ -36,8 +36,8 @@ func TestEveryScenarioCanFail(t *testing.T) {
 			if len(s.FailsWith) == 0 {
 				t.Fatal("no FailsWith: declare the flags under which this scenario's checks fail")
 			}
-			if code, stderr := runCode(append([]string{s.Name}, s.FailsWith...)...); code != ExitChecksFailed {
-				t.Errorf("%s %s: exit %d, want %d; stderr: %s", s.Name, strings.Join(s.FailsWith, " "), code, ExitChecksFailed, stderr)
+			if run := runJudged(t, s, s.FailsWith...); run.code != ExitChecksFailed {
+				t.Errorf("%s %s: exit %d, want %d; verdict %s", s.Name, strings.Join(s.FailsWith, " "), run.code, ExitChecksFailed, run.res.Verdict)
 			}
 		})
 	}

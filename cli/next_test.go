@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -32,13 +31,7 @@ func TestEveryRunSaysWhatToTryNext(t *testing.T) {
 			if len(n.Try) == 0 || n.Shows == "" || n.Course == "" || n.Verdict == "" {
 				t.Fatalf("an incomplete Next: %+v", n)
 			}
-			_, stdout, stderr := runOutput(append([]string{s.Name, "--json"}, n.Try...)...)
-			var res struct {
-				Verdict string `json:"verdict"`
-			}
-			if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-				t.Fatalf("%s %s: no JSON (%v); stderr: %s", s.Name, strings.Join(n.Try, " "), err, stderr)
-			}
+			res := runJudged(t, s, n.Try...).res // often the FailsWith run, made once
 			if !strings.HasPrefix(res.Verdict, n.Verdict+" ") {
 				t.Errorf("%s %s: verdict %q, but its Next line announces %s", s.Name, strings.Join(n.Try, " "), res.Verdict, n.Verdict)
 			}
