@@ -170,7 +170,7 @@ func printOutcome(cmd *cobra.Command, s *scenarios.Scenario, common commonOption
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out.result); err != nil && !closedOutput(err) {
+		if err := enc.Encode(runJSON(out)); err != nil && !closedOutput(err) {
 			return cannotRun(fmt.Errorf("print result: %w", err))
 		}
 		if common.keepsDB() {
