@@ -16,20 +16,6 @@ import (
 	"outboxlab/scenarios"
 )
 
-// awaitingIssue26 lists the scenarios whose checks are not yet converted to
-// issue 26's roles and outcomes: they may declare no NotExercisedWith, and
-// their WHY lines and details are not yet held to their run's numbers. A
-// listed scenario that declares NotExercisedWith is run with them all the
-// same; the WHY rule runs every listed scenario too, and fails for one that
-// declares NotExercisedWith and keeps the rule ("take it out"), so that the
-// list only shrinks. The lead empties it at merge, as the families land.
-var awaitingIssue26 = map[string]bool{
-	"governance-threshold":            true,
-	"governance-deferred-results":     true,
-	"governance-dead-letter-alerts":   true,
-	"governance-dead-letter-disabled": true,
-}
-
 // judgedRun is one run of a scenario as these tests read it: its exit code,
 // its --json result and the body of the report it wrote.
 type judgedRun struct {
@@ -102,14 +88,11 @@ func makeJudgedRun(s *scenarios.Scenario, args ...string) (judgedRun, string) {
 // TestEveryScenarioCanBeNotExercised runs every scenario with its
 // NotExercisedWith flags and requires the verdict NOT EXERCISED, exit 1, and
 // a demonstrating check whose outcome is not exercised; a scenario that
-// declares none fails, unless it is still awaitingIssue26.
+// declares none fails.
 func TestEveryScenarioCanBeNotExercised(t *testing.T) {
 	for _, s := range scenarios.All() {
 		t.Run(s.Name, func(t *testing.T) {
-			switch {
-			case len(s.NotExercisedWith) == 0 && awaitingIssue26[s.Name]:
-				t.Skip("awaiting issue 26 (awaitingIssue26)")
-			case len(s.NotExercisedWith) == 0:
+			if len(s.NotExercisedWith) == 0 {
 				t.Fatal("declares no NotExercisedWith: the flags under which its mechanism is not exercised")
 			}
 			if !s.Alone {
@@ -237,12 +220,6 @@ func TestEveryWhyIsFromItsRun(t *testing.T) {
 							label, c.Name, c.Detail, odd))
 					}
 				}
-			}
-			switch {
-			case awaitingIssue26[s.Name] && len(broken) == 0 && len(s.NotExercisedWith) > 0:
-				t.Fatal("declares NotExercisedWith and keeps the WHY rule: take it out of awaitingIssue26")
-			case awaitingIssue26[s.Name]:
-				t.Skipf("awaiting issue 26 (awaitingIssue26): %d numbers its runs do not show", len(broken))
 			}
 			for _, b := range broken {
 				t.Error(b)

@@ -19,7 +19,8 @@ import (
 // the failure, computes the delay on its own (scheduledDelay, not the
 // policy's backoff) and finds the next call in the provider's ledger.
 func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
-	n, ok, ended := 0, 0, 0
+	n := 0
+	var late, ended keyList
 	var delays []time.Duration
 	for i, run := range runs {
 		for _, key := range run.keys() {
@@ -40,10 +41,10 @@ func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
 				} else if run.capped || run.entry(key).Status.Terminal() {
 					// Nothing called it again because the run or the entry ended first.
 					calledAgain = true
-					ended++
+					ended.add(key)
 				}
-				if persisted && calledAgain {
-					ok++
+				if !persisted || !calledAgain {
+					late.add(key)
 				}
 				if d := row.NextRetryAt.Sub(row.UpdatedAt); i == len(runs)-1 && !slices.Contains(delays, d) {
 					delays = append(delays, d)
@@ -56,10 +57,15 @@ func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
 	for i, d := range delays {
 		shown[i] = clock.Millis(d)
 	}
-	detail := fmt.Sprintf("%d of %d failures below %d (all modes): row Failed (or RetryableFailure), NextRetryAtUtc = UpdatedAtUtc + %s, called again then (%s)",
-		ok, n, f.MaxRetryAttempts, f.scheduleText(), orNone(strings.Join(shown, ", "), "none"))
-	if ended > 0 {
-		detail += fmt.Sprintf("; %d not called again: the run or the entry ended first", ended)
+	rule := fmt.Sprintf("row Failed (or RetryableFailure), NextRetryAtUtc = UpdatedAtUtc + %s, called again then (%s)",
+		f.scheduleText(), orNone(strings.Join(shown, ", "), "none"))
+	detail := fmt.Sprintf("every failure below %d (%s): %s", f.MaxRetryAttempts, modesText(runs), rule)
+	if len(late) > 0 {
+		detail = fmt.Sprintf("not every failure below %d (%s) kept the rule (%s); broken by %s",
+			f.MaxRetryAttempts, modesText(runs), rule, allShown(runs, late))
+	}
+	if len(ended) > 0 {
+		detail += fmt.Sprintf("; %s not called again after its last one: the run or the entry ended first", ended)
 	}
 	if n == 0 {
 		// With MaxRetryAttempts 1 the first failure is the threshold: nothing is ever below it.
@@ -67,51 +73,59 @@ func checkRetrySchedule(r *report.Report, runs []*driveRun, f *drainFlags) {
 			"threshold (MaxRetryAttempts %d), so no retry was scheduled: --max-retry-attempts 2 or more", f.MaxRetryAttempts))
 		return
 	}
-	r.Check("below the threshold a failure is retried on schedule", ok == n, detail)
+	r.Check("below the threshold a failure is retried on schedule", len(late) == 0, detail)
 }
 
 // checkUnexpected: errors and panics count as failures and the drain carries
 // on. The provider's ledger says which calls errored or panicked; the
 // transition log and the rows say what was persisted for each.
 func checkUnexpected(r *report.Report, runs []*driveRun) {
-	errs, panics, counted, unlogged := 0, 0, 0, 0
+	var errs, panics, uncounted, unlogged keyList
 	for _, run := range runs {
 		for _, key := range run.keys() {
 			for _, e := range run.emissions(key) {
 				if !e.logged {
-					unlogged++
+					unlogged.add(key)
 				}
 				code := emission.CodeUnexpectedError
 				switch {
 				case e.call.Step.Panic != "":
-					panics++
+					panics.add(key)
 					code = emission.CodePanic
 				case e.call.Step.Error != "":
-					errs++
+					errs.add(key)
 				default:
 					continue
 				}
-				if e.logged && e.log.RetryCount == e.before+1 && (e.log.To.FailedAttempt() || e.log.To == emission.DeadLettered) &&
-					e.row.LastErrorCode == code {
-					counted++
+				if !e.logged || e.log.RetryCount != e.before+1 || !(e.log.To.FailedAttempt() || e.log.To == emission.DeadLettered) ||
+					e.row.LastErrorCode != code {
+					uncounted.add(key)
 				}
 			}
 		}
 	}
-	detail := fmt.Sprintf("%d errors and %d panics over %d drains, %d persisted as failed attempts; every drain finished its run",
-		errs, panics, len(runs), counted)
-	if unlogged > 0 {
-		detail += fmt.Sprintf("; %d calls have no persisted transition", unlogged)
+	detail := fmt.Sprintf("every error (%s) and panic (%s) in %s persisted as a failed attempt (%s, %s); every drain finished its run",
+		orNone(errs.String(), "none"), orNone(panics.String(), "none"), modesText(runs), emission.CodeUnexpectedError, emission.CodePanic)
+	switch {
+	case len(errs)+len(panics) == 0:
+		detail = "no emitter call errored or panicked in this run; every drain finished its run"
+	case len(uncounted) > 0:
+		detail = fmt.Sprintf("an error or panic was not persisted as a failed attempt (%s, %s): %s",
+			emission.CodeUnexpectedError, emission.CodePanic, allShown(runs, uncounted))
 	}
-	r.Check("emitter errors and panics count as failures; the drain never crashed", errs+panics > 0 && counted == errs+panics && unlogged == 0,
-		detail)
+	if len(unlogged) > 0 {
+		detail += fmt.Sprintf("; calls with no persisted transition: %s", unlogged)
+	}
+	r.Check("emitter errors and panics count as failures; the drain never crashed",
+		len(errs)+len(panics) > 0 && len(uncounted) == 0 && len(unlogged) == 0, detail)
 }
 
 // checkProviderDeadLetter: a provider-returned dead-letter is terminal at once,
 // whatever the retry count, and the entry is never emitted again: the row
 // records the provider's code at the call's time, and the ledger has no later call.
 func checkProviderDeadLetter(r *report.Report, runs []*driveRun) {
-	n, ok := 0, 0
+	n := 0
+	var broken keyList
 	var detail []string
 	for i, run := range runs {
 		for _, key := range run.keys() {
@@ -126,9 +140,9 @@ func checkProviderDeadLetter(r *report.Report, runs []*driveRun) {
 					code = emission.CodeProviderRejected
 				}
 				row := e.row
-				if e.logged && e.log.To == emission.DeadLettered && e.log.RetryCount == e.before && row.Status == emission.DeadLettered &&
-					row.ReasonCode == code && row.DeadLetteredAt.Equal(e.call.At) && j == len(ems)-1 {
-					ok++
+				if !(e.logged && e.log.To == emission.DeadLettered && e.log.RetryCount == e.before && row.Status == emission.DeadLettered) ||
+					!(row.ReasonCode == code && row.DeadLetteredAt.Equal(e.call.At) && j == len(ems)-1) {
+					broken.add(key)
 				}
 				if i == len(runs)-1 {
 					detail = append(detail, fmt.Sprintf("%s %s on call %d with %s, RetryCount %d", key, row.Status, j+1, row.ReasonCode, row.RetryCount))
@@ -136,60 +150,114 @@ func checkProviderDeadLetter(r *report.Report, runs []*driveRun) {
 			}
 		}
 	}
-	r.Check("a provider-returned dead-letter is terminal at once", n > 0 && ok == n,
-		fmt.Sprintf("%d of %d: %s", ok, n, orNone(strings.Join(detail, "; "), "none returned")))
+	text := fmt.Sprintf("%s (%s)", strings.Join(detail, "; "), modesText(runs))
+	switch {
+	case n == 0:
+		text = "the provider returned no dead-letter in this run"
+	case len(broken) > 0:
+		text = fmt.Sprintf("not terminal at once, or emitted again: %s", allShown(runs, broken))
+	}
+	r.Check("a provider-returned dead-letter is terminal at once", n > 0 && len(broken) == 0, text)
 }
 
 // checkNoReplay: the provider's ledger holds no call for an entry after its
 // persisted terminal transition, and none from a pass a day after the run:
 // dead-letters are never replayed automatically.
 func checkNoReplay(r *report.Report, runs []*driveRun) {
-	after, later, passes := 0, 0, 0
+	var after, later keyList
+	var capped []string
 	for _, run := range runs {
 		for _, key := range run.keys() {
 			ended := false
 			for _, e := range run.emissions(key) {
 				if ended {
-					after++
+					after.add(key)
 				}
 				ended = ended || (e.logged && e.log.To.Terminal())
 			}
 		}
-		if !run.laterAt.IsZero() {
-			passes++
-			later += callsSince(run.calls, run.laterAt)
+		if run.laterAt.IsZero() {
+			capped = append(capped, string(run.mode))
+			continue
+		}
+		for _, c := range run.calls {
+			if !c.At.Before(run.laterAt) {
+				later.add(c.Key)
+			}
 		}
 	}
-	detail := fmt.Sprintf("%d emissions after a terminal transition; a pass 24 h later called the provider %d times", after, later)
-	switch {
-	case passes == 0:
-		detail = fmt.Sprintf("%d emissions after a terminal transition; no pass 24 h later: the demo cap ended the run", after)
-	case passes < len(runs):
-		detail += fmt.Sprintf(" (the demo cap ended %d of the %d drains before it)", len(runs)-passes, len(runs))
+	detail := "no entry emitted after its terminal transition"
+	if len(after) > 0 {
+		detail = "emitted after its terminal transition: " + after.String()
 	}
-	r.Invariant("no automatic replay of terminal entries", after == 0 && later == 0, detail)
+	switch {
+	case len(capped) == len(runs):
+		detail += "; no pass a day later: the demo cap ended the run"
+	case len(later) > 0:
+		detail += "; a pass a day later called the provider for " + later.String()
+	default:
+		detail += "; a pass a day later made no provider call"
+	}
+	if len(capped) > 0 && len(capped) < len(runs) {
+		detail += fmt.Sprintf(" (the demo cap ended the %s drain before it)", strings.Join(capped, " and "))
+	}
+	r.Invariant("no automatic replay of terminal entries", len(after) == 0 && len(later) == 0, detail)
 }
 
 // checkNotDelivery: a dead-letter is never counted or stamped as a delivery.
 func checkNotDelivery(r *report.Report, runs []*driveRun) {
-	delivered, dead, stamped := 0, 0, 0
+	var dead, stamped keyList
 	for _, run := range runs {
 		for _, e := range run.entries {
-			switch e.Status {
-			case emission.Delivered:
-				delivered++
-			case emission.DeadLettered:
-				dead++
-				if !e.DeliveredAt.IsZero() {
-					stamped++
-				}
+			if e.Status != emission.DeadLettered {
+				continue
+			}
+			dead.add(e.Key)
+			if !e.DeliveredAt.IsZero() {
+				stamped.add(e.Key)
 			}
 		}
 	}
-	scope := ""
-	if len(runs) > 1 {
-		scope = " (both modes)"
+	detail := fmt.Sprintf("no DeadLettered row (%s) carries a delivery time (DeadLettered: %s)", modesText(runs), orNone(dead.String(), "none"))
+	if len(stamped) > 0 {
+		detail = fmt.Sprintf("DeadLettered rows carry a delivery time (%s): %s", modesText(runs), stamped)
 	}
-	r.Invariant("a dead-letter is never treated as a delivery", stamped == 0,
-		fmt.Sprintf("%d Delivered, %d DeadLettered%s; %d dead-lettered rows carry a delivery time", delivered, dead, scope, stamped))
+	r.Invariant("a dead-letter is never treated as a delivery", len(stamped) == 0, detail)
+}
+
+// keyList is a check's offending (or exercised) entries, each named once, in
+// the order first met: a WHY names them rather than counting them, so that
+// the reader finds each one in the run's tables.
+type keyList []string
+
+func (l *keyList) add(key string) {
+	if !slices.Contains(*l, key) {
+		*l = append(*l, key)
+	}
+}
+
+func (l keyList) String() string { return strings.Join(l, ", ") }
+
+// modesText says which of the runs a check read: "both modes" for the store
+// and the claim drain, else the one drain's mode.
+func modesText(runs []*driveRun) string {
+	if len(runs) > 1 {
+		return "both modes"
+	}
+	return string(runs[0].mode) + " drain"
+}
+
+// asShown is an entry as the outcome table shows it: its final status and RetryCount.
+func asShown(run *driveRun, key string) string {
+	e := run.entry(key)
+	return fmt.Sprintf("%s %s, RetryCount %d", key, e.Status, e.RetryCount)
+}
+
+// allShown is asShown for each key, from the last run (the table's).
+func allShown(runs []*driveRun, keys keyList) string {
+	shown := make([]string, len(keys))
+	for i, k := range keys {
+		shown[i] = asShown(runs[len(runs)-1], k)
+	}
+	return strings.Join(shown, "; ")
 }

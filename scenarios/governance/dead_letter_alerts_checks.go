@@ -225,13 +225,31 @@ func (o *alertsOptions) checkSecrets(r *report.Report, run *driveRun, lines []st
 	// The body holds everything the terminal showed so far, the alert lines included.
 	body := r.Body()
 	leaks := strings.Count(body, fakeSecret) + strings.Count(body, protectedPrompt)
-	inAlerts := 0 // alert lines that carry the token or the prompt
-	for _, l := range lines {
-		if strings.Contains(l, fakeSecret) || strings.Contains(l, protectedPrompt) {
-			inAlerts++
+	keys := map[int64]string{}
+	for _, e := range run.entries {
+		keys[e.ID] = e.Key
+	}
+	// The alert lines that carry the token or the prompt, named as the alert table shows them.
+	var carriers keyList
+	every := len(lines) > 0
+	for i, l := range run.alerts.Lines() {
+		if i < len(lines) && (strings.Contains(lines[i], fakeSecret) || strings.Contains(lines[i], protectedPrompt)) {
+			carriers.add(strings.TrimPrefix(l.Name, "governance_outbox.") + " " + keys[l.EntryID])
+		} else {
+			every = false
 		}
 	}
-	r.Check("no payload, prompt or secret in alerts, output or report", leaks == 0 && inAlerts == 0,
-		fmt.Sprintf("%d occurrences of the token or the prompt in the report body; %d of the %d alert lines carry one",
-			leaks, inAlerts, len(lines)))
+	detail := "neither the token nor the prompt occurs in the report body"
+	if leaks > 0 {
+		detail = "the token or the prompt occurs in the report body"
+	}
+	switch {
+	case len(carriers) == 0:
+		detail += "; no alert line carries one"
+	case every:
+		detail += "; every alert line carries one: " + carriers.String()
+	default:
+		detail += "; alert lines that carry one: " + carriers.String()
+	}
+	r.Check("no payload, prompt or secret in alerts, output or report", leaks == 0 && len(carriers) == 0, detail)
 }

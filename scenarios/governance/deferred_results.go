@@ -99,7 +99,8 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 	// The ledger says which calls were pending or deferred and what they
 	// asked; the log and the rows say what was persisted; the next ledger
 	// call says when the entry came back.
-	waits, kept, pendingCalls, pendings, onTime := 0, 0, 0, 0, 0
+	waits, pendings := 0, 0
+	var counted, notDeferred, late keyList
 	for _, run := range runs {
 		for _, key := range run.keys() {
 			ems := run.emissions(key)
@@ -110,20 +111,22 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 				}
 				waits++
 				row, deferred := e.row, e.logged && e.log.To == emission.Deferred && e.row.Status == emission.Deferred
-				if deferred && e.log.RetryCount == e.before && row.RetryCount == e.before {
-					kept++
+				if !deferred || e.log.RetryCount != e.before || row.RetryCount != e.before {
+					counted.add(key)
 				}
 				if k == emission.ResultPending {
-					pendingCalls++
-					if deferred {
-						pendings++
+					pendings++
+					if !deferred {
+						notDeferred.add(key)
 					}
 				}
+				onTime := false
 				if j+1 < len(ems) && row.NextRetryAt.Equal(row.UpdatedAt.Add(e.call.Step.Result.RetryAfter)) {
 					next := ems[j+1].call.At
-					if !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= wakeupSlack {
-						onTime++
-					}
+					onTime = !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= wakeupSlack
+				}
+				if !onTime {
+					late.add(key)
 				}
 			}
 		}
@@ -132,20 +135,33 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 	if waits == 0 {
 		r.NotExercised("pending and deferred results never increment RetryCount", noWaits)
 	} else {
-		r.Check("pending and deferred results never increment RetryCount", kept == waits,
-			fmt.Sprintf("%d of %d pending/deferred results (both modes) left RetryCount unchanged and the entry Deferred", kept, waits))
+		detail := "every pending or deferred result (both modes) left RetryCount unchanged and the entry Deferred"
+		if len(counted) > 0 {
+			detail = "a pending or deferred result changed RetryCount or left the entry not Deferred: " + allShown(runs, counted)
+		}
+		r.Check("pending and deferred results never increment RetryCount", len(counted) == 0, detail)
 	}
 	if o.Pendings == 0 {
 		r.NotExercised("pending is kept deferred like deferred", "GOV-002 got no pending result (--pendings 0): a --pendings above 0")
 	} else {
-		r.Check("pending is kept deferred like deferred", pendings == 2*o.Pendings && pendingCalls == pendings,
-			fmt.Sprintf("%d pending results (both modes) persisted as Deferred, %d expected", pendings, 2*o.Pendings))
+		detail := fmt.Sprintf("every pending result of %s's script persisted as Deferred (both modes)", entryKey(2))
+		switch {
+		case len(notDeferred) > 0:
+			detail = "pending results not persisted as Deferred: " + allShown(runs, notDeferred)
+		case pendings != 2*o.Pendings:
+			detail = fmt.Sprintf("%s got more or fewer pending results than its script holds", entryKey(2))
+		}
+		r.Check("pending is kept deferred like deferred", pendings == 2*o.Pendings && len(notDeferred) == 0, detail)
 	}
 	if waits == 0 {
 		r.NotExercised("deferred entries stay eligible and come back when the emitter asked", noWaits)
 	} else {
-		r.Check("deferred entries stay eligible and come back when the emitter asked", onTime == waits,
-			fmt.Sprintf("%d of %d re-emitted at NextRetryAtUtc (= result time + %s) + at most 1 ms", onTime, waits, o.DeferAfter))
+		rule := fmt.Sprintf("at NextRetryAtUtc (= result time + %s) + at most 1 ms", o.DeferAfter)
+		detail := "every pending or deferred entry (both modes) re-emitted " + rule
+		if len(late) > 0 {
+			detail = "not re-emitted " + rule + ": " + allShown(runs, late)
+		}
+		r.Check("deferred entries stay eligible and come back when the emitter asked", len(late) == 0, detail)
 	}
 
 	g1, g3 := claim.entry(entryKey(1)), claim.entry(entryKey(3))

@@ -2,7 +2,6 @@ package governance
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -52,17 +51,11 @@ func TestGovernanceRolesAndWhys(t *testing.T) {
 						}
 					}
 				}
-				if !slices.Contains(aggregateWhys, name) {
-					WhysFromTheRun(t, rep)
-				}
+				WhysFromTheRun(t, rep)
 			})
 		}
 	}
 }
-
-// aggregateWhys are the scenarios whose WHYs still sum figures over both
-// drain modes (or name a time) that no table prints: not yet held to the rule.
-var aggregateWhys = []string{thresholdName, disabledName}
 
 // number is a figure in a WHY: digits, with the separators of a time or a
 // decimal ("09:00:15.004", "2.5").

@@ -29,7 +29,8 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 	// The ledger says which calls failed; the log and the rows say what was
 	// persisted for each. A threshold dead-letter is one persisted for a failed call.
 	var atThreshold []string
-	ok, seen, missed, stable := true, 0, 0, 0
+	ok, seen := true, 0
+	var missed, unstable keyList
 	for _, run := range runs {
 		for _, key := range run.keys() {
 			failed := run.seeded[key].RetryCount
@@ -40,15 +41,15 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 				failed++
 				if !e.logged || e.log.To != emission.DeadLettered {
 					if failed >= maxAttempts {
-						missed++
+						missed.add(key)
 					}
 					continue
 				}
 				seen++
 				n := run.failedCalls(key)
 				ok = ok && e.log.RetryCount == maxAttempts && failed == maxAttempts && n == maxAttempts
-				if e.row.ReasonCode == o.drain.DeadLetterReasonCode && e.row.ReasonMessage == o.drain.DeadLetterReasonMessage {
-					stable++
+				if e.row.ReasonCode != o.drain.DeadLetterReasonCode || e.row.ReasonMessage != o.drain.DeadLetterReasonMessage {
+					unstable.add(key)
 				}
 				if run == claim {
 					atThreshold = append(atThreshold, fmt.Sprintf("%s on failed attempt %d/%d (%s)", key, e.log.RetryCount, maxAttempts, report.Plural(n, "failed call")))
@@ -57,12 +58,13 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 		}
 	}
 	detail := orNone(strings.Join(atThreshold, "; "), "no entry was dead-lettered at the threshold") + " in both modes"
-	if missed > 0 {
-		detail += fmt.Sprintf("; %d failed attempts at or past %d/%d left their entry live", missed, maxAttempts, maxAttempts)
+	if len(missed) > 0 {
+		detail += fmt.Sprintf("; failed attempts at or past %d/%d left their entry live: %s", maxAttempts, maxAttempts, allShown(runs, missed))
 	}
-	r.Check("the failure being processed counts toward the threshold", ok && seen > 0 && missed == 0, detail)
+	r.Check("the failure being processed counts toward the threshold", ok && seen > 0 && len(missed) == 0, detail)
 
-	dl, withNext, cleared := 0, 0, 0
+	dl, cleared := 0, 0
+	var withNext keyList
 	for _, run := range runs {
 		for _, e := range run.entries {
 			if e.Status != emission.DeadLettered {
@@ -70,17 +72,30 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 			}
 			dl++
 			if !e.NextRetryAt.IsZero() {
-				withNext++
+				withNext.add(e.Key)
 			}
 			if run == claim && e.ClaimOwner == "" && e.ClaimLeaseUntil.IsZero() && e.ClaimToken > 0 {
 				cleared++
 			}
 		}
 	}
-	r.Check("threshold dead-letters carry the stable reason code and message", stable == seen && seen > 0,
-		fmt.Sprintf("%d of %d threshold dead-letters (both modes) record %s / %q", stable, seen, o.drain.DeadLetterReasonCode, o.drain.DeadLetterReasonMessage))
-	r.Check("no next retry timestamp on a dead-lettered entry", withNext == 0 && dl > 0,
-		fmt.Sprintf("%d of %d dead-lettered rows (both modes) carry NextRetryAtUtc", withNext, dl))
+	stable := fmt.Sprintf("%s / %q", o.drain.DeadLetterReasonCode, o.drain.DeadLetterReasonMessage)
+	detail = "every threshold dead-letter (both modes) records " + stable
+	switch {
+	case seen == 0:
+		detail = "no threshold dead-letter in this run"
+	case len(unstable) > 0:
+		detail = fmt.Sprintf("threshold dead-letters not recording %s: %s", stable, unstable)
+	}
+	r.Check("threshold dead-letters carry the stable reason code and message", len(unstable) == 0 && seen > 0, detail)
+	detail = "no dead-lettered row (both modes) carries NextRetryAtUtc"
+	switch {
+	case dl == 0:
+		detail = "no row was dead-lettered in this run"
+	case len(withNext) > 0:
+		detail = "dead-lettered rows with a NextRetryAtUtc: " + withNext.String()
+	}
+	r.Check("no next retry timestamp on a dead-lettered entry", len(withNext) == 0 && dl > 0, detail)
 	claimDL := countStatus(claim, emission.DeadLettered)
 	fenced := 0
 	for _, l := range claim.log {
@@ -123,8 +138,9 @@ func countStatus(run *driveRun, st emission.Status) int {
 // threshold's dead-letter) with RetryCount one higher, and some entry must
 // have reached the threshold with retryable-failures among its attempts.
 func checkBothFailureKinds(r *report.Report, runs []*driveRun) {
-	n, ok := map[emission.ResultKind]int{}, map[emission.ResultKind]int{}
+	n := map[emission.ResultKind]int{}
 	var mixed []string
+	var broken keyList
 	for i, run := range runs {
 		for _, key := range run.keys() {
 			kinds := map[emission.ResultKind]int{}
@@ -135,8 +151,9 @@ func checkBothFailureKinds(r *report.Report, runs []*driveRun) {
 				}
 				n[k]++
 				kinds[k]++
-				if e.logged && e.log.RetryCount == e.before+1 && (e.log.To == e.retryStatus() || e.log.To == emission.DeadLettered && e.log.ReasonCode != "") {
-					ok[k]++
+				if !e.logged || e.log.RetryCount != e.before+1 ||
+					!(e.log.To == e.retryStatus() || e.log.To == emission.DeadLettered && e.log.ReasonCode != "") {
+					broken.add(key)
 				}
 			}
 			if row := run.entry(key); row.Status == emission.DeadLettered && row.ReasonCode == run.flags.DeadLetterReasonCode &&
@@ -146,9 +163,16 @@ func checkBothFailureKinds(r *report.Report, runs []*driveRun) {
 			}
 		}
 	}
-	rf, f := emission.ResultRetryableFailure, emission.ResultFailed
+	rf := emission.ResultRetryableFailure
+	detail := "every retryable-failure persisted RetryableFailure and every failure Failed (or the threshold's " +
+		"DeadLettered), RetryCount +1 each (" + modesText(runs) + ")"
+	switch {
+	case n[rf] == 0:
+		detail = "no retryable-failure came in this run"
+	case len(broken) > 0:
+		detail = "a failure not persisted as its own status with RetryCount +1: " + allShown(runs, broken)
+	}
 	r.Check("failed and retryable-failure results both count toward the threshold",
-		len(mixed) > 0 && ok[rf] == n[rf] && ok[f] == n[f] && n[rf] > 0,
-		fmt.Sprintf("%s; %d of %d retryable-failures persisted RetryableFailure and %d of %d failures Failed, RetryCount +1 each (both modes)",
-			orNone(strings.Join(mixed, "; "), "no entry reached the threshold with a retryable-failure"), ok[rf], n[rf], ok[f], n[f]))
+		len(mixed) > 0 && len(broken) == 0 && n[rf] > 0,
+		orNone(strings.Join(mixed, "; "), "no entry reached the threshold with a retryable-failure")+"; "+detail)
 }

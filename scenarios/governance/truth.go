@@ -1,8 +1,6 @@
 package governance
 
 import (
-	"time"
-
 	"outboxlab/core/emission"
 )
 
@@ -77,17 +75,6 @@ func (r *driveRun) failedCalls(key string) int {
 	n := 0
 	for _, c := range r.calls {
 		if c.Key == key && failedStep(c.Step) {
-			n++
-		}
-	}
-	return n
-}
-
-// callsSince counts the ledger's calls made at or after t.
-func callsSince(calls []emission.Call, t time.Time) int {
-	n := 0
-	for _, c := range calls {
-		if !c.At.Before(t) {
 			n++
 		}
 	}
