@@ -61,7 +61,8 @@ func TestColorOnlyOnATerminal(t *testing.T) {
 		t.Errorf("no red FAIL on a terminal:\n%.600s", colored)
 	}
 	if plain := run("NO_COLOR=1"); strings.Contains(plain, "\x1b[") {
-		t.Error("NO_COLOR output contains escape codes")
+		i := strings.Index(plain, "\x1b[")
+		t.Errorf("NO_COLOR output contains escape codes: %q", plain[max(i-80, 0):min(i+80, len(plain))])
 	}
 	if plain := run("TERM=dumb"); strings.Contains(plain, "\x1b[") {
 		t.Error("TERM=dumb output contains escape codes")
