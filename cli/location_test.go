@@ -153,7 +153,7 @@ func TestPostgresServerStoppedMidRunSaysItsCauseFirst(t *testing.T) {
 	defer srv.Stop()
 	// A backlog big enough that the run is still draining when the server
 	// stops, however loaded the machine (the defaults can finish first).
-	cmd := labCommand(t, nil, "worker-throughput", "--no-report", "--messages", "1000", "--database", srv.URL)
+	cmd := labCommand(t, nil, "worker-throughput", "--no-report", "--messages", "3000", "--workers", "1,2", "--database", srv.URL)
 	code, stderr := interruptWith(t, cmd, func() bool {
 		return len(runSchemas(t, srv.URL, pgdb.SchemaPrefix+"worker_throughput")) > 0
 	}, func() {
