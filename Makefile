@@ -1,7 +1,7 @@
 # outboxlab: build, test and check. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: build test test-race test-lab test-postgres check vet fmt golden fuzz fuzz-options
+.PHONY: build test test-race test-lab test-extremes test-postgres check vet fmt golden fuzz fuzz-options
 
 build:
 	$(GO) build -o outboxlab .
@@ -17,7 +17,7 @@ build:
 # work whatever else runs. Each scenario runs at its defaults once per
 # database (cli's golden tests); the families compare their FailsWith runs.
 test: check
-	$(MAKE) -j3 --output-sync=target test-race test-lab fuzz FUZZTIME=$(FUZZCOUNT)
+	$(MAKE) -j4 --output-sync=target test-race test-lab test-extremes fuzz FUZZTIME=$(FUZZCOUNT)
 
 # The race detector runs where goroutines race: the engine, the kit and
 # worker-throughput's drains whole; of wassal and governance, the tests
@@ -33,7 +33,13 @@ test-race:
 	$(GO) test -race -count=1 -timeout 30m -run '$(RACED_RUN)' ./scenarios/wassal ./scenarios/governance
 
 test-lab:
-	$(GO) test -count=1 -timeout 30m . ./cli ./grade ./workers ./scenarios/retry ./scenarios/ordered ./scenarios/wassal ./scenarios/governance
+	$(GO) test -count=1 -timeout 30m -skip '^TestFlagExtremesRun$$' . ./cli ./grade ./workers ./scenarios/retry ./scenarios/ordered ./scenarios/wassal ./scenarios/governance
+
+# Every scenario's flags at their limits (cli TestFlagExtremesRun), the
+# longest single test, in a process of its own beside test-lab so that the
+# two share the cores instead of queueing.
+test-extremes:
+	$(GO) test -count=1 -timeout 30m -run '^TestFlagExtremesRun$$' ./cli
 
 # The PostgreSQL half of test-lab alone (each test binary starts its own
 # throwaway server): every scenario's comparable body on PostgreSQL against its
