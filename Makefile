@@ -1,45 +1,56 @@
 # outboxlab: build, test and check. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: build test test-race test-lab test-extremes test-postgres check vet fmt golden fuzz fuzz-options
+.PHONY: build test test-race test-lab test-extremes test-workers-postgres test-postgres check vet fmt golden fuzz fuzz-options
 
 build:
 	$(GO) build -o outboxlab .
 
-# Everything CI checks: formatting, vet, the engine and the scenario families
-# under the race detector (where goroutines and processes really race), the
-# golden reports and end-to-end scripts without it (they run scenarios, not
-# races, and are several times slower under it), and every fuzz target for a
-# fixed number of inputs (a count, never a time: a time-based run can end on
-# the engine's own deadline). The three run side by side: much of the tests'
-# time is spent waiting on PostgreSQL's commits and child processes, which
-# leaves the cores to the others, and the fuzz targets' count bounds their
-# work whatever else runs. Each scenario runs at its defaults once per
+# Everything CI checks: formatting, vet, the engine and the tests that race
+# goroutines under the race detector, the golden reports, end-to-end scripts
+# and the families' other tests without it (they run scenarios, not races,
+# and are several times slower under it), and every fuzz target for a fixed
+# number of inputs (a count, never a time: a time-based run can end on the
+# engine's own deadline). They run side by side: much of the tests' time is
+# spent waiting on PostgreSQL's commits and child processes, which leaves
+# the cores to the others, and the fuzz targets' count bounds their work
+# whatever else runs. Each scenario runs at its defaults once per
 # database (cli's golden tests); the families compare their FailsWith runs.
 test: check
-	$(MAKE) -j4 --output-sync=target test-race test-lab test-extremes fuzz FUZZTIME=$(FUZZCOUNT)
+	$(MAKE) -j5 --output-sync=target test-race test-lab test-extremes test-workers-postgres fuzz FUZZTIME=$(FUZZCOUNT)
 
-# The race detector runs where goroutines race: the engine, the kit and
-# worker-throughput's drains whole; of wassal and governance, the tests
-# that drive their goroutines (Day 15's racing workers, the stale-claim
-# race). Everything else in the families drives one design at a time on
-# the scenario clock, through the engine the race tests cover, and runs in
-# test-lab without the detector, which makes it several times slower.
-RACED = ./core/... ./internal/... ./scenarios ./scenarios/scenariotest ./scenarios/workers
+# Every go test of `make test` links its binary without DWARF (-w), which no
+# test reads and which is a third of each link's time.
+TEST = $(GO) test -count=1 -timeout 30m -ldflags=-w
+
+# The race detector runs where goroutines race: the engine and the kit
+# whole; worker-throughput's drains on SQLite (its goroutine workers); of
+# wassal and governance, the tests that drive their goroutines (Day 15's
+# racing workers, the stale-claim race). Everything else in the families
+# drives one design at a time on the scenario clock, through the engine the
+# race tests cover, and runs in test-lab without the detector, which makes
+# it several times slower. worker-throughput on PostgreSQL runs its
+# workers as processes, which race through the server, not in memory:
+# test-workers-postgres.
+RACED = ./core/... ./internal/... ./scenarios ./scenarios/scenariotest
 RACED_RUN = Session15|Stale|DeadLetterRace
 
 test-race:
-	$(GO) test -race -count=1 -timeout 30m $(RACED)
-	$(GO) test -race -count=1 -timeout 30m -run '$(RACED_RUN)' ./scenarios/wassal ./scenarios/governance
+	$(TEST) -race $(RACED)
+	$(TEST) -race -skip 'Postgres' ./scenarios/workers
+	$(TEST) -race -run '$(RACED_RUN)' ./scenarios/wassal ./scenarios/governance
 
 test-lab:
-	$(GO) test -count=1 -timeout 30m -skip '^TestFlagExtremesRun$$' . ./cli ./grade ./workers ./scenarios/retry ./scenarios/ordered ./scenarios/wassal ./scenarios/governance
+	$(TEST) -skip '^TestFlagExtremesRun$$' . ./cli ./grade ./workers ./scenarios/retry ./scenarios/ordered ./scenarios/wassal ./scenarios/governance
+
+test-workers-postgres:
+	$(TEST) -run 'Postgres' ./scenarios/workers
 
 # Every scenario's flags at their limits (cli TestFlagExtremesRun), the
 # longest single test, in a process of its own beside test-lab so that the
 # two share the cores instead of queueing.
 test-extremes:
-	$(GO) test -count=1 -timeout 30m -run '^TestFlagExtremesRun$$' ./cli
+	$(TEST) -run '^TestFlagExtremesRun$$' ./cli
 
 # The PostgreSQL half of test-lab alone (each test binary starts its own
 # throwaway server): every scenario's comparable body on PostgreSQL against its

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"outboxlab/core/report"
 	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios"
+	"outboxlab/scenarios/workers"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden report bodies in testdata/golden")
@@ -79,7 +79,7 @@ func TestGoldenReportsPostgres(t *testing.T) {
 			}
 			golden, got := report.Comparable(string(want)), pg.body
 			if s.Alone {
-				golden, got = concurrentSplit(golden), concurrentSplit(got)
+				golden, got = workers.MaskSplit(golden), workers.MaskSplit(got)
 			}
 			if d := report.Diff("golden (SQLite)", golden, "PostgreSQL", got); d != "" {
 				t.Errorf("the comparable body on PostgreSQL differs from %s:\n%s", goldenPath(s), d)
@@ -92,24 +92,6 @@ func TestGoldenReportsPostgres(t *testing.T) {
 		})
 	}
 }
-
-// splitRow is a drain table's row of several workers claiming many
-// messages at a time: its claim and settlement counts and transactions per
-// message (the three cells after the label).
-var splitRow = regexp.MustCompile(`(?m)^(│ [2-9]\d* workers, claim \d{2,} +│)[^│]*│[^│]*│[^│]*│`)
-
-// concurrentSplit masks the cells of body's drain table that depend on how
-// concurrent claims split a backlog: on PostgreSQL, where writers run side
-// by side and skip each other's rows (FOR UPDATE SKIP LOCKED), two claims
-// of one round may share what one would take on SQLite, where they take
-// turns. The drain's checks judge those counts on either database.
-func concurrentSplit(body string) string {
-	return splitRow.ReplaceAllString(body, "$1 (split by the database) │ │ │")
-}
-
-// databaseSplit are the metric keys whose values depend on how the
-// database lets concurrent claims split a backlog (see unmeasured).
-var databaseSplit = map[string]bool{"claims": true, "settlements": true}
 
 // goldenPath is s's golden body.
 func goldenPath(s *scenarios.Scenario) string {
@@ -217,15 +199,14 @@ func sameRecord(t *testing.T, lite, pg *report.Record) {
 
 // unmeasured is v without the map keys starting with "measured_", at any
 // depth (worker-throughput's drains hold measured figures too), nor the
-// drains' claim and settlement counts: how concurrent claims split a
-// backlog is the database's (SQLite's writers take turns, PostgreSQL's
-// skip each other's rows), which the body marks [database].
+// drains' claim and settlement counts, which depend on how the database
+// splits a backlog between concurrent claims (workers.IsSplitMetric).
 func unmeasured(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := maps.Clone(v)
 		for k, e := range out {
-			if strings.HasPrefix(k, "measured_") || databaseSplit[k] {
+			if strings.HasPrefix(k, "measured_") || workers.IsSplitMetric(k) {
 				delete(out, k)
 			} else {
 				out[k] = unmeasured(e)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -241,9 +242,16 @@ func scenarioExample(s *scenarios.Scenario) string {
 	return fmt.Sprintf("%s\n  # %s: the checks fail, exit 1\n  outboxlab %s %s", ex, because, s.Name, strings.Join(s.FailsWith, " "))
 }
 
-// closedOutput reports whether err is a write to an output the reader has
-// closed (`| head`): the run still counts, so it is not an error.
-func closedOutput(err error) bool { return errors.Is(err, syscall.EPIPE) }
+// closedOutput reports whether err is a write to the lab's own output
+// (os.Stdout or os.Stderr) that the reader has closed (`| head`): the run
+// still counts, so it is not an error. Only those: a broken pipe anywhere
+// else (a database server that went away under its connection, a worker
+// process that closed its stdin) is a run that could not happen.
+func closedOutput(err error) bool {
+	var pe *os.PathError
+	return errors.Is(err, syscall.EPIPE) && errors.As(err, &pe) && pe.Op == "write" &&
+		(pe.Path == os.Stdout.Name() || pe.Path == os.Stderr.Name())
+}
 
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
