@@ -1,7 +1,7 @@
 # outboxlab: build, test and check. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: build test test-race test-lab test-extremes test-workers-postgres test-postgres check vet fmt golden fuzz fuzz-options
+.PHONY: build test test-race test-lab test-scripts test-cli test-grade test-families test-extremes test-workers-postgres test-postgres check vet fmt golden fuzz fuzz-options
 
 build:
 	$(GO) build -o outboxlab .
@@ -17,7 +17,12 @@ build:
 # whatever else runs. Each scenario runs at its defaults once per
 # database (cli's golden tests); the families compare their FailsWith runs.
 test: check
-	$(MAKE) -j5 --output-sync=target test-race test-lab test-extremes test-workers-postgres fuzz FUZZTIME=$(FUZZCOUNT)
+	$(MAKE) -j8 --output-sync=target $(TESTS) FUZZTIME=$(FUZZCOUNT)
+
+# make test's parts, longest first: each is a process of its own, so that no
+# part queues behind another's longest package (go test runs two test
+# binaries at a time).
+TESTS = test-extremes test-cli test-race test-scripts test-grade test-workers-postgres test-families fuzz
 
 # Every go test of `make test` links its binary without DWARF (-w), which no
 # test reads and which is a third of each link's time.
@@ -40,15 +45,28 @@ test-race:
 	$(TEST) -race -skip 'Postgres' ./scenarios/workers
 	$(TEST) -race -run '$(RACED_RUN)' ./scenarios/wassal ./scenarios/governance
 
-test-lab:
-	$(TEST) -skip '^TestFlagExtremesRun$$' . ./cli ./grade ./workers ./scenarios/retry ./scenarios/ordered ./scenarios/wassal ./scenarios/governance
+# Without the race detector: the end-to-end scripts, cli's tests (the
+# golden reports on both databases among them), grading with the reference
+# and the wrong workers, and the families' own tests.
+test-lab: test-scripts test-cli test-grade test-families
+
+test-scripts:
+	$(TEST) .
+
+test-cli:
+	$(TEST) -skip '^TestFlagExtremesRun$$' ./cli
+
+test-grade:
+	$(TEST) ./grade ./workers
+
+test-families:
+	$(TEST) ./scenarios/retry ./scenarios/ordered ./scenarios/wassal ./scenarios/governance
 
 test-workers-postgres:
 	$(TEST) -run 'Postgres' ./scenarios/workers
 
 # Every scenario's flags at their limits (cli TestFlagExtremesRun), the
-# longest single test, in a process of its own beside test-lab so that the
-# two share the cores instead of queueing.
+# longest single test, in a process of its own beside cli's other tests.
 test-extremes:
 	$(TEST) -run '^TestFlagExtremesRun$$' ./cli
 
