@@ -77,7 +77,7 @@ test-extremes:
 # golden, the end-to-end scripts with OUTBOXLAB_DATABASE, and --database's
 # faults, cleanup, --keep-db and inspect.
 test-postgres:
-	$(GO) test -count=1 -timeout 30m -run Postgres . ./cli
+	$(TEST) -run Postgres . ./cli
 
 # The fuzz targets, none of which compiles SQLite. `make fuzz` alone fuzzes
 # each for FUZZTIME (a duration or a count such as 500x);

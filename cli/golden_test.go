@@ -77,10 +77,9 @@ func TestGoldenReportsPostgres(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no golden report: %v", err)
 			}
-			golden, got := report.Comparable(string(want)), pg.body
-			if s.Alone {
-				golden, got = workers.MaskSplit(golden), workers.MaskSplit(got)
-			}
+			// A drain table's cells that the database's split of a backlog
+			// decides are masked on both sides (only worker-throughput has one).
+			golden, got := workers.MaskSplit(report.Comparable(string(want))), workers.MaskSplit(pg.body)
 			if d := report.Diff("golden (SQLite)", golden, "PostgreSQL", got); d != "" {
 				t.Errorf("the comparable body on PostgreSQL differs from %s:\n%s", goldenPath(s), d)
 			}

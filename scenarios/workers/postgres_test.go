@@ -94,9 +94,7 @@ func unmeasured(metrics map[string]any) map[string]any {
 	out := maps.Clone(metrics)
 	for k, v := range out {
 		switch {
-		case strings.HasPrefix(k, "measured_"):
-			delete(out, k)
-		case IsSplitMetric(k):
+		case strings.HasPrefix(k, "measured_") || IsSplitMetric(k):
 			delete(out, k)
 		case k == "drains":
 			var drains []map[string]any
