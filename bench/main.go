@@ -99,9 +99,14 @@ func run(ctx context.Context, o options) error {
 		"  %.2f× the raw ceiling (median; %s);\n  StepBatch reaches %.2f of it (median; %s)\n",
 		median(alt.floorVsCeiling), formatRatios(alt.floorVsCeiling), median(alt.batchVsFloor), formatRatios(alt.batchVsFloor))
 	fmt.Printf("By CPU time (user+sys, medians of the same runs): StepBatch %.1fµs a message, bare %.1fµs,\n"+
-		"  the ceiling %.1fµs a transaction: StepBatch %.2f× and its floor %.2f× the ceiling in CPU\n\n",
+		"  the ceiling %.1fµs a transaction: StepBatch %.2f× and its floor %.2f× the ceiling in CPU\n",
 		median(alt.batchCPU), median(alt.floorCPU), median(alt.ceilingCPU),
 		median(alt.ceilingCPU)/median(alt.batchCPU), median(alt.ceilingCPU)/median(alt.floorCPU))
+	fmt.Printf("The least any drain can do on this schema (rowFloor: each row's two rewrites, by id range, no gate,\n"+
+		"  no fencing, no RETURNING, no worker), the same runs: %.2f× the raw ceiling (median; %s),\n"+
+		"  %.2f× reading the claimed messages too (median; %s); by CPU %.1fµs and %.1fµs a message\n\n",
+		median(alt.writesVsCeiling), formatRatios(alt.writesVsCeiling), median(alt.readVsCeiling), formatRatios(alt.readVsCeiling),
+		median(alt.writesCPU), median(alt.readCPU))
 
 	sizes := []int{o.smallRows, o.largeRows}
 	var files []string
@@ -151,9 +156,12 @@ type rounds struct {
 	batchVsCeiling []float64 // StepBatch claim K's messages/s over the ceiling's transactions/s
 	floorVsCeiling []float64 // the engine's statements run bare (floorDrain), over the ceiling
 	batchVsFloor   []float64 // StepBatch claim K over that floor
+	// the schema's own row writes (rowFloor), alone and with the read, over the ceiling
+	writesVsCeiling, readVsCeiling []float64
 	// CPU time: StepBatch's and the floor's per message, the ceiling's per
 	// transaction (µs), per round
 	batchCPU, floorCPU, ceilingCPU []float64
+	writesCPU, readCPU             []float64
 }
 
 // alternate runs the SQLite targets' contenders in turn, o.rounds times,
@@ -162,7 +170,7 @@ func alternate(ctx context.Context, dir string, o options) (rounds, error) {
 	var rs rounds
 	for round := range o.rounds {
 		progress(fmt.Sprintf("SQLite round %d/%d: raw ceiling, outboxlab StepBatch claim %d, its statements bare, "+
-			"Step claim 1, goqite", round+1, o.rounds, o.batch))
+			"the schema's row writes, Step claim 1, goqite", round+1, o.rounds, o.batch))
 		sub, err := os.MkdirTemp(dir, "round-")
 		if err != nil {
 			return rs, err
@@ -179,6 +187,14 @@ func alternate(ctx context.Context, dir string, o options) (rounds, error) {
 		if err != nil {
 			return rs, err
 		}
+		writes, err := rowFloor(ctx, sub, o.roundMessages, o.batch, false)
+		if err != nil {
+			return rs, err
+		}
+		withRead, err := rowFloor(ctx, sub, o.roundMessages, o.batch, true)
+		if err != nil {
+			return rs, err
+		}
 		lab, err := labStepDrain(ctx, sub, o.roundMessages, 1)
 		if err != nil {
 			return rs, err
@@ -191,6 +207,10 @@ func alternate(ctx context.Context, dir string, o options) (rounds, error) {
 		rs.batchVsCeiling = append(rs.batchVsCeiling, batched.rate()/ceil)
 		rs.floorVsCeiling = append(rs.floorVsCeiling, floor.rate()/ceil)
 		rs.batchVsFloor = append(rs.batchVsFloor, batched.rate()/floor.rate())
+		rs.writesVsCeiling = append(rs.writesVsCeiling, writes.rate()/ceil)
+		rs.readVsCeiling = append(rs.readVsCeiling, withRead.rate()/ceil)
+		rs.writesCPU = append(rs.writesCPU, micros(writes.cpuPer()))
+		rs.readCPU = append(rs.readCPU, micros(withRead.cpuPer()))
 		rs.batchCPU = append(rs.batchCPU, micros(batched.cpuPer()))
 		rs.floorCPU = append(rs.floorCPU, micros(floor.cpuPer()))
 		rs.ceilingCPU = append(rs.ceilingCPU, micros(ceilCPU))
