@@ -20,6 +20,9 @@ type result struct {
 	send  time.Duration
 	drain time.Duration
 	cpu   time.Duration // the process's user+sys CPU time over the drain, where measured
+	// busy is every core's busy time over the drain (machineBusy), where
+	// measured: on PostgreSQL, the worker's and the server's CPU together
+	busy time.Duration
 }
 
 // cpuTime is the process's user+sys CPU time so far. The machine's load

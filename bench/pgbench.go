@@ -55,8 +55,10 @@ func pgbenchRun(server *pgtest.Server) func(ctx context.Context, url string, n, 
 			return result{}, err
 		}
 		c := strconv.Itoa(workers)
+		busy := machineBusy()
 		out, err := exec.CommandContext(ctx, bin, "-n", "-b", "simple-update", "-c", c, "-j", c,
 			"-T", strconv.Itoa(pgbenchSeconds), "-h", server.Dir, "-U", "postgres", "postgres").CombinedOutput()
+		busy = machineBusy() - busy
 		if err != nil {
 			return result{}, fmt.Errorf("pgbench: %v: %s", err, out)
 		}
@@ -69,6 +71,6 @@ func pgbenchRun(server *pgtest.Server) func(ctx context.Context, url string, n, 
 		if rate <= 0 || n <= 0 {
 			return result{}, fmt.Errorf("pgbench: %d transactions at %s tps", n, tps[1])
 		}
-		return result{n: n, drain: time.Duration(float64(n) / rate * float64(time.Second))}, nil
+		return result{n: n, drain: time.Duration(float64(n) / rate * float64(time.Second)), busy: busy}, nil
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 
@@ -24,6 +25,11 @@ type pgRun struct {
 	failures   [][]string  // [contender]: what each failed round reported
 	medians    []float64
 	scales     []scaleRun // claim latency at -small-rows and -large-rows
+	// per contender and round, the machine's CPU (worker and server) per
+	// message and how many of its cores were busy, from machineBusy; NaN
+	// where not measured
+	cpuPer, cores [][]float64
+	waits         []waitProfile // Step claim 1 with 1 and 4 workers, sampled
 }
 
 // pgContenders are the lab's drain (Step claim 1, StepBatch claim K) and
@@ -71,6 +77,8 @@ func runPostgres(ctx context.Context, o options) (*pgRun, error) {
 		defer pprof.StopCPUProfile()
 	}
 	run.rates = make([][]float64, len(run.contenders))
+	run.cpuPer = make([][]float64, len(run.contenders))
+	run.cores = make([][]float64, len(run.contenders))
 	run.failures = make([][]string, len(run.contenders))
 	for round := range o.rounds {
 		for i, c := range run.contenders {
@@ -85,7 +93,23 @@ func runPostgres(ctx context.Context, o options) (*pgRun, error) {
 				progress(fmt.Sprintf("PostgreSQL round %d/%d: %s FAILED: %v", round+1, o.rounds, c.name, err))
 			}
 			run.rates[i] = append(run.rates[i], rate)
+			cpuPer, cores := math.NaN(), math.NaN()
+			if err == nil && r.busy > 0 {
+				cpuPer, cores = micros(r.busy)/float64(r.n), r.busy.Seconds()/r.drain.Seconds()
+			}
+			run.cpuPer[i], run.cores[i] = append(run.cpuPer[i], cpuPer), append(run.cores[i], cores)
 		}
+	}
+	// Where the sessions' time goes, for the scaling target's why: one more
+	// drain each with one and four workers, sampled (the sampler costs the
+	// drain some of its speed, so these runs are not timed).
+	for _, workers := range []int{1, 4} {
+		progress(fmt.Sprintf("PostgreSQL: where Step's sessions wait, %s", report.Plural(workers, "worker")))
+		p, err := pgWaits(ctx, server.URL, o.pgMessages, workers)
+		if err != nil {
+			return nil, fmt.Errorf("sample the sessions' waits: %w", err)
+		}
+		run.waits = append(run.waits, p)
 	}
 	for _, rates := range run.rates {
 		run.medians = append(run.medians, median(rates))
@@ -166,6 +190,7 @@ func (p *pgRun) print(n int) {
 		fmt.Println("FAILED: " + f)
 	}
 	fmt.Println()
+	printWaits(p.waits, n)
 }
 
 // pgTargets are the PostgreSQL targets: 4 workers against 1 with claims of
@@ -208,15 +233,7 @@ func (p *pgRun) why(batch int) []string {
 	var lines []string
 	const four, bench4 = 3, 7
 	if scale, server := p.ratio(four, 0), p.ratio(bench4, 6); scale < 0.9*server {
-		// Step claim 1 commits twice per message: its commits/s against pgbench's transactions/s.
-		lines = append(lines,
-			fmt.Sprintf("Why PostgreSQL claim 1, 4 workers, scales %.2f× and pgbench %.2f×:", scale, server),
-			fmt.Sprintf("  a Step commits twice per message: one worker commits %.0f times/s, %.0f%% of pgbench's",
-				2*p.medians[0], 100*2*p.medians[0]/p.medians[6]),
-			fmt.Sprintf("  one client, four %.0f, %.0f%% of its four: the single worker already runs near the",
-				2*p.medians[four], 100*2*p.medians[four]/p.medians[bench4]),
-			"  server's one-session commit rate, and four share one WAL flush with two commits a message",
-			"  where pgbench has one. Tried: prepared statements; what is left is the server's commit.")
+		lines = append(lines, p.whyScaling(scale, server)...)
 	}
 	const one, bench1 = 0, 6
 	r := p.ratio(one+1, one+2)
@@ -238,6 +255,44 @@ func (p *pgRun) why(batch int) []string {
 		"  settlement stay two transactions (no provider call inside one); River's completer",
 		"  settles several fetches' jobs in one commit, so it pays commits less often.",
 	)
+}
+
+// whyScaling explains Step's 1→4 worker scaling under pgbench's from this
+// run's figures: the round trips and commits of a message against a pgbench
+// transaction's, where the sampled sessions spent their time, and how much
+// of the machine's CPU the four workers and their sessions used.
+func (p *pgRun) whyScaling(scale, server float64) []string {
+	const one, four, bench1, bench4 = 0, 3, 6, 7
+	lines := []string{fmt.Sprintf("Why PostgreSQL claim 1, 4 workers, scales %.2f× and pgbench %.2f×:", scale, server),
+		"  a Step is six round trips and two commits a message (BEGIN, the claim, COMMIT; BEGIN, the",
+		"  settlement, COMMIT), a pgbench transaction five round trips and one commit.",
+		fmt.Sprintf("  One worker commits %.0f times/s, %.0f%% of pgbench's one client.", 2*p.medians[one],
+			100*2*p.medians[one]/p.medians[bench1])}
+	if len(p.waits) == 2 && p.waits[0].samples > 0 && p.waits[1].samples > 0 {
+		w1, w4 := p.waits[0].share, p.waits[1].share
+		lines = append(lines,
+			fmt.Sprintf("  Sampled (the table above): with 1 worker its session spent %.0f%% waiting for the worker inside", 100*w1[waitClientInTx]),
+			fmt.Sprintf("  a transaction, %.0f%% for the WAL and %.0f%% running; with 4 workers, %.0f%%, %.0f%% and %.0f%%.",
+				100*w1[waitWAL], 100*w1[waitRunning], 100*w4[waitClientInTx], 100*w4[waitWAL], 100*w4[waitRunning]))
+	}
+	if busy4, per4, perBench := median(p.cores[four]), median(p.cpuPer[four]), median(p.cpuPer[bench4]); !math.IsNaN(busy4) {
+		lines = append(lines,
+			fmt.Sprintf("  Four workers kept %.1f of the machine's %d cores busy at %.0fµs of CPU a message, worker and", busy4, runtime.NumCPU(), per4),
+			fmt.Sprintf("  server together; pgbench's four clients kept %.1f busy at %.0fµs a transaction. A message costs", median(p.cores[bench4]), perBench),
+			fmt.Sprintf("  %.1f× a pgbench transaction in CPU, and four workers share the cores with their sessions.", per4/perBench))
+	}
+	return append(lines,
+		"  Tried: statements prepared once per connection; claim and settlement each as one statement",
+		"  without BEGIN and COMMIT (see the README's Benchmarks). Claim and settlement stay two commits.")
+}
+
+// waitShare formats the share of kind in the sampled profile i (1 worker,
+// then 4) with format, or nothing when it was not sampled.
+func (p *pgRun) waitShare(i int, kind, format string) string {
+	if i >= len(p.waits) || p.waits[i].samples == 0 {
+		return ""
+	}
+	return fmt.Sprintf(format, 100*p.waits[i].share[kind])
 }
 
 func met(ok bool) string {

@@ -64,53 +64,68 @@ func pgSend(ctx context.Context, location string, n int) (*outbox.Store, time.Du
 // worker.Step (batch 1) or worker.StepBatch (batch > 1, claim batch).
 func pgLabDrain(step bool, batch int) func(ctx context.Context, url string, n, workers int) (result, error) {
 	return func(ctx context.Context, url string, n, workers int) (result, error) {
-		var res result
-		run, err := pgdb.CreateRunSchema(ctx, url, "bench")
-		if err != nil {
-			return res, err
-		}
-		defer run.Drop(ctx)
-		store, send, err := pgSend(ctx, run.URL, n)
-		if err != nil {
-			return res, err
-		}
-		defer store.Close()
-		res = result{n: n, send: send}
-		var processed atomic.Int64
-		errs := make([]error, workers)
-		stores := make([]*outbox.Store, workers)
-		for i := range stores {
-			if stores[i], err = outbox.OpenExisting(ctx, run.URL); err != nil {
-				return res, err
-			}
-			defer stores[i].Close()
-			stores[i].DB().SetMaxOpenConns(1)
-		}
-		var wg sync.WaitGroup
-		start := time.Now()
-		for i := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = pgWorker(ctx, stores[i], fmt.Sprintf("w%d", i+1), step, batch, &processed)
-			}()
-		}
-		wg.Wait()
-		res.drain = time.Since(start)
-		for _, err := range errs {
-			if err != nil {
-				return res, err
-			}
-		}
-		counts, err := store.Counts(ctx)
-		if err != nil {
-			return res, err
-		}
-		if processed.Load() != int64(n) || counts[outbox.Processed] != n {
-			return res, fmt.Errorf("lab drain: %d processed, %d rows Processed, want %d", processed.Load(), counts[outbox.Processed], n)
-		}
-		return res, nil
+		return pgLabDrainObserved(ctx, url, n, workers, step, batch, nil)
 	}
+}
+
+// pgLabDrainObserved is pgLabDrain's drain; observe, when set, is given the
+// server process ids of the workers' sessions just before they start.
+func pgLabDrainObserved(ctx context.Context, url string, n, workers int, step bool, batch int, observe func(pids []int)) (result, error) {
+	var res result
+	run, err := pgdb.CreateRunSchema(ctx, url, "bench")
+	if err != nil {
+		return res, err
+	}
+	defer run.Drop(ctx)
+	store, send, err := pgSend(ctx, run.URL, n)
+	if err != nil {
+		return res, err
+	}
+	defer store.Close()
+	res = result{n: n, send: send}
+	var processed atomic.Int64
+	errs := make([]error, workers)
+	stores := make([]*outbox.Store, workers)
+	for i := range stores {
+		if stores[i], err = outbox.OpenExisting(ctx, run.URL); err != nil {
+			return res, err
+		}
+		defer stores[i].Close()
+		stores[i].DB().SetMaxOpenConns(1)
+	}
+	if observe != nil {
+		pids := make([]int, workers)
+		for i, s := range stores {
+			if err := s.DB().QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&pids[i]); err != nil {
+				return res, err
+			}
+		}
+		observe(pids)
+	}
+	var wg sync.WaitGroup
+	start, busy := time.Now(), machineBusy()
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = pgWorker(ctx, stores[i], fmt.Sprintf("w%d", i+1), step, batch, &processed)
+		}()
+	}
+	wg.Wait()
+	res.drain, res.busy = time.Since(start), machineBusy()-busy
+	for _, err := range errs {
+		if err != nil {
+			return res, err
+		}
+	}
+	counts, err := store.Counts(ctx)
+	if err != nil {
+		return res, err
+	}
+	if processed.Load() != int64(n) || counts[outbox.Processed] != n {
+		return res, fmt.Errorf("lab drain: %d processed, %d rows Processed, want %d", processed.Load(), counts[outbox.Processed], n)
+	}
+	return res, nil
 }
 
 // pgWorker claims and settles until a claim finds nothing claimable.
