@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -106,10 +107,17 @@ func breakLongWords(words []string, width int) []string {
 	return out
 }
 
+// twoWordLabel is a setup line's label of two words and the spaces after it.
+var twoWordLabel = regexp.MustCompile(`^[A-Z][a-z]+ [a-z]+  +`)
+
 // hangingIndent is where a wrapped line's continuation starts: under the
 // text after a label or stamp set off by two spaces ("Retries   failed…",
-// "09:00:00.000Z+1d  GOV-001  failed…"), else four past its own indent.
+// "Demo cap  none…", "09:00:00.000Z+1d  GOV-001  failed…"), else four past
+// its own indent.
 func hangingIndent(line string) string {
+	if m := twoWordLabel.FindString(line); m != "" && Width(m) <= 16 {
+		return strings.Repeat(" ", Width(m)) // a setup label of two words ("Demo cap  …")
+	}
 	lead := len(line) - len(strings.TrimLeft(line, " "))
 	if i := strings.Index(line[lead:], "  "); i > 0 && !strings.Contains(line[lead:lead+i], " ") {
 		j := lead + i

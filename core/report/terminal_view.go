@@ -1,7 +1,6 @@
 package report
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -135,14 +134,8 @@ func continuationIndent(l string) string {
 	case strings.HasPrefix(l, "VERDICT: "):
 		return verdictIndent
 	}
-	if m := twoWordLabel.FindString(l); m != "" && Width(m) <= 16 {
-		return strings.Repeat(" ", Width(m)) // a setup label of two words ("Demo cap  …")
-	}
 	return hangingIndent(l)
 }
-
-// twoWordLabel is a setup line's label of two words and the spaces after it.
-var twoWordLabel = regexp.MustCompile(`^[A-Z][a-z]+ [a-z]+  +`)
 
 // continuesAt reports whether next is a continuation line of prev as a
 // MaxWidth line breaker writes it: indented by indent, with no label of

@@ -76,8 +76,8 @@ func (o *session16Options) writeSetup(r *report.Report, own *session16Run) {
 	if o.capped(!o.after) {
 		r.Linef("Demo cap  the run is stopped if a poison message reaches %d attempts", o.RetryCap)
 	} else {
-		r.Line("Demo cap  none: the dead-letter exit ends every retry at MaxAttempts (--retry-cap applies")
-		r.Line("          to the naive loop, and to this one only with --dead-letter=false)")
+		r.Line("Demo cap  none: the dead-letter exit ends every retry at MaxAttempts (--retry-cap applies to the naive loop, " +
+			"and to this one only with --dead-letter=false)")
 	}
 	writeClockLine(r, own.started)
 }
