@@ -3,6 +3,7 @@ package claim
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"time"
 
 	"outboxlab/core/dialect"
@@ -16,13 +17,19 @@ type Scanner interface{ Scan(dest ...any) error }
 // its fencing token (and its attempt count, when q counts attempts); it scans
 // the returning columns of each claimed row in claim order. Call it in a
 // transaction of s (on SQLite, BEGIN IMMEDIATE) so that no two claims
-// interleave. Its statements are the store's, prepared once per connection.
-func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, returning string, scan func(Scanner) error) error {
+// interleave; a claim of one row is one statement, which may also run on
+// the store's pool where LoneWrites says so. Its statements are the
+// store's, prepared once per connection.
+func (s *Store) ClaimTx(ctx context.Context, on Querier, q *Queue, r Request, returning string, scan func(Scanner) error) error {
 	if r.limit() == 1 {
 		// One row has one order: the batch claim's single statement claims
 		// the row the claim of many would take first.
 		query, args := q.ClaimBatch(s.dialect, returning, r)
-		return s.queryEach(ctx, tx, "claim", query, args, scan)
+		return s.queryEach(ctx, on, "claim", query, args, scan)
+	}
+	tx, ok := on.(*sql.Tx)
+	if !ok {
+		return fmt.Errorf("claim %d rows outside a transaction: the claim and its read back are one transaction", r.limit())
 	}
 	// Many rows: one statement claims them all, RETURNING gives no order,
 	// so a second reads them back in claim order. Both are set-based: two
@@ -45,9 +52,11 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, q *Queue, r Request, re
 // SettleTx writes sets on the row o claimed and releases the claim, only
 // while the row is still held by o's owner and token. It reports whether the
 // transition applied; a refused one changes nothing and is counted (Refused).
-func (s *Store) SettleTx(ctx context.Context, tx *sql.Tx, q *Queue, o Owner, sets []Set) (bool, error) {
+// It is one statement: on may be a transaction of s or, where LoneWrites
+// says so, its pool.
+func (s *Store) SettleTx(ctx context.Context, on Querier, q *Queue, o Owner, sets []Set) (bool, error) {
 	query, args := q.Settle(s.dialect, o, sets)
-	return s.settled(s.exec(ctx, tx, settleKind(sets), query, args))
+	return s.settled(s.exec(ctx, on, settleKind(sets), query, args))
 }
 
 func (s *Store) settled(res sql.Result, err error) (bool, error) {

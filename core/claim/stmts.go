@@ -118,21 +118,42 @@ func (c *statements) close() error {
 	return errors.Join(errs...)
 }
 
-// stmtQuery runs query in tx, on the store's prepared statement for it once
-// there is one (see statements).
-func (s *Store) stmtQuery(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
-	if st := s.stmts.lookup(query); st != nil {
-		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+// stmtQuery runs query on on, a transaction of the store or the store's
+// own pool, on the store's prepared statement for it once there is one
+// (see statements). On the pool the statement is prepared at once, since no
+// transaction holds a connection.
+func (s *Store) stmtQuery(ctx context.Context, on Querier, query string, args ...any) (*sql.Rows, error) {
+	if st := s.stmtOn(ctx, on, query); st != nil {
+		return st.QueryContext(ctx, args...)
 	}
-	return tx.QueryContext(ctx, query, args...)
+	return on.QueryContext(ctx, query, args...)
 }
 
 // stmtExec is stmtQuery for a statement that returns no rows.
-func (s *Store) stmtExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
-	if st := s.stmts.lookup(query); st != nil {
-		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+func (s *Store) stmtExec(ctx context.Context, on Querier, query string, args ...any) (sql.Result, error) {
+	if st := s.stmtOn(ctx, on, query); st != nil {
+		return st.ExecContext(ctx, args...)
 	}
-	return tx.ExecContext(ctx, query, args...)
+	return on.ExecContext(ctx, query, args...)
+}
+
+// stmtOn is query's prepared statement for on, or nil to run it unprepared:
+// a transaction's own (Tx.StmtContext), or the pool's when on is the
+// store's pool.
+func (s *Store) stmtOn(ctx context.Context, on Querier, query string) *sql.Stmt {
+	switch on := on.(type) {
+	case *sql.Tx:
+		if st := s.stmts.lookup(query); st != nil {
+			return on.StmtContext(ctx, st)
+		}
+	case *sql.DB:
+		if on == s.db {
+			if st, err := s.stmts.prepared(ctx, s.db, query); err == nil {
+				return st
+			}
+		}
+	}
+	return nil
 }
 
 // dbQueryRow is stmtQuery outside a transaction, on the store's pool.

@@ -83,6 +83,15 @@ func (s *Store) Close() error { return errors.Join(s.stmts.close(), s.db.Close()
 // because the caller no longer owned the claim.
 func (s *Store) Refused() int64 { return s.refused.Load() }
 
+// LoneWrites reports whether one statement that writes may run on the
+// store's pool, outside any transaction, as a transaction of its own. Where
+// row locks keep writers apart (PostgreSQL) it may, and saves the round
+// trips of BEGIN and COMMIT. Where writers take turns by taking the write
+// lock as their transaction begins (SQLite's BEGIN IMMEDIATE, see
+// dialect.SerialWriters), a statement outside a transaction would take it
+// only when it first writes, after its read: it runs in InTx.
+func (s *Store) LoneWrites() bool { return !s.dialect.SerialWriters() }
+
 // InTx runs fn in one transaction, committing when fn returns nil. On
 // SQLite every transaction is BEGIN IMMEDIATE: it takes the write lock
 // before it reads, so no two claims interleave.

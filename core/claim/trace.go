@@ -54,11 +54,11 @@ func (s *Store) record(ctx context.Context, kind, query string, args []any, rows
 	t.entries = append(t.entries, Traced{Kind: kind, Query: query, Args: slices.Clone(args), Rows: rows, Location: s.location})
 }
 
-// queryEach runs query in tx (on its prepared statement, see stmtQuery),
+// queryEach runs query on on (on its prepared statement, see stmtQuery),
 // calls scan on each row it returns and records it as kind.
-func (s *Store) queryEach(ctx context.Context, tx *sql.Tx, kind, query string, args []any, scan func(Scanner) error) error {
+func (s *Store) queryEach(ctx context.Context, on Querier, kind, query string, args []any, scan func(Scanner) error) error {
 	var n int64
-	err := scanEach(s.stmtQuery(ctx, tx, query, args...))(func(sc Scanner) error {
+	err := scanEach(s.stmtQuery(ctx, on, query, args...))(func(sc Scanner) error {
 		n++
 		return scan(sc)
 	})
@@ -68,10 +68,10 @@ func (s *Store) queryEach(ctx context.Context, tx *sql.Tx, kind, query string, a
 	return err
 }
 
-// exec runs query in tx (see stmtExec) and records it as kind with the rows
+// exec runs query on on (see stmtExec) and records it as kind with the rows
 // it affected.
-func (s *Store) exec(ctx context.Context, tx *sql.Tx, kind, query string, args []any) (sql.Result, error) {
-	res, err := s.stmtExec(ctx, tx, query, args...)
+func (s *Store) exec(ctx context.Context, on Querier, kind, query string, args []any) (sql.Result, error) {
+	res, err := s.stmtExec(ctx, on, query, args...)
 	if err == nil {
 		if n, nerr := res.RowsAffected(); nerr == nil {
 			s.record(ctx, kind, query, args, n)

@@ -119,9 +119,15 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now time
 	if !s.leased() {
 		return s.claimUnleasedTx(ctx, tx, worker, limit)
 	}
+	return s.claimOn(ctx, tx, worker, now, lease, limit)
+}
+
+// claimOn is ClaimTx's leased claim on on: a transaction of s or, for a
+// claim of one message where LoneWrites says so, s's pool.
+func (s *Store) claimOn(ctx context.Context, on claim.Querier, worker string, now time.Time, lease time.Duration, limit int) ([]Claim, error) {
 	r := claim.Request{Owner: worker, Now: now, Lease: lease, Limit: limit}
 	var claims []Claim
-	err := s.Store.ClaimTx(ctx, tx, s.queue, r, s.claimColumns(), func(sc claim.Scanner) error {
+	err := s.Store.ClaimTx(ctx, on, s.queue, r, s.claimColumns(), func(sc claim.Scanner) error {
 		c := Claim{Worker: worker, LeaseUntil: r.LeaseUntil()}
 		if err := scanClaim(sc, &c); err != nil {
 			return err
@@ -135,8 +141,16 @@ func (s *Store) ClaimTx(ctx context.Context, tx *sql.Tx, worker string, now time
 	return claims, nil
 }
 
-// Claim claims up to limit messages in a transaction of its own.
+// Claim claims up to limit messages in a transaction of its own. A claim of
+// one message on a leased design is one statement (see alone).
 func (s *Store) Claim(ctx context.Context, worker string, now time.Time, lease time.Duration, limit int) (claims []Claim, err error) {
+	if limit == 1 && s.leased() {
+		err = s.alone(ctx, func(on claim.Querier) error {
+			claims, err = s.claimOn(ctx, on, worker, now, lease, limit)
+			return err
+		})
+		return claims, err
+	}
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
 		claims, err = s.ClaimTx(ctx, tx, worker, now, lease, limit)
 		return err
@@ -157,10 +171,10 @@ func (s *Store) noDue(sets ...claim.Set) []claim.Set {
 }
 
 // transition runs an owner-checked update and turns "no row matched" into ErrNotOwner.
-func (s *Store) transition(ctx context.Context, tx *sql.Tx, what string, c Claim, sets []claim.Set) error {
-	settle := func() (bool, error) { return s.SettleTx(ctx, tx, s.queue, c.owner(), sets) }
+func (s *Store) transition(ctx context.Context, on claim.Querier, what string, c Claim, sets []claim.Set) error {
+	settle := func() (bool, error) { return s.SettleTx(ctx, on, s.queue, c.owner(), sets) }
 	if !s.leased() {
-		settle = func() (bool, error) { return s.settleUnleasedTx(ctx, tx, c, sets) }
+		settle = func() (bool, error) { return s.settleUnleasedTx(ctx, on, c, sets) }
 	}
 	ok, err := settle()
 	if err != nil {
@@ -174,7 +188,12 @@ func (s *Store) transition(ctx context.Context, tx *sql.Tx, what string, c Claim
 
 // CompleteTx marks a claimed message Processed.
 func (s *Store) CompleteTx(ctx context.Context, tx *sql.Tx, c Claim, now time.Time) error {
-	return s.transition(ctx, tx, "complete", c,
+	return s.completeOn(ctx, tx, c, now)
+}
+
+// completeOn is CompleteTx on on: one statement (see alone).
+func (s *Store) completeOn(ctx context.Context, on claim.Querier, c Claim, now time.Time) error {
+	return s.transition(ctx, on, "complete", c,
 		s.noDue(claim.Set{Column: "Status", Value: string(Processed)}, claim.Set{Column: "ProcessedAtUtc", Value: now}))
 }
 
@@ -182,6 +201,11 @@ func (s *Store) CompleteTx(ctx context.Context, tx *sql.Tx, c Claim, now time.Ti
 // (immediately when next is zero), with the error that made it fail where
 // the design keeps one (LastError; next needs the backoff gate, Day 16's).
 func (s *Store) RetryTx(ctx context.Context, tx *sql.Tx, c Claim, next time.Time, lastError string) error {
+	return s.retryOn(ctx, tx, c, next, lastError)
+}
+
+// retryOn is RetryTx on on: one statement (see alone).
+func (s *Store) retryOn(ctx context.Context, on claim.Querier, c Claim, next time.Time, lastError string) error {
 	sets := []claim.Set{{Column: "Status", Value: string(Pending)}}
 	if s.design.Has("LastError") {
 		sets = append(sets, claim.Set{Column: "LastError", Value: dialect.NullString(lastError)})
@@ -189,7 +213,7 @@ func (s *Store) RetryTx(ctx context.Context, tx *sql.Tx, c Claim, next time.Time
 	if s.queue.Due != "" {
 		sets = append(sets, claim.Set{Column: s.queue.Due, Value: next})
 	}
-	return s.transition(ctx, tx, "retry", c, sets)
+	return s.transition(ctx, on, "retry", c, sets)
 }
 
 // DeadLetterTx parks a claimed message: terminal, out of the claim's way, its
@@ -212,12 +236,22 @@ func (s *Store) DeadLetterTx(ctx context.Context, tx *sql.Tx, c Claim, now time.
 
 // Complete is CompleteTx in a transaction of its own.
 func (s *Store) Complete(ctx context.Context, c Claim, now time.Time) error {
-	return s.InTx(ctx, func(tx *sql.Tx) error { return s.CompleteTx(ctx, tx, c, now) })
+	return s.alone(ctx, func(on claim.Querier) error { return s.completeOn(ctx, on, c, now) })
 }
 
 // Retry is RetryTx in a transaction of its own.
 func (s *Store) Retry(ctx context.Context, c Claim, next time.Time, lastError string) error {
-	return s.InTx(ctx, func(tx *sql.Tx) error { return s.RetryTx(ctx, tx, c, next, lastError) })
+	return s.alone(ctx, func(on claim.Querier) error { return s.retryOn(ctx, on, c, next, lastError) })
+}
+
+// alone runs fn, which runs one statement, as a transaction of its own:
+// on the pool where that statement is a transaction by itself (LoneWrites,
+// PostgreSQL: no BEGIN and COMMIT to wait for), in InTx elsewhere.
+func (s *Store) alone(ctx context.Context, fn func(on claim.Querier) error) error {
+	if s.LoneWrites() {
+		return fn(s.DB())
+	}
+	return s.InTx(ctx, func(tx *sql.Tx) error { return fn(tx) })
 }
 
 // DeadLetter is DeadLetterTx in a transaction of its own.

@@ -62,7 +62,7 @@ func (s *Store) claimUnleasedTx(ctx context.Context, tx *sql.Tx, worker string, 
 // settleUnleasedTx is an owner-checked transition on a design without a
 // lease: it applies while the row is still Processing under c.Worker, and
 // clears the owner. It reports whether it applied.
-func (s *Store) settleUnleasedTx(ctx context.Context, tx *sql.Tx, c Claim, sets []claim.Set) (bool, error) {
+func (s *Store) settleUnleasedTx(ctx context.Context, on claim.Querier, c Claim, sets []claim.Set) (bool, error) {
 	var set []string
 	var args []any
 	for _, st := range append(sets, claim.Set{Column: "LockedBy"}) {
@@ -74,7 +74,7 @@ func (s *Store) settleUnleasedTx(ctx context.Context, tx *sql.Tx, c Claim, sets 
 	}
 	n := len(args)
 	args = append(args, c.MessageID, c.Worker)
-	return changed("settle outbox message")(tx.ExecContext(ctx,
+	return changed("settle outbox message")(on.ExecContext(ctx,
 		`UPDATE OutboxMessages SET `+strings.Join(set, ", ")+
 			` WHERE Id = $`+strconv.Itoa(n+1)+` AND LockedBy = $`+strconv.Itoa(n+2)+` AND Status = 'Processing'`, args...))
 }

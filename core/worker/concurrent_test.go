@@ -22,10 +22,23 @@ import (
 // start (a worker stops at its first empty claim, before its idle step
 // could move it), so no lease lapses: every message ends Processed after
 // exactly one attempt, its business row written exactly once, and no
-// handler ever runs for a message another handler is running for.
+// handler ever runs for a message another handler is running for. Without
+// a business row (no Apply) the completion is one statement, on
+// PostgreSQL a transaction of its own on the pool, as the claim of one
+// message is: each message is then handled exactly once.
 func TestConcurrentWorkersProcessEachMessageOnce(t *testing.T) {
-	const workers, messages = 8, 120
 	onEachBackend(t, func(t *testing.T, on backend) {
+		for _, apply := range []bool{true, false} {
+			t.Run(map[bool]string{true: "with a business row", false: "completion alone"}[apply], func(t *testing.T) {
+				concurrentWorkers(t, on, apply)
+			})
+		}
+	})
+}
+
+func concurrentWorkers(t *testing.T, on backend, apply bool) {
+	const workers, messages = 8, 120
+	{
 		ctx := context.Background()
 		keys := make([]string, messages)
 		for i := range keys {
@@ -33,6 +46,7 @@ func TestConcurrentWorkersProcessEachMessageOnce(t *testing.T) {
 		}
 		s, _ := setup(t, on, 3, keys...)
 		var (
+			handled sync.Map // message id -> *atomic.Int64, the handler's calls
 			running sync.Map // message id -> worker, while its handler runs
 			overlap atomic.Int64
 			done    atomic.Int64
@@ -53,6 +67,11 @@ func TestConcurrentWorkersProcessEachMessageOnce(t *testing.T) {
 					}
 					time.Sleep(100 * time.Microsecond) // let the others try to take it
 					running.Delete(c.MessageID)
+					calls, _ := handled.LoadOrStore(c.MessageID, new(atomic.Int64))
+					calls.(*atomic.Int64).Add(1)
+					if !apply {
+						return Outcome{Detail: "paid"}, nil
+					}
 					return Outcome{Detail: "paid", Apply: func(ctx context.Context, tx *sql.Tx) error {
 						_, err := outbox.InsertPaymentTx(ctx, tx, outbox.Payment{Key: c.Key, AmountCents: 100, CreatedAt: clock.Start})
 						return err
@@ -85,9 +104,18 @@ func TestConcurrentWorkersProcessEachMessageOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range msgs {
-			if m.Status != outbox.Processed || m.AttemptCount != 1 {
-				t.Errorf("%s: %s after %d attempts, want Processed after 1", m.Key, m.Status, m.AttemptCount)
+			if m.Status != outbox.Processed || m.AttemptCount != 1 || m.LockedBy != "" {
+				t.Errorf("%s: %s after %d attempts, locked by %q; want Processed after 1, unlocked", m.Key, m.Status, m.AttemptCount, m.LockedBy)
 			}
+			if calls, ok := handled.Load(m.ID); !ok || calls.(*atomic.Int64).Load() != 1 {
+				t.Errorf("%s: handled %v times, want 1", m.Key, calls)
+			}
+		}
+		if !apply {
+			if len(msgs) != messages || done.Load() != messages || overlap.Load() != 0 {
+				t.Errorf("%d messages, %d processed events, %d overlaps; want %d, %d, 0", len(msgs), done.Load(), overlap.Load(), messages, messages)
+			}
+			return
 		}
 		pays, err := s.Payments(ctx)
 		if err != nil {
@@ -105,5 +133,5 @@ func TestConcurrentWorkersProcessEachMessageOnce(t *testing.T) {
 		if len(msgs) != messages || done.Load() != messages || overlap.Load() != 0 {
 			t.Errorf("%d messages, %d processed events, %d overlaps; want %d, %d, 0", len(msgs), done.Load(), overlap.Load(), messages, messages)
 		}
-	})
+	}
 }

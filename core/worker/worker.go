@@ -137,11 +137,13 @@ func (w *Worker) handle(ctx context.Context, c outbox.Claim) (Event, error) {
 	switch {
 	case herr == nil:
 		ev.Kind, ev.Detail = Processed, out.Detail
+		if out.Apply == nil {
+			err = w.Store.Complete(ctx, c, now) // one statement, a transaction of its own
+			break
+		}
 		err = w.Store.InTx(ctx, func(tx *sql.Tx) error {
-			if out.Apply != nil {
-				if err := out.Apply(ctx, tx); err != nil {
-					return err
-				}
+			if err := out.Apply(ctx, tx); err != nil {
+				return err
 			}
 			return w.Store.CompleteTx(ctx, tx, c, now)
 		})

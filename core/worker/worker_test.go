@@ -167,3 +167,38 @@ func TestLostClaimIsRefusedAndBusinessChangeRolledBack(t *testing.T) {
 		}
 	})
 }
+
+// A completion without a business row is one statement (on PostgreSQL, a
+// transaction of its own on the pool): a worker whose lease ran out while
+// it worked is still refused, and the row stays as the thief left it.
+func TestLostClaimWithoutApplyIsRefused(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, on backend) {
+		s, c := setup(t, on, 3, "PAY-001")
+		ctx := context.Background()
+		var thief *Worker
+		slow := &Worker{ID: "slow", Store: s, Clock: c, Lease: time.Second,
+			Handler: HandlerFunc(func(ctx context.Context, cl outbox.Claim, _ time.Time) (Outcome, error) {
+				c.Advance(2 * time.Second)
+				if _, err := thief.Step(ctx); err != nil {
+					return Outcome{}, err
+				}
+				return Outcome{Detail: "late"}, nil
+			})}
+		thief = &Worker{ID: "thief", Store: s, Clock: c, Handler: failFor("none")}
+		res, err := slow.Step(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Events) != 1 || res.Events[0].Kind != Refused || !strings.Contains(res.Events[0].Detail, "complete outbox message") {
+			t.Fatalf("slow worker events = %+v, want one refused completion", res.Events)
+		}
+		if s.Refused() != 1 {
+			t.Errorf("store refused %d transitions, want 1", s.Refused())
+		}
+		msgs, _ := s.Messages(ctx)
+		if m := msgs[0]; m.Status != outbox.Processed || m.AttemptCount != 2 || m.ClaimToken != 2 || m.LockedBy != "" {
+			t.Errorf("message = %s after %d attempts, token %d, locked by %q; want Processed by the thief on attempt 2, token 2, unlocked",
+				m.Status, m.AttemptCount, m.ClaimToken, m.LockedBy)
+		}
+	})
+}
