@@ -100,10 +100,8 @@ func floorClaim(ctx context.Context, db *sql.DB, claimStmt *sql.Stmt, args []any
 		}
 		defer got.Close()
 		for got.Next() {
-			var id, attempt, token int64
-			var key, typ, payload, created string
-			var maxAttempts sql.NullInt64
-			if err := got.Scan(&id, &key, &typ, &payload, &attempt, &maxAttempts, &token, &created); err != nil {
+			id, token, err := scanFloorRow(got)
+			if err != nil {
 				return err
 			}
 			rows = append(rows, claim.Settlement{Owner: claim.Owner{ID: id, Owner: "w1", Token: token},
@@ -112,4 +110,14 @@ func floorClaim(ctx context.Context, db *sql.DB, claimStmt *sql.Stmt, args []any
 		return got.Err()
 	})
 	return rows, err
+}
+
+// scanFloorRow scans one row of floorColumns as a worker would (every
+// column into Go values) and returns its id and claim token.
+func scanFloorRow(rows *sql.Rows) (id, token int64, err error) {
+	var attempt int64
+	var key, typ, payload, created string
+	var maxAttempts sql.NullInt64
+	err = rows.Scan(&id, &key, &typ, &payload, &attempt, &maxAttempts, &token, &created)
+	return id, token, err
 }

@@ -87,10 +87,7 @@ func readRows(ctx context.Context, st *sql.Stmt, first, batch int) error {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, attempt, token int64
-		var key, typ, payload, created string
-		var maxAttempts sql.NullInt64
-		if err := rows.Scan(&id, &key, &typ, &payload, &attempt, &maxAttempts, &token, &created); err != nil {
+		if _, _, err := scanFloorRow(rows); err != nil {
 			return err
 		}
 	}
