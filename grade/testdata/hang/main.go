@@ -1,5 +1,5 @@
-// Command hang says hello, starts a grandchild that sleeps, writes both pids
-// to the file HANG_PIDS names, and then hangs inside its turn: the lab must
+// Command hang starts a grandchild that sleeps, writes both pids to the file
+// HANG_PIDS names, says hello, and then hangs inside its turn: the lab must
 // kill its whole process group.
 package main
 
@@ -12,11 +12,6 @@ import (
 )
 
 func main() {
-	req, _ := http.NewRequest("POST", os.Getenv("OUTBOXLAB_LAB_URL")+"/v1/hello", bytes.NewReader([]byte("{}")))
-	req.Header.Set("Authorization", "Bearer "+os.Getenv("OUTBOXLAB_TOKEN"))
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
-	}
 	child := exec.Command("sleep", "1000")
 	if err := child.Start(); err != nil {
 		os.Exit(1)
@@ -25,6 +20,11 @@ func main() {
 	if err == nil {
 		fmt.Fprintf(f, "%d\n%d\n", os.Getpid(), child.Process.Pid)
 		f.Close()
+	}
+	req, _ := http.NewRequest("POST", os.Getenv("OUTBOXLAB_LAB_URL")+"/v1/hello", bytes.NewReader([]byte("{}")))
+	req.Header.Set("Authorization", "Bearer "+os.Getenv("OUTBOXLAB_TOKEN"))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
 	}
 	select {}
 }
