@@ -131,7 +131,7 @@ func TestBadWorkersAreGraded(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			rep, stderr := gradeRunBudget(t, "session-16", 300*time.Millisecond, cmd...)
+			rep, stderr := gradeRunBudget(t, "session-16", 300*time.Millisecond, 300*time.Millisecond, cmd...)
 			failsWith(t, rep, "protocol: done and exit 0")
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("took %s", d)
@@ -153,15 +153,15 @@ func TestKillLeavesNoSurvivor(t *testing.T) {
 	build(t, hang, "./testdata/hang")
 	pids := filepath.Join(t.TempDir(), "pids")
 	t.Setenv("HANG_PIDS", pids)
-	// Both write their pids before the hello: the turn budget runs from the
-	// hello, and on a loaded machine a shell can take longer than 300 ms to
-	// fork its grandchild after it.
+	// Both write their pids before their hello, and have 10 s to say it: on a
+	// loaded machine a shell can take longer than the 300 ms turn budget to
+	// fork its grandchild, and go run to start the program it builds.
 	shell := `sleep 1000 & echo $! >> "$HANG_PIDS"; echo $$ >> "$HANG_PIDS";
 		curl -s -X POST -H "Authorization: Bearer $OUTBOXLAB_TOKEN" "$OUTBOXLAB_LAB_URL/v1/hello" >/dev/null 2>&1; wait`
 	for name, cmd := range map[string][]string{"go": {hang}, "go run": {"go", "run", "./testdata/hang"}, "sh -c": {"sh", "-c", shell}} {
 		t.Run(name, func(t *testing.T) {
 			os.Remove(pids)
-			rep, _ := gradeRunBudget(t, "session-16", 300*time.Millisecond, cmd...)
+			rep, _ := gradeRunBudget(t, "session-16", 300*time.Millisecond, 10*time.Second, cmd...)
 			failsWith(t, rep, "protocol: done and exit 0")
 			raw, err := os.ReadFile(pids)
 			if err != nil {

@@ -68,12 +68,13 @@ func gradeRun(t testing.TB, day string, seed uint64, command ...string) (*report
 	return rep, stderr.String()
 }
 
-// gradeRunBudget is gradeRun with a shorter turn budget, for workers that hang.
-func gradeRunBudget(t testing.TB, day string, budget time.Duration, command ...string) (*report.Report, string) {
+// gradeRunBudget is gradeRun with a shorter turn budget and start budget (the
+// wall time until a worker's hello), for workers that hang.
+func gradeRunBudget(t testing.TB, day string, turn, start time.Duration, command ...string) (*report.Report, string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations, TurnBudget: budget,
-		Command: command, Stderr: &stderr, startBudget: budget}
+	o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations, TurnBudget: turn,
+		Command: command, Stderr: &stderr, startBudget: start}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := o.Run(ctx, scenarios.NewEnv(t.TempDir()))
