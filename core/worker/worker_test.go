@@ -130,24 +130,29 @@ func TestPanickingHandlerIsAFailedAttempt(t *testing.T) {
 	})
 }
 
+// outlived is a worker ("slow", a lease of 1 s) that outlives its lease:
+// while it works the clock moves on 2 s and another worker ("thief") takes
+// the message over and processes it; then slow's handler returns out.
+func outlived(s *outbox.Store, c *clock.ScenarioClock, out Outcome) *Worker {
+	thief := &Worker{ID: "thief", Store: s, Clock: c, Handler: failFor("none")}
+	return &Worker{ID: "slow", Store: s, Clock: c, Lease: time.Second,
+		Handler: HandlerFunc(func(ctx context.Context, _ outbox.Claim, _ time.Time) (Outcome, error) {
+			c.Advance(2 * time.Second)
+			if _, err := thief.Step(ctx); err != nil {
+				return Outcome{}, err
+			}
+			return out, nil
+		})}
+}
+
 func TestLostClaimIsRefusedAndBusinessChangeRolledBack(t *testing.T) {
 	onEachBackend(t, func(t *testing.T, on backend) {
 		s, c := setup(t, on, 3, "PAY-001")
 		ctx := context.Background()
-		var thief *Worker
-		slow := &Worker{ID: "slow", Store: s, Clock: c, Lease: time.Second,
-			Handler: HandlerFunc(func(ctx context.Context, cl outbox.Claim, _ time.Time) (Outcome, error) {
-				// While the slow worker is busy its lease expires and another worker takes over.
-				c.Advance(2 * time.Second)
-				if _, err := thief.Step(ctx); err != nil {
-					return Outcome{}, err
-				}
-				return Outcome{Detail: "late", Apply: func(ctx context.Context, tx *sql.Tx) error {
-					_, err := outbox.InsertPaymentTx(ctx, tx, outbox.Payment{Key: "PAY-001", AmountCents: 100, CreatedAt: clock.Start})
-					return err
-				}}, nil
-			})}
-		thief = &Worker{ID: "thief", Store: s, Clock: c, Handler: failFor("none")}
+		slow := outlived(s, c, Outcome{Detail: "late", Apply: func(ctx context.Context, tx *sql.Tx) error {
+			_, err := outbox.InsertPaymentTx(ctx, tx, outbox.Payment{Key: "PAY-001", AmountCents: 100, CreatedAt: clock.Start})
+			return err
+		}})
 		res, err := slow.Step(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -175,16 +180,7 @@ func TestLostClaimWithoutApplyIsRefused(t *testing.T) {
 	onEachBackend(t, func(t *testing.T, on backend) {
 		s, c := setup(t, on, 3, "PAY-001")
 		ctx := context.Background()
-		var thief *Worker
-		slow := &Worker{ID: "slow", Store: s, Clock: c, Lease: time.Second,
-			Handler: HandlerFunc(func(ctx context.Context, cl outbox.Claim, _ time.Time) (Outcome, error) {
-				c.Advance(2 * time.Second)
-				if _, err := thief.Step(ctx); err != nil {
-					return Outcome{}, err
-				}
-				return Outcome{Detail: "late"}, nil
-			})}
-		thief = &Worker{ID: "thief", Store: s, Clock: c, Handler: failFor("none")}
+		slow := outlived(s, c, Outcome{Detail: "late"})
 		res, err := slow.Step(ctx)
 		if err != nil {
 			t.Fatal(err)
