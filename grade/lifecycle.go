@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outboxlab/core/pgdb"
+	"outboxlab/core/proctree"
 )
 
 // A worker's lifecycle: each incarnation is launched with the protocol's
@@ -113,25 +114,18 @@ func (r *run) exited(s *slot) {
 	if r.holder == s {
 		r.holder = nil
 	}
-	code, signal := s.proc.code, s.proc.signal
+	how := s.proc.exit()
 	r.stop(s)
 	switch {
-	case s.done && code == 0:
+	case s.done && how == (proctree.Exit{}):
 		r.log(s.id, "exited 0")
 	case s.done:
-		r.violate(ruleLimits, "%s exited %s after done", s.id, exitText(code, signal))
-		r.log(s.id, "exited %s after done", exitText(code, signal))
+		r.violate(ruleLimits, "%s exited %s after done", s.id, how)
+		r.log(s.id, "exited %s after done", how)
 	default:
-		r.violate(ruleLimits, "%s exited %s without calling done", s.id, exitText(code, signal))
-		r.log(s.id, "exited %s without calling done", exitText(code, signal))
+		r.violate(ruleLimits, "%s exited %s without calling done", s.id, how)
+		r.log(s.id, "exited %s without calling done", how)
 	}
-}
-
-func exitText(code int, signal string) string {
-	if signal != "" {
-		return "on " + signal
-	}
-	return "with status " + strconv.Itoa(code)
 }
 
 // stop ends s's process group (whatever is left of it) and, on PostgreSQL,

@@ -9,19 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
+
+	"outboxlab/core/proctree"
 )
 
-// A worker is a real process in a process group of its own: `go run` and
+// A worker is a real process at the root of a tree of its own: `go run` and
 // `dotnet run` start the real worker as a grandchild, so a kill ends the
-// whole group and waits until no process of it is left.
-
-// groupWait bounds how long a kill waits for a process group to be empty.
-const groupWait = 5 * time.Second
+// whole tree and waits until no process of it is left.
 
 // command is the worker command as grade runs it: `go run PKG ARGS` is built
 // once per grade (Prepare) and then executed directly at every (re)start.
@@ -90,21 +86,21 @@ func unwrapExec(err error) error {
 	return err
 }
 
-// process is one incarnation of a worker.
+// process is one incarnation of a worker: the root of a process tree of its
+// own (core/proctree), so a kill ends whatever the worker started too.
 type process struct {
-	cmd    *exec.Cmd
-	pgid   int
-	exited chan struct{} // closed once the direct child is reaped
-	code   int           // its exit code; -1 when a signal ended it
-	signal string
+	tree   *proctree.Tree
+	exited <-chan struct{} // closed once the direct child is reaped
 }
 
-// start starts cmd with env in a new process group; stdout and stderr go to out.
+// exit is how the direct child ended; read it once exited is closed.
+func (p *process) exit() proctree.Exit { return p.tree.Exit() }
+
+// start starts cmd with env as the root of a new tree; stdout and stderr go to out.
 func start(c command, env []string, out io.Writer) (*process, error) {
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Dir = c.dir
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Our own pipe, not exec's copying goroutine: Wait must return when the
 	// child exits even if a grandchild still holds the pipe open.
 	r, w, err := os.Pipe()
@@ -112,94 +108,26 @@ func start(c command, env []string, out io.Writer) (*process, error) {
 		return nil, fmt.Errorf("start the worker: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Start(); err != nil {
+	tree, err := proctree.Start(cmd)
+	w.Close()
+	if err != nil {
 		r.Close()
-		w.Close()
 		return nil, fmt.Errorf("cannot start the worker %q: %w", c.argv[0], unwrapExec(err))
 	}
-	w.Close()
 	go func() {
 		io.Copy(out, r)
 		r.Close()
 	}()
-	p := &process{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{})}
-	go func() {
-		err := cmd.Wait()
-		p.code = cmd.ProcessState.ExitCode()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			p.signal = ws.Signal().String()
-		}
-		_ = err
-		close(p.exited)
-	}()
-	return p, nil
+	return &process{tree: tree, exited: tree.Exited()}, nil
 }
 
-// kill ends the whole process group with SIGKILL and waits until it is empty
-// and the direct child reaped.
+// kill ends the whole tree and waits until none of it is left and the
+// direct child is reaped.
 func (p *process) kill() error {
-	syscall.Kill(-p.pgid, syscall.SIGKILL)
-	select {
-	case <-p.exited:
-	case <-time.After(groupWait):
-		return fmt.Errorf("worker process %d did not end after SIGKILL", p.pgid)
+	if err := p.tree.Kill(); err != nil {
+		return fmt.Errorf("worker process %d: %w", p.tree.Pid(), err)
 	}
-	return waitGroupEmpty(p.pgid)
-}
-
-// waitGroupEmpty waits until no live process is in group pgid (a zombie
-// waiting for its parent does not count: it runs nothing).
-func waitGroupEmpty(pgid int) error {
-	deadline := time.Now().Add(groupWait)
-	for {
-		left := groupMembers(pgid)
-		if len(left) == 0 {
-			return nil
-		}
-		for _, pid := range left {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("process group %d still has %d processes after SIGKILL", pgid, len(left))
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// groupMembers lists the live (not zombie) processes of group pgid, from /proc.
-func groupMembers(pgid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		// No /proc: ask the kernel about the group as a whole.
-		if syscall.Kill(-pgid, 0) == nil {
-			return []int{-pgid}
-		}
-		return nil
-	}
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(raw)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
-			out = append(out, pid)
-		}
-	}
-	return out
+	return nil
 }
 
 // ring keeps the last bytes written to it: a worker's output, shown on the

@@ -15,7 +15,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
+
+	"outboxlab/core/proctree"
 )
 
 // EnvVar names the registered entry point a child process runs.
@@ -50,6 +51,7 @@ func RunIfChild() (int, bool) {
 	}
 	// The child is not a child of itself: anything it runs (even cli.Main) sees a plain process.
 	os.Unsetenv(EnvVar)
+	watchParent()
 	mu.Lock()
 	fn := entries[name]
 	mu.Unlock()
@@ -114,19 +116,21 @@ func Run(ctx context.Context, name string, args ...string) (Exit, error) {
 	}
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	exit := Exit{Output: out.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		exit.Code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			exit.Signal = ws.Signal().String()
-		}
-	default:
+	if err := cmd.Start(); err != nil {
 		return Exit{}, fmt.Errorf("run child %s: %w", name, err)
 	}
+	if err := adopt(cmd); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return Exit{}, fmt.Errorf("run child %s: %w", name, err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return Exit{}, fmt.Errorf("run child %s: %w", name, err)
+	}
+	how := proctree.ExitOf(cmd.ProcessState)
+	exit := Exit{Code: how.Code, Signal: how.Signal, Output: out.String()}
 	// A killed child's sessions may still hold row locks: what the next
 	// claim skips must not depend on when the server notices.
 	if exit.Died() {
@@ -140,9 +144,7 @@ func Run(ctx context.Context, name string, args ...string) (Exit, error) {
 	return exit, nil
 }
 
-// Die ends the calling process at once with SIGKILL: no deferred function,
-// no cleanup, no error handling runs. It is the poison message's real effect.
-func Die() {
-	syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	select {} // the signal is delivered before this blocks for long
-}
+// Die ends the calling process at once with SIGKILL (on Windows,
+// TerminateProcess): no deferred function, no cleanup, no error handling
+// runs. It is the poison message's real effect.
+func Die() { proctree.KillSelf() }

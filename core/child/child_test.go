@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -110,7 +109,9 @@ func TestChildDiesWithItsParent(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for proc.Running(pid) {
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
 			t.Fatalf("grandchild %d outlived its SIGKILLed parent by 5 s", pid)
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -13,3 +13,9 @@ func dieWithParent(cmd *exec.Cmd) {
 	}
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 }
+
+// adopt has nothing to do once the child runs: the kernel watches for it.
+func adopt(*exec.Cmd) error { return nil }
+
+// watchParent is the kernel's work on Linux (dieWithParent).
+func watchParent() {}

@@ -7,16 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Owner identifies a running process: its pid and, where the system says,
 // its start time, so a pid reused by another process is not mistaken for it.
 type Owner struct {
 	PID   int
-	Start uint64 // clock ticks since boot (Linux /proc/<pid>/stat field 22); 0 when unknown
+	Start uint64 // start time: clock ticks since boot on Linux, µs since the epoch on macOS, 100 ns since 1601 on Windows; 0 when unknown
 }
 
 // Self is the calling process.
@@ -45,56 +43,41 @@ func (o Owner) Alive() bool {
 	if o.PID == os.Getpid() {
 		return true
 	}
-	state, start, err := stat(o.PID)
+	st, err := inspect(o.PID)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return false
-	case err == nil:
-		return state != 'Z' && (o.Start == 0 || start == o.Start) // a zombie has exited
+	case err != nil:
+		return true
 	}
-	// No /proc (not Linux): ask the kernel whether the pid exists.
-	err = syscall.Kill(o.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return !st.exited && (o.Start == 0 || st.start == 0 || st.start == o.Start)
 }
 
 // Running reports whether pid is a process that has not exited: it exists
-// and is not a zombie waiting for its parent to reap it.
+// and is not a zombie waiting for its parent to reap it. When the system
+// cannot say, it answers true.
 func Running(pid int) bool {
-	state, _, err := stat(pid)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		// No /proc (not Linux): ask the kernel whether the pid exists.
-		return syscall.Kill(pid, 0) == nil
+	st, err := inspect(pid)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false
+	case err != nil:
+		return true
 	}
-	return err == nil && state != 'Z'
+	return !st.exited
 }
 
-// startTime reads a process's start time from /proc/<pid>/stat.
+// startTime is a process's start time as this system counts it (0 when it
+// does not say).
 func startTime(pid int) (uint64, error) {
-	_, start, err := stat(pid)
-	return start, err
+	st, err := inspect(pid)
+	return st.start, err
 }
 
-// stat reads a process's state (R, S, Z, ...) and start time from
-// /proc/<pid>/stat.
-func stat(pid int) (state byte, start uint64, err error) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		if _, statErr := os.Stat("/proc/self/stat"); statErr != nil {
-			return 0, 0, fmt.Errorf("no /proc: %w", statErr) // not ErrNotExist of the pid: unknown
-		}
-		return 0, 0, err
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, 0, fmt.Errorf("unreadable /proc/%d/stat", pid)
-	}
-	fields := strings.Fields(s[i+1:])
-	// fields[0] is field 3 (state); the start time is field 22.
-	if len(fields) < 20 || fields[0] == "" {
-		return 0, 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	start, err = strconv.ParseUint(fields[19], 10, 64)
-	return fields[0][0], start, err
+// status is what the system says of one process. Each system's inspect
+// fills it: Linux from /proc, macOS from sysctl, Windows from the process's
+// handle. An inspect error wrapping os.ErrNotExist means no such process.
+type status struct {
+	exited bool   // it has exited (a zombie waiting to be reaped, or a handle to a dead process)
+	start  uint64 // its start time in the system's own units; 0 when unknown
 }

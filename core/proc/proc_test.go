@@ -86,8 +86,8 @@ func TestZombieIsGone(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if state, _, err := stat(pid); err != nil || state != 'Z' {
-		t.Fatalf("state %q, %v: want a zombie before the wait", state, err)
+	if st, err := inspect(pid); err != nil || !st.exited {
+		t.Fatalf("%+v, %v: want a zombie (exited, not reaped) before the wait", st, err)
 	}
 	if (Owner{PID: pid, Start: start}).Alive() {
 		t.Error("a zombie owner is alive")

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -51,7 +50,7 @@ func OpenReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
 	// SQLite says only "unable to open database file"; ask the system why first.
-	if err := syscall.Access(path, 4 /* R_OK */); err != nil {
+	if err := readable(path); err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	walMode, err := walFormat(ctx, path)

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -128,9 +127,7 @@ func TestOpenReadOnlyRefusesWhatItCannotReadSafely(t *testing.T) {
 		return p
 	}
 	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	makeFifo(t, fifo)
 	// A database and its -wal, copied without the -shm.
 	unindexed, livePath := filepath.Join(dir, "unindexed.db"), filepath.Join(t.TempDir(), "live.db")
 	live := labWithRows(t, livePath, 3)
@@ -144,7 +141,7 @@ func TestOpenReadOnlyRefusesWhatItCannotReadSafely(t *testing.T) {
 		{filepath.Join(dir, "missing.db"), fs.ErrNotExist},
 		{t.TempDir(), ErrNotRegular},
 		{fifo, ErrNotRegular},
-		{"/dev/null", ErrNotRegular},
+		{os.DevNull, ErrNotRegular},
 		{write("notes.txt", "just some notes\n"), ErrNotSQLite},
 		{write("empty.db", ""), ErrNotSQLite},
 		{unindexed, ErrWALWithoutIndex},

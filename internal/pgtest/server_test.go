@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"outboxlab/core/pgdb"
 	"outboxlab/core/proc"
+	"outboxlab/core/proctree"
 	"outboxlab/internal/pgtest"
 )
 
@@ -69,7 +69,7 @@ func TestKilledProcessLeavesNoServer(t *testing.T) {
 		}
 		pid, _ := os.ReadFile(filepath.Join(s.Dir, "data", "postmaster.pid"))
 		os.WriteFile(os.Getenv("PGTEST_OUT"), []byte(s.Dir+"\n"+string(pid)), 0o644)
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		proctree.KillSelf()
 	}
 	pgtest.Shared(t) // skips where no PostgreSQL is installed
 	out := filepath.Join(t.TempDir(), "dir")

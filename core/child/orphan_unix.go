@@ -1,0 +1,18 @@
+//go:build unix
+
+package child
+
+import "time"
+
+// parentPoll is how often a child without a parent-death signal looks at
+// its parent (macOS): the longest it outlives a lab that died.
+const parentPoll = 100 * time.Millisecond
+
+// orphanWatch calls die once getppid no longer answers parent: a process
+// whose parent died is adopted by another (init, launchd, a subreaper).
+func orphanWatch(parent int, getppid func() int, every time.Duration, die func()) {
+	for getppid() == parent {
+		time.Sleep(every)
+	}
+	die()
+}
