@@ -10,10 +10,13 @@ import (
 )
 
 // Redrawable reports whether w is a terminal that can redraw a line ("\r"
-// and escape codes): a terminal, and TERM is not "dumb". Progress lines go
-// only there (scenarios.Env.Progress), never into a file, a pipe or a report.
+// and escape codes): a terminal, TERM is not "dumb", and the terminal reads
+// escape codes (a Windows console once asked to, see escapeCodes). Progress
+// lines go only there (scenarios.Env.Progress), never into a file, a pipe
+// or a report.
 func Redrawable(w io.Writer) bool {
-	return os.Getenv("TERM") != "dumb" && IsTerminal(w)
+	f, ok := w.(*os.File)
+	return os.Getenv("TERM") != "dumb" && IsTerminal(w) && ok && escapeCodes(f)
 }
 
 // IsTerminal reports whether w is a terminal.

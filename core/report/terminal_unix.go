@@ -17,3 +17,7 @@ func terminalColumns(f *os.File) int {
 	}
 	return int(ws.Col)
 }
+
+// escapeCodes reports whether the terminal f reads escape codes: every
+// terminal on these systems does.
+func escapeCodes(*os.File) bool { return true }
