@@ -14,6 +14,10 @@ const (
 	ansiGreen  = "\x1b[32m"
 	ansiYellow = "\x1b[33m"
 	ansiBold   = "\x1b[1m"
+	ansiItalic = "\x1b[3m"
+	// ansiReverse swaps foreground and background: the step view's mark for
+	// a changed cell's new value, readable in any colour scheme.
+	ansiReverse = "\x1b[7m"
 )
 
 // useColor reports whether w is a terminal that wants colour: never when

@@ -1,17 +1,15 @@
 package cli
 
-// The --step view: a bubbletea model over a run's change log, one event at
-// a time, with the cells it changed, who holds each lease and when each
-// message is next due.
+// The --step view: a model over a run's change log, one event at a time,
+// with the cells it changed, who holds each lease and when each message is
+// next due. It knows keys by name (stepKeys names them) and draws text; the
+// terminal loop in step.go feeds it.
 
 import (
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
-
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
 
 	"outboxlab/core/changelog"
 	"outboxlab/core/report"
@@ -33,32 +31,33 @@ func newStepModel(d changelog.PageData, color bool) stepModel {
 	return stepModel{log: d.Log, checks: d.Checks, width: 80, height: 24, color: color}
 }
 
-func (m stepModel) Init() tea.Cmd { return nil }
+// resize lays the view out for a terminal of width×height.
+func (m stepModel) resize(width, height int) stepModel {
+	m.width, m.height = max(40, width), max(12, height)
+	return m
+}
 
-func (m stepModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.width, m.height = max(40, msg.Width), max(12, msg.Height)
-	case tea.KeyMsg:
-		m.status = ""
-		switch msg.String() {
-		case "q", "esc", "ctrl+c":
-			return m, tea.Quit
-		case "n", "right", "l", " ", "enter":
-			m.pos = min(m.pos+1, len(m.log.Steps))
-		case "p", "left", "h", "backspace":
-			m.pos = max(m.pos-1, 0)
-		case "home", "g":
-			m.pos = 0
-		case "end", "G":
-			m.pos = len(m.log.Steps)
-		case "f":
-			m.jump(failed, "no later failure")
-		case "c":
-			m.jump(m.checkRead, "no later change a check reads")
-		}
+// press applies one key, named as stepKeys names it ("n", "right",
+// "ctrl+c"), and reports whether it quits the view.
+func (m stepModel) press(key string) (next stepModel, quit bool) {
+	m.status = ""
+	switch key {
+	case "q", "esc", "ctrl+c":
+		return m, true
+	case "n", "right", "l", " ", "enter":
+		m.pos = min(m.pos+1, len(m.log.Steps))
+	case "p", "left", "h", "backspace":
+		m.pos = max(m.pos-1, 0)
+	case "home", "g":
+		m.pos = 0
+	case "end", "G":
+		m.pos = len(m.log.Steps)
+	case "f":
+		m.jump(failed, "no later failure")
+	case "c":
+		m.jump(m.checkRead, "no later change a check reads")
 	}
-	return m, nil
+	return m, false
 }
 
 // jump moves to the next event after the one shown for which want holds,
@@ -94,11 +93,11 @@ func (m stepModel) View() string {
 	}
 	var head, changed []string
 	if m.pos == 0 {
-		head = wrap(m.mark(fmt.Sprintf("seeded · before event 1 of %d", len(m.log.Steps)), termenv.Style.Bold),
+		head = wrap(m.mark(fmt.Sprintf("seeded · before event 1 of %d", len(m.log.Steps)), ansiBold),
 			"The tables as seeded. n: next event.")
 	} else {
 		s := m.log.Steps[m.pos-1]
-		head = wrap(m.mark(fmt.Sprintf("event %d of %d · %s · %s", s.N, len(m.log.Steps), s.Design, s.At), termenv.Style.Bold))
+		head = wrap(m.mark(fmt.Sprintf("event %d of %d · %s · %s", s.N, len(m.log.Steps), s.Design, s.At), ansiBold))
 		for _, l := range strings.Split(s.Text, "\n") {
 			head = append(head, wrap("  "+l)...)
 		}
@@ -114,7 +113,7 @@ func (m stepModel) View() string {
 	tail := append([]string{"", "Leases:"}, wrap(indented(leases(state))...)...)
 	tail = append(append(tail, "Next due:"), wrap(indented(nextDue(state))...)...)
 	if m.status != "" {
-		tail = append(tail, "", m.mark(m.status, termenv.Style.Italic))
+		tail = append(tail, "", m.mark(m.status, ansiItalic))
 	}
 	tail = append(tail, wrap("", "n/→ next · p/← previous · f next failure · c next change a check reads · q quit")...)
 	// What does not fit the window is cut from the changes, then the
@@ -166,18 +165,18 @@ func (m stepModel) change(c changelog.Change) string {
 	}
 	parts := make([]string, len(c.Cells))
 	for i, cell := range c.Cells {
-		parts[i] = cell.Column + " " + cellText(cell.Old) + " → " + m.mark(cellText(cell.New), termenv.Style.Reverse)
+		parts[i] = cell.Column + " " + cellText(cell.Old) + " → " + m.mark(cellText(cell.New), ansiReverse)
 	}
 	return c.Table + " row " + c.Key + ": " + strings.Join(parts, ", ")
 }
 
 // mark styles s when colour is on, and leaves it plain otherwise (NO_COLOR,
 // not a terminal): the view never depends on colour to be read.
-func (m stepModel) mark(s string, style func(termenv.Style) termenv.Style) string {
+func (m stepModel) mark(s, style string) string {
 	if !m.color {
 		return s
 	}
-	return style(termenv.String(s)).String()
+	return style + s + ansiReset
 }
 
 func cellText(v *string) string {

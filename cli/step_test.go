@@ -1,15 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	tea "github.com/charmbracelet/bubbletea"
 
 	"outboxlab/core/changelog"
 	"outboxlab/core/child"
@@ -28,16 +28,25 @@ func day16Step(t *testing.T, color bool) stepModel {
 	return newStepModel(pageData(rep.Result(), env.Recorder.Log()), color)
 }
 
-func press(t *testing.T, m stepModel, keys ...tea.KeyMsg) stepModel {
+// press types keys, each as the bytes a terminal sends for it ("n",
+// "\x1b[C" for →), through the step view's own key reader.
+func press(t *testing.T, m stepModel, keys ...string) stepModel {
 	t.Helper()
 	for _, k := range keys {
-		next, _ := m.Update(k)
-		m = next.(stepModel)
+		names, _ := stepKeys([]byte(k), true)
+		for _, name := range names {
+			m, _ = m.press(name)
+		}
 	}
 	return m
 }
 
-func runes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+// The bytes terminals send for the keys the tests press.
+const (
+	keyRight = "\x1b[C"
+	keyLeft  = "\x1b[D"
+	keyHome  = "\x1b[H"
+)
 
 var eventHead = regexp.MustCompile(`(?m)^event (\d+) of (\d+) · (AFTER|BEFORE) · `)
 
@@ -63,7 +72,7 @@ func TestStepModelKeys(t *testing.T) {
 	if got := shownEvent(t, m.View()); got != "0" {
 		t.Fatalf("first view shows event %s, want the seeded tables", got)
 	}
-	m = press(t, m, runes("n"), tea.KeyMsg{Type: tea.KeyRight}, runes("n"))
+	m = press(t, m, "n", keyRight, "n")
 	view := m.View()
 	if got := shownEvent(t, view); got != "3" {
 		t.Fatalf("after n → n: event %s, want 3", got)
@@ -74,30 +83,39 @@ func TestStepModelKeys(t *testing.T) {
 			t.Errorf("event 3's view lacks %q:\n%s", want, view)
 		}
 	}
-	m = press(t, m, runes("p"), tea.KeyMsg{Type: tea.KeyLeft})
+	m = press(t, m, "p", keyLeft)
 	if got := shownEvent(t, m.View()); got != "1" {
 		t.Errorf("after p ←: event %s, want 1", got)
 	}
-	m = press(t, m, tea.KeyMsg{Type: tea.KeyHome})
+	m = press(t, m, keyHome)
 	var failures []string
 	for range 5 {
-		m = press(t, m, runes("f"))
+		m = press(t, m, "f")
 		failures = append(failures, shownEvent(t, m.View()))
 	}
 	if got := strings.Join(failures, " "); got != "1 3 5 6 7" {
 		t.Errorf("f from the start goes to events %s, want 1 3 5 6 7", got)
 	}
-	m = press(t, m, tea.KeyMsg{Type: tea.KeyHome}, runes("c"))
+	m = press(t, m, keyHome, "c")
 	view = m.View()
 	if got := shownEvent(t, view); got != "5" || !strings.Contains(view, "status Pending → DeadLettered") {
 		t.Errorf("c from the start: event %s, want 5, PAY-003 dead-lettered:\n%s", got, view)
 	}
-	m = press(t, m, runes("c"))
+	m = press(t, m, "c")
 	if view := m.View(); shownEvent(t, view) != "5" || !strings.Contains(view, "no later change a check reads") {
 		t.Errorf("c past the last: want event 5 kept and a line saying so:\n%s", view)
 	}
-	if _, cmd := m.Update(runes("q")); cmd == nil || cmd() != tea.Quit() {
-		t.Errorf("q does not quit")
+	for _, k := range []string{"q", "\x1b", "\x03"} { // q, Esc, ctrl+c
+		names, _ := stepKeys([]byte(k), true)
+		if len(names) != 1 {
+			t.Fatalf("%q reads as keys %q, want one", k, names)
+		}
+		if _, quit := m.press(names[0]); !quit {
+			t.Errorf("%s does not quit", names[0])
+		}
+	}
+	if _, quit := m.press("n"); quit {
+		t.Errorf("n quits")
 	}
 }
 
@@ -107,9 +125,8 @@ func TestStepModelKeys(t *testing.T) {
 func TestStepModelFitsAndColours(t *testing.T) {
 	for _, color := range []bool{false, true} {
 		m := day16Step(t, color)
-		m = press(t, m, runes("n"))
-		m2, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-		view := m2.(stepModel).View()
+		m = press(t, m, "n")
+		view := m.resize(80, 24).View()
 		lines := strings.Split(view, "\n")
 		if len(lines) > 23 {
 			t.Errorf("colour %v: %d lines in a 24-line window", color, len(lines))
@@ -192,4 +209,130 @@ func TestStepInTmux(t *testing.T) {
 	}
 	tmux("send-keys", "-t", session, "q")
 	waitFor("EXITED 0")
+}
+
+// The bytes terminals send (xterm, VT220, the Linux console; a raw-mode
+// Windows console sends the same) name the keys the view knows; a sequence
+// cut short waits for its rest, and only at the end counts as what it is.
+func TestStepKeysNamesTheBytes(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		final bool
+		keys  string // the names, joined by "|"
+		rest  string
+	}{
+		{"nnq", false, "n|n|q", ""},
+		{"\x1b[C\x1b[D\x1bOC\x1bOD", false, "right|left|right|left", ""},
+		{"\x1b[H\x1b[1~\x1b[7~\x1bOH", false, "home|home|home|home", ""},
+		{"\x1b[F\x1b[4~\x1b[8~", false, "end|end|end", ""},
+		{" \r\n\x7f\x08\x03G", false, " |enter|enter|backspace|backspace|ctrl+c|G", ""},
+		{"\x1b[1;5C", false, "", ""}, // ctrl+→: a sequence the view has no use for, read whole
+		{"\x1b\x1b[C", false, "esc|right", ""},
+		{"\x1bn", false, "alt+n", ""},
+		{"é→", false, "é|→", ""},
+		{"n\x1b", false, "n", "\x1b"},
+		{"n\x1b[", false, "n", "\x1b["},
+		{"\x1b[1", false, "", "\x1b[1"},
+		{"\xc3", false, "", "\xc3"},
+		{"n\x1b", true, "n|esc", ""},
+		{"\x1b[1", true, "", ""},
+	} {
+		keys, rest := stepKeys([]byte(c.in), c.final)
+		if got := strings.Join(keys, "|"); got != c.keys || string(rest) != c.rest {
+			t.Errorf("stepKeys(%q, final %v) = %q, rest %q; want %q, rest %q", c.in, c.final, got, rest, c.keys, c.rest)
+		}
+	}
+}
+
+// frames is a screen that hands each write (one drawn view, or the switch
+// to or from the alternate screen) to the test.
+type frames chan string
+
+func (f frames) Write(b []byte) (int, error) { f <- string(b); return len(b), nil }
+
+func (f frames) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case s := <-f:
+		return s
+	case <-time.After(time.Minute):
+		t.Fatal("the step view drew nothing for a minute")
+		return ""
+	}
+}
+
+// startStepTerminal runs Day 16 AFTER's step view on a pipe and frames,
+// escWait long or short, and returns the keyboard, the sizes and the loop's
+// result when it ends.
+func startStepTerminal(t *testing.T, escWait time.Duration) (*io.PipeWriter, frames, chan<- windowSize, <-chan error) {
+	t.Helper()
+	in, keyboard := io.Pipe()
+	t.Cleanup(func() { keyboard.Close() })
+	screen, sizes, done := make(frames), make(chan windowSize), make(chan error, 1)
+	st := stepTerminal{in: in, out: screen, sizes: sizes, escWait: escWait}
+	m := day16Step(t, false)
+	go func() { done <- st.run(context.Background(), m) }()
+	if got := screen.next(t); got != altScreenOn {
+		t.Fatalf("first write %q, want the alternate screen", got)
+	}
+	if got := screen.next(t); !strings.Contains(got, "seeded · before event 1 of 15") {
+		t.Fatalf("first screen:\n%q", got)
+	}
+	return keyboard, screen, sizes, done
+}
+
+// The loop: a new size lays the screen out again, an arrow whose bytes
+// come in two reads is one arrow (no Esc), q ends the loop and leaves the
+// alternate screen.
+func TestStepTerminalLoop(t *testing.T) {
+	keyboard, screen, sizes, done := startStepTerminal(t, time.Hour)
+	sizes <- windowSize{40, 12}
+	narrow := screen.next(t)
+	if !strings.Contains(narrow, "q quit") {
+		t.Errorf("after resizing, the screen lacks its keys:\n%q", narrow)
+	}
+	for _, l := range strings.Split(narrow, "\r\n") {
+		if w := report.Width(stripANSI(l)); w > 40 {
+			t.Errorf("a line %d columns wide in a window of 40: %q", w, l)
+		}
+	}
+	io.WriteString(keyboard, "n")
+	if got := screen.next(t); !strings.Contains(got, "event 1 of 15") {
+		t.Errorf("after n:\n%q", got)
+	}
+	io.WriteString(keyboard, "\x1b[")
+	screen.next(t) // redrawn, the arrow not complete yet
+	io.WriteString(keyboard, "C")
+	if got := screen.next(t); !strings.Contains(got, "event 2 of 15") {
+		t.Errorf("after an arrow in two reads:\n%q", got)
+	}
+	io.WriteString(keyboard, "q")
+	if got := screen.next(t); got != altScreenOff {
+		t.Errorf("after q: %q, want the screen restored", got)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+}
+
+// A lone ESC is the Esc key once no more bytes follow: the loop ends. So
+// does the end of the input (the terminal is gone).
+func TestStepTerminalEscAndEnd(t *testing.T) {
+	keyboard, screen, _, done := startStepTerminal(t, time.Millisecond)
+	io.WriteString(keyboard, "\x1b")
+	screen.next(t) // redrawn while the ESC waits for a rest that never comes
+	if got := screen.next(t); got != altScreenOff {
+		t.Errorf("after Esc: %q, want the screen restored", got)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("run after Esc: %v", err)
+	}
+	keyboard, screen, _, done = startStepTerminal(t, time.Hour)
+	keyboard.Close()
+	if got := screen.next(t); got != altScreenOff {
+		t.Errorf("after the input ended: %q, want the screen restored", got)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("run after the input ended: %v", err)
+	}
 }
