@@ -67,6 +67,65 @@ func TestStarterFiles(t *testing.T) {
 	}
 }
 
+// TestStarterReadmeFollowsThePlacement renders every Day's starter for a
+// folder of its own and for one inside the lab's module: go.mod and go.sum
+// are there exactly in the first, the README mentions them exactly when
+// they are there, and its grading block goes to the folder that builds the
+// worker (the worker's own, or the lab's root with the worker's path from
+// there), quoted for a shell where the path needs it.
+func TestStarterReadmeFollowsThePlacement(t *testing.T) {
+	root := string(filepath.Separator)
+	own := filepath.Join(root, "home", "ana", "my day")
+	lab := filepath.Join(root, "src", "outboxlab")
+	for _, day := range workers.Days() {
+		files, err := workers.Starter(day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			place  workers.Placement
+			module bool   // a module of its own
+			block  string // the README's grading block
+		}{
+			{workers.Placement{Dir: own}, true, "cd '" + own + "'\noutboxlab grade " + day + " -- go run .\n"},
+			{workers.Placement{Dir: filepath.Join(lab, "w", "d16"), LabRoot: lab}, false,
+				"cd " + lab + "\ngo run . grade " + day + " -- go run ./w/d16\n"},
+		} {
+			fsys, err := files.At(tc.place)
+			if err != nil {
+				t.Fatalf("%s at %+v: %v", day, tc.place, err)
+			}
+			raw, err := fs.ReadFile(fsys, "README.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			readme := string(raw)
+			for _, f := range []string{"go.mod", "go.sum"} {
+				_, err := fs.Stat(fsys, f)
+				if has := err == nil; has != tc.module {
+					t.Errorf("%s at %+v: %s there: %v, want %v", day, tc.place, f, has, tc.module)
+				}
+				if says := strings.Contains(readme, f); says != tc.module {
+					t.Errorf("%s at %+v: the README mentions %s: %v, want %v", day, tc.place, f, says, tc.module)
+				}
+			}
+			if !strings.Contains(readme, "```\n"+tc.block+"```\n") {
+				t.Errorf("%s at %+v: the README has no block\n%s\n%s", day, tc.place, tc.block, readme)
+			}
+			if strings.Contains(readme, "{{") {
+				t.Errorf("%s at %+v: the README keeps template text:\n%s", day, tc.place, readme)
+			}
+		}
+		raw, err := fs.ReadFile(files, "README.md")
+		if err != nil || !strings.Contains(string(raw), "outboxlab grade "+day+" -- go run .\n") {
+			t.Errorf("%s as Starter gives it (a folder of its own): the README does not grade it with go run .: %v\n%s", day, err, raw)
+		}
+		if _, err := files.At(workers.Placement{Dir: own, LabRoot: lab}); err == nil {
+			t.Errorf("%s: At accepted a folder outside the lab's root as inside it", day)
+		}
+	}
+}
+
 // TestStarterModuleMatchesTheLab keeps a starter's go.mod at the lab's
 // versions and its go.sum the lab's, and builds a written starter on its own,
 // outside the lab's module, without the network.

@@ -86,15 +86,17 @@ func Days() []string {
 // Starter is the starting worker of a Day (an id of Days, or its alias:
 // "day16", "16"): its Go files (its own, and the reference's lab.go and
 // store.go), README.md, and a go.mod (whose module is the Day's folder
-// name, day16) and go.sum, so that `go run .` inside the written directory
-// builds it. Write every file of it into the student's directory.
-func Starter(day string) (fs.FS, error) {
+// name, day16) and go.sum. As an fs.FS it holds the files for a folder of
+// its own named after the Day (Placement{Dir: "day16"}), so that `go run .`
+// inside the written directory builds it; At gives the files, and the README
+// that describes them, for any other placement.
+func Starter(day string) (*Files, error) {
 	i := slices.IndexFunc(startersByDay, func(s starter) bool { return s.id == day || slices.Contains(s.aliases, day) })
 	if i < 0 {
 		return nil, fmt.Errorf("no starting worker for %q (there is one for %s)", day, strings.Join(Days(), ", "))
 	}
-	folder := startersByDay[i].folder
-	own, err := fs.Sub(starters, "_starter/"+folder)
+	s := startersByDay[i]
+	own, err := fs.Sub(starters, "_starter/"+s.folder)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +109,7 @@ func Starter(day string) (fs.FS, error) {
 		return nil, err
 	}
 	files := fstest.MapFS{
-		"go.mod": {Data: []byte(goMod(folder)), Mode: 0o644},
+		"go.mod": {Data: []byte(goMod(s.folder)), Mode: 0o644},
 		"go.sum": {Data: sum, Mode: 0o644},
 	}
 	for _, sub := range []fs.FS{own, shared} {
@@ -126,7 +128,7 @@ func Starter(day string) (fs.FS, error) {
 			return nil, fmt.Errorf("read the starter of %s: %w", day, err)
 		}
 	}
-	return files, nil
+	return newFiles(s, files)
 }
 
 // goMod is a starter's go.mod.
