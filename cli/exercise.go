@@ -87,45 +87,95 @@ func goRunTarget(dir string) string {
 	return "./" + dir
 }
 
-// insideLabModule reports whether dir (which may not exist yet) lies inside
-// the lab's own Go module, the folder whose go.mod says "module outboxlab".
-// A starter written there belongs to that module, which already requires its
-// drivers, so `go run ./day16` from the lab's root builds it; anywhere else
-// it is a module of its own (its go.mod and go.sum), built with `go run .`.
+// insideLabModule reports whether a starter written into dir (which may not
+// exist yet) is part of the lab's own Go module: dir lies inside the folder
+// whose go.mod says "module outboxlab", and its path from there is a Go
+// package path. A starter written there belongs to that module, which
+// already requires its drivers, so `go run ./day16` from the lab's root
+// builds it; anywhere else (`my work/day16` inside the lab too: no package
+// path holds a space) it is a module of its own (its go.mod and go.sum),
+// built with `go run .` in its folder.
 func insideLabModule(dir string) (bool, error) {
+	root, err := labModuleRoot(dir)
+	if err != nil || root == "" {
+		return false, err
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return false, err
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return false, err
+	}
+	return packagePathOK(filepath.ToSlash(rel)), nil
+}
+
+// packagePathOK reports whether rel can name a package below a module's root:
+// each element made of letters, digits and - . _ ~ +, and neither starting
+// nor ending with a dot (the go command's rule for import paths).
+func packagePathOK(rel string) bool {
+	for _, elem := range strings.Split(rel, "/") {
+		if elem == "" || strings.HasPrefix(elem, ".") || strings.HasSuffix(elem, ".") {
+			return false
+		}
+		for _, r := range elem {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+", r)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// labModuleRoot is the root of the lab's module (the absolute folder of its
+// go.mod) when dir lies inside it, else "".
+func labModuleRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		if raw, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
 			for _, line := range strings.Split(string(raw), "\n") {
 				if name, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-					return strings.Trim(strings.TrimSpace(name), `"`) == "outboxlab", nil
+					if strings.Trim(strings.TrimSpace(name), `"`) == "outboxlab" {
+						return d, nil
+					}
+					return "", nil
 				}
 			}
-			return false, nil
+			return "", nil
 		}
 		if filepath.Dir(d) == d {
-			return false, nil
+			return "", nil
 		}
 	}
 }
 
-// moduleFiles are the starter's files that make it a module of its own.
-var moduleFiles = []string{"go.mod", "go.sum"}
-
-// writeStarter writes every file of files under dir, refusing to replace one
-// that exists, and returns the paths written. Inside the lab's module
-// (inLab) the starter's go.mod and go.sum are left out.
-func writeStarter(files fs.FS, dir string, inLab bool) ([]string, error) {
+// writeStarter writes the starter's files for dir under dir, refusing to
+// replace one that exists, and returns the paths written. Inside the lab's
+// module (inLab) the starter has no go.mod and go.sum, and its README says
+// so and grades it from the lab's root (workers.Placement).
+func writeStarter(starter *workers.Files, dir string, inLab bool) ([]string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	place := workers.Placement{Dir: abs}
+	if inLab {
+		if place.LabRoot, err = labModuleRoot(dir); err != nil {
+			return nil, err
+		}
+	}
+	files, err := starter.At(place)
+	if err != nil {
+		return nil, err
+	}
 	var paths []string
-	err := fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
-		}
-		if inLab && slices.Contains(moduleFiles, path) {
-			return nil
 		}
 		paths = append(paths, path)
 		return nil
