@@ -27,3 +27,14 @@ func TestOrphanWatchDiesWhenAdopted(t *testing.T) {
 		t.Fatal("the child outlived its parent")
 	}
 }
+
+// A child whose lab died before it began to watch is adopted already.
+func TestOrphanWatchOfAnAdoptedChildDiesAtOnce(t *testing.T) {
+	died := make(chan struct{})
+	go orphanWatch(1, func() int { return 1 }, time.Millisecond, func() { close(died) })
+	select {
+	case <-died:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a child adopted by init before its watch began lives on")
+	}
+}
