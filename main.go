@@ -9,8 +9,12 @@ import (
 	"os"
 
 	"outboxlab/cli"
+	"outboxlab/internal/invocation"
 )
 
 func main() {
-	os.Exit(cli.Run(interrupt.Context(), os.Args[1:], os.Stdout, os.Stderr))
+	// The commands the lab prints start as the user started it (go run .,
+	// ./outboxlab), so that each runs as printed.
+	lab := invocation.Of(os.Args[0])
+	os.Exit(cli.RunAs(interrupt.Context(), lab, os.Args[1:], os.Stdout, os.Stderr))
 }

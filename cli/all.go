@@ -39,7 +39,8 @@ a schema of its own; a server that is down fails the whole run once (exit 3).`,
 		Example: `  outboxlab all
   outboxlab all --family wassal --no-report
   outboxlab all --json
-  OUTBOXLAB_DATABASE='postgres:///postgres?host=/tmp/outboxlab-postgres' outboxlab all`,
+  export OUTBOXLAB_DATABASE='postgres:///postgres?host=/tmp/outboxlab-postgres'
+  outboxlab all`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAllCmd(cmd, family, common, cmdline) },
 	}

@@ -71,7 +71,7 @@ should be, 3 when a rerun or an output file could not be made.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			printClass(w, res)
+			printClass(w, res, func(why string) string { return forLayout(cmd, why) })
 			if opts.CSV != "" {
 				if err := writeAtomic(opts.CSV, classCSV(res)); err != nil {
 					return cannotRun(err)

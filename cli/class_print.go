@@ -52,14 +52,15 @@ func verifiedWord(v verification) string {
 }
 
 // printClass writes the class's table, then why each report that does not
-// verify does not, the skipped files, and one line that sums it up.
-func printClass(w io.Writer, c class) {
+// verify does not, the skipped files, and one line that sums it up; a
+// command in a why starts as the user started the lab (commands: forLayout).
+func printClass(w io.Writer, c class, commands func(string) string) {
 	for _, r := range c.References {
 		fmt.Fprintf(w, "reference: %s\n", show(r.Path))
 		fmt.Fprint(w, fitLines(fmt.Sprintf("           %s: %s, checks %d/%d, verified %s\n", runName(r.Doc),
 			verdictWord(r.Doc), report.ChecksPassed(r.Checks), len(r.Checks), verifiedWord(r.Verify))))
 		if !r.Verify.Verified {
-			fmt.Fprint(w, fitLines("           "+show(r.Verify.Reason)+"\n"))
+			fmt.Fprint(w, fitLines("           "+commands(show(r.Verify.Reason))+"\n"))
 		}
 	}
 	// One table per scenario, in course order: a row per student.
@@ -87,7 +88,7 @@ func printClass(w io.Writer, c class) {
 		if s.Note != "" {
 			why = strings.TrimPrefix(why+"; "+s.Note, "; ")
 		}
-		fmt.Fprint(w, fitLines(fmt.Sprintf("  %s\n    %s\n", show(s.Path), show(why))))
+		fmt.Fprint(w, fitLines(fmt.Sprintf("  %s\n    %s\n", show(s.Path), commands(show(why)))))
 	}
 	if len(c.Skipped) > 0 {
 		fmt.Fprintf(w, "\nSkipped %s:\n", report.Plural(len(c.Skipped), "file"))

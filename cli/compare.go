@@ -56,8 +56,7 @@ Exits 0 when what is compared is the same, 1 when it differs, 2 when an
 argument is not a report: missing, not a regular file (a directory, a
 pipe, a device), larger than ` + byteSize(maxReportSize) + `, or neither with a run-metadata
 header nor a report body; 3 when a report cannot be read (permission denied).`,
-		Example: `  outboxlab compare testdata/golden/session-16-retry-with-dead-letter.txt \
-    reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt
+		Example: `  outboxlab compare testdata/golden/session-16-retry-with-dead-letter.txt reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt
   outboxlab compare --checks A.txt B.txt
   outboxlab compare --metrics A.txt B.txt
   outboxlab compare --checks --metrics A.txt B.txt`,
@@ -300,9 +299,10 @@ func showLines(text string) string {
 	return strings.Join(lines, "\n")
 }
 
-// fitLines wraps each line of text wider than report.MaxWidth at spaces. A
-// continuation line keeps the line's diff mark (+, - or ~) and is indented
-// two more than the line's text, so it reads as part of the same change.
+// fitLines wraps each line of text wider than report.MaxWidth at spaces,
+// never inside a command forLayout glued (and unglues it). A continuation
+// line keeps the line's diff mark (+, - or ~) and is indented two more than
+// the line's text, so it reads as part of the same change.
 func fitLines(text string) string {
 	lines := strings.Split(text, "\n")
 	var out []string
@@ -323,5 +323,5 @@ func fitLines(text string) string {
 			out = append(out, cont+w)
 		}
 	}
-	return strings.Join(out, "\n")
+	return report.Unglue(strings.Join(out, "\n"))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/internal/invocation"
 	"outboxlab/workers"
 )
 
@@ -66,25 +67,22 @@ grade itself judges a worker in any language for every Day it lists.`,
 			for _, f := range written {
 				fmt.Fprintf(w, "wrote    %s\n", f)
 			}
-			readme := filepath.Join(args[1], "README.md")
-			if inLab {
-				// Part of the lab's own module: go run builds it from here.
-				fmt.Fprintf(w, "Next:    read %s, then: outboxlab grade %s -- go run %s\n", readme, day.ID, goRunTarget(args[1]))
-			} else {
-				fmt.Fprintf(w, "Next:    read %s, then: cd %s && outboxlab grade %s -- go run .\n", readme, args[1], day.ID)
-			}
+			fmt.Fprint(w, printed(cmd, gradeNext(day.ID, args[1])))
 			return nil
 		},
 	}
 	return cmd
 }
 
-// goRunTarget is how `go run` names dir: ./day16 for day16.
-func goRunTarget(dir string) string {
-	if filepath.IsAbs(dir) || strings.HasPrefix(dir, ".") {
-		return dir
-	}
-	return "./" + dir
+// gradeNext is exercise's last lines: read the README, then grade the
+// starter, which fails until its TODOs are done (exit 1), with a command
+// that runs as printed from where exercise ran: `go -C DIR run .` builds
+// the worker in its folder, inside the lab's module or in a module of its
+// own, while the lab runs from here (a `cd DIR` first would leave a lab
+// started with `go run .` building the worker instead).
+func gradeNext(day, dir string) string {
+	return fmt.Sprintf("Next:    read %s, then grade it (exit 1 until its TODOs are done):\n"+
+		"         outboxlab grade %s -- go -C %s run .\n", filepath.Join(dir, "README.md"), day, invocation.Quote(dir))
 }
 
 // insideLabModule reports whether a starter written into dir (which may not

@@ -133,7 +133,7 @@ func finishRun(cmd *cobra.Command, common commonOptions, out outcome) error {
 		if out.result.ReportPath != "" {
 			fmt.Fprintf(w, "report:   %s\n", out.result.ReportPath)
 		}
-		fmt.Fprintf(w, "Next:     outboxlab grade --help (the Days, --seed); docs/grade-protocol.md\n")
+		fmt.Fprint(w, printed(cmd, "Next:     outboxlab grade --help (the Days, --seed); docs/grade-protocol.md\n"))
 	}
 	if !out.result.Passed {
 		return ErrChecksFailed

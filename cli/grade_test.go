@@ -87,8 +87,10 @@ func TestExerciseWritesTheStarter(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
 		t.Errorf("outside the lab's module the starter is a module of its own: %v", err)
 	}
-	if !strings.Contains(out.String(), "cd "+dir+" && outboxlab grade session-16 -- go run .") {
-		t.Errorf("the Next line does not say how to grade it from its own module:\n%s", out.String())
+	// The lab runs from here, the worker from its folder (go -C): a cd
+	// first would leave a lab started with go run . building the worker.
+	if !strings.HasSuffix(out.String(), "\n         outboxlab grade session-16 -- go -C "+dir+" run .\n") {
+		t.Errorf("the last line does not say how to grade it from here:\n%s", out.String())
 	}
 	// Inside the lab's module (a folder whose go.mod says module outboxlab)
 	// the starter belongs to it: no go.mod of its own, go run ./day16 from there.
@@ -103,8 +105,8 @@ func TestExerciseWritesTheStarter(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(lab, "day16", "go.mod")); err == nil {
 		t.Errorf("inside the lab's module the starter got a go.mod of its own")
 	}
-	if !strings.Contains(out.String(), "-- go run "+filepath.Join(lab, "day16")) {
-		t.Errorf("the Next line does not grade it with go run DIR:\n%s", out.String())
+	if !strings.HasSuffix(out.String(), "\n         outboxlab grade session-16 -- go -C "+filepath.Join(lab, "day16")+" run .\n") {
+		t.Errorf("the last line does not grade it with go -C DIR run .:\n%s", out.String())
 	}
 	if code := Main([]string{"exercise", "session-16", dir}, &out, &errb); code != ExitCannotRun {
 		t.Errorf("writing over the starter: exit %d, want %d", code, ExitCannotRun)

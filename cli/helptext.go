@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 	"strings"
 
@@ -14,9 +15,11 @@ import (
 // Help fits the terminal it is shown on (report.TerminalWidth: 80 to 100
 // columns, 100 into a file or a pipe): cobra's templates, with flag usages
 // wrapped (pflag's FlagUsagesWrapped), each command's summary wrapped beside
-// its name, prose lines wrapped under their own indentation and a long
-// example command continued with a backslash. The width is the root
-// command's, set by quietHelp before it renders (helpWidth).
+// its name and prose lines wrapped under their own indentation. A command
+// (an example, one in the prose, the usage line) starts as the user started
+// the lab and is never broken: one too wide stands on a line of its own
+// (forLayout, printed). The width is the root command's, set by quietHelp
+// before it renders (helpWidth).
 
 func init() {
 	// Help lists the scenarios in the order to meet them (scenarios.All), not by name.
@@ -25,7 +28,7 @@ func init() {
 		"flagUsages":  func(c *cobra.Command, fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(helpWidth(c)) },
 		"commandLine": commandLine,
 		"wrapText":    wrapText,
-		"wrapExample": func(c *cobra.Command, text string) string { return wrapExample(text, helpWidth(c)) },
+		"wrapExample": func(c *cobra.Command, text string) string { return wrapExample(forLayout(c, text), helpWidth(c)) },
 	})
 }
 
@@ -63,15 +66,21 @@ Use "{{.CommandPath}} [command] --help" for more information about a command.{{e
 
 // quietHelp renders help with help into memory, then writes it: a closed
 // output (| head) is not an error to print, as with every other command.
+// The commands cobra writes itself (the usage line, "Use … --help", the
+// completion command's help) start as the user started the lab too.
 func quietHelp(help func(*cobra.Command, []string)) func(*cobra.Command, []string) {
 	return func(c *cobra.Command, args []string) {
 		out := c.OutOrStdout()
-		c.Root().Annotations = map[string]string{columnsAnnotation: strconv.Itoa(report.TerminalWidth(out))}
+		root := c.Root()
+		if root.Annotations == nil {
+			root.Annotations = map[string]string{}
+		}
+		root.Annotations[columnsAnnotation] = strconv.Itoa(report.TerminalWidth(out))
 		var buf bytes.Buffer
 		c.SetOut(&buf)
 		help(c, args)
 		c.SetOut(out)
-		out.Write(buf.Bytes())
+		io.WriteString(out, printed(c, buf.String()))
 	}
 }
 
@@ -94,7 +103,7 @@ func helpWidth(c *cobra.Command) int {
 // first: its lines at the margin, written for 80 columns or so, are joined
 // (a line with a label, "Kind:    ...", or an indented one stays apart).
 func wrapText(c *cobra.Command, text string) string {
-	width := helpWidth(c)
+	text, width := forLayout(c, text), helpWidth(c)
 	if width >= report.MaxWidth {
 		return report.Fit(text, width)
 	}
@@ -135,10 +144,10 @@ func commandLine(c *cobra.Command) string {
 	return name + strings.ReplaceAll(report.Wrap(c.Short, room), "\n", "\n"+strings.Repeat(" ", report.Width(name)))
 }
 
-// wrapExample fits example command lines to width: a trailing
-// "# comment" moves to the line above its command, and a command still too
-// wide is continued on the next line with a backslash, as a shell reads it,
-// indented four more than the first (report.Continued).
+// wrapExample fits example command lines to width: a trailing "# comment"
+// moves to the line above its command, and a command still too wide stands
+// whole on its line, exempt from the width as a path is: pasted, a command
+// broken across lines would run half of it. It unglues what forLayout glued.
 func wrapExample(text string, width int) string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
@@ -147,11 +156,11 @@ func wrapExample(text string, width int) string {
 			continue
 		}
 		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
-		if cmd, comment, ok := strings.Cut(l, "   # "); ok {
+		if cmd, comment, ok := strings.Cut(l, "  # "); ok && strings.TrimSpace(cmd) != "" {
 			out = append(out, lead+"# "+strings.TrimSpace(comment))
 			l = strings.TrimRight(cmd, " ")
 		}
-		out = append(out, strings.Split(report.Continued(l, width, lead+"    "), "\n")...)
+		out = append(out, l)
 	}
-	return strings.Join(out, "\n")
+	return report.Unglue(strings.Join(out, "\n"))
 }

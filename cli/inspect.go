@@ -72,8 +72,8 @@ locked by another process) or the server is down or refuses the login.`,
   outboxlab inspect --db outbox.db --limit 0 --wide
   outboxlab inspect --db outbox.db --table OutboxMessages --columns MessageKey,Status,AttemptCount
   outboxlab inspect --db outbox.db --table OutboxMessages --where "Status = 'DeadLettered'"
-  PGPASSWORD=secret outboxlab inspect --db \
-    'postgres://lab@db/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
+  export PGPASSWORD=secret
+  outboxlab inspect --db 'postgres://lab@db/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Location == "" {

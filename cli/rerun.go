@@ -74,7 +74,7 @@ func verifyDoc(ctx context.Context, doc report.Doc, worker []string) (verificati
 		switch {
 		case worker == nil:
 			return refused("a grade report cannot be rerun without --worker " +
-				"(verify REPORT --worker -- CMD): verify never runs a command found in a report"), nil
+				"(outboxlab verify REPORT --worker -- CMD): verify never runs a command found in a report"), nil
 		case GradeRerun == nil:
 			return refused("a grade report, and this lab has no grade command to rerun it with"), nil
 		}

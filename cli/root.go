@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"outboxlab/core/child"
+	"outboxlab/internal/invocation"
 	"outboxlab/scenarios"
 )
 
@@ -33,13 +34,22 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // Run runs the command line with args under ctx, which the first SIGINT or
 // SIGTERM cancels (main.go hands it internal/interrupt's context, caught
 // from the process's first moments), and returns the process exit code: 3
-// for any run a signal interrupted.
+// for any run a signal interrupted. The commands it prints start with the
+// lab's name, outboxlab (see RunAs).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunAs(ctx, invocation.Name, args, stdout, stderr)
+}
+
+// RunAs is Run for a lab the user started as lab (invocation.Of: "go run .",
+// "./outboxlab"): every command the terminal shows starts that way, so that
+// it runs as printed; report files keep outboxlab.
+func RunAs(ctx context.Context, lab string, args []string, stdout, stderr io.Writer) int {
 	if code, ok := child.RunIfChild(); ok {
 		return code
 	}
 	survivePipeClose()
 	root := newRoot(args)
+	root.Annotations = map[string]string{invocationAnnotation: lab}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -50,7 +60,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	err = afterInterrupt(ctx, err)
 	if err != nil && !errorAlreadyReported(err) {
-		fmt.Fprintf(stderr, "outboxlab: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "outboxlab: %s\n", printed(root, oneLine(err.Error())))
 	}
 	return exitCode(err)
 }
@@ -80,7 +90,11 @@ scenario clock, prints its timeline, tables, ledgers, checks and verdict, and
 writes a timestamped report with its pictures (SVG) beside it. Most come in
 BEFORE/AFTER pairs: a BEFORE reproduces a failure (its checks say REPRODUCED),
 its AFTER shows the fix holding (PASS). The payments course's Days 13-17 come
-first; outboxlab list shows every scenario in the order to meet them.
+first. Where to start and the families, then every scenario in the order to
+meet them:
+
+  outboxlab list
+  outboxlab list --all
 
 Start here: outboxlab ` + scenarios.StartHere + `
 

@@ -142,9 +142,8 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		w := cmd.OutOrStdout()
 		if out.stopped != nil {
-			return printStopped(w, out, common)
+			return printStopped(cmd, out, common)
 		}
 		if common.Step {
 			if err := stepThrough(cmd, out); err != nil {
@@ -175,7 +174,7 @@ func printOutcome(cmd *cobra.Command, s *scenarios.Scenario, common commonOption
 			return cannotRun(fmt.Errorf("print result: %w", err))
 		}
 		if common.keepsDB() {
-			io.WriteString(cmd.ErrOrStderr(), report.Labelled("database: ", out.dbNote+keepAtNote(common)))
+			io.WriteString(cmd.ErrOrStderr(), printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(common))))
 		}
 	} else {
 		if common.ShowSQL {
@@ -192,7 +191,7 @@ func printOutcome(cmd *cobra.Command, s *scenarios.Scenario, common commonOption
 		// A database that is gone is told once, in the report's header;
 		// without a report, or when it is kept, the terminal tells it.
 		if out.result.ReportPath == "" || common.keepsDB() {
-			io.WriteString(w, report.Labelled("database: ", out.dbNote+keepAtNote(common)))
+			io.WriteString(w, printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(common))))
 		}
 	}
 	return nil
@@ -281,8 +280,9 @@ func resolveReportDir(dir string, stderr io.Writer) (string, error) {
 
 // showRun is how a run's report reaches the terminal: on standard output,
 // laid out for its width (report.View: the body as the report file keeps
-// it, a narrower terminal's reflowed), with --brief the story alone
-// (report.Brief), coloured when that is a terminal,
+// it, a narrower terminal's reflowed), its commands (the header's, Next's)
+// started as the user started the lab and never broken (forLayout), with
+// --brief the story alone (report.Brief), coloured when that is a terminal,
 // and not at all with --json (the JSON document is printed after the run
 // instead).
 func showRun(cmd *cobra.Command, common commonOptions) showFunc {
@@ -296,7 +296,7 @@ func showRun(cmd *cobra.Command, common commonOptions) showFunc {
 		if common.Brief {
 			body = report.Brief(body)
 		}
-		content := report.View(header, width) + report.View(body, width, rep.Figures()...)
+		content := report.View(forLayout(cmd, header), width) + report.View(forLayout(cmd, body), width, rep.Figures()...)
 		if useColor(w) {
 			content = colorize(content, res)
 		}

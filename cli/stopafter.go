@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/changelog"
@@ -33,12 +34,13 @@ func stoppedRun(ctx context.Context, env scenarios.Env, pg *postgresRun, keepDir
 
 // printStopped says which event the run stopped after, and where its
 // database is: the report is not written, the run did not finish.
-func printStopped(w io.Writer, out outcome, c commonOptions) error {
+func printStopped(cmd *cobra.Command, out outcome, c commonOptions) error {
+	w := cmd.OutOrStdout()
 	s := out.stopped
 	first, _, _ := strings.Cut(s.Text, "\n")
 	fmt.Fprintf(w, "\nstopped after event %d (%s design, %s); no report was written\n", s.N, s.Design, s.At)
 	io.WriteString(w, report.Labelled("event:    ", report.Wrap(first, report.MaxWidth-10)))
-	io.WriteString(w, report.Labelled("database: ", out.dbNote+keepAtNote(c)))
+	io.WriteString(w, printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(c))))
 	return nil
 }
 

@@ -46,7 +46,7 @@ not happen.`,
 			case len(reports) == 0:
 				return usagef("verify takes one or more report files")
 			case worker && len(command) == 0:
-				return usagef("--worker needs the worker's command after --: verify REPORT --worker -- CMD")
+				return usagef("--worker needs the worker's command after --: outboxlab verify REPORT --worker -- CMD")
 			case !worker && len(command) > 0:
 				return usagef("a command after -- is the worker of a grade report: give --worker too")
 			}
@@ -73,7 +73,7 @@ not happen.`,
 				}
 				text := "          " + runName(doc) + "\n"
 				if !v.Verified {
-					text += "          " + show(v.Reason) + "\n"
+					text += "          " + forLayout(cmd, show(v.Reason)) + "\n"
 				}
 				io.WriteString(w, word+show(reports[i])+"\n"+fitLines(text))
 			}

@@ -73,14 +73,24 @@ func (s *Scenario) WriteNext(r *report.Report) {
 		if other != nil && other.Kind == s.Kind {
 			role = "its pair"
 		}
-		r.Line(report.WrapLine("  Pair:   outboxlab "+s.Pair+", "+role, nextIndent))
+		r.Line(nextLine("  Pair:   " + report.LabName + " " + s.Pair + ", " + role))
 	case s.Answers != "":
-		r.Line(report.WrapLine("  Answers: outboxlab "+s.Answers+" (the BEFORE whose failure this contains)", nextIndent))
+		r.Line(nextLine("  Answers: " + report.LabName + " " + s.Answers + " (the BEFORE whose failure this contains)"))
 	}
-	r.Line(report.WrapLine("  Try:    outboxlab "+s.Name+" "+strings.Join(n.Try, " "), nextIndent))
+	r.Line(nextLine("  Try:    " + report.LabName + " " + s.Name + " " + strings.Join(n.Try, " ")))
 	r.Line(report.WrapLine(nextIndent+"→ "+n.Verdict+" "+n.Shows, nextIndent))
 	r.Line(report.WrapLine("  Course: "+n.Course, nextIndent))
 }
 
 // nextIndent begins the continuation lines of a Next line.
 const nextIndent = "          "
+
+// nextLine is a Next line that names a command, wrapped under nextIndent
+// but never inside the command: one too wide stays whole after its label
+// (report.Commands). The terminal starts it as the user started the lab.
+func nextLine(line string) string {
+	return report.WrapLine(report.Commands(line, report.LabName, isScenario), nextIndent)
+}
+
+// isScenario reports whether word names a scenario (or an alias).
+func isScenario(word string) bool { return Lookup(word) != nil }

@@ -63,26 +63,14 @@ func TerminalHeader(m Meta) string {
 		first += fmt.Sprintf(" · %s (%s)", oneLine(m.Record.Scenario), m.Record.Kind)
 	}
 	fmt.Fprintf(&b, "%s · started %s\n", first, m.Started.UTC().Format(time.RFC3339))
-	// A long command line (a long --report-dir) continues on the next
-	// lines, as a shell reads it.
-	b.WriteString(Labelled("command:  ", Continued(oneLine(m.Command), MaxWidth-len("command:  "), "  ")))
+	// The command stays whole on its line, however long (a long
+	// --report-dir), so that it can be pasted back (see Commands).
+	b.WriteString(Labelled("command:  ", oneLine(m.Command)))
 	if m.Record != nil {
 		flagLines(&b, m.Record)
 	}
 	fmt.Fprintln(&b, HeaderEnd)
 	return b.String()
-}
-
-// Continued breaks a shell command line at spaces into lines of at most
-// width columns, each but the last ending in " \\" and the others starting
-// with indent, as a shell reads it; a word wider than a line is left whole.
-// The report header's command line and --help's examples use it.
-func Continued(line string, width int, indent string) string {
-	lines := fill(strings.Split(line, " "), width-2, "", indent)
-	for i := range lines[:max(len(lines)-1, 0)] {
-		lines[i] += " \\"
-	}
-	return strings.Join(lines, "\n")
 }
 
 // Labelled writes text after label, its second and later lines indented

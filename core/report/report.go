@@ -97,7 +97,7 @@ func fitLine(s string) string {
 func breakLongWords(words []string, width int) []string {
 	var out []string
 	for _, w := range words {
-		for Width(w) > width && width > 0 {
+		for Width(w) > width && width > 0 && !glued(w) {
 			var head string
 			head, w = cutWidth(w, width)
 			out = append(out, head)
@@ -187,8 +187,9 @@ func (r *Report) Figure(f plot.Figure) {
 func (r *Report) Figures() []plot.Figure { return r.figures }
 
 // WrapLine breaks a line wider than MaxWidth at spaces into continuation
-// lines that start with indent (see wrapLine).
-func WrapLine(line, indent string) string { return wrapLine(line, indent) }
+// lines that start with indent (see wrapLine), never inside a command that
+// Commands glued, and unglues it.
+func WrapLine(line, indent string) string { return Unglue(wrapLine(line, indent)) }
 
 // wrapLine breaks a line wider than MaxWidth at spaces into continuation
 // lines that start with indent.
@@ -202,7 +203,9 @@ func wrapLine(line, indent string) string {
 // breakLine breaks line into lines of at most width columns at spaces. The
 // first keeps its own spacing (a label's, a check mark's two spaces) and
 // breaks at the last space that fits; the rest are filled after indent. A
-// word wider than a line is cut. It is the lab's one line breaker: report
+// word wider than a line is cut, but for a command (glued): one too wide for
+// a line of its own stays after its label ("Try:    outboxlab …"), or else
+// stands on a line of its own. It is the lab's one line breaker: report
 // lines (fitLine, wrapLine) and their terminal view (View) use it.
 func breakLine(line string, width int, indent string) []string {
 	if Width(line) <= width {
@@ -215,12 +218,27 @@ func breakLine(line string, width int, indent string) []string {
 			first, rest = line[:j], line[j:]
 		}
 	}
-	if rest == "" && Width(line) > width {
+	switch next := firstWord(rest); {
+	case rest == "" && glued(firstWord(line[len(head):])):
+		// A command wider than the line starts it: whole, then the rest.
+		end := len(head) + len(firstWord(line[len(head):]))
+		first, rest = line[:end], line[end:]
+	case rest == "":
 		// The first word is wider than the line (a long value typed
 		// without a space): cut it where the line ends.
 		first, rest = cutWidth(line, width)
+	case glued(next) && Width(indent+next) > width && !strings.Contains(strings.TrimSpace(first), " "):
+		// Below its label the command would be as wide: it stays after it.
+		end := len(first) + strings.Index(rest, next) + len(next)
+		first, rest = line[:end], line[end:]
 	}
 	return append([]string{first}, fill(breakLongWords(strings.Fields(rest), width-len(indent)), width, indent, indent)...)
+}
+
+// firstWord is the first word of s, after any spaces.
+func firstWord(s string) string {
+	word, _, _ := strings.Cut(strings.TrimLeft(s, " "), " ")
+	return word
 }
 
 // Metric records a figure for --json output.

@@ -21,10 +21,13 @@ import (
 // or, when even its narrowest columns are too wide, stacked one field a
 // line, and each line too wide broken again with its hanging indent, the
 // continuation lines it was wrapped onto at MaxWidth joined back first.
+// A command Commands glued is never broken (see breakLine). At MaxWidth and
+// wider only a line too wide is laid out again: one that a longer
+// invocation than LabName widened.
 func View(body string, width int, figures ...plot.Figure) string {
 	body = dropMarkers(body)
 	if width >= MaxWidth {
-		return body
+		return Fit(body, width)
 	}
 	for _, f := range figures {
 		if f.Text != "" && widest(f.Text) > width && strings.Contains(body, f.Text) {
@@ -37,10 +40,11 @@ func View(body string, width int, figures ...plot.Figure) string {
 // Fit lays text out for width columns: a line or a table that fits is kept
 // as it is; a table too wide is fitted (tableAt), a line too wide broken
 // again (reflow). It is the lab's one wrapper of finished text: the
-// terminal's view of a report (View) and help use it.
+// terminal's view of a report (View) and help use it. It keeps each command
+// Commands glued whole and unglues it.
 func Fit(text string, width int) string {
 	if widest(text) <= width {
-		return text
+		return Unglue(text)
 	}
 	var out, prose []string
 	for _, it := range Items(text) {
@@ -56,7 +60,7 @@ func Fit(text string, width int) string {
 	if strings.HasSuffix(text, "\n") {
 		fitted += "\n"
 	}
-	return fitted
+	return Unglue(fitted)
 }
 
 // dropMarkers removes compare's markers ([measured], [database]) from the

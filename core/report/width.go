@@ -101,7 +101,7 @@ func wrapCell(text string, width int) string {
 	for _, para := range strings.Split(text, "\n") {
 		line := ""
 		for _, word := range strings.Fields(para) {
-			for Width(word) > width {
+			for Width(word) > width && !glued(word) {
 				if line != "" {
 					lines = append(lines, line)
 					line = ""
@@ -227,4 +227,4 @@ func argmax(xs []int) int {
 
 // Wrap breaks text into lines of at most width columns, at spaces where it
 // can (a word wider than width is cut), for prose that must fit the terminal.
-func Wrap(text string, width int) string { return wrapCell(text, width) }
+func Wrap(text string, width int) string { return Unglue(wrapCell(text, width)) }
