@@ -54,13 +54,19 @@ func familyCatalogue(family string) ([]catalogueEntry, error) {
 const dayNote = "A scenario named session-16-… is Day 16 of the course (commands and report folders keep session-NN)."
 
 func newListCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, all bool
 	var family string
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "The catalogue, in the order to meet it: each scenario's kind, pair and summary",
+		Short: "Where to start and the families; --all: the whole catalogue, in the order to meet it",
+		Long: `list opens with where to start: the scenario to run first, the course's Days it
+begins (each Day a BEFORE, then the AFTER that fixes it) and the other families,
+on one screen. --all prints the whole catalogue in the order to meet it, each
+scenario with its kind, its pair and what it shows; --family one family's part
+of it; --json the whole catalogue (or the family's) for machines.`,
 		Example: `  outboxlab list
-  outboxlab list --family wassal
+  outboxlab list --all
+  outboxlab list --family retry
   outboxlab list --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -75,13 +81,67 @@ func newListCmd() *cobra.Command {
 				enc.SetEscapeHTML(false)
 				return enc.Encode(entries)
 			}
-			writeCatalogue(w, entries, report.TerminalWidth(w))
-			return nil
+			var b strings.Builder
+			if all || family != "" {
+				writeCatalogue(&b, entries, report.TerminalWidth(w))
+			} else {
+				writeStart(&b, entries, report.TerminalWidth(w))
+			}
+			_, err = io.WriteString(w, printed(cmd, b.String()))
+			return err
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalogue as JSON (the same order and fields)")
+	cmd.Flags().BoolVar(&all, "all", false, "list every scenario with its kind, pair and summary, in the order to meet them")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole catalogue as JSON (the same order and fields)")
 	cmd.Flags().StringVar(&family, "family", "", "list only this family's scenarios (the families all --family takes)")
 	return cmd
+}
+
+// writeStart prints list's first screen, short enough for a terminal of 40
+// rows at 80 columns: where to start, the family the start belongs to (the
+// course's Days) a scenario a line, each other family on a line with its
+// number of scenarios and title, and the commands that show more.
+func writeStart(w io.Writer, entries []catalogueEntry, width int) {
+	start := scenarios.Lookup(scenarios.StartHere)
+	fmt.Fprintf(w, "Start here: outboxlab %s\n", start.Name)
+	var first []catalogueEntry
+	var others []string // the other families, in order
+	count := map[string]int{}
+	for _, e := range entries {
+		switch {
+		case e.Family == start.Family:
+			first = append(first, e)
+		case count[e.Family] == 0:
+			others = append(others, e.Family)
+		}
+		count[e.Family]++
+	}
+	if len(first) > 0 && !strings.Contains(first[0].FamilyTitle, "is Day 16") {
+		fmt.Fprintln(w, report.Wrap(dayNote, width))
+	}
+	fmt.Fprintf(w, "\n%s\n\n", report.Wrap(scenarios.FamilyTitle(start.Family), width))
+	nameWidth, _ := columnWidths(first)
+	for _, e := range first {
+		fmt.Fprintln(w, "  "+pad(e.Name, nameWidth)+"  "+string(e.Kind))
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(w, "\nThen the other families:\n\n")
+	}
+	famWidth, countWidth := 0, 0
+	for _, f := range others {
+		famWidth, countWidth = max(famWidth, report.Width(f)), max(countWidth, report.Width(report.Plural(count[f], "scenario")))
+	}
+	for _, f := range others {
+		lead := "  " + pad(f, famWidth) + "  " + pad(report.Plural(count[f], "scenario"), countWidth) + "  "
+		title := report.Wrap(scenarios.FamilyTitle(f), width-report.Width(lead))
+		fmt.Fprintln(w, lead+strings.ReplaceAll(title, "\n", "\n"+strings.Repeat(" ", report.Width(lead))))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Every scenario, its pair and what it shows:  outboxlab list --all")
+	if len(others) > 0 {
+		fmt.Fprintln(w, "One family's scenarios:                      outboxlab list --family "+others[0])
+	}
+	fmt.Fprintln(w, "A scenario's flags and examples:             outboxlab <scenario> --help")
 }
 
 // writeCatalogue prints entries grouped by family, in their order: a

@@ -3,12 +3,14 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
+	"outboxlab/scenarios/scenariotest"
 )
 
 // courseStart is how the course begins, written out by hand: Days 13 and
@@ -34,7 +36,7 @@ func listedNames(out string) []string {
 }
 
 func TestListIsTheCourseInOrder(t *testing.T) {
-	out, code := runCLI(t, "list")
+	out, code := runCLI(t, "list", "--all")
 	if code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
@@ -72,7 +74,7 @@ func TestListIsTheCourseInOrder(t *testing.T) {
 // Each kind says what it is to the others: a BEFORE and a paired AFTER name
 // their pair, an unpaired AFTER the BEFORE it answers, an EXPERIMENT nothing.
 func TestListSaysWhatEachScenarioIsTo(t *testing.T) {
-	out, _ := runCLI(t, "list")
+	out, _ := runCLI(t, "list", "--all")
 	for _, s := range scenarios.All() {
 		block := scenarioBlock(out, s.Name)
 		if block == "" {
@@ -95,6 +97,56 @@ func TestListSaysWhatEachScenarioIsTo(t *testing.T) {
 		if !strings.Contains(strings.Join(strings.Fields(block), " "), s.Summary) {
 			t.Errorf("%s: summary missing from %q", s.Name, block)
 		}
+	}
+}
+
+// list's first screen fits a terminal of 40 rows at 80 columns with room for
+// the command typed and the prompt after it: it opens with where to start,
+// names the start's family (the course's Days) a scenario a line, in course
+// order, then every other family with its number of scenarios, and says how
+// to see the whole catalogue (list --all), which is longer than a screen.
+func TestListFirstScreenFitsATerminal(t *testing.T) {
+	const rows, columns = 40, 80
+	out, code := runAt(t, columns, "list")
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	scenariotest.FitsIn(t, "list at 80 columns", out, columns)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > rows-2 {
+		t.Errorf("list prints %d lines at %d columns, want at most %d (a %d-row screen, the command and the prompt):\n%s",
+			len(lines), columns, rows-2, rows, out)
+	}
+	if lines[0] != "Start here: outboxlab "+scenarios.StartHere {
+		t.Errorf("first line %q, want the start-here line", lines[0])
+	}
+	start := scenarios.Lookup(scenarios.StartHere)
+	var days []string
+	count := map[string]int{}
+	for _, s := range scenarios.All() {
+		if s.Family == start.Family {
+			days = append(days, s.Name)
+		}
+		count[s.Family]++
+	}
+	if got := listedNames(out); !slices.Equal(got, days) {
+		t.Errorf("list names %v, want the %s family's, in order: %v", got, start.Family, days)
+	}
+	for _, f := range scenarios.Families() {
+		if f == start.Family {
+			continue
+		}
+		want := regexp.MustCompile(`(?m)^  ` + f + ` +` + report.Plural(count[f], "scenario") + `  `)
+		if !want.MatchString(out) {
+			t.Errorf("family %s is not listed with its %s:\n%s", f, report.Plural(count[f], "scenario"), out)
+		}
+	}
+	if !strings.Contains(out, "  outboxlab list --all\n") {
+		t.Errorf("list does not say how to see every scenario:\n%s", out)
+	}
+	all, _ := runAt(t, columns, "list", "--all")
+	if n := strings.Count(all, "\n"); n <= rows {
+		t.Errorf("list --all is %d lines: the first screen could be the whole catalogue", n)
 	}
 }
 
