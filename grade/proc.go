@@ -37,13 +37,35 @@ func prepareCommand(ctx context.Context, argv []string, tmp string) (command, er
 	if err != nil {
 		return command{}, fmt.Errorf("find the working directory: %w", err)
 	}
-	if filepath.Base(argv[0]) == "go" && len(argv) >= 3 && argv[1] == "run" {
-		return buildGoRun(ctx, argv, tmp, wd)
+	if filepath.Base(argv[0]) == "go" {
+		// `go -C DIR run …` runs in DIR, as `cd DIR && go run …` would.
+		if dir, rest, ok := goChdir(argv[1:]); ok {
+			wd = filepath.Join(wd, dir)
+			if filepath.IsAbs(dir) {
+				wd = dir
+			}
+			argv = append([]string{argv[0]}, rest...)
+		}
+		if len(argv) >= 3 && argv[1] == "run" {
+			return buildGoRun(ctx, argv, tmp, wd)
+		}
 	}
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return command{}, fmt.Errorf("cannot start the worker %q: %w", argv[0], unwrapExec(err))
 	}
 	return command{argv: argv, dir: wd}, nil
+}
+
+// goChdir reads a leading -C DIR (or -C=DIR) of go's command line, the
+// only flag go takes before its subcommand.
+func goChdir(args []string) (dir string, rest []string, ok bool) {
+	switch {
+	case len(args) >= 2 && (args[0] == "-C" || args[0] == "--C"):
+		return args[1], args[2:], true
+	case len(args) >= 1 && (strings.HasPrefix(args[0], "-C=") || strings.HasPrefix(args[0], "--C=")):
+		return args[0][strings.IndexByte(args[0], '=')+1:], args[1:], true
+	}
+	return "", args, false
 }
 
 // buildGoRun compiles the package of a `go run` command into tmp.
