@@ -1,7 +1,7 @@
 # outboxlab: build, test and check. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: build test test-race test-lab test-scripts test-cli test-grade test-families test-extremes test-workers-postgres test-postgres check vet fmt golden fuzz fuzz-options
+.PHONY: build cross test test-race test-lab test-scripts test-cli test-grade test-families test-extremes test-workers-postgres test-postgres check vet fmt golden fuzz fuzz-options
 
 build:
 	$(GO) build -o outboxlab .
@@ -22,7 +22,25 @@ test: check
 # make test's parts, longest first: each is a process of its own, so that no
 # part queues behind another's longest package (go test runs two test
 # binaries at a time).
-TESTS = test-extremes test-cli test-race test-scripts test-grade test-workers-postgres test-families fuzz
+TESTS = test-extremes test-cli test-race test-scripts test-grade test-workers-postgres test-families fuzz cross
+
+# The six systems a class's laptops run: the lab builds for each, `go vet`
+# type-checks every package and its tests for macOS and Windows, and the
+# tests of the packages with code per system (processes, files, the
+# terminal) compile and link for each. Nothing here can run those builds
+# (no macOS; Debian's Wine cannot start a Go 1.22+ binary): README, "Where it
+# runs", says what only this covers.
+CROSS_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+CROSS_TESTED = ./core/proc ./core/proctree ./core/child ./core/sqlitedb ./core/report ./internal/pgtest
+cross:
+	@set -e; for t in $(CROSS_TARGETS); do \
+		echo "build $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -o /dev/null . ; \
+	done
+	GOOS=darwin $(GO) vet ./...
+	GOOS=windows $(GO) vet ./...
+	@set -e; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; for os in darwin windows; do \
+		echo "test -c $$os: $(CROSS_TESTED)"; GOOS=$$os $(GO) test -c -ldflags=-w -o "$$dir/$$os/" $(CROSS_TESTED); \
+	done
 
 # Every go test of `make test` links its binary without DWARF (-w), which no
 # test reads and which is a third of each link's time.
