@@ -3,20 +3,11 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"outboxlab/core/child"
-	"outboxlab/core/report"
 )
 
 // compare reads regular files only: a device or a pipe is refused at once,

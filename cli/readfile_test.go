@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +41,7 @@ func runLabProcess(t *testing.T, timeout time.Duration, asOther bool, args ...st
 	cmd.Env = append(os.Environ(), child.EnvVar+"=cli-main-for-tests")
 	if asOther && os.Geteuid() == 0 {
 		cmd.Dir = "/"
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		runAsNobody(cmd)
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
