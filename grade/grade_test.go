@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/core/pgdb"
 	"outboxlab/core/proc"
+	"outboxlab/core/proctree"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -158,8 +159,20 @@ func TestKillLeavesNoSurvivor(t *testing.T) {
 	// fork its grandchild, and go run to start the program it builds.
 	shell := `sleep 1000 & echo $! >> "$HANG_PIDS"; echo $$ >> "$HANG_PIDS";
 		curl -s -X POST -H "Authorization: Bearer $OUTBOXLAB_TOKEN" "$OUTBOXLAB_LAB_URL/v1/hello" >/dev/null 2>&1; wait`
-	for name, cmd := range map[string][]string{"go": {hang}, "go run": {"go", "run", "./testdata/hang"}, "sh -c": {"sh", "-c", shell}} {
+	// A grandchild that leaves the group and the session (setsid) from a
+	// subshell that exits at once: a double fork. It writes into the run's
+	// folder for as long as it lives.
+	escape := `( setsid sh -c 'while :; do touch "$(dirname "$OUTBOXLAB_DATABASE")/late"; sleep 0.01; done' & echo $! >> "$HANG_PIDS" );
+		dirname "$OUTBOXLAB_DATABASE" >> "$HANG_DIRS"; echo $$ >> "$HANG_PIDS";
+		curl -s -X POST -H "Authorization: Bearer $OUTBOXLAB_TOKEN" "$OUTBOXLAB_LAB_URL/v1/hello" >/dev/null 2>&1; sleep 1000`
+	dirs := filepath.Join(t.TempDir(), "dirs")
+	t.Setenv("HANG_DIRS", dirs)
+	for name, cmd := range map[string][]string{"go": {hang}, "go run": {"go", "run", "./testdata/hang"}, "sh -c": {"sh", "-c", shell},
+		"setsid": {"sh", "-c", escape}} {
 		t.Run(name, func(t *testing.T) {
+			if name == "setsid" && !proctree.Contains() {
+				t.Skip("this system lets the lab make no cgroup: a process that calls setsid leaves the tree")
+			}
 			os.Remove(pids)
 			rep, _ := gradeRunBudget(t, "session-16", 300*time.Millisecond, 10*time.Second, cmd...)
 			failsWith(t, rep, "protocol: done and exit 0")
@@ -178,7 +191,29 @@ func TestKillLeavesNoSurvivor(t *testing.T) {
 			if n < 2*(1+DefaultVariations) {
 				t.Errorf("%d pids recorded, want 2 per variation", n)
 			}
+			if name == "setsid" {
+				nothingWrittenAfter(t, dirs)
+			}
 		})
+	}
+}
+
+// nothingWrittenAfter fails if the file "late", which an escaped grandchild
+// touches every 10 ms while it lives, changes in a run folder the file dirs
+// lists after grade returned.
+func nothingWrittenAfter(t *testing.T, dirs string) {
+	t.Helper()
+	raw, _ := os.ReadFile(dirs)
+	for _, dir := range strings.Fields(string(raw)) {
+		late := filepath.Join(dir, "late")
+		before, err := os.Stat(late)
+		if err != nil {
+			t.Fatalf("the escaped grandchild never wrote into the run's folder: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond) // ten of its turns, were it alive
+		if after, err := os.Stat(late); err != nil || !after.ModTime().Equal(before.ModTime()) {
+			t.Errorf("%s was written after grade returned", late)
+		}
 	}
 }
 

@@ -2,16 +2,22 @@ package proctree
 
 import (
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 )
 
-// prepare makes the root lead a process group of its own, and has the
-// kernel SIGKILL it if the lab dies first, even by SIGKILL.
-func prepare(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+// contain has the kernel SIGKILL the root if the lab dies first, even by
+// SIGKILL, and starts the root inside a cgroup of its own where the lab
+// may make one (newCgroup): every process of the tree is born there.
+func contain(attrs *syscall.SysProcAttr) (box, error) {
+	attrs.Pdeathsig = syscall.SIGKILL
+	cg, err := newCgroup()
+	if err != nil || cg == nil {
+		return nil, err
+	}
+	attrs.UseCgroupFD, attrs.CgroupFD = true, cg.fd
+	return cg, nil
 }
 
 // groupMembers lists the live processes of group pgid from /proc; a zombie
@@ -55,4 +61,10 @@ func groupOf(stat string) (pgid int, live bool) {
 		return 0, false
 	}
 	return g, f[0] != "Z" && f[0] != "X"
+}
+
+// contains: a cgroup holds the whole tree, where the lab may make one.
+func contains() bool {
+	cgroupBase.once.Do(func() { cgroupBase.dir = usableBase() })
+	return cgroupBase.dir != ""
 }

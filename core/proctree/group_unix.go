@@ -9,25 +9,59 @@ import (
 	"time"
 )
 
-// system is a tree's process group: the root leads a group of its own, and
-// every process it starts stays in that group unless it leaves it.
+// system is a tree's process group, and its box where the system has one:
+// the root leads a group of its own, and every process it starts stays in
+// that group unless it leaves it (setsid); a box no process can leave.
 type system struct {
 	pgid    int
 	members func(pgid int) []int // the group's live processes; this system's way of asking
+	box     box                  // nil where the system offers none
 }
 
-// attach names the group the root leads (prepare made it a group leader).
-func attach(cmd *exec.Cmd) (*system, error) {
-	return &system{pgid: cmd.Process.Pid, members: groupMembers}, nil
+// A box holds every process of a tree, whatever they do (a cgroup).
+type box interface {
+	kill()       // SIGKILL every process in it
+	pids() []int // the live processes in it
+	remove()     // give it back; it is empty
 }
 
-// killAll sends SIGKILL to every process of the group at once.
-func (s *system) killAll() { syscall.Kill(-s.pgid, syscall.SIGKILL) }
+// newSystem makes the root lead a process group of its own, in a box of its
+// own where the system offers one (see contain).
+func newSystem(cmd *exec.Cmd) (*system, error) {
+	attrs := &syscall.SysProcAttr{Setpgid: true}
+	b, err := contain(attrs)
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = attrs
+	return &system{members: groupMembers, box: b}, nil
+}
 
-// waitEmpty kills what is left of the group until nothing is, or deadline.
+// started names the group the root leads.
+func (s *system) started(cmd *exec.Cmd) error {
+	s.pgid = cmd.Process.Pid
+	return nil
+}
+
+// killAll sends SIGKILL to every process of the group, and of the box, at once.
+func (s *system) killAll() {
+	syscall.Kill(-s.pgid, syscall.SIGKILL)
+	if s.box != nil {
+		s.box.kill()
+	}
+}
+
+// waitEmpty kills what is left of the group and the box until nothing is,
+// or deadline.
 func (s *system) waitEmpty(deadline time.Time) error {
 	for {
 		left := s.members(s.pgid)
+		if s.box != nil {
+			if in := s.box.pids(); len(in) > 0 {
+				s.box.kill()
+				left = append(left, in...)
+			}
+		}
 		if len(left) == 0 {
 			return nil
 		}
@@ -41,8 +75,13 @@ func (s *system) waitEmpty(deadline time.Time) error {
 	}
 }
 
-// release has nothing to give back: a group ends with its last process.
-func (s *system) release() {}
+// release gives the box back; a group ends with its last process.
+func (s *system) release() {
+	if s.box != nil {
+		s.box.remove()
+		s.box = nil
+	}
+}
 
 // signalMembers asks the kernel whether any process is left in group pgid
 // (kill with signal 0), where no /proc lists them: it answers the group as

@@ -20,38 +20,32 @@ type system struct {
 	job windows.Handle
 }
 
-// prepare starts the root suspended, in a console process group of its own
-// (so the lab's own Ctrl-C is not the worker's).
-func prepare(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP,
-	}
-}
-
-// attach makes a job that kills its processes when closed, puts the
-// suspended root in it, and lets the root run.
-func attach(cmd *exec.Cmd) (*system, error) {
+// newSystem makes a job that kills its processes when closed, and has the
+// root start suspended, in a console process group of its own (so the
+// lab's own Ctrl-C is not the worker's).
+func newSystem(cmd *exec.Cmd) (*system, error) {
 	job, err := KillOnCloseJob()
 	if err != nil {
 		return nil, err
 	}
-	s := &system{job: job}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP,
+	}
+	return &system{job: job}, nil
+}
+
+// started puts the suspended root in the job and lets it run.
+func (s *system) started(cmd *exec.Cmd) error {
 	pid := uint32(cmd.Process.Pid)
 	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, pid)
 	if err != nil {
-		s.release()
-		return nil, fmt.Errorf("open process %d: %w", pid, err)
+		return fmt.Errorf("open process %d: %w", pid, err)
 	}
 	defer windows.CloseHandle(h)
-	if err := windows.AssignProcessToJobObject(job, h); err != nil {
-		s.release()
-		return nil, fmt.Errorf("put process %d in its job: %w", pid, err)
+	if err := windows.AssignProcessToJobObject(s.job, h); err != nil {
+		return fmt.Errorf("put process %d in its job: %w", pid, err)
 	}
-	if err := resume(pid); err != nil {
-		s.release()
-		return nil, err
-	}
-	return s, nil
+	return resume(pid)
 }
 
 // KillOnCloseJob makes a Job Object that kills every process in it when its
@@ -151,3 +145,6 @@ func (s *system) release() {
 		s.job = 0
 	}
 }
+
+// contains: no process started in a job can leave it.
+func contains() bool { return true }

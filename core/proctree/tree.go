@@ -3,9 +3,14 @@
 // worker started as `go run` or through a shell runs as a grandchild, so
 // killing the root alone would leave the real worker running.
 //
-// Each system has its own tree: a process group on Linux and macOS (on
-// Linux the kernel also kills the root when the lab dies), a Job Object on
-// Windows, which kills every process in it when the lab's handle closes.
+// Each system has its own tree. On Linux, a cgroup of its own where the
+// system lets the lab make one (cgroup v2): no process leaves it, not even
+// one that calls setsid or forks twice, and the kernel kills it whole
+// (cgroup.kill); and a process group, which is all there is where no
+// cgroup can be made. On macOS a process group: a process that calls setsid
+// leaves it, and nothing the system offers an unprivileged program follows
+// it. On Windows a Job Object, which no process started in it can leave,
+// and which kills every process in it when the lab's handle closes.
 package proctree
 
 import (
@@ -28,14 +33,18 @@ type Tree struct {
 // Start starts cmd as the root of a new tree. cmd's SysProcAttr is the
 // tree's: Start replaces it. The caller sets Stdin, Stdout, Env and Dir.
 func Start(cmd *exec.Cmd) (*Tree, error) {
-	prepare(cmd)
-	if err := cmd.Start(); err != nil {
+	sys, err := newSystem(cmd)
+	if err != nil {
 		return nil, err
 	}
-	sys, err := attach(cmd)
-	if err != nil {
+	if err := cmd.Start(); err != nil {
+		sys.release()
+		return nil, err
+	}
+	if err := sys.started(cmd); err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
+		sys.release()
 		return nil, fmt.Errorf("make process %d the root of a tree: %w", cmd.Process.Pid, err)
 	}
 	t := &Tree{cmd: cmd, sys: sys, exited: make(chan struct{})}
@@ -72,3 +81,8 @@ func (t *Tree) Kill() error {
 	t.sys.release()
 	return err
 }
+
+// Contains reports whether a tree here holds every process it starts, even
+// one that leaves its process group (setsid): on Linux where the lab may
+// make a cgroup, and on Windows. Elsewhere such a process escapes the tree.
+func Contains() bool { return contains() }

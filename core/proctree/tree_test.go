@@ -31,9 +31,16 @@ func TestMain(m *testing.M) {
 	case "orphaner": // one sleeping child, its pid printed, then exit 3
 		fmt.Println(startSleeper())
 		os.Exit(3)
+	default:
+		if role := roles[os.Getenv(roleVar)]; role != nil {
+			role()
+		}
 	}
 	os.Exit(0)
 }
+
+// roles are the parts only some systems' tests play.
+var roles = map[string]func(){}
 
 // startSleeper starts the test binary as a sleeper, an ordinary child.
 func startSleeper() int {
