@@ -34,7 +34,7 @@ grade, with checks that say what is missing.
 Days with a starting worker: ` + strings.Join(starterDays(), ", ") + ` (and their dayNN aliases).
 grade itself judges a worker in any language for every Day it lists.`,
 		Example: `  outboxlab exercise session-16 ./day16
-  outboxlab grade session-16 -- go run ./day16`,
+  outboxlab grade session-16 -- go -C ./day16 run .`,
 		GroupID: "lab",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
