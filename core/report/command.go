@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"unicode/utf8"
+
+	"outboxlab/internal/invocation"
 )
 
 // A command the lab prints is never broken across lines: pasted, half of it
@@ -16,7 +18,7 @@ import (
 // LabName begins every command of the lab that a report body, help or a
 // message writes: the report keeps it, the terminal shows how the user
 // started the lab instead (see internal/invocation).
-const LabName = "outboxlab"
+const LabName = invocation.Name
 
 // glue stands for a space inside a command: one column wide, as the space,
 // but no space to strings.Fields or the line breaker. It is a character of
