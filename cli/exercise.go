@@ -127,28 +127,13 @@ func packagePathOK(rel string) bool {
 }
 
 // labModuleRoot is the root of the lab's module (the absolute folder of its
-// go.mod) when dir lies inside it, else "".
+// go.mod) when dir lies inside it, else "" (invocation.ModuleRoot, which
+// also tells go run's invocation from a folder below the root).
 func labModuleRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
+	if _, err := filepath.Abs(dir); err != nil {
 		return "", err
 	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if raw, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
-			for _, line := range strings.Split(string(raw), "\n") {
-				if name, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-					if strings.Trim(strings.TrimSpace(name), `"`) == "outboxlab" {
-						return d, nil
-					}
-					return "", nil
-				}
-			}
-			return "", nil
-		}
-		if filepath.Dir(d) == d {
-			return "", nil
-		}
-	}
+	return invocation.ModuleRoot(dir), nil
 }
 
 // writeStarter writes the starter's files for dir under dir, refusing to
