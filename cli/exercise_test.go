@@ -77,6 +77,16 @@ func TestExerciseReadmeTellsTheTruth(t *testing.T) {
 				if !tc.inLab && !strings.Contains(readme, "`go install .`") {
 					t.Errorf("the README grades with outboxlab and does not say how to get it:\n%s", readme)
 				}
+				if !tc.inLab {
+					// Without an installed outboxlab: from the lab's root, go -C the folder.
+					m := regexp.MustCompile("(?m)^go run \\. grade " + day + " -- go -C (.+) run \\.$").FindStringSubmatch(readme)
+					if m == nil {
+						t.Fatalf("the README gives no grade command from the lab's folder:\n%s", readme)
+					}
+					if dir := shellWords(m[1]); len(dir) != 1 || goListDir(t, dir[0], ".") != tc.dir {
+						t.Errorf("go -C %s run . builds %v, not the worker's folder %s", m[1], dir, tc.dir)
+					}
+				}
 				if got := goListDir(t, from, command[len(command)-1]); got != tc.dir {
 					t.Errorf("go run %s from %s builds %s, not the worker's folder %s", command[len(command)-1], from, got, tc.dir)
 				}
