@@ -96,41 +96,8 @@ func (o *deferredOptions) Run(ctx context.Context, env scenarios.Env) (*report.R
 func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 	runs := []*driveRun{store, claim}
 	checkSameOutcome(r, store, claim)
-	// The ledger says which calls were pending or deferred and what they
-	// asked; the log and the rows say what was persisted; the next ledger
-	// call says when the entry came back.
-	waits, pendings := 0, 0
-	var counted, notDeferred, late keyList
-	for _, run := range runs {
-		for _, key := range run.keys() {
-			ems := run.emissions(key)
-			for j, e := range ems {
-				k := e.kind()
-				if k != emission.ResultDeferred && k != emission.ResultPending {
-					continue
-				}
-				waits++
-				row, deferred := e.row, e.logged && e.log.To == emission.Deferred && e.row.Status == emission.Deferred
-				if !deferred || e.log.RetryCount != e.before || row.RetryCount != e.before {
-					counted.add(key)
-				}
-				if k == emission.ResultPending {
-					pendings++
-					if !deferred {
-						notDeferred.add(key)
-					}
-				}
-				onTime := false
-				if j+1 < len(ems) && row.NextRetryAt.Equal(row.UpdatedAt.Add(e.call.Step.Result.RetryAfter)) {
-					next := ems[j+1].call.At
-					onTime = !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= wakeupSlack
-				}
-				if !onTime {
-					late.add(key)
-				}
-			}
-		}
-	}
+	w := scanWaits(runs)
+	waits, pendings, counted, notDeferred, late := w.waits, w.pendings, w.counted, w.notDeferred, w.late
 	const noWaits = "no emission was pending or deferred: a --deferrals or --pendings above 0"
 	if waits == 0 {
 		r.NotExercised("pending and deferred results never increment RetryCount", noWaits)
@@ -183,4 +150,51 @@ func (o *deferredOptions) checks(r *report.Report, store, claim *driveRun) {
 		fmt.Sprintf("%s %s on emission %d: %s + %s, RetryCount %d/%d",
 			g3.Key, g3.Status, n3, report.Plural(f3, "failure"), report.Plural(n3-f3, "deferral"), g3.RetryCount, o.drain.MaxRetryAttempts))
 	checkNotDelivery(r, runs)
+}
+
+// waitScan is what the runs' pending and deferred results left: how many
+// there were, and the keys whose persisted rows break each rule.
+type waitScan struct {
+	waits, pendings            int
+	counted, notDeferred, late keyList
+}
+
+// scanWaits reads every pending or deferred result of the runs against
+// what was persisted for it and when the entry came back.
+func scanWaits(runs []*driveRun) waitScan {
+	// The ledger says which calls were pending or deferred and what they
+	// asked; the log and the rows say what was persisted; the next ledger
+	// call says when the entry came back.
+	var w waitScan
+	for _, run := range runs {
+		for _, key := range run.keys() {
+			ems := run.emissions(key)
+			for j, e := range ems {
+				k := e.kind()
+				if k != emission.ResultDeferred && k != emission.ResultPending {
+					continue
+				}
+				w.waits++
+				row, deferred := e.row, e.logged && e.log.To == emission.Deferred && e.row.Status == emission.Deferred
+				if !deferred || e.log.RetryCount != e.before || row.RetryCount != e.before {
+					w.counted.add(key)
+				}
+				if k == emission.ResultPending {
+					w.pendings++
+					if !deferred {
+						w.notDeferred.add(key)
+					}
+				}
+				onTime := false
+				if j+1 < len(ems) && row.NextRetryAt.Equal(row.UpdatedAt.Add(e.call.Step.Result.RetryAfter)) {
+					next := ems[j+1].call.At
+					onTime = !next.Before(row.NextRetryAt) && next.Sub(row.NextRetryAt) <= wakeupSlack
+				}
+				if !onTime {
+					w.late.add(key)
+				}
+			}
+		}
+	}
+	return w
 }

@@ -22,46 +22,10 @@ func (o *thresholdOptions) render(store, claim *driveRun, verbose bool) *report.
 }
 
 func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
-	maxAttempts := o.drain.MaxRetryAttempts
 	runs := []*driveRun{store, claim}
 	checkSameOutcome(r, store, claim)
 
-	// The ledger says which calls failed; the log and the rows say what was
-	// persisted for each. A threshold dead-letter is one persisted for a failed call.
-	var atThreshold []string
-	ok, seen := true, 0
-	var missed, unstable keyList
-	for _, run := range runs {
-		for _, key := range run.keys() {
-			failed := run.seeded[key].RetryCount
-			for _, e := range run.emissions(key) {
-				if !e.failed() {
-					continue
-				}
-				failed++
-				if !e.logged || e.log.To != emission.DeadLettered {
-					if failed >= maxAttempts {
-						missed.add(key)
-					}
-					continue
-				}
-				seen++
-				n := run.failedCalls(key)
-				ok = ok && e.log.RetryCount == maxAttempts && failed == maxAttempts && n == maxAttempts
-				if e.row.ReasonCode != o.drain.DeadLetterReasonCode || e.row.ReasonMessage != o.drain.DeadLetterReasonMessage {
-					unstable.add(key)
-				}
-				if run == claim {
-					atThreshold = append(atThreshold, fmt.Sprintf("%s on failed attempt %d/%d (%s)", key, e.log.RetryCount, maxAttempts, report.Plural(n, "failed call")))
-				}
-			}
-		}
-	}
-	detail := orNone(strings.Join(atThreshold, "; "), "no entry was dead-lettered at the threshold") + " in both modes"
-	if len(missed) > 0 {
-		detail += fmt.Sprintf("; failed attempts at or past %d/%d left their entry live: %s", maxAttempts, maxAttempts, allShown(runs, missed))
-	}
-	r.Check("the failure being processed counts toward the threshold", ok && seen > 0 && len(missed) == 0, detail)
+	seen, unstable := o.checkThresholdCount(r, runs, claim)
 
 	dl, cleared := 0, 0
 	var withNext keyList
@@ -80,7 +44,7 @@ func (o *thresholdOptions) checks(r *report.Report, store, claim *driveRun) {
 		}
 	}
 	stable := fmt.Sprintf("%s / %q", o.drain.DeadLetterReasonCode, o.drain.DeadLetterReasonMessage)
-	detail = "every threshold dead-letter (both modes) records " + stable
+	detail := "every threshold dead-letter (both modes) records " + stable
 	switch {
 	case seen == 0:
 		detail = "no threshold dead-letter in this run"
@@ -175,4 +139,48 @@ func checkBothFailureKinds(r *report.Report, runs []*driveRun) {
 	r.Check("failed and retryable-failure results both count toward the threshold",
 		len(mixed) > 0 && len(broken) == 0 && n[rf] > 0,
 		orNone(strings.Join(mixed, "; "), "no entry reached the threshold with a retryable-failure")+"; "+detail)
+}
+
+// checkThresholdCount judges that the failure being processed counts toward
+// the threshold, and returns how many threshold dead-letters the runs hold
+// and the keys whose dead-letter lacks the stable reason.
+func (o *thresholdOptions) checkThresholdCount(r *report.Report, runs []*driveRun, claim *driveRun) (seen int, unstable keyList) {
+	maxAttempts := o.drain.MaxRetryAttempts
+	// The ledger says which calls failed; the log and the rows say what was
+	// persisted for each. A threshold dead-letter is one persisted for a failed call.
+	var atThreshold []string
+	ok := true
+	var missed keyList
+	for _, run := range runs {
+		for _, key := range run.keys() {
+			failed := run.seeded[key].RetryCount
+			for _, e := range run.emissions(key) {
+				if !e.failed() {
+					continue
+				}
+				failed++
+				if !e.logged || e.log.To != emission.DeadLettered {
+					if failed >= maxAttempts {
+						missed.add(key)
+					}
+					continue
+				}
+				seen++
+				n := run.failedCalls(key)
+				ok = ok && e.log.RetryCount == maxAttempts && failed == maxAttempts && n == maxAttempts
+				if e.row.ReasonCode != o.drain.DeadLetterReasonCode || e.row.ReasonMessage != o.drain.DeadLetterReasonMessage {
+					unstable.add(key)
+				}
+				if run == claim {
+					atThreshold = append(atThreshold, fmt.Sprintf("%s on failed attempt %d/%d (%s)", key, e.log.RetryCount, maxAttempts, report.Plural(n, "failed call")))
+				}
+			}
+		}
+	}
+	detail := orNone(strings.Join(atThreshold, "; "), "no entry was dead-lettered at the threshold") + " in both modes"
+	if len(missed) > 0 {
+		detail += fmt.Sprintf("; failed attempts at or past %d/%d left their entry live: %s", maxAttempts, maxAttempts, allShown(runs, missed))
+	}
+	r.Check("the failure being processed counts toward the threshold", ok && seen > 0 && len(missed) == 0, detail)
+	return seen, unstable
 }
