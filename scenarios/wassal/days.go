@@ -2,6 +2,7 @@ package wassal
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"outboxlab/core/outbox"
@@ -9,7 +10,8 @@ import (
 
 // The course builds its store a Day at a time: each Day's store has only
 // what that Day and the Days before it introduced (an outbox.Design), and
-// its DDL is schema.sql's, cut to those tables and columns.
+// its DDL is schema.sql's (outbox.Schema), cut to those tables and columns:
+// the schema is spelled once.
 
 // Day returns the store of course Day n (13 to 17); it panics outside that
 // range. Each Day has what it and the Days before it introduced, and no more:
@@ -35,7 +37,8 @@ func Day(n int) outbox.Design {
 	if n < 13 || n > 17 {
 		panic(fmt.Sprintf("wassal.Day(%d): the course's Days with a store are 13 to 17", n))
 	}
-	name, ddl := fmt.Sprintf("Day %d", n), paymentsDDL
+	name := fmt.Sprintf("Day %d", n)
+	ddl := schemaPart("TABLE Payments") + "\n" + schemaPart("INDEX IX_Payments_PaymentKey")
 	if n == 13 {
 		return outbox.NewDesign(name, ddl, nil, false)
 	}
@@ -47,103 +50,92 @@ func Day(n int) outbox.Design {
 	}
 	ddl += "\n" + outboxDDL(n)
 	if n >= 15 {
-		ddl += "\n" + claimableIndex
+		ddl += "\n" + schemaPart("INDEX IX_OutboxMessages_Claimable")
 	}
 	if n >= 17 {
-		ddl += "\n" + auditDDL
+		ddl += "\n" + schemaPart("TABLE AuditLog")
 	}
 	return outbox.NewDesign(name, ddl, columns, n >= 17)
 }
 
 // column is one column of OutboxMessages and the Day that introduced it.
 type column struct {
-	name    string
-	def     string // its definition, after the name
-	comment string // said after it in the DDL, when set
-	day     int
+	name string
+	day  int
 }
 
 // dayColumns are OutboxMessages' columns in schema.sql's order, each with
 // the Day that introduced it.
 var dayColumns = []column{
-	{"Id", "INTEGER PRIMARY KEY", "", 14},
-	{"MessageKey", "TEXT    NOT NULL", "", 14},
-	{"Type", "TEXT    NOT NULL", "", 14},
-	{"Payload", "TEXT    NOT NULL DEFAULT '{}'", "", 14},
-	{"Status", "", "", 14}, // its CHECK depends on the Day: see outboxDDL
-	{"AttemptCount", "INTEGER NOT NULL DEFAULT 0 CHECK (AttemptCount >= 0)", "", 14},
-	{"MaxAttempts", "INTEGER CHECK (MaxAttempts IS NULL OR MaxAttempts > 0)", "NULL: no ceiling", 16},
-	{"NextAttemptUtc", "TEXT", "backoff gate: not claimable before this time", 16},
-	{"LastError", "TEXT", "", 16},
-	{"LockedBy", "TEXT", "", 14},
-	{"LockedUntilUtc", "TEXT", "lease: another worker may claim once this has passed", 15},
-	{"ClaimToken", "INTEGER NOT NULL DEFAULT 0", "fencing token, +1 on every claim, never reset", 15},
-	{"CreatedAtUtc", "TEXT    NOT NULL", "", 14},
-	{"ProcessedAtUtc", "TEXT", "", 14},
-	{"DeadLetteredAtUtc", "TEXT", "", 16},
+	{"Id", 14}, {"MessageKey", 14}, {"Type", 14}, {"Payload", 14}, {"Status", 14},
+	{"AttemptCount", 14}, {"MaxAttempts", 16}, {"NextAttemptUtc", 16}, {"LastError", 16},
+	{"LockedBy", 14}, {"LockedUntilUtc", 15}, {"ClaimToken", 15}, {"CreatedAtUtc", 14},
+	{"ProcessedAtUtc", 14}, {"DeadLetteredAtUtc", 16},
 }
 
-// outboxDDL is OutboxMessages as Day n has it.
+// schemaPart is the statement of schema.sql that creates what (such as
+// "TABLE Payments"), with the comment lines right above it.
+func schemaPart(what string) string {
+	kind, name, _ := strings.Cut(what, " ")
+	lines := strings.SplitAfter(outbox.Schema, "\n")
+	for i, l := range lines {
+		if f := strings.Fields(l); len(f) < 6 || f[0] != "CREATE" || f[1] != kind || f[5] != name {
+			continue // CREATE kind IF NOT EXISTS name
+		}
+		start := i
+		for start > 0 && strings.HasPrefix(lines[start-1], "--") {
+			start--
+		}
+		end := i
+		for end < len(lines) && !strings.HasSuffix(strings.TrimRight(lines[end], "\n"), ";") {
+			end++
+		}
+		return strings.Join(lines[start:end+1], "")
+	}
+	panic("schema.sql has no CREATE " + what)
+}
+
+// outboxDDL is OutboxMessages as Day n has it: schema.sql's, with only the
+// columns Day n has, and before Day 16 no DeadLettered status.
 func outboxDDL(n int) string {
-	statuses := []string{"'Pending'", "'Processing'", "'Processed'"}
-	if n >= 16 {
-		statuses = append(statuses, "'DeadLettered'")
-	}
-	var cols []column
+	has := map[string]bool{}
 	for _, c := range dayColumns {
-		if c.day <= n {
-			cols = append(cols, c)
-		}
+		has[c.name] = c.day <= n
 	}
-	var b strings.Builder
-	b.WriteString("CREATE TABLE IF NOT EXISTS OutboxMessages (\n")
-	for i, c := range cols {
-		def := c.def
-		if c.name == "Status" {
-			def = "TEXT    NOT NULL DEFAULT 'Pending'\n" + strings.Repeat(" ", 22) +
-				"CHECK (Status IN (" + strings.Join(statuses, ", ") + "))"
+	var kept []string
+	keep := true
+	for _, l := range strings.SplitAfter(schemaPart("TABLE OutboxMessages"), "\n") {
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		switch {
+		case indent == 4: // a column: kept when Day n has it
+			keep = has[strings.Fields(l)[0]]
+		case indent == 0: // CREATE, the closing line
+			keep = true
+		} // deeper: the column above continues
+		if !keep {
+			continue
 		}
-		fmt.Fprintf(&b, "    %-17s %s", c.name, def)
-		if i < len(cols)-1 {
-			b.WriteString(",")
+		if n < 16 {
+			l = strings.Replace(l, ", 'DeadLettered'", "", 1)
 		}
-		if c.comment != "" {
-			b.WriteString(" -- " + c.comment)
-		}
-		b.WriteString("\n")
+		kept = append(kept, l)
 	}
-	b.WriteString(") STRICT;\n")
-	return b.String()
+	return strings.Join(lastColumnEnds(kept), "")
 }
 
-// The pieces of schema.sql a Day takes whole.
-const (
-	paymentsDDL = `-- Payments has a surrogate key, not a unique PaymentKey: "one payment per key" is
--- something the lab measures, not something the schema makes impossible.
-CREATE TABLE IF NOT EXISTS Payments (
-    Id                    INTEGER PRIMARY KEY,
-    PaymentKey            TEXT    NOT NULL,
-    AmountCents           INTEGER NOT NULL CHECK (AmountCents > 0),
-    Status                TEXT    NOT NULL CHECK (Status IN ('PendingConfirmation', 'Paid', 'Failed')),
-    ProviderTransactionId TEXT,
-    CreatedAtUtc          TEXT    NOT NULL,
-    UpdatedAtUtc          TEXT    NOT NULL
-) STRICT;
-
-CREATE INDEX IF NOT EXISTS IX_Payments_PaymentKey ON Payments (PaymentKey);
-`
-	claimableIndex = `-- The claim reads only live rows in creation order.
-CREATE INDEX IF NOT EXISTS IX_OutboxMessages_Claimable
-    ON OutboxMessages (CreatedAtUtc, Id)
-    WHERE Status IN ('Pending', 'Processing');
-`
-	auditDDL = `CREATE TABLE IF NOT EXISTS AuditLog (
-    Id        INTEGER PRIMARY KEY,
-    AtUtc     TEXT    NOT NULL,
-    Actor     TEXT    NOT NULL,
-    Action    TEXT    NOT NULL,
-    MessageId INTEGER,
-    Detail    TEXT    NOT NULL DEFAULT ''
-) STRICT;
-`
-)
+// lastColumnEnds drops the comma after the last column kept (before its
+// comment, if it has one): the closing line ") STRICT;" follows it.
+func lastColumnEnds(lines []string) []string {
+	last := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, ")") }) - 1
+	body, comment, hasComment := strings.Cut(lines[last], " -- ")
+	trimmed := strings.TrimRight(body, " \n")
+	if !strings.HasSuffix(trimmed, ",") {
+		return lines
+	}
+	pad := body[len(trimmed):] // the spaces before the comment, or the newline
+	lines[last] = strings.TrimSuffix(trimmed, ",") + pad
+	if hasComment {
+		lines[last] = strings.TrimSuffix(trimmed, ",") + " " + pad + "-- " + comment
+	}
+	return lines
+}

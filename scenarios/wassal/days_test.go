@@ -274,3 +274,30 @@ func dayClaim(t *testing.T, s *outbox.Store, worker string, now time.Time) (outb
 	}
 	return cs[0], true
 }
+
+// The course's last Day has the whole schema: its store's tables, as the
+// database keeps them, are the full design's, statement for statement (the
+// Days cut schema.sql; they spell nothing again).
+func TestDay17IsTheWholeSchema(t *testing.T) {
+	on := pgtest.Backends[0] // SQLite keeps each CREATE statement as it was written
+	day, full := openDesign(t, on, Day(17)), openDesign(t, on, outbox.Full)
+	got, err := day.Tables(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := full.Tables(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) < 3 {
+		t.Fatalf("Day 17 has %d tables, the full schema %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || got[i].SQL != want[i].SQL {
+			t.Errorf("Day 17's %s:\n%s\nwant schema.sql's %s:\n%s", got[i].Name, got[i].SQL, want[i].Name, want[i].SQL)
+		}
+	}
+	if !strings.Contains(Day(15).Schema(), "CHECK (Status IN ('Pending', 'Processing', 'Processed'))") {
+		t.Errorf("Day 15's OutboxMessages does not check the three statuses of Day 15:\n%s", Day(15).Schema())
+	}
+}
