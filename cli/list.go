@@ -30,11 +30,6 @@ type catalogueEntry struct {
 	NotExercisedWith []string `json:"not_exercised_with"`
 }
 
-func catalogue() []catalogueEntry {
-	entries, _ := familyCatalogue("")
-	return entries
-}
-
 // familyCatalogue is the catalogue, or one family's part of it (see familyScenarios).
 func familyCatalogue(family string) ([]catalogueEntry, error) {
 	list, err := familyScenarios(family)

@@ -55,11 +55,6 @@ func writeReplay(res report.Result, log changelog.Log) error {
 	return nil
 }
 
-// ReplayPath is the replay page written beside the report at reportPath.
-func ReplayPath(reportPath string) string {
-	return strings.TrimSuffix(reportPath, ".txt") + "-replay.html"
-}
-
 // pageData is what the replay page shows of a run: its checks, each linked
 // to the event that decided it, of the scenario's own design (the one
 // watched first).

@@ -4,10 +4,6 @@ package child
 
 import "time"
 
-// parentPoll is how often a child without a parent-death signal looks at
-// its parent (macOS): the longest it outlives a lab that died.
-const parentPoll = 100 * time.Millisecond
-
 // orphanWatch calls die once getppid no longer answers parent: a process
 // whose parent died is adopted by another (init, launchd, a subreaper). A
 // parent of 1 is init itself: the lab died before the watch began.

@@ -102,17 +102,6 @@ func flagsHTML(e Entry) string {
 	return strings.Join(parts, " ")
 }
 
-// flagsText is the flags as one line of text.
-func flagsText(e Entry) string {
-	switch {
-	case !e.ParamsKnown:
-		return "unknown (older report)"
-	case len(e.Flags) == 0 && len(e.Shown) == 0:
-		return "defaults"
-	}
-	return strings.Join(append(slices.Clone(e.Flags), e.Shown...), " ")
-}
-
 // ReportHTML renders a report's HTML twin: its verdict and checks first,
 // with links to every section, then the same body (text as preformatted
 // lines, tables as tables), each figure after the text block that holds its

@@ -81,12 +81,6 @@ func TestThroughputValidate(t *testing.T) {
 	}
 }
 
-func drainOnce(t *testing.T, cfg drainConfig) *drainRun {
-	t.Helper()
-	run, _ := drainFile(t, cfg)
-	return run
-}
-
 // drainFile drains a fresh backlog with cfg in one round and returns the
 // run and its file.
 func drainFile(t *testing.T, cfg drainConfig) (*drainRun, string) {
