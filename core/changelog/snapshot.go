@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dblocation"
 	"outboxlab/core/pgdb"
 	"outboxlab/core/sqlitedb"
 )
@@ -19,7 +20,7 @@ func (w *watch) open(ctx context.Context) error {
 	if w.db != nil {
 		return nil
 	}
-	w.postgres = strings.HasPrefix(w.location, "postgres://") || strings.HasPrefix(w.location, "postgresql://")
+	w.postgres = dblocation.IsPostgres(w.location)
 	var err error
 	if w.postgres {
 		w.db, err = pgdb.Open(ctx, w.location)
