@@ -34,17 +34,20 @@ CROSS_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 
 CROSS_TESTED = ./core/proc ./core/proctree ./core/child ./core/sqlitedb ./core/report ./internal/pgtest
 cross:
 	@set -e; for t in $(CROSS_TARGETS); do \
-		echo "build $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -o /dev/null . ; \
+		echo "build $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -trimpath -o /dev/null . ; \
 	done
-	GOOS=darwin $(GO) vet ./...
-	GOOS=windows $(GO) vet ./...
+	GOOS=darwin $(GO) vet -trimpath ./...
+	GOOS=windows $(GO) vet -trimpath ./...
 	@set -e; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; for os in darwin windows; do \
-		echo "test -c $$os: $(CROSS_TESTED)"; GOOS=$$os $(GO) test -c -ldflags=-w -o "$$dir/$$os/" $(CROSS_TESTED); \
+		echo "test -c $$os: $(CROSS_TESTED)"; GOOS=$$os $(GO) test -trimpath -c -ldflags=-w -o "$$dir/$$os/" $(CROSS_TESTED); \
 	done
 
 # Every go test of `make test` links its binary without DWARF (-w), which no
-# test reads and which is a third of each link's time.
-TEST = $(GO) test -count=1 -timeout 30m -ldflags=-w
+# test reads and which is a third of each link's time, and builds with
+# -trimpath: without it the build cache keys every package of the lab by
+# the folder it is in, so a fresh clone compiled the whole lab again even
+# when another checkout had warmed the cache.
+TEST = $(GO) test -trimpath -count=1 -timeout 30m -ldflags=-w
 
 # The race detector runs where goroutines race: the engine and the kit
 # whole; worker-throughput's drains on SQLite (its goroutine workers); of
@@ -118,7 +121,7 @@ fmt:
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet -trimpath ./...
 
 # Regenerate the golden report bodies. Read the diff before committing it.
 golden:

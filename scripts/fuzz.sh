@@ -6,7 +6,7 @@ set -uo pipefail
 pkg=$1 target=$2 fuzztime=$3
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" 2>&1 | tee "$out"
+go test -trimpath "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" 2>&1 | tee "$out"
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ] && grep -q 'context deadline exceeded' "$out" && ! grep -q 'Failing input written to' "$out"; then
   echo "fuzz.sh: $target hit the fuzzing engine's deadline without a failing input; not a failure (golang/go#75804)"
