@@ -95,7 +95,7 @@ test-extremes:
 
 # The PostgreSQL half of test-lab alone (each test binary starts its own
 # throwaway server): every scenario's comparable body on PostgreSQL against its
-# golden, the end-to-end scripts with OUTBOXLAB_DATABASE, and --database's
+# golden, the end-to-end scripts with OUTBOXLAB_DATABASE_URL, and --database's
 # faults, cleanup, --keep-db and inspect.
 test-postgres:
 	$(TEST) -run Postgres . ./cli

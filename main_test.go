@@ -31,13 +31,15 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// withoutCallersDatabase runs the tests without OUTBOXLAB_DATABASE: no test
+// withoutCallersDatabase runs the tests without OUTBOXLAB_DATABASE_URL and
+// OUTBOXLAB_DATABASE: no test
 // runs against a database from the caller's environment (the PostgreSQL
 // scripts set their own). The lab commands the scripts run keep theirs.
 type withoutCallersDatabase struct{ m *testing.M }
 
 func (w withoutCallersDatabase) Run() int {
 	os.Unsetenv(pgdb.EnvVar)
+	os.Unsetenv(pgdb.LegacyEnvVar)
 	return w.m.Run()
 }
 
@@ -47,7 +49,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams(""))
 }
 
-// TestScriptsPostgres runs the same scripts with OUTBOXLAB_DATABASE naming a
+// TestScriptsPostgres runs the same scripts with OUTBOXLAB_DATABASE_URL naming a
 // throwaway PostgreSQL server, so every scenario they run runs there. A
 // script that has nothing to check on a server says `[postgres] skip`; lines
 // true of one backend only are under `[postgres]` or `[!postgres]`.

@@ -34,12 +34,12 @@ terminal, a line on stderr says how many are done and which one is running.
 Keeps the report directory's index.html (every report, newest first, figures
 inline) and summary.json (the newest run of each scenario) up to date as it
 goes. Exits 1 if any scenario's checks failed, and says which. With --database
-(or OUTBOXLAB_DATABASE) every scenario runs on that PostgreSQL server, each in
-a schema of its own; a server that is down fails the whole run once (exit 3).`,
+(or OUTBOXLAB_DATABASE_URL) every scenario runs on that PostgreSQL server, each
+in a schema of its own; a server that is down fails the whole run once (exit 3).`,
 		Example: `  outboxlab all
   outboxlab all --family wassal --no-report
   outboxlab all --json
-  export OUTBOXLAB_DATABASE='postgres:///postgres?host=/tmp/outboxlab-postgres'
+  export OUTBOXLAB_DATABASE_URL='postgres:///postgres?host=/tmp/outboxlab-postgres'
   outboxlab all`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAllCmd(cmd, family, common, cmdline) },

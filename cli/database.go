@@ -21,7 +21,8 @@ import (
 )
 
 // The PostgreSQL backend of a run (docs/CONTRACT.md, "Run it on PostgreSQL"):
-// --database URL, or OUTBOXLAB_DATABASE, selects a server; each run gets a
+// --database URL, or OUTBOXLAB_DATABASE_URL (or OUTBOXLAB_DATABASE holding
+// a URL: pgdb.Selected), selects a server; each run gets a
 // schema of its own there, dropped afterwards on every path, as the
 // temporary SQLite directory is removed.
 
@@ -31,14 +32,15 @@ const closeTimeout = 15 * time.Second
 
 func bindDatabase(fs *pflag.FlagSet, c *commonOptions) {
 	fs.StringVar(&c.Database, "database", "",
-		"run on the PostgreSQL server at this postgres:// `URL`, in a schema of its own dropped afterwards (default: $"+pgdb.EnvVar+", else a temporary SQLite file)")
+		"run on the PostgreSQL server at this postgres:// `URL`, in a schema of its own dropped afterwards (default: $"+pgdb.EnvVar+", else $"+pgdb.LegacyEnvVar+" when it holds a URL, else a temporary SQLite file)")
 }
 
 // selectDatabase sets c.Database to the URL the run uses, the flag before
 // the environment, and checks it: anything but a postgres:// or
 // postgresql:// URL (any letter case) is a usage error. "" keeps SQLite.
 func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
-	c.Database = pgdb.Selected(c.Database, cmd.Flags().Changed("database"), os.Getenv)
+	var source string
+	c.Database, source = pgdb.Selected(c.Database, cmd.Flags().Changed("database"), os.Getenv)
 	if c.Database == "" {
 		if cmd.Flags().Changed("database") {
 			return usagef("--database must not be empty (leave it out to run on a temporary SQLite file)")
@@ -46,13 +48,13 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 		return nil
 	}
 	if i := strings.IndexFunc(c.Database, unsafeRune); i >= 0 {
-		return usagef("%s must not contain control characters", databaseSource(cmd))
+		return usagef("%s must not contain control characters", source)
 	}
 	if n := utf8.RuneCountInString(c.Database); n > maxURLLength {
-		return usagef("%s is %d characters long; at most %d are accepted", databaseSource(cmd), n, maxURLLength)
+		return usagef("%s is %d characters long; at most %d are accepted", source, n, maxURLLength)
 	}
 	if _, err := pgdb.ParseURL(c.Database); err != nil {
-		return databaseError(fmt.Errorf("%s: %w", databaseSource(cmd), err), c.Database)
+		return databaseError(fmt.Errorf("%s: %w", source, err), c.Database)
 	}
 	// From here on the run, its children and its cleanup see the URL with
 	// its scheme lower-cased (dblocation): "POSTGRES://" read as keywords
@@ -60,14 +62,6 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	loc, _ := dblocation.ParsePostgres(c.Database)
 	c.Database = loc.URL()
 	return nil
-}
-
-// databaseSource names where the URL came from, for an error about it.
-func databaseSource(cmd *cobra.Command) string {
-	if cmd.Flags().Changed("database") {
-		return "--database"
-	}
-	return pgdb.EnvVar
 }
 
 // databaseError maps an error about the server at rawURL to its exit code

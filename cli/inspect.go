@@ -61,7 +61,8 @@ is. A SQLite file is an ordinary one: sqlite3 FILE opens it too.
 On PostgreSQL, --db is the URL a run with --database and --keep-db printed
 (it names the kept schema); the schema is read in one READ ONLY transaction.
 A password left out of the URL, or shown redacted (xxxxx), is taken from
-PGPASSWORD, else from OUTBOXLAB_DATABASE when that URL is for the same user.
+PGPASSWORD, else from OUTBOXLAB_DATABASE_URL when that URL is for the same
+user.
 
 Exits 0 after printing; 2 when --db is missing, names no file, names a
 directory, a pipe or a device, or a file or schema that is not a lab database

@@ -64,7 +64,7 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 
 // withPassword is rawURL with the password it lacks (left out, or the
 // redaction mark copied from the lab's output): none when PGPASSWORD is set
-// (pgx reads it), else the password of OUTBOXLAB_DATABASE's URL when that is
+// (pgx reads it), else the password of the database variable's URL (pgdb.Selected) when that is
 // for the same user. A URL with a real password is used as given.
 func withPassword(rawURL string, getenv func(string) string) string {
 	u, err := url.Parse(rawURL)
@@ -86,8 +86,9 @@ func withPassword(rawURL string, getenv func(string) string) string {
 	if getenv("PGPASSWORD") != "" || q.Has("password") {
 		return u.String()
 	}
-	from, err := url.Parse(getenv(pgdb.EnvVar))
-	if err != nil || !dblocation.IsPostgres(getenv(pgdb.EnvVar)) {
+	env, _ := pgdb.Selected("", false, getenv)
+	from, err := url.Parse(env)
+	if err != nil || !dblocation.IsPostgres(env) {
 		return u.String()
 	}
 	p, ok = from.User.Password()

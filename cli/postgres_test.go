@@ -187,7 +187,7 @@ func TestPostgresDatabaseURLIsCheckedFirst(t *testing.T) {
 		{args: []string{"--database", "mysql://root@localhost/lab"}, want: "outboxlab: --database: read database URL: bad database URL: not a PostgreSQL URL"},
 		{args: []string{"--database", "postgres://u:hunter2@[::1/db"}, want: "outboxlab: --database: read database URL: bad database URL: malformed URL"},
 		{args: []string{"--database="}, want: "outboxlab: --database must not be empty"},
-		{env: "sqlite:outbox.db", want: "outboxlab: OUTBOXLAB_DATABASE: read database URL: bad database URL: not a PostgreSQL URL"},
+		{env: "sqlite:outbox.db", want: "outboxlab: OUTBOXLAB_DATABASE_URL: read database URL: bad database URL: not a PostgreSQL URL"},
 	} {
 		t.Setenv(pgdb.EnvVar, tc.env)
 		for _, cmd := range []string{"jitter-wave", "all"} {

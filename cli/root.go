@@ -99,8 +99,9 @@ meet them:
 Start here: outboxlab ` + scenarios.StartHere + `
 
 --schema shows the tables' schema, --verbose the full ledgers. With
---database postgres://... (or OUTBOXLAB_DATABASE) a run uses a schema of its
-own on that PostgreSQL server instead of a SQLite file, and drops it afterwards.
+--database postgres://... (or OUTBOXLAB_DATABASE_URL) a run uses a schema of
+its own on that PostgreSQL server instead of a SQLite file, and drops it
+afterwards.
 
 Exit codes: 0 every check held, 1 a check failed (the report is still written),
 2 usage error, 3 the run could not happen.`,
@@ -108,7 +109,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
   outboxlab session-13-pending-lost-on-restart
   outboxlab retry-with-dead-letter --max-attempts 5 --no-report
   outboxlab all --family wassal
-  export OUTBOXLAB_DATABASE='postgres:///postgres?host=/tmp/outboxlab-postgres'
+  export OUTBOXLAB_DATABASE_URL='postgres:///postgres?host=/tmp/outboxlab-postgres'
   outboxlab session-15-outbox-leasing --keep-db`,
 		Version:       Version,
 		SilenceUsage:  true,

@@ -46,7 +46,7 @@ url() { echo "postgres:///postgres?host=$dir&user=postgres"; }
 running() { [ -f "$data/postmaster.pid" ] && as_server "$bin/pg_ctl" status -D "$data" >/dev/null 2>&1; }
 
 say_url() {
-	echo "run a scenario on it with --database (or export OUTBOXLAB_DATABASE=...):"
+	echo "run a scenario on it with --database (or export OUTBOXLAB_DATABASE_URL=...):"
 	url
 }
 

@@ -14,7 +14,15 @@ import (
 // EnvVar holds the database URL when no --database flag is given; the flag
 // wins. The lab also hands the URL to its child processes in it, never as an
 // argument, so no process list shows a password.
-const EnvVar = "OUTBOXLAB_DATABASE"
+const EnvVar = "OUTBOXLAB_DATABASE_URL"
+
+// LegacyEnvVar is the name the command line read before EnvVar, and still
+// reads where it holds a PostgreSQL URL (or something written as a URL,
+// which is then checked as one). grade hands a worker its SQLite file under
+// the same name (docs/grade-protocol.md): a file path there is the
+// worker's, and the command line leaves it alone, so an outboxlab started
+// inside a worker runs as anywhere else.
+const LegacyEnvVar = "OUTBOXLAB_DATABASE"
 
 // redacted stands where a password was.
 const redacted = "xxxxx"
@@ -22,14 +30,22 @@ const redacted = "xxxxx"
 // passwordParams are the query parameters that carry a secret.
 var passwordParams = []string{"password", "sslpassword"}
 
-// Selected returns the database URL a run uses: the --database flag when it
-// was given, else getenv(EnvVar). "" means the default (a temporary SQLite
-// file); anything else must pass ParseURL.
-func Selected(flag string, flagSet bool, getenv func(string) string) string {
+// Selected returns the database URL a run uses and where it came from: the
+// --database flag when it was given ("--database"), else getenv(EnvVar),
+// else getenv(LegacyEnvVar) unless that is a file path. "" means the default
+// (a temporary SQLite file); anything else must pass ParseURL.
+func Selected(flag string, flagSet bool, getenv func(string) string) (value, source string) {
 	if flagSet {
-		return flag
+		return flag, "--database"
 	}
-	return getenv(EnvVar)
+	if v := getenv(EnvVar); v != "" {
+		return v, EnvVar
+	}
+	v := getenv(LegacyEnvVar)
+	if l, err := dblocation.Parse(v); v == "" || err == nil && l.Kind() == dblocation.SQLite {
+		return "", "" // a worker's SQLite file (grade's protocol), not a server
+	}
+	return v, LegacyEnvVar
 }
 
 // EnvEntry is the "OUTBOXLAB_DATABASE=url" entry that hands url to a child

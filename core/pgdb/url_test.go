@@ -94,26 +94,31 @@ func TestWithSchemaReachesPgx(t *testing.T) {
 }
 
 func TestSelectedFlagWins(t *testing.T) {
-	env := func(k string) string {
-		if k == pgdb.EnvVar {
-			return "postgres://from-env/lab"
-		}
-		return ""
-	}
 	for _, tc := range []struct {
-		flag    string
-		flagSet bool
-		want    string
+		name       string
+		env        map[string]string
+		flag       string
+		flagSet    bool
+		want, from string
 	}{
-		{"", false, "postgres://from-env/lab"},
-		{"postgres://from-flag/lab", true, "postgres://from-flag/lab"},
-		{"", true, ""}, // --database "" asks for SQLite even with the variable set
+		{"the variable", map[string]string{pgdb.EnvVar: "postgres://from-env/lab"}, "", false, "postgres://from-env/lab", pgdb.EnvVar},
+		{"the flag wins", map[string]string{pgdb.EnvVar: "postgres://from-env/lab"}, "postgres://from-flag/lab", true, "postgres://from-flag/lab", "--database"},
+		// --database "" asks for SQLite even with the variable set.
+		{"an empty flag", map[string]string{pgdb.EnvVar: "postgres://from-env/lab"}, "", true, "", "--database"},
+		{"the old name's URL", map[string]string{pgdb.LegacyEnvVar: "POSTGRES://old/lab"}, "", false, "POSTGRES://old/lab", pgdb.LegacyEnvVar},
+		{"the new name first", map[string]string{pgdb.EnvVar: "postgres://new/lab", pgdb.LegacyEnvVar: "postgres://old/lab"}, "", false, "postgres://new/lab", pgdb.EnvVar},
+		// What grade hands a worker: its SQLite file, not a server.
+		{"a worker's SQLite file", map[string]string{pgdb.LegacyEnvVar: "/tmp/outboxlab-grade-1/outbox.db"}, "", false, "", ""},
+		// Written as a URL, it is checked as one (ParseURL refuses it: exit 2).
+		{"another scheme", map[string]string{pgdb.LegacyEnvVar: "mysql://root@h/lab"}, "", false, "mysql://root@h/lab", pgdb.LegacyEnvVar},
+		{"nothing", nil, "", false, "", ""},
 	} {
-		if got := pgdb.Selected(tc.flag, tc.flagSet, env); got != tc.want {
-			t.Errorf("Selected(%q, %v) = %q, want %q", tc.flag, tc.flagSet, got, tc.want)
+		got, from := pgdb.Selected(tc.flag, tc.flagSet, func(k string) string { return tc.env[k] })
+		if got != tc.want || from != tc.from {
+			t.Errorf("%s: Selected(%q, %v) = %q from %q, want %q from %q", tc.name, tc.flag, tc.flagSet, got, from, tc.want, tc.from)
 		}
 	}
-	if got := pgdb.EnvEntry("postgres://x/y"); got != "OUTBOXLAB_DATABASE=postgres://x/y" {
+	if got := pgdb.EnvEntry("postgres://x/y"); got != "OUTBOXLAB_DATABASE_URL=postgres://x/y" {
 		t.Errorf("EnvEntry = %q", got)
 	}
 }

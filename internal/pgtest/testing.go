@@ -22,10 +22,11 @@ var (
 
 // Main runs a package's tests and stops the shared server afterwards. Call it
 // from TestMain: func TestMain(m *testing.M) { pgtest.Main(m) }. It unsets
-// OUTBOXLAB_DATABASE so no test runs against a database from the caller's
-// environment unless it sets one itself.
+// OUTBOXLAB_DATABASE_URL and OUTBOXLAB_DATABASE so no test runs against a
+// database from the caller's environment unless it sets one itself.
 func Main(m *testing.M) {
 	os.Unsetenv(pgdb.EnvVar)
+	os.Unsetenv(pgdb.LegacyEnvVar)
 	code := m.Run()
 	if n := skipped.Load(); n > 0 {
 		// One line for the whole binary (go test -v shows each skip too).
