@@ -8,9 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"outboxlab/core/report"
 	"outboxlab/grade"
-	"outboxlab/scenarios"
+	"outboxlab/grade/dayspec"
 )
 
 // dayIDs lists the Days grade and exercise accept, with their aliases.
@@ -27,7 +26,7 @@ func dayIDs() string {
 }
 
 // lookupDay finds a Day by id or alias; an unknown one is a usage error with suggestions.
-func lookupDay(name string) (*grade.Day, error) {
+func lookupDay(name string) (*dayspec.Day, error) {
 	if d := grade.Lookup(name); d != nil {
 		return d, nil
 	}
@@ -99,8 +98,7 @@ Days:
 		if err := selectDatabase(cmd, &common); err != nil {
 			return err
 		}
-		s := &scenarios.Scenario{Name: day.ScenarioName(), Family: day.Family, Day: day.Number, Kind: report.After}
-		out, err := execute(cmd.Context(), s, opts, common, cmdline, cmd.ErrOrStderr(), showRun(cmd, common))
+		out, err := execute(cmd.Context(), day.Scenario(), opts, common, cmdline, cmd.ErrOrStderr(), showRun(cmd, common))
 		if err != nil {
 			return err // a worker command that cannot start is the run's error: exit 3
 		}

@@ -10,7 +10,6 @@ import (
 
 	"outboxlab/core/report"
 	"outboxlab/grade"
-	"outboxlab/scenarios"
 )
 
 // verify reruns a grade report through rerunGrade (see GradeRerun).
@@ -45,6 +44,5 @@ func rerunGrade(ctx context.Context, doc report.Doc, worker []string) (string, e
 	if err := opts.Validate(); err != nil {
 		return "", notRerunnable("the recorded grade flags are refused: " + err.Error())
 	}
-	s := &scenarios.Scenario{Name: day.ScenarioName(), Family: day.Family, Day: day.Number, Kind: report.After}
-	return rerunBody(ctx, s, opts, r.Shown)
+	return rerunBody(ctx, day.Scenario(), opts, r.Shown)
 }

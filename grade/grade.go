@@ -1,7 +1,10 @@
 // Package grade runs a student's own worker, in any language, as real
 // processes against a Day's database, the lab's scenario clock and its
 // scripted provider served over loopback HTTP (docs/grade-protocol.md), and
-// judges what the worker left behind with the Day's checks.
+// judges what the worker left behind with the Day's checks. It is the
+// entry: the Days it accepts (the one list), a grade's options, and its
+// report. Beneath it: dayspec (what a Day is), one package per Day, judge,
+// sched (the scheduler), labserver, workerproc and changelog.
 package grade
 
 import (
@@ -9,25 +12,41 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"time"
 
 	"outboxlab/core/dialect"
 	"outboxlab/core/report"
+	"outboxlab/grade/dayspec"
+	"outboxlab/grade/labserver"
+	"outboxlab/grade/sched"
+	"outboxlab/grade/workerproc"
 	"outboxlab/scenarios"
 )
 
-// A grade's options and its report: Run grades every variation and writes
-// one section per variation, its checks, and a summary of them all.
+// DefaultSeed draws the variations every grade runs unless --seed says otherwise.
+const DefaultSeed = 20260116
+
+// DefaultVariations is how many variations a grade runs beside the defaults.
+const DefaultVariations = 3
+
+// DefaultTurnBudget is the wall time a worker may run between two lab calls.
+const DefaultTurnBudget = sched.DefaultTurnBudget
+
+// ErrCannotStart marks a worker command that could not be started (exit 3).
+var ErrCannotStart = sched.ErrCannotStart
 
 // Options are one grade's parameters.
 type Options struct {
-	Day         *Day
-	Seed        uint64
-	Variations  int
-	TurnBudget  time.Duration
+	Day        *dayspec.Day
+	Seed       uint64
+	Variations int
+	TurnBudget time.Duration
+	// StartBudget is the wall time from a worker's start to its hello (0:
+	// 15 s, or TurnBudget when longer). No flag sets it: tests do.
+	StartBudget time.Duration
 	Command     []string
-	startBudget time.Duration // tests: the wall time until hello (0: 15 s)
 	// Stderr gets the last lines of a failing worker's output: the terminal
 	// only, never the report.
 	Stderr io.Writer
@@ -48,26 +67,26 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// ErrCannotStart marks a worker command that could not be started (exit 3).
-var ErrCannotStart = errors.New("the worker command cannot be started")
+// summary is one variation's line in the report's Summary.
+type summary struct {
+	label          string
+	passed, failed int
+}
 
 // Run grades the worker on every variation and renders the report.
 func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	cmd, err := prepareCommand(ctx, o.Command, env.Dir)
+	cmd, err := workerproc.Prepare(ctx, o.Command, env.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotStart, err)
 	}
 	rep := report.New(o.Day.ScenarioName(), report.After)
 	rep.Title("Grade — " + o.Day.Title)
-	rep.Linef("Scenario  %s (grades a worker against %s; protocol version %d)", o.Day.ScenarioName(), o.Day.ID, ProtocolVersion)
+	rep.Linef("Scenario  %s (grades a worker against %s; protocol version %d)", o.Day.ScenarioName(), o.Day.ID,
+		labserver.ProtocolVersion)
 	rep.Linef("Seed      %d (the variations are drawn from it; --seed N draws others)", o.Seed)
 	rep.Linef("Runs      the defaults (the course's numbers) and %s", report.Plural(o.Variations, "variation"))
 	rep.Line("Judged    by what the lab saw: rows and the change log its triggers wrote,")
 	rep.Line("          the provider's ledger, the calls it answered; never the worker's claims")
-	type summary struct {
-		label          string
-		passed, failed int
-	}
 	var sums []summary
 	vars := o.variations()
 	for i, v := range vars {
@@ -77,31 +96,48 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 				return nil, err
 			}
 		}
-		g, err := o.grade(ctx, cmd, v, loc, env.Dialect() == dialect.Postgres, uint64(i))
+		g, err := trial{day: o.Day, v: v, cmd: cmd, loc: loc, pg: env.Dialect() == dialect.Postgres,
+			rng: rand.New(rand.NewPCG(o.Seed, uint64(i))), turn: o.TurnBudget, start: o.StartBudget}.grade(ctx)
 		if err != nil {
 			return nil, err
 		}
-		tag := fmt.Sprintf("v%d", i+1)
-		sub := report.New(rep.Scenario, report.After)
-		g.render(sub, fmt.Sprintf("Variation %d of %d: %s", i+1, len(vars), v.Label), tag)
-		sum := summary{label: tag + " " + v.Label}
-		for _, c := range g.checks {
-			name := tag + ": " + c.name
-			sub.Check(name, c.passed, c.detail)
-			rep.Check(name, c.passed, c.detail)
-			if c.passed {
-				sum.passed++
-			} else {
-				sum.failed++
-			}
+		label := "defaults"
+		if i > 0 {
+			label = fmt.Sprintf("variation %d", i)
 		}
-		sub.Checks(fmt.Sprintf("Checks — %s (%s)", tag, v.Label))
-		rep.Line(strings.TrimSuffix(sub.Body(), "\n"))
-		sums = append(sums, sum)
-		if sum.failed > 0 && o.Stderr != nil {
-			g.showOutput(o.Stderr, tag)
+		sums = append(sums, o.section(rep, g, i, len(vars), label))
+	}
+	o.summarize(rep, sums)
+	return rep, nil
+}
+
+// section writes variation i's section (of n) into rep, and its checks
+// into rep's own, tagged v1, v2, …
+func (o *Options) section(rep *report.Report, g *graded, i, n int, label string) summary {
+	tag := fmt.Sprintf("v%d", i+1)
+	sub := report.New(rep.Scenario, report.After)
+	g.render(sub, fmt.Sprintf("Variation %d of %d: %s", i+1, n, label), tag)
+	sum := summary{label: tag + " " + label}
+	for _, c := range g.checks {
+		c.Name = tag + ": " + c.Name
+		sub.Record(c)
+		rep.Record(c)
+		if c.Passed {
+			sum.passed++
+		} else {
+			sum.failed++
 		}
 	}
+	sub.Checks(fmt.Sprintf("Checks — %s (%s)", tag, label))
+	rep.Line(strings.TrimSuffix(sub.Body(), "\n"))
+	if sum.failed > 0 && o.Stderr != nil {
+		g.showOutput(o.Stderr, tag)
+	}
+	return sum
+}
+
+// summarize writes the Summary, one line per variation, and the verdict.
+func (o *Options) summarize(rep *report.Report, sums []summary) {
 	rep.Section("Summary")
 	all := 0
 	for _, s := range sums {
@@ -112,22 +148,19 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 		rep.Linef("  %-4s  %-24s %d of %d checks held", mark, s.label, s.passed, s.passed+s.failed)
 		all += s.failed
 	}
-	rep.Metric("variations", len(vars))
+	rep.Metric("variations", len(sums))
 	rep.Metric("failed_checks", all)
 	rep.Metric("seed", o.Seed)
 	rep.Verdict("every check held in every variation: the worker does what the Day asks",
 		fmt.Sprintf("%s failed: the first FAIL line above names what to fix", report.Plural(all, "check")))
-	return rep, nil
 }
 
-// showOutput writes the last lines of each worker's output to w.
-func (g *graded) showOutput(w io.Writer, tag string) {
-	for _, s := range g.r.slots {
-		if t := strings.TrimSpace(s.out.Tail(12)); t != "" {
-			fmt.Fprintf(w, "outboxlab: %s %s's last output:\n", tag, s.id)
-			for _, l := range strings.Split(t, "\n") {
-				fmt.Fprintf(w, "  | %s\n", l)
-			}
-		}
+// variations are the Day's defaults, then o.Variations drawn from the seed.
+func (o *Options) variations() []dayspec.Variation {
+	out := []dayspec.Variation{o.Day.Defaults}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	for range o.Variations {
+		out = append(out, o.Day.Vary(rng))
 	}
+	return out
 }

@@ -1,9 +1,9 @@
 package grade
 
 import (
-	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -123,19 +123,25 @@ func TestDay16WrongWorkersFail(t *testing.T) {
 }
 
 // TestBadWorkersAreGraded: a worker that exits at once, or never calls the
-// lab, fails its checks in bounded time; the lab does not hang.
+// lab, fails its checks; the lab does not wait for it: the one that never
+// calls is killed by the start budget, which the timeline says (its sleep
+// would have ended the run too, 30 s later, as an exit).
 func TestBadWorkersAreGraded(t *testing.T) {
-	for name, cmd := range map[string][]string{
-		"exits at once":    {"sh", "-c", "exit 0"},
-		"never calls":      {"sh", "-c", "sleep 30"},
-		"not a lab client": {"sh", "-c", "echo hello from a worker >&2; exit 4"},
+	for name, tc := range map[string]struct {
+		cmd   []string
+		start time.Duration // the start budget: a long one but for the worker it judges
+		ended string        // what the timeline says of the worker
+	}{
+		"exits at once":    {[]string{"sh", "-c", "exit 0"}, testStartBudget, "without calling done"},
+		"never calls":      {[]string{"sh", "-c", "sleep 30"}, 300 * time.Millisecond, "killed: over the turn budget (its start (no hello))"},
+		"not a lab client": {[]string{"sh", "-c", "echo hello from a worker >&2; exit 4"}, testStartBudget, "without calling done"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			start := time.Now()
-			rep, stderr := gradeRunBudget(t, "session-16", 300*time.Millisecond, 300*time.Millisecond, cmd...)
+			rep, stderr := gradeRunBudget(t, "session-16", 300*time.Millisecond, tc.start, tc.cmd...)
 			failsWith(t, rep, "protocol: done and exit 0")
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("took %s", d)
+			timeline := regexp.MustCompile(`(?m)^  \d\d:\d\d:\d\d\.\d{3}Z  worker-1  .*` + regexp.QuoteMeta(tc.ended))
+			if n := len(timeline.FindAllString(rep.Body(), -1)); n != 1+DefaultVariations {
+				t.Errorf("%d timelines say %q, want every variation's:\n%s", n, tc.ended, rep.Body())
 			}
 			if name == "not a lab client" && !strings.Contains(stderr, "hello from a worker") {
 				t.Errorf("the worker's stderr is not shown on the terminal:\n%s", stderr)
@@ -154,9 +160,10 @@ func TestKillLeavesNoSurvivor(t *testing.T) {
 	build(t, hang, "./testdata/hang")
 	pids := filepath.Join(t.TempDir(), "pids")
 	t.Setenv("HANG_PIDS", pids)
-	// Both write their pids before their hello, and have 10 s to say it: on a
-	// loaded machine a shell can take longer than the 300 ms turn budget to
-	// fork its grandchild, and go run to start the program it builds.
+	// Both write their pids before their hello, and have the tests' start
+	// budget to say it: on a loaded machine a shell can take longer than the
+	// 300 ms turn budget to fork its grandchild, and go run to start the
+	// program it builds. The hang after hello is what the turn budget judges.
 	shell := `sleep 1000 & echo $! >> "$HANG_PIDS"; echo $$ >> "$HANG_PIDS";
 		curl -s -X POST -H "Authorization: Bearer $OUTBOXLAB_TOKEN" "$OUTBOXLAB_LAB_URL/v1/hello" >/dev/null 2>&1; wait`
 	// A grandchild that leaves the group and the session (setsid) from a
@@ -174,7 +181,7 @@ func TestKillLeavesNoSurvivor(t *testing.T) {
 				t.Skip("this system lets the lab make no cgroup: a process that calls setsid leaves the tree")
 			}
 			os.Remove(pids)
-			rep, _ := gradeRunBudget(t, "session-16", 300*time.Millisecond, 10*time.Second, cmd...)
+			rep, _ := gradeRunBudget(t, "session-16", 300*time.Millisecond, testStartBudget, cmd...)
 			failsWith(t, rep, "protocol: done and exit 0")
 			raw, err := os.ReadFile(pids)
 			if err != nil {
@@ -225,13 +232,13 @@ func TestOnPostgres(t *testing.T) {
 	for _, day := range []string{"session-16", "session-15", "poison-counter", "session-17"} {
 		t.Run(day, func(t *testing.T) {
 			sqlite, _ := gradeRun(t, day, DefaultSeed, okWorker)
-			ctx := context.Background()
+			ctx := t.Context()
 			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-"+day)
 			if err != nil {
 				t.Fatal(err)
 			}
 			o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations,
-				TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
+				TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: []string{okWorker}}
 			rep, err := o.Run(ctx, env)
 			schemas := env.Schemas()
 			if _, cerr := env.Close(ctx, false); cerr != nil {
@@ -267,13 +274,13 @@ func TestOnPostgres(t *testing.T) {
 func TestHeldTransactionOnPostgres(t *testing.T) {
 	url := postgresURL(t)
 	t.Setenv("OK16_BUG", "hold-transaction")
-	ctx := context.Background()
+	ctx := t.Context()
 	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-session-16")
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: 0,
-		TurnBudget: DefaultTurnBudget, Command: []string{okWorker}}
+		TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: []string{okWorker}}
 	rep, err := o.Run(ctx, env)
 	if _, cerr := env.Close(ctx, false); cerr != nil {
 		t.Error(cerr)

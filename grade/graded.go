@@ -2,186 +2,163 @@ package grade
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
-	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/report"
+	"outboxlab/grade/changelog"
+	"outboxlab/grade/dayspec"
+	"outboxlab/grade/judge"
+	"outboxlab/grade/sched"
+	"outboxlab/grade/workerproc"
 	"outboxlab/scenarios/wassal"
 )
 
 // One variation graded: the database seeded and watched, the workers run,
-// and the rows read back for the Day's judge.
+// and the rows read back for the Day's checks.
 
 // graded is one variation's run, read back and judged.
 type graded struct {
-	r    *run
-	v    variation
-	msgs []row
-	pays []row
-	// redrives are Day 17's Redrives rows (nil on the other Days), read with
-	// the others while the database is open: the report is written after.
-	redrives []row
-	calls    []provider.Call
-	checks   []check
+	day    *dayspec.Day
+	v      dayspec.Variation
+	r      *sched.Run
+	msgs   []changelog.Row
+	pays   []changelog.Row
+	tables map[string][]changelog.Row // the Day's own tables it shows, read back
+	calls  []provider.Call
+	checks []report.Check
 }
 
-// grade runs one variation on a fresh database at loc.
-func (o *Options) grade(ctx context.Context, cmd command, v variation, loc string, pg bool, stream uint64) (*graded, error) {
-	design := 16
-	if o.Day.design > 0 {
-		design = o.Day.design
-	}
-	store, err := wassal.Day(design).Open(ctx, loc)
+// trial is one variation to grade: the Day and its parameters, the worker
+// command, the database, and the wall-clock budgets.
+type trial struct {
+	day         *dayspec.Day
+	v           dayspec.Variation
+	cmd         workerproc.Command
+	loc         string
+	pg          bool
+	rng         *rand.Rand // who runs next, in every run of the variation
+	turn, start time.Duration
+}
+
+// grade runs the trial on a fresh database at its location.
+func (t trial) grade(ctx context.Context) (*graded, error) {
+	p := t.v.Common()
+	store, err := wassal.Day(t.day.Design).Open(ctx, t.loc)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	if err := seedDurableOutbox(ctx, store, v); err != nil {
+	// The lab's own Day 16 code seeds the payments.
+	if err := wassal.SeedDurableOutbox(ctx, store, p.Payments, p.MaxAttempts, clock.Start); err != nil {
 		return nil, err
 	}
-	r := &run{ctx: ctx, day: o.Day, v: v, cmd: cmd, budget: o.TurnBudget, start: o.startBudget, loc: loc, pg: pg,
-		store: store, db: store.DB(), clk: clock.New(), prov: newProvider(v),
-		rng: rand.New(rand.NewPCG(o.Seed, stream)), perMsg: map[int64]int{}, fired: map[string]bool{}, lateTurn: -1}
-	if o.Day.setup != nil {
-		if err := o.Day.setup(ctx, r); err != nil {
+	bench := &dayspec.Bench{Store: store, Postgres: t.pg, Clock: clock.New(), Provider: t.v.Provider()}
+	lab, err := t.v.Setup(ctx, bench)
+	if err != nil {
+		return nil, err
+	}
+	if err := changelog.Install(ctx, store.DB(), t.pg, logged(t.day)); err != nil {
+		return nil, err
+	}
+	shape, err := changelog.Shape(ctx, store.DB(), t.pg)
+	if err != nil {
+		return nil, err
+	}
+	r := sched.New(ctx, t.config(t.v, shape, bench, lab))
+	var first *sched.Run
+	if fv, what := t.v.FirstRun(); fv != nil {
+		first = sched.New(ctx, t.config(fv, shape, bench, lab))
+		if err := first.Execute(); err != nil {
 			return nil, err
 		}
+		r.Continue(first)
+		r.Log(first.Workers[0].ID, "(%s: %s)", what, first.Summary())
 	}
-	if err := installChangeLog(ctx, store.DB(), pg, r.logged()); err != nil {
+	if err := r.Execute(); err != nil {
 		return nil, err
 	}
-	if !pg {
-		if r.probe, err = openProbe(loc); err != nil {
-			return nil, err
-		}
-		defer r.probe.Close()
-	}
-	if r.shape, err = schemaShape(ctx, r.db, pg); err != nil {
-		return nil, err
-	}
-	if o.Day.ID == "session-17" {
-		// First the redrive without an approver: it must refuse, touching nothing.
-		ref := *r
-		ref.v.Refusal, ref.events, ref.viol = true, nil, nil
-		if err := ref.execute(); err != nil {
-			return nil, err
-		}
-		r.refusal = &ref
-		r.lastSeq, r.changes, r.turns = ref.lastSeq, ref.changes, ref.turns
-		r.slots, r.srv, r.holder, r.nCalls = nil, nil, nil, 0
-		r.events = append(r.events, event{at: r.clk.Now(), who: "worker-1",
-			what: fmt.Sprintf("(run without an approver: %s)", ref.refusalText())})
-	}
-	if err := r.execute(); err != nil {
-		var cs errCannotStart
-		if errors.As(err, &cs) {
-			return nil, fmt.Errorf("%w: %v", ErrCannotStart, cs.err)
-		}
-		return nil, err
-	}
-	// What a worker changed after its last call is its own too.
-	if news, err := readChanges(ctx, r.db, r.lastSeq); err == nil && len(news) > 0 {
-		for _, c := range news {
-			c.Turn = -1
-			r.changes = append(r.changes, c)
-			r.violate(ruleOwnTurn, "%s row %d changed (%s) after the workers ended", c.Table, c.RowID, c.Op)
-		}
-	}
-	if shape, err := schemaShape(ctx, r.db, pg); err != nil || shape != r.shape {
-		r.violate(ruleSchema, "%s", schemaDiff(r.shape, shape, err))
-	}
-	g := &graded{r: r, v: v, calls: r.prov.Calls()}
-	g.readTables(ctx)
-	j := &judge{g: g}
-	o.Day.judge(j)
-	j.protocol()
-	g.checks = j.checks
+	r.Finish()
+	g := &graded{day: t.day, v: t.v, r: r, calls: bench.Provider.Calls()}
+	g.readTables(ctx, store)
+	j := &judge.Judge{Run: r, First: first, Messages: g.msgs, Payments: g.pays, Tables: g.tables,
+		Calls: g.calls, Provider: bench.Provider, Lease: p.Lease}
+	t.v.Judge(j)
+	j.Protocol()
+	g.checks = j.Checks()
 	return g, nil
 }
 
-// readTables reads the rows the worker left behind while the database is
+// config is how the scheduler runs the workers of v (the trial's, or the
+// run before it).
+func (t trial) config(v dayspec.Variation, shape string, b *dayspec.Bench, lab sched.LabWorker) sched.Config {
+	p := v.Common()
+	role := t.day.Role
+	if role == "" {
+		role = "worker"
+	}
+	params := append([][2]string{
+		{"MAX_ATTEMPTS", strconv.Itoa(p.MaxAttempts)},
+		{"BASE_BACKOFF_MS", strconv.FormatInt(p.BaseBackoff.Milliseconds(), 10)},
+		{"MAX_BACKOFF_MS", strconv.FormatInt(p.MaxBackoff.Milliseconds(), 10)},
+		{"LEASE_MS", strconv.FormatInt(p.Lease.Milliseconds(), 10)},
+		{"BATCH_SIZE", strconv.Itoa(p.Batch)},
+		{"BUSY_TIMEOUT_MS", "5000"},
+	}, v.Env()...)
+	return sched.Config{
+		Command: t.cmd, Workers: p.Workers, Day: t.day.EnvDay, Role: role, Params: params,
+		TurnBudget: t.turn, StartBudget: t.start,
+		Location: t.loc, Postgres: t.pg, DB: b.Store.DB(), Shape: shape,
+		Clock: b.Clock, Provider: b.Provider, Rand: t.rng,
+		Fault: v.Fault, Restarts: v.Restarts(), LabWorker: lab, MayAsk: t.day.MayAsk,
+	}
+}
+
+// logged are the tables the change log records for d.
+func logged(d *dayspec.Day) []string {
+	out := append([]string{}, changelog.Logged...)
+	for _, t := range d.Tables {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// readTables reads the rows the workers left behind while the database is
 // still open (the report is written after it closes); a table that cannot
 // be read is a broken schema rule.
-func (g *graded) readTables(ctx context.Context) {
-	var err error
-	r := g.r
-	if g.msgs, err = readRows(ctx, r.db, "OutboxMessages"); err != nil {
-		r.violate(ruleSchema, "OutboxMessages cannot be read: %v", oneLine(err))
+func (g *graded) readTables(ctx context.Context, store *outbox.Store) {
+	read := func(table string) []changelog.Row {
+		rows, err := changelog.ReadRows(ctx, store.DB(), table)
+		if err != nil {
+			g.r.Violate(sched.RuleSchema, "%s cannot be read: %v", table, changelog.OneLine(err))
+		}
+		return rows
 	}
-	if g.pays, err = readRows(ctx, r.db, "Payments"); err != nil {
-		r.violate(ruleSchema, "Payments cannot be read: %v", oneLine(err))
-	}
-	if slices.Contains(r.extraLogged, "Redrives") {
-		if g.redrives, err = readRows(ctx, r.db, "Redrives"); err != nil {
-			r.violate(ruleSchema, "Redrives cannot be read: %v", oneLine(err))
+	g.msgs = read("OutboxMessages")
+	g.pays = read("Payments")
+	g.tables = map[string][]changelog.Row{}
+	for _, t := range g.day.Tables {
+		if t.Show != nil {
+			g.tables[t.Name] = read(t.Name)
 		}
 	}
 }
 
-// seedDurableOutbox seeds v's payments with the lab's own Day 16 code.
-func seedDurableOutbox(ctx context.Context, store *outbox.Store, v variation) error {
-	return seed(ctx, store, v.Payments, v.MaxAttempts, clock.Start)
-}
-
-// newProvider scripts the provider for v.
-func newProvider(v variation) *provider.Provider {
-	p := scriptProvider(v.Poison, v.Declined)
-	if v.Transient != "" {
-		p.Script(v.Transient, provider.Rule{Outcome: provider.Paid, FailFirst: v.TransientFails})
-	}
-	return p
-}
-
-// openProbe opens the SQLite file with no busy timeout: its BEGIN IMMEDIATE
-// fails at once while a worker holds the write lock.
-func openProbe(path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+sqlitedb.EscapePath(path)+"?_txlock=immediate&_pragma=busy_timeout(0)")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	return db, nil
-}
-
-// row is one row read back as text, column names in lower case.
-type row map[string]sql.NullString
-
-func (r row) get(col string) string { return r[strings.ToLower(col)].String }
-func (r row) has(col string) bool   { return r[strings.ToLower(col)].Valid }
-
-// readRows reads a table whole, every value as text.
-func readRows(ctx context.Context, db *sql.DB, table string) ([]row, error) {
-	rows, err := db.QueryContext(ctx, `SELECT * FROM `+table+` ORDER BY Id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out []row
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
+// showOutput writes the last lines of each worker's output to w.
+func (g *graded) showOutput(w io.Writer, tag string) {
+	for _, wk := range g.r.Workers {
+		if t := strings.TrimSpace(wk.Out.Tail(12)); t != "" {
+			fmt.Fprintf(w, "outboxlab: %s %s's last output:\n", tag, wk.ID)
+			for _, l := range strings.Split(t, "\n") {
+				fmt.Fprintf(w, "  | %s\n", l)
+			}
 		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		rw := row{}
-		for i, c := range cols {
-			rw[strings.ToLower(c)] = vals[i]
-		}
-		out = append(out, rw)
 	}
-	return out, rows.Err()
 }

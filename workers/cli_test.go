@@ -9,7 +9,8 @@ import (
 )
 
 // TestGradeCommandExits runs `outboxlab grade` itself: the Go reference
-// exits 0, a wrong worker 1.
+// exits 0, a wrong worker 1. The turn budget is the tests' (the most
+// --turn-budget allows), and the start budget follows it.
 func TestGradeCommandExits(t *testing.T) {
 	budget := fmt.Sprint(testTurnBudget)
 	for _, tc := range []struct {

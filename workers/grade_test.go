@@ -2,7 +2,6 @@ package workers_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,17 +15,17 @@ import (
 	"outboxlab/core/report"
 	"outboxlab/grade"
 	"outboxlab/scenarios"
+	"outboxlab/workers"
 )
 
 // The workers under test, built once per test binary by TestMain.
 var (
 	referenceGo string // workers/reference/go
 	wrongGo     string // workers/wrong: the reference with -bug NAME
-	starter15   string // workers.Starter("session-15"), written out
-	starter16   string // workers.Starter("session-16")
-	starter17   string // workers.Starter("session-17")
 
-	starterPoisonCounter string // workers.Starter("poison-counter")
+	// starterOf are the starters (workers.Starter of each Day that has one),
+	// written out and built, by Day.
+	starterOf = map[string]string{}
 )
 
 func TestMain(m *testing.M) {
@@ -37,10 +36,6 @@ func TestMain(m *testing.M) {
 	}
 	referenceGo = filepath.Join(dir, "reference")
 	wrongGo = filepath.Join(dir, "wrong")
-	starter15 = filepath.Join(dir, "starter15")
-	starter16 = filepath.Join(dir, "starter16")
-	starter17 = filepath.Join(dir, "starter17")
-	starterPoisonCounter = filepath.Join(dir, "starter-poison-counter")
 	for out, pkg := range map[string]string{referenceGo: "./reference/go", wrongGo: "./wrong"} {
 		build := exec.Command("go", "build", "-o", out, pkg)
 		build.Stderr = os.Stderr
@@ -51,9 +46,9 @@ func TestMain(m *testing.M) {
 		}
 	}
 	// A starter is built as a student gets it: written out, a module of its own.
-	for out, day := range map[string]string{starter15: "session-15", starter16: "session-16",
-		starter17: "session-17", starterPoisonCounter: "poison-counter"} {
-		if err := buildStarter(day, out); err != nil {
+	for _, day := range workers.Days() {
+		starterOf[day] = filepath.Join(dir, "starter-"+day)
+		if err := buildStarter(day, starterOf[day]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.RemoveAll(dir)
 			os.Exit(3)
@@ -70,11 +65,16 @@ type graded struct {
 	stderr string
 }
 
-// testTurnBudget is the wall time a worker's turn may take in these tests:
-// five times the lab's default, so that a worker's start on a loaded machine
-// (seven agents on two cores start python3 in over 2 s) is not what fails
-// it. Only the hanging worker is graded with the default, which is its check.
-const testTurnBudget = 5 * grade.DefaultTurnBudget
+// The wall-clock budgets of these tests: a turn may take a minute (the
+// most --turn-budget allows) and a start as long, so that no load on the
+// machine (seven agents on two cores start python3 in over 2 s) fails a
+// worker that does what the Day asks. Only the hanging worker is graded
+// with the lab's default turn budget, which is its check: a hang cannot
+// pass it however loaded the machine is.
+const (
+	testTurnBudget  = time.Minute
+	testStartBudget = time.Minute
+)
 
 // gradeWorker grades command on day (SQLite unless env says otherwise).
 func gradeWorker(t testing.TB, day string, env scenarios.Env, command ...string) graded {
@@ -87,17 +87,15 @@ func gradeWorkerWithin(t testing.TB, day string, env scenarios.Env, budget time.
 	t.Helper()
 	d := grade.Lookup(day)
 	if d == nil {
-		t.Skipf("grade has no Day %s yet", day)
+		t.Fatalf("grade has no Day %s", day)
 	}
 	var stderr bytes.Buffer
 	o := &grade.Options{Day: d, Seed: grade.DefaultSeed, Variations: grade.DefaultVariations,
-		TurnBudget: budget, Command: command, Stderr: &stderr}
+		TurnBudget: budget, StartBudget: testStartBudget, Command: command, Stderr: &stderr}
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := o.Run(ctx, env)
+	rep, err := o.Run(t.Context(), env)
 	if err != nil {
 		t.Fatalf("grade %s -- %s: %v", day, strings.Join(command, " "), err)
 	}
@@ -122,11 +120,17 @@ func (g graded) failed() []string {
 	return out
 }
 
-// referenceDays are the Days both references must pass.
-var referenceDays = []string{"session-16", "session-15", "poison-counter", "session-17"}
+// referenceDays are the Days both references must pass: every Day grade judges.
+func referenceDays() []string {
+	var out []string
+	for _, d := range grade.Days() {
+		out = append(out, d.ID)
+	}
+	return out
+}
 
 func TestReferenceGoPasses(t *testing.T) {
-	for _, day := range referenceDays {
+	for _, day := range referenceDays() {
 		t.Run(day, func(t *testing.T) {
 			g := gradeWorker(t, day, scenarios.NewEnv(t.TempDir()), referenceGo)
 			if !g.rep.Passed() {
@@ -141,7 +145,7 @@ func TestReferencePythonPasses(t *testing.T) {
 	if err != nil {
 		t.Skip("no python3")
 	}
-	for _, day := range referenceDays {
+	for _, day := range referenceDays() {
 		t.Run(day, func(t *testing.T) {
 			g := gradeWorker(t, day, scenarios.NewEnv(t.TempDir()), python, "reference/python/worker.py")
 			if !g.rep.Passed() {
@@ -155,7 +159,7 @@ func TestReferencePythonPasses(t *testing.T) {
 // but for its bugs: without -bug it passes, so each failure below is its
 // bug's alone.
 func TestWrongWorkerWithoutBugPasses(t *testing.T) {
-	for _, day := range referenceDays {
+	for _, day := range referenceDays() {
 		t.Run(day, func(t *testing.T) {
 			g := gradeWorker(t, day, scenarios.NewEnv(t.TempDir()), wrongGo)
 			if !g.rep.Passed() {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/grade"
 	"outboxlab/scenarios"
 	"outboxlab/workers"
 )
@@ -19,7 +20,7 @@ func TestStarterFiles(t *testing.T) {
 	if got, want := workers.Days(), []string{"session-15", "session-16", "session-17", "poison-counter"}; !slices.Equal(got, want) {
 		t.Errorf("Days() = %q, want %q", got, want)
 	}
-	for _, day := range []string{"session-16", "day16", "16"} {
+	for _, day := range append([]string{"session-16"}, grade.Lookup("session-16").Aliases...) {
 		fsys, err := workers.Starter(day)
 		if err != nil {
 			t.Fatalf("Starter(%q): %v", day, err)
@@ -195,47 +196,46 @@ func buildStarter(day, out string) error {
 	return nil
 }
 
-// starters are the starting workers, graded: each must fail the Day's
-// checks that name its TODOs and hold the protocol checks (it talks the
-// protocol, it does not crash).
-var starters = []struct {
-	day    string
-	binary *string
-	fails  []string
-}{
-	{day: "session-15", binary: &starter15, fails: []string{
+// starterFails are, for each Day with a starter, the Day's checks its
+// starter must fail: the ones that name its TODOs.
+var starterFails = map[string][]string{
+	"session-15": {
 		"the killed worker's message taken over after its lease",
 		"the stalled worker's late completion refused by the owner and token check",
 		"every claim takes the lease and the token",
-	}},
-	{day: "session-16", binary: &starter16, fails: []string{
+	},
+	"session-16": {
 		"the poison tried exactly MaxAttempts times",
 		"the poison DeadLettered with its LastError",
 		"every retry waited for its NextAttemptUtc",
 		"attempts counted at claim time",
-	}},
-	{day: "session-17", binary: &starter17, fails: []string{
+	},
+	"session-17": {
 		"the redrive refuses to run without an approver",
 		"one AuditLog row names the approver, the reason and every entry",
 		"counters kept: AttemptCount never reset",
 		"a Redrives row per released entry keeps its original counters",
-	}},
-	{day: "poison-counter", binary: &starterPoisonCounter, fails: []string{
+	},
+	"poison-counter": {
 		"the lethal message DeadLettered after exactly MaxAttempts",
 		"attempts counted at claim time",
-	}},
+	},
 }
 
 func TestStartersFailWithWhatToImplement(t *testing.T) {
-	for _, s := range starters {
-		t.Run(s.day, func(t *testing.T) {
-			g := gradeWorker(t, s.day, scenarios.NewEnv(t.TempDir()), *s.binary)
+	for _, day := range workers.Days() {
+		t.Run(day, func(t *testing.T) {
+			fails := starterFails[day]
+			if len(fails) == 0 {
+				t.Fatalf("starterFails says nothing of %s: name the checks its TODOs fail", day)
+			}
+			g := gradeWorker(t, day, scenarios.NewEnv(t.TempDir()), starterOf[day])
 			if g.rep.Passed() {
-				t.Fatalf("the starter passed %s:\n%s", s.day, g.rep.Body())
+				t.Fatalf("the starter passed %s:\n%s", day, g.rep.Body())
 			}
 			failed := g.failed()
 			t.Logf("failing: %q", failed)
-			for _, want := range s.fails {
+			for _, want := range fails {
 				if !slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, want) }) {
 					t.Errorf("no failing check says %q; failing: %q", want, failed)
 				}

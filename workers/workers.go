@@ -12,9 +12,10 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 	"testing/fstest"
+
+	"outboxlab/grade"
 )
 
 // The starters' own files (_starter/<folder>). The go tool ignores the
@@ -56,46 +57,39 @@ var (
 	}
 )
 
-// starter is one Day's starting worker: its id, the other spellings it
-// accepts, and its folder under _starter/ (also its go.mod's module name).
+// starter is one Day's starting worker: the Day's id and its folder under
+// _starter/ (also its go.mod's module name).
 type starter struct {
-	id      string
-	aliases []string
-	folder  string
-}
-
-// startersByDay are the Days with a starter, in the course's order.
-var startersByDay = []starter{
-	{id: "session-15", aliases: []string{"day15", "15"}, folder: "day15"},
-	{id: "session-16", aliases: []string{"day16", "16"}, folder: "day16"},
-	{id: "session-17", aliases: []string{"day17", "17"}, folder: "day17"},
-	{id: "poison-counter", folder: "poisoncounter"},
+	id     string
+	folder string
 }
 
 // Days lists the Days that have a starter, by their canonical id
 // (session-15, session-16, session-17, poison-counter), in the course's
-// order.
+// order: grade's Days (the one list) whose dayspec.Day names a Starter.
 func Days() []string {
-	out := make([]string, len(startersByDay))
-	for i, s := range startersByDay {
-		out[i] = s.id
+	var out []string
+	for _, d := range grade.Days() {
+		if d.Starter != "" {
+			out = append(out, d.ID)
+		}
 	}
 	return out
 }
 
-// Starter is the starting worker of a Day (an id of Days, or its alias:
-// "day16", "16"): its Go files (its own, and the reference's lab.go and
-// store.go), README.md, and a go.mod (whose module is the Day's folder
+// Starter is the starting worker of a Day (an id of Days, or one of the
+// Day's aliases: "day16"): its Go files (its own, and the reference's lab.go
+// and store.go), README.md, and a go.mod (whose module is the Day's folder
 // name, day16) and go.sum. As an fs.FS it holds the files for a folder of
 // its own named after the Day (Placement{Dir: "day16"}), so that `go run .`
 // inside the written directory builds it; At gives the files, and the README
 // that describes them, for any other placement.
 func Starter(day string) (*Files, error) {
-	i := slices.IndexFunc(startersByDay, func(s starter) bool { return s.id == day || slices.Contains(s.aliases, day) })
-	if i < 0 {
+	d := grade.Lookup(day)
+	if d == nil || d.Starter == "" {
 		return nil, fmt.Errorf("no starting worker for %q (there is one for %s)", day, strings.Join(Days(), ", "))
 	}
-	s := startersByDay[i]
+	s := starter{id: d.ID, folder: d.Starter}
 	own, err := fs.Sub(starters, "_starter/"+s.folder)
 	if err != nil {
 		return nil, err

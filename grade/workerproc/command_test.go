@@ -1,4 +1,4 @@
-package grade
+package workerproc
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func TestGoChdirReadsDashC(t *testing.T) {
 // `go run`, from DIR, and the worker runs in DIR.
 func TestGoRunWithDashCIsBuiltOnce(t *testing.T) {
 	tmp := t.TempDir()
-	c, err := prepareCommand(context.Background(), []string{"go", "-C", "testdata/ok16", "run", "."}, tmp)
+	c, err := Prepare(context.Background(), []string{"go", "-C", "../testdata/ok16", "run", "."}, tmp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,86 @@
+package changelog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The schema's shape: what the lab compares before and after a run to know
+// that no table, column, index or trigger was dropped or altered.
+
+// Shape is the schema of db as sorted lines.
+func Shape(ctx context.Context, db *sql.DB, postgres bool) (string, error) {
+	query := `SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema
+		WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`
+	if postgres {
+		query = `SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
+			FROM information_schema.columns WHERE table_schema = current_schema()
+			UNION ALL
+			SELECT 'trigger ' || t.tgname || ' ' || t.tgenabled::text || ' ' || c.relname
+			FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+			WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal
+			UNION ALL
+			SELECT 'function ' || p.proname || ' ' || md5(p.prosrc) FROM pg_proc p
+			WHERE p.pronamespace = current_schema()::regnamespace
+			UNION ALL
+			SELECT 'index ' || indexname || ' ' || indexdef FROM pg_indexes WHERE schemaname = current_schema()`
+	}
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return "", fmt.Errorf("read the schema: %w", err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", err
+		}
+		lines = append(lines, s)
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// ShapeDiff says what changed between two shapes, or that the second could
+// not be read (err).
+func ShapeDiff(before, after string, err error) string {
+	if err != nil {
+		return "the schema cannot be read: " + OneLine(err)
+	}
+	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
+	var gone, added []string
+	for _, l := range b {
+		if !slices.Contains(a, l) {
+			gone = append(gone, firstWords(l, 3))
+		}
+	}
+	for _, l := range a {
+		if !slices.Contains(b, l) {
+			added = append(added, firstWords(l, 3))
+		}
+	}
+	sort.Strings(gone)
+	sort.Strings(added)
+	return fmt.Sprintf("the schema changed: gone or altered %s; new %s",
+		orNone(strings.Join(gone, ", ")), orNone(strings.Join(added, ", ")))
+}
+
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.Join(f, " ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

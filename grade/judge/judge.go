@@ -1,0 +1,125 @@
+// Package judge turns what the lab saw of one variation into its checks,
+// core/report's: each reads the truth — the rows, the change log the
+// triggers wrote, the provider's ledger and the calls the lab answered —
+// never what the worker says of itself. Here are the protocol: checks every
+// Day has and the checks several Days share; a Day's own are in its package.
+package judge
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/core/provider"
+	"outboxlab/core/report"
+	"outboxlab/grade/changelog"
+	"outboxlab/grade/sched"
+)
+
+// Judge collects a variation's checks.
+type Judge struct {
+	Run *sched.Run // what the lab saw
+	// First is the run before Run that had to refuse (Day 17's without an
+	// approver); nil when the Day has none.
+	First    *sched.Run
+	Messages []changelog.Row            // OutboxMessages as the workers left them
+	Payments []changelog.Row            // Payments as they left them
+	Tables   map[string][]changelog.Row // the Day's own tables, read back
+	Calls    []provider.Call            // the provider's ledger
+	Provider *provider.Provider
+	Lease    time.Duration // a claim's LockedUntilUtc is its turn's time + Lease
+
+	checks []report.Check
+}
+
+// Checks are the checks judged so far, in order.
+func (j *Judge) Checks() []report.Check { return j.checks }
+
+// Add records a check: a grade's checks all demonstrate what the Day asks.
+func (j *Judge) Add(name string, passed bool, detail string) {
+	outcome := report.OutcomeBroken
+	if passed {
+		outcome = report.OutcomeHeld
+	}
+	j.checks = append(j.checks, report.Check{Name: name, Passed: passed, Detail: detail,
+		Role: report.RoleDemonstrates, Outcome: outcome})
+}
+
+// AddExercised is Add for a check that needs something to have happened:
+// a check that was not exercised has failed (its detail says what did not
+// happen); else the first of its problems fails it, or ok is its figure.
+func (j *Judge) AddExercised(name string, exercised bool, what string, problems []string, ok string) {
+	switch {
+	case len(problems) > 0:
+		j.Add(name, false, firstOf(problems))
+	case !exercised:
+		j.Add(name, false, "not exercised: "+what)
+	default:
+		j.Add(name, true, ok)
+	}
+}
+
+// firstOf is the first problem and how many more there were.
+func firstOf(problems []string) string {
+	if len(problems) == 1 {
+		return problems[0]
+	}
+	return fmt.Sprintf("%s (and %d more)", problems[0], len(problems)-1)
+}
+
+// TurnAt is the scenario time of the turn a change happened in.
+func (j *Judge) TurnAt(c changelog.Change) (time.Time, bool) {
+	if c.Turn < 0 || c.Turn >= len(j.Run.Turns) {
+		return time.Time{}, false
+	}
+	return j.Run.Turns[c.Turn].At, true
+}
+
+// TurnWorker is the worker whose turn a change happened in ("" for none).
+func (j *Judge) TurnWorker(c changelog.Change) string {
+	if c.Turn < 0 || c.Turn >= len(j.Run.Turns) {
+		return ""
+	}
+	return j.Run.Turns[c.Turn].Worker
+}
+
+// MessageChanges are the change log's OutboxMessages updates.
+func (j *Judge) MessageChanges() []changelog.Change {
+	var out []changelog.Change
+	for _, c := range j.Run.Changes {
+		if c.Table == "OutboxMessages" && c.Op == "UPDATE" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// StatusChecks are the ledger's status checks for key.
+func (j *Judge) StatusChecks(key string) []provider.Call {
+	var out []provider.Call
+	for _, c := range j.Calls {
+		if c.Op == provider.OpStatusCheck && c.Key == key {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Message is the OutboxMessages row of key (nil when there is none).
+func (j *Judge) Message(key string) changelog.Row {
+	for _, m := range j.Messages {
+		if m.Get("MessageKey") == key {
+			return m
+		}
+	}
+	return nil
+}
+
+// Payment is the Payments row of key (nil when there is none).
+func (j *Judge) Payment(key string) changelog.Row {
+	for _, p := range j.Payments {
+		if p.Get("PaymentKey") == key {
+			return p
+		}
+	}
+	return nil
+}

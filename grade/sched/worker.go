@@ -1,0 +1,38 @@
+package sched
+
+import (
+	"time"
+
+	"outboxlab/grade/labserver"
+	"outboxlab/grade/workerproc"
+)
+
+type workerState int
+
+const (
+	starting workerState = iota // started, no call yet
+	running                     // its turn: answered, not yet calling again
+	blocked                     // waiting in a call
+	exited                      // gone for good
+)
+
+// Worker is one worker (worker-1, …) across its incarnations.
+type Worker struct {
+	ID       string
+	Done     bool // said done
+	Restarts int
+	Out      *workerproc.Ring // what it printed: the terminal's, never the report's
+
+	n        int
+	inc      *labserver.Incarnation
+	proc     *workerproc.Process
+	state    workerState
+	call     *labserver.Call   // the outstanding call while blocked
+	wake     time.Time         // when the outstanding call may be answered (a sleep, a held answer)
+	held     *labserver.Answer // an answer the lab holds back (a stall), given at wake
+	helloed  bool              // this incarnation said hello
+	deadline time.Time
+	appName  string // PostgreSQL application_name of the current incarnation
+}
+
+func (w *Worker) live() bool { return w.state != exited }
