@@ -68,6 +68,30 @@ func TestStarterFiles(t *testing.T) {
 	}
 }
 
+// TestStarterFoldersAreTheDays: the folders of _starter are the starters
+// grade's Days name (dayspec.Day.Starter), and no other: a Day is one value.
+func TestStarterFoldersAreTheDays(t *testing.T) {
+	entries, err := os.ReadDir("_starter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folders, named []string
+	for _, e := range entries {
+		if e.IsDir() {
+			folders = append(folders, e.Name())
+		}
+	}
+	for _, d := range grade.Days() {
+		if d.Starter != "" {
+			named = append(named, d.Starter)
+		}
+	}
+	slices.Sort(named)
+	if !slices.Equal(folders, named) {
+		t.Errorf("_starter holds %q; grade's Days name %q", folders, named)
+	}
+}
+
 // TestStarterReadmeFollowsThePlacement renders every Day's starter for a
 // folder of its own and for one inside the lab's module: go.mod and go.sum
 // are there exactly in the first, the README mentions them exactly when

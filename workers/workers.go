@@ -1,6 +1,7 @@
 // Package workers ships the starting workers that `outboxlab exercise`
 // writes for a student: for each Day, the reference worker with the Day's
-// mechanism replaced by TODOs, a README, and a go.mod.
+// mechanism replaced by TODOs, a README, and a go.mod. Which Days have one,
+// and its folder, each Day of grade's one list says (dayspec.Day.Starter).
 //
 // The reference workers (workers/reference) and the deliberately wrong one
 // (workers/wrong) are programs, not part of this package: the grade tests

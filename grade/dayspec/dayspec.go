@@ -35,8 +35,8 @@ type Day struct {
 	// workers/_starter, and its go.mod's module name ("": none).
 	Starter string
 
-	Design int    // the store's Day (wassal.Day)
-	Role   string // OUTBOXLAB_ROLE
+	Design int    // the store's Day (wassal.Day): 16, or 17 with its audit log
+	Role   string // OUTBOXLAB_ROLE ("worker" unless set)
 	// Tables are the Day's own tables beside Payments and OutboxMessages:
 	// the change log records them; one with a Show is read back after the
 	// run and shown after the Payments table.

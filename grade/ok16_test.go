@@ -44,8 +44,9 @@ func TestDay15GoodWorkerPasses(t *testing.T) {
 // workers, other batches and leases): a correct worker passes them all, so
 // no check holds only for the default numbers.
 func TestOtherSeedsPass(t *testing.T) {
-	for _, day := range []string{"session-15", "session-16", "poison-counter", "session-17"} {
+	for _, d := range Days() {
 		for _, seed := range []uint64{1, 99} {
+			day := d.ID
 			rep, _ := gradeRun(t, day, seed, okWorker)
 			if !rep.Passed() {
 				t.Errorf("%s --seed %d: failed %q", day, seed, failed(rep))
