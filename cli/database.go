@@ -91,31 +91,12 @@ func (s scrubbed) Unwrap() error { return s.err }
 // scrub replaces the password of rawURL in s, raw or escaped, by the
 // redaction mark.
 func scrub(s, rawURL string) string {
-	for _, p := range passwords(rawURL) {
+	for _, p := range pgdb.Passwords(rawURL) {
 		for _, form := range []string{p, url.QueryEscape(p), url.PathEscape(p)} {
 			s = strings.ReplaceAll(s, form, "xxxxx")
 		}
 	}
 	return s
-}
-
-// passwords are the secrets in rawURL: the user part's and a password
-// parameter's.
-func passwords(rawURL string) []string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	if p, ok := u.User.Password(); ok && p != "" {
-		out = append(out, p)
-	}
-	for _, name := range []string{"password", "sslpassword"} {
-		if p := u.Query().Get(name); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // redactArgs is the command line with every password in it redacted, for the

@@ -158,6 +158,34 @@ func TestBadWorkersAreGraded(t *testing.T) {
 	}
 }
 
+// A failing worker's output reaches the terminal disarmed: its escape
+// sequences (clear the screen, set the title, write the clipboard) spelled
+// out, and the token the lab gave it replaced; never in the report.
+func TestWorkerOutputIsShownSafely(t *testing.T) {
+	hostile := `printf 'clear\033[2J title\033]0;pwned\007 clip\033]52;c;ZXZpbA==\007\n' >&2
+		printf 'token=%s\n' "$OUTBOXLAB_TOKEN" >&2; echo "$OUTBOXLAB_TOKEN" > "$TOKEN_OUT"; exit 4`
+	tokens := filepath.Join(t.TempDir(), "token")
+	t.Setenv("TOKEN_OUT", tokens)
+	rep, stderr := gradeRunBudget(t, "session-16", testStartBudget, testStartBudget, "sh", "-c", hostile)
+	failsWith(t, rep, "protocol: done and exit 0")
+	token, err := os.ReadFile(tokens)
+	if err != nil || len(strings.TrimSpace(string(token))) < 8 {
+		t.Fatalf("the worker wrote no token (%q, %v): the test proves nothing", token, err)
+	}
+	if strings.ContainsAny(stderr, "\x1b\x07") {
+		t.Errorf("an escape sequence reached the terminal raw:\n%q", stderr)
+	}
+	if !strings.Contains(stderr, `clear\x1b[2J title\x1b]0;pwned\x07 clip\x1b]52;c;ZXZpbA==\x07`) {
+		t.Errorf("the worker's output is not shown, spelled out:\n%s", stderr)
+	}
+	if strings.Contains(stderr, strings.TrimSpace(string(token))) || !strings.Contains(stderr, "token=xxxxx") {
+		t.Errorf("the token is not replaced on the terminal:\n%s", stderr)
+	}
+	if strings.Contains(rep.Body(), "pwned") || strings.Contains(rep.Body(), "token=") {
+		t.Error("the worker's output is in the report body")
+	}
+}
+
 // TestKillLeavesNoSurvivor: workers that start a grandchild and hang, as a
 // shell and as a Go program; the lab kills each whole process group.
 func TestKillLeavesNoSurvivor(t *testing.T) {

@@ -11,8 +11,10 @@ import (
 
 	"outboxlab/core/clock"
 	"outboxlab/core/outbox"
+	"outboxlab/core/pgdb"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
+	"outboxlab/core/untrusted"
 	"outboxlab/grade/changelog"
 	"outboxlab/grade/dayspec"
 	"outboxlab/grade/judge"
@@ -34,6 +36,7 @@ type graded struct {
 	tables map[string][]changelog.Row // the Day's own tables it shows, read back
 	calls  []provider.Call
 	checks []report.Check
+	loc    string // the database as the workers got it
 }
 
 // trial is one variation to grade: the Day and its parameters, the worker
@@ -86,7 +89,7 @@ func (t trial) grade(ctx context.Context) (*graded, error) {
 		return nil, err
 	}
 	r.Finish()
-	g := &graded{day: t.day, v: t.v, r: r, calls: bench.Provider.Calls()}
+	g := &graded{day: t.day, v: t.v, r: r, calls: bench.Provider.Calls(), loc: t.loc}
 	g.readTables(ctx, store)
 	j := &judge.Judge{Run: r, First: first, Messages: g.msgs, Payments: g.pays, Tables: g.tables,
 		Calls: g.calls, Provider: bench.Provider, Lease: p.Lease}
@@ -151,14 +154,24 @@ func (g *graded) readTables(ctx context.Context, store *outbox.Store) {
 	}
 }
 
-// showOutput writes the last lines of each worker's output to w.
+// showOutput writes the last lines of each worker's output to w, shown as
+// untrusted text: what a worker prints cannot drive the terminal, and no
+// token or database password the lab gave it appears.
 func (g *graded) showOutput(w io.Writer, tag string) {
+	secrets := pgdb.Passwords(g.loc)
 	for _, wk := range g.r.Workers {
-		if t := strings.TrimSpace(wk.Out.Tail(12)); t != "" {
+		secrets = append(secrets, wk.Tokens...)
+	}
+	shown := untrusted.Shown{Secrets: secrets, MaxLine: 200, MaxLines: maxOutputLines}
+	for _, wk := range g.r.Workers {
+		if t := strings.TrimSpace(wk.Out.Tail(maxOutputLines)); t != "" {
 			fmt.Fprintf(w, "outboxlab: %s %s's last output:\n", tag, wk.ID)
-			for _, l := range strings.Split(t, "\n") {
+			for _, l := range strings.Split(shown.Show(t), "\n") {
 				fmt.Fprintf(w, "  | %s\n", l)
 			}
 		}
 	}
 }
+
+// maxOutputLines is how many of a worker's last lines a failing grade shows.
+const maxOutputLines = 12

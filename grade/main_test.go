@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(3)
 	}
 	os.Unsetenv(pgdb.EnvVar)
+	os.Unsetenv(pgdb.LegacyEnvVar)
 	code := m.Run()
 	if pgServer != nil {
 		if err := pgServer.Stop(); err != nil {

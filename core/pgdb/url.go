@@ -131,17 +131,26 @@ func redactByPattern(s string) string {
 // passwords, raw and escaped.
 func secrets(rawURL string) []string {
 	var out []string
-	add := func(p string) {
-		if p != "" {
-			out = append(out, p, url.QueryEscape(p), url.PathEscape(p))
-		}
+	for _, p := range Passwords(rawURL) {
+		out = append(out, p, url.QueryEscape(p), url.PathEscape(p))
 	}
-	if u, err := url.Parse(rawURL); err == nil {
-		if p, ok := u.User.Password(); ok {
-			add(p)
-		}
-		for _, name := range passwordParams {
-			add(u.Query().Get(name))
+	return out
+}
+
+// Passwords are the secrets in rawURL, as they are: the user part's and a
+// password parameter's. A location that is no URL has none.
+func Passwords(rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if p, ok := u.User.Password(); ok && p != "" {
+		out = append(out, p)
+	}
+	for _, name := range passwordParams {
+		if p := u.Query().Get(name); p != "" {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package pgdb_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,6 +161,22 @@ func TestWithAppNameReplacesAndCuts(t *testing.T) {
 	for loc, want := range map[string]bool{"postgres://h/db": true, "postgresql://h/db": true, "/tmp/x.db": false, "postgres.db": false} {
 		if pgdb.IsURL(loc) != want {
 			t.Errorf("IsURL(%q) = %v, want %v", loc, !want, want)
+		}
+	}
+}
+
+func TestPasswordsOfALocation(t *testing.T) {
+	for _, tc := range []struct {
+		loc  string
+		want []string
+	}{
+		{"postgres://lab:s3cret@h/db", []string{"s3cret"}},
+		{"postgres://lab@h/db?password=p%40ss&sslpassword=k", []string{"p@ss", "k"}},
+		{"postgres:///db?host=/tmp", nil},
+		{"/tmp/outboxlab-grade/outbox.db", nil},
+	} {
+		if got := pgdb.Passwords(tc.loc); !slices.Equal(got, tc.want) {
+			t.Errorf("Passwords(%q) = %q, want %q", tc.loc, got, tc.want)
 		}
 	}
 }

@@ -35,6 +35,7 @@ func (r *Run) launch(w *Worker) error {
 	if err != nil {
 		return err
 	}
+	w.Tokens = append(w.Tokens, inc.Token)
 	env, err := r.environment(w, inc)
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ type Worker struct {
 	Done     bool // said done
 	Restarts int
 	Out      *workerproc.Ring // what it printed: the terminal's, never the report's
+	Tokens   []string         // every token the lab gave it: never shown, even if it prints one
 
 	n        int
 	inc      *labserver.Incarnation
