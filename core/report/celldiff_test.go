@@ -64,8 +64,8 @@ func TestBodyChecksAndVerdict(t *testing.T) {
 	body := "T\n=\n\nPASS  not in a checks section → x\n\n## Safety checks\n\n" +
 		"  PASS  drained → 0 / 0\n  FAIL  bounded → 7 → 5\n\n## Verdict\n\nVERDICT: BROKEN ❌\n"
 	got := BodyChecks(body)
-	if len(got) != 2 || got[0] != (Check{"drained", true, "0 / 0", RoleDemonstrates, OutcomeHeld}) ||
-		got[1] != (Check{"bounded", false, "7 → 5", RoleDemonstrates, OutcomeBroken}) {
+	if len(got) != 2 || got[0] != (Check{Name: "drained", Passed: true, Detail: "0 / 0", Role: RoleDemonstrates, Outcome: OutcomeHeld}) ||
+		got[1] != (Check{Name: "bounded", Detail: "7 → 5", Role: RoleDemonstrates, Outcome: OutcomeBroken}) {
 		t.Errorf("BodyChecks = %+v", got)
 	}
 	if v := BodyVerdict(body); v != "BROKEN ❌" {

@@ -36,6 +36,10 @@ type Check struct {
 	Detail  string  `json:"detail"`
 	Role    Role    `json:"role"`
 	Outcome Outcome `json:"outcome"`
+	// OnNone, when set, says why this check holds on none of what it
+	// judges (nothing closed, nothing sent) and why that is the run's
+	// point rather than a check that judged nothing, which reads N/A.
+	OnNone string `json:"on_none,omitempty"`
 }
 
 // outcomeOf is the outcome of a check that was exercised.
@@ -56,6 +60,13 @@ func (r *Report) Check(name string, passed bool, detail string) {
 // held.
 func (r *Report) Invariant(name string, held bool, detail string) {
 	r.Record(Check{Name: name, Detail: detail, Role: RoleInvariant, Outcome: outcomeOf(held)})
+}
+
+// InvariantOnNone is Invariant for a run in which what the invariant
+// judges never occurred: onNone says why holding on none is the point
+// (Check.OnNone).
+func (r *Report) InvariantOnNone(name string, held bool, detail, onNone string) {
+	r.Record(Check{Name: name, Detail: detail, Role: RoleInvariant, Outcome: outcomeOf(held), OnNone: onNone})
 }
 
 // NotExercised records a demonstrating check whose precondition did not

@@ -26,8 +26,8 @@ func TestBeforeInvariantsStandApart(t *testing.T) {
 	}
 	got := BodyChecks(body)
 	want := []Check{
-		{"poison retried with no limit", true, "12 attempts", RoleDemonstrates, OutcomeHeld},
-		{"never charged twice", true, "0 double charges", RoleInvariant, OutcomeHeld},
+		{Name: "poison retried with no limit", Passed: true, Detail: "12 attempts", Role: RoleDemonstrates, Outcome: OutcomeHeld},
+		{Name: "never charged twice", Passed: true, Detail: "0 double charges", Role: RoleInvariant, Outcome: OutcomeHeld},
 	}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("BodyChecks = %+v, want %+v", got, want)

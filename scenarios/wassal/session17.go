@@ -77,8 +77,13 @@ what comes faster. Try --more-dead-letters PAY-001,PAY-002,PAY-004 --batch 100:
 one batch of four floods it, and the check fails.
 
 Try --provider-fixed=false: the first batch fails again, the redrive halts
-with the history kept and the rest parked, and the incident stays open; the
-mechanism held, so the run passes. --keep-counters=false switches off a part
+after it with the history kept (and the rest parked, when one batch did not
+release them all: add --more-dead-letters PAY-002,PAY-004 --batch 1), and the
+incident stays open; the mechanism held, so the run passes, as Day 17's grade
+says of the same halt. Nothing closes there, so "verified with the provider
+before closing", a rule for every closing, reads N/A; and the reason, which
+said the redrive was safe now, is recorded but not accepted: the run
+contradicts it. --keep-counters=false switches off a part
 of it (AttemptCount reset to 0 on release, as the blind UPDATE does): the
 counters check fails, exit 1.`,
 			Example: `  outboxlab session-17-audited-redrive --approver alice --reason "INC-4711: status API restored"

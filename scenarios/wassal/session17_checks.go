@@ -48,6 +48,18 @@ func txInvariant(r *report.Report, t txIDs) {
 // batch, the rest parked, and the incident stays open. Both pass.
 func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 	authorised := fmt.Sprintf("approver %s, reason %q, %d approval record", f.approver, f.reason, f.approvals)
+	switch {
+	case f.redriveRows == 0:
+		// The reason is read from the Redrives rows: with none, the
+		// approval is all there is to judge.
+		authorised = fmt.Sprintf("approver %s, %d approval record; nothing released, so no Redrives row carries the reason",
+			f.approver, f.approvals)
+	case !o.ProviderFixed && len(f.deadAgain) > 0:
+		// The reason says why the redrive is safe now; a batch that
+		// dead-letters again contradicts it, so it is recorded, not accepted.
+		authorised = fmt.Sprintf("approver %s, %d approval record; reason %q recorded, not accepted: "+
+			"the run contradicts it, the first batch dead-lettered again", f.approver, f.approvals, f.reason)
+	}
 	if !f.recordsAgree {
 		authorised += "; the Redrives rows name another approver or reason"
 	}
@@ -55,9 +67,10 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 	r.Check("redrive authorised", f.approvals == 1 && f.approver == o.Approver && reasonKept && f.recordsAgree, authorised)
 	if len(f.dead) == 0 {
 		for _, name := range []string{"audit record written", "counters never reset", "original terminal reason preserved",
-			"each replay under a new claim", "bounded batches", "verified with the provider before closing"} {
+			"each replay under a new claim", "bounded batches"} {
 			r.NotExercised(name, noDeadLetters)
 		}
+		r.NotExercised(checkVerified, noDeadLetters)
 		txInvariant(r, f.txIDs)
 		return
 	}
@@ -74,8 +87,7 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 	r.Check("bounded batches", f.throttled == 0,
 		fmt.Sprintf("the provider takes %d status checks per %s; %d of %d throttled, at most %d in a window; %s",
 			o.Capacity, o.Window, f.throttled, f.statusChecks, f.busiest, report.Plural(f.batches, "batch")))
-	r.Check("verified with the provider before closing", f.closedUnverified == 0,
-		fmt.Sprintf("%d closed, %d of them without a matching status check", f.closed, f.closedUnverified))
+	o.verifiedInvariant(r, f)
 	if o.ProviderFixed {
 		if len(o.PoisonKeys) > 0 {
 			// As Day 16 says: Failed on the provider's Declined, no transaction id, never charged.
@@ -86,10 +98,51 @@ func (o *session17Options) afterChecks(r *report.Report, f session17Metrics) {
 			fmt.Sprintf("%d/%d closed; %d dead again, %d parked, %d pending",
 				f.closed, len(f.dead), len(f.deadAgain), len(f.notReleased), len(f.pending)))
 	} else {
-		r.Check("halted after the first batch failed again, the rest parked", f.batches == 1 && f.halted == 1 &&
-			len(f.deadAgain) > 0 && f.parkedIntact == len(f.notReleased) && len(f.released)+len(f.notReleased) == len(f.dead),
-			fmt.Sprintf("%s, %d halt; %d dead again; %d of %d parked still DeadLettered with their count",
-				report.Plural(f.batches, "batch"), f.halted, len(f.deadAgain), f.parkedIntact, len(f.notReleased)))
+		haltCheck(r, f)
 	}
 	txInvariant(r, f.txIDs)
+}
+
+// checkVerified is the rule every closing obeys, whichever way the redrive
+// ends: an invariant, judged on the entries closed. A redrive into a
+// provider still broken closes none, and that is its point: it says so
+// (report.Check.OnNone) rather than claim a verification it never made.
+// Any other run that closes nothing (the provider fixed, the status checks
+// throttled) has failed a check of its own, and the rule judged nothing: N/A.
+const checkVerified = "verified with the provider before closing"
+
+func (o *session17Options) verifiedInvariant(r *report.Report, f session17Metrics) {
+	switch {
+	case f.closed == 0 && !o.ProviderFixed && len(f.deadAgain) == len(f.released):
+		r.InvariantOnNone(checkVerified, f.closedUnverified == 0,
+			fmt.Sprintf("no entry closed, none without a matching status check: %d released, %d dead again",
+				len(f.released), len(f.deadAgain)),
+			"a redrive into a provider still broken must close nothing: every released entry failed its "+
+				"status check again, so the rule held on no closing, and the halt check judges the run")
+	case f.closed == 0:
+		r.Record(report.Check{Name: checkVerified, Role: report.RoleInvariant, Outcome: report.OutcomeNotExercised,
+			Detail: fmt.Sprintf("no entry closed (%d released): no closing to judge", len(f.released))})
+	default:
+		r.Invariant(checkVerified, f.closedUnverified == 0,
+			fmt.Sprintf("%d closed, %d of them without a matching status check", f.closed, f.closedUnverified))
+	}
+}
+
+// haltCheck judges a redrive into a provider still broken: one batch, one
+// halt, its entries dead again and, when one batch did not release them all,
+// the rest parked with their count. The check claims a rest only when
+// there was one.
+func haltCheck(r *report.Report, f session17Metrics) {
+	halted := f.batches == 1 && f.halted == 1 && len(f.deadAgain) > 0 && len(f.released)+len(f.notReleased) == len(f.dead)
+	detail := fmt.Sprintf("%s, %d halt; %d dead again", report.Plural(f.batches, "batch"), f.halted, len(f.deadAgain))
+	if len(f.notReleased) == 0 {
+		all := "the one dead letter"
+		if len(f.dead) != 1 {
+			all = fmt.Sprintf("all %d dead letters", len(f.dead))
+		}
+		r.Check("halted after the first batch failed again", halted, detail+"; the batch released "+all+": none left to park")
+		return
+	}
+	r.Check("halted after the first batch failed again, the rest parked", halted && f.parkedIntact == len(f.notReleased),
+		detail+fmt.Sprintf("; %d of %d parked still DeadLettered with their count", f.parkedIntact, len(f.notReleased)))
 }

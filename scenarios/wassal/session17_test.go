@@ -208,6 +208,46 @@ func TestSession17AuditedRedriveHaltsWhileBroken(t *testing.T) {
 	}
 }
 
+// One dead letter into a provider still broken (--provider-fixed=false
+// alone, Next's Try): one batch holds it, so nothing is left to park and
+// nothing closes. No check may hold on those zeros: the halt check claims
+// no rest, the closing rule is an invariant that says why it held on no
+// closing, and the reason, which the halt contradicts, is recorded, not
+// accepted. The verdict is still the halt's pass.
+func TestSession17AuditedRedriveIntoABrokenProviderJudgesNoZeros(t *testing.T) {
+	t.Parallel()
+	rep := scenariotest.Run(t, session17After, "--provider-fixed=false")
+	wantChecks(t, rep, map[string]string{
+		"halted after the first batch failed again": "PASS 1 batch, 1 halt; 1 dead again; the batch released the one dead letter: " +
+			"none left to park",
+		checkVerified: "PASS no entry closed, none without a matching status check: 1 released, 1 dead again",
+		"redrive authorised": `PASS approver ops-oncall, 1 approval record; reason "INC-4711: provider status API restored" ` +
+			"recorded, not accepted: the run contradicts it, the first batch dead-lettered again",
+	})
+	if names := checkNames(rep); slices.Contains(names, "halted after the first batch failed again, the rest parked") {
+		t.Errorf("checks %q claim a rest parked where one batch released every dead letter", names)
+	}
+	if c := scenariotest.CheckNamed(t, rep, checkVerified); c.Role != report.RoleInvariant || c.OnNone == "" {
+		t.Errorf("%q: role %s, on none %q; want an invariant that says why it held on no closing", checkVerified, c.Role, c.OnNone)
+	}
+	res := rep.Result()
+	if !res.Passed || res.Verdict != "[PASS ✅] AUDITED REDRIVE HALTED, HISTORY KEPT — THE CAUSE IS NOT FIXED: THE INCIDENT STAYS OPEN" {
+		t.Errorf("passed %v, verdict %q; want the halt's pass", res.Passed, res.Verdict)
+	}
+	// With the provider fixed, entries close and the rule is judged on them.
+	rep = scenariotest.Run(t, session17After)
+	if c := scenariotest.CheckNamed(t, rep, checkVerified); c.Role != report.RoleInvariant || c.OnNone != "" ||
+		c.Detail != "1 closed, 0 of them without a matching status check" {
+		t.Errorf("fixed: %q role %s, on none %q, detail %q; want an invariant judged on 1 closing", checkVerified, c.Role, c.OnNone, c.Detail)
+	}
+	// Nothing to redrive: the approval is judged, and no reason is shown as
+	// one the Redrives rows never carried.
+	rep = scenariotest.Run(t, session17After, "--poison-key", "none")
+	wantChecks(t, rep, map[string]string{
+		"redrive authorised": "PASS approver ops-oncall, 1 approval record; nothing released, so no Redrives row carries the reason",
+	})
+}
+
 // FailsWith and NotExercisedWith: --keep-counters=false switches off a part
 // of the audited mechanism and fails its check (the row undercounts what the
 // provider's ledger shows); with no dead letter neither design exercises
