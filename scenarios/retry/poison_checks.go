@@ -35,9 +35,15 @@ func (o *poisonOptions) checks(r *report.Report, metrics []poisonMetrics) {
 		onCatch.restarts == o.MaxRestarts && onCatch.deaths == onCatch.restarts && onCatch.remaining > 0,
 		fmt.Sprintf("%d of %d lifetimes died, %s left", onCatch.deaths, onCatch.restarts, report.Plural(onCatch.remaining, "message")))
 	o.atDeliveryChecks(r, atDelivery)
+	killed := fmt.Sprintf("%d / %d and %d / %d child processes", onCatch.kills, onCatch.deaths, atDelivery.kills, atDelivery.deaths)
+	if atDelivery.deaths == 0 {
+		// Threshold 1 isolates each lethal message before its job runs: the
+		// on-catch run's deaths are all there is to judge.
+		killed = fmt.Sprintf("%d / %d child processes on catch; at delivery none died, %d killed",
+			onCatch.kills, onCatch.deaths, atDelivery.kills)
+	}
 	r.Invariant("every death was a real SIGKILL on a lethal message",
-		onCatch.kills == onCatch.deaths && atDelivery.kills == atDelivery.deaths,
-		fmt.Sprintf("%d / %d and %d / %d child processes", onCatch.kills, onCatch.deaths, atDelivery.kills, atDelivery.deaths))
+		onCatch.kills == onCatch.deaths && atDelivery.kills == atDelivery.deaths, killed)
 	r.Invariant("the audit log and the queue agree on every delivery",
 		onCatch.delivered == onCatch.claimTokens && atDelivery.delivered == atDelivery.claimTokens,
 		fmt.Sprintf("%d = %d and %d = %d (audit deliveries = sum of ClaimToken)",
@@ -66,15 +72,27 @@ func (o *poisonOptions) atDeliveryChecks(r *report.Report, atDelivery poisonMetr
 	r.Check(checkQueueEmpties,
 		atDelivery.remaining == 0,
 		fmt.Sprintf("%d remaining after %d of at most %d lifetimes", atDelivery.remaining, atDelivery.restarts, o.MaxRestarts))
-	behind := fmt.Sprintf("%d of %d healthy processed", atDelivery.processed, o.Messages-lethal)
+	o.behindChecks(r, atDelivery)
+	r.Check(checkIsolationCost,
+		atDelivery.deaths == lethal*(o.Threshold-1),
+		fmt.Sprintf("%d deaths = %d × (%d − 1)", atDelivery.deaths, lethal, o.Threshold))
+}
+
+// behindChecks judge the healthy messages behind the poison; with every
+// message lethal there is none, and the check judged nothing.
+func (o *poisonOptions) behindChecks(r *report.Report, atDelivery poisonMetrics) {
+	healthy := o.Messages - len(o.Lethal)
+	if healthy == 0 {
+		r.NotExercised(checkBehindProcessed, fmt.Sprintf("--lethal names all %d --messages: no healthy message "+
+			"stands behind the poison; name fewer in --lethal or raise --messages", o.Messages))
+		return
+	}
+	behind := fmt.Sprintf("%d of %d healthy processed", atDelivery.processed, healthy)
 	if len(atDelivery.healthyUnprocessed) > 0 {
 		behind = fmt.Sprintf("%d processed; not processed: %s", atDelivery.processed,
 			firstOf(strings.Join(atDelivery.healthyUnprocessed, ", ")))
 	}
-	r.Check(checkBehindProcessed, atDelivery.processed == o.Messages-lethal && len(atDelivery.healthyUnprocessed) == 0, behind)
-	r.Check(checkIsolationCost,
-		atDelivery.deaths == lethal*(o.Threshold-1),
-		fmt.Sprintf("%d deaths = %d × (%d − 1)", atDelivery.deaths, lethal, o.Threshold))
+	r.Check(checkBehindProcessed, atDelivery.processed == healthy && len(atDelivery.healthyUnprocessed) == 0, behind)
 }
 
 // lifetimesNeeded is how many lifetimes the at-delivery run needs to empty
