@@ -77,8 +77,12 @@ test-scripts:
 test-cli:
 	$(TEST) -skip '^TestFlagExtremesRun$$' ./cli
 
+# grade, the most concurrent package (a scheduler, an HTTP server, worker
+# processes), runs under the race detector; its race-built dependencies are
+# test-race's, so it costs little more than without.
 test-grade:
-	$(TEST) ./grade ./workers
+	$(TEST) -race ./grade/...
+	$(TEST) ./workers
 
 test-families:
 	$(TEST) ./scenarios/retry ./scenarios/ordered ./scenarios/wassal ./scenarios/governance
