@@ -189,6 +189,9 @@ var wrongWorkers = []struct {
 	{day: "session-16", bug: "dead-letter-fakes-outcome", want: "its payment still PendingConfirmation"},
 	{day: "session-16", bug: "invents-transaction-id", want: "transaction ids only from the provider"},
 	{day: "session-16", bug: "count-on-catch", want: "attempts counted at claim time"},
+	{day: "session-16", bug: "payment-no-updated-at", want: "UpdatedAtUtc, ProcessedAtUtc and DeadLetteredAtUtc written"},
+	{day: "session-16", bug: "processed-no-processed-at", want: "UpdatedAtUtc, ProcessedAtUtc and DeadLetteredAtUtc written"},
+	{day: "session-16", bug: "claims-newest-first", want: "claims take the oldest claimable messages first"},
 	{day: "session-16", python: "wrong/python/isoformat.py", want: "protocol: every timestamp written is the lab's clock"},
 
 	{day: "session-16", bug: "never-calls-lab", want: "protocol: hello is the first call"},

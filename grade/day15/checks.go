@@ -24,6 +24,8 @@ func (v variation) Judge(j *judge.Judge) {
 	// but never asked about.
 	j.CountedAtClaim(false, "")
 	j.LeaseTaken(v.Batch)
+	j.ClaimOrder()
+	j.ColumnsWritten()
 	j.Drained()
 	j.NoRowLost(v.Payments)
 	j.ProviderIDs()

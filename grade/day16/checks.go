@@ -22,6 +22,8 @@ func (v variation) Judge(j *judge.Judge) {
 	v.backoffGated(j)
 	j.CountedAtClaim(true, "")
 	j.LeaseTaken(v.Batch)
+	j.ClaimOrder()
+	j.ColumnsWritten()
 	j.Drained()
 	j.NoRowLost(v.Payments)
 	j.ProviderIDs()

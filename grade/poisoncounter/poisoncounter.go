@@ -84,6 +84,8 @@ func (v variation) Judge(j *judge.Judge) {
 	v.restartsCounted(j)
 	j.CountedAtClaim(true, v.Lethal) // the lethal handler crashed before the provider answered
 	j.LeaseTaken(v.Batch)
+	j.ClaimOrder()
+	j.ColumnsWritten()
 	j.Drained()
 	j.NoRowLost(v.Payments)
 	j.ProviderIDs()

@@ -30,6 +30,9 @@ var bugs = map[string]string{
 	"dead-letter-fakes-outcome": "Day 16: marks the dead letter's payment Failed",
 	"invents-transaction-id":    "Day 16: marks the dead letter's payment Paid with an id of its own",
 	"backoff-not-doubled":       "Day 16: waits the base backoff after every failure",
+	"payment-no-updated-at":     "Day 16: records a payment's outcome without UpdatedAtUtc",
+	"processed-no-processed-at": "Day 16: marks a message Processed without ProcessedAtUtc",
+	"claims-newest-first":       "Day 16: claims the newest messages first",
 
 	// Day 17: the audited redrive.
 	"redrive-resets-counters": "Day 17: releases dead letters with AttemptCount 0",

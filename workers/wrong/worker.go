@@ -94,10 +94,13 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 		if bug("backoff-not-gated") {
 			gate = ""
 		}
+		order := ` ORDER BY CreatedAtUtc, Id`
+		if bug("claims-newest-first") {
+			order = ` ORDER BY CreatedAtUtc DESC, Id DESC`
+		}
 		rows, err := w.db.conn.QueryContext(ctx, `SELECT Id, MessageKey, AttemptCount, MaxAttempts, ClaimToken
 			  FROM OutboxMessages
-			 WHERE `+claimable+gate+`
-			 ORDER BY CreatedAtUtc, Id
+			 WHERE `+claimable+gate+order+`
 			 LIMIT $2`+w.db.forUpdate(), now, w.cfg.BatchSize)
 		if err != nil {
 			return fmt.Errorf("claim: %w", err)
@@ -234,6 +237,9 @@ func (w *Worker) record(ctx context.Context, m claimed, s Status) error {
 	})
 }
 
+// ignored4 reads $4 without using it (PostgreSQL wants every parameter typed).
+const ignored4 = `, LastError = CASE WHEN CAST($4 AS TEXT) IS NULL THEN NULL ELSE LastError END`
+
 // ownerCheck is the fence every record passes: the row is still Processing,
 // locked by this worker, under the token of this claim.
 const ownerCheck = ` WHERE Id = $1 AND Status = 'Processing' AND LockedBy = $2 AND ClaimToken = $3`
@@ -253,8 +259,12 @@ func fence() string {
 // complete records an answered status check: the payment Paid with the
 // provider's transaction id (or Failed when declined), the message Processed.
 func (w *Worker) complete(ctx context.Context, m claimed, s Status, now string) error {
+	processedAt := `ProcessedAtUtc = $4`
+	if bug("processed-no-processed-at") {
+		processedAt = `ProcessedAtUtc = ProcessedAtUtc` + ignored4
+	}
 	n, err := w.db.Exec(ctx, `UPDATE OutboxMessages
-		   SET Status = 'Processed', ProcessedAtUtc = $4, LockedBy = NULL, LockedUntilUtc = NULL`+fence(),
+		   SET Status = 'Processed', `+processedAt+`, LockedBy = NULL, LockedUntilUtc = NULL`+fence(),
 		m.id, w.cfg.WorkerID, m.token, now)
 	if err != nil {
 		return fmt.Errorf("complete message %d: %w", m.id, err)
@@ -272,8 +282,12 @@ func (w *Worker) complete(ctx context.Context, m claimed, s Status, now string) 
 	default:
 		return fmt.Errorf("payment %s: the provider answered %q", m.key, s.Outcome)
 	}
+	updatedAt := `UpdatedAtUtc = $3`
+	if bug("payment-no-updated-at") {
+		updatedAt = `UpdatedAtUtc = CASE WHEN CAST($3 AS TEXT) IS NULL THEN NULL ELSE UpdatedAtUtc END`
+	}
 	_, err = w.db.Exec(ctx, `UPDATE Payments
-		   SET Status = $1, ProviderTransactionId = $2, UpdatedAtUtc = $3
+		   SET Status = $1, ProviderTransactionId = $2, `+updatedAt+`
 		 WHERE PaymentKey = $4`, status, txID, now, m.key)
 	if err != nil {
 		return fmt.Errorf("record payment %s: %w", m.key, err)
