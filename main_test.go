@@ -95,6 +95,7 @@ func scriptParams(url string) testscript.Params {
 			"check":   cmdCheck,
 			"capture": cmdCapture,
 			"edit":    cmdEdit,
+			"copyas":  cmdCopyAs,
 		},
 	}
 }
@@ -302,4 +303,25 @@ func cmdEdit(ts *testscript.TestScript, neg bool, args []string) {
 	if err := os.WriteFile(path, []byte(strings.Replace(text, args[1], args[2], 1)), 0o644); err != nil {
 		ts.Fatalf("edit: %v", err)
 	}
+}
+
+// copyas SPELLING FROM TO copies FROM to TO as an editor or a mail client
+// might have: crlf (CRLF line ends), bom (a byte-order mark first), nonl
+// (the final newline lost).
+func cmdCopyAs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: copyas crlf|bom|nonl FROM TO")
+	}
+	text := ts.ReadFile(args[1])
+	switch args[0] {
+	case "crlf":
+		text = strings.ReplaceAll(text, "\n", "\r\n")
+	case "bom":
+		text = "\uFEFF" + text
+	case "nonl":
+		text = strings.TrimSuffix(text, "\n")
+	default:
+		ts.Fatalf("copyas: unknown spelling %q", args[0])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(text), 0o644))
 }

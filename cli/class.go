@@ -23,77 +23,106 @@ type classOptions struct {
 	Reference string
 	CSV       string
 	JUnit     string
+	Force     bool
+	Pick      string
+}
+
+// outputs are the files the options ask class to write.
+func (o classOptions) outputs() []output {
+	return []output{{"--csv", o.CSV}, {"--junit", o.JUnit}}
 }
 
 func newClassCmd() *cobra.Command {
 	var opts classOptions
 	cmd := &cobra.Command{
-		Use:   "class DIR --reference REF [--csv FILE] [--junit FILE]",
+		Use:   "class DIR --reference REF [--csv FILE] [--junit FILE] [--force]",
 		Short: "Judge a class's folder of reports: one row per student and scenario, each verified",
 		Long: `Finds every report below DIR at any depth (recognised by its run-metadata
-header, whatever its name) and lists every other file with why it was
+header, whatever its name; a copy with CRLF line ends, a byte-order mark or no
+final newline is read as written) and lists every other file with why it was
 skipped. The student is the first folder below DIR (DIR/alice/...), or, for a
 report directly in DIR, the name its header records (--student). For each
 report it prints one row: the student, the scenario, the flags not at their
-default, the checks passed, the verdict, whether it verifies (verify: the
-header agrees with its body, and rerunning the lab's own scenario with the
-recorded flags, after checking them as that scenario's flags, reproduces the
-body), and how it differs from the reference: the flags, and the checks whose
-result or figure is not the reference's.
+default, the checks passed, the verdict, its standing, and how it differs
+from the reference: the flags, and the checks whose result or figure is not
+the reference's.
+
+A row's standing is one of: passed (its checks held and the lab reproduced
+it); failed (which checks); did not verify (the header disagrees with its
+body, or rerunning the lab's own scenario with the recorded flags, checked as
+that scenario's flags, does not reproduce the body); not regraded (a grade
+report: its checks are the student's word until the student's worker is
+regraded). class never runs anything a report names, so a passing grade
+report never stands passed from its report alone.
 
 REF is a report, or a folder of reports (the newest of each scenario is its
-reference); references are verified too. class never runs anything a report
-names: a report written by grade cannot be rerun without its worker (see
-verify --worker), so it does not verify here.
+reference); references are verified and reported apart from the students.
 
---csv FILE and --junit FILE write the same rows: CSV one line per report;
-JUnit XML one test suite per report, one test case per check (a check whose
-outcome is "not exercised" is a skipped test case) and one test case for the
-verification, for a learning platform or CI.
+--csv FILE and --junit FILE write the same rows: CSV one line per report
+(when it started, whether it is the run that counts, its standing and why);
+JUnit XML one test suite per report, one test case per check (a check that
+failed or was not exercised is a failure) and one for the standing. An
+output file is never inside DIR, and never replaces a file unless --force.
 
-Exits 0 when every report passes its checks and verifies, 1 when one fails
-or does not verify (or none was found), 2 when DIR or REF is not what it
-should be, 3 when a rerun or an output file could not be made.`,
+Exits 0 exactly when every student passed: each scenario they handed in
+stands passed (the newest run of it, or the best with --pick best); 1 when
+one did not (or no report was found); 2 when DIR, REF or a flag is not what
+it should be; 3 when a rerun could not happen or an output file exists or
+could not be written.`,
 		Example: `  outboxlab class submissions/ --reference reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt
-  outboxlab class submissions/ --reference reference/ --csv class.csv --junit class.xml`,
+  outboxlab class submissions/ --reference reference/ --csv class.csv --junit class.xml
+  outboxlab class submissions/ --reference reference/ --pick best --csv class.csv --force`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("class takes one folder of reports, got %s", report.Plural(len(args), "argument"))
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Reference == "" {
-				return usagef("class needs --reference REF: a report, or a folder of reports, to judge against")
-			}
-			res, err := judgeClass(cmd.Context(), args[0], opts)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			printClass(w, res, func(why string) string { return forLayout(cmd, why) })
-			if opts.CSV != "" {
-				if err := writeAtomic(opts.CSV, classCSV(res)); err != nil {
-					return cannotRun(err)
-				}
-				fmt.Fprintf(w, "csv:      %s\n", opts.CSV)
-			}
-			if opts.JUnit != "" {
-				if err := writeAtomic(opts.JUnit, classJUnit(res)); err != nil {
-					return cannotRun(err)
-				}
-				fmt.Fprintf(w, "junit:    %s\n", opts.JUnit)
-			}
-			if !res.allGood() {
-				return errClassFails
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runClass(cmd, args[0], opts) },
 	}
 	cmd.Flags().StringVar(&opts.Reference, "reference", "", "the reference report, or a folder of reference reports")
 	cmd.Flags().StringVar(&opts.CSV, "csv", "", "also write the rows as CSV to FILE")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write JUnit XML to FILE (a test case per check)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace output files that exist already")
+	cmd.Flags().StringVar(&opts.Pick, "pick", string(pickNewest), "which of a student's runs of a scenario counts: newest or best")
 	return cmd
+}
+
+// runClass is class's run: the flags checked, the folder judged, the table
+// printed and the files written; the exit code is the students'.
+func runClass(cmd *cobra.Command, dir string, opts classOptions) error {
+	if opts.Reference == "" {
+		return usagef("class needs --reference REF: a report, or a folder of reports, to judge against")
+	}
+	if p := pick(opts.Pick); p != pickNewest && p != pickBest {
+		return usagef("--pick %s: want newest or best", show(opts.Pick))
+	}
+	if err := isDir(dir); err != nil {
+		return err
+	}
+	if err := checkOutputs(dir, opts.Force, opts.outputs()...); err != nil {
+		return err
+	}
+	res, err := judgeClass(cmd.Context(), dir, opts)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	printClass(w, res, func(why string) string { return forLayout(cmd, why) })
+	files := map[string][]byte{"--csv": classCSV(res), "--junit": classJUnit(res)}
+	for _, o := range opts.outputs() {
+		if o.Path == "" {
+			continue
+		}
+		if err := writeOutput(o, files[o.Flag], opts.Force); err != nil {
+			return cannotRun(err)
+		}
+		fmt.Fprintf(w, "%-9s %s\n", strings.TrimPrefix(o.Flag, "--")+":", o.Path)
+	}
+	if !res.allPassed() {
+		return errClassFails
+	}
+	return nil
 }
 
 // submission is one report of a class, judged.
@@ -115,23 +144,19 @@ type class struct {
 	References []submission
 	Rows       []submission
 	Skipped    []report.Skip
+	Pick       pick // which of a student's runs of a scenario counts
 }
 
-// allGood reports whether every submission and every reference passed and verified, and there was one.
-func (c class) allGood() bool {
-	for _, s := range append(slices.Clone(c.References), c.Rows...) {
-		if !s.Passed || !s.Verify.Verified {
-			return false
-		}
-	}
-	return len(c.Rows) > 0
+// allPassed reports whether there was a student and every student passed:
+// each scenario they handed in (the run --pick counts) stands passed. The
+// references are judged and reported apart: they change no exit code.
+func (c class) allPassed() bool {
+	students, passed := studentsPassed(c.Rows, c.Pick)
+	return students > 0 && passed == students
 }
 
 func judgeClass(ctx context.Context, dir string, opts classOptions) (class, error) {
-	c := class{Dir: dir}
-	if err := isDir(dir); err != nil {
-		return c, err
-	}
+	c := class{Dir: dir, Pick: pick(opts.Pick)}
 	refs, err := readReferences(ctx, opts.Reference)
 	if err != nil {
 		return c, err

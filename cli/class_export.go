@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+	"time"
 
 	"outboxlab/core/report"
 )
@@ -47,20 +48,27 @@ func notExercised(outcome string) bool {
 	return o == "not exercised" || o == "n/a"
 }
 
-// classCSV is one line per report, with a header line.
+// classCSV is one line per report, with a header line: when it started,
+// whether it is the run that counts (--pick), its standing and why; passed
+// is true only for a row that stands passed.
 func classCSV(c class) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"student", "scenario", "kind", "report", "flags", "checks_passed", "checks_total",
-		"verdict", "passed", "verified", "verify_note", "against_reference", "checks_not_exercised"})
-	for _, s := range c.Rows {
-		note := s.Verify.Reason
+	w.Write([]string{"student", "scenario", "kind", "report", "started", "counts", "flags", "checks_passed", "checks_total",
+		"verdict", "standing", "why", "passed", "verified", "against_reference", "checks_not_exercised"})
+	count := counted(c.Rows, c.Pick)
+	for i, s := range c.Rows {
+		st, why := standingOf(s)
 		if s.Note != "" {
-			note = strings.TrimPrefix(note+"; "+s.Note, "; ")
+			why = strings.TrimPrefix(why+"; "+s.Note, "; ")
 		}
-		w.Write([]string{s.Student, scenarioOf(s), kindOf(s), relPath(s), flagsOf(s.Doc),
+		started := ""
+		if t := s.Doc.Info.Started; !t.IsZero() {
+			started = t.UTC().Format(time.RFC3339)
+		}
+		w.Write([]string{s.Student, scenarioOf(s), kindOf(s), relPath(s), started, fmt.Sprint(count[i]), flagsOf(s.Doc),
 			fmt.Sprint(report.ChecksPassed(s.Checks)), fmt.Sprint(len(s.Checks)), verdictWord(s.Doc),
-			fmt.Sprint(s.Passed), fmt.Sprint(s.Verify.Verified), note, s.RefDiff,
+			string(st), why, fmt.Sprint(st == standPassed), fmt.Sprint(s.Verify.Verified), s.RefDiff,
 			fmt.Sprint(report.ChecksNotExercised(s.Checks))})
 	}
 	w.Flush()
@@ -100,11 +108,17 @@ type (
 	}
 )
 
-// verifyCase is the name of the test case that says whether a report verifies.
-const verifyCase = "report verifies (a rerun of its scenario and flags reproduces its body)"
+// verifyCase is the name of the test case that says whether a report
+// verifies; regradeCase, for a grade report, whether a regrade of the
+// student's worker bears it out.
+const (
+	verifyCase  = "report verifies (a rerun of its scenario and flags reproduces its body)"
+	regradeCase = "regraded from the worker (the lab's own grade of it passes)"
+)
 
-// classJUnit is one test suite per report: a test case per check (failed,
-// or skipped when its outcome is "not exercised") and one for verify.
+// classJUnit is one test suite per report: a test case per check (failed
+// when it did not hold, or was not exercised: a run that judged nothing has
+// not passed) and one for its standing (verify, or the regrade).
 func classJUnit(c class) []byte {
 	all := junitSuites{Name: "outboxlab class " + c.Dir}
 	for _, s := range c.Rows {
@@ -112,12 +126,13 @@ func classJUnit(c class) []byte {
 		suite := junitSuite{Name: s.Student + " · " + scenarioOf(s), Properties: []junitProperty{
 			{"student", s.Student}, {"scenario", scenarioOf(s)}, {"report", relPath(s)},
 			{"flags", flagsOf(s.Doc)}, {"verdict", report.BodyVerdict(s.Doc.Body)}, {"against_reference", s.RefDiff},
+			{"standing", string(standingWord(s))},
 		}}
 		for i, ch := range s.Checks {
 			tc := junitCase{ClassName: class, Name: ch.Name}
 			switch {
 			case ch.Outcome == report.OutcomeNotExercised || notExercised(s.Outcomes[i]):
-				tc.Skipped = &junitMessage{"not exercised: " + ch.Detail}
+				tc.Failure = &junitMessage{"not exercised: " + ch.Detail}
 			case !ch.Passed:
 				tc.Failure = &junitMessage{ch.Detail}
 			}
@@ -128,8 +143,14 @@ func classJUnit(c class) []byte {
 				Failure: &junitMessage{"no checks recorded: the run judged nothing"}})
 		}
 		v := junitCase{ClassName: class, Name: verifyCase}
-		if !s.Verify.Verified {
-			v.Failure = &junitMessage{s.Verify.Reason}
+		if isGradeReport(s.Doc) {
+			v.Name = regradeCase
+		}
+		switch st, why := standingOf(s); {
+		case st == standPassed, st == standFailed && !isGradeReport(s.Doc):
+			// A failing run that verifies: its checks' cases say why.
+		default:
+			v.Failure = &junitMessage{string(st) + ": " + why}
 		}
 		suite.Cases = append(suite.Cases, v)
 		for _, tc := range suite.Cases {

@@ -41,24 +41,14 @@ func flagsOf(doc report.Doc) string {
 	return strings.Join(words, " ")
 }
 
-func verifiedWord(v verification) string {
-	switch {
-	case v.Verified:
-		return "yes"
-	case v.Rerun:
-		return "NO: differs"
-	}
-	return "NO: not rerun"
-}
-
 // printClass writes the class's table, then why each report that does not
 // verify does not, the skipped files, and one line that sums it up; a
 // command in a why starts as the user started the lab (commands: forLayout).
 func printClass(w io.Writer, c class, commands func(string) string) {
 	for _, r := range c.References {
 		fmt.Fprintf(w, "reference: %s\n", show(r.Path))
-		fmt.Fprint(w, fitLines(fmt.Sprintf("           %s: %s, checks %d/%d, verified %s\n", runName(r.Doc),
-			verdictWord(r.Doc), report.ChecksPassed(r.Checks), len(r.Checks), verifiedWord(r.Verify))))
+		fmt.Fprint(w, fitLines(fmt.Sprintf("           %s: %s, checks %d/%d, %s\n", runName(r.Doc),
+			verdictWord(r.Doc), report.ChecksPassed(r.Checks), len(r.Checks), referenceWord(r))))
 		if !r.Verify.Verified {
 			fmt.Fprint(w, fitLines("           "+commands(show(r.Verify.Reason))+"\n"))
 		}
@@ -71,24 +61,24 @@ func printClass(w io.Writer, c class, commands func(string) string) {
 			s := c.Rows[i]
 			rows = append(rows, []string{show(report.Dash(s.Student)), show(flagsOf(s.Doc)),
 				fmt.Sprintf("%d/%d", report.ChecksPassed(s.Checks), len(s.Checks)), show(verdictWord(s.Doc)),
-				verifiedWord(s.Verify), show(s.RefDiff)})
+				string(standingWord(s)), show(s.RefDiff)})
 		}
 		fmt.Fprintf(w, "\n## %s (%s)\n", show(report.Dash(name)), kindOf(c.Rows[i-1]))
-		fmt.Fprint(w, report.RenderTable([]string{"Student", "Flags", "Checks", "Verdict", "Verified", "Against the reference"}, rows))
+		fmt.Fprint(w, report.RenderTable([]string{"Student", "Flags", "Checks", "Verdict", "Standing", "Against the reference"}, rows))
 	}
 	notes := 0
 	for _, s := range c.Rows {
-		if s.Verify.Verified && s.Note == "" {
+		st, why := standingOf(s)
+		if st == standPassed && s.Note == "" {
 			continue
 		}
 		if notes++; notes == 1 {
-			fmt.Fprintln(w, "\nNot verified, or to look at:")
+			fmt.Fprintln(w, "\nNot passed, or to look at:")
 		}
-		why := s.Verify.Reason
 		if s.Note != "" {
 			why = strings.TrimPrefix(why+"; "+s.Note, "; ")
 		}
-		fmt.Fprint(w, fitLines(fmt.Sprintf("  %s\n    %s\n", show(s.Path), commands(show(why)))))
+		fmt.Fprint(w, fitLines(fmt.Sprintf("  %s (%s)\n    %s\n", show(s.Path), st, commands(show(why)))))
 	}
 	if len(c.Skipped) > 0 {
 		fmt.Fprintf(w, "\nSkipped %s:\n", report.Plural(len(c.Skipped), "file"))
@@ -96,29 +86,27 @@ func printClass(w io.Writer, c class, commands func(string) string) {
 			fmt.Fprint(w, fitLines(fmt.Sprintf("  %s: %s\n", show(s.Path), s.Reason)))
 		}
 	}
-	students := map[string]bool{}
-	pass, fail, unverified, unnamed := 0, 0, 0, 0
+	named, unnamed := map[string]bool{}, 0
 	for _, s := range c.Rows {
 		if s.Student == "" {
 			unnamed++
 		} else {
-			students[s.Student] = true
-		}
-		switch {
-		case !s.Verify.Verified:
-			unverified++
-		case !s.Passed:
-			fail++
-		default:
-			pass++
+			named[s.Student] = true
 		}
 	}
-	by := report.Plural(len(students), "student")
+	by := report.Plural(len(named), "student")
 	if unnamed > 0 {
 		by += fmt.Sprintf(" (and %d naming no student)", unnamed)
 	}
-	fmt.Fprintf(w, "\n%s by %s: %d passed and verified, %d failed, %d did not verify\n",
-		report.Plural(len(c.Rows), "report"), by, pass, fail, unverified)
+	fmt.Fprintf(w, "\n%s by %s: %s\n", report.Plural(len(c.Rows), "report"), by, standingCounts(c.Rows))
+	students, passed := studentsPassed(c.Rows, c.Pick)
+	fmt.Fprintf(w, "Students: %d of %d passed (each scenario's %s run counts)\n", passed, students, c.Pick)
+}
+
+// standingWord is a row's standing as its table cell says it.
+func standingWord(s submission) standing {
+	st, _ := standingOf(s)
+	return st
 }
 
 // writeAtomic writes content to path whole or not at all (report.WriteAtomic).
@@ -127,4 +115,15 @@ func writeAtomic(path string, content []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// referenceWord says whether a reference verified (a rerun reproduced it).
+func referenceWord(r submission) string {
+	switch {
+	case r.Verify.Verified:
+		return "verified yes"
+	case r.Verify.Rerun:
+		return "verified NO: differs"
+	}
+	return "verified NO: not rerun"
 }

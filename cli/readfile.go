@@ -113,7 +113,8 @@ func readReport(ctx context.Context, path string, limit int64) (string, error) {
 	case int64(buf.Len()) > limit:
 		return "", tooLarge(path, limit)
 	}
-	return buf.String(), nil
+	// A copy through an editor or mail: BOM, CRLF, no final newline (report.Normalize).
+	return report.Normalize(buf.String()), nil
 }
 
 func tooLarge(path string, limit int64) error {

@@ -76,10 +76,11 @@ func writeFile(t *testing.T, dir, name, text string) string {
 	return path
 }
 
-// TestClassExportsNotExercisedAsSkipped: in class's JUnit a check that was
-// not exercised is a skipped case, neither passed nor failed; the CSV counts
-// it; the row has not passed.
-func TestClassExportsNotExercisedAsSkipped(t *testing.T) {
+// TestClassExportsNotExercisedAsFailure: in class's JUnit a check that was
+// not exercised is a failed case with its why (a skipped case shows green in
+// every CI viewer, and the run has not passed); the CSV counts it; the row
+// has not passed.
+func TestClassExportsNotExercisedAsFailure(t *testing.T) {
 	s, ok := judge("alice/ordered.txt", rolesReport(true))
 	if !ok || s.Passed {
 		t.Fatalf("judged %v, passed %v: want a report that has not passed", ok, s.Passed)
@@ -90,13 +91,14 @@ func TestClassExportsNotExercisedAsSkipped(t *testing.T) {
 	if err := xml.Unmarshal(classJUnit(c), &suites); err != nil {
 		t.Fatal(err)
 	}
-	if suites.Tests != 4 || suites.Failures != 0 || suites.Skipped != 1 {
-		t.Errorf("JUnit: %d tests, %d failures, %d skipped; want 4, 0, 1", suites.Tests, suites.Failures, suites.Skipped)
+	if suites.Tests != 4 || suites.Failures != 1 || suites.Skipped != 0 {
+		t.Errorf("JUnit: %d tests, %d failures, %d skipped; want 4, 1, 0", suites.Tests, suites.Failures, suites.Skipped)
 	}
 	for _, tc := range suites.Suites[0].Cases {
 		if tc.Name == "parked behind the failure" &&
-			(tc.Skipped == nil || tc.Failure != nil || !strings.Contains(tc.Skipped.Message, "give --failing-message")) {
-			t.Errorf("the check not exercised is %+v, want skipped with its why", tc)
+			(tc.Failure == nil || tc.Skipped != nil || !strings.HasPrefix(tc.Failure.Message, "not exercised: ") ||
+				!strings.Contains(tc.Failure.Message, "give --failing-message")) {
+			t.Errorf("the check not exercised is %+v, want a failure with its why", tc)
 		}
 	}
 	rows, err := csv.NewReader(strings.NewReader(string(classCSV(c)))).ReadAll()

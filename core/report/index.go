@@ -225,7 +225,8 @@ func globEscape(s string) string {
 	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`).Replace(s)
 }
 
-// readBounded reads a regular file of at most maxIndexedReport bytes.
+// readBounded reads a regular file of at most maxIndexedReport bytes,
+// normalised (Normalize: a byte-order mark, CRLF, a lost final newline).
 func readBounded(p string) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
@@ -239,7 +240,7 @@ func readBounded(p string) (string, error) {
 	if len(b) > maxIndexedReport {
 		return "", fmt.Errorf("%s is too large", p)
 	}
-	return string(b), nil
+	return Normalize(string(b)), nil
 }
 
 // RebuildIndex rebuilds dir's index.html and summary.json from the reports

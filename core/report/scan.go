@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -119,9 +118,10 @@ func notAReport(p string) string {
 		return "cannot be read: " + unwrapPath(err).Error()
 	}
 	defer f.Close()
-	head := make([]byte, len(HeaderStart)+1)
+	head := make([]byte, len(bom)+len(HeaderStart)+2)
 	n, _ := io.ReadFull(f, head)
-	if !bytes.Equal(head[:n], []byte(HeaderStart+"\n")) {
+	// A header first, after a byte-order mark, ended by LF or CRLF (Normalize).
+	if !strings.HasPrefix(Normalize(strings.TrimSuffix(string(head[:n]), "\r")), HeaderStart+"\n") {
 		text, err := readBounded(p)
 		if err == nil && LooksLikeBody(text) {
 			return "a report body without its run-metadata header: nothing records its run"
