@@ -69,8 +69,8 @@ func (o *Options) Validate() error {
 
 // summary is one variation's line in the report's Summary.
 type summary struct {
-	label          string
-	passed, failed int
+	label                string
+	passed, failed, idle int
 }
 
 // Run grades the worker on every variation and renders the report.
@@ -84,10 +84,12 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 	rep.Linef("Scenario  %s (grades a worker against %s; protocol version %d)", o.Day.ScenarioName(), o.Day.ID,
 		labserver.ProtocolVersion)
 	rep.Linef("Seed      %d (the variations are drawn from it; --seed N draws others)", o.Seed)
-	rep.Linef("Runs      the defaults (the course's numbers) and %s", report.Plural(o.Variations, "variation"))
+	rep.Linef("Runs      v1 the course's own run (its numbers), then %s drawn from the seed",
+		report.Plural(o.Variations, "variation"))
 	rep.Line("Judged    by what the lab saw: rows and the change log its triggers wrote,")
 	rep.Line("          the provider's ledger, the calls it answered; never the worker's claims")
 	var sums []summary
+	var across acrossRuns
 	vars := o.variations()
 	for i, v := range vars {
 		loc := env.Location
@@ -101,24 +103,30 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 		if err != nil {
 			return nil, err
 		}
-		label := "defaults"
+		label := "the course's run"
 		if i > 0 {
 			label = fmt.Sprintf("variation %d", i)
 		}
-		sums = append(sums, o.section(rep, g, i, len(vars), label))
+		sums = append(sums, o.section(rep, g, i, len(vars), label, &across))
 	}
-	o.summarize(rep, sums)
+	o.summarize(rep, sums, &across)
 	return rep, nil
 }
 
 // section writes variation i's section (of n) into rep, and its checks
 // into rep's own, tagged v1, v2, …
-func (o *Options) section(rep *report.Report, g *graded, i, n int, label string) summary {
+func (o *Options) section(rep *report.Report, g *graded, i, n int, label string, across *acrossRuns) summary {
 	tag := fmt.Sprintf("v%d", i+1)
 	sub := report.New(rep.Scenario, report.After)
 	g.render(sub, fmt.Sprintf("Variation %d of %d: %s", i+1, n, label), tag)
 	sum := summary{label: tag + " " + label}
+	var idle []report.Check
 	for _, c := range g.checks {
+		if !across.add(tag, c) {
+			idle = append(idle, c)
+			sum.idle++
+			continue
+		}
 		c.Name = tag + ": " + c.Name
 		sub.Record(c)
 		rep.Record(c)
@@ -129,6 +137,7 @@ func (o *Options) section(rep *report.Report, g *graded, i, n int, label string)
 		}
 	}
 	sub.Checks(fmt.Sprintf("Checks — %s (%s)", tag, label))
+	noteIdle(sub, tag, idle)
 	rep.Line(strings.TrimSuffix(sub.Body(), "\n"))
 	if sum.failed > 0 && o.Stderr != nil {
 		g.showOutput(o.Stderr, tag)
@@ -137,7 +146,7 @@ func (o *Options) section(rep *report.Report, g *graded, i, n int, label string)
 }
 
 // summarize writes the Summary, one line per variation, and the verdict.
-func (o *Options) summarize(rep *report.Report, sums []summary) {
+func (o *Options) summarize(rep *report.Report, sums []summary, across *acrossRuns) {
 	rep.Section("Summary")
 	all := 0
 	for _, s := range sums {
@@ -145,13 +154,19 @@ func (o *Options) summarize(rep *report.Report, sums []summary) {
 		if s.failed > 0 {
 			mark = report.MarkFail
 		}
-		rep.Linef("  %-4s  %-24s %d of %d checks held", mark, s.label, s.passed, s.passed+s.failed)
+		idle := ""
+		if s.idle > 0 {
+			idle = fmt.Sprintf(", %d not exercised here", s.idle)
+		}
+		rep.Linef("  %-4s  %-24s %d of %d checks held%s", mark, s.label, s.passed, s.passed+s.failed, idle)
 		all += s.failed
 	}
+	all += across.recordNever(rep)
 	rep.Metric("variations", len(sums))
 	rep.Metric("failed_checks", all)
 	rep.Metric("seed", o.Seed)
-	rep.Verdict("every check held in every variation: the worker does what the Day asks",
+	rep.Verdict("every check held in every run that exercised it, and each was exercised: "+
+		"the worker does what the Day asks",
 		fmt.Sprintf("%s failed: the first FAIL line above names what to fix", report.Plural(all, "check")))
 }
 

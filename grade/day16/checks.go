@@ -83,6 +83,7 @@ func (v variation) transientRetried(j *judge.Judge) {
 	m, p := j.Message(v.Transient), j.Payment(v.Transient)
 	want := v.TransientFails + 1
 	switch {
+	case v.Transient == "":
 	case m == nil || p == nil:
 		problems = append(problems, v.Transient+": its row is gone")
 	case m.Get("Status") != "Processed" || p.Get("Status") != "Paid":
@@ -92,9 +93,9 @@ func (v variation) transientRetried(j *judge.Judge) {
 		problems = append(problems, fmt.Sprintf("%s: AttemptCount %s, %s; want %d of each", v.Transient,
 			m.Get("AttemptCount"), report.Plural(len(j.StatusChecks(v.Transient)), "status check"), want))
 	}
-	j.AddExercised(fmt.Sprintf("the transient key Processed after K+1 attempts (K = %d failures)", v.TransientFails),
+	j.AddExercised("the transient key Processed after K+1 attempts (K failures, K < MaxAttempts)",
 		v.Transient != "" && v.TransientFails < v.MaxAttempts, "no transient key below MaxAttempts", problems,
-		fmt.Sprintf("%s: %d attempts", v.Transient, want))
+		fmt.Sprintf("%s: %d attempts (K = %d)", v.Transient, want, v.TransientFails))
 }
 
 // backoffGated judges every failure and every retry from the change log:

@@ -27,7 +27,8 @@ var Day = &dayspec.Day{
 	Defaults: variation{
 		Policy: dayspec.Policy{Payments: 6, Declined: "PAY-005", MaxAttempts: 3, BaseBackoff: 200 * time.Millisecond,
 			Lease: claim.DefaultLease, Batch: 10, Workers: 1},
-		Poison: []string{"PAY-003"}, Transient: "PAY-002", TransientFails: 1,
+		// The course's own run: no transient key (the variations add one).
+		Poison: []string{"PAY-003"},
 	},
 	Vary: vary,
 }
@@ -78,8 +79,8 @@ func (v variation) Describe() []string {
 	return []string{
 		fmt.Sprintf("Seeded    %d payments PAY-001…%s (PendingConfirmation), one ConfirmPaymentStatus "+
 			"message each", v.Payments, wassal.PaymentKey(v.Payments)),
-		fmt.Sprintf("Provider  poison %s (fails every check) · declines %s · transient %s (fails %s, then pays)",
-			strings.Join(v.Poison, ","), v.Declined, v.Transient, report.Plural(v.TransientFails, "check")),
+		fmt.Sprintf("Provider  poison %s (fails every check) · declines %s · %s",
+			strings.Join(v.Poison, ","), v.Declined, v.transientText()),
 		fmt.Sprintf("Policy    MaxAttempts %d · backoff %s doubling (%s) · lease %s · batch %d · %s",
 			v.MaxAttempts, clock.Millis(v.BaseBackoff), cap, clock.Millis(v.Lease), v.Batch, report.Plural(v.Workers, "worker")),
 	}
@@ -94,4 +95,12 @@ func (v variation) healthy() []string {
 		}
 	}
 	return keys
+}
+
+// transientText says what the transient key does, or that there is none.
+func (v variation) transientText() string {
+	if v.Transient == "" {
+		return "no transient key"
+	}
+	return fmt.Sprintf("transient %s (fails %s, then pays)", v.Transient, report.Plural(v.TransientFails, "check"))
 }

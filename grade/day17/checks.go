@@ -187,7 +187,8 @@ func (v variation) batched(j *judge.Judge, rel []changelog.Change) {
 		}
 	}
 	total := len(v.Poison) + len(v.More)
-	j.AddExercised(fmt.Sprintf("released in batches of at most %d, at least %s apart", v.RedriveBatch,
-		clock.Millis(v.RedriveEvery)), len(rel) > 0 && (total <= v.RedriveBatch || len(times) > 1 || !v.Fixed),
-		"no second batch", problems, fmt.Sprintf("%s in %s", report.Plural(len(rel), "entry"), report.Plural(len(times), "batch")))
+	j.AddExercised("released in batches of at most REDRIVE_BATCH, at least REDRIVE_INTERVAL_MS apart",
+		len(rel) > 0 && (total <= v.RedriveBatch || len(times) > 1 || !v.Fixed),
+		"no second batch", problems, fmt.Sprintf("%s in %s (at most %d, %s apart)", report.Plural(len(rel), "entry"),
+			report.Plural(len(times), "batch"), v.RedriveBatch, clock.Millis(v.RedriveEvery)))
 }

@@ -45,14 +45,16 @@ func (j *Judge) Add(name string, passed bool, detail string) {
 }
 
 // AddExercised is Add for a check that needs something to have happened:
-// a check that was not exercised has failed (its detail says what did not
-// happen); else the first of its problems fails it, or ok is its figure.
+// the first of its problems fails it; a check with none that was not
+// exercised is N/A in this run (its detail says what did not happen: grade
+// fails a check that no run exercised); else ok is its figure.
 func (j *Judge) AddExercised(name string, exercised bool, what string, problems []string, ok string) {
 	switch {
 	case len(problems) > 0:
 		j.Add(name, false, firstOf(problems))
 	case !exercised:
-		j.Add(name, false, "not exercised: "+what)
+		j.checks = append(j.checks, report.Check{Name: name, Detail: "not exercised: " + what,
+			Role: report.RoleDemonstrates, Outcome: report.OutcomeNotExercised})
 	default:
 		j.Add(name, true, ok)
 	}

@@ -7,9 +7,9 @@ import (
 )
 
 // TestChecksAreReports: a grade's checks are core/report's, every one a
-// demonstrating check; one that was not exercised has failed (FAIL, not
-// N/A: the worker did not show what the Day asks), and a check's detail is
-// its first problem and how many more there were.
+// demonstrating check; one that was not exercised is N/A in its run (grade
+// fails a check no run exercised), and a check's detail is its first
+// problem and how many more there were.
 func TestChecksAreReports(t *testing.T) {
 	j := &Judge{}
 	j.Add("held", true, "fine")
@@ -18,7 +18,7 @@ func TestChecksAreReports(t *testing.T) {
 	want := []report.Check{
 		{Name: "held", Passed: true, Detail: "fine", Role: report.RoleDemonstrates, Outcome: report.OutcomeHeld},
 		{Name: "not exercised", Detail: "not exercised: no retry happened", Role: report.RoleDemonstrates,
-			Outcome: report.OutcomeBroken},
+			Outcome: report.OutcomeNotExercised},
 		{Name: "broken", Detail: "first (and 2 more)", Role: report.RoleDemonstrates, Outcome: report.OutcomeBroken},
 	}
 	got := j.Checks()
@@ -32,8 +32,8 @@ func TestChecksAreReports(t *testing.T) {
 		}
 		rep.Record(got[i])
 	}
-	if marks := []string{report.Mark(rep.Kind, got[0]), report.Mark(rep.Kind, got[1])}; marks[0] != report.MarkPass || marks[1] != report.MarkFail {
-		t.Errorf("marks %q, want PASS then FAIL", marks)
+	if marks := []string{report.Mark(rep.Kind, got[0]), report.Mark(rep.Kind, got[1])}; marks[0] != report.MarkPass || marks[1] != report.MarkNotExercised {
+		t.Errorf("marks %q, want PASS then N/A", marks)
 	}
 	if rep.Passed() {
 		t.Error("a report with a broken check passed")

@@ -131,8 +131,7 @@ func (v variation) lethalDeadLettered(j *judge.Judge) {
 	case p.Get("Status") != "PendingConfirmation" || p.Has("ProviderTransactionId"):
 		problems = append(problems, fmt.Sprintf("payment %s is %s: a dead letter invents no outcome", v.Lethal, p.Get("Status")))
 	}
-	j.AddExercised(fmt.Sprintf("the lethal message DeadLettered after exactly MaxAttempts (%d) deliveries",
-		v.MaxAttempts), v.Lethal != "", "no lethal key", problems,
+	j.AddExercised("the lethal message DeadLettered after exactly MaxAttempts deliveries", v.Lethal != "", "no lethal key", problems,
 		fmt.Sprintf("%s: %d deliveries, then parked with its LastError", v.Lethal, v.MaxAttempts))
 }
 
