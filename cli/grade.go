@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/report"
 	"outboxlab/grade"
 	"outboxlab/grade/dayspec"
 )
@@ -65,6 +66,7 @@ Days:
   outboxlab grade session-16 -- go run ./day16
   outboxlab grade day16 -- python3 worker.py
   outboxlab grade session-16 --seed 7 -- ./worker
+  outboxlab grade session-16 --variation 2 --full -- ./worker   # one variation, every line
   outboxlab grade session-16 --database postgres:///postgres?host=/tmp -- ./worker`,
 		GroupID: "lab",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -86,6 +88,8 @@ Days:
 	}
 	bindCommon(cmd.Flags(), &common)
 	bindGradeParams(cmd.Flags(), opts, &seed)
+	var full bool
+	cmd.Flags().BoolVar(&full, "full", false, "print the whole report on the terminal (timelines, tables, every check) instead of the summary; the report file holds it either way")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		day, err := lookupDay(args[0])
 		if err != nil {
@@ -94,18 +98,40 @@ Days:
 		if seed < 0 {
 			return usagef("--seed %d: want 0 or more", seed)
 		}
-		opts.Day, opts.Seed, opts.Command, opts.Stderr = day, uint64(seed), args[cmd.ArgsLenAtDash():], cmd.ErrOrStderr()
-		common.params = scenarioParams(cmd.Flags())
+		opts.Day, opts.Seed, opts.Command = day, uint64(seed), args[cmd.ArgsLenAtDash():]
+		if full {
+			opts.Stderr = cmd.ErrOrStderr() // each failing variation's output as it ends
+		}
+		if report.Redrawable(cmd.ErrOrStderr()) {
+			opts.Progress = cmd.ErrOrStderr()
+		}
+		common.params = gradeParams(cmd.Flags())
 		if err := selectDatabase(cmd, &common); err != nil {
 			return err
 		}
-		out, err := execute(cmd.Context(), day.Scenario(), opts, common, cmdline, cmd.ErrOrStderr(), showRun(cmd, common))
+		show := showFull(cmd, common, opts)
+		if !full {
+			show = showSummary(cmd, common, opts)
+		}
+		out, err := execute(cmd.Context(), day.Scenario(), opts, common, cmdline, cmd.ErrOrStderr(), show)
 		if err != nil {
 			return err // a worker command that cannot start is the run's error: exit 3
 		}
-		return finishRun(cmd, common, out)
+		return finishRun(cmd, common, out, opts.Summary())
 	}
 	return cmd
+}
+
+// gradeParams are grade's parameters as its report records them: --full
+// says how to show the run, not what runs.
+func gradeParams(fs *pflag.FlagSet) []report.Param {
+	var out []report.Param
+	for _, p := range scenarioParams(fs) {
+		if p.Name != "full" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // bindGradeParams registers grade's own parameters: the ones its report
@@ -114,17 +140,22 @@ func bindGradeParams(fs *pflag.FlagSet, opts *grade.Options, seed *int64) {
 	fs.Int64Var(seed, "seed", grade.DefaultSeed, "the seed the variations (and the choice of who runs next) are drawn from")
 	fs.IntVar(&opts.Variations, "variations", grade.DefaultVariations, "variations to run after the course's own run [0..20]")
 	fs.DurationVar(&opts.TurnBudget, "turn-budget", grade.DefaultTurnBudget, "wall time a worker may run between two lab calls before it is killed [100ms..1m]")
+	fs.IntVar(&opts.Only, "variation", 0, "run only variation N (1: the defaults), as the whole grade runs it; 0 runs them all")
 }
 
 // finishRun prints what follows a run's report (its path, or the JSON) and
 // maps its verdict to the exit code.
-func finishRun(cmd *cobra.Command, common commonOptions, out outcome) error {
+func finishRun(cmd *cobra.Command, common commonOptions, out outcome, sum *grade.Summary) error {
 	w := cmd.OutOrStdout()
 	if common.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out.result); err != nil && !closedOutput(err) {
+		if sum != nil {
+			sum.Commands = gradeCommands(cmd, sum)
+		}
+		doc := gradeResult{Result: out.result, Summary: sum}
+		if err := enc.Encode(doc); err != nil && !closedOutput(err) {
 			return cannotRun(fmt.Errorf("print result: %w", err))
 		}
 	} else {

@@ -47,9 +47,19 @@ type Options struct {
 	// 15 s, or TurnBudget when longer). No flag sets it: tests do.
 	StartBudget time.Duration
 	Command     []string
-	// Stderr gets the last lines of a failing worker's output: the terminal
-	// only, never the report.
+	// Only runs variation Only alone (1 the defaults, as the full grade
+	// runs it: same draws, same schedule); 0 runs them all.
+	Only int
+	// Stderr gets the last lines of a failing worker's output as each
+	// variation ends: the terminal only, never the report. Nil: the
+	// summary keeps them (Summary.Output).
 	Stderr io.Writer
+	// Progress, when set (a terminal's stderr that can redraw a line),
+	// shows how far the grade has got.
+	Progress io.Writer
+
+	summary *Summary
+	folds   []string // each variation's timeline as the report writes it, and folded (Folded)
 }
 
 // Validate checks the options; a grade with bad options does not run.
@@ -63,6 +73,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--variations %d: want 0 to 20", o.Variations)
 	case o.TurnBudget < 100*time.Millisecond || o.TurnBudget > time.Minute:
 		return fmt.Errorf("--turn-budget %s: want 100ms to 1m", o.TurnBudget)
+	case o.Only < 0 || o.Only > o.Variations+1:
+		return fmt.Errorf("--variation %d: want 1 (the defaults) to %d (--variations %d)", o.Only, o.Variations+1, o.Variations)
 	}
 	return nil
 }
@@ -84,22 +96,34 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 	rep.Linef("Scenario  %s (grades a worker against %s; protocol version %d)", o.Day.ScenarioName(), o.Day.ID,
 		labserver.ProtocolVersion)
 	rep.Linef("Seed      %d (the variations are drawn from it; --seed N draws others)", o.Seed)
-	rep.Linef("Runs      v1 the course's own run (its numbers), then %s drawn from the seed",
-		report.Plural(o.Variations, "variation"))
+	runs := "v1 the course's own run (its numbers), then " + report.Plural(o.Variations, "variation") + " drawn from the seed"
+	if o.Only > 0 {
+		runs = fmt.Sprintf("v%d alone (--variation %d) of v1 the course's own run and %s drawn from the seed",
+			o.Only, o.Only, report.Plural(o.Variations, "variation"))
+	}
+	rep.Linef("Runs      %s", runs)
 	rep.Line("Judged    by what the lab saw: rows and the change log its triggers wrote,")
 	rep.Line("          the provider's ledger, the calls it answered; never the worker's claims")
 	var sums []summary
 	var across acrossRuns
 	vars := o.variations()
+	prog := startProgress(o.Progress)
+	defer prog.stop()
+	sum := newSumming(o)
 	for i, v := range vars {
+		if o.Only > 0 && i != o.Only-1 {
+			continue
+		}
+		prog.at(fmt.Sprintf("variation %d of %d", i+1, len(vars)))
 		loc := env.Location
-		if i > 0 {
+		if i > 0 && o.Only == 0 {
 			if loc, err = env.DB(ctx, fmt.Sprintf("variation-%d", i)); err != nil {
 				return nil, err
 			}
 		}
 		g, err := trial{day: o.Day, v: v, cmd: cmd, loc: loc, pg: env.Dialect() == dialect.Postgres,
-			rng: rand.New(rand.NewPCG(o.Seed, uint64(i))), turn: o.TurnBudget, start: o.StartBudget}.grade(ctx)
+			rng: rand.New(rand.NewPCG(o.Seed, uint64(i))), turn: o.TurnBudget, start: o.StartBudget,
+			onCall: prog.call}.grade(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -107,15 +131,18 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 		if i > 0 {
 			label = fmt.Sprintf("variation %d", i)
 		}
-		sums = append(sums, o.section(rep, g, i, len(vars), label, &across))
+		sums = append(sums, o.section(rep, g, i, len(vars), label, &across, prog))
+		sum.add(i, label, g)
 	}
+	sum.never(across.never())
+	o.summary = sum.s
 	o.summarize(rep, sums, &across)
 	return rep, nil
 }
 
 // section writes variation i's section (of n) into rep, and its checks
 // into rep's own, tagged v1, v2, …
-func (o *Options) section(rep *report.Report, g *graded, i, n int, label string, across *acrossRuns) summary {
+func (o *Options) section(rep *report.Report, g *graded, i, n int, label string, across *acrossRuns, prog *progress) summary {
 	tag := fmt.Sprintf("v%d", i+1)
 	sub := report.New(rep.Scenario, report.After)
 	g.render(sub, fmt.Sprintf("Variation %d of %d: %s", i+1, n, label), tag)
@@ -138,9 +165,12 @@ func (o *Options) section(rep *report.Report, g *graded, i, n int, label string,
 	}
 	sub.Checks(fmt.Sprintf("Checks — %s (%s)", tag, label))
 	noteIdle(sub, tag, idle)
+	if full, folded := timelineLines(g.r.Events, false), timelineLines(g.r.Events, true); len(folded) < len(full) {
+		o.folds = append(o.folds, strings.Join(full, "\n")+"\n", strings.Join(folded, "\n")+"\n")
+	}
 	rep.Line(strings.TrimSuffix(sub.Body(), "\n"))
 	if sum.failed > 0 && o.Stderr != nil {
-		g.showOutput(o.Stderr, tag)
+		prog.print(o.Stderr, g.output(tag))
 	}
 	return sum
 }
@@ -161,7 +191,11 @@ func (o *Options) summarize(rep *report.Report, sums []summary, across *acrossRu
 		rep.Linef("  %-4s  %-24s %d of %d checks held%s", mark, s.label, s.passed, s.passed+s.failed, idle)
 		all += s.failed
 	}
-	all += across.recordNever(rep)
+	if o.Only == 0 {
+		all += across.recordNever(rep)
+	} else {
+		rep.Line("  one run alone: whether each check was exercised in some run is the whole grade's to say")
+	}
 	rep.Metric("variations", len(sums))
 	rep.Metric("failed_checks", all)
 	rep.Metric("seed", o.Seed)

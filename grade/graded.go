@@ -3,7 +3,6 @@ package grade
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -49,6 +48,7 @@ type trial struct {
 	pg          bool
 	rng         *rand.Rand // who runs next, in every run of the variation
 	turn, start time.Duration
+	onCall      func() // told of every lab call answered (progress); nil: nobody
 }
 
 // grade runs the trial on a fresh database at its location.
@@ -120,7 +120,7 @@ func (t trial) config(v dayspec.Variation, shape string, b *dayspec.Bench, lab s
 		TurnBudget: t.turn, StartBudget: t.start,
 		Location: t.loc, Postgres: t.pg, DB: b.Store.DB(), Shape: shape,
 		Clock: b.Clock, Provider: b.Provider, Rand: t.rng,
-		Fault: v.Fault, Restarts: v.Restarts(), LabWorker: lab, MayAsk: t.day.MayAsk,
+		Fault: v.Fault, Restarts: v.Restarts(), LabWorker: lab, MayAsk: t.day.MayAsk, OnCall: t.onCall,
 	}
 }
 
@@ -154,23 +154,25 @@ func (g *graded) readTables(ctx context.Context, store *outbox.Store) {
 	}
 }
 
-// showOutput writes the last lines of each worker's output to w, shown as
-// untrusted text: what a worker prints cannot drive the terminal, and no
-// token or database password the lab gave it appears.
-func (g *graded) showOutput(w io.Writer, tag string) {
+// output is the last lines of each worker's output, shown as untrusted
+// text: what a worker prints cannot drive the terminal, and no token or
+// database password the lab gave it appears.
+func (g *graded) output(tag string) []string {
 	secrets := pgdb.Passwords(g.loc)
 	for _, wk := range g.r.Workers {
 		secrets = append(secrets, wk.Tokens...)
 	}
 	shown := untrusted.Shown{Secrets: secrets, MaxLine: 200, MaxLines: maxOutputLines}
+	var out []string
 	for _, wk := range g.r.Workers {
 		if t := strings.TrimSpace(wk.Out.Tail(maxOutputLines)); t != "" {
-			fmt.Fprintf(w, "outboxlab: %s %s's last output:\n", tag, wk.ID)
+			out = append(out, fmt.Sprintf("outboxlab: %s %s's last output:", tag, wk.ID))
 			for _, l := range strings.Split(shown.Show(t), "\n") {
-				fmt.Fprintf(w, "  | %s\n", l)
+				out = append(out, "  | "+l)
 			}
 		}
 	}
+	return out
 }
 
 // maxOutputLines is how many of a worker's last lines a failing grade shows.

@@ -2,9 +2,7 @@ package grade
 
 import (
 	"fmt"
-	"strings"
 
-	"outboxlab/core/clock"
 	"outboxlab/core/report"
 	"outboxlab/grade/changelog"
 )
@@ -16,9 +14,8 @@ func (g *graded) render(rep *report.Report, title, tag string) {
 		rep.Line(report.WrapLine(l, "          "))
 	}
 	rep.Section("Timeline — " + tag + " (what the lab saw: calls, provider, row changes, kills)")
-	for _, e := range g.r.Events {
-		line := fmt.Sprintf("  %s  %-9s %s", clock.DayStamp(e.At), e.Who, e.What)
-		rep.Line(report.WrapLine(line, strings.Repeat(" ", 27)))
+	for _, l := range timelineLines(g.r.Events, false) {
+		rep.Line(l)
 	}
 	if g.r.Ended != "" {
 		rep.Linef("  the run stopped early: %s", g.r.Ended)

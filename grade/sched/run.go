@@ -82,6 +82,9 @@ type Config struct {
 	// MayAsk, when set, lets a worker ask the provider about message id
 	// besides the ones it claimed (Day 17: the entries its redrive released).
 	MayAsk func(changes []changelog.Change, id int64) bool
+	// OnCall, when set, is told of every lab call answered (a grade's
+	// progress line); it must not block.
+	OnCall func()
 }
 
 // Fault is what a Day's fault does to a status check; the zero Fault does

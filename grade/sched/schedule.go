@@ -259,6 +259,9 @@ func (r *Run) answer(w *Worker) error {
 	c := w.call
 	now := r.cfg.Clock.Now()
 	r.Calls++
+	if r.cfg.OnCall != nil {
+		r.cfg.OnCall()
+	}
 	if r.Calls > maxCalls {
 		r.Violate(RuleLimits, "more than %d lab calls", maxCalls)
 		r.Ended = fmt.Sprintf("%d lab calls", maxCalls)
