@@ -99,27 +99,33 @@ Days:
 			return usagef("--seed %d: want 0 or more", seed)
 		}
 		opts.Day, opts.Seed, opts.Command = day, uint64(seed), args[cmd.ArgsLenAtDash():]
-		if full {
-			opts.Stderr = cmd.ErrOrStderr() // each failing variation's output as it ends
-		}
-		if report.Redrawable(cmd.ErrOrStderr()) {
-			opts.Progress = cmd.ErrOrStderr()
-		}
-		common.params = gradeParams(cmd.Flags())
-		if err := selectDatabase(cmd, &common); err != nil {
-			return err
-		}
-		show := showFull(cmd, common, opts)
-		if !full {
-			show = showSummary(cmd, common, opts)
-		}
-		out, err := execute(cmd.Context(), day.Scenario(), opts, common, cmdline, cmd.ErrOrStderr(), show)
-		if err != nil {
-			return err // a worker command that cannot start is the run's error: exit 3
-		}
-		return finishRun(cmd, common, out, opts.Summary())
+		return runGrade(cmd, opts, common, full, cmdline)
 	}
 	return cmd
+}
+
+// runGrade runs a grade whose options are set, shows it (its summary, or
+// with full the whole report) and maps its verdict to the exit code.
+func runGrade(cmd *cobra.Command, opts *grade.Options, common commonOptions, full bool, cmdline string) error {
+	if full {
+		opts.Stderr = cmd.ErrOrStderr() // each failing variation's output as it ends
+	}
+	if report.Redrawable(cmd.ErrOrStderr()) {
+		opts.Progress = cmd.ErrOrStderr()
+	}
+	common.params = gradeParams(cmd.Flags())
+	if err := selectDatabase(cmd, &common); err != nil {
+		return err
+	}
+	show := showFull(cmd, common, opts)
+	if !full {
+		show = showSummary(cmd, common, opts)
+	}
+	out, err := execute(cmd.Context(), opts.Day.Scenario(), opts, common, cmdline, cmd.ErrOrStderr(), show)
+	if err != nil {
+		return err // a worker command that cannot start is the run's error: exit 3
+	}
+	return finishRun(cmd, common, out, opts.Summary())
 }
 
 // gradeParams are grade's parameters as its report records them: --full
