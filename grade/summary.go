@@ -50,6 +50,14 @@ type Failing struct {
 	Name   string   `json:"name"`
 	Detail string   `json:"detail"` // in the first variation it failed in
 	In     []string `json:"variations"`
+	// Section is the protocol page's section the check enforces (7.1),
+	// Anchor the page and its heading; TODOs the starter's TODOs it belongs
+	// to (none: the protocol's, or what the starter already does), tagged
+	// as the starter tags them (TODOTag: Day 16).
+	Section string `json:"section"`
+	Anchor  string `json:"anchor"`
+	TODOs   []int  `json:"todos,omitempty"`
+	TODOTag string `json:"todo_tag,omitempty"`
 }
 
 // Summary is the last Run's summary (nil before a Run).
@@ -96,6 +104,7 @@ func (m *summing) failing(c report.Check, tag string) {
 	f := m.byName[checkKey(c.Name)]
 	if f == nil {
 		f = &Failing{Name: c.Name, Detail: c.Detail}
+		f.place(m.s.Day)
 		m.byName[checkKey(c.Name)] = f
 		if m.s.First == nil {
 			m.s.First = f
@@ -151,11 +160,12 @@ func (s *Summary) Lines() []string {
 		return out
 	}
 	f := s.First
-	out = append(out, "", "First failing check ("+f.where()+"):", "  "+report.MarkFail+"  "+f.Name, "        "+f.detail())
+	out = append(out, "", "First failing check ("+f.where()+"):", "  "+report.MarkFail+"  "+f.Name, "        "+f.detail(),
+		"        → look at "+f.look())
 	if len(s.Others) > 0 {
 		out = append(out, "", fmt.Sprintf("Also failing (%d more):", len(s.Others)))
 		for _, o := range s.Others {
-			out = append(out, "  "+report.MarkFail+"  "+o.Name+" — "+o.where())
+			out = append(out, "  "+report.MarkFail+"  "+o.Name+" — "+o.where()+" · §"+o.Section+todoSuffix(o))
 		}
 	}
 	return out
@@ -175,6 +185,14 @@ func (f *Failing) detail() string {
 		return f.Detail
 	}
 	return f.In[0] + ": " + f.Detail
+}
+
+// todoSuffix is " · TODO #1, #4" for a check that belongs to TODOs.
+func todoSuffix(f *Failing) string {
+	if len(f.TODOs) == 0 {
+		return ""
+	}
+	return " · " + f.todoText()
 }
 
 // Closing are the lines after the workers' output: the verdict and the

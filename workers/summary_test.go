@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"outboxlab/cli"
+	"outboxlab/grade"
+	"outboxlab/scenarios"
+	"outboxlab/workers"
 )
 
 // columns80 is a terminal 80 columns wide (report.Sized).
@@ -110,5 +113,29 @@ func TestGradeJSONCarriesTheSummary(t *testing.T) {
 	}
 	if c := doc.Summary.Commands["in_full"]; !strings.Contains(c, " --variations=1 ") || !strings.Contains(c, " --variation=1 --full -- ") {
 		t.Errorf("commands %q", doc.Summary.Commands)
+	}
+}
+
+// TestStarterFirstFailureNamesItsTODO grades each untouched starter: the
+// summary's first failing check names the Day's section of the protocol
+// page and a numbered TODO of the starter.
+func TestStarterFirstFailureNamesItsTODO(t *testing.T) {
+	for _, day := range workers.Days() {
+		t.Run(day, func(t *testing.T) {
+			o := &grade.Options{Day: grade.Lookup(day), Seed: grade.DefaultSeed, Variations: 1,
+				TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: []string{starterOf[day]}}
+			if _, err := o.Run(t.Context(), scenarios.NewEnv(t.TempDir())); err != nil {
+				t.Fatal(err)
+			}
+			f := o.Summary().First
+			if f == nil {
+				t.Fatalf("the starter passed %s", day)
+			}
+			t.Logf("first failing: %s → %s §%s TODO %v", f.Name, grade.ProtocolPage, f.Section, f.TODOs)
+			if len(f.TODOs) == 0 || f.TODOTag == "" || !strings.HasPrefix(f.Section, "7.") ||
+				!strings.HasPrefix(f.Anchor, grade.ProtocolPage+"#7") {
+				t.Errorf("first failing %+v: want the Day's section and a TODO", f)
+			}
+		})
 	}
 }

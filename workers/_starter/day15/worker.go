@@ -70,7 +70,7 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 	var batch []claimed
 	err := w.db.InTx(ctx, func() error {
 		batch = nil
-		// TODO(Day 15): a Processing message whose lease has run out
+		// TODO(Day 15) #1: a Processing message whose lease has run out
 		// (LockedUntilUtc < $1) is claimable too: its worker died or stalled.
 		rows, err := w.db.conn.QueryContext(ctx, `SELECT Id, MessageKey, ClaimToken
 			  FROM OutboxMessages
@@ -95,7 +95,7 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 		}
 		for _, m := range found {
 			lease := timeText(w.lab.Now() + w.cfg.LeaseMS)
-			// TODO(Day 15): the fencing token: ClaimToken = ClaimToken + 1
+			// TODO(Day 15) #2: the fencing token: ClaimToken = ClaimToken + 1
 			// in this UPDATE, and m.token++, so that a record can tell this
 			// claim from the next one.
 			_, err := w.db.Exec(ctx, `UPDATE OutboxMessages
@@ -121,7 +121,7 @@ func (w *Worker) record(ctx context.Context, m claimed, s Status) error {
 	}
 	now := timeText(w.lab.Now())
 	return w.db.InTx(ctx, func() error {
-		// TODO(Day 15): only if the message is still yours under this claim:
+		// TODO(Day 15) #3: only if the message is still yours under this claim:
 		// add AND Status = 'Processing' AND LockedBy = $3 AND ClaimToken = $4
 		// (w.cfg.WorkerID, m.token); when no row changed, return errClaimLost
 		// and touch nothing else: a stalled worker's late answer must change
@@ -155,7 +155,7 @@ func (w *Worker) record(ctx context.Context, m claimed, s Status) error {
 // nextWake is when something may next be claimable; live is false when no
 // message is left to claim.
 func (w *Worker) nextWake(ctx context.Context) (wakeMS int64, live bool, err error) {
-	// TODO(Day 15): a Processing message is live too (another worker owns
+	// TODO(Day 15) #4: a Processing message is live too (another worker owns
 	// it, or its worker died): wake when its lease runs out, at
 	// LockedUntilUtc (the loop adds 1 ms), and claim it then.
 	var count int

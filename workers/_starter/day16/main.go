@@ -35,7 +35,7 @@ const maxSleepMS = 30 * 24 * 3600 * 1000
 // Backoff is the wait after the n-th failed attempt: base × 2^(n-1), capped
 // at MaxBackoffMS when that is not 0.
 func (c Config) Backoff(n int) int64 {
-	// TODO(Day 16): return BaseBackoffMS × 2^(n-1), capped at MaxBackoffMS
+	// TODO(Day 16) #3: return BaseBackoffMS × 2^(n-1), capped at MaxBackoffMS
 	// when that is not 0 (stop doubling at maxSleepMS so it cannot overflow).
 	return 0
 }

@@ -73,7 +73,7 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 	var batch []claimed
 	err := w.db.InTx(ctx, func() error {
 		batch = nil
-		// TODO(Day 16): the backoff gate: claim only rows whose
+		// TODO(Day 16) #2: the backoff gate: claim only rows whose
 		// NextAttemptUtc IS NULL OR NextAttemptUtc <= $1 (now).
 		rows, err := w.db.conn.QueryContext(ctx, `SELECT Id, MessageKey, AttemptCount, MaxAttempts, ClaimToken
 			  FROM OutboxMessages
@@ -104,7 +104,7 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 		for _, m := range found {
 			m.token++
 			lease := timeText(w.lab.Now() + w.cfg.LeaseMS)
-			// TODO(Day 16): count the attempt here, at claim time:
+			// TODO(Day 16) #1: count the attempt here, at claim time:
 			// AttemptCount = AttemptCount + 1 in this UPDATE, and m.attempt++,
 			// so that m.attempt is this delivery's number when you record it.
 			_, err := w.db.Exec(ctx, `UPDATE OutboxMessages
@@ -129,7 +129,7 @@ func (w *Worker) record(ctx context.Context, m claimed, s Status) error {
 		if s.Failure == "" {
 			return w.complete(ctx, m, s, now)
 		}
-		// TODO(Day 16): a failed attempt with attempts left (m.attempt <
+		// TODO(Day 16) #4: a failed attempt with attempts left (m.attempt <
 		// m.maxAttempts, or no ceiling when m.maxAttempts is 0) waits its
 		// backoff; the last one dead-letters: return w.deadLetter(...).
 		return w.retryLater(ctx, m, s.Failure, now)
@@ -174,7 +174,7 @@ func (w *Worker) complete(ctx context.Context, m claimed, s Status, now string) 
 // retryLater puts a failed message back. Today it may be claimed again at
 // once, forever: the poison message is retried until the lab stops the run.
 func (w *Worker) retryLater(ctx context.Context, m claimed, lastError, now string) error {
-	// TODO(Day 16): not claimable before its backoff ends:
+	// TODO(Day 16) #3: not claimable before its backoff ends:
 	// NextAttemptUtc = timeText(w.lab.Now() + w.cfg.Backoff(m.attempt)).
 	n, err := w.db.Exec(ctx, `UPDATE OutboxMessages
 		   SET Status = 'Pending', LastError = $4,
@@ -193,11 +193,11 @@ func (w *Worker) retryLater(ctx context.Context, m claimed, lastError, now strin
 // stays PendingConfirmation: a dead letter stops the retries, it invents no
 // outcome. The row is kept, with the error that put it there.
 func (w *Worker) deadLetter(ctx context.Context, m claimed, lastError, now string) error {
-	// TODO(Day 16): one UPDATE behind ownerCheck: Status = 'DeadLettered',
+	// TODO(Day 16) #4: one UPDATE behind ownerCheck: Status = 'DeadLettered',
 	// DeadLetteredAtUtc = now, LastError = lastError, LockedBy and
 	// LockedUntilUtc NULL; when no row changed, return errClaimLost (see
 	// retryLater). Never delete the row, never touch the payment.
-	return fmt.Errorf("dead-letter message %d: not written yet (see the TODO)", m.id)
+	return fmt.Errorf("dead-letter message %d: not written yet (see TODO(Day 16) #4)", m.id)
 }
 
 // nextWake is when something may next be claimable: the earliest backoff

@@ -45,7 +45,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// TODO(Day 17): refuse to run without OUTBOXLAB_APPROVER and
+	// TODO(Day 17) #1: refuse to run without OUTBOXLAB_APPROVER and
 	// OUTBOXLAB_REASON (cfg.Approver, cfg.Reason): return an error before
 	// any lab call, touching nothing.
 	lab := newLab(cfg.LabURL, cfg.Token)

@@ -31,11 +31,11 @@ func (r *Redrive) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// TODO(Day 17): before any release, one AuditLog row (AtUtc = now,
+	// TODO(Day 17) #2: before any release, one AuditLog row (AtUtc = now,
 	// Actor, Action, Detail) naming the approver, the reason and the
 	// MessageKey of every entry.
 
-	// TODO(Day 17): release in batches of at most cfg.RedriveBatch entries,
+	// TODO(Day 17) #4: release in batches of at most cfg.RedriveBatch entries,
 	// numbered from 1, each batch in one transaction, waitSettled between
 	// them (it sleeps cfg.RedriveIntervalMS, then on until the lab's worker
 	// has settled the batch); verify each batch before the next, and stop at
@@ -46,7 +46,7 @@ func (r *Redrive) Run(ctx context.Context) error {
 	if err := r.waitSettled(ctx, dead); err != nil {
 		return err
 	}
-	// TODO(Day 17): verify: for each entry that came back Processed, ask
+	// TODO(Day 17) #5: verify: for each entry that came back Processed, ask
 	// provider/status (r.lab.Status) and close its Redrives row only when
 	// the answer and the payment row agree: Outcome = 'Closed',
 	// VerifiedTransactionId = the answer's id (NULL when declined),
@@ -76,7 +76,7 @@ func (r *Redrive) deadLetters(ctx context.Context) ([]deadLetter, error) {
 
 // releaseAll is the blind redrive: one UPDATE, every dead letter at once.
 func (r *Redrive) releaseAll(ctx context.Context) error {
-	// TODO(Day 17): keep the counters: never reset AttemptCount; set
+	// TODO(Day 17) #3: keep the counters: never reset AttemptCount; set
 	// MaxAttempts = AttemptCount + cfg.RedriveAttempts, NextAttemptUtc NULL.
 	// And in the same transaction, one Redrives row per entry (MessageId,
 	// MessageKey, Generation 1 for a first redrive, Batch, Approver, Reason,

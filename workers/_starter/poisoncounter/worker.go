@@ -101,13 +101,13 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 			return fmt.Errorf("claim: %w", err)
 		}
 		for _, m := range found {
-			// TODO(poison-counter): a message whose AttemptCount has reached
+			// TODO(poison-counter) #2: a message whose AttemptCount has reached
 			// its MaxAttempts was delivered that often and never recorded:
 			// every delivery killed its worker. Dead-letter it here instead
 			// of delivering it again: w.deadLetterAtClaim(ctx, m, now).
 			m.token++
 			lease := timeText(w.lab.Now() + w.cfg.LeaseMS)
-			// TODO(poison-counter): count the delivery here, committed with
+			// TODO(poison-counter) #1: count the delivery here, committed with
 			// the claim before any work: AttemptCount = AttemptCount + 1 in
 			// this UPDATE and m.attempt++ (then drop the count in
 			// countedOnCatch).
@@ -128,10 +128,10 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 // deadLetterAtClaim parks a message that was delivered MaxAttempts times
 // without ever being recorded: each delivery killed its worker.
 func (w *Worker) deadLetterAtClaim(ctx context.Context, m claimed, now string) error {
-	// TODO(poison-counter): one UPDATE of message m.id: Status =
+	// TODO(poison-counter) #2: one UPDATE of message m.id: Status =
 	// 'DeadLettered', DeadLetteredAtUtc = now, a LastError naming the
 	// deliveries (m.attempt of m.maxAttempts), the lock cleared.
-	return fmt.Errorf("dead-letter message %d at claim: not written yet (see the TODO)", m.id)
+	return fmt.Errorf("dead-letter message %d at claim: not written yet (see TODO(poison-counter) #2)", m.id)
 }
 
 // record writes what the provider said, in one transaction, only if the
@@ -159,7 +159,7 @@ const ownerCheck = ` WHERE Id = $1 AND Status = 'Processing' AND LockedBy = $2 A
 
 // countedOnCatch is where this worker counts an attempt today: in the
 // catch, when the attempt has failed. A crash never gets there.
-// TODO(poison-counter): once the claim counts, count nothing here ("").
+// TODO(poison-counter) #1: once the claim counts, count nothing here ("").
 const countedOnCatch = ", AttemptCount = AttemptCount + 1"
 
 // complete records an answered status check: the payment Paid with the
