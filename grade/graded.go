@@ -118,7 +118,7 @@ func (t trial) config(v dayspec.Variation, shape string, b *dayspec.Bench, lab s
 	return sched.Config{
 		Command: t.cmd, Workers: p.Workers, Day: t.day.EnvDay, Role: role, Params: params,
 		TurnBudget: t.turn, StartBudget: t.start,
-		Location: t.loc, Postgres: t.pg, DB: b.Store.DB(), Shape: shape,
+		Location: t.loc, Postgres: t.pg, DB: b.Store.DB(), Shape: shape, Logged: logged(t.day),
 		Clock: b.Clock, Provider: b.Provider, Rand: t.rng,
 		Fault: v.Fault, Restarts: v.Restarts(), LabWorker: lab, MayAsk: t.day.MayAsk, OnCall: t.onCall,
 	}

@@ -6,6 +6,7 @@ package changelog
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -73,13 +74,7 @@ func sqliteDDL(tables []string, columns map[string][]string) string {
 ) STRICT;
 `)
 	for _, table := range tables {
-		obj := func(prefix string) string {
-			parts := make([]string, 0, 2*len(columns[table]))
-			for _, c := range columns[table] {
-				parts = append(parts, fmt.Sprintf("'%s', %s.%s", strings.ToLower(c), prefix, c))
-			}
-			return "json_object(" + strings.Join(parts, ", ") + ")"
-		}
+		obj := func(prefix string) string { return jsonRow(prefix, columns[table]) }
 		fmt.Fprintf(&b, "CREATE TRIGGER LabLog_%[1]s_Insert AFTER INSERT ON %[1]s BEGIN\n"+
 			"    INSERT INTO LabChangeLog (TableName, RowId, Op, NewRow) VALUES ('%[1]s', NEW.Id, 'INSERT', %[2]s);\nEND;\n",
 			table, obj("NEW"))
@@ -91,6 +86,16 @@ func sqliteDDL(tables []string, columns map[string][]string) string {
 			table, obj("OLD"))
 	}
 	return b.String()
+}
+
+// jsonRow is the JSON of a row as the log holds it: the columns' values
+// under their names in lower case; prefix names the row (NEW, OLD, a table).
+func jsonRow(prefix string, columns []string) string {
+	parts := make([]string, 0, 2*len(columns))
+	for _, c := range columns {
+		parts = append(parts, fmt.Sprintf("'%s', %s.%s", strings.ToLower(c), prefix, c))
+	}
+	return "json_object(" + strings.Join(parts, ", ") + ")"
 }
 
 // postgresDDL is the same log on PostgreSQL: one plpgsql function, one row
@@ -140,16 +145,10 @@ func Install(ctx context.Context, db *sql.DB, postgres bool, tables []string) er
 	}
 	cols := map[string][]string{}
 	for _, t := range tables {
-		rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info('`+t+`') ORDER BY cid`)
-		if err != nil {
+		var err error
+		if cols[t], err = columns(ctx, db, t); err != nil {
 			return fmt.Errorf("install the change log: %w", err)
 		}
-		for rows.Next() {
-			var c string
-			rows.Scan(&c)
-			cols[t] = append(cols[t], c)
-		}
-		rows.Close()
 	}
 	if _, err := db.ExecContext(ctx, sqliteDDL(tables, cols)); err != nil {
 		return fmt.Errorf("install the change log: %w", err)
@@ -159,19 +158,26 @@ func Install(ctx context.Context, db *sql.DB, postgres bool, tables []string) er
 
 // Read reads the log's rows after seq.
 func Read(ctx context.Context, db *sql.DB, after int64) ([]Change, error) {
-	rows, err := db.QueryContext(ctx,
+	out, _, err := readLog(ctx, db, after)
+	return out, err
+}
+
+// readLog reads the log's rows after seq, and a digest of each as stored.
+func readLog(ctx context.Context, q querier, after int64) ([]Change, [][sha256.Size]byte, error) {
+	rows, err := q.QueryContext(ctx,
 		`SELECT Seq, TableName, RowId, Op, OldRow, NewRow FROM LabChangeLog WHERE Seq > $1 ORDER BY Seq`, after)
 	if err != nil {
-		return nil, fmt.Errorf("read the change log: %w", err)
+		return nil, nil, fmt.Errorf("read the change log: %w", err)
 	}
 	defer rows.Close()
 	var out []Change
+	var sums [][sha256.Size]byte
 	for rows.Next() {
 		var c Change
 		var rowID sql.NullInt64
 		var oldRow, newRow sql.NullString
 		if err := rows.Scan(&c.Seq, &c.Table, &rowID, &c.Op, &oldRow, &newRow); err != nil {
-			return nil, fmt.Errorf("read the change log: %w", err)
+			return nil, nil, fmt.Errorf("read the change log: %w", err)
 		}
 		c.RowID = rowID.Int64
 		if oldRow.Valid {
@@ -181,8 +187,13 @@ func Read(ctx context.Context, db *sql.DB, after int64) ([]Change, error) {
 			c.New, c.NewNull = decodeRow(newRow.String)
 		}
 		out = append(out, c)
+		sums = append(sums, sha256.Sum256(fmt.Appendf(nil, "%s\x00%v\x00%s\x00%v %q\x00%v %q",
+			c.Table, rowID, c.Op, oldRow.Valid, oldRow.String, newRow.Valid, newRow.String)))
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read the change log: %w", err)
+	}
+	return out, sums, nil
 }
 
 // decodeRow turns a row's JSON into column → text, and which are NULL.

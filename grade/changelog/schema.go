@@ -14,6 +14,10 @@ import (
 
 // Shape is the schema of db as sorted lines.
 func Shape(ctx context.Context, db *sql.DB, postgres bool) (string, error) {
+	return shapeOf(ctx, db, postgres)
+}
+
+func shapeOf(ctx context.Context, db querier, postgres bool) (string, error) {
 	query := `SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema
 		WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`
 	if postgres {

@@ -50,6 +50,7 @@ func (j *Judge) Protocol() {
 		schema = firstOf(v)
 	}
 	j.Add("protocol: Lab tables, triggers and the Day's tables intact", len(r.Violations[sched.RuleSchema]) == 0, schema)
+	j.record()
 	j.timestamps()
 	j.doneWithinLimits()
 	var provCalls int

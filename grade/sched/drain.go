@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/core/clock"
 	"outboxlab/grade/changelog"
 )
 
@@ -28,13 +29,8 @@ func (r *Run) drain() (time.Time, error) {
 		for _, e := range res.Events {
 			r.Log(LabWorkerID, "%s", e)
 		}
-		news, err := changelog.Read(r.ctx, r.cfg.DB, r.lastSeq)
-		if err != nil {
-			return time.Time{}, err
-		}
-		for _, c := range news {
+		for _, c := range r.read("after a step of the lab's worker at " + clock.DayStamp(now)) {
 			c.Turn = idx
-			r.lastSeq = c.Seq
 			r.Changes = append(r.Changes, c)
 			r.Log(LabWorkerID, "%s", changelog.Describe(c))
 		}

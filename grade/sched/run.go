@@ -46,6 +46,7 @@ const (
 	RuleLimits     = "done within limits"
 	RuleOwned      = "provider calls for owned messages"
 	RuleBody       = "well-formed calls"
+	RuleRecord     = "the change log holds every row change"
 )
 
 // ErrCannotStart marks a worker command that could not be started (exit 3).
@@ -66,8 +67,9 @@ type Config struct {
 
 	Location string // the database as the workers get it: a SQLite file or a postgres:// URL
 	Postgres bool
-	DB       *sql.DB // the lab's own handle
-	Shape    string  // the schema before any worker ran (changelog.Shape)
+	DB       *sql.DB  // the lab's own handle
+	Shape    string   // the schema before any worker ran (changelog.Shape)
+	Logged   []string // the tables the change log records
 	Clock    *clock.ScenarioClock
 	Provider *provider.Provider
 	Rand     *rand.Rand // who runs next, when several may
@@ -140,7 +142,8 @@ type Run struct {
 	srv     *labserver.Server
 	calls   chan *labserver.Call
 	over    chan struct{}
-	holder  *Worker // whose turn it is; nil between turns
+	holder  *Worker          // whose turn it is; nil between turns
+	guard   *changelog.Guard // the lab's hold on the change log (guard.go)
 	lastSeq int64
 	perMsg  map[int64]int
 }
@@ -177,7 +180,7 @@ func New(ctx context.Context, cfg Config) *Run {
 // the change log is read from where prev stopped, and prev's turns, row
 // changes, provider calls and faults count in r too.
 func (r *Run) Continue(prev *Run) {
-	r.lastSeq, r.Changes, r.Turns = prev.lastSeq, prev.Changes, prev.Turns
+	r.lastSeq, r.Changes, r.Turns, r.guard = prev.lastSeq, prev.Changes, prev.Turns, prev.guard
 	r.perMsg, r.Fired = prev.perMsg, prev.Fired
 }
 

@@ -22,7 +22,15 @@ import (
 
 // Execute drives the workers until every one has finished or a limit stops
 // the run. The database is seeded and the change log installed already.
-func (r *Run) Execute() error {
+func (r *Run) Execute() (err error) {
+	if err := r.watch(); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			r.guard.Close()
+		}
+	}()
 	if !r.cfg.Postgres {
 		probe, err := openProbe(r.cfg.Location)
 		if err != nil {
@@ -69,13 +77,7 @@ func openProbe(path string) (*sql.DB, error) {
 // Finish reads what the workers changed after their last call (their own
 // too) and finds a schema that is no longer the one they were given.
 func (r *Run) Finish() {
-	if news, err := changelog.Read(r.ctx, r.cfg.DB, r.lastSeq); err == nil && len(news) > 0 {
-		for _, c := range news {
-			c.Turn = -1
-			r.Changes = append(r.Changes, c)
-			r.Violate(RuleOwnTurn, "%s row %d changed (%s) after the workers ended", c.Table, c.RowID, c.Op)
-		}
-	}
+	r.unwatch()
 	if shape, err := changelog.Shape(r.ctx, r.cfg.DB, r.cfg.Postgres); err != nil || shape != r.cfg.Shape {
 		r.Violate(RuleSchema, "%s", changelog.ShapeDiff(r.cfg.Shape, shape, err))
 	}
@@ -295,6 +297,7 @@ func (r *Run) answer(w *Worker) error {
 		a = labserver.Answer{Status: http.StatusOK, Body: map[string]any{"ok": true}}
 		r.Log(w.ID, "done")
 	}
+	r.between()
 	w.call, w.held, w.wake = nil, nil, time.Time{}
 	w.state, r.holder = running, w
 	w.deadline = time.Now().Add(r.cfg.TurnBudget)

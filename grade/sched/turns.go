@@ -19,13 +19,8 @@ func (r *Run) boundary(w *Worker) {
 	if r.holder == w {
 		turnIdx = len(r.Turns) - 1
 	}
-	news, err := changelog.Read(r.ctx, r.cfg.DB, r.lastSeq)
-	if err != nil {
-		r.Violate(RuleSchema, "the change log cannot be read: %v", changelog.OneLine(err))
-	}
-	for _, c := range news {
+	for _, c := range r.read(r.turnEnd(w)) {
 		c.Turn = turnIdx
-		r.lastSeq = c.Seq
 		r.Changes = append(r.Changes, c)
 		who := w.ID
 		if turnIdx < 0 {
