@@ -99,8 +99,9 @@ func jsonRow(prefix string, columns []string) string {
 }
 
 // postgresDDL is the same log on PostgreSQL: one plpgsql function, one row
-// trigger per table. The function keeps the run's search_path.
-func postgresDDL(tables []string) []string {
+// trigger per table. The function's search_path is the run's schema, then
+// pg_temp: a worker's TEMP table named LabChangeLog does not catch its rows.
+func postgresDDL(schema string, tables []string) []string {
 	stmts := []string{
 		`CREATE TABLE LabChangeLog (
     Seq       BIGSERIAL PRIMARY KEY,
@@ -110,7 +111,7 @@ func postgresDDL(tables []string) []string {
     OldRow    TEXT COLLATE "C",
     NewRow    TEXT COLLATE "C"
 )`,
-		`CREATE FUNCTION LabLogChange() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+		`CREATE FUNCTION LabLogChange() RETURNS trigger LANGUAGE plpgsql SET search_path = ` + schema + `, pg_temp AS $$
 BEGIN
     IF TG_OP = 'DELETE' THEN
         INSERT INTO LabChangeLog (TableName, RowId, Op, OldRow)
@@ -136,7 +137,11 @@ END $$`,
 // Install creates LabChangeLog and its triggers on tables.
 func Install(ctx context.Context, db *sql.DB, postgres bool, tables []string) error {
 	if postgres {
-		for _, stmt := range postgresDDL(tables) {
+		var schema string
+		if err := db.QueryRowContext(ctx, `SELECT quote_ident(current_schema())`).Scan(&schema); err != nil {
+			return fmt.Errorf("install the change log: %w", err)
+		}
+		for _, stmt := range postgresDDL(schema, tables) {
 			if _, err := db.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("install the change log: %w", err)
 			}

@@ -21,16 +21,16 @@ import (
 
 // Guard is the lab's record of the rows and of the log rows it has read.
 type Guard struct {
-	conn     *sql.Conn // the lab's own connection: no worker has it
-	postgres bool
-	tables   []string
-	selects  map[string]string // a table's snapshot query, rows as the triggers write them
-	shape    string            // the schema as the lab made it (structureOf)
-	lastShape string           // the schema at the last read
-	rows     map[string]map[int64]image
-	lastSeq  int64
-	seen     map[int64][sha256.Size]byte // every log row read, by Seq: what it said
-	version  int64                       // SQLite's data_version at the last read
+	conn      *sql.Conn // the lab's own connection: no worker has it
+	postgres  bool
+	tables    []string
+	selects   map[string]string // a table's snapshot query, rows as the triggers write them
+	shape     string            // the schema as the lab made it (structureOf)
+	lastShape string            // the schema at the last read
+	rows      map[string]map[int64]image
+	lastSeq   int64
+	seen      map[int64][sha256.Size]byte // every log row read, by Seq: what it said
+	version   int64                       // SQLite's data_version at the last read
 }
 
 // image is one row as the triggers write it: column → text, and the NULLs.

@@ -146,6 +146,7 @@ func main() {
 	}
 	db.SetMaxOpenConns(1)
 	defer db.Close()
+	tamperSetup(db)
 	if redriving {
 		redrive(db)
 		return
@@ -199,7 +200,7 @@ func main() {
 				got[i].attempt--
 			}
 			if _, err := tx.Exec(q(`UPDATE OutboxMessages SET Status = 'Processing', LockedBy = ?, LockedUntilUtc = ?,
-				ClaimToken = ?, AttemptCount = ? WHERE Id = ?`), me, iso(now+lease), got[i].token, got[i].attempt, got[i].id); err != nil {
+				ClaimToken = ?, AttemptCount = ? WHERE Id = ?`), me, iso(now+lease), got[i].token, claimCount(got[i].attempt), got[i].id); err != nil {
 				fail(err)
 			}
 		}
@@ -209,6 +210,7 @@ func main() {
 		if err := tx.Commit(); err != nil {
 			fail(err)
 		}
+		tamperClaimed(db, got)
 		if len(got) == 0 && dead > 0 {
 			continue
 		}
@@ -219,6 +221,7 @@ func main() {
 				fail(err)
 			}
 			if !next.Valid {
+				tamperEnd()
 				call("/v1/done", map[string]any{})
 				return
 			}
@@ -229,6 +232,7 @@ func main() {
 		for _, c := range got {
 			status, ans := call("/v1/provider/status", map[string]any{"payment_key": c.key, "message_id": c.id})
 			now := nowMS(ans)
+			tamperRecord(db, c)
 			tx, err := db.Begin()
 			if err != nil {
 				fail(err)
@@ -275,7 +279,7 @@ func main() {
 			if err != nil {
 				fail(err)
 			}
-			if n, _ := res.RowsAffected(); n == 0 {
+			if affected(res) == 0 {
 				tx.Rollback()
 				continue
 			}
