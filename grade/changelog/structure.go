@@ -21,14 +21,14 @@ func structureOf(ctx context.Context, q querier, postgres bool) (string, error) 
 		return shapeOf(ctx, q, false)
 	}
 	rows, err := q.QueryContext(ctx, `
-		SELECT 'relation ' || c.relname || ' ' || c.relkind || ' #' || c.oid FROM pg_class c
+		SELECT 'relation ' || c.relname || ' ' || c.relkind::text || ' #' || c.oid::text FROM pg_class c
 		WHERE c.relnamespace = current_schema()::regnamespace
 		UNION ALL
-		SELECT 'trigger ' || t.tgname || ' ' || t.tgenabled || ' #' || t.oid || ' on ' || c.relname
+		SELECT 'trigger ' || t.tgname || ' ' || t.tgenabled::text || ' #' || t.oid::text || ' on ' || c.relname
 		FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 		WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal
 		UNION ALL
-		SELECT 'function ' || p.proname || ' ' || md5(p.prosrc) || ' #' || p.oid FROM pg_proc p
+		SELECT 'function ' || p.proname || ' ' || md5(p.prosrc) || ' #' || p.oid::text FROM pg_proc p
 		WHERE p.pronamespace = current_schema()::regnamespace`)
 	if err != nil {
 		return "", err

@@ -41,7 +41,7 @@ func tamperClaimedPG(db *sql.DB, got []claimed) {
 	for _, c := range got {
 		var err error
 		if tamper == "pg-log-update" {
-			err = execAll(db, pgPatchClaim+pgLastRow)
+			err = execAll(db, pgPatchClaim+fmt.Sprintf(`(SELECT max(Seq) FROM LabChangeLog WHERE TableName = 'OutboxMessages' AND RowId = %d)`, c.id))
 		} else {
 			err = hiddenPG(db, fmt.Sprintf(`UPDATE OutboxMessages SET AttemptCount = AttemptCount - 1 WHERE Id = %d`, c.id))
 		}
