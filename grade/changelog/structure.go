@@ -13,14 +13,14 @@ import (
 // same by the end of the run.
 
 // structureOf is the schema as sorted lines, each starting with its kind
-// and name: SQLite's Shape; on PostgreSQL the schema's relations, triggers
+// and name: on SQLite every object's SQL on one line; on PostgreSQL the schema's relations, triggers
 // and functions with their object ids, so that one dropped and made again
 // the same differs.
 func structureOf(ctx context.Context, q querier, postgres bool) (string, error) {
-	if !postgres {
-		return shapeOf(ctx, q, false)
-	}
-	rows, err := q.QueryContext(ctx, `
+	query := `SELECT type || ' ' || name || ' ' || replace(replace(coalesce(sql, ''), char(10), ' '), char(13), ' ')
+		FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'`
+	if postgres {
+		query = `
 		SELECT 'relation ' || c.relname || ' ' || c.relkind::text || ' #' || c.oid::text FROM pg_class c
 		WHERE c.relnamespace = current_schema()::regnamespace
 		UNION ALL
@@ -29,7 +29,9 @@ func structureOf(ctx context.Context, q querier, postgres bool) (string, error) 
 		WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal
 		UNION ALL
 		SELECT 'function ' || p.proname || ' ' || md5(p.prosrc) || ' #' || p.oid::text FROM pg_proc p
-		WHERE p.pronamespace = current_schema()::regnamespace`)
+		WHERE p.pronamespace = current_schema()::regnamespace`
+	}
+	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return "", err
 	}
