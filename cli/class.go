@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"outboxlab/core/report"
+	"outboxlab/grade/workerproc"
 	"outboxlab/scenarios"
 )
 
@@ -25,6 +26,8 @@ type classOptions struct {
 	JUnit     string
 	Force     bool
 	Pick      string
+	Regrade   bool // grade the workers handed in (runs the students' code)
+	Workers   regradeOptions
 }
 
 // outputs are the files the options ask class to write.
@@ -35,7 +38,7 @@ func (o classOptions) outputs() []output {
 func newClassCmd() *cobra.Command {
 	var opts classOptions
 	cmd := &cobra.Command{
-		Use:   "class DIR --reference REF [--csv FILE] [--junit FILE] [--force]",
+		Use:   "class DIR --reference REF [--regrade [--sandbox]] [--csv FILE] [--junit FILE] [--force]",
 		Short: "Judge a class's folder of reports: one row per student and scenario, each verified",
 		Long: `Finds every report below DIR at any depth (recognised by its run-metadata
 header, whatever its name; a copy with CRLF line ends, a byte-order mark or no
@@ -50,10 +53,24 @@ the reference's.
 A row's standing is one of: passed (its checks held and the lab reproduced
 it); failed (which checks); did not verify (the header disagrees with its
 body, or rerunning the lab's own scenario with the recorded flags, checked as
-that scenario's flags, does not reproduce the body); not regraded (a grade
-report: its checks are the student's word until the student's worker is
-regraded). class never runs anything a report names, so a passing grade
-report never stands passed from its report alone.
+that scenario's flags, does not reproduce the body); differs (the regrade of
+the student's worker disagrees with the grade report handed in); not
+regraded (a grade report with no worker regraded: its checks are the
+student's word, so it never stands passed); copied.
+
+Workers: a folder holding outboxlab-worker.json (exercise writes one: {"day":
+"session-16", "command": ["go", "run", "."]}) is a worker the student handed
+in, run from that folder; its program is one on PATH or one in the folder.
+Each is compared with the shipped reference workers and every other
+student's, once whitespace, comments and names are set aside: a match stands
+copied, naming both and the similarity. With --regrade, class grades each
+worker as grade does (the seed, variations and turn budget of the Day's
+reference grade report, or --seed), --jobs at a time; a worker a wall-clock
+budget stopped beside others is regraded alone once before it counts. A
+regrade stands passed or failed, and differs when the grade report handed in
+is not what the regrade printed. --regrade runs the students' code as you;
+--sandbox runs each under bubblewrap, read-only outside its folder and the
+run's. class never runs a command found in a report.
 
 REF is a report, or a folder of reports (the newest of each scenario is its
 reference); references are verified and reported apart from the students.
@@ -71,7 +88,8 @@ it should be; 3 when a rerun could not happen or an output file exists or
 could not be written.`,
 		Example: `  outboxlab class submissions/ --reference reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt
   outboxlab class submissions/ --reference reference/ --csv class.csv --junit class.xml
-  outboxlab class submissions/ --reference reference/ --pick best --csv class.csv --force`,
+  outboxlab class submissions/ --reference reference/ --pick best --csv class.csv --force
+  outboxlab class submissions/ --reference reference/ --regrade --sandbox`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("class takes one folder of reports, got %s", report.Plural(len(args), "argument"))
@@ -85,6 +103,7 @@ could not be written.`,
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write JUnit XML to FILE (a test case per check)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace output files that exist already")
 	cmd.Flags().StringVar(&opts.Pick, "pick", string(pickNewest), "which of a student's runs of a scenario counts: newest or best")
+	bindRegrade(cmd, &opts)
 	return cmd
 }
 
@@ -94,14 +113,19 @@ func runClass(cmd *cobra.Command, dir string, opts classOptions) error {
 	if opts.Reference == "" {
 		return usagef("class needs --reference REF: a report, or a folder of reports, to judge against")
 	}
-	if p := pick(opts.Pick); p != pickNewest && p != pickBest {
-		return usagef("--pick %s: want newest or best", show(opts.Pick))
+	if err := opts.validate(cmd); err != nil {
+		return err
 	}
 	if err := isDir(dir); err != nil {
 		return err
 	}
 	if err := checkOutputs(dir, opts.Force, opts.outputs()...); err != nil {
 		return err
+	}
+	if opts.Workers.Sandbox {
+		if err := workerproc.CanSandbox(); err != nil {
+			return cannotRun(err)
+		}
 	}
 	res, err := judgeClass(cmd.Context(), dir, opts)
 	if err != nil {
@@ -135,7 +159,9 @@ type submission struct {
 	Outcomes []string       // each check's outcome where the record says one, else ""
 	Passed   bool
 	Verify   verification
-	RefDiff  string // how it differs from its reference
+	RefDiff  string        // how it differs from its reference
+	Worker   *handedWorker // the worker the student handed in for this Day; nil none
+	Differs  string        // how this grade report differs from its worker's regrade; "" none
 }
 
 // class is a whole folder, judged.
@@ -145,6 +171,8 @@ type class struct {
 	Rows       []submission
 	Skipped    []report.Skip
 	Pick       pick // which of a student's runs of a scenario counts
+	Workers    int  // the workers handed in (folders with a manifest)
+	Regraded   bool // they were regraded (--regrade)
 }
 
 // allPassed reports whether there was a student and every student passed:
@@ -208,6 +236,9 @@ func judgeClass(ctx context.Context, dir string, opts classOptions) (class, erro
 		}
 	}
 	c.References = refs
+	if err := judgeWorkers(ctx, &c, opts); err != nil {
+		return c, err
+	}
 	rank := course().Rank()
 	slices.SortStableFunc(c.Rows, func(a, b submission) int {
 		if ra, rb := rank(scenarioOf(a)), rank(scenarioOf(b)); ra != rb {

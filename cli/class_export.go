@@ -55,7 +55,8 @@ func classCSV(c class) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"student", "scenario", "kind", "report", "started", "counts", "flags", "checks_passed", "checks_total",
-		"verdict", "standing", "why", "passed", "verified", "against_reference", "checks_not_exercised"})
+		"verdict", "standing", "why", "passed", "verified", "against_reference", "checks_not_exercised",
+		"worker", "worker_command", "regrade_seed", "regraded_alone"})
 	count := counted(c.Rows, c.Pick)
 	for i, s := range c.Rows {
 		st, why := standingOf(s)
@@ -66,13 +67,27 @@ func classCSV(c class) []byte {
 		if t := s.Doc.Info.Started; !t.IsZero() {
 			started = t.UTC().Format(time.RFC3339)
 		}
-		w.Write([]string{s.Student, scenarioOf(s), kindOf(s), relPath(s), started, fmt.Sprint(count[i]), flagsOf(s.Doc),
+		w.Write(append([]string{s.Student, scenarioOf(s), kindOf(s), relPath(s), started, fmt.Sprint(count[i]), flagsOf(s.Doc),
 			fmt.Sprint(report.ChecksPassed(s.Checks)), fmt.Sprint(len(s.Checks)), verdictWord(s.Doc),
 			string(st), why, fmt.Sprint(st == standPassed), fmt.Sprint(s.Verify.Verified), s.RefDiff,
-			fmt.Sprint(report.ChecksNotExercised(s.Checks))})
+			fmt.Sprint(report.ChecksNotExercised(s.Checks))}, workerColumns(s)...))
 	}
 	w.Flush()
 	return b.Bytes()
+}
+
+// workerColumns are a row's worker's CSV cells: its folder, its command,
+// the seed it was regraded with and whether it was regraded alone.
+func workerColumns(s submission) []string {
+	w := s.Worker
+	if w == nil {
+		return []string{"", "", "", ""}
+	}
+	out := []string{w.Folder + "/", w.Command(), "", ""}
+	if rg := w.Regrade; rg != nil {
+		out[2], out[3] = fmt.Sprint(rg.Seed), fmt.Sprint(rg.Alone)
+	}
+	return out
 }
 
 // The JUnit XML that CI servers and learning platforms read.
@@ -126,7 +141,7 @@ func classJUnit(c class) []byte {
 		suite := junitSuite{Name: s.Student + " · " + scenarioOf(s), Properties: []junitProperty{
 			{"student", s.Student}, {"scenario", scenarioOf(s)}, {"report", relPath(s)},
 			{"flags", flagsOf(s.Doc)}, {"verdict", report.BodyVerdict(s.Doc.Body)}, {"against_reference", s.RefDiff},
-			{"standing", string(standingWord(s))},
+			{"standing", string(standingWord(s))}, {"worker", workerColumns(s)[1]},
 		}}
 		for i, ch := range s.Checks {
 			tc := junitCase{ClassName: class, Name: ch.Name}

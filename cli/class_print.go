@@ -59,12 +59,12 @@ func printClass(w io.Writer, c class, commands func(string) string) {
 		var rows [][]string
 		for ; i < len(c.Rows) && scenarioOf(c.Rows[i]) == name; i++ {
 			s := c.Rows[i]
-			rows = append(rows, []string{show(report.Dash(s.Student)), show(flagsOf(s.Doc)),
+			rows = append(rows, []string{show(report.Dash(s.Student)), show(flagsAndWorker(s)),
 				fmt.Sprintf("%d/%d", report.ChecksPassed(s.Checks), len(s.Checks)), show(verdictWord(s.Doc)),
 				string(standingWord(s)), show(s.RefDiff)})
 		}
 		fmt.Fprintf(w, "\n## %s (%s)\n", show(report.Dash(name)), kindOf(c.Rows[i-1]))
-		fmt.Fprint(w, report.RenderTable([]string{"Student", "Flags", "Checks", "Verdict", "Standing", "Against the reference"}, rows))
+		fmt.Fprint(w, report.RenderTable([]string{"Student", "Flags · worker", "Checks", "Verdict", "Standing", "Against the reference"}, rows))
 	}
 	notes := 0
 	for _, s := range c.Rows {
@@ -99,8 +99,47 @@ func printClass(w io.Writer, c class, commands func(string) string) {
 		by += fmt.Sprintf(" (and %d naming no student)", unnamed)
 	}
 	fmt.Fprintf(w, "\n%s by %s: %s\n", report.Plural(len(c.Rows), "report"), by, standingCounts(c.Rows))
+	switch {
+	case c.Workers > 0 && c.Regraded:
+		fmt.Fprintf(w, "Workers: %d handed in, each regraded in its folder (%s)\n", c.Workers, seedsOf(c.Rows))
+	case c.Workers > 0:
+		fmt.Fprintf(w, "Workers: %d handed in, none regraded: --regrade grades them (it runs the students' code)\n", c.Workers)
+	}
 	students, passed := studentsPassed(c.Rows, c.Pick)
 	fmt.Fprintf(w, "Students: %d of %d passed (each scenario's %s run counts)\n", passed, students, c.Pick)
+}
+
+// flagsAndWorker is a row's flags, and the command of the worker handed
+// in with it (run from its folder).
+func flagsAndWorker(s submission) string {
+	f := flagsOf(s.Doc)
+	if !s.Doc.HasHeader {
+		f = "(no report)"
+	}
+	if s.Worker == nil {
+		return f
+	}
+	w := f + " · " + s.Worker.Command()
+	if rg := s.Worker.Regrade; rg != nil && rg.Alone {
+		w += " (regraded again alone: a wall-clock budget stopped it beside others)"
+	}
+	return w
+}
+
+// seedsOf says which seeds the workers were regraded with.
+func seedsOf(rows []submission) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range rows {
+		if s.Worker == nil || s.Worker.Regrade == nil {
+			continue
+		}
+		if w := fmt.Sprintf("%s with --seed %d", s.Worker.Day.ID, s.Worker.Regrade.Seed); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // standingWord is a row's standing as its table cell says it.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"outboxlab/core/report"
+	"outboxlab/workers"
 )
 
 // A standing is what class makes of one row: the one word every output
@@ -24,6 +25,24 @@ const (
 // standingOf is s's standing and why, in one line. A grade report that was
 // not regraded never stands passed: its body is what the student says.
 func standingOf(s submission) (standing, string) {
+	if w := s.Worker; w != nil {
+		switch rg := w.Regrade; {
+		case w.Copied != "":
+			return standCopied, w.Copied
+		case rg == nil && !s.Doc.HasHeader:
+			return standNotRegraded, "a worker with no grade report: class --regrade grades it (runs the student's code)"
+		case rg == nil:
+			// Judged below as a report alone.
+		case rg.Err != "":
+			return standFailed, rg.Err
+		case s.Differs != "":
+			return standDiffers, s.Differs
+		case !rg.Passed:
+			return standFailed, "the regrade: " + failedChecks(rg.Checks)
+		default:
+			return standPassed, ""
+		}
+	}
 	if d := report.Disagreements(s.Doc); len(d) > 0 {
 		return standUnverified, s.Verify.Reason
 	}
@@ -32,7 +51,11 @@ func standingOf(s submission) (standing, string) {
 		if !s.Passed {
 			return standFailed, failedChecks(s.Checks)
 		}
-		return standNotRegraded, "no worker given: its checks are the student's word (class --regrade with the student's folder)"
+		if s.Worker != nil {
+			return standNotRegraded, "its worker " + s.Worker.Folder + "/ was handed in but not regraded: class --regrade grades it"
+		}
+		return standNotRegraded, "no worker given: its checks are the student's word (hand in the worker's folder with " +
+			workers.ManifestFile + "; class --regrade grades it)"
 	}
 	switch {
 	case !s.Verify.Verified:

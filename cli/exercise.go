@@ -59,7 +59,7 @@ grade itself judges a worker in any language for every Day it lists.`,
 			if err != nil {
 				return cannotRun(err)
 			}
-			written, err := writeStarter(files, args[1], inLab)
+			written, err := writeStarter(files, day.ID, args[1], inLab)
 			if err != nil {
 				return cannotRun(err)
 			}
@@ -139,8 +139,10 @@ func labModuleRoot(dir string) (string, error) {
 // writeStarter writes the starter's files for dir under dir, refusing to
 // replace one that exists, and returns the paths written. Inside the lab's
 // module (inLab) the starter has no go.mod and go.sum, and its README says
-// so and grades it from the lab's root (workers.Placement).
-func writeStarter(starter *workers.Files, dir string, inLab bool) ([]string, error) {
+// so and grades it from the lab's root (workers.Placement). Beside them goes
+// the worker's manifest (workers.ManifestFile: the Day, and `go run .` from
+// the folder), so the folder a student hands in is one class regrades.
+func writeStarter(starter *workers.Files, day, dir string, inLab bool) ([]string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -166,6 +168,7 @@ func writeStarter(starter *workers.Files, dir string, inLab bool) ([]string, err
 	if err != nil {
 		return nil, fmt.Errorf("read the starting worker: %w", err)
 	}
+	paths = append(paths, workers.ManifestFile)
 	for _, p := range paths {
 		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
 			return nil, fmt.Errorf("%s exists already: exercise never overwrites a file (choose another DIR)",
@@ -177,6 +180,9 @@ func writeStarter(starter *workers.Files, dir string, inLab bool) ([]string, err
 	var written []string
 	for _, p := range paths {
 		data, err := fs.ReadFile(files, p)
+		if p == workers.ManifestFile {
+			data, err = workers.ManifestFor(day), nil
+		}
 		if err != nil {
 			return written, err
 		}

@@ -60,6 +60,18 @@ type Options struct {
 
 	summary *Summary
 	folds   []string // each variation's timeline as the report writes it, and folded (Folded)
+
+	// Dir is the folder the worker runs in ("": the lab's working folder):
+	// class regrades a student's worker in the folder they handed in.
+	Dir string
+	// Sandbox runs each start of the worker under bubblewrap, its file
+	// system read-only outside Dir and the run's own folder (Linux; see
+	// workerproc.Sandbox).
+	Sandbox bool
+
+	// OverBudget is set by Run when a worker was killed for going over a
+	// wall-clock budget: on a loaded machine, the run may deserve another.
+	OverBudget bool
 }
 
 // Validate checks the options; a grade with bad options does not run.
@@ -87,7 +99,10 @@ type summary struct {
 
 // Run grades the worker on every variation and renders the report.
 func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	cmd, err := workerproc.Prepare(ctx, o.Command, env.Dir)
+	cmd, err := workerproc.PrepareIn(ctx, o.Command, env.Dir, o.Dir)
+	if err == nil && o.Sandbox {
+		cmd, err = cmd.Sandboxed(env.Dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotStart, err)
 	}
@@ -127,6 +142,7 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 		if err != nil {
 			return nil, err
 		}
+		o.OverBudget = o.OverBudget || g.r.OverBudget
 		label := "the course's run"
 		if i > 0 {
 			label = fmt.Sprintf("variation %d", i)

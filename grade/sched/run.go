@@ -131,6 +131,7 @@ type Run struct {
 	Calls      int // lab calls answered
 	Kills      int
 	Ended      string          // why the run stopped early ("" when every worker finished)
+	OverBudget bool            // a worker was killed for going over a wall-clock budget
 	Fired      map[string]bool // the Day's faults that have happened
 	Stalled    string          // the worker whose answer was held past its lease; "" none
 	LateTurn   int             // the turn that began with the held answer; -1: none

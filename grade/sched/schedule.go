@@ -155,6 +155,7 @@ func (r *Run) overBudget() {
 			r.Log(w.ID, "killed: over the turn budget (%s)", what)
 			r.stop(w)
 			r.Ended = w.ID + " went over the turn budget"
+			r.OverBudget = true
 		}
 	}
 }

@@ -27,12 +27,24 @@ type Command struct {
 // tmp, once; any other command is looked up on PATH. An error means the
 // command cannot be started (exit 3); its text may hold the build's output.
 func Prepare(ctx context.Context, argv []string, tmp string) (Command, error) {
+	return PrepareIn(ctx, argv, tmp, "")
+}
+
+// PrepareIn is Prepare with the worker run in dir ("": the lab's working
+// directory), as `cd dir && CMD` would: a relative program (./worker) and
+// a `go run .` are dir's.
+func PrepareIn(ctx context.Context, argv []string, tmp, dir string) (Command, error) {
 	if len(argv) == 0 {
 		return Command{}, errors.New("no worker command: give it after --")
 	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return Command{}, fmt.Errorf("find the working directory: %w", err)
+	}
+	if dir != "" {
+		if wd, err = filepath.Abs(dir); err != nil {
+			return Command{}, fmt.Errorf("the worker's folder %s: %w", dir, err)
+		}
 	}
 	if filepath.Base(argv[0]) == "go" {
 		// `go -C DIR run …` runs in DIR, as `cd DIR && go run …` would.
@@ -47,10 +59,14 @@ func Prepare(ctx context.Context, argv []string, tmp string) (Command, error) {
 			return buildGoRun(ctx, argv, tmp, wd)
 		}
 	}
-	if _, err := exec.LookPath(argv[0]); err != nil {
+	prog := argv[0]
+	if dir != "" && strings.ContainsAny(prog, `/\`) && !filepath.IsAbs(prog) {
+		prog = filepath.Join(wd, prog) // a program in the worker's folder
+	}
+	if _, err := exec.LookPath(prog); err != nil {
 		return Command{}, fmt.Errorf("cannot start the worker %q: %w", argv[0], unwrapExec(err))
 	}
-	return Command{argv: argv, dir: wd}, nil
+	return Command{argv: append([]string{prog}, argv[1:]...), dir: wd}, nil
 }
 
 // goChdir reads a leading -C DIR (or -C=DIR) of go's command line, the
