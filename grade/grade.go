@@ -58,9 +58,6 @@ type Options struct {
 	// shows how far the grade has got.
 	Progress io.Writer
 
-	summary *Summary
-	folds   []string // each variation's timeline as the report writes it, and folded (Folded)
-
 	// Dir is the folder the worker runs in ("": the lab's working folder):
 	// class regrades a student's worker in the folder they handed in.
 	Dir string
@@ -72,6 +69,9 @@ type Options struct {
 	// OverBudget is set by Run when a worker was killed for going over a
 	// wall-clock budget: on a loaded machine, the run may deserve another.
 	OverBudget bool
+
+	summary *Summary
+	folds   []string // each variation's timeline as the report writes it, and folded (Folded)
 }
 
 // Validate checks the options; a grade with bad options does not run.
