@@ -102,8 +102,8 @@ func prepareAll(cmd *cobra.Command, common *commonOptions) error {
 	if err := selectDatabase(cmd, common); err != nil {
 		return err
 	}
-	if common.Database != "" {
-		if err := probeDatabase(cmd.Context(), common.Database); err != nil {
+	if !common.db.IsZero() {
+		if err := probeDatabase(cmd.Context(), common.db); err != nil {
 			return err
 		}
 	}

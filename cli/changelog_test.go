@@ -76,7 +76,6 @@ const session16AfterName = "session-16-retry-with-dead-letter"
 // One run gives one change log: the same twice on SQLite, and the same on
 // PostgreSQL as on SQLite.
 func TestChangeLogSameEveryRunAndOnPostgres(t *testing.T) {
-	url := pgtest.URL(t)
 	for _, name := range []string{session16AfterName, "ordered-remember-poisoned-ids", "circuit-breaker",
 		"backoff-on-queue-timeline", "session-17-audited-redrive", "governance-threshold"} {
 		t.Run(name, func(t *testing.T) {
@@ -85,7 +84,7 @@ func TestChangeLogSameEveryRunAndOnPostgres(t *testing.T) {
 				t.Fatalf("a second SQLite run recorded another change log")
 			}
 			ctx := context.Background()
-			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, name)
+			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), pgtest.ServerDatabase(t), name)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,7 @@ type brokenOptions struct{ panics bool }
 func (brokenOptions) Validate() error { return nil }
 
 func (b brokenOptions) Run(_ context.Context, env scenarios.Env) (*report.Report, error) {
-	if err := os.WriteFile(env.Location, []byte("half-made"), 0o600); err != nil {
+	if err := os.WriteFile(env.Database.Location().Path(), []byte("half-made"), 0o600); err != nil {
 		return nil, err
 	}
 	if b.panics {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/dblocation"
+	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 	"outboxlab/scenarios"
 )
@@ -35,9 +36,10 @@ func bindDatabase(fs *pflag.FlagSet, c *commonOptions) {
 		"run on the PostgreSQL server at this postgres:// `URL`, in a schema of its own dropped afterwards (default: $"+pgdb.EnvVar+", else $"+pgdb.LegacyEnvVar+" when it holds a URL, else a temporary SQLite file)")
 }
 
-// selectDatabase sets c.Database to the URL the run uses, the flag before
-// the environment, and checks it: anything but a postgres:// or
-// postgresql:// URL (any letter case) is a usage error. "" keeps SQLite.
+// selectDatabase makes c.db, the database the run uses, from the flag or
+// else the environment (c.Database), and checks it: anything but a
+// postgres:// or postgresql:// URL (any letter case) is a usage error. No
+// URL keeps SQLite (c.db zero).
 func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	var source string
 	c.Database, source = pgdb.Selected(c.Database, cmd.Flags().Changed("database"), os.Getenv)
@@ -60,7 +62,7 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	// its scheme lower-cased (dblocation): "POSTGRES://" read as keywords
 	// would reach the driver's default server instead.
 	loc, _ := dblocation.ParsePostgres(c.Database)
-	c.Database = loc.URL()
+	c.db = dialect.At(loc)
 	return nil
 }
 
@@ -119,7 +121,8 @@ const probeBudget = 4 * time.Second
 // server that is down, or does not answer within the budget, or refuses the
 // login, fails here in one line. `all` calls it once, so it fails once, not
 // once per scenario.
-func probeDatabase(ctx context.Context, rawURL string) error {
+func probeDatabase(ctx context.Context, server dialect.Database) error {
+	rawURL := server.Location().URL()
 	if u, err := url.Parse(rawURL); err == nil && !u.Query().Has("connect_timeout") {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, probeBudget)
@@ -144,13 +147,14 @@ type postgresRun struct {
 // schemas of lab runs whose process is gone, then creates this run's main
 // schema. A server that is down, silent or refuses us fails here, in one
 // line within 5 s, and leaves nothing behind.
-func openPostgres(ctx context.Context, dir, rawURL, scenario string, keep bool) (*postgresRun, error) {
-	if err := probeDatabase(ctx, rawURL); err != nil {
+func openPostgres(ctx context.Context, dir string, server dialect.Database, scenario string, keep bool) (*postgresRun, error) {
+	rawURL := server.Location().URL()
+	if err := probeDatabase(ctx, server); err != nil {
 		return nil, err
 	}
 	// Best effort: a schema the sweep may not drop is another user's.
 	pgdb.SweepOrphans(ctx, rawURL)
-	env, err := scenarios.NewPostgresEnv(ctx, dir, rawURL, scenario)
+	env, err := scenarios.NewPostgresEnv(ctx, dir, server, scenario)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted("%s interrupted; no report was written", scenario)

@@ -16,6 +16,7 @@ import (
 
 	"outboxlab/core/changelog"
 	"outboxlab/core/claim"
+	"outboxlab/core/dialect"
 	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -24,10 +25,10 @@ import (
 // outcome is a finished run.
 type outcome struct {
 	result  report.Result
-	dbNote  string         // where the database is, or that it was deleted
-	sql     []claim.Traced // with --show-sql: the statements the engine ran, in order
-	backend string         // the database the run used, as --show-sql names it
-	own     string         // the location of the scenario's own database (never printed)
+	dbNote  string           // where the database is, or that it was deleted
+	sql     []claim.Traced   // with --show-sql: the statements the engine ran, in order
+	backend string           // the database the run used, as --show-sql names it
+	own     dialect.Database // the scenario's own database (its location never printed)
 	// stopped is the event --stop-after ended the run after; nil when it finished.
 	stopped *changelog.Step
 	log     changelog.Log // what the run's events changed (changelog)
@@ -58,22 +59,24 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	}
 	// On PostgreSQL the directory stays temporary (some scenarios write
 	// files); --keep-db keeps the schemas.
-	keepDir := c.KeepDB && c.Database == ""
+	keepDir := c.KeepDB && c.db.IsZero()
 	if keepDir {
 		keepRunDir(tmp)
 	} else {
 		defer os.RemoveAll(tmp)
 	}
 	env := scenarios.NewEnv(tmp)
-	keepAt := c.KeepDBAt != "" && c.Database == "" // --keep-db-at DIR on SQLite: the file is made in DIR
+	keepAt := c.KeepDBAt != "" && c.db.IsZero() // --keep-db-at DIR on SQLite: the file is made in DIR
 	if keepAt {
-		if env.Location, err = reserveKeptFile(c.KeepDBAt, s.Name, started); err != nil {
+		path, err := reserveKeptFile(c.KeepDBAt, s.Name, started)
+		if err != nil {
 			return outcome{}, err
 		}
+		env.Database = dialect.File(path)
 	}
 	var pg *postgresRun
-	if c.Database != "" {
-		if pg, err = openPostgres(ctx, tmp, c.Database, s.Name, c.keepsDB()); err != nil {
+	if !c.db.IsZero() {
+		if pg, err = openPostgres(ctx, tmp, c.db, s.Name, c.keepsDB()); err != nil {
 			return outcome{}, err
 		}
 		defer func() { err = withCleanup(err, pg.close(ctx), stderr) }()
@@ -101,11 +104,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if err != nil {
 		return outcome{}, err
 	}
-	backend := "SQLite"
-	if c.Database != "" {
-		backend = "PostgreSQL"
-	}
-	return outcome{result: res, dbNote: dbNote, sql: trace.Entries(), backend: backend, own: env.Location,
+	return outcome{result: res, dbNote: dbNote, sql: trace.Entries(), backend: env.Database.Location().Kind().String(), own: env.Database,
 		log: env.Recorder.Log()}, nil
 }
 
@@ -130,11 +129,11 @@ func validateRun(opts scenarios.Options, c commonOptions) error {
 		return usagef("--stop-after must be an event number from 1 to %d, got %d", maxStopAfter, c.StopAfter)
 	}
 	if v, ok := opts.(scenarios.BackendValidator); ok {
-		backend := "sqlite"
-		if c.Database != "" {
-			backend = "postgres"
+		backend := dialect.SQLite
+		if !c.db.IsZero() {
+			backend = c.db.Dialect()
 		}
-		if err := v.ValidateOn(backend); err != nil {
+		if err := v.ValidateOn(backend.Name()); err != nil {
 			return usageError{err}
 		}
 	}
@@ -147,7 +146,7 @@ func runError(ctx context.Context, err error, name string, c commonOptions, keep
 	if ctx.Err() != nil {
 		msg := fmt.Sprintf("%s interrupted; no report was written", name)
 		if keepDir {
-			msg += "; database kept at " + env.Location
+			msg += "; database kept at " + env.Database.Location().Path()
 		} else if pg != nil && c.keepsDB() {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
@@ -158,31 +157,34 @@ func runError(ctx context.Context, err error, name string, c commonOptions, keep
 		if pg != nil && c.keepsDB() {
 			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
 		}
-		return cannotRun(scrubbed{err, c.Database})
+		return cannotRun(scrubbed{err, c.db.String()})
 	}
 	return nil
 }
 
 // databaseNote says where the run's database is, or that it is gone, for
 // the report's header; a kept directory with no database is removed, and so
-// is a --keep-db-at file the run never opened (keepAt: env.Location is in
+// is a --keep-db-at file the run never opened (keepAt: env.Database is in
 // the user's directory).
 func databaseNote(ctx context.Context, env scenarios.Env, pg *postgresRun, keepDir, keepAt bool, tmp string) string {
 	switch {
 	case pg != nil:
 		return pg.note(ctx)
-	case missing(env.Location) || keepAt && empty(env.Location):
+	}
+	path := env.Database.Location().Path()
+	switch {
+	case missing(path) || keepAt && empty(path):
 		if keepDir {
 			os.RemoveAll(tmp)
 		}
 		if keepAt {
-			os.Remove(env.Location) // reserved, never used: nothing to keep
+			os.Remove(path) // reserved, never used: nothing to keep
 		}
 		return noDatabase
 	case keepDir || keepAt:
-		return sqliteNote(env.Location, true)
+		return sqliteNote(path, true)
 	}
-	return sqliteNote(env.Location, false)
+	return sqliteNote(path, false)
 }
 
 // present shows a finished run's report (show) and, unless --no-report,

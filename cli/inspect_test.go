@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/sqlitedb"
 	"outboxlab/internal/dirsnap"
@@ -48,7 +49,7 @@ func TestInspectRefusesASQLiteFileOfAnotherSchema(t *testing.T) {
 func TestInspectReadsALabDatabaseWhileItIsBeingWritten(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "outbox.db")
-	s, err := outbox.Open(ctx, path)
+	s, err := outbox.Open(ctx, dialect.File(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func inspectArgs(args ...string) (int, string, string) {
 // returns it open, never checkpointing: committed rows stay in the -wal.
 func labDB(t *testing.T, path string, n int) *sql.DB {
 	t.Helper()
-	s, err := outbox.Open(context.Background(), path)
+	s, err := outbox.Open(context.Background(), dialect.File(path))
 	if err != nil {
 		t.Fatal(err)
 	}

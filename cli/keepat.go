@@ -31,7 +31,7 @@ func checkKeepAt(flags *pflag.FlagSet, c commonOptions) error {
 // keepAtNote is what the last lines add for --keep-db-at on PostgreSQL: the
 // directory is not used, the schema is kept as --keep-db keeps it.
 func keepAtNote(c commonOptions) string {
-	if c.KeepDBAt == "" || c.Database == "" {
+	if c.KeepDBAt == "" || c.db.IsZero() {
 		return ""
 	}
 	return "\n(--keep-db-at on PostgreSQL keeps the schema, as --keep-db does; " + show(c.KeepDBAt) + " is not used)"

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 	"outboxlab/core/report"
 	"outboxlab/internal/pgtest"
@@ -35,7 +36,7 @@ type probeRun struct {
 func (probeRun) Validate() error { return nil }
 
 func (p probeRun) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	db, err := pgdb.Open(ctx, env.Location)
+	db, err := pgdb.Open(ctx, env.Database.Location().URL())
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +173,12 @@ func role(t *testing.T, name, password string, createSchemas bool) string {
 
 func runProbe(ctx context.Context, c commonOptions, p probeRun) (outcome, string, error) {
 	var stderr bytes.Buffer
+	if c.Database != "" { // as selectDatabase makes it of --database
+		var err error
+		if c.db, err = dialect.Parse(c.Database); err != nil {
+			return outcome{}, "", err
+		}
+	}
 	out, err := execute(ctx, probeScenario, p, c, "outboxlab pgprobe", &stderr, func(string, *report.Report, report.Result) {})
 	return out, stderr.String(), err
 }
@@ -546,7 +553,7 @@ func TestPostgresParallelScenarioRuns(t *testing.T) {
 func TestPostgresKeepDBAtKeepsTheSchema(t *testing.T) {
 	admin := pgtest.URL(t)
 	dir := t.TempDir()
-	c := commonOptions{NoReport: true, KeepDBAt: dir, Database: admin}
+	c := commonOptions{NoReport: true, KeepDBAt: dir, Database: admin, db: pgtest.ServerDatabase(t)}
 	out, stderr, err := runProbe(context.Background(), c, probeRun{rows: 4})
 	if err != nil || stderr != "" {
 		t.Fatalf("run: %v, stderr %q", err, stderr)

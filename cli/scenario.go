@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -25,7 +26,7 @@ type commonOptions struct {
 	JSON      bool
 	KeepDB    bool
 	KeepDBAt  string // --keep-db-at DIR: keep the SQLite file in DIR (on PostgreSQL, as --keep-db)
-	Database  string // a postgres:// URL, or "" for a temporary SQLite file; secret: print pgdb.Redact
+	Database  string // --database as given: a postgres:// URL, or "" for a temporary SQLite file; secret: print pgdb.Redact
 	Schema    bool   // keep the report's schema section (report.SchemaTitle)
 	Verbose   bool   // full ledgers and tables (scenarios.Env.Verbose)
 	Student   string // whose run this is, recorded in the report's header
@@ -33,6 +34,10 @@ type commonOptions struct {
 	Brief     bool   // the terminal shows the story alone (report.Brief); the report is whole
 	StopAfter int    // --stop-after K: end the run after its K-th event (0: run to the end)
 	Step      bool   // --step: step through the run's events in the terminal after it
+
+	// db is the database selectDatabase made of Database, parsed once: the
+	// server the run's schemas go on; zero for a temporary SQLite file.
+	db dialect.Database
 
 	// progress is where a run may redraw a progress line (scenarios.Env.Progress):
 	// stderr when it is a terminal that can redraw one, else nil.

@@ -14,6 +14,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/wassal"
@@ -26,7 +27,7 @@ const sqlTitle = "The SQL the workers ran"
 // the database received it (S1, S2 …), then every run of one in the order
 // the workers ran them, with its parameters and the rows it affected. Day
 // 16's scenarios show the course's claim beside the lab's.
-func writeSQL(w io.Writer, s *scenarios.Scenario, backend, own string, trace []claim.Traced) {
+func writeSQL(w io.Writer, s *scenarios.Scenario, backend string, own dialect.Database, trace []claim.Traced) {
 	width := report.TerminalWidth(w)
 	hang := func(label, text string) string { return hanging(label, text, width) }
 	r := report.New(s.Name, s.Kind)
@@ -69,11 +70,11 @@ func writeSQL(w io.Writer, s *scenarios.Scenario, backend, own string, trace []c
 	}
 	r.Line("")
 	r.Line(hang("", "In the order they ran (parameters in order; → the rows each affected or returned):"))
-	database := ""
+	var database dialect.Database
 	for i, t := range trace {
-		if t.Location != database {
-			database = t.Location
-			r.Line(hang("  ", designLine(s, t.Location == own)))
+		if t.Database != database {
+			database = t.Database
+			r.Line(hang("  ", designLine(s, t.Database == own)))
 		}
 		label := fmt.Sprintf("  %3d  S%-2d %-11s ", i+1, index[t.Query], t.Kind)
 		r.Line(hang(label, formatArgs(t.Args)+" → "+report.Plural(t.Rows, "row")))

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/grade/dayspec"
 	"outboxlab/grade/labserver"
@@ -130,13 +129,13 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 			continue
 		}
 		prog.at(fmt.Sprintf("variation %d of %d", i+1, len(vars)))
-		loc := env.Location
+		db := env.Database
 		if i > 0 && o.Only == 0 {
-			if loc, err = env.DB(ctx, fmt.Sprintf("variation-%d", i)); err != nil {
+			if db, err = env.DB(ctx, fmt.Sprintf("variation-%d", i)); err != nil {
 				return nil, err
 			}
 		}
-		g, err := trial{day: o.Day, v: v, cmd: cmd, loc: loc, pg: env.Dialect() == dialect.Postgres,
+		g, err := trial{day: o.Day, v: v, cmd: cmd, db: db,
 			rng: rand.New(rand.NewPCG(o.Seed, uint64(i))), turn: o.TurnBudget, start: o.StartBudget,
 			onCall: prog.call}.grade(ctx)
 		if err != nil {

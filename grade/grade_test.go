@@ -267,7 +267,7 @@ func TestOnPostgres(t *testing.T) {
 		t.Run(day, func(t *testing.T) {
 			sqlite, _ := gradeRun(t, day, DefaultSeed, okWorker)
 			ctx := t.Context()
-			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-"+day)
+			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), pgServer.Database(), "grade-"+day)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,10 +306,10 @@ func TestOnPostgres(t *testing.T) {
 // TestHeldTransactionOnPostgres: on PostgreSQL the lab finds a worker's
 // session idle in transaction at its call.
 func TestHeldTransactionOnPostgres(t *testing.T) {
-	url := postgresURL(t)
+	postgresURL(t) // starts pgServer
 	t.Setenv("OK16_BUG", "hold-transaction")
 	ctx := t.Context()
-	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-session-16")
+	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), pgServer.Database(), "grade-session-16")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/pgdb"
 	"outboxlab/core/provider"
@@ -44,17 +45,16 @@ type trial struct {
 	day         *dayspec.Day
 	v           dayspec.Variation
 	cmd         workerproc.Command
-	loc         string
-	pg          bool
+	db          dialect.Database
 	rng         *rand.Rand // who runs next, in every run of the variation
 	turn, start time.Duration
 	onCall      func() // told of every lab call answered (progress); nil: nobody
 }
 
-// grade runs the trial on a fresh database at its location.
+// grade runs the trial on its fresh database.
 func (t trial) grade(ctx context.Context) (*graded, error) {
 	p := t.v.Common()
-	store, err := wassal.Day(t.day.Design).Open(ctx, t.loc)
+	store, err := wassal.Day(t.day.Design).Open(ctx, t.db)
 	if err != nil {
 		return nil, err
 	}
@@ -63,15 +63,15 @@ func (t trial) grade(ctx context.Context) (*graded, error) {
 	if err := wassal.SeedDurableOutbox(ctx, store, p.Payments, p.MaxAttempts, clock.Start); err != nil {
 		return nil, err
 	}
-	bench := &dayspec.Bench{Store: store, Postgres: t.pg, Clock: clock.New(), Provider: t.v.Provider()}
+	bench := &dayspec.Bench{Store: store, Postgres: (t.db.Dialect() == dialect.Postgres), Clock: clock.New(), Provider: t.v.Provider()}
 	lab, err := t.v.Setup(ctx, bench)
 	if err != nil {
 		return nil, err
 	}
-	if err := changelog.Install(ctx, store.DB(), t.pg, logged(t.day)); err != nil {
+	if err := changelog.Install(ctx, store.DB(), (t.db.Dialect() == dialect.Postgres), logged(t.day)); err != nil {
 		return nil, err
 	}
-	shape, err := changelog.Shape(ctx, store.DB(), t.pg)
+	shape, err := changelog.Shape(ctx, store.DB(), (t.db.Dialect() == dialect.Postgres))
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (t trial) grade(ctx context.Context) (*graded, error) {
 		return nil, err
 	}
 	r.Finish()
-	g := &graded{day: t.day, v: t.v, r: r, calls: bench.Provider.Calls(), loc: t.loc}
+	g := &graded{day: t.day, v: t.v, r: r, calls: bench.Provider.Calls(), loc: t.db.String()}
 	g.readTables(ctx, store)
 	j := &judge.Judge{Run: r, First: first, Messages: g.msgs, Payments: g.pays, Tables: g.tables,
 		Calls: g.calls, Provider: bench.Provider, Lease: p.Lease}
@@ -118,7 +118,7 @@ func (t trial) config(v dayspec.Variation, shape string, b *dayspec.Bench, lab s
 	return sched.Config{
 		Command: t.cmd, Workers: p.Workers, Day: t.day.EnvDay, Role: role, Params: params,
 		TurnBudget: t.turn, StartBudget: t.start,
-		Location: t.loc, Postgres: t.pg, DB: b.Store.DB(), Shape: shape, Logged: logged(t.day),
+		Location: t.db.String(), Postgres: (t.db.Dialect() == dialect.Postgres), DB: b.Store.DB(), Shape: shape, Logged: logged(t.day),
 		Clock: b.Clock, Provider: b.Provider, Rand: t.rng,
 		Fault: v.Fault, Restarts: v.Restarts(), LabWorker: lab, MayAsk: t.day.MayAsk, OnCall: t.onCall,
 	}

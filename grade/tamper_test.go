@@ -71,7 +71,7 @@ func TestCountAtRecordFails(t *testing.T) {
 // no longer catches the trigger's rows (its function's search_path puts
 // pg_temp last): the log holds the truth, and the count check fails.
 func TestTamperedLogFailsOnPostgres(t *testing.T) {
-	url := postgresURL(t)
+	postgresURL(t) // starts pgServer
 	for attack, want := range map[string]string{
 		"pg-log-update":      tamperCheck,
 		"pg-drop-recreate":   tamperCheck,
@@ -81,7 +81,7 @@ func TestTamperedLogFailsOnPostgres(t *testing.T) {
 		t.Run(attack, func(t *testing.T) {
 			t.Setenv("OK16_TAMPER", attack)
 			ctx := t.Context()
-			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, "grade-session-16")
+			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), pgServer.Database(), "grade-session-16")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,15 +16,14 @@ import (
 
 // Env is what the harness gives a run: a fresh directory and its databases.
 //
-// A database is named by a location: on SQLite (the default) the path of a
-// file in Dir; on PostgreSQL the URL of a schema of its own on the server,
-// created for this run and dropped after it. Store openers take either. A
-// location may hold a password: never print one. Print the name that was
-// given to DB instead, and mark lines that describe the database itself
-// (report.DatabaseMarker).
+// A database (dialect.Database) is on SQLite (the default) a file in Dir;
+// on PostgreSQL a schema of its own on the server, created for this run and
+// dropped after it. Store openers take either. Its location may hold a
+// password: never print one. Print the name that was given to DB instead,
+// and mark lines that describe the database itself (report.DatabaseMarker).
 type Env struct {
-	Dir      string // a fresh temporary directory, removed after the run unless kept
-	Location string // where the run's main database is (DB("outbox")): a file path or a PostgreSQL URL
+	Dir      string           // a fresh temporary directory, removed after the run unless kept
+	Database dialect.Database // the run's main database (DB("outbox")): a SQLite file or a PostgreSQL schema
 
 	// Verbose asks for the full ledgers and tables (--verbose); by default a
 	// report shows what its lesson needs and says how to see the rest.
@@ -47,23 +46,23 @@ type Env struct {
 // NewEnv is the SQLite environment of a run in dir: its main database is
 // outbox.db there.
 func NewEnv(dir string) Env {
-	return Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")}
+	return Env{Dir: dir, Database: dialect.File(filepath.Join(dir, "outbox.db"))}
 }
 
 // dbName is what a database name may be: it becomes a file name on SQLite
 // and part of a schema name on PostgreSQL.
 var dbName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,23}$`)
 
-// DB returns the location of the run's database named name ("outbox" is the
-// main one, Location; others are "partner", "ceiling" and the like): name.db
+// DB returns the run's database named name ("outbox" is the main one,
+// Database; others are "partner", "ceiling" and the like): name.db
 // in Dir on SQLite, a schema of its own on PostgreSQL, created on the first
 // call. The same name gives the same database for the whole run.
-func (e Env) DB(ctx context.Context, name string) (string, error) {
+func (e Env) DB(ctx context.Context, name string) (dialect.Database, error) {
 	if !dbName.MatchString(name) {
-		return "", fmt.Errorf("database name %q: want lower-case letters, digits and dashes", name)
+		return dialect.Database{}, fmt.Errorf("database name %q: want lower-case letters, digits and dashes", name)
 	}
 	if e.pg == nil {
-		return filepath.Join(e.Dir, name+".db"), nil
+		return dialect.File(filepath.Join(e.Dir, name+".db")), nil
 	}
 	return e.pg.schema(ctx, name)
 }
@@ -71,19 +70,20 @@ func (e Env) DB(ctx context.Context, name string) (string, error) {
 // Dialect is the dialect of the run's databases: what a run asks of its
 // database beyond the SQL every store writes once (can it be copied whole,
 // do its writers take turns), never which database it is.
-func (e Env) Dialect() dialect.Dialect { return dialect.For(e.Location) }
+func (e Env) Dialect() dialect.Dialect { return e.Database.Dialect() }
 
-// NewPostgresEnv is the environment of one run of scenario on the server at
-// url: its main database is a fresh schema there (see pgdb.CreateRunSchema),
-// and DB creates one more per name. Close drops them, or keeps them.
-func NewPostgresEnv(ctx context.Context, dir, url, scenario string) (Env, error) {
-	pg := &pgDatabases{url: url, scenario: scenario, runs: map[string]*pgdb.Run{}}
+// NewPostgresEnv is the environment of one run of scenario on the server
+// named by server: its main database is a fresh schema there (see
+// pgdb.CreateRunSchema), and DB creates one more per name. Close drops them,
+// or keeps them.
+func NewPostgresEnv(ctx context.Context, dir string, server dialect.Database, scenario string) (Env, error) {
+	pg := &pgDatabases{url: server.Location().URL(), scenario: scenario, runs: map[string]*pgdb.Run{}}
 	e := Env{Dir: dir, pg: pg}
 	main, err := pg.schema(ctx, "outbox")
 	if err != nil {
 		return Env{}, err
 	}
-	e.Location = main
+	e.Database = main
 	return e, nil
 }
 
@@ -128,11 +128,11 @@ type pgDatabases struct {
 	order []string
 }
 
-func (p *pgDatabases) schema(ctx context.Context, name string) (string, error) {
+func (p *pgDatabases) schema(ctx context.Context, name string) (dialect.Database, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r, ok := p.runs[name]; ok {
-		return r.URL, nil
+		return dialect.Parse(r.URL)
 	}
 	label := p.scenario
 	if name != "outbox" {
@@ -140,9 +140,9 @@ func (p *pgDatabases) schema(ctx context.Context, name string) (string, error) {
 	}
 	r, err := pgdb.CreateRunSchema(ctx, p.url, label)
 	if err != nil {
-		return "", err
+		return dialect.Database{}, err
 	}
 	p.runs[name] = r
 	p.order = append(p.order, name)
-	return r.URL, nil
+	return dialect.Parse(r.URL)
 }

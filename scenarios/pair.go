@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 )
 
@@ -63,9 +64,9 @@ type PairReport[R any] struct {
 	Family string // whose Source the header names
 
 	// Drive runs one design (the AFTER one when after is set) on a fresh
-	// database at location: the scenario's own design on Env.Location, the
-	// other on Env.DB("partner"), in that order.
-	Drive func(ctx context.Context, location string, after bool) (R, error)
+	// database db: the scenario's own design on Env.Database, the other on
+	// Env.DB("partner"), in that order.
+	Drive func(ctx context.Context, db dialect.Database, after bool) (R, error)
 
 	Setup func(r *report.Report, own R)
 	Story func(r *report.Report, own, before, after R)
@@ -119,14 +120,14 @@ func (p PairReport[R]) Write(own, before, after R) *report.Report {
 
 // RunPair drives both designs of a pair and renders the scenario's report.
 // drive runs one design (the AFTER one when after is set) on a fresh
-// database at location: the scenario's own design on env.Location, the
-// partner's on env.DB("partner"). render gets the own run and both runs in
+// database db: the scenario's own design on env.Database, the partner's on
+// env.DB("partner"). render gets the own run and both runs in
 // order.
 func RunPair[R any](ctx context.Context, env Env, after bool,
-	drive func(ctx context.Context, location string, after bool) (R, error),
+	drive func(ctx context.Context, db dialect.Database, after bool) (R, error),
 	render func(own, before, after R) *report.Report,
 ) (*report.Report, error) {
-	own, err := drive(env.Recorder.Watch(ctx, designName(after), env.Location), env.Location, after)
+	own, err := drive(env.Recorder.Watch(ctx, designName(after), env.Database), env.Database, after)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 	_ "outboxlab/scenarios/governance"
@@ -49,7 +50,7 @@ func TestCompareSectionNamesTheOwnColumn(t *testing.T) {
 }
 
 func TestRunPairOrdersTheRuns(t *testing.T) {
-	env := scenarios.Env{Dir: "/run", Location: "/run/outbox.db"}
+	env := scenarios.Env{Dir: "/run", Database: dialect.File("/run/outbox.db")}
 	partnerDB := filepath.Join("/run", "partner.db")
 	tests := []struct {
 		ownIsAfter bool
@@ -59,11 +60,11 @@ func TestRunPairOrdersTheRuns(t *testing.T) {
 		{true, "after@/run/outbox.db before@" + partnerDB + " after@/run/outbox.db"},
 	}
 	for _, tt := range tests {
-		drive := func(_ context.Context, path string, after bool) (string, error) {
+		drive := func(_ context.Context, db dialect.Database, after bool) (string, error) {
 			if after {
-				return "after@" + path, nil
+				return "after@" + db.String(), nil
 			}
-			return "before@" + path, nil
+			return "before@" + db.String(), nil
 		}
 		var got string
 		render := func(own, before, after string) *report.Report {
@@ -90,13 +91,13 @@ func TestRunPairSaysWhichDesignFailed(t *testing.T) {
 		{"partner.db", "run the partner design: boom"},
 	}
 	for _, tt := range tests {
-		drive := func(_ context.Context, path string, _ bool) (int, error) {
-			if filepath.Base(path) == tt.failOn {
+		drive := func(_ context.Context, db dialect.Database, _ bool) (int, error) {
+			if filepath.Base(db.Location().Path()) == tt.failOn {
 				return 0, boom
 			}
 			return 1, nil
 		}
-		_, err := scenarios.RunPair(context.Background(), scenarios.Env{Dir: "/run", Location: "/run/outbox.db"}, true, drive, render)
+		_, err := scenarios.RunPair(context.Background(), scenarios.Env{Dir: "/run", Database: dialect.File("/run/outbox.db")}, true, drive, render)
 		if !errors.Is(err, boom) || err.Error() != tt.wantErr {
 			t.Errorf("failing %s: err = %v, want %q wrapping boom", tt.failOn, err, tt.wantErr)
 		}

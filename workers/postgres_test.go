@@ -40,7 +40,7 @@ func TestReferenceGoPassesOnPostgres(t *testing.T) {
 	})
 	ctx := context.Background()
 	pgEnv := func(t *testing.T, day string) scenarios.Env {
-		env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), server.URL, "grade-"+day)
+		env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), server.Database(), "grade-"+day)
 		if err != nil {
 			t.Fatal(err)
 		}

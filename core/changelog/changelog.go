@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 // ErrStopped ends a run whose recorder was told to stop after its K-th
@@ -102,17 +103,17 @@ type bound struct {
 	design string
 }
 
-// Watch returns ctx carrying the recorder and design, a database at
-// location (a SQLite file or a PostgreSQL schema URL) that Seeded and Event
-// then read. On a nil recorder it returns ctx.
-func (r *Recorder) Watch(ctx context.Context, design, location string) context.Context {
+// Watch returns ctx carrying the recorder and design, a database (a SQLite
+// file or a PostgreSQL run schema) that Seeded and Event then read. On a nil
+// recorder it returns ctx.
+func (r *Recorder) Watch(ctx context.Context, design string, db dialect.Database) context.Context {
 	if r == nil {
 		return ctx
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.watched[design]; !ok {
-		r.watched[design] = &watch{location: location}
+		r.watched[design] = &watch{database: db}
 	}
 	return context.WithValue(ctx, ctxKey{}, bound{r, design})
 }
@@ -214,13 +215,12 @@ func (r *Recorder) Close() error {
 
 // watch is one design's database and the tables as last read.
 type watch struct {
-	location string
+	database dialect.Database
 	db       *sql.DB
-	postgres bool
 	keys     map[string][]string  // each table's key columns, once read
-	version  int64                // SQLite's data_version at the last read
-	schema   int64                // SQLite's schema_version when names were read
-	names    []string             // SQLite: the tables, as of schema
-	stmts    map[string]*sql.Stmt // SQLite: each table's SELECT, prepared once
+	version  int64                // the commit count at the last read (dialect's Commits)
+	schema   int64                // the schema count when names were read
+	names    []string             // where commits are counted: the tables, as of schema
+	stmts    map[string]*sql.Stmt // where commits are counted: each table's SELECT, prepared once
 	last     []Table
 }

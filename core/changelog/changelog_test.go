@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/core/changelog"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 
 	_ "modernc.org/sqlite"
 )
@@ -39,7 +40,7 @@ func TestRecorderReadsTheDatabase(t *testing.T) {
 
 	rec := changelog.New(3)
 	defer rec.Close()
-	rctx := rec.Watch(ctx, "AFTER", path)
+	rctx := rec.Watch(ctx, "AFTER", dialect.File(path))
 	at := clock.Start
 	step := func(text string) error { at = at.Add(time.Millisecond); return changelog.Event(rctx, at, text) }
 	if err := changelog.Seeded(rctx, at); err != nil {

@@ -10,36 +10,18 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/dblocation"
-	"outboxlab/core/pgdb"
-	"outboxlab/core/sqlitedb"
+	"outboxlab/core/dialect"
 )
 
-// open connects to the watched database once: one connection, that only reads.
+// open connects to the watched database once: one connection, that only
+// reads (the dialect's reader).
 func (w *watch) open(ctx context.Context) error {
 	if w.db != nil {
 		return nil
 	}
-	w.postgres = dblocation.IsPostgres(w.location)
 	var err error
-	if w.postgres {
-		w.db, err = pgdb.Open(ctx, w.location)
-	} else {
-		// Not the store's settings (BEGIN IMMEDIATE): a reader takes no write lock.
-		w.db, err = sql.Open("sqlite", "file:"+sqlitedb.EscapePath(w.location)+
-			"?_pragma=busy_timeout(30000)&_pragma=query_only(1)")
-	}
-	if err != nil {
-		return err
-	}
-	w.db.SetMaxOpenConns(1)
-	return nil
-}
-
-// querier is what reads run through: the transaction a PostgreSQL read
-// takes, or SQLite's one connection.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	w.db, err = w.database.OpenReader(ctx)
+	return err
 }
 
 // read returns every table of the database but LabInfo, by name, each with
@@ -48,33 +30,19 @@ func (w *watch) read(ctx context.Context) ([]Table, error) {
 	if err := w.open(ctx); err != nil {
 		return nil, err
 	}
-	if w.postgres {
-		tx, err := w.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot of every table
-		if err != nil {
-			return nil, err
-		}
-		defer tx.Rollback()
-		names, err := w.tableNames(ctx, tx)
-		if err != nil {
-			return nil, err
-		}
-		tables, err := w.readTables(ctx, tx, names)
-		if err != nil {
-			return nil, err
-		}
-		return tables, tx.Commit()
-	}
-	// SQLite counts the commits of other connections (data_version) and the
-	// changes of the schema (schema_version): no commit since the last read,
-	// nothing to read again; no new table, the same names. The run's driver
-	// writes between events, never during a read, so one connection with
-	// no transaction reads a state that stands still.
-	var data, schema int64
-	err := w.db.QueryRowContext(ctx, `SELECT d.data_version, s.schema_version
-		FROM pragma_data_version() d, pragma_schema_version() s`).Scan(&data, &schema)
+	data, schema, counted, err := w.database.Dialect().Commits(ctx, w.db)
 	if err != nil {
 		return nil, err
 	}
+	if !counted {
+		return w.readAll(ctx)
+	}
+	// Where the database counts the commits of other connections and the
+	// changes of the schema (SQLite): no commit since the last read, nothing
+	// to read again; no new table, the same names. The run's driver writes
+	// between events, never during a read, so one connection with no
+	// transaction reads a state that stands still, through statements
+	// prepared once.
 	if w.last != nil && data == w.version {
 		return w.last, nil
 	}
@@ -85,11 +53,31 @@ func (w *watch) read(ctx context.Context) ([]Table, error) {
 		}
 		w.schema = schema
 		w.closeStmts()
+		w.stmts = map[string]*sql.Stmt{}
 	}
 	return w.readTables(ctx, w.db, w.names)
 }
 
-func (w *watch) readTables(ctx context.Context, q querier, names []string) ([]Table, error) {
+// readAll reads every table again in one read-only transaction, where the
+// database counts no commits.
+func (w *watch) readAll(ctx context.Context) ([]Table, error) {
+	tx, err := w.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	names, err := w.tableNames(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := w.readTables(ctx, tx, names)
+	if err != nil {
+		return nil, err
+	}
+	return tables, tx.Commit()
+}
+
+func (w *watch) readTables(ctx context.Context, q dialect.Querier, names []string) ([]Table, error) {
 	tables := make([]Table, 0, len(names))
 	for _, name := range names {
 		t, err := w.readTable(ctx, q, name)
@@ -101,9 +89,10 @@ func (w *watch) readTables(ctx context.Context, q querier, names []string) ([]Ta
 	return tables, nil
 }
 
-// rows runs a table's SELECT: on SQLite through a statement prepared once.
-func (w *watch) rows(ctx context.Context, q querier, table, query string) (*sql.Rows, error) {
-	if w.postgres {
+// rows runs a table's SELECT: through a statement prepared once when the
+// reads run on the one connection (stmts set), else on q.
+func (w *watch) rows(ctx context.Context, q dialect.Querier, table, query string) (*sql.Rows, error) {
+	if w.stmts == nil {
 		return q.QueryContext(ctx, query)
 	}
 	stmt, ok := w.stmts[table]
@@ -111,9 +100,6 @@ func (w *watch) rows(ctx context.Context, q querier, table, query string) (*sql.
 		var err error
 		if stmt, err = w.db.PrepareContext(ctx, query); err != nil {
 			return nil, err
-		}
-		if w.stmts == nil {
-			w.stmts = map[string]*sql.Stmt{}
 		}
 		w.stmts[table] = stmt
 	}
@@ -127,13 +113,8 @@ func (w *watch) closeStmts() {
 	w.stmts = nil
 }
 
-func (w *watch) tableNames(ctx context.Context, tx querier) ([]string, error) {
-	query := `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
-	if w.postgres {
-		query = `SELECT relname FROM pg_class
-		          WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p')`
-	}
-	names, err := strings1(ctx, tx, query)
+func (w *watch) tableNames(ctx context.Context, q dialect.Querier) ([]string, error) {
+	names, err := w.database.Dialect().TableNames(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +125,11 @@ func (w *watch) tableNames(ctx context.Context, tx querier) ([]string, error) {
 
 // keyColumns are the table's primary key's columns, in key order, read
 // once per table.
-func (w *watch) keyColumns(ctx context.Context, tx querier, table string) ([]string, error) {
+func (w *watch) keyColumns(ctx context.Context, tx dialect.Querier, table string) ([]string, error) {
 	if keys, ok := w.keys[table]; ok {
 		return keys, nil
 	}
-	keys, err := w.readKeyColumns(ctx, tx, table)
+	keys, err := w.database.Dialect().PrimaryKey(ctx, tx, table)
 	if err == nil {
 		if w.keys == nil {
 			w.keys = map[string][]string{}
@@ -158,19 +139,7 @@ func (w *watch) keyColumns(ctx context.Context, tx querier, table string) ([]str
 	return keys, err
 }
 
-func (w *watch) readKeyColumns(ctx context.Context, tx querier, table string) ([]string, error) {
-	if w.postgres {
-		return strings1(ctx, tx, `
-			SELECT a.attname FROM pg_index i
-			  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-			 WHERE i.indrelid = (quote_ident(current_schema()) || '.' || quote_ident($1))::regclass
-			   AND i.indisprimary
-			 ORDER BY array_position(i.indkey::int2[], a.attnum)`, table)
-	}
-	return strings1(ctx, tx, `SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk`, table)
-}
-
-func (w *watch) readTable(ctx context.Context, tx querier, name string) (Table, error) {
+func (w *watch) readTable(ctx context.Context, tx dialect.Querier, name string) (Table, error) {
 	keys, err := w.keyColumns(ctx, tx, name)
 	if err != nil {
 		return Table{}, err
@@ -253,20 +222,3 @@ func text(v any) *string {
 }
 
 func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
-
-func strings1(ctx context.Context, tx querier, query string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}

@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/emission"
 	"outboxlab/core/outbox"
 )
@@ -28,7 +29,7 @@ func TestStaleOwnerRefusedInEveryFamily(t *testing.T) {
 	after := clock.Start.Add(lease + time.Millisecond)
 	families := []family{
 		{"outbox", func(t *testing.T, dir string) (int64, error) {
-			s, err := outbox.Open(ctx, filepath.Join(dir, "outbox.db"))
+			s, err := outbox.Open(ctx, dialect.File(filepath.Join(dir, "outbox.db")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +48,7 @@ func TestStaleOwnerRefusedInEveryFamily(t *testing.T) {
 			return s.Refused(), err
 		}},
 		{"governance", func(t *testing.T, dir string) (int64, error) {
-			s, err := emission.Open(ctx, filepath.Join(dir, "governance.db"))
+			s, err := emission.Open(ctx, dialect.File(filepath.Join(dir, "governance.db")))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,7 +30,7 @@ var backends = []backend{
 	{"sqlite", func(t *testing.T, schema ddl) func() *Store {
 		path := filepath.Join(t.TempDir(), "lab.db")
 		return func() *Store {
-			s, err := Open(context.Background(), path, testVersion, schema.sqlite)
+			s, err := Open(context.Background(), dialect.File(path), testVersion, schema.sqlite)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"outboxlab/core/dialect"
+	"outboxlab/internal/pgtest"
 )
 
 // OpenExisting on a PostgreSQL location opens only a schema holding the
@@ -15,7 +16,7 @@ func TestOpenExistingPostgres(t *testing.T) {
 	ctx := context.Background()
 	run := pgtestRun(t)
 	withPassword := run.URL + "&password=hunter2-secret"
-	_, err := OpenExisting(ctx, withPassword)
+	_, err := OpenExisting(ctx, pgtest.Parse(t, withPassword))
 	if err == nil || !strings.Contains(err.Error(), "is not an outboxlab database") {
 		t.Fatalf("OpenExisting on an empty schema = %v, want a refusal", err)
 	}
@@ -26,18 +27,18 @@ func TestOpenExistingPostgres(t *testing.T) {
 	if err := run.DB.QueryRowContext(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()`).Scan(&tables); err != nil || tables != 0 {
 		t.Fatalf("OpenExisting left %d tables (%v), want none", tables, err)
 	}
-	s, err := Open(ctx, run.URL, testVersion, `CREATE TABLE IF NOT EXISTS Jobs (Id INTEGER PRIMARY KEY, Name TEXT NOT NULL) STRICT;`)
+	s, err := Open(ctx, pgtest.Parse(t, run.URL), testVersion, `CREATE TABLE IF NOT EXISTS Jobs (Id INTEGER PRIMARY KEY, Name TEXT NOT NULL) STRICT;`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s, err = OpenExisting(ctx, withPassword)
+	s, err = OpenExisting(ctx, pgtest.Parse(t, withPassword))
 	if err != nil {
 		t.Fatalf("OpenExisting on a lab schema: %v", err)
 	}
 	defer s.Close()
-	if s.Dialect() != dialect.Postgres || s.Location() != withPassword {
-		t.Fatalf("store = %s at %q, want postgres at the given location", s.Dialect().Name(), s.Location())
+	if s.Dialect() != dialect.Postgres || s.Database().String() != withPassword {
+		t.Fatalf("store = %s at %q, want postgres at the given location", s.Dialect().Name(), s.Database())
 	}
 	var id int64
 	q, args := s.Dialect().Bind(`INSERT INTO Jobs (Name) VALUES (?) RETURNING Id`, "a")

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"outboxlab/internal/pgtest"
 )
 
 // rowidSchema has SQLite's rowid alias, a unique key for ON CONFLICT, and a
@@ -24,7 +26,7 @@ func openRowid(t *testing.T, b backend) *Store {
 		return b.database(t, ddl{sqlite: rowidSchema})()
 	}
 	run := pgtestRun(t)
-	s, err := Open(context.Background(), run.URL, testVersion, rowidSchema)
+	s, err := Open(context.Background(), pgtest.Parse(t, run.URL), testVersion, rowidSchema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,36 +28,32 @@ const DefaultLease = 30 * time.Second
 // count. Every family's store embeds one and adds its own tables.
 type Store struct {
 	db       *sql.DB
-	location string
+	database dialect.Database
 	dialect  dialect.Dialect
 	refused  atomic.Int64
 	stmts    statements // the engine's statements, prepared once per connection
 }
 
-// Open opens (creating if needed) the database at location, applies each of
-// schemas (SQLite DDL, translated by the location's dialect) in order and
-// records version in LabInfo. A location is a SQLite file path or a
-// PostgreSQL URL naming a run schema (see dialect.For). Two Stores may be
-// open on the same database, as two workers would be.
-func Open(ctx context.Context, location, version string, schemas ...string) (*Store, error) {
-	d := dialect.For(location)
-	db, err := d.Open(ctx, location, version, schemas...)
+// Open opens (creating if needed) database, applies each of schemas (SQLite
+// DDL, translated by its dialect) in order and records version in LabInfo.
+// Two Stores may be open on the same database, as two workers would be.
+func Open(ctx context.Context, database dialect.Database, version string, schemas ...string) (*Store, error) {
+	db, err := database.Open(ctx, version, schemas...)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, location: location, dialect: d}, nil
+	return &Store{db: db, database: database, dialect: database.Dialect()}, nil
 }
 
 // OpenExisting opens a database that must already be a lab database: a
-// SQLite file, or a PostgreSQL schema (location a URL) holding LabInfo. It
-// never creates a file, a schema or a table.
-func OpenExisting(ctx context.Context, location string) (*Store, error) {
-	d := dialect.For(location)
-	db, err := d.OpenExisting(ctx, location)
+// SQLite file, or a PostgreSQL schema holding LabInfo. It never creates a
+// file, a schema or a table.
+func OpenExisting(ctx context.Context, database dialect.Database) (*Store, error) {
+	db, err := database.OpenExisting(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, location: location, dialect: d}, nil
+	return &Store{db: db, database: database, dialect: database.Dialect()}, nil
 }
 
 // OpenDB is a Store on db, a pool of d's database that its caller opened
@@ -68,10 +64,9 @@ func OpenDB(db *sql.DB, d dialect.Dialect) *Store { return &Store{db: db, dialec
 // DB returns the underlying handle, for a family's own queries.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Location returns the location the store was opened with: a SQLite file's
-// path, or a PostgreSQL URL, which may hold a password: never print it
-// (pgdb.Redact), hand it on as a location.
-func (s *Store) Location() string { return s.location }
+// Database returns the database the store was opened on, to open another
+// store on it (a second worker) or to hand it to a child process.
+func (s *Store) Database() dialect.Database { return s.database }
 
 // Dialect returns the store's database's dialect, for a family's own statements.
 func (s *Store) Dialect() dialect.Dialect { return s.dialect }

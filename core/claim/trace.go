@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"slices"
 	"sync"
+
+	"outboxlab/core/dialect"
 )
 
 // Trace records the statements the engine runs, in the order it runs them,
@@ -23,9 +25,10 @@ type Traced struct {
 	Query string // the statement as the database received it (its dialect's placeholders)
 	Args  []any  // its parameters, in order (sql.NamedArg for a named one)
 	Rows  int64  // the rows it affected or returned
-	// Location is the database it ran on (a pair drives each design on a
-	// database of its own): compare it, never print it (it may hold a password).
-	Location string
+	// Database is the database it ran on (a pair drives each design on a
+	// database of its own): compare it, never print its location (it may
+	// hold a password).
+	Database dialect.Database
 }
 
 type traceKey struct{}
@@ -51,7 +54,7 @@ func (s *Store) record(ctx context.Context, kind, query string, args []any, rows
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.entries = append(t.entries, Traced{Kind: kind, Query: query, Args: slices.Clone(args), Rows: rows, Location: s.location})
+	t.entries = append(t.entries, Traced{Kind: kind, Query: query, Args: slices.Clone(args), Rows: rows, Database: s.database})
 }
 
 // queryEach runs query on on (on its prepared statement, see stmtQuery),

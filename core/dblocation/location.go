@@ -75,6 +75,10 @@ func Parse(s string) (Location, error) {
 	return Location{kind: SQLite, value: s}, nil
 }
 
+// File is the SQLite file at path, as the lab names one it makes itself (a
+// file in a run's folder): no parsing, it is a path.
+func File(path string) Location { return Location{kind: SQLite, value: path} }
+
 // ParsePostgres is Parse for a place that takes only a PostgreSQL URL
 // (--database): a SQLite path is refused with ErrNotPostgres.
 func ParsePostgres(s string) (Location, error) {

@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/core/pgdb"
+	"outboxlab/core/dblocation"
 	"outboxlab/core/sqlitedb"
 )
 
@@ -27,13 +27,16 @@ type Dialect interface {
 	// Name names the database: "sqlite" or "postgres".
 	Name() string
 
-	// Open opens (creating if needed) the database at location, applies
-	// each of schemas (SQLite DDL, see DDL) in order and records version in
-	// LabInfo unless the database already has one.
-	Open(ctx context.Context, location, version string, schemas ...string) (*sql.DB, error)
-	// OpenExisting opens a database at location that must already be a lab
+	// Open opens (creating if needed) the database at loc, applies each of
+	// schemas (SQLite DDL, see DDL) in order and records version in LabInfo
+	// unless the database already has one (see Database.Open).
+	Open(ctx context.Context, loc dblocation.Location, version string, schemas ...string) (*sql.DB, error)
+	// OpenExisting opens a database at loc that must already be a lab
 	// database (LabInfo with an "outboxlab" version); it creates nothing.
-	OpenExisting(ctx context.Context, location string) (*sql.DB, error)
+	OpenExisting(ctx context.Context, loc dblocation.Location) (*sql.DB, error)
+	// OpenReader opens one connection to the database at loc that only
+	// reads and takes no lock a writer waits for.
+	OpenReader(ctx context.Context, loc dblocation.Location) (*sql.DB, error)
 	// DDL is sqlite, the lab's schema text in SQLite's words, in this
 	// database's words.
 	DDL(sqlite string) (string, error)
@@ -79,32 +82,24 @@ type Dialect interface {
 	// Schema is the statements that created the tables and indexes besides
 	// LabInfo, as the database keeps them; nil where it keeps none.
 	Schema(ctx context.Context, q Querier) ([]string, error)
+	// PrimaryKey lists the columns of table's primary key, in key order.
+	PrimaryKey(ctx context.Context, q Querier, table string) ([]string, error)
+	// Commits reads numbers that change when another connection commits
+	// (data) or the schema changes (schema), on the connection q reads
+	// through; counted false where the database keeps no such count (a
+	// reader reads everything again).
+	Commits(ctx context.Context, q Querier) (data, schema int64, counted bool, err error)
 	// InsertionOrder is an ORDER BY that reads a lab table's rows in the
 	// order they were written, "" where a plain scan does.
 	InsertionOrder() string
 	// QueryOnly makes tx refuse to write, where beginning it read-only does
 	// not already.
 	QueryOnly(ctx context.Context, tx *sql.Tx) error
-	// CanCopy reports whether CopyTo can copy a database whole (a file can,
-	// a schema on a server cannot).
-	CanCopy() bool
-	// CopyTo writes a copy of db to a new database at location; an error
-	// where it cannot (see CanCopy).
-	CopyTo(ctx context.Context, db *sql.DB, location string) error
 }
 
 // SchemaVersion is the version a store without a schema version of its own
 // records in LabInfo, on every database.
 const SchemaVersion = sqlitedb.SchemaVersion
-
-// For is the dialect of location: PostgreSQL for a postgres:// URL (see
-// dblocation), SQLite for anything else (a file path).
-func For(location string) Dialect {
-	if pgdb.IsURL(location) {
-		return Postgres
-	}
-	return SQLite
-}
 
 // Querier is a *sql.DB or a *sql.Tx: a statement runs on either.
 type Querier interface {

@@ -87,8 +87,8 @@ func QuoteIdent(name string) string {
 }
 
 // names runs query, which selects one text column, and returns its values.
-func names(ctx context.Context, q Querier, query string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query)
+func names(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package dialect
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -117,9 +116,17 @@ func (postgresDialect) ColumnDefault(ctx context.Context, q Querier, table, colu
 	return def.String, err
 }
 
-func (postgresDialect) CanCopy() bool { return false }
+// PrimaryKey reads the catalog's primary index of table in the run schema.
+func (postgresDialect) PrimaryKey(ctx context.Context, q Querier, table string) ([]string, error) {
+	return names(ctx, q, `
+		SELECT a.attname FROM pg_index i
+		  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+		 WHERE i.indrelid = (quote_ident(current_schema()) || '.' || quote_ident($1))::regclass
+		   AND i.indisprimary
+		 ORDER BY array_position(i.indkey::int2[], a.attnum)`, table)
+}
 
-// CopyTo refuses: a schema is not a file to copy.
-func (postgresDialect) CopyTo(context.Context, *sql.DB, string) error {
-	return errors.New("copy a PostgreSQL schema: not supported, seed the new schema instead")
+// Commits counts nothing: the server keeps no count of commits a session can read.
+func (postgresDialect) Commits(context.Context, Querier) (data, schema int64, counted bool, err error) {
+	return 0, 0, false, nil
 }

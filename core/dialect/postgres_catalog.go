@@ -52,7 +52,7 @@ func (postgresDialect) Tables(ctx context.Context, db *sql.DB) ([]Table, error) 
 
 // createStatement rebuilds table's CREATE TABLE from the catalog.
 func createStatement(ctx context.Context, tx *sql.Tx, oid int64, table string) (string, error) {
-	lines, err := queryLines(ctx, tx, `
+	lines, err := names(ctx, tx, `
 		SELECT quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod)
 		       || CASE WHEN a.attcollation <> t.typcollation THEN ' COLLATE ' || quote_ident(co.collname) ELSE '' END
 		       || CASE a.attidentity WHEN 'a' THEN ' GENERATED ALWAYS AS IDENTITY'
@@ -68,7 +68,7 @@ func createStatement(ctx context.Context, tx *sql.Tx, oid int64, table string) (
 	if err != nil {
 		return "", err
 	}
-	constraints, err := queryLines(ctx, tx, `
+	constraints, err := names(ctx, tx, `
 		SELECT pg_get_constraintdef(oid) FROM pg_constraint
 		 WHERE conrelid = $1 AND contype <> 'n' ORDER BY oid`, oid)
 	if err != nil {
@@ -76,21 +76,4 @@ func createStatement(ctx context.Context, tx *sql.Tx, oid int64, table string) (
 	}
 	lines = append(lines, constraints...)
 	return "CREATE TABLE " + table + " (\n    " + strings.Join(lines, ",\n    ") + "\n)", nil
-}
-
-func queryLines(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"outboxlab/core/dblocation"
 	"outboxlab/core/pgdb"
 )
 
@@ -50,9 +51,9 @@ func OpenPostgres(ctx context.Context, db *sql.DB, version string, schemas ...st
 	return nil
 }
 
-// Open opens the run schema location (a URL) names: schemas are SQLite DDL,
+// Open opens the run schema loc (a URL) names: schemas are SQLite DDL,
 // translated by PostgresDDL.
-func (postgresDialect) Open(ctx context.Context, location, version string, schemas ...string) (*sql.DB, error) {
+func (postgresDialect) Open(ctx context.Context, loc dblocation.Location, version string, schemas ...string) (*sql.DB, error) {
 	ddl := make([]string, len(schemas))
 	for i, schema := range schemas {
 		var err error
@@ -60,7 +61,7 @@ func (postgresDialect) Open(ctx context.Context, location, version string, schem
 			return nil, err
 		}
 	}
-	db, err := pgdb.Open(ctx, location)
+	db, err := pgdb.Open(ctx, loc.URL())
 	if err != nil {
 		return nil, err
 	}
@@ -71,10 +72,10 @@ func (postgresDialect) Open(ctx context.Context, location, version string, schem
 	return db, nil
 }
 
-// OpenExisting opens the run schema location (a URL) names: it must exist
-// and hold a LabInfo whose version is the lab's.
-func (postgresDialect) OpenExisting(ctx context.Context, location string) (*sql.DB, error) {
-	db, err := pgdb.Open(ctx, location)
+// OpenExisting opens the run schema loc (a URL) names: it must exist and
+// hold a LabInfo whose version is the lab's.
+func (postgresDialect) OpenExisting(ctx context.Context, loc dblocation.Location) (*sql.DB, error) {
+	db, err := pgdb.Open(ctx, loc.URL())
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +92,19 @@ func (postgresDialect) OpenExisting(ctx context.Context, location string) (*sql.
 	}
 	if !strings.HasPrefix(version.String, "outboxlab") {
 		db.Close()
-		return nil, fmt.Errorf("%s is not an outboxlab database", pgdb.Redact(location))
+		return nil, fmt.Errorf("%s is not an outboxlab database", pgdb.Redact(loc.URL()))
 	}
+	return db, nil
+}
+
+// OpenReader opens one connection to the run schema: a READ COMMITTED
+// reader takes no lock a writer waits for.
+func (postgresDialect) OpenReader(ctx context.Context, loc dblocation.Location) (*sql.DB, error) {
+	db, err := pgdb.Open(ctx, loc.URL())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
 	return db, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/dblocation"
 	"outboxlab/core/sqlitedb"
 )
 
@@ -21,14 +22,14 @@ type sqliteDialect struct{}
 
 func (sqliteDialect) Name() string { return "sqlite" }
 
-// Open opens the file at location (a path) with the lab's settings.
-func (sqliteDialect) Open(ctx context.Context, location, version string, schemas ...string) (*sql.DB, error) {
-	return sqlitedb.OpenVersioned(ctx, location, version, schemas...)
+// Open opens the file at loc (a path) with the lab's settings.
+func (sqliteDialect) Open(ctx context.Context, loc dblocation.Location, version string, schemas ...string) (*sql.DB, error) {
+	return sqlitedb.OpenVersioned(ctx, loc.Path(), version, schemas...)
 }
 
-// OpenExisting opens the file at location, which must be a regular lab file.
-func (sqliteDialect) OpenExisting(ctx context.Context, location string) (*sql.DB, error) {
-	path := location
+// OpenExisting opens the file at loc, which must be a regular lab file.
+func (sqliteDialect) OpenExisting(ctx context.Context, loc dblocation.Location) (*sql.DB, error) {
+	path := loc.Path()
 	if fi, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	} else if fi.IsDir() {
@@ -135,10 +136,27 @@ func (sqliteDialect) ColumnDefault(ctx context.Context, q Querier, table, column
 	return def.String, err
 }
 
-func (sqliteDialect) CanCopy() bool { return true }
+// OpenReader opens the file query-only, without the store's settings
+// (BEGIN IMMEDIATE): a reader takes no write lock.
+func (sqliteDialect) OpenReader(_ context.Context, loc dblocation.Location) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+sqlitedb.EscapePath(loc.Path())+
+		"?_pragma=busy_timeout(30000)&_pragma=query_only(1)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
 
-// CopyTo writes the file with VACUUM INTO: a consistent copy, taken in one read.
-func (sqliteDialect) CopyTo(ctx context.Context, db *sql.DB, location string) error {
-	_, err := db.ExecContext(ctx, `VACUUM INTO ?`, location)
-	return err
+// PrimaryKey reads SQLite's table_info.
+func (sqliteDialect) PrimaryKey(ctx context.Context, q Querier, table string) ([]string, error) {
+	return names(ctx, q, `SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk`, table)
+}
+
+// Commits reads SQLite's data_version, which counts the commits of other
+// connections, and schema_version, which counts the schema's changes.
+func (sqliteDialect) Commits(ctx context.Context, q Querier) (data, schema int64, counted bool, err error) {
+	err = q.QueryRowContext(ctx, `SELECT d.data_version, s.schema_version
+		FROM pragma_data_version() d, pragma_schema_version() s`).Scan(&data, &schema)
+	return data, schema, err == nil, err
 }

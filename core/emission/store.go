@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 //go:embed schema.sql
@@ -26,11 +27,11 @@ type Store struct {
 	*claim.Store
 }
 
-// Open opens (creating if needed) the database at location (a SQLite
-// file, or a postgres:// URL naming a schema: see claim.Open) and applies the
-// schema. Two Stores may be open on the same database, as two workers would be.
-func Open(ctx context.Context, location string) (*Store, error) {
-	cs, err := claim.Open(ctx, location, SchemaVersion, Schema)
+// Open opens (creating if needed) db (a SQLite file, or a PostgreSQL run
+// schema: see claim.Open) and applies the schema. Two Stores may be open on
+// the same database, as two workers would be.
+func Open(ctx context.Context, db dialect.Database) (*Store, error) {
+	cs, err := claim.Open(ctx, db, SchemaVersion, Schema)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/internal/pgtest"
 )
 
@@ -19,10 +20,10 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // PostgreSQL schema of the test binary's server.
 var backends = []struct {
 	name     string
-	location func(t *testing.T) string
+	location func(t *testing.T) dialect.Database
 }{
-	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "ordered.db") }},
-	{"postgres", func(t *testing.T) string { return pgtest.RunSchema(t, "keyedlog-test").URL }},
+	{"sqlite", func(t *testing.T) dialect.Database { return dialect.File(filepath.Join(t.TempDir(), "ordered.db")) }},
+	{"postgres", func(t *testing.T) dialect.Database { return pgtest.Database(t, "keyedlog-test") }},
 }
 
 // A consumer whose lease on a partition ran out while another consumer
@@ -126,7 +127,7 @@ func (h *takeOver) Apply(ctx context.Context, tx *sql.Tx, r Record, now time.Tim
 // so no other consumer can claim anything while a handler runs.
 func TestConsumerRefusedMidRecordRollsBack(t *testing.T) {
 	ctx := context.Background()
-	location := pgtest.RunSchema(t, "keyedlog-test").URL
+	location := pgtest.Database(t, "keyedlog-test")
 	s, clk := testLogAt(t, location)
 	other, err := Open(ctx, location, seenSchema)
 	if err != nil {

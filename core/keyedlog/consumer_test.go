@@ -13,6 +13,7 @@ import (
 
 	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 const ms = time.Millisecond
@@ -24,12 +25,12 @@ const seenSchema = `CREATE TABLE IF NOT EXISTS Seen (Id INTEGER PRIMARY KEY, Mes
 // has partition 1. Each has sequences 1..3, each depending on the one before.
 func testLog(t *testing.T) (*Store, *clock.ScenarioClock) {
 	t.Helper()
-	return testLogAt(t, filepath.Join(t.TempDir(), "ordered.db"))
+	return testLogAt(t, dialect.File(filepath.Join(t.TempDir(), "ordered.db")))
 }
 
 // testLogAt is testLog on the database at location (a SQLite file or a
 // PostgreSQL schema's URL).
-func testLogAt(t *testing.T, location string) (*Store, *clock.ScenarioClock) {
+func testLogAt(t *testing.T, location dialect.Database) (*Store, *clock.ScenarioClock) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := Open(ctx, location, seenSchema)

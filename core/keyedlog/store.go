@@ -8,6 +8,7 @@ import (
 	_ "embed"
 
 	"outboxlab/core/claim"
+	"outboxlab/core/dialect"
 )
 
 //go:embed schema.sql
@@ -25,12 +26,12 @@ type Store struct {
 	*claim.Store
 }
 
-// Open opens (creating if needed) the database at location (a SQLite file
-// or a PostgreSQL schema's URL, see claim.Open), applies Schema and then each
-// of the business schemas, so that the business tables live in the same
+// Open opens (creating if needed) db (a SQLite file or a PostgreSQL run
+// schema, see claim.Open), applies Schema and then each of the business
+// schemas, so that the business tables live in the same
 // database and share the consumer's transactions.
-func Open(ctx context.Context, location string, business ...string) (*Store, error) {
-	cs, err := claim.Open(ctx, location, SchemaVersion, append([]string{Schema}, business...)...)
+func Open(ctx context.Context, db dialect.Database, business ...string) (*Store, error) {
+	cs, err := claim.Open(ctx, db, SchemaVersion, append([]string{Schema}, business...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ func onEachBackend(t *testing.T, test func(t *testing.T, on backend)) { pgtest.O
 // newStore opens a store on a fresh database of on, closed when the test ends.
 func newStore(t *testing.T, on backend) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), on.Location(t, "outbox"))
+	s, err := Open(context.Background(), on.Database(t, "outbox"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 // Every benchmark here counts one op per message, so ns/op compares across
@@ -16,7 +17,7 @@ import (
 
 func benchStore(b *testing.B, n int) *Store {
 	b.Helper()
-	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+	s, err := Open(context.Background(), dialect.File(filepath.Join(b.TempDir(), "bench.db")))
 	if err != nil {
 		b.Fatal(err)
 	}

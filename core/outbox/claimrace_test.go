@@ -52,10 +52,10 @@ const (
 // windows of a message overlap, tokens are a gapless sequence, and exactly
 // one completion per message committed: the one of its last claim.
 func TestRacingWorkersNeverOwnAMessageTogether(t *testing.T) {
-	pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) { raceOn(t, on.Location(t, "outbox")) })
+	pgtest.OnEach(t, func(t *testing.T, on pgtest.Backend) { raceOn(t, on.Database(t, "outbox")) })
 }
 
-func raceOn(t *testing.T, path string) {
+func raceOn(t *testing.T, path dialect.Database) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	ctx := context.Background()
@@ -110,7 +110,7 @@ func raceOn(t *testing.T, path string) {
 	}
 }
 
-func seedRaceOutbox(t *testing.T, path string) {
+func seedRaceOutbox(t *testing.T, path dialect.Database) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := outbox.Open(ctx, path)
@@ -254,7 +254,7 @@ func TestClaimSequenceProblemsCatchBrokenHistories(t *testing.T) {
 }
 
 // checkFinalRows checks the outbox and the effects table against the claims.
-func checkFinalRows(t *testing.T, path string, byMessage map[int64][]*claimRecord) {
+func checkFinalRows(t *testing.T, path dialect.Database, byMessage map[int64][]*claimRecord) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := outbox.OpenExisting(ctx, path)

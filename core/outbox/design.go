@@ -69,10 +69,10 @@ func (d Design) HasOutbox() bool { return d.outbox }
 // HasAudit reports whether the design has the AuditLog table.
 func (d Design) HasAudit() bool { return d.audit }
 
-// Open opens (creating if needed) the database at location with this design's
-// tables, as outbox.Open does with Full's.
-func (d Design) Open(ctx context.Context, location string) (*Store, error) {
-	cs, err := claim.Open(ctx, location, dialect.SchemaVersion, d.ddl)
+// Open opens (creating if needed) db with this design's tables, as
+// outbox.Open does with Full's.
+func (d Design) Open(ctx context.Context, db dialect.Database) (*Store, error) {
+	cs, err := claim.Open(ctx, db, dialect.SchemaVersion, d.ddl)
 	if err != nil {
 		return nil, err
 	}
@@ -81,8 +81,8 @@ func (d Design) Open(ctx context.Context, location string) (*Store, error) {
 
 // OpenExisting opens a lab database that already exists, seeing it through
 // this design; it creates nothing.
-func (d Design) OpenExisting(ctx context.Context, location string) (*Store, error) {
-	cs, err := claim.OpenExisting(ctx, location)
+func (d Design) OpenExisting(ctx context.Context, db dialect.Database) (*Store, error) {
+	cs, err := claim.OpenExisting(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 //go:embed schema.sql
@@ -32,17 +33,17 @@ type Store struct {
 	design Design
 }
 
-// Open opens (creating if needed) the database at location, a SQLite file or a
-// PostgreSQL location (see claim.Open), and applies the full schema (Full;
+// Open opens (creating if needed) the database (a SQLite file or a
+// PostgreSQL run schema: see claim.Open) and applies the full schema (Full;
 // a store of fewer tables opens with its Design: a course Day's is wassal.Day(n).Open).
-func Open(ctx context.Context, location string) (*Store, error) {
-	return Full.Open(ctx, location)
+func Open(ctx context.Context, db dialect.Database) (*Store, error) {
+	return Full.Open(ctx, db)
 }
 
 // OpenExisting opens a database that must already be a lab database, seeing
 // it with the full schema (Full). It never creates the file or the schema.
-func OpenExisting(ctx context.Context, location string) (*Store, error) {
-	return Full.OpenExisting(ctx, location)
+func OpenExisting(ctx context.Context, db dialect.Database) (*Store, error) {
+	return Full.OpenExisting(ctx, db)
 }
 
 // Design returns the design the store was opened with.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
 const ms = time.Millisecond
@@ -227,7 +228,7 @@ func TestTransactionRollsBackBusinessRowAndOutboxTogether(t *testing.T) {
 
 func TestOpenExistingRefusesOtherFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "other.db")
-	if _, err := OpenExisting(context.Background(), path); err == nil {
+	if _, err := OpenExisting(context.Background(), dialect.File(path)); err == nil {
 		t.Fatal("OpenExisting on a missing file succeeded")
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -236,7 +237,7 @@ func TestOpenExistingRefusesOtherFiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not a database"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenExisting(context.Background(), path); err == nil {
+	if _, err := OpenExisting(context.Background(), dialect.File(path)); err == nil {
 		t.Fatal("OpenExisting on a text file succeeded")
 	}
 }

@@ -50,10 +50,11 @@ type Receipt struct {
 	Duplicate     bool // the key had been charged before; nothing new happened
 }
 
-// OpenDurable opens (creating if needed) the provider's ledger at location, a
-// SQLite file or a PostgreSQL location (see claim.Open), with deduplication on.
-func OpenDurable(ctx context.Context, location string) (*Durable, error) {
-	s, err := claim.Open(ctx, location, dialect.SchemaVersion, DurableSchema)
+// OpenDurable opens (creating if needed) the provider's ledger in db, a
+// SQLite file or a PostgreSQL run schema (see claim.Open), with
+// deduplication on.
+func OpenDurable(ctx context.Context, db dialect.Database) (*Durable, error) {
+	s, err := claim.Open(ctx, db, dialect.SchemaVersion, DurableSchema)
 	if err != nil {
 		return nil, fmt.Errorf("open provider ledger: %w", err)
 	}

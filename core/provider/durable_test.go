@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 )
 
-func openDurable(t *testing.T, path string) *Durable {
+func openDurable(t *testing.T, db dialect.Database) *Durable {
 	t.Helper()
-	d, err := OpenDurable(context.Background(), path)
+	d, err := OpenDurable(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func openDurable(t *testing.T, path string) *Durable {
 func TestDurableDeduplicatesAcrossHandles(t *testing.T) {
 	onEachBackend(t, func(t *testing.T, on backend) {
 		ctx := context.Background()
-		path := on.Location(t, "provider")
+		path := on.Database(t, "provider")
 		first := openDurable(t, path)
 		r1, err := first.Charge(ctx, "MSG-001", "w1", clock.Start)
 		if err != nil || r1.Duplicate || r1.TransactionID != "PRV-TX-000001" {
@@ -59,7 +60,7 @@ func TestDurableDeduplicatesAcrossHandles(t *testing.T) {
 func TestDurableWithoutDeduplicationChargesTwice(t *testing.T) {
 	onEachBackend(t, func(t *testing.T, on backend) {
 		ctx := context.Background()
-		d := openDurable(t, on.Location(t, "provider"))
+		d := openDurable(t, on.Database(t, "provider"))
 		d.Deduplicate = false
 		for _, caller := range []string{"w1", "w2", "w3"} {
 			if r, err := d.Charge(ctx, "MSG-001", caller, clock.Start); err != nil || r.Duplicate {
@@ -86,7 +87,7 @@ func TestDurableWithoutDeduplicationChargesTwice(t *testing.T) {
 func TestDurableFailureIsRecordedWithoutEffect(t *testing.T) {
 	onEachBackend(t, func(t *testing.T, on backend) {
 		ctx := context.Background()
-		d := openDurable(t, on.Location(t, "provider"))
+		d := openDurable(t, on.Database(t, "provider"))
 		d.Fails = func(key string) bool { return key == "MSG-050" }
 		for i := 0; i < 2; i++ {
 			if _, err := d.Charge(ctx, "MSG-050", "w1", clock.Start); !errors.Is(err, ErrUnavailable) {
@@ -114,7 +115,7 @@ func TestDurableConcurrentRedeliveriesChargeOnce(t *testing.T) {
 	const handles, keys = 6, 20
 	onEachBackend(t, func(t *testing.T, on backend) {
 		ctx := context.Background()
-		path := on.Location(t, "provider")
+		path := on.Database(t, "provider")
 		openDurable(t, path) // the schema, once
 		ds := make([]*Durable, handles)
 		for h := range ds {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -56,7 +57,7 @@ func BenchmarkDrain(b *testing.B) {
 
 func drainStore(b *testing.B) *outbox.Store {
 	b.Helper()
-	s, err := outbox.Open(context.Background(), filepath.Join(b.TempDir(), "drain.db"))
+	s, err := outbox.Open(context.Background(), dialect.File(filepath.Join(b.TempDir(), "drain.db")))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func concurrentWorkers(t *testing.T, on backend, apply bool) {
 			errs    = make([]error, workers)
 		)
 		for i := range workers {
-			store, err := outbox.Open(ctx, s.Location())
+			store, err := outbox.Open(ctx, s.Database())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,7 +19,7 @@ const ms = time.Millisecond
 func setup(t *testing.T, on backend, maxAttempts int, keys ...string) (*outbox.Store, *clock.ScenarioClock) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := outbox.Open(ctx, on.Location(t, "outbox"))
+	s, err := outbox.Open(ctx, on.Database(t, "outbox"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,12 +32,12 @@ type outcome struct {
 func verify(t *testing.T, l *lab) outcome {
 	t.Helper()
 	ctx := context.Background()
-	store, err := outbox.OpenExisting(ctx, l.worker.outboxPath)
+	store, err := outbox.OpenExisting(ctx, l.worker.outboxDB)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	prov, err := provider.OpenDurable(ctx, l.worker.providerPath)
+	prov, err := provider.OpenDurable(ctx, l.worker.providerDB)
 	if err != nil {
 		t.Fatal(err)
 	}

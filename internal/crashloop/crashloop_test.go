@@ -150,7 +150,7 @@ func TestKillBetweenChargeAndCompleteIsRedeliveredOnce(t *testing.T) {
 						t.Errorf("%s: attempts %d token %d, want %d and %d", msgs[i].Key, msgs[i].AttemptCount, msgs[i].ClaimToken, want, want)
 					}
 				}
-				prov, err := provider.OpenDurable(ctx, l.worker.providerPath)
+				prov, err := provider.OpenDurable(ctx, l.worker.providerDB)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -170,7 +170,7 @@ func TestKillBetweenChargeAndCompleteIsRedeliveredOnce(t *testing.T) {
 
 func assertStatuses(t *testing.T, l *lab, when string, want ...outbox.Status) []outbox.Message {
 	t.Helper()
-	store, err := outbox.OpenExisting(context.Background(), l.worker.outboxPath)
+	store, err := outbox.OpenExisting(context.Background(), l.worker.outboxDB)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,10 +51,10 @@ func newLab(t *testing.T, on pgtest.Backend, n, poisonEvery int, lease time.Dura
 	t.Helper()
 	ctx := context.Background()
 	l := &lab{n: n, worker: workerArgs{
-		outboxPath: on.Location(t, "outbox"), providerPath: on.Location(t, "provider"),
+		outboxDB: on.Database(t, "outbox"), providerDB: on.Database(t, "provider"),
 		lease: lease, backoff: 20 * time.Millisecond, batch: 4, poisonEvery: poisonEvery,
 	}}
-	store, err := outbox.Open(ctx, l.worker.outboxPath)
+	store, err := outbox.Open(ctx, l.worker.outboxDB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func newLab(t *testing.T, on pgtest.Backend, n, poisonEvery int, lease time.Dura
 	if err != nil {
 		t.Fatal(err)
 	}
-	prov, err := provider.OpenDurable(ctx, l.worker.providerPath)
+	prov, err := provider.OpenDurable(ctx, l.worker.providerDB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func newLab(t *testing.T, on pgtest.Backend, n, poisonEvery int, lease time.Dura
 // counts says how many messages are in each status, for a failure message.
 func (l *lab) counts(t *testing.T) string {
 	t.Helper()
-	store, err := outbox.OpenExisting(context.Background(), l.worker.outboxPath)
+	store, err := outbox.OpenExisting(context.Background(), l.worker.outboxDB)
 	if err != nil {
 		return err.Error()
 	}

@@ -14,6 +14,7 @@ import (
 	"outboxlab/core/backoff"
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/worker"
@@ -29,20 +30,20 @@ func init() { child.Register(workerEntry, runWorker) }
 
 // workerArgs is what a worker process is started with.
 type workerArgs struct {
-	outboxPath   string
-	providerPath string
-	id           string
-	lease        time.Duration // real time: every process must mean the same by it
-	backoff      time.Duration // base of the retry backoff
-	batch        int
-	poisonEvery  int  // MSG-n with n a multiple of this always fails to charge (0: none)
-	dieAfter     int  // 0: never; n: SIGKILL itself right after its n-th charge, before completing
-	noDedup      bool // the provider charges every delivery: what the checks must catch
+	outboxDB    dialect.Database
+	providerDB  dialect.Database
+	id          string
+	lease       time.Duration // real time: every process must mean the same by it
+	backoff     time.Duration // base of the retry backoff
+	batch       int
+	poisonEvery int  // MSG-n with n a multiple of this always fails to charge (0: none)
+	dieAfter    int  // 0: never; n: SIGKILL itself right after its n-th charge, before completing
+	noDedup     bool // the provider charges every delivery: what the checks must catch
 }
 
 func (a workerArgs) list() []string {
 	return []string{
-		"-outbox", a.outboxPath, "-provider", a.providerPath, "-id", a.id,
+		"-outbox", a.outboxDB.String(), "-provider", a.providerDB.String(), "-id", a.id,
 		"-lease", a.lease.String(), "-backoff", a.backoff.String(), "-batch", strconv.Itoa(a.batch),
 		"-poison-every", strconv.Itoa(a.poisonEvery), "-die-after", strconv.Itoa(a.dieAfter),
 		"-no-dedup=" + strconv.FormatBool(a.noDedup),
@@ -53,8 +54,8 @@ func parseWorkerArgs(args []string) (workerArgs, error) {
 	var a workerArgs
 	fs := flag.NewFlagSet(workerEntry, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&a.outboxPath, "outbox", "", "outbox database")
-	fs.StringVar(&a.providerPath, "provider", "", "provider ledger database")
+	fs.Var(&a.outboxDB, "outbox", "outbox database")
+	fs.Var(&a.providerDB, "provider", "provider ledger database")
 	fs.StringVar(&a.id, "id", "", "worker id")
 	fs.DurationVar(&a.lease, "lease", time.Second, "lease")
 	fs.DurationVar(&a.backoff, "backoff", 20*time.Millisecond, "backoff base")
@@ -65,7 +66,7 @@ func parseWorkerArgs(args []string) (workerArgs, error) {
 	if err := fs.Parse(args); err != nil {
 		return a, fmt.Errorf("parse worker arguments: %w", err)
 	}
-	if a.outboxPath == "" || a.providerPath == "" || a.id == "" {
+	if a.outboxDB.IsZero() || a.providerDB.IsZero() || a.id == "" {
 		return a, fmt.Errorf("worker needs -outbox, -provider and -id")
 	}
 	return a, nil
@@ -88,12 +89,12 @@ func runWorker(ctx context.Context, args []string, stdout io.Writer) int {
 // clock follows the wall clock: leases are only meaningful between processes
 // if they all read the same time, and the wall clock is the one they share.
 func drain(ctx context.Context, a workerArgs, stdout io.Writer) error {
-	store, err := outbox.OpenExisting(ctx, a.outboxPath)
+	store, err := outbox.OpenExisting(ctx, a.outboxDB)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	prov, err := provider.OpenDurable(ctx, a.providerPath)
+	prov, err := provider.OpenDurable(ctx, a.providerDB)
 	if err != nil {
 		return err
 	}

@@ -3,22 +3,42 @@ package pgtest
 import (
 	"path/filepath"
 	"testing"
+
+	"outboxlab/core/dblocation"
+	"outboxlab/core/dialect"
 )
 
 // Backend is a database a store's tests run on.
 type Backend struct {
 	Name string // "sqlite" or "postgres"
-	// Location makes a fresh database named name for the test and returns
-	// where it is: a SQLite file in the test's temporary directory, or the
-	// URL of a run schema on the test binary's server (dropped when the test
-	// ends; the test is skipped where no PostgreSQL is installed).
-	Location func(t testing.TB, name string) string
+	// Database makes a fresh database named name for the test: a SQLite
+	// file in the test's temporary directory, or a run schema on the test
+	// binary's server (dropped when the test ends; the test is skipped where
+	// no PostgreSQL is installed).
+	Database func(t testing.TB, name string) dialect.Database
 }
+
+// Location is where a fresh Database named name is, for a test that hands
+// it to a child process on its command line.
+func (b Backend) Location(t testing.TB, name string) string { return b.Database(t, name).String() }
 
 // Backends are SQLite and PostgreSQL, in that order.
 var Backends = []Backend{
-	{"sqlite", func(t testing.TB, name string) string { return filepath.Join(t.TempDir(), name+".db") }},
-	{"postgres", func(t testing.TB, name string) string { return RunSchema(t, name).URL }},
+	{"sqlite", func(t testing.TB, name string) dialect.Database {
+		return dialect.File(filepath.Join(t.TempDir(), name+".db"))
+	}},
+	{"postgres", Database},
+}
+
+// Database is a fresh run schema named for name on the test binary's
+// server, dropped when the test ends.
+func Database(t testing.TB, name string) dialect.Database {
+	t.Helper()
+	loc, err := dblocation.ParsePostgres(RunSchema(t, name).URL)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	return dialect.At(loc)
 }
 
 // OnEach runs test once per backend, as subtests named for it. Only tests
@@ -27,4 +47,30 @@ func OnEach(t *testing.T, test func(t *testing.T, on Backend)) {
 	for _, b := range Backends {
 		t.Run(b.Name, func(t *testing.T) { test(t, b) })
 	}
+}
+
+// ServerDatabase is the test binary's server as a Database: where a run's schemas
+// go (scenarios.NewPostgresEnv), as the --database URL is.
+func ServerDatabase(t testing.TB) dialect.Database {
+	t.Helper()
+	return Shared(t).Database()
+}
+
+// Database is the server as a Database (its superuser URL, parsed).
+func (s *Server) Database() dialect.Database {
+	db, err := dialect.Parse(s.URL)
+	if err != nil {
+		panic("pgtest: the server's own URL does not parse: " + err.Error())
+	}
+	return db
+}
+
+// Parse is dialect.Parse for a test: a location that does not parse fails it.
+func Parse(t testing.TB, location string) dialect.Database {
+	t.Helper()
+	db, err := dialect.Parse(location)
+	if err != nil {
+		t.Fatalf("pgtest: parse %s: %v", dialect.File(location).Redacted(), err)
+	}
+	return db
 }

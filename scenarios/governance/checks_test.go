@@ -337,7 +337,7 @@ func TestStaleChecksCatchAWrongImplementation(t *testing.T) {
 		t.Run(tt.scenario+" "+tt.why, func(t *testing.T) {
 			t.Parallel()
 			o := validOptions[*staleOptions](t, tt.scenario)
-			run, err := o.race(context.Background(), scenarios.NewEnv(t.TempDir()).Location, o.after)
+			run, err := o.race(context.Background(), scenarios.NewEnv(t.TempDir()).Database, o.after)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -389,7 +389,7 @@ func TestReplayChecksCatchAWrongImplementation(t *testing.T) {
 		t.Run(tt.why, func(t *testing.T) {
 			t.Parallel()
 			o := validOptions[*replayOptions](t, replayName)
-			run, err := o.replay(context.Background(), scenarios.NewEnv(t.TempDir()).Location)
+			run, err := o.replay(context.Background(), scenarios.NewEnv(t.TempDir()).Database)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -433,7 +433,7 @@ func TestDeadLetterRaceChecksCatchAWrongImplementation(t *testing.T) {
 		t.Run(tt.scenario+" "+tt.why, func(t *testing.T) {
 			t.Parallel()
 			o := validOptions[*staleOptions](t, tt.scenario)
-			run, err := o.raceOn(context.Background(), scenarios.NewEnv(t.TempDir()).Location, o.after, o.deadSpec())
+			run, err := o.raceOn(context.Background(), scenarios.NewEnv(t.TempDir()).Database, o.after, o.deadSpec())
 			if err != nil {
 				t.Fatal(err)
 			}

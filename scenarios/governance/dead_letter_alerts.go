@@ -82,7 +82,7 @@ func (o *alertsOptions) specs() []entrySpec {
 }
 
 func (o *alertsOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	run, err := drive(ctx, env.Location, driveSpec{mode: emission.ClaimMode, flags: o.drain, entries: o.specs()})
+	run, err := drive(ctx, env.Database, driveSpec{mode: emission.ClaimMode, flags: o.drain, entries: o.specs()})
 	if err != nil {
 		return nil, err
 	}

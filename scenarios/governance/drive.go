@@ -6,6 +6,7 @@ import (
 	"outboxlab/core/changelog"
 	"time"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/emission"
 	"outboxlab/scenarios"
 )
@@ -47,8 +48,8 @@ type driveRun struct {
 // spec.mode until nothing is left to do or the demo cap stops the run. After
 // every pass it reads back the row of each entry the pass handled: rows[key]
 // holds the entry as persisted after each of its transitions, in order.
-func drive(ctx context.Context, path string, spec driveSpec) (*driveRun, error) {
-	store, clk, em, err := openSeeded(ctx, path, spec.entries)
+func drive(ctx context.Context, db dialect.Database, spec driveSpec) (*driveRun, error) {
+	store, clk, em, err := openSeeded(ctx, db, spec.entries)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +187,7 @@ func (r *driveRun) entry(key string) emission.Entry {
 // database, the claim drain on a second one, "claim".
 func driveBoth(ctx context.Context, env scenarios.Env, spec driveSpec) (store, claim *driveRun, err error) {
 	spec.mode = emission.StoreMode
-	if store, err = drive(env.Recorder.Watch(ctx, "STORE", env.Location), env.Location, spec); err != nil {
+	if store, err = drive(env.Recorder.Watch(ctx, "STORE", env.Database), env.Database, spec); err != nil {
 		return nil, nil, fmt.Errorf("run the store drain: %w", err)
 	}
 	spec.mode = emission.ClaimMode

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/emission"
 )
 
@@ -71,8 +72,8 @@ func (s entrySpec) withDefaults() entrySpec {
 // openSeeded opens the database at location path and seeds specs in it at
 // the start of a fresh scenario clock, scripted on a fresh emitter. The
 // caller closes the store.
-func openSeeded(ctx context.Context, path string, specs []entrySpec) (*emission.Store, *clock.ScenarioClock, *emission.Scripted, error) {
-	store, err := emission.Open(ctx, path)
+func openSeeded(ctx context.Context, db dialect.Database, specs []entrySpec) (*emission.Store, *clock.ScenarioClock, *emission.Scripted, error) {
+	store, err := emission.Open(ctx, db)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -188,7 +188,7 @@ func fixFor(c emission.Cause) string {
 
 func (o *replayOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	run, err := o.replay(ctx, env.Location)
+	run, err := o.replay(ctx, env.Database)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/emission"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
@@ -52,8 +53,8 @@ func (r *replayRun) host(at time.Time, format string, args ...any) {
 	r.lines = append(r.lines, wrapFields(fmt.Sprintf("%s  host  %s", clock.DayStamp(at), fmt.Sprintf(format, args...)), hostIndent))
 }
 
-func (o *replayOptions) replay(ctx context.Context, path string) (*replayRun, error) {
-	store, clk, em, err := openSeeded(ctx, path, o.specs())
+func (o *replayOptions) replay(ctx context.Context, db dialect.Database) (*replayRun, error) {
+	store, clk, em, err := openSeeded(ctx, db, o.specs())
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/emission"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -115,9 +116,9 @@ type staleDesign struct{ main, dead *staleRun }
 // check, when after is set; --claim-check=false switches the check off in
 // the AFTER scenario's own run): the main race at location, the dead-letter
 // race on a database of its own.
-func (o *staleOptions) driveDesign(ctx context.Context, env scenarios.Env, location string, after bool) (*staleDesign, error) {
+func (o *staleOptions) driveDesign(ctx context.Context, env scenarios.Env, database dialect.Database, after bool) (*staleDesign, error) {
 	fenced := after && (o.ClaimCheck || !o.after)
-	main, err := o.race(ctx, location, fenced)
+	main, err := o.race(ctx, database, fenced)
 	if err != nil {
 		return nil, err
 	}

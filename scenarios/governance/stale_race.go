@@ -82,19 +82,19 @@ func (r *staleRun) note(at time.Time, format string, args ...any) {
 
 // race runs the interleaving on a fresh database at path: two store handles
 // (two connections), worker A in its own goroutine, worker B in this one.
-func (o *staleOptions) race(ctx context.Context, path string, fenced bool) (*staleRun, error) {
-	return o.raceOn(ctx, path, fenced, o.spec())
+func (o *staleOptions) race(ctx context.Context, db dialect.Database, fenced bool) (*staleRun, error) {
+	return o.raceOn(ctx, db, fenced, o.spec())
 }
 
 // raceOn runs the interleaving on spec's entry: race is GOV-001, which B
 // delivers; the dead-letter race is GOV-002, which B dead-letters.
-func (o *staleOptions) raceOn(ctx context.Context, path string, fenced bool, spec entrySpec) (*staleRun, error) {
-	stA, clk, em, err := openSeeded(ctx, path, []entrySpec{spec})
+func (o *staleOptions) raceOn(ctx context.Context, db dialect.Database, fenced bool, spec entrySpec) (*staleRun, error) {
+	stA, clk, em, err := openSeeded(ctx, db, []entrySpec{spec})
 	if err != nil {
 		return nil, err
 	}
 	defer stA.Close()
-	stB, err := emission.Open(ctx, path)
+	stB, err := emission.Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -90,8 +90,8 @@ func (o *staleOptions) pairReport(env scenarios.Env) scenarios.PairReport[*stale
 	main := func(d *staleDesign) staleSide { return side(d.main) }
 	return scenarios.PairReport[*staleDesign]{
 		Pair: stalePair, After: o.after, Family: "governance",
-		Drive: func(ctx context.Context, location string, after bool) (*staleDesign, error) {
-			return o.driveDesign(ctx, env, location, after)
+		Drive: func(ctx context.Context, db dialect.Database, after bool) (*staleDesign, error) {
+			return o.driveDesign(ctx, env, db, after)
 		},
 		Setup:   func(r *report.Report, own *staleDesign) { o.writeSetup(r, own.main) },
 		Story:   func(r *report.Report, own, _, _ *staleDesign) { writeStaleStory(r, own.main, verbose) },

@@ -8,6 +8,7 @@ import (
 	"outboxlab/core/backoff"
 	"outboxlab/core/changelog"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/keyedlog"
 )
 
@@ -81,8 +82,8 @@ type run struct {
 	inOrderDLQ int
 }
 
-func (o *options) drive(ctx context.Context, location string, d design) (*run, error) {
-	s, err := keyedlog.Open(ctx, location, ordersSchema)
+func (o *options) drive(ctx context.Context, db dialect.Database, d design) (*run, error) {
+	s, err := keyedlog.Open(ctx, db, ordersSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -298,8 +299,8 @@ func (r *run) readLedgers(ctx context.Context, s *keyedlog.Store) error {
 
 // inOrder runs the same log through the same handler with no bug and no
 // containment: the state every order should end in.
-func (o *options) inOrder(ctx context.Context, location string, d design) ([]orderState, int, error) {
-	s, err := keyedlog.Open(ctx, location, ordersSchema)
+func (o *options) inOrder(ctx context.Context, db dialect.Database, d design) ([]orderState, int, error) {
+	s, err := keyedlog.Open(ctx, db, ordersSchema)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/keyedlog"
 	"outboxlab/scenarios"
 )
@@ -24,8 +25,8 @@ func (o *options) execute(ctx context.Context, env scenarios.Env, db string, d d
 // run goes to a database of its own (outbox-in-order), unless ref already
 // holds its states: every design after the first shares the first one's
 // reference (the handler is the same).
-func (o *options) executeAt(ctx context.Context, env scenarios.Env, location string, d design, ref []orderState) (*run, error) {
-	run, err := o.drive(ctx, location, d)
+func (o *options) executeAt(ctx context.Context, env scenarios.Env, db dialect.Database, d design, ref []orderState) (*run, error) {
+	run, err := o.drive(ctx, db, d)
 	if err != nil {
 		return nil, err
 	}

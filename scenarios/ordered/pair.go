@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -38,12 +39,12 @@ func (o *options) reportPair(ctx context.Context, env scenarios.Env, before, aft
 		Pair:   scenarios.Pair{Before: before.name, After: after.name, BeforeTitle: before.title, AfterTitle: after.title},
 		After:  ownIsAfter,
 		Family: "ordered",
-		Drive: func(ctx context.Context, location string, isAfter bool) (*run, error) {
+		Drive: func(ctx context.Context, db dialect.Database, isAfter bool) (*run, error) {
 			d := before.design
 			if isAfter {
 				d = after.design
 			}
-			run, err := o.executeAt(ctx, env, location, d, ref)
+			run, err := o.executeAt(ctx, env, db, d, ref)
 			if err == nil {
 				ref = run.inOrder
 			}

@@ -136,7 +136,7 @@ type measured struct {
 }
 
 func (o *schedulesOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	store, err := outbox.Open(ctx, env.Location)
+	store, err := outbox.Open(ctx, env.Database)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"outboxlab/core/backoff"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
@@ -124,7 +125,7 @@ func TestBackoffSchedulesChecksCatchAWrongRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			o := scenariotest.Bind(t, backoffSchedules).(*schedulesOptions)
-			store, err := outbox.Open(ctx, filepath.Join(t.TempDir(), "outbox.db"))
+			store, err := outbox.Open(ctx, dialect.File(filepath.Join(t.TempDir(), "outbox.db")))
 			if err != nil {
 				t.Fatal(err)
 			}

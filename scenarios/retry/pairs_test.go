@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios/scenariotest"
 )
@@ -168,11 +169,11 @@ func TestReplayBreakerJudgesTheLedger(t *testing.T) {
 func TestCircuitBreakerChecksCatchACallWhileOpen(t *testing.T) {
 	o := scenariotest.Bind(t, stormBreaker).(*stormOptions)
 	dir := t.TempDir()
-	before, err := o.drive(context.Background(), filepath.Join(dir, "before.db"), false)
+	before, err := o.drive(context.Background(), dialect.File(filepath.Join(dir, "before.db")), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := o.drive(context.Background(), filepath.Join(dir, "after.db"), true)
+	after, err := o.drive(context.Background(), dialect.File(filepath.Join(dir, "after.db")), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -193,8 +194,8 @@ func (o *poisonOptions) superviseAll(ctx context.Context, env scenarios.Env, pos
 
 // supervise seeds a fresh outbox and starts consumer lifetimes, one child
 // process at a time, until the queue is empty or --max-restarts is reached.
-func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPosition) (*poisonRun, error) {
-	store, err := outbox.Open(ctx, path)
+func (o *poisonOptions) supervise(ctx context.Context, database dialect.Database, p counterPosition) (*poisonRun, error) {
+	store, err := outbox.Open(ctx, database)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +214,7 @@ func (o *poisonOptions) supervise(ctx context.Context, path string, p counterPos
 		if err := o.audit(ctx, store, at, actionStarted, 0, name+" started"); err != nil {
 			return nil, err
 		}
-		args := append([]string{"-db", path, "-name", name, "-counter", counter,
+		args := append([]string{"-db", database.String(), "-name", name, "-counter", counter,
 			"-lethal", strings.Join(o.lethalKeys(), ","), "-threshold", strconv.Itoa(o.Threshold), "-start", clock.ISO(at)}, p.args...)
 		exit, err := child.Run(ctx, lifetimeEntry, args...)
 		if err != nil {

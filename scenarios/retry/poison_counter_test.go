@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -83,7 +84,7 @@ func TestPoisonCounterRealDeathsMatchTheSeedsAlgorithm(t *testing.T) {
 func TestOnCatchCounterCountsCatchableFailures(t *testing.T) {
 	ctx := context.Background()
 	o := scenariotest.Bind(t, poisonCounter, "--messages", "1", "--lethal", "1", "--threshold", "2").(*poisonOptions)
-	store, err := outbox.Open(ctx, filepath.Join(t.TempDir(), "outbox.db"))
+	store, err := outbox.Open(ctx, dialect.File(filepath.Join(t.TempDir(), "outbox.db")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestPoisonCounterChecksCatchAWrongRun(t *testing.T) {
 	)
 	o := scenariotest.Bind(t, poisonCounter).(*poisonOptions)
 	dir := t.TempDir()
-	runs, err := o.superviseBoth(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
+	runs, err := o.superviseBoth(context.Background(), scenarios.NewEnv(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -67,7 +68,8 @@ type lifetime struct {
 // lifetime against the database and exits 0 when nothing is left to deliver.
 func runLifetime(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet(lifetimeEntry, flag.ContinueOnError)
-	db := fs.String("db", "", "database location: a SQLite file or a PostgreSQL URL")
+	var db dialect.Database
+	fs.Var(&db, "db", "database location: a SQLite file or a PostgreSQL URL")
 	name := fs.String("name", "", "worker id of this lifetime")
 	counter := fs.String("counter", "", "at-delivery or on-catch")
 	lethal := fs.String("lethal", "", "comma list of lethal message keys")
@@ -84,7 +86,7 @@ func runLifetime(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintf(os.Stderr, "lifetime: bad start time %q\n", *start)
 		return 3
 	}
-	store, err := outbox.OpenExisting(ctx, *db)
+	store, err := outbox.OpenExisting(ctx, db)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lifetime: %v\n", err)
 		return 3

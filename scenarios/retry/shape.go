@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -71,7 +72,7 @@ type pairSide[R designRun] struct {
 // BEFORE scenario's checks assert that it reproduced the failure mode.
 // --verbose prints the whole timeline; by default runs of alike lines are
 // condensed.
-func (p pairReport[R]) run(ctx context.Context, env scenarios.Env, drive func(ctx context.Context, location string, after bool) (R, error)) (*report.Report, error) {
+func (p pairReport[R]) run(ctx context.Context, env scenarios.Env, drive func(ctx context.Context, db dialect.Database, after bool) (R, error)) (*report.Report, error) {
 	side, title := p.beforeSide, "Safety checks (the failure mode, reproduced)"
 	if p.after {
 		side, title = p.afterSide, "Safety checks"

@@ -13,6 +13,7 @@ import (
 	"outboxlab/core/breaker"
 	"outboxlab/core/changelog"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
@@ -102,8 +103,8 @@ func (o *stormOptions) Run(ctx context.Context, env scenarios.Env) (*report.Repo
 // drive seeds a fresh outbox and lets one worker drain it, one message per
 // Step, each send taking stormSendTime; with a breaker, the consumer does not
 // claim at all while the breaker is open.
-func (o *stormOptions) drive(ctx context.Context, path string, withBreaker bool) (*stormRun, error) {
-	store, err := outbox.Open(ctx, path)
+func (o *stormOptions) drive(ctx context.Context, db dialect.Database, withBreaker bool) (*stormRun, error) {
+	store, err := outbox.Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

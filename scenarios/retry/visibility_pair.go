@@ -12,6 +12,7 @@ import (
 
 	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -130,15 +131,15 @@ func (o *visibilityOptions) scripts() []script {
 
 func (o *visibilityOptions) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	drive := func(ctx context.Context, path string, after bool) (*pairRun, error) {
-		return o.drive(ctx, path, !after || !o.OnQueue)
+	drive := func(ctx context.Context, db dialect.Database, after bool) (*pairRun, error) {
+		return o.drive(ctx, db, !after || !o.OnQueue)
 	}
 	return o.pairReport().run(ctx, env, drive)
 }
 
 // drive seeds a fresh outbox and runs the consumers of one design to the end.
-func (o *visibilityOptions) drive(ctx context.Context, path string, held bool) (*pairRun, error) {
-	store, err := outbox.Open(ctx, path)
+func (o *visibilityOptions) drive(ctx context.Context, db dialect.Database, held bool) (*pairRun, error) {
+	store, err := outbox.Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

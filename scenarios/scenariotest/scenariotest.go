@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -69,7 +70,11 @@ func RunIn(t testing.TB, env scenarios.Env, name string, args ...string) *report
 func RunPostgres(t testing.TB, url, name string, args ...string) *report.Report {
 	t.Helper()
 	ctx := context.Background()
-	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), url, name)
+	server, err := dialect.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), server, name)
 	if err != nil {
 		t.Fatal(err)
 	}

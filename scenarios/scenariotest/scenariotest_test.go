@@ -28,7 +28,7 @@ func (p *probe) Run(_ context.Context, env scenarios.Env) (*report.Report, error
 	r.Metric("n", p.n)
 	_, err := os.Stat(env.Dir)
 	r.Metric("dir_exists", err == nil)
-	r.Metric("db_in_dir", filepath.Dir(env.Location) == env.Dir)
+	r.Metric("db_in_dir", filepath.Dir(env.Database.Location().Path()) == env.Dir)
 	return r, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/plot"
 	"outboxlab/core/provider"
@@ -77,14 +78,14 @@ type ledgerTable struct {
 // design (the AFTER one when after is set) on a fresh database, both designs
 // run, and the report is the scenario's own (after: the AFTER scenario's).
 func runDay[R, F any](ctx context.Context, env scenarios.Env, d day, after bool, x design[R, F],
-	drive func(ctx context.Context, location string, after bool) (R, error)) (*report.Report, error) {
+	drive func(ctx context.Context, db dialect.Database, after bool) (R, error)) (*report.Report, error) {
 	return dayReport(d, after, env.Verbose, x, drive).Run(ctx, env)
 }
 
 // dayReport is the spec of a day's report: verbose brings back the ledgers
 // a story prints only on request.
 func dayReport[R, F any](d day, after, verbose bool, x design[R, F],
-	drive func(ctx context.Context, location string, after bool) (R, error)) scenarios.PairReport[R] {
+	drive func(ctx context.Context, db dialect.Database, after bool) (R, error)) scenarios.PairReport[R] {
 	pass, fail := d.reproduced, verdictNotReproduced
 	if after {
 		pass, fail = d.held, d.broken

@@ -18,7 +18,7 @@ import (
 // openDesign opens a fresh database of on with design d, closed when the test ends.
 func openDesign(t *testing.T, on pgtest.Backend, d outbox.Design) *outbox.Store {
 	t.Helper()
-	s, err := d.Open(context.Background(), on.Location(t, "outbox"))
+	s, err := d.Open(context.Background(), on.Database(t, "outbox"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -126,7 +125,7 @@ func run(t *testing.T, opts scenarios.Options, args []string) *report.Report {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	rep, err := opts.Run(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
+	rep, err := opts.Run(context.Background(), scenarios.NewEnv(dir))
 	if err != nil {
 		t.Fatalf("options %q were accepted but the run failed: %v", args, err)
 	}

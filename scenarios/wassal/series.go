@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/worker"
@@ -244,7 +245,7 @@ func confirmVia(p statusChecker) worker.Handler {
 // its parent names in -day (Day; the full schema without it). When it
 // cannot, it has said why on stderr (for bad flags, the flag package has)
 // and ok is false: the child exits childFailed.
-func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *string, times ...*string) (*outbox.Store, []time.Time, bool) {
+func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *dialect.Database, times ...*string) (*outbox.Store, []time.Time, bool) {
 	fs.SetOutput(os.Stderr)
 	day := fs.Int("day", 0, "the course Day whose store the parent opened (13 to 17; 0: the full schema)")
 	if err := fs.Parse(args); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios"
@@ -14,14 +15,14 @@ import (
 
 // driveDesign validates args for the scenario called name, then drives one
 // design of it (drive's bool) on a fresh database; it returns the options and the run.
-func driveDesign[O scenarios.Options, R any](t *testing.T, drive func(O, context.Context, string, bool) (R, error),
+func driveDesign[O scenarios.Options, R any](t *testing.T, drive func(O, context.Context, dialect.Database, bool) (R, error),
 	name string, design bool, args ...string) (O, R) {
 	t.Helper()
 	o := scenariotest.Bind(t, name, args...).(O)
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	run, err := drive(o, context.Background(), filepath.Join(t.TempDir(), "outbox.db"), design)
+	run, err := drive(o, context.Background(), dialect.File(filepath.Join(t.TempDir(), "outbox.db")), design)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
@@ -151,8 +152,8 @@ func (o *session13Options) newProvider() *provider.Provider {
 	return p
 }
 
-func (o *session13Options) drive(ctx context.Context, path string, durable bool) (*session13Run, error) {
-	store, err := openSession13(ctx, path, durable) // creates the schema; each life opens its own connections
+func (o *session13Options) drive(ctx context.Context, database dialect.Database, durable bool) (*session13Run, error) {
+	store, err := openSession13(ctx, database, durable) // creates the schema; each life opens its own connections
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +176,7 @@ func (o *session13Options) drive(ctx context.Context, path string, durable bool)
 	} else {
 		run.windowEnd = requestTime(o.Payments).Add(o.Observe)
 	}
-	exit, err := child.Run(ctx, session13Child, "-db", path, "-provider", srv.URL,
+	exit, err := child.Run(ctx, session13Child, "-db", database.String(), "-provider", srv.URL,
 		"-durable="+strconv.FormatBool(durable), "-life", "1", "-first", "1", "-last", strconv.Itoa(last),
 		"-crash-after", o.CrashAfter, "-recheck-after", o.RecheckAfter.String(),
 		"-reconcile="+strconv.FormatBool(o.Reconciler), "-window-end", clock.ISO(run.windowEnd))
@@ -190,7 +191,7 @@ func (o *session13Options) drive(ctx context.Context, path string, durable bool)
 		return nil, fmt.Errorf("service life 1 exited with code %d", exit.Code)
 	}
 
-	if store, err = Day(13).OpenExisting(ctx, path); err != nil { // fresh connections: the restart
+	if store, err = Day(13).OpenExisting(ctx, database); err != nil { // fresh connections: the restart
 		return nil, err
 	}
 	defer store.Close()

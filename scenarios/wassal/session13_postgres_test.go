@@ -18,7 +18,7 @@ import (
 func TestSession13WritesThePaymentAndItsRecheckRowSeparately(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), pgtest.URL(t), session13After)
+	env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), pgtest.ServerDatabase(t), session13After)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,14 +27,14 @@ func TestSession13WritesThePaymentAndItsRecheckRowSeparately(t *testing.T) {
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	run, err := o.drive(ctx, env.Location, true)
+	run, err := o.drive(ctx, env.Database, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := keysText(run.rowsAtCrash); got != "PAY-003, PAY-005" {
 		t.Fatalf("re-check rows on disk after the crash: %s, want PAY-003, PAY-005", got)
 	}
-	store, err := Day(13).OpenExisting(ctx, env.Location)
+	store, err := Day(13).OpenExisting(ctx, env.Database)
 	if err != nil {
 		t.Fatal(err)
 	}

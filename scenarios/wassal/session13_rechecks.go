@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 )
@@ -46,8 +47,8 @@ const (
 
 // openSession13 opens a Day 13 store: Payments, and the Rechecks table when
 // the design is the durable one.
-func openSession13(ctx context.Context, path string, durable bool) (*outbox.Store, error) {
-	store, err := Day(13).Open(ctx, path)
+func openSession13(ctx context.Context, db dialect.Database, durable bool) (*outbox.Store, error) {
+	store, err := Day(13).Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

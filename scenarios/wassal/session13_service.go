@@ -13,6 +13,7 @@ import (
 	"outboxlab/core/child"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 )
@@ -239,7 +240,8 @@ func (s *session13Service) checkStatus(ctx context.Context, r recheckRow) error 
 // the database and the provider its parent names.
 func runSession13Child(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet(session13Child, flag.ContinueOnError)
-	db := fs.String("db", "", "the parent's database: a SQLite file or a PostgreSQL URL")
+	var db dialect.Database
+	fs.Var(&db, "db", "the parent's database: a SQLite file or a PostgreSQL URL")
 	url := fs.String("provider", "", "provider URL")
 	durable := fs.Bool("durable", false, "keep pending work in the outbox")
 	life := fs.Int("life", 1, "which life of the service this is")
@@ -250,7 +252,7 @@ func runSession13Child(ctx context.Context, args []string, stdout io.Writer) int
 	reconcile := fs.Bool("reconcile", true, "run the reconciler")
 	start := fs.String("start", clock.ISO(clock.Start), "scenario time at the start")
 	windowEnd := fs.String("window-end", "", "end of the observation window")
-	store, at, ok := openChild(ctx, fs, args, db, start, windowEnd)
+	store, at, ok := openChild(ctx, fs, args, &db, start, windowEnd)
 	if !ok {
 		return childFailed
 	}

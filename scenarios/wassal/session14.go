@@ -12,6 +12,7 @@ import (
 	"outboxlab/core/changelog"
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
@@ -125,14 +126,14 @@ type session14Run struct {
 }
 
 func (o *session14Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	drive := func(ctx context.Context, path string, after bool) (*session14Run, error) {
-		return o.drive(ctx, path, o.atomicFor(after))
+	drive := func(ctx context.Context, db dialect.Database, after bool) (*session14Run, error) {
+		return o.drive(ctx, db, o.atomicFor(after))
 	}
 	return runDay[*session14Run, session14Metrics](ctx, env, session14Day, o.after, o, drive)
 }
 
-func (o *session14Options) drive(ctx context.Context, path string, atomic bool) (*session14Run, error) {
-	store, err := Day(14).Open(ctx, path) // creates Day 14's schema; each life opens its own connections
+func (o *session14Options) drive(ctx context.Context, database dialect.Database, atomic bool) (*session14Run, error) {
+	store, err := Day(14).Open(ctx, database) // creates Day 14's schema; each life opens its own connections
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func (o *session14Options) drive(ctx context.Context, path string, atomic bool) 
 		if life > 1 {
 			order = messageFirst
 		}
-		exit, err := child.Run(ctx, session14Child, "-db", path, "-day", "14", "-atomic="+strconv.FormatBool(atomic), "-order", order,
+		exit, err := child.Run(ctx, session14Child, "-db", database.String(), "-day", "14", "-atomic="+strconv.FormatBool(atomic), "-order", order,
 			"-life", strconv.Itoa(life), "-first", strconv.Itoa(first), "-last", strconv.Itoa(last),
 			"-crash-at", crash, "-start", clock.ISO(start))
 		if err != nil {
@@ -172,13 +173,13 @@ func (o *session14Options) drive(ctx context.Context, path string, atomic bool) 
 			"RESTART: life %d (%s) starts as a new process; the client was told %s failed", life+1, messageFirst, crash)))
 		first = last + 1
 	}
-	return run, o.relay(ctx, run, path)
+	return run, o.relay(ctx, run, database)
 }
 
 // relay opens fresh connections, reads what the lives left behind, and drains
 // the outbox with the relay worker, which asks the provider about each message.
-func (o *session14Options) relay(ctx context.Context, run *session14Run, path string) error {
-	store, err := Day(14).OpenExisting(ctx, path)
+func (o *session14Options) relay(ctx context.Context, run *session14Run, db dialect.Database) error {
+	store, err := Day(14).OpenExisting(ctx, db)
 	if err != nil {
 		return err
 	}

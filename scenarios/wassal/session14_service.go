@@ -10,6 +10,7 @@ import (
 
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -122,7 +123,8 @@ func (s *session14Service) say(line string) { fmt.Fprintln(s.out, line) }
 // runSession14Child runs one life of the service against the parent's database.
 func runSession14Child(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet(session14Child, flag.ContinueOnError)
-	db := fs.String("db", "", "the parent's database: a SQLite file or a PostgreSQL URL")
+	var db dialect.Database
+	fs.Var(&db, "db", "the parent's database: a SQLite file or a PostgreSQL URL")
 	atomic := fs.Bool("atomic", false, "write payment and message in one transaction")
 	order := fs.String("order", paymentFirst, "which row is written first")
 	life := fs.Int("life", 1, "which life of the service this is")
@@ -130,7 +132,7 @@ func runSession14Child(ctx context.Context, args []string, stdout io.Writer) int
 	last := fs.Int("last", 1, "last request")
 	crashAt := fs.String("crash-at", "", "die between the two writes of this key's request")
 	start := fs.String("start", clock.ISO(clock.Start), "scenario time at the start")
-	store, at, ok := openChild(ctx, fs, args, db, start)
+	store, at, ok := openChild(ctx, fs, args, &db, start)
 	if !ok {
 		return childFailed
 	}

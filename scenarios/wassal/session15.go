@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
@@ -145,8 +146,8 @@ type refusal struct {
 }
 
 func (o *session15Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
-	drive := func(ctx context.Context, path string, after bool) (*session15Run, error) {
-		return o.drive(ctx, path, !after)
+	drive := func(ctx context.Context, db dialect.Database, after bool) (*session15Run, error) {
+		return o.drive(ctx, db, !after)
 	}
 	o.verbose = env.Verbose
 	return runDay[*session15Run, session15Metrics](ctx, env, session15Day, o.after, o, drive)

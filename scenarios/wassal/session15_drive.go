@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 )
@@ -47,9 +48,9 @@ func dayOf(naive bool) string {
 	return "15"
 }
 
-func (o *session15Options) drive(ctx context.Context, path string, naive bool) (*session15Run, error) {
+func (o *session15Options) drive(ctx context.Context, db dialect.Database, naive bool) (*session15Run, error) {
 	design := o.design(naive)
-	setup, err := design.Open(ctx, path)
+	setup, err := design.Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func (o *session15Options) drive(ctx context.Context, path string, naive bool) (
 		run: &session15Run{naive: naive, fenced: !naive && o.Fencing, serial: serialWriters(setup), completions: map[string]int{},
 			claimedBy: map[string][]string{}, prov: prov}}
 	for _, w := range []**outboxWorker{&d.a, &d.b} { // each worker has its own connections, as a process would
-		store, err := design.OpenExisting(ctx, path)
+		store, err := design.OpenExisting(ctx, db)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +84,7 @@ func (o *session15Options) drive(ctx context.Context, path string, naive bool) (
 	}
 	d.a.id, d.b.id = "worker-a", "worker-b"
 
-	if err := d.crash(ctx, path, srv.URL); err != nil {
+	if err := d.crash(ctx, db, srv.URL); err != nil {
 		return nil, err
 	}
 	for _, act := range []func(context.Context) error{d.race, d.stall, d.drain} {
@@ -100,9 +101,9 @@ func (d *day15) say(at time.Time, key, text string) {
 }
 
 // crash runs worker-c in a child process: it claims one message and is killed.
-func (d *day15) crash(ctx context.Context, path, url string) error {
+func (d *day15) crash(ctx context.Context, db dialect.Database, url string) error {
 	now := d.clk.AdvanceTo(clock.Start.Add(crashActAt))
-	exit, err := child.Run(ctx, session15Child, "-db", path, "-day", dayOf(d.a.naive), "-provider", url, "-naive="+strconv.FormatBool(d.a.naive),
+	exit, err := child.Run(ctx, session15Child, "-db", db.String(), "-day", dayOf(d.a.naive), "-provider", url, "-naive="+strconv.FormatBool(d.a.naive),
 		"-fenced="+strconv.FormatBool(d.run.fenced), "-lease", d.o.Lease.String(), "-at", clock.ISO(now), "-crash-point", d.o.CrashPoint)
 	if err != nil {
 		return fmt.Errorf("run worker-c: %w", err)

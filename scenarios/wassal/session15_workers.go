@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 )
@@ -114,14 +115,15 @@ func (w *outboxWorker) claimText(c outbox.Claim) string {
 // about it (unless it dies first) and is killed before recording the answer.
 func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet(session15Child, flag.ContinueOnError)
-	db := fs.String("db", "", "the parent's database: a SQLite file or a PostgreSQL URL")
+	var db dialect.Database
+	fs.Var(&db, "db", "the parent's database: a SQLite file or a PostgreSQL URL")
 	url := fs.String("provider", "", "provider URL")
 	naive := fs.Bool("naive", false, "select-then-update instead of the atomic claim")
 	fenced := fs.Bool("fenced", false, "complete only while the claim is still this worker's")
 	lease := fs.Duration("lease", 30*time.Second, "lease of the claim")
 	at := fs.String("at", clock.ISO(clock.Start), "scenario time of the poll")
 	crashPoint := fs.String("crash-point", afterCall, "when to die: after-call, before-call, or none")
-	store, times, ok := openChild(ctx, fs, args, db, at)
+	store, times, ok := openChild(ctx, fs, args, &db, at)
 	if !ok {
 		return childFailed
 	}

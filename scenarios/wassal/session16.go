@@ -11,6 +11,7 @@ import (
 	"outboxlab/core/changelog"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
@@ -191,8 +192,8 @@ type session16Run struct {
 
 func (o *session16Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, error) {
 	o.verbose = env.Verbose
-	drive := func(ctx context.Context, path string, after bool) (*session16Run, error) {
-		return o.drive(ctx, path, !after)
+	drive := func(ctx context.Context, db dialect.Database, after bool) (*session16Run, error) {
+		return o.drive(ctx, db, !after)
 	}
 	return runDay[*session16Run, session16Metrics](ctx, env, session16Day, o.after, o, drive)
 }
@@ -216,8 +217,8 @@ func (o *session16Options) design(naive bool) outbox.Design {
 	return Day(16)
 }
 
-func (o *session16Options) drive(ctx context.Context, path string, naive bool) (*session16Run, error) {
-	store, err := o.design(naive).Open(ctx, path)
+func (o *session16Options) drive(ctx context.Context, db dialect.Database, naive bool) (*session16Run, error) {
+	store, err := o.design(naive).Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

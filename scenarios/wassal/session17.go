@@ -10,6 +10,7 @@ import (
 
 	"outboxlab/core/backoff"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
@@ -151,12 +152,12 @@ func (o *session17Options) policy() backoff.Policy {
 
 // drive starts from Day 16 AFTER's end state, built on the run's database by
 // Day 16's own code, then redrives its dead letters: blindly, or audited.
-func (o *session17Options) drive(ctx context.Context, path string, audited bool) (*session17Run, error) {
-	day16, err := o.day16.drive(ctx, path, false)
+func (o *session17Options) drive(ctx context.Context, db dialect.Database, audited bool) (*session17Run, error) {
+	day16, err := o.day16.drive(ctx, db, false)
 	if err != nil {
 		return nil, fmt.Errorf("run Day 16 AFTER: %w", err)
 	}
-	store, err := Day(17).Open(ctx, path) // Day 16's tables, and Day 17's AuditLog
+	store, err := Day(17).Open(ctx, db) // Day 16's tables, and Day 17's AuditLog
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 	"outboxlab/core/worker"
@@ -123,19 +124,19 @@ func (r roundRun) rate() float64 { return float64(r.messages) / r.wall.Seconds()
 type crew struct {
 	run     *drainRun
 	store   *outbox.Store
-	path    string
+	db      dialect.Database
 	workers []*drainWorker // goroutines; nil with processes
 	written int            // backlog messages written so far
 }
 
-// newCrew opens a new database at path for cfg, with the delivery ledger
+// newCrew opens the new database db for cfg, with the delivery ledger
 // and no messages yet, and prepares cfg's goroutine workers on it.
-func newCrew(ctx context.Context, path string, cfg drainConfig) (*crew, error) {
-	store, err := openWithLedger(ctx, path)
+func newCrew(ctx context.Context, db dialect.Database, cfg drainConfig) (*crew, error) {
+	store, err := openWithLedger(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	c := &crew{run: &drainRun{cfg: cfg, tallies: make([]workerTally, cfg.Workers)}, store: store, path: path}
+	c := &crew{run: &drainRun{cfg: cfg, tallies: make([]workerTally, cfg.Workers)}, store: store, db: db}
 	for i := range cfg.Workers {
 		c.run.tallies[i].Worker = workerID(i)
 	}
@@ -192,7 +193,7 @@ func (c *crew) round(ctx context.Context, n int, prog *progress) error {
 		err error
 	)
 	if c.run.cfg.Processes {
-		r.wall, got, err = drainProcesses(ctx, c.path, c.run.cfg, n, prog)
+		r.wall, got, err = drainProcesses(ctx, c.db, c.run.cfg, n, prog)
 	} else {
 		r.wall, got, err = c.drainGoroutines(ctx, n, prog)
 	}
@@ -339,8 +340,8 @@ const ceilingTransactions = 500
 // measureCeiling times single-row write transactions (BEGIN IMMEDIATE;
 // UPDATE; COMMIT on SQLite) on a lab database at location and returns them
 // per second.
-func measureCeiling(ctx context.Context, location string) (float64, error) {
-	store, err := outbox.Open(ctx, location)
+func measureCeiling(ctx context.Context, db dialect.Database) (float64, error) {
+	store, err := outbox.Open(ctx, db)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -34,8 +35,8 @@ type deliveryStatements struct {
 
 // openWithLedger opens (creating if needed) the lab database at location
 // with the delivery ledger beside the outbox.
-func openWithLedger(ctx context.Context, location string) (*outbox.Store, error) {
-	store, err := outbox.Open(ctx, location)
+func openWithLedger(ctx context.Context, db dialect.Database) (*outbox.Store, error) {
+	store, err := outbox.Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package workers
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,7 +44,7 @@ func TestNoiseRuleRuns(t *testing.T) {
 				load := loadAverage()
 				dir := t.TempDir()
 				start := time.Now()
-				r, err := o.Run(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
+				r, err := o.Run(context.Background(), scenarios.NewEnv(dir))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/worker"
 )
@@ -59,8 +60,8 @@ func (o *throughputOptions) total() int {
 // database. It stops once production has ended and the queue is empty, or a
 // few ticks after the arithmetic says it should have drained: then the last
 // sample shows what was left.
-func (o *throughputOptions) overload(ctx context.Context, path string) (*overloadRun, error) {
-	store, err := openWithLedger(ctx, path)
+func (o *throughputOptions) overload(ctx context.Context, db dialect.Database) (*overloadRun, error) {
+	store, err := openWithLedger(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"outboxlab/core/child"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 )
 
@@ -27,7 +28,8 @@ func init() { child.Register(childName, drainChild) }
 // and settles until a claim comes back empty, and prints its tally as JSON.
 func drainChild(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := pflag.NewFlagSet(childName, pflag.ContinueOnError)
-	path := fs.String("db", "", "the drain's database file")
+	var db dialect.Database
+	fs.Var(&db, "db", "the drain's database: a SQLite file or a PostgreSQL URL")
 	id := fs.String("worker", "", "this worker's id")
 	batch := fs.Int("batch", 1, "messages per claim")
 	lease := fs.Duration("lease", claim.DefaultLease, "how long a claim owns a message")
@@ -36,7 +38,7 @@ func drainChild(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", childName, err)
 		return 3
 	}
-	store, err := outbox.OpenExisting(ctx, *path)
+	store, err := outbox.OpenExisting(ctx, db)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s %s: %v\n", childName, *id, err)
 		return 3
@@ -65,8 +67,8 @@ func drainChild(ctx context.Context, args []string, stdout io.Writer) int {
 // until they have drained the round's n messages, and returns the round's
 // time and each process's tally. The time is the span of the workers' own
 // first claim to last settlement; starting the processes is not part of it.
-func drainProcesses(ctx context.Context, path string, cfg drainConfig, n int, prog *progress) (time.Duration, []workerTally, error) {
-	watch, err := outbox.OpenExisting(ctx, path)
+func drainProcesses(ctx context.Context, database dialect.Database, cfg drainConfig, n int, prog *progress) (time.Duration, []workerTally, error) {
+	watch, err := outbox.OpenExisting(ctx, database)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -89,7 +91,7 @@ func drainProcesses(ctx context.Context, path string, cfg drainConfig, n int, pr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			exits[i], errs[i] = child.Run(ctx, childName, "--db", path, "--worker", workerID(i),
+			exits[i], errs[i] = child.Run(ctx, childName, "--db", database.String(), "--worker", workerID(i),
 				"--batch", strconv.Itoa(cfg.Batch), "--lease", cfg.Lease.String(), "--handler-delay", cfg.HandlerDelay.String())
 		}()
 	}

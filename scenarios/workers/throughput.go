@@ -195,7 +195,7 @@ func (o *throughputOptions) runRounds(ctx context.Context, env scenarios.Env, pr
 		}
 	}()
 	for i, cfg := range configs {
-		location := env.Location // the first drain's database is the one --keep-db keeps
+		location := env.Database // the first drain's database is the one --keep-db keeps
 		if i > 0 {
 			var err error
 			if location, err = env.DB(ctx, fmt.Sprintf("drain-%dw%s-%db", cfg.Workers, strings.Repeat("-again", cfg.Series), cfg.Batch)); err != nil {

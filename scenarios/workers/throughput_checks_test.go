@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/report"
 )
@@ -44,7 +45,7 @@ func wantOnlyFailing(t *testing.T, checks map[string]report.Check, failing ...st
 func tamper(t *testing.T, path, sql string) ledgerMetrics {
 	t.Helper()
 	ctx := context.Background()
-	store, err := outbox.OpenExisting(ctx, path)
+	store, err := outbox.OpenExisting(ctx, dialect.File(path))
 	if err != nil {
 		t.Fatal(err)
 	}

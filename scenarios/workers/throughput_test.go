@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -94,7 +95,7 @@ func drainRounds(t *testing.T, cfg drainConfig, sizes []int) (*drainRun, string)
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "drain.db")
-	c, err := newCrew(ctx, path, cfg)
+	c, err := newCrew(ctx, dialect.File(path), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestThroughputReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r, err := o.Run(context.Background(), scenarios.Env{Dir: dir, Location: filepath.Join(dir, "outbox.db")})
+	r, err := o.Run(context.Background(), scenarios.NewEnv(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func runOverload(t *testing.T, args ...string) (*throughputOptions, *overloadRun
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "overload.db")
-	over, err := o.overload(context.Background(), path)
+	over, err := o.overload(context.Background(), dialect.File(path))
 	if err != nil {
 		t.Fatal(err)
 	}
