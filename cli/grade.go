@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -89,6 +90,8 @@ Days:
 	bindCommon(cmd.Flags(), &common)
 	bindGradeParams(cmd.Flags(), opts, &seed)
 	var full bool
+	var res resultsOptions
+	bindResults(cmd, &res)
 	cmd.Flags().BoolVar(&full, "full", false, "print the whole report on the terminal (timelines, tables, every check) instead of the summary; the report file holds it either way")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		day, err := lookupDay(args[0])
@@ -99,14 +102,22 @@ Days:
 			return usagef("--seed %d: want 0 or more", seed)
 		}
 		opts.Day, opts.Seed, opts.Command = day, uint64(seed), args[cmd.ArgsLenAtDash():]
-		return runGrade(cmd, opts, common, full, cmdline)
+		if err := res.check(); err != nil {
+			return err
+		}
+		result, err := runGrade(cmd, opts, common, full, cmdline)
+		if res.Path == "" || (err != nil && !errors.Is(err, ErrChecksFailed)) {
+			return err // no results asked for, or grading did not run: exit 3
+		}
+		// A grader reads a non-zero exit as a grader that broke: grading ran.
+		return writeResults(cmd, res, opts, result)
 	}
 	return cmd
 }
 
 // runGrade runs a grade whose options are set, shows it (its summary, or
 // with full the whole report) and maps its verdict to the exit code.
-func runGrade(cmd *cobra.Command, opts *grade.Options, common commonOptions, full bool, cmdline string) error {
+func runGrade(cmd *cobra.Command, opts *grade.Options, common commonOptions, full bool, cmdline string) (report.Result, error) {
 	if full {
 		opts.Stderr = cmd.ErrOrStderr() // each failing variation's output as it ends
 	}
@@ -115,7 +126,7 @@ func runGrade(cmd *cobra.Command, opts *grade.Options, common commonOptions, ful
 	}
 	common.params = gradeParams(cmd.Flags())
 	if err := selectDatabase(cmd, &common); err != nil {
-		return err
+		return report.Result{}, err
 	}
 	show := showFull(cmd, common, opts)
 	if !full {
@@ -123,17 +134,17 @@ func runGrade(cmd *cobra.Command, opts *grade.Options, common commonOptions, ful
 	}
 	out, err := execute(cmd.Context(), opts.Day.Scenario(), opts, common, cmdline, cmd.ErrOrStderr(), show)
 	if err != nil {
-		return err // a worker command that cannot start is the run's error: exit 3
+		return report.Result{}, err // a worker command that cannot start is the run's error: exit 3
 	}
-	return finishRun(cmd, common, out, opts.Summary())
+	return out.result, finishRun(cmd, common, out, opts.Summary())
 }
 
 // gradeParams are grade's parameters as its report records them: --full
-// says how to show the run, not what runs.
+// and the results flags say how to show the run, not what runs.
 func gradeParams(fs *pflag.FlagSet) []report.Param {
 	var out []report.Param
 	for _, p := range scenarioParams(fs) {
-		if p.Name != "full" {
+		if !notRecorded[p.Name] {
 			out = append(out, p)
 		}
 	}
