@@ -75,7 +75,7 @@ test-scripts:
 	$(TEST) .
 
 test-cli:
-	$(TEST) -skip '^TestFlagExtremesRun$$' ./cli
+	$(TEST) -skip '^($(JUDGED))$$' ./cli
 
 # grade, the most concurrent package (a scheduler, an HTTP server, worker
 # processes), runs under the race detector; its race-built dependencies are
@@ -90,12 +90,17 @@ test-families:
 test-workers-postgres:
 	$(TEST) -run 'Postgres' ./scenarios/workers
 
-# Every scenario's flags at their limits (cli TestFlagExtremesRun), the
-# longest single test, in a process of its own beside cli's other tests.
-# (Four scenarios at a time instead of two cost a fifth more CPU in a whole
-# make test, 7 min 9 s → 8 min 37 s: the cores are already full.)
+# Every scenario's flags at their limits (cli TestFlagExtremesRun) and the
+# tests that judge the same runs — no check holds on nothing, every scenario
+# can fail and be not exercised, WHY and Next read from the run — in a
+# process of their own beside cli's other tests: they share each run (one
+# per scenario and flags, shown at 80 columns with its report), so that a
+# run is made once in make test (cli TestJudgedTestsShareAProcess keeps
+# this list whole). Four scenarios at a time instead of two cost a fifth
+# more CPU in a whole make test: the cores are already full.
+JUDGED = TestFlagExtremesRun|TestNoCheckHoldsOnNothing|TestEveryScenarioCanFail|TestEveryScenarioCanBeNotExercised|TestEveryWhyIsFromItsRun|TestEveryRunSaysWhatToTryNext
 test-extremes:
-	$(TEST) -run '^TestFlagExtremesRun$$' ./cli
+	$(TEST) -run '^($(JUDGED))$$' ./cli
 
 # The PostgreSQL half of test-lab alone (each test binary starts its own
 # throwaway server): every scenario's comparable body on PostgreSQL against its

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,15 +16,20 @@ import (
 )
 
 // judgedRun is one run of a scenario as these tests read it: its exit code,
-// its --json result and the body of the report it wrote.
+// what it showed on an 80-column terminal, the result its report's record
+// holds, and the body of the report it wrote (whole, and comparable).
 type judgedRun struct {
-	code int
-	res  report.Result
-	body string
+	code           int
+	stdout, stderr string
+	reported       bool
+	res            report.Result
+	body, fullBody string
 }
 
-// judged holds the runs runJudged made, one per scenario and flags: the
-// FailsWith, NotExercisedWith, WHY and Next tests read the same runs.
+// judged holds the runs judgedRunOf made, one per scenario and flags: the
+// flag-extremes, FailsWith, NotExercisedWith, no-zero, WHY and Next tests
+// read the same runs. They share a test process (the Makefile's JUDGED,
+// TestJudgedTestsShareAProcess), so each run is made once in make test.
 var judged struct {
 	sync.Mutex
 	runs map[string]*judgedOnce
@@ -37,11 +41,11 @@ type judgedOnce struct {
 	err  string
 }
 
-// runJudged runs s with args, --json and a report in a temporary directory,
-// once per test binary for each scenario and flags (a later call reads the
-// first one's run; none may change it).
-func runJudged(t *testing.T, s *scenarios.Scenario, args ...string) judgedRun {
-	t.Helper()
+// judgedRunOf runs s with args once per test binary for each scenario and
+// flags (a later call waits for and reads the first one's run; none may
+// change it), showing it on an 80-column terminal with a report in a
+// temporary directory.
+func judgedRunOf(s *scenarios.Scenario, args ...string) *judgedOnce {
 	key := s.Name + "\x00" + strings.Join(args, "\x00")
 	judged.Lock()
 	if judged.runs == nil {
@@ -54,35 +58,57 @@ func runJudged(t *testing.T, s *scenarios.Scenario, args ...string) judgedRun {
 	}
 	judged.Unlock()
 	j.once.Do(func() { j.run, j.err = makeJudgedRun(s, args...) })
+	return j
+}
+
+// runJudged is judgedRunOf for a run that must have written its report.
+func runJudged(t *testing.T, s *scenarios.Scenario, args ...string) judgedRun {
+	t.Helper()
+	j := judgedRunOf(s, args...)
+	if j.err == "" && !j.run.reported {
+		t.Fatalf("%s %v: exit %d and no report written; stderr %s", s.Name, args, j.run.code, j.run.stderr)
+	}
 	if j.err != "" {
 		t.Fatal(j.err)
 	}
 	return j.run
 }
 
-// makeJudgedRun makes the run runJudged shares.
+// makeJudgedRun makes the run judgedRunOf shares. Its result is the record
+// the report's header holds (the checks, verdict and metrics --json
+// prints: the same Result, encoded once more), so that one run serves the
+// width tests, which read the terminal, and the judging tests alike.
 func makeJudgedRun(s *scenarios.Scenario, args ...string) (judgedRun, string) {
 	dir, err := os.MkdirTemp("", "outboxlab-judged-")
 	if err != nil {
 		return judgedRun{}, err.Error()
 	}
 	defer os.RemoveAll(dir)
-	var out, stderr bytes.Buffer
-	code := Main(append(append([]string{s.Name}, args...), "--json", "--report-dir", dir), &out, &stderr)
-	var res report.Result
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return judgedRun{}, fmt.Sprintf("%s %v: exit %d, stdout is not one JSON document (%v); stderr %s", s.Name, args, code, err, stderr.String())
-	}
+	stdout := &terminal{columns: 80}
+	var stderr bytes.Buffer
+	code := Main(append(append([]string{s.Name}, args...), "--report-dir", dir), stdout, &stderr)
+	run := judgedRun{code: code, stdout: stdout.String(), stderr: stderr.String()}
 	matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), "*.txt"))
+	if len(matches) == 0 {
+		return run, ""
+	}
 	if len(matches) != 1 {
-		return judgedRun{}, fmt.Sprintf("%s %v: %d reports written, want 1", s.Name, args, len(matches))
+		return run, fmt.Sprintf("%s %v: %d reports written, want 1", s.Name, args, len(matches))
 	}
 	raw, err := os.ReadFile(matches[0])
 	if err != nil {
-		return judgedRun{}, err.Error()
+		return run, err.Error()
 	}
-	body, _ := report.ComparableBody(string(raw))
-	return judgedRun{code: code, res: res, body: body}, ""
+	header, full, _ := report.SplitHeader(string(raw))
+	rec := report.ParseHeader(header).Record
+	if rec == nil {
+		return run, fmt.Sprintf("%s %v: exit %d, the report holds no record; stderr %s", s.Name, args, code, run.stderr)
+	}
+	run.reported, run.fullBody = true, full
+	run.res = report.Result{Scenario: rec.Scenario, Kind: rec.Kind, Version: rec.Version, Params: rec.Params,
+		Verdict: rec.Verdict, Passed: rec.Passed, Checks: rec.Checks, Metrics: rec.Metrics}
+	run.body, _ = report.ComparableBody(string(raw))
+	return run, ""
 }
 
 // TestEveryScenarioCanBeNotExercised runs every scenario with its

@@ -2,12 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"outboxlab/core/report"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
@@ -52,20 +49,14 @@ func TestFlagExtremesRun(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
 			scenariotest.ExtremesAt(t, s, func(args ...string) (int, string, string) {
-				dir := t.TempDir()
-				stdout := &terminal{columns: 80}
-				var stderr bytes.Buffer
-				code := Main(append(args, "--report-dir", dir), stdout, &stderr)
-				reports, _ := filepath.Glob(filepath.Join(dir, s.Group(), "*.txt"))
-				for _, p := range reports {
-					raw, err := os.ReadFile(p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					_, body, _ := report.SplitHeader(string(raw))
-					scenariotest.Fits(t, strings.Join(args, " ")+" report body", body)
+				j := judgedRunOf(s, args[1:]...)
+				if j.err != "" {
+					t.Error(j.err)
 				}
-				return code, stdout.String(), stderr.String()
+				if j.run.reported {
+					scenariotest.Fits(t, strings.Join(args, " ")+" report body", j.run.fullBody)
+				}
+				return j.run.code, j.run.stdout, j.run.stderr
 			}, 80)
 		})
 	}

@@ -39,6 +39,10 @@ func TestNoCheckHoldsOnNothing(t *testing.T) {
 					t.Errorf("%s %s: %s", s.Name, args, run.err)
 					continue
 				}
+				if !run.run.reported {
+					t.Errorf("%s %s: exit %d and no report written; stderr %s", s.Name, args, run.run.code, run.run.stderr)
+					continue
+				}
 				for _, c := range run.run.res.Checks {
 					what := ""
 					if c.Outcome == report.OutcomeHeld && c.OnNone == "" {
@@ -76,19 +80,7 @@ func judgeAll(s *scenarios.Scenario, runs [][]string) []*judgedOnce {
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			key := s.Name + "\x00" + strings.Join(args, "\x00")
-			judged.Lock()
-			if judged.runs == nil {
-				judged.runs = map[string]*judgedOnce{}
-			}
-			j := judged.runs[key]
-			if j == nil {
-				j = &judgedOnce{}
-				judged.runs[key] = j
-			}
-			judged.Unlock()
-			j.once.Do(func() { j.run, j.err = makeJudgedRun(s, args...) })
-			out[i] = j
+			out[i] = judgedRunOf(s, args...)
 		}()
 	}
 	wg.Wait()
