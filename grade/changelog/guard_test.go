@@ -96,10 +96,10 @@ func TestGuardFindsForgeries(t *testing.T) {
 		want  string
 	}{
 		"unlogged write": {[]string{`DROP TRIGGER LabLog_T_Update`, `UPDATE T SET AttemptCount = 5 WHERE Id = 1`},
-			"T row 1 changed, and no log row says so (attemptcount 0→5)"},
+			"T row 1 is not what the log says (attemptcount: the log says 0, the row is 5)"},
 		"new row patched": {[]string{`UPDATE T SET AttemptCount = 1 WHERE Id = 1`,
 			`UPDATE LabChangeLog SET NewRow = json_set(NewRow, '$.attemptcount', 2)`},
-			"T row 1 changed, and no log row says so (attemptcount 2→1)"},
+			"T row 1 is not what the log says (attemptcount: the log says 2, the row is 1)"},
 		"old row patched": {[]string{`UPDATE T SET AttemptCount = 1 WHERE Id = 1`,
 			`UPDATE LabChangeLog SET OldRow = json_set(OldRow, '$.attemptcount', 1)`},
 			"log row 1 (T 1 UPDATE): its old row is not the row as it stood (attemptcount 0, the log says 1)"},
@@ -107,7 +107,9 @@ func TestGuardFindsForgeries(t *testing.T) {
 			`DELETE FROM LabChangeLog WHERE Seq = 1`, `UPDATE T SET AttemptCount = 3 WHERE Id = 2`},
 			"log row 1 is missing"},
 		"row inserted unlogged": {[]string{`DROP TRIGGER LabLog_T_Insert`, `INSERT INTO T (Status, AttemptCount) VALUES ('x', 0)`},
-			"T row 3 was inserted, and no log row says so"},
+			"T row 3 stands, and no log row inserts it"},
+		"row deleted unlogged": {[]string{`DROP TRIGGER LabLog_T_Delete`, `DELETE FROM T WHERE Id = 2`},
+			"T row 2 is gone, and no log row deletes it"},
 		"log row invented": {[]string{`INSERT INTO LabChangeLog (TableName, RowId, Op, NewRow) VALUES ('T', 1, 'INSERT', '{"id":1}')`},
 			"log row 1 (T 1 INSERT): that row already stood"},
 		"unknown table": {[]string{`INSERT INTO LabChangeLog (TableName, RowId, Op) VALUES ('Nope', 1, 'INSERT')`},

@@ -104,12 +104,12 @@ func unexplained(tables []string, want, now map[string]map[int64]image) []string
 			n, inNow := now[t][id]
 			switch {
 			case !inNow:
-				problems = append(problems, fmt.Sprintf("%s row %d was deleted, and no log row says so", t, id))
+				problems = append(problems, fmt.Sprintf("%s row %d is gone, and no log row deletes it", t, id))
 			case !inWant:
-				problems = append(problems, fmt.Sprintf("%s row %d was inserted, and no log row says so", t, id))
+				problems = append(problems, fmt.Sprintf("%s row %d stands, and no log row inserts it", t, id))
 			default:
 				if col, logged, stands := firstDiff(w, n); col != "" {
-					problems = append(problems, fmt.Sprintf("%s row %d changed, and no log row says so (%s %s→%s)",
+					problems = append(problems, fmt.Sprintf("%s row %d is not what the log says (%s: the log says %s, the row is %s)",
 						t, id, col, logged, stands))
 				}
 			}
