@@ -28,11 +28,12 @@ type classOptions struct {
 	Pick      string
 	Regrade   bool // grade the workers handed in (runs the students' code)
 	Workers   regradeOptions
+	Gradebook gradebookOptions
 }
 
 // outputs are the files the options ask class to write.
 func (o classOptions) outputs() []output {
-	return []output{{"--csv", o.CSV}, {"--junit", o.JUnit}}
+	return []output{{"--csv", o.CSV}, {"--junit", o.JUnit}, {"--gradebook", o.Gradebook.Path}}
 }
 
 func newClassCmd() *cobra.Command {
@@ -80,6 +81,10 @@ reference); references are verified and reported apart from the students.
 JUnit XML one test suite per report, one test case per check (a check that
 failed or was not exercised is a failure) and one for the standing. An
 output file is never inside DIR, and never replaces a file unless --force.
+--gradebook FILE writes Canvas's gradebook import: a row per student (names,
+ids and sections from --roster, Canvas's export), a column per scenario (its
+Canvas id from --assignment-id), 100 for a pass, the share of checks held for
+a failure, blank for any other standing.
 
 Exits 0 exactly when every student passed: each scenario they handed in
 stands passed (the newest run of it, or the best with --pick best); 1 when
@@ -89,7 +94,8 @@ could not be written.`,
 		Example: `  outboxlab class submissions/ --reference reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt
   outboxlab class submissions/ --reference reference/ --csv class.csv --junit class.xml
   outboxlab class submissions/ --reference reference/ --pick best --csv class.csv --force
-  outboxlab class submissions/ --reference reference/ --regrade --sandbox`,
+  outboxlab class submissions/ --reference reference/ --regrade --sandbox
+  outboxlab class submissions/ --reference reference/ --gradebook grades.csv --roster canvas-export.csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("class takes one folder of reports, got %s", report.Plural(len(args), "argument"))
@@ -104,6 +110,7 @@ could not be written.`,
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace output files that exist already")
 	cmd.Flags().StringVar(&opts.Pick, "pick", string(pickNewest), "which of a student's runs of a scenario counts: newest or best")
 	bindRegrade(cmd, &opts)
+	bindGradebook(cmd, &opts.Gradebook)
 	return cmd
 }
 
@@ -127,13 +134,18 @@ func runClass(cmd *cobra.Command, dir string, opts classOptions) error {
 			return cannotRun(err)
 		}
 	}
+	roster, err := readRoster(opts.Gradebook.Roster)
+	if err != nil {
+		return err
+	}
 	res, err := judgeClass(cmd.Context(), dir, opts)
 	if err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
 	printClass(w, res, func(why string) string { return forLayout(cmd, why) })
-	files := map[string][]byte{"--csv": classCSV(res), "--junit": classJUnit(res)}
+	book, notes := classGradebook(res, roster, opts.Gradebook.Assignments)
+	files := map[string][]byte{"--csv": classCSV(res), "--junit": classJUnit(res), "--gradebook": book}
 	for _, o := range opts.outputs() {
 		if o.Path == "" {
 			continue
@@ -142,6 +154,11 @@ func runClass(cmd *cobra.Command, dir string, opts classOptions) error {
 			return cannotRun(err)
 		}
 		fmt.Fprintf(w, "%-9s %s\n", strings.TrimPrefix(o.Flag, "--")+":", o.Path)
+		if o.Flag == "--gradebook" {
+			for _, n := range notes {
+				fmt.Fprint(w, fitLines("  "+show(n)+"\n"))
+			}
+		}
 	}
 	if !res.allPassed() {
 		return errClassFails
@@ -320,60 +337,6 @@ func scenarioOf(s submission) string {
 		return r.Scenario
 	}
 	return ""
-}
-
-// reference returns the reference for s's scenario: the newest of them.
-func reference(s submission, refs []submission) *submission {
-	var best *submission
-	for i := range refs {
-		r := &refs[i]
-		if scenarioOf(*r) != scenarioOf(s) {
-			continue
-		}
-		if best == nil || r.Doc.Info.Started.After(best.Doc.Info.Started) {
-			best = r
-		}
-	}
-	return best
-}
-
-// refDifference says how s differs from its scenario's reference: the
-// flags set otherwise, and the checks whose result or figure is not the reference's.
-func refDifference(s submission, refs []submission) string {
-	ref := reference(s, refs)
-	if ref == nil {
-		return "no reference for this scenario"
-	}
-	var parts []string
-	ra, rb := ref.Doc.Info.Record, s.Doc.Info.Record
-	if ra != nil && rb != nil {
-		want := map[string]string{}
-		for _, p := range ra.Params {
-			want[p.Name] = p.Value
-		}
-		for _, p := range rb.Params {
-			if v, ok := want[p.Name]; ok && v != p.Value {
-				parts = append(parts, fmt.Sprintf("--%s %s (reference %s)", p.Name, show(p.Value), show(v)))
-			}
-		}
-	}
-	byName := map[string]report.Check{}
-	for _, c := range ref.Checks {
-		byName[c.Name] = c
-	}
-	differ := 0
-	for _, c := range s.Checks {
-		if r, ok := byName[c.Name]; !ok || r != c {
-			differ++
-		}
-	}
-	if n := len(ref.Checks) - (len(s.Checks) - differ); differ > 0 || n > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d checks differ", max(differ, n), len(ref.Checks)))
-	}
-	if len(parts) == 0 {
-		return "same as the reference"
-	}
-	return strings.Join(parts, "; ")
 }
 
 // kindOf is a submission's kind, from its record or the catalogue.
