@@ -24,9 +24,12 @@ const FailForever = -1
 
 // Rule scripts one key: the first FailFirst status checks fail, then the
 // provider answers Outcome. With FailFirst = FailForever it never answers.
+// Numbered failures name which status check of the key they were, so that
+// no two failures of a key read alike.
 type Rule struct {
 	Outcome   Outcome
 	FailFirst int
+	Numbered  bool
 }
 
 // Answer is a successful status check.
@@ -103,6 +106,9 @@ func (p *Provider) CheckStatus(ctx context.Context, key string, at time.Time) (A
 	call := Call{Seq: len(p.calls) + 1, At: at, Op: "status-check", Key: key}
 	if r.FailFirst == FailForever || p.checks[key] <= r.FailFirst {
 		err := fmt.Errorf("status check for %s failed: %w (503)", key, ErrUnavailable)
+		if r.Numbered {
+			err = fmt.Errorf("status check %d for %s failed: %w (503)", p.checks[key], key, ErrUnavailable)
+		}
 		call.Err = err.Error()
 		p.calls = append(p.calls, call)
 		return Answer{}, err

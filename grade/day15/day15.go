@@ -59,7 +59,7 @@ func vary(rng *rand.Rand) dayspec.Variation {
 
 // Fault kills the worker with KillKey's answer in flight, and holds
 // StallKey's answer past the lease; each once.
-func (v variation) Fault(key string, fired map[string]bool) sched.Fault {
+func (v variation) Fault(key string, _ int, fired map[string]bool) sched.Fault {
 	switch {
 	case key == v.KillKey && !fired["kill"]:
 		return sched.Fault{Name: "kill", Kill: true, Answered: true, Why: "killed with " + key + "'s answer in flight"}

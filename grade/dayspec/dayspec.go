@@ -93,9 +93,9 @@ type Variation interface {
 	Provider() *provider.Provider
 	// Env are the OUTBOXLAB_ variables the Day adds to section 2's.
 	Env() [][2]string
-	// Fault is what the Day's fault does to a status check for key; fired
-	// are the faults that have happened.
-	Fault(key string, fired map[string]bool) sched.Fault
+	// Fault is what the Day's fault does to the n-th provider call for a
+	// message with key; fired are the faults that have happened.
+	Fault(key string, n int, fired map[string]bool) sched.Fault
 	// Restarts is how many times the lab starts again a worker its fault killed.
 	Restarts() int
 	// Setup builds the start state after seeding; it may return the lab's
@@ -119,7 +119,7 @@ func (p Policy) Provider() *provider.Provider { return wassal.NewProvider(nil, p
 func (Policy) Env() [][2]string { return nil }
 
 // Fault is no fault.
-func (Policy) Fault(string, map[string]bool) sched.Fault { return sched.Fault{} }
+func (Policy) Fault(string, int, map[string]bool) sched.Fault { return sched.Fault{} }
 
 // Restarts is none.
 func (Policy) Restarts() int { return 0 }

@@ -55,7 +55,7 @@ func vary(rng *rand.Rand) dayspec.Variation {
 }
 
 // Fault crashes the handler at every status check of the lethal key.
-func (v variation) Fault(key string, _ map[string]bool) sched.Fault {
+func (v variation) Fault(key string, _ int, _ map[string]bool) sched.Fault {
 	if key != v.Lethal {
 		return sched.Fault{}
 	}

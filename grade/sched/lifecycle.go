@@ -44,7 +44,7 @@ func (r *Run) launch(w *Worker) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCannotStart, err)
 	}
-	w.inc, w.proc, w.state, w.helloed, w.call, w.held = inc, p, starting, false, nil, nil
+	w.inc, w.proc, w.state, w.helloed, w.call, w.held, w.late = inc, p, starting, false, nil, nil, false
 	w.deadline = time.Now().Add(r.startBudget())
 	go func() {
 		<-p.Exited()

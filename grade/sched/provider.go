@@ -1,11 +1,14 @@
 package sched
 
 import (
+	"database/sql"
 	"fmt"
 	"net/http"
+	"time"
 
 	"outboxlab/core/clock"
 	"outboxlab/core/provider"
+	"outboxlab/grade/changelog"
 	"outboxlab/grade/labserver"
 )
 
@@ -38,18 +41,13 @@ func (r *Run) provider(w *Worker, c *labserver.Call) (a labserver.Answer, stop b
 			Body: map[string]any{"outcome": string(ans.Outcome), "transaction_id": ans.TransactionID}}, false, nil
 	}
 	if r.cfg.Fault != nil {
-		if f := r.cfg.Fault(key, r.Fired); f.Kill || f.Stall > 0 {
+		if f := r.cfg.Fault(key, r.perMsg[id], r.Fired); f.takes() {
 			return r.fault(w, f, id, key)
 		}
 	}
 	a = statusAnswer(prov.CheckStatus(r.ctx, key, now))
 	r.Log(w.ID, "provider status %s (message %d) → %s", key, id, answerText(a))
-	if r.StatusBy == nil {
-		r.StatusBy = map[string][]StatusCall{}
-	}
-	tx, _ := a.Body["transaction_id"].(string)
-	out, _ := a.Body["outcome"].(string)
-	r.StatusBy[key] = append(r.StatusBy[key], StatusCall{Worker: w.ID, At: now, Outcome: out, Tx: tx, Seq: r.lastSeq})
+	r.noteStatus(w, key, now, a)
 	return a, false, nil
 }
 
@@ -70,10 +68,53 @@ func (r *Run) fault(w *Worker, f Fault, id int64, key string) (a labserver.Answe
 		return a, true, r.kill(w, f.Why)
 	}
 	a = statusAnswer(r.cfg.Provider.CheckStatus(r.ctx, key, now))
-	r.Log(w.ID, "provider status %s (message %d) → %s, held for %s", key, id, answerText(a), clock.Millis(f.Stall))
-	w.held, w.wake, w.state = &a, now.Add(f.Stall), blocked
-	r.Stalled = w.ID
+	if f.Stall > 0 {
+		r.Log(w.ID, "provider status %s (message %d) → %s, held for %s", key, id, answerText(a), clock.Millis(f.Stall))
+		w.held, w.wake, w.state, w.late = &a, now.Add(f.Stall), blocked, true
+		r.Stalled = w.ID
+		return a, true, nil
+	}
+	delay := f.Delay
+	if f.Boundary {
+		if b, ok := r.nextBoundary(id, now); ok {
+			delay = b.Sub(now)
+		}
+	}
+	if delay <= 0 {
+		r.Log(w.ID, "provider status %s (message %d) → %s", key, id, answerText(a))
+		r.noteStatus(w, key, now, a)
+		return a, false, nil
+	}
+	r.Log(w.ID, "provider status %s (message %d) → %s, answered %s later", key, id, answerText(a), clock.Millis(delay))
+	r.noteStatus(w, key, now, a)
+	w.held, w.wake, w.state = &a, now.Add(delay), blocked
 	return a, true, nil
+}
+
+// noteStatus records a status answer w got (or will get, when it is held).
+func (r *Run) noteStatus(w *Worker, key string, at time.Time, a labserver.Answer) {
+	if r.StatusBy == nil {
+		r.StatusBy = map[string][]StatusCall{}
+	}
+	tx, _ := a.Body["transaction_id"].(string)
+	out, _ := a.Body["outcome"].(string)
+	r.StatusBy[key] = append(r.StatusBy[key], StatusCall{Worker: w.ID, At: at, Outcome: out, Tx: tx, Seq: r.lastSeq})
+}
+
+// nextBoundary is the earliest backoff gate of a Pending message or lease
+// end of a Processing one, other than message id, after now and within a
+// lease of it.
+func (r *Run) nextBoundary(id int64, now time.Time) (time.Time, bool) {
+	var next sql.NullString
+	err := r.cfg.DB.QueryRowContext(r.ctx, `SELECT MIN(CASE WHEN Status = 'Pending' THEN NextAttemptUtc
+		ELSE LockedUntilUtc END) FROM OutboxMessages WHERE Id <> $1 AND Status IN ('Pending', 'Processing')
+		AND CASE WHEN Status = 'Pending' THEN NextAttemptUtc ELSE LockedUntilUtc END > $2`,
+		id, clock.ISO(now)).Scan(&next)
+	if err != nil || !next.Valid {
+		return time.Time{}, false
+	}
+	t, ok := changelog.ParseISO(next.String)
+	return t, ok && t.Sub(now) <= r.cfg.Lease
 }
 
 func statusAnswer(ans provider.Answer, err error) labserver.Answer {

@@ -72,11 +72,13 @@ type Config struct {
 	Logged   []string // the tables the change log records
 	Clock    *clock.ScenarioClock
 	Provider *provider.Provider
-	Rand     *rand.Rand // who runs next, when several may
+	Rand     *rand.Rand    // who runs next, when several may
+	Lease    time.Duration // LEASE_MS: a Boundary fault answers within it
 
-	// Fault is what the Day's fault does to a status check for key; fired
-	// are the faults that have happened. Nil: no fault.
-	Fault func(key string, fired map[string]bool) Fault
+	// Fault is what the Day's fault does to the n-th provider call for a
+	// message with key; fired are the faults that have happened. Nil: no
+	// fault.
+	Fault func(key string, n int, fired map[string]bool) Fault
 	// Restarts is how many times a worker the fault killed is started again.
 	Restarts int
 	// LabWorker, when set, runs while every worker sleeps (Day 17).
@@ -95,9 +97,19 @@ type Fault struct {
 	Name     string // recorded in Run.Fired once it happened
 	Kill     bool
 	Answered bool          // the provider answers before the kill: the call was in flight
-	Stall    time.Duration // hold the answer this long (scenario time)
+	Stall    time.Duration // hold the answer this long (scenario time), past the lease
+	// Delay is how much scenario time the provider takes to answer (less
+	// than the lease): the answer's now is later than the call's.
+	Delay time.Duration
+	// Boundary answers the call exactly at the next backoff gate or lease
+	// end of another live message (when one comes within the lease), so
+	// that a gate compared with < and a lease with <= differ from the page.
+	Boundary bool
 	Why      string
 }
+
+// takes reports whether the fault takes the call away from the plain answer.
+func (f Fault) takes() bool { return f.Kill || f.Stall > 0 || f.Delay > 0 || f.Boundary }
 
 // LabWorkerID is the lab's own worker's id in the timeline, its turns and
 // its rows' LockedBy.

@@ -272,10 +272,13 @@ func (r *Run) answer(w *Worker) error {
 	}
 	var a labserver.Answer
 	switch {
-	case w.held != nil:
+	case w.held != nil && w.late:
 		a = *w.held
 		r.LateTurn = len(r.Turns)
 		r.Log(w.ID, "gets its held status answer, past its lease")
+	case w.held != nil:
+		a = *w.held
+		r.Log(w.ID, "gets its status answer")
 	case c.Name == "hello":
 		w.helloed = true
 		a = labserver.Answer{Status: http.StatusOK, Body: map[string]any{
@@ -299,7 +302,7 @@ func (r *Run) answer(w *Worker) error {
 		r.Log(w.ID, "done")
 	}
 	r.between()
-	w.call, w.held, w.wake = nil, nil, time.Time{}
+	w.call, w.held, w.wake, w.late = nil, nil, time.Time{}, false
 	w.state, r.holder = running, w
 	w.deadline = time.Now().Add(r.cfg.TurnBudget)
 	r.Turns = append(r.Turns, Turn{Worker: w.ID, Inc: w.inc.N, At: now, Call: c.Name})

@@ -30,7 +30,8 @@ type Worker struct {
 	state    workerState
 	call     *labserver.Call   // the outstanding call while blocked
 	wake     time.Time         // when the outstanding call may be answered (a sleep, a held answer)
-	held     *labserver.Answer // an answer the lab holds back (a stall), given at wake
+	held     *labserver.Answer // an answer the lab holds back (a stall, a delay), given at wake
+	late     bool              // held is a stall's: given past the lease
 	helloed  bool              // this incarnation said hello
 	deadline time.Time
 	appName  string // PostgreSQL application_name of the current incarnation
