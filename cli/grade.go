@@ -55,8 +55,8 @@ scenario clock and scripted provider served over HTTP on loopback
 at a time; the seed and the call history choose who runs next, so the same worker
 with the same seed gets the same report body every time. The lab injects the
 Day's faults at its own calls, then judges the rows, the change log its triggers
-wrote and the provider's ledger with the Day's checks, for the course's own run
-and each variation drawn from the seed. Exit 0 only when every check holds in
+wrote and the provider's ledger with the Day's checks, for the Day's defaults
+(Day 16: the course's own run) and each variation drawn from the seed. Exit 0 only when every check holds in
 every run that exercises it and each is exercised in at least one run; 1 a check
 failed or no run exercised it; 2 bad flags or an unknown day; 3 the worker
 command could not be started.
@@ -155,7 +155,7 @@ func gradeParams(fs *pflag.FlagSet) []report.Param {
 // records, and verify sets again to rerun it.
 func bindGradeParams(fs *pflag.FlagSet, opts *grade.Options, seed *int64) {
 	fs.Int64Var(seed, "seed", grade.DefaultSeed, "the seed the variations (and the choice of who runs next) are drawn from")
-	fs.IntVar(&opts.Variations, "variations", grade.DefaultVariations, "variations to run after the course's own run [0..20]")
+	fs.IntVar(&opts.Variations, "variations", grade.DefaultVariations, "variations to run after the defaults [0..20]")
 	fs.DurationVar(&opts.TurnBudget, "turn-budget", grade.DefaultTurnBudget, "wall time a worker may run between two lab calls before it is killed [100ms..1m]")
 	fs.IntVar(&opts.Only, "variation", 0, "run only variation N (1: the defaults), as the whole grade runs it; 0 runs them all")
 }

@@ -110,10 +110,10 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 	rep.Linef("Scenario  %s (grades a worker against %s; protocol version %d)", o.Day.ScenarioName(), o.Day.ID,
 		labserver.ProtocolVersion)
 	rep.Linef("Seed      %d (the variations are drawn from it; --seed N draws others)", o.Seed)
-	runs := "v1 the course's own run (its numbers), then " + report.Plural(o.Variations, "variation") + " drawn from the seed"
+	runs := "v1 " + o.firstLabel() + ", then " + report.Plural(o.Variations, "variation") + " drawn from the seed"
 	if o.Only > 0 {
-		runs = fmt.Sprintf("v%d alone (--variation %d) of v1 the course's own run and %s drawn from the seed",
-			o.Only, o.Only, report.Plural(o.Variations, "variation"))
+		runs = fmt.Sprintf("v%d alone (--variation %d) of v1 %s and %s drawn from the seed",
+			o.Only, o.Only, o.firstLabel(), report.Plural(o.Variations, "variation"))
 	}
 	rep.Linef("Runs      %s", runs)
 	rep.Line("Judged    by what the lab saw: rows and the change log its triggers wrote,")
@@ -142,7 +142,7 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 			return nil, err
 		}
 		o.OverBudget = o.OverBudget || g.r.OverBudget
-		label := "the course's run"
+		label := o.firstLabel()
 		if i > 0 {
 			label = fmt.Sprintf("variation %d", i)
 		}
@@ -227,4 +227,13 @@ func (o *Options) variations() []dayspec.Variation {
 		out = append(out, o.Day.Vary(rng))
 	}
 	return out
+}
+
+// firstLabel is what the report calls the first run: the course's own run,
+// or the Day's defaults where they are not the course's figure for figure.
+func (o *Options) firstLabel() string {
+	if o.Day.CourseRun {
+		return "the course's own run"
+	}
+	return "defaults"
 }

@@ -2,6 +2,7 @@ package day16
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"outboxlab/core/clock"
@@ -20,6 +21,8 @@ func (v variation) Judge(j *judge.Judge) {
 	v.poisonParked(j)
 	v.transientRetried(j)
 	v.backoffGated(j)
+	j.KilledTakenOver(v.KillKey)
+	j.LateRefused(v.StallKey)
 	j.CountedAtClaim(true, "")
 	j.LeaseTaken(v.Batch)
 	j.ClaimOrder()
@@ -39,14 +42,14 @@ func (v variation) poisonAttempts(j *judge.Judge) {
 			problems = append(problems, k+": its message is gone")
 			continue
 		}
-		if a := m.Int("AttemptCount"); a != v.MaxAttempts || calls != v.MaxAttempts {
-			problems = append(problems, fmt.Sprintf("%s: AttemptCount %d, %s in the ledger; want %d of each",
-				k, a, report.Plural(calls, "status check"), v.MaxAttempts))
+		if a, want := m.Int("AttemptCount"), v.maxOf(k); a != want || calls != want {
+			problems = append(problems, fmt.Sprintf("%s: AttemptCount %d, %s in the ledger; want its row's MaxAttempts, %d, of each",
+				k, a, report.Plural(calls, "status check"), want))
 		}
 	}
-	j.AddExercised("the poison tried exactly MaxAttempts times (row and provider ledger agree)",
+	j.AddExercised("the poison tried exactly MaxAttempts times (its row's; row and provider ledger agree)",
 		len(v.Poison) > 0, "no poison key", problems,
-		fmt.Sprintf("%s: %d attempts, %d status checks", strings.Join(v.Poison, ","), v.MaxAttempts, v.MaxAttempts))
+		fmt.Sprintf("%s: %d attempts, %d status checks", strings.Join(v.Poison, ","), v.maxOf(v.Poison[0]), v.maxOf(v.Poison[0])))
 }
 
 func (v variation) poisonParked(j *judge.Judge) {
@@ -63,7 +66,9 @@ func (v variation) poisonParked(j *judge.Judge) {
 			problems = append(problems, fmt.Sprintf("%s is %s, not DeadLettered", k, m.Get("Status")))
 		case !m.Has("DeadLetteredAtUtc"):
 			problems = append(problems, k+" has no DeadLetteredAtUtc")
-		case len(checks) == 0 || m.Get("LastError") != checks[len(checks)-1].Err:
+		case v.deadLetteredAtClaim(j, m.Get("Id")) && m.Get("LastError") == "":
+			problems = append(problems, k+" dead-lettered at claim with no LastError")
+		case !v.deadLetteredAtClaim(j, m.Get("Id")) && (len(checks) == 0 || m.Get("LastError") != checks[len(checks)-1].Err):
 			problems = append(problems, fmt.Sprintf("%s LastError %q, want the last failure's text", k,
 				changelog.Clip(m.Get("LastError"), 40)))
 		case m.Has("LockedBy"):
@@ -94,7 +99,8 @@ func (v variation) transientRetried(j *judge.Judge) {
 			m.Get("AttemptCount"), report.Plural(len(j.StatusChecks(v.Transient)), "status check"), want))
 	}
 	j.AddExercised("the transient key Processed after K+1 attempts (K failures, K < MaxAttempts)",
-		v.Transient != "" && v.TransientFails < v.MaxAttempts, "no transient key below MaxAttempts", problems,
+		v.Transient != "" && (v.maxOf(v.Transient) == 0 || v.TransientFails < v.maxOf(v.Transient)),
+		"no transient key below its MaxAttempts", problems,
 		fmt.Sprintf("%s: %d attempts (K = %d)", v.Transient, want, v.TransientFails))
 }
 
@@ -121,6 +127,9 @@ func (v variation) backoffGated(j *judge.Judge) {
 			}
 			if e, _ := c.NewValue("LastError"); e == "" {
 				problems = append(problems, fmt.Sprintf("message %d failed attempt %d with no LastError", c.RowID, n))
+			} else if want, ok := j.FailureText(c, n); ok && e != want {
+				problems = append(problems, fmt.Sprintf("message %d failed attempt %d with LastError %q, want that attempt's %q",
+					c.RowID, n, changelog.Clip(e, 48), want))
 			}
 		}
 		if sched.IsClaim(c) {
@@ -136,4 +145,21 @@ func (v variation) backoffGated(j *judge.Judge) {
 	j.AddExercised("every retry waited for its NextAttemptUtc = failure time + backoff(n), exactly",
 		failures > 0 && retries > 0, "no retry happened", problems,
 		fmt.Sprintf("%s, %s, each gated", report.Plural(failures, "failure"), report.Plural(retries, "retry")))
+}
+
+// deadLetteredAtClaim reports whether message id was dead-lettered by a
+// claim (its lease had run out, or it was Pending) rather than by the
+// record of its last attempt: its LastError is then the worker's own text.
+func (v variation) deadLetteredAtClaim(j *judge.Judge, id string) bool {
+	for _, c := range j.MessageChanges() {
+		status, _ := c.NewValue("Status")
+		if strconv.FormatInt(c.RowID, 10) != id || status != "DeadLettered" || !c.Changed("Status") {
+			continue
+		}
+		at, _ := j.TurnAt(c)
+		old, _ := c.OldValue("Status")
+		lease, leased := c.OldValue("LockedUntilUtc")
+		return old == "Pending" || old == "Processing" && (!leased || lease < clock.ISO(at))
+	}
+	return false
 }

@@ -30,43 +30,65 @@ var Day = &dayspec.Day{
 		// The course's own run: no transient key (the variations add one).
 		Poison: []string{"PAY-003"},
 	},
-	Vary: vary,
+	CourseRun: true,
+	Vary:      vary,
 }
 
-// variation is one set of Day 16's parameters.
+// variation is one set of Day 16's parameters: one plain value, every
+// field a number, a key or a list of them, so that a smaller failing case
+// can be searched for by shrinking it (fewer payments, workers, faults).
 type variation struct {
 	dayspec.Policy
 	Poison         []string // status check fails every time
 	Transient      string   // fails the first TransientFails checks, then pays
 	TransientFails int
+	Runs           // what makes the invisible bugs observable; zero in the course's run
 }
 
 // vary draws other keys and numbers: a worker that hard-codes the course's
-// fails one of them.
+// fails one of them. Every variation also has the runs of
+// docs/grade-protocol.md section 1.1, their keys and times drawn too.
 func vary(rng *rand.Rand) dayspec.Variation {
-	v := variation{Policy: dayspec.Policy{Workers: 1, Lease: claim.DefaultLease}}
-	v.Payments = 4 + rng.IntN(6)
+	// Three workers: one stalled and one waiting for its restart leave one
+	// to take the stalled message over.
+	v := variation{Policy: dayspec.Policy{Workers: 3, Lease: claim.DefaultLease}}
+	v.Payments = 5 + rng.IntN(5)
 	v.MaxAttempts = 2 + rng.IntN(4)
 	keys := rng.Perm(v.Payments)
-	v.Poison = []string{wassal.PaymentKey(keys[0] + 1)}
-	v.Declined = wassal.PaymentKey(keys[1] + 1)
-	v.Transient = wassal.PaymentKey(keys[2] + 1)
+	key := func(i int) string { return wassal.PaymentKey(keys[i] + 1) }
+	v.Poison = []string{key(0)}
+	v.Declined = key(1)
+	v.Transient = key(2)
 	v.TransientFails = 1 + rng.IntN(v.MaxAttempts-1)
 	v.BaseBackoff = []time.Duration{100, 150, 200, 250, 300, 500}[rng.IntN(6)] * time.Millisecond
 	if rng.IntN(3) == 0 {
 		v.MaxBackoff = 2 * v.BaseBackoff
 	}
-	v.Batch = []int{1, 2, 3, 5, 10}[rng.IntN(5)]
+	// One message a claim: a kill then loses no batch-mate's delivery, so
+	// every attempt has its status check in the ledger.
+	v.Batch = 1
 	v.Lease = []time.Duration{10, 30, 60}[rng.IntN(3)] * time.Second
+	v.Runs = Runs{KillKey: key(3), StallKey: key(4), KillAtMax: true, RestartAtLease: true, Numbered: true,
+		Latency:  []time.Duration{50, 120, 250, 400}[rng.IntN(4)] * time.Millisecond,
+		Boundary: v.Lease / 4,
+		RowMax: []RowMax{{Key: v.Poison[0], Max: v.MaxAttempts + 1 + rng.IntN(2)},
+			{Key: v.Transient, Max: 0}},
+	}
 	return v
 }
 
 // Provider fails every check of the poison, declines one key, and fails
-// the transient key's first checks.
+// the transient key's first checks; Numbered, no two failures read alike.
 func (v variation) Provider() *provider.Provider {
-	p := wassal.NewProvider(v.Poison, v.Declined)
+	p := provider.New(provider.Rule{Outcome: provider.Paid})
+	for _, k := range v.Poison {
+		p.Script(k, provider.Rule{FailFirst: provider.FailForever, Numbered: v.Numbered})
+	}
+	if v.Declined != "" {
+		p.Script(v.Declined, provider.Rule{Outcome: provider.Declined})
+	}
 	if v.Transient != "" {
-		p.Script(v.Transient, provider.Rule{Outcome: provider.Paid, FailFirst: v.TransientFails})
+		p.Script(v.Transient, provider.Rule{Outcome: provider.Paid, FailFirst: v.TransientFails, Numbered: v.Numbered})
 	}
 	return p
 }
@@ -76,14 +98,14 @@ func (v variation) Describe() []string {
 	if v.MaxBackoff > 0 {
 		cap = "cap " + clock.Millis(v.MaxBackoff)
 	}
-	return []string{
+	return append([]string{
 		fmt.Sprintf("Seeded    %d payments PAY-001…%s (PendingConfirmation), one ConfirmPaymentStatus "+
-			"message each", v.Payments, wassal.PaymentKey(v.Payments)),
+			"message each%s", v.Payments, wassal.PaymentKey(v.Payments), v.rowMaxText()),
 		fmt.Sprintf("Provider  poison %s (fails every check) · declines %s · %s",
 			strings.Join(v.Poison, ","), v.Declined, v.transientText()),
 		fmt.Sprintf("Policy    MaxAttempts %d · backoff %s doubling (%s) · lease %s · batch %d · %s",
 			v.MaxAttempts, clock.Millis(v.BaseBackoff), cap, clock.Millis(v.Lease), v.Batch, report.Plural(v.Workers, "worker")),
-	}
+	}, v.Runs.describe(v.Poison)...)
 }
 
 // healthy are the keys that are not poison.

@@ -125,3 +125,15 @@ func (j *Judge) Payment(key string) changelog.Row {
 	}
 	return nil
 }
+
+// FailureText is the text of the failure a worker records in c, its
+// message's attempt n: the ledger's n-th status check of the message's key,
+// when that check failed.
+func (j *Judge) FailureText(c changelog.Change, n int) (string, bool) {
+	key, _ := c.NewValue("MessageKey")
+	checks := j.StatusChecks(key)
+	if n < 1 || n > len(checks) || !checks[n-1].Failed() {
+		return "", false
+	}
+	return checks[n-1].Err, true
+}

@@ -101,6 +101,7 @@ func (j *Judge) LeaseTaken(batch int) {
 	var problems []string
 	claims := 0
 	perTurn := map[int]int{}
+	owner := map[int64]sched.Turn{} // the turn of each message's last claim
 	for _, c := range j.MessageChanges() {
 		at, ok := j.TurnAt(c)
 		if !ok {
@@ -110,7 +111,11 @@ func (j *Judge) LeaseTaken(batch int) {
 			claims++
 			perTurn[c.Turn]++
 			problems = append(problems, j.claimProblems(c, at)...)
+			owner[c.RowID] = j.Run.Turns[c.Turn]
 			continue
+		}
+		if p := j.insideLease(c, at, owner[c.RowID]); p != "" {
+			problems = append(problems, p)
 		}
 		status, _ := c.NewValue("Status")
 		if status != "Processing" && c.Changed("Status") {
@@ -209,4 +214,22 @@ func (j *Judge) NoCharges() {
 		}
 	}
 	j.Add("no money moved: no charge (a status check only reports)", n == 0, report.Plural(n, "charge"))
+}
+
+// insideLease: a change that settles a Processing message inside its live
+// lease is its owner's (the incarnation that claimed it) record; anyone
+// else's, a dead letter at claim say, took it inside the lease.
+func (j *Judge) insideLease(c changelog.Change, at time.Time, claimed sched.Turn) string {
+	old, _ := c.OldValue("Status")
+	lease, leased := c.OldValue("LockedUntilUtc")
+	if old != "Processing" || !c.Changed("Status") || !leased || lease < clock.ISO(at) || claimed.Worker == "" {
+		return ""
+	}
+	t := j.Run.Turns[c.Turn]
+	if t.Worker == claimed.Worker && t.Inc == claimed.Inc {
+		return ""
+	}
+	status, _ := c.NewValue("Status")
+	return fmt.Sprintf("message %d made %s by %s (incarnation %d) at %s, inside the lease of %s's claim (to %s)",
+		c.RowID, status, t.Worker, t.Inc, clock.Stamp(at), claimed.Worker, lease)
 }

@@ -60,6 +60,9 @@ func (r *Run) fault(w *Worker, f Fault, id int64, key string) (a labserver.Answe
 	now := r.cfg.Clock.Now()
 	switch {
 	case f.Kill && f.Answered:
+		if f.RestartAtLease {
+			w.helloAt, _ = r.timeOf(`SELECT LockedUntilUtc FROM OutboxMessages WHERE Id = $1`, id)
+		}
 		a = statusAnswer(r.cfg.Provider.CheckStatus(r.ctx, key, now))
 		r.Log(w.ID, "provider status %s (message %d) → %s, never delivered", key, id, answerText(a))
 		return a, true, r.kill(w, f.Why)
@@ -75,8 +78,8 @@ func (r *Run) fault(w *Worker, f Fault, id int64, key string) (a labserver.Answe
 		return a, true, nil
 	}
 	delay := f.Delay
-	if f.Boundary {
-		if b, ok := r.nextBoundary(id, now); ok {
+	if f.Boundary > 0 {
+		if b, ok := r.nextGate(id, now, f.Boundary); ok {
 			delay = b.Sub(now)
 		}
 	}
@@ -101,20 +104,21 @@ func (r *Run) noteStatus(w *Worker, key string, at time.Time, a labserver.Answer
 	r.StatusBy[key] = append(r.StatusBy[key], StatusCall{Worker: w.ID, At: at, Outcome: out, Tx: tx, Seq: r.lastSeq})
 }
 
-// nextBoundary is the earliest backoff gate of a Pending message or lease
-// end of a Processing one, other than message id, after now and within a
-// lease of it.
-func (r *Run) nextBoundary(id int64, now time.Time) (time.Time, bool) {
-	var next sql.NullString
-	err := r.cfg.DB.QueryRowContext(r.ctx, `SELECT MIN(CASE WHEN Status = 'Pending' THEN NextAttemptUtc
-		ELSE LockedUntilUtc END) FROM OutboxMessages WHERE Id <> $1 AND Status IN ('Pending', 'Processing')
-		AND CASE WHEN Status = 'Pending' THEN NextAttemptUtc ELSE LockedUntilUtc END > $2`,
-		id, clock.ISO(now)).Scan(&next)
-	if err != nil || !next.Valid {
+// nextGate is the earliest backoff gate of a Pending message other than
+// id, after now and at most within of it.
+func (r *Run) nextGate(id int64, now time.Time, within time.Duration) (time.Time, bool) {
+	return r.timeOf(`SELECT MIN(NextAttemptUtc) FROM OutboxMessages
+		WHERE Id <> $1 AND Status = 'Pending' AND NextAttemptUtc > $2 AND NextAttemptUtc <= $3`,
+		id, clock.ISO(now), clock.ISO(now.Add(within)))
+}
+
+// timeOf reads one time from the run's database (false: none).
+func (r *Run) timeOf(query string, args ...any) (time.Time, bool) {
+	var at sql.NullString
+	if err := r.cfg.DB.QueryRowContext(r.ctx, query, args...).Scan(&at); err != nil || !at.Valid {
 		return time.Time{}, false
 	}
-	t, ok := changelog.ParseISO(next.String)
-	return t, ok && t.Sub(now) <= r.cfg.Lease
+	return changelog.ParseISO(at.String)
 }
 
 func statusAnswer(ans provider.Answer, err error) labserver.Answer {

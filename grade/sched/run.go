@@ -72,8 +72,7 @@ type Config struct {
 	Logged   []string // the tables the change log records
 	Clock    *clock.ScenarioClock
 	Provider *provider.Provider
-	Rand     *rand.Rand    // who runs next, when several may
-	Lease    time.Duration // LEASE_MS: a Boundary fault answers within it
+	Rand     *rand.Rand // who runs next, when several may
 
 	// Fault is what the Day's fault does to the n-th provider call for a
 	// message with key; fired are the faults that have happened. Nil: no
@@ -101,15 +100,19 @@ type Fault struct {
 	// Delay is how much scenario time the provider takes to answer (less
 	// than the lease): the answer's now is later than the call's.
 	Delay time.Duration
-	// Boundary answers the call exactly at the next backoff gate or lease
-	// end of another live message (when one comes within the lease), so
-	// that a gate compared with < and a lease with <= differ from the page.
-	Boundary bool
-	Why      string
+	// Boundary answers the call exactly at the next backoff gate of
+	// another Pending message when it comes within Boundary, so that a
+	// gate compared with < differs from the page's <=.
+	Boundary time.Duration
+	// RestartAtLease answers the restarted worker's hello exactly when the
+	// killed claim's lease ends (a supervisor that waits), so that a lease
+	// compared with <= differs from the page's <.
+	RestartAtLease bool
+	Why            string
 }
 
 // takes reports whether the fault takes the call away from the plain answer.
-func (f Fault) takes() bool { return f.Kill || f.Stall > 0 || f.Delay > 0 || f.Boundary }
+func (f Fault) takes() bool { return f.Kill || f.Stall > 0 || f.Delay > 0 || f.Boundary > 0 }
 
 // LabWorkerID is the lab's own worker's id in the timeline, its turns and
 // its rows' LockedBy.

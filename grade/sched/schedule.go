@@ -195,8 +195,11 @@ func (r *Run) receive(c *labserver.Call) error {
 	}
 	w.state, w.call, r.holder = blocked, c, nil
 	w.wake = time.Time{}
-	if c.Name == "sleep" {
+	switch c.Name {
+	case "sleep":
 		w.wake = c.Until
+	case "hello":
+		w.wake, w.helloAt = w.helloAt, time.Time{}
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ type Worker struct {
 	wake     time.Time         // when the outstanding call may be answered (a sleep, a held answer)
 	held     *labserver.Answer // an answer the lab holds back (a stall, a delay), given at wake
 	late     bool              // held is a stall's: given past the lease
+	helloAt  time.Time         // a restarted incarnation's hello is answered no earlier
 	helloed  bool              // this incarnation said hello
 	deadline time.Time
 	appName  string // PostgreSQL application_name of the current incarnation

@@ -33,6 +33,13 @@ var bugs = map[string]string{
 	"payment-no-updated-at":     "Day 16: records a payment's outcome without UpdatedAtUtc",
 	"processed-no-processed-at": "Day 16: marks a message Processed without ProcessedAtUtc",
 	"claims-newest-first":       "Day 16: claims the newest messages first",
+	"lease-at-boundary":         "Day 16: takes an expired lease at LockedUntilUtc <= now (<= for <)",
+	"gate-strict":               "Day 16: opens the backoff gate at NextAttemptUtc < now (< for <=)",
+	"null-max-as-zero":          "Day 16: reads a NULL MaxAttempts as 0: dead-letters at the first failure",
+	"max-from-env":              "Day 16: takes MaxAttempts from the environment, not the row",
+	"backoff-from-claim":        "Day 16: counts the backoff from the claim's time, not the failure's",
+	"keeps-first-error":         "Day 16: keeps the first failure's LastError on later failures",
+	"no-dead-letter-at-claim":   "Day 16: delivers a message whose AttemptCount reached MaxAttempts again",
 
 	// Day 17: the audited redrive.
 	"redrive-resets-counters": "Day 17: releases dead letters with AttemptCount 0",

@@ -24,6 +24,8 @@ type claimed struct {
 	attempt     int    // its AttemptCount, this delivery included
 	maxAttempts int    // 0: no ceiling
 	token       int64  // its ClaimToken under this claim
+	claimedAt   int64  // the claim's now, epoch ms (backoff-from-claim's)
+	nullMax     bool   // the row's MaxAttempts is NULL (null-max-as-zero's)
 }
 
 // errClaimLost is a record refused by the owner and token check: another
@@ -86,21 +88,9 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 	var batch, selected []claimed
 	err := w.db.InTx(ctx, func() error {
 		batch = nil
-		claimable := `(Status = 'Pending' OR (Status = 'Processing' AND LockedUntilUtc < $1))`
-		if bug("no-lease-expiry") {
-			claimable = `Status = 'Pending' AND $1 <> ''`
-		}
-		gate := ` AND (NextAttemptUtc IS NULL OR NextAttemptUtc <= $1)`
-		if bug("backoff-not-gated") {
-			gate = ""
-		}
-		order := ` ORDER BY CreatedAtUtc, Id`
-		if bug("claims-newest-first") {
-			order = ` ORDER BY CreatedAtUtc DESC, Id DESC`
-		}
 		rows, err := w.db.conn.QueryContext(ctx, `SELECT Id, MessageKey, AttemptCount, MaxAttempts, ClaimToken
 			  FROM OutboxMessages
-			 WHERE `+claimable+gate+order+`
+			 WHERE `+claimableSQL()+`
 			 LIMIT $2`+w.db.forUpdate(), now, w.cfg.BatchSize)
 		if err != nil {
 			return fmt.Errorf("claim: %w", err)
@@ -114,9 +104,11 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 				return fmt.Errorf("claim: %w", err)
 			}
 			m.maxAttempts = w.cfg.MaxAttempts
-			if maxAttempts.Valid {
+			if maxAttempts.Valid && !bug("max-from-env") {
 				m.maxAttempts = int(maxAttempts.Int64)
 			}
+			m.nullMax = !maxAttempts.Valid && bug("null-max-as-zero")
+			m.claimedAt = w.lab.Now()
 			found = append(found, m)
 		}
 		rows.Close()
@@ -132,7 +124,7 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 			if bug("attempt-off-by-one") {
 				spent = m.maxAttempts > 0 && m.attempt > m.maxAttempts
 			}
-			if bug("no-max-attempts") || bug("count-on-catch") {
+			if bug("no-max-attempts") || bug("count-on-catch") || bug("no-dead-letter-at-claim") {
 				spent = false
 			}
 			if spent {
@@ -223,8 +215,11 @@ func (w *Worker) record(ctx context.Context, m claimed, s Status) error {
 	}
 	return w.db.InTx(ctx, func() error {
 		retry := m.maxAttempts == 0 || m.attempt < m.maxAttempts
-		if bug("attempt-off-by-one") {
+		switch {
+		case bug("attempt-off-by-one"):
 			retry = m.maxAttempts == 0 || m.attempt <= m.maxAttempts
+		case m.nullMax:
+			retry = m.attempt < 0 // NULL read as 0: attempt >= 0 always
 		}
 		switch {
 		case s.Failure == "":
@@ -297,9 +292,13 @@ func (w *Worker) complete(ctx context.Context, m claimed, s Status, now string) 
 
 // retryLater puts a failed message back, not claimable before its backoff ends.
 func (w *Worker) retryLater(ctx context.Context, m claimed, lastError, now string) error {
-	next := timeText(w.lab.Now() + w.cfg.Backoff(m.attempt))
+	from := w.lab.Now()
+	if bug("backoff-from-claim") {
+		from = m.claimedAt
+	}
+	next := timeText(from + w.cfg.Backoff(m.attempt))
 	n, err := w.db.Exec(ctx, `UPDATE OutboxMessages
-		   SET Status = 'Pending', NextAttemptUtc = $4, LastError = $5,
+		   SET Status = 'Pending', NextAttemptUtc = $4, LastError = `+lastErrorSet()+`,
 		       LockedBy = NULL, LockedUntilUtc = NULL`+caught()+fence(),
 		m.id, w.cfg.WorkerID, m.token, next, lastError)
 	if err != nil {
@@ -324,7 +323,7 @@ func (w *Worker) deadLetter(ctx context.Context, m claimed, lastError, now strin
 		lastErrorText = nil
 	}
 	n, err := w.db.Exec(ctx, `UPDATE OutboxMessages
-		   SET Status = 'DeadLettered', DeadLetteredAtUtc = $4, LastError = $5,
+		   SET Status = 'DeadLettered', DeadLetteredAtUtc = $4, LastError = `+lastErrorSet()+`,
 		       LockedBy = NULL, LockedUntilUtc = NULL`+caught()+fence(),
 		m.id, w.cfg.WorkerID, m.token, now, lastErrorText)
 	if err != nil {
@@ -343,6 +342,15 @@ func (w *Worker) deadLetter(ctx context.Context, m claimed, lastError, now strin
 		return err
 	}
 	return nil
+}
+
+// lastErrorSet is what a failure writes to LastError: $5, or the first
+// failure's text for keeps-first-error.
+func lastErrorSet() string {
+	if bug("keeps-first-error") {
+		return `COALESCE(LastError, $5)`
+	}
+	return `$5`
 }
 
 // caught is count-on-catch's count, taken when an attempt fails.
