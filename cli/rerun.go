@@ -100,15 +100,27 @@ func verifyDoc(ctx context.Context, doc report.Doc, worker []string) (verificati
 	if body == doc.Body {
 		return verification{Verified: true, Rerun: true}, nil
 	}
-	why := firstDifference(doc.Body, body)
-	if note := versionNote(r); note != "" {
-		// Another lab version is the likelier cause: said first.
-		why = strings.Trim(note, " ()") + "; " + why
+	if r.Version != Version {
+		// Another lab version writes its reports differently: a difference
+		// found line by line would blame the report for the lab's change.
+		return verification{Rerun: true, Reason: otherVersion(doc)}, nil
 	}
-	return verification{Rerun: true, Reason: why}, nil
+	return verification{Rerun: true, Reason: firstDifference(doc.Body, body)}, nil
 }
 
 func refused(why string) verification { return verification{Reason: why} }
+
+// otherVersion is why a report made by another lab version does not
+// verify, in one line: both versions, and the run to make again with this
+// one.
+func otherVersion(doc report.Doc) string {
+	again := "make it again with this lab: " + report.LabName + " " + runName(doc)
+	if isGradeReport(doc) {
+		again = "grade the worker again with this lab"
+	}
+	return fmt.Sprintf("the report was made by outboxlab %s, and outboxlab %s writes this run differently: %s",
+		show(doc.Info.Record.Version), Version, again)
+}
 
 // versionNote names the lab version that wrote a report, when it is not this one.
 func versionNote(r *report.Record) string {

@@ -17,7 +17,7 @@ import (
 )
 
 // Version is the lab's version, printed by --version and in every report header.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Main runs the command line with args and returns the process exit code,
 // catching SIGINT and SIGTERM from its start (interruptible). The lab's

@@ -56,6 +56,19 @@ func (r *Report) Check(name string, passed bool, detail string) {
 	r.Record(Check{Name: name, Detail: detail, Role: RoleDemonstrates, Outcome: outcomeOf(passed)})
 }
 
+// CheckLead is Check for a check whose failure the scenario's fail
+// headline would misname: when the checks that broke are only those with a
+// lead, and they share it, the verdict leads with it instead (a policy that
+// held but gave up on a message that would have recovered did not "fail
+// to hold").
+func (r *Report) CheckLead(name string, passed bool, detail, lead string) {
+	if r.leads == nil {
+		r.leads = map[string]string{}
+	}
+	r.leads[name] = lead
+	r.Check(name, passed, detail)
+}
+
 // Invariant records an invariant that was exercised: held says whether it
 // held.
 func (r *Report) Invariant(name string, held bool, detail string) {

@@ -35,6 +35,7 @@ type Report struct {
 
 	buf     bytes.Buffer
 	checks  []Check
+	leads   map[string]string // a demonstrating check's own headline when it alone fails (CheckLead)
 	metrics map[string]any
 	verdict string
 	figures []plot.Figure

@@ -60,7 +60,23 @@ func TestVerdictFollowsTheChecks(t *testing.T) {
 		{"not exercised", After, func(r *Report) {
 			r.Check("a", true, "1")
 			r.NotExercised("b", "no message failed: give --poison-key a key")
+		}, VerdictNotExercised + " NOT ALL EXERCISED (the rest held) — not exercised: b: no message failed: give --poison-key a key", false},
+		{"a before not all exercised", Before, func(r *Report) {
+			r.Check("a", true, "1")
+			r.NotExercised("b", "x")
+		}, VerdictNotExercised + " NOT ALL EXERCISED (the rest reproduced) — not exercised: b: x", false},
+		{"nothing exercised", After, func(r *Report) {
+			r.Invariant("i", true, "0")
+			r.NotExercised("b", "no message failed: give --poison-key a key")
 		}, VerdictNotExercised + " NOTHING HERE EXERCISED b: no message failed: give --poison-key a key", false},
+		{"a check's own lead", After, func(r *Report) {
+			r.CheckLead("a", false, "1", "GAVE UP TOO SOON")
+			r.Check("b", true, "2")
+		}, VerdictFail + " GAVE UP TOO SOON — failed: a", false},
+		{"a lead not shared by every break", After, func(r *Report) {
+			r.CheckLead("a", false, "1", "GAVE UP TOO SOON")
+			r.Check("b", false, "2")
+		}, VerdictFail + " BROKE — failed: a; b", false},
 		{"a break outranks an idle check", After, func(r *Report) { r.NotExercised("b", "x"); r.Check("a", false, "1") },
 			VerdictFail + " BROKE — failed: a", false},
 		{"no checks", After, func(*Report) {}, VerdictFail + " BROKE", false},

@@ -85,17 +85,47 @@ func (r *Report) judge(pass, fail string) (outcome, text string) {
 	case len(broken) > 0 && r.Kind == Before:
 		return failed, fail + " — not reproduced: " + strings.Join(broken, "; ")
 	case len(broken) > 0:
-		return failed, fail + " — failed: " + strings.Join(broken, "; ")
+		return failed, r.leadOf(broken, fail) + " — failed: " + strings.Join(broken, "; ")
 	case len(idle) > 0:
-		text = "NOTHING HERE EXERCISED " + strings.Join(idle, "; ") + ": " + why
-		if len(idle) > 1 {
-			text = "NOTHING HERE EXERCISED " + strings.Join(idle, "; ") + " (see its N/A checks): " + why
-		}
-		return VerdictNotExercised, text
+		return VerdictNotExercised, notExercisedText(r.Kind, held, idle, why)
 	case r.Kind == Before:
 		return VerdictReproduced, pass
 	}
 	return VerdictPass, pass
+}
+
+// leadOf is the headline of a verdict whose broken checks are broken: the
+// lead they share (CheckLead), or the scenario's fail.
+func (r *Report) leadOf(broken []string, fail string) string {
+	lead := r.leads[broken[0]]
+	for _, name := range broken {
+		if r.leads[name] != lead {
+			return fail
+		}
+	}
+	if lead == "" {
+		return fail
+	}
+	return lead
+}
+
+// notExercisedText is the verdict's text when demonstrating checks were
+// not exercised and none broke: "nothing here exercised" only when no
+// demonstrating check held, otherwise that the rest held (in a BEFORE:
+// were reproduced; the checks above show which) and what was not
+// exercised; then why (the first idle check's detail).
+func notExercisedText(kind Kind, held, idle []string, why string) string {
+	rest := "(the rest held)"
+	if kind == Before {
+		rest = "(the rest reproduced)"
+	}
+	switch {
+	case len(held) > 0:
+		return "NOT ALL EXERCISED " + rest + " — not exercised: " + strings.Join(idle, "; ") + ": " + why
+	case len(idle) > 1:
+		return "NOTHING HERE EXERCISED " + strings.Join(idle, "; ") + " (see its N/A checks): " + why
+	}
+	return "NOTHING HERE EXERCISED " + strings.Join(idle, "; ") + ": " + why
 }
 
 // invariantRank orders a BEFORE's checks as Checks prints them.

@@ -218,12 +218,22 @@ func checkNotDelivery(r *report.Report, runs []*driveRun) {
 			}
 		}
 	}
-	detail := fmt.Sprintf("no DeadLettered row (%s) carries a delivery time (DeadLettered: %s)", modesText(runs), orNone(dead.String(), "none"))
+	if len(dead) == 0 {
+		// No row was dead-lettered (--dead-letter-on-max-retry-attempts=false,
+		// or no entry reached the threshold): the invariant judged nothing.
+		r.Record(report.Check{Name: checkNotDeliveryName, Role: report.RoleInvariant, Outcome: report.OutcomeNotExercised,
+			Detail: fmt.Sprintf("no row was dead-lettered (%s): no dead-letter to judge", modesText(runs))})
+		return
+	}
+	detail := fmt.Sprintf("no DeadLettered row (%s) carries a delivery time (DeadLettered: %s)", modesText(runs), dead)
 	if len(stamped) > 0 {
 		detail = fmt.Sprintf("DeadLettered rows carry a delivery time (%s): %s", modesText(runs), stamped)
 	}
-	r.Invariant("a dead-letter is never treated as a delivery", len(stamped) == 0, detail)
+	r.Invariant(checkNotDeliveryName, len(stamped) == 0, detail)
 }
+
+// checkNotDeliveryName is checkNotDelivery's check.
+const checkNotDeliveryName = "a dead-letter is never treated as a delivery"
 
 // keyList is a check's offending (or exercised) entries, each named once, in
 // the order first met: a WHY names them rather than counting them, so that

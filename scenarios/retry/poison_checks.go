@@ -60,7 +60,7 @@ func (o *poisonOptions) atDeliveryChecks(r *report.Report, atDelivery poisonMetr
 			"isolating %s at threshold %d costs %d × (%d − 1) deaths, so it needs at least %d lifetimes; "+
 			"raise --max-restarts to %d",
 			o.MaxRestarts, report.Plural(int64(lethal), "lethal message"), o.Threshold, lethal, o.Threshold, need, need)
-		for _, name := range []string{checkIsolated, checkQueueEmpties, checkBehindProcessed, checkIsolationCost} {
+		for _, name := range []string{checkIsolated, checkQueueEmpties, checkHealthyProcessed, checkIsolationCost} {
 			r.NotExercised(name, why)
 		}
 		return
@@ -72,19 +72,20 @@ func (o *poisonOptions) atDeliveryChecks(r *report.Report, atDelivery poisonMetr
 	r.Check(checkQueueEmpties,
 		atDelivery.remaining == 0,
 		fmt.Sprintf("%d remaining after %d of at most %d lifetimes", atDelivery.remaining, atDelivery.restarts, o.MaxRestarts))
-	o.behindChecks(r, atDelivery)
+	o.healthyChecks(r, atDelivery)
 	r.Check(checkIsolationCost,
 		atDelivery.deaths == lethal*(o.Threshold-1),
 		fmt.Sprintf("%d deaths = %d × (%d − 1)", atDelivery.deaths, lethal, o.Threshold))
 }
 
-// behindChecks judge the healthy messages behind the poison; with every
-// message lethal there is none, and the check judged nothing.
-func (o *poisonOptions) behindChecks(r *report.Report, atDelivery poisonMetrics) {
+// healthyChecks judge the healthy messages, ahead of the poison and behind
+// it (a threshold of 1 dead-letters those ahead too); with every message
+// lethal there is none, and the check judged nothing.
+func (o *poisonOptions) healthyChecks(r *report.Report, atDelivery poisonMetrics) {
 	healthy := o.Messages - len(o.Lethal)
 	if healthy == 0 {
-		r.NotExercised(checkBehindProcessed, fmt.Sprintf("--lethal names all %d --messages: no healthy message "+
-			"stands behind the poison; name fewer in --lethal or raise --messages", o.Messages))
+		r.NotExercised(checkHealthyProcessed, fmt.Sprintf("--lethal names all %d --messages: no healthy message "+
+			"to process; name fewer in --lethal or raise --messages", o.Messages))
 		return
 	}
 	behind := fmt.Sprintf("%d of %d healthy processed", atDelivery.processed, healthy)
@@ -92,7 +93,7 @@ func (o *poisonOptions) behindChecks(r *report.Report, atDelivery poisonMetrics)
 		behind = fmt.Sprintf("%d processed; not processed: %s", atDelivery.processed,
 			firstOf(strings.Join(atDelivery.healthyUnprocessed, ", ")))
 	}
-	r.Check(checkBehindProcessed, atDelivery.processed == healthy && len(atDelivery.healthyUnprocessed) == 0, behind)
+	r.Check(checkHealthyProcessed, atDelivery.processed == healthy && len(atDelivery.healthyUnprocessed) == 0, behind)
 }
 
 // lifetimesNeeded is how many lifetimes the at-delivery run needs to empty
@@ -102,10 +103,10 @@ func (o *poisonOptions) lifetimesNeeded() int { return len(o.Lethal)*(o.Threshol
 
 // The at-delivery checks, by name.
 const (
-	checkBehindProcessed = "at delivery: the messages behind the poison are processed"
-	checkIsolated        = "at delivery: each lethal message isolated on delivery number threshold"
-	checkQueueEmpties    = "at delivery: the queue empties before the bound"
-	checkIsolationCost   = "at delivery: isolation still costs threshold − 1 deaths per lethal message"
+	checkHealthyProcessed = "at delivery: every healthy message is processed"
+	checkIsolated         = "at delivery: each lethal message isolated on delivery number threshold"
+	checkQueueEmpties     = "at delivery: the queue empties before the bound"
+	checkIsolationCost    = "at delivery: isolation still costs threshold − 1 deaths per lethal message"
 )
 
 // mustParseISO parses a time the store wrote; the store only writes ISO times.
@@ -120,7 +121,7 @@ func mustParseISO(s string) time.Time {
 // whyFailed says what these flags did to the checks that failed.
 func (o *poisonOptions) whyFailed(failed map[string]bool, runs []*poisonRun, metrics []poisonMetrics) []string {
 	var why []string
-	if o.Threshold == 1 && failed[checkBehindProcessed] {
+	if o.Threshold == 1 && failed[checkHealthyProcessed] {
 		var isolated []string
 		for _, m := range runs[1].msgs {
 			if m.Status == outbox.DeadLettered && m.AttemptCount == 1 && !slices.Contains(o.lethalKeys(), m.Key) {
@@ -129,7 +130,7 @@ func (o *poisonOptions) whyFailed(failed map[string]bool, runs []*poisonRun, met
 		}
 		why = append(why, fmt.Sprintf("a threshold of 1 dead-letters every message at its first delivery, before its job runs:\n"+
 			"%s dead-lettered unprocessed at AttemptCount 1", firstOf(strings.Join(isolated, ", "))))
-		delete(failed, checkBehindProcessed)
+		delete(failed, checkHealthyProcessed)
 	}
 	if len(failed) > 0 {
 		why = append(why, "no flag explains the other failures: the real run did not do what the course's algorithm does")

@@ -45,7 +45,7 @@ and print the course's table from what those databases hold.`,
   outboxlab poison-counter --lethal 2,4 --threshold 2    # two poison messages, isolated sooner
   outboxlab poison-counter --threshold 1                 # every message dead-lettered unprocessed`,
 		// A threshold of 1 dead-letters the healthy messages unprocessed too:
-		// the messages behind the poison are not processed.
+		// the healthy messages are not processed.
 		FailsWith: []string{"--threshold", "1"},
 		// Too few restarts: the bound ends the at-delivery run before the
 		// counter reaches the threshold, so isolation is not exercised.

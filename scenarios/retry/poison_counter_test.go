@@ -168,23 +168,23 @@ func TestPoisonCounterSaysWhyItsChecksFailed(t *testing.T) {
 	})
 	// Too few restarts for the counter: the bound, not isolation, ends the run.
 	testNotExercised(t, []idleCase{{poisonCounter, []string{"--max-restarts", "2"},
-		[]string{checkIsolated, checkQueueEmpties, checkBehindProcessed, checkIsolationCost},
+		[]string{checkIsolated, checkQueueEmpties, checkHealthyProcessed, checkIsolationCost},
 		"--max-restarts 2 stops the at-delivery run before the counter can isolate: isolating 1 lethal message at " +
 			"threshold 3 costs 1 × (3 − 1) deaths, so it needs at least 3 lifetimes; raise --max-restarts to 3"}})
 }
 
-// Every message lethal: no healthy message stands behind the poison, so the
+// Every message lethal: no healthy message to process, so the
 // check that they are processed judged nothing and says so; at threshold 1
 // no lifetime dies at delivery, and the SIGKILL invariant judges the deaths
 // on catch without a "0 / 0" for the half that had none.
 func TestPoisonCounterJudgesNoZeros(t *testing.T) {
 	testNotExercised(t, []idleCase{{poisonCounter, []string{"--messages", "6", "--lethal", "1,2,3,4,5,6", "--threshold", "2"},
-		[]string{checkBehindProcessed},
-		"--lethal names all 6 --messages: no healthy message stands behind the poison; name fewer in --lethal or raise --messages"}})
+		[]string{checkHealthyProcessed},
+		"--lethal names all 6 --messages: no healthy message to process; name fewer in --lethal or raise --messages"}})
 	r := scenariotest.Run(t, poisonCounter, "--messages", "6", "--lethal", "1,2,3,4,5,6", "--threshold", "1")
-	c := scenariotest.CheckNamed(t, r, checkBehindProcessed)
+	c := scenariotest.CheckNamed(t, r, checkHealthyProcessed)
 	if c.Outcome != report.OutcomeNotExercised {
-		t.Errorf("all lethal, threshold 1: %q is %s (%s), want not exercised", checkBehindProcessed, c.Outcome, c.Detail)
+		t.Errorf("all lethal, threshold 1: %q is %s (%s), want not exercised", checkHealthyProcessed, c.Outcome, c.Detail)
 	}
 	c = scenariotest.CheckNamed(t, r, "every death was a real SIGKILL on a lethal message")
 	if want := "12 / 12 child processes on catch; at delivery none died, 0 killed"; !c.Passed || c.Detail != want {

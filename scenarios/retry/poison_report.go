@@ -113,7 +113,7 @@ func (o *poisonOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 	o.checks(r, metrics)
 	judgement{title: seedChecks,
 		pass: "THE COUNTER BELONGS AT DELIVERY — IT ISOLATES THE MESSAGE THAT KILLS THE PROCESS",
-		fail: "THE COURSE'S RESULT WAS NOT REPRODUCED FOR THESE FLAGS"}.
+		fail: "THE COURSE'S PROPERTIES DID NOT ALL HOLD FOR THESE FLAGS"}.
 		write(r, func(failed map[string]bool) []string { return o.whyFailed(failed, runs, metrics) })
 	for i, f := range metrics {
 		recordMetricsOf(r, seedMetrics, runs[i].position.key, f)
