@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"outboxlab/core/dblocation"
-	"outboxlab/core/pgdb"
+	"outboxlab/core/dialect"
 )
 
 // A child's argument that holds a PostgreSQL URL (a location, alone or after
@@ -29,11 +29,11 @@ const (
 // the run's own context is already cancelled.
 const endSessionsWait = 10 * time.Second
 
-// session is one database a child was handed: the URL it connects with
-// (its sessions named appName) so the parent can end them.
+// session is one database a child was handed, its sessions named name, so
+// the parent can end them.
 type session struct {
-	url     string
-	appName string
+	db   dialect.Database
+	name string
 }
 
 // childSeq numbers the children of this process, so each child's sessions
@@ -53,18 +53,21 @@ func moveURLs(name string, args []string) (argv, env []string, err error) {
 			argv[i] = a
 			continue
 		}
-		prefix, u := a[:at], a[at:]
-		base := pgdb.AppName(u)
+		prefix := a[:at]
+		db, err := dialect.Parse(a[at:])
+		if err != nil {
+			return nil, nil, fmt.Errorf("start child %s: %w", name, err)
+		}
+		base := db.SessionName()
 		if base == "" {
 			base = "outboxlab"
 		}
-		app := base + "-" + strconv.FormatInt(n, 10) + "-" + name
-		if u, err = pgdb.WithAppName(u, app); err != nil {
+		if db, _, err = db.Named(base + "-" + strconv.FormatInt(n, 10) + "-" + name); err != nil {
 			return nil, nil, fmt.Errorf("start child %s: %w", name, err)
 		}
 		key := argEnvPre + strconv.Itoa(i)
 		argv[i] = argRef + key
-		env = append(env, key+"="+prefix+u)
+		env = append(env, key+"="+prefix+db.String())
 	}
 	return argv, env, nil
 }
@@ -78,8 +81,11 @@ func sessionsOf(cmd *exec.Cmd) []session {
 			continue
 		}
 		_, v, _ := strings.Cut(kv, "=")
-		u := v[max(urlStart(v), 0):]
-		if s := (session{url: u, appName: pgdb.AppName(u)}); !slices.Contains(out, s) {
+		db, err := dialect.Parse(v[max(urlStart(v), 0):])
+		if err != nil {
+			continue // moveURLs put none such there
+		}
+		if s := (session{db: db, name: db.SessionName()}); !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
@@ -127,14 +133,7 @@ func EndSessions(ctx context.Context, cmd *exec.Cmd) error {
 	defer cancel()
 	var errs []error
 	for _, s := range ss {
-		db, err := pgdb.Open(ctx, s.url)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		_, err = pgdb.TerminateBackends(ctx, db, s.appName)
-		db.Close()
-		errs = append(errs, err)
+		errs = append(errs, s.db.EndSessions(ctx, s.name))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("end the sessions of a killed child: %w", err)

@@ -110,3 +110,8 @@ func (d *Database) Set(s string) error {
 
 // Type names the flag's value for pflag's help.
 func (*Database) Type() string { return "database" }
+
+// Passwords are the password d's location holds, in each spelling a message
+// may quote it (none for a file): what output shown to a user must never
+// hold.
+func (d Database) Passwords() []string { return pgdb.Passwords(d.loc.String()) }

@@ -69,6 +69,18 @@ type Dialect interface {
 	// names[i] (NULL, text or an integer), and its arguments (? placeholders).
 	Rows(names []string, rows [][]any) (query string, args []any)
 
+	// NameSessions is loc with the sessions opened on it named name, and the
+	// name they carry; loc and "" where the database names no sessions.
+	NameSessions(loc dblocation.Location, name string) (dblocation.Location, string, error)
+	// SessionName is the name of the sessions opened on loc ("" for none).
+	SessionName(loc dblocation.Location) string
+	// EndSessions ends the sessions named name on db's server and waits
+	// until they are gone.
+	EndSessions(ctx context.Context, db *sql.DB, name string) error
+	// OpenTxProbe opens what finds a session holding a transaction open on
+	// the database at loc (pool: a pool open on it that the caller keeps).
+	OpenTxProbe(ctx context.Context, loc dblocation.Location, pool *sql.DB) (TxProbe, error)
+
 	// Tables lists db's tables with their CREATE statements, in creation order.
 	Tables(ctx context.Context, db *sql.DB) ([]Table, error)
 	// ColumnDefault is the declared default of table's column as the catalog

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
@@ -154,17 +153,13 @@ func (p Policy) Backoff(n int) time.Duration {
 // clock and provider, before any worker starts.
 type Bench struct {
 	Store    *outbox.Store
-	Postgres bool
 	Clock    *clock.ScenarioClock
 	Provider *provider.Provider
 }
 
 // DDL is SQLite DDL in the words of the bench's database.
 func (b *Bench) DDL(schema string) string {
-	if !b.Postgres {
-		return schema
-	}
-	d, err := dialect.PostgresDDL(schema)
+	d, err := b.Store.Dialect().DDL(schema)
 	if err != nil {
 		return schema // the server says what is wrong with it
 	}

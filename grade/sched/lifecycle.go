@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/core/pgdb"
 	"outboxlab/core/proctree"
 	"outboxlab/grade/labserver"
 )
@@ -58,22 +57,20 @@ func (r *Run) launch(w *Worker) error {
 }
 
 // environment is a worker's environment (docs/grade-protocol.md section 2).
-func (r *Run) environment(w *Worker, inc *labserver.Incarnation) ([]string, error) {
+func (r *Run) environment(w *Worker, inc *labserver.Incarnation) (_ []string, err error) {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "OUTBOXLAB_") {
 			env = append(env, kv)
 		}
 	}
-	db, kind := r.cfg.Location, "sqlite"
-	if r.cfg.Postgres {
-		kind = "postgres"
-		w.appName = fmt.Sprintf("%s-%s-%d", pgdb.AppName(r.cfg.Location), w.ID, inc.N)
-		var err error
-		if db, err = pgdb.WithAppName(r.cfg.Location, w.appName); err != nil {
-			return nil, err
-		}
-		w.appName = pgdb.AppName(db)
+	// The worker's sessions carry a name of their own (where the database
+	// names sessions), so that the lab can find its open transaction and
+	// end its sessions when it is stopped.
+	db := r.cfg.Database
+	db, w.appName, err = db.Named(fmt.Sprintf("%s-%s-%d", db.SessionName(), w.ID, inc.N))
+	if err != nil {
+		return nil, err
 	}
 	vars := [][2]string{
 		{"PROTOCOL", strconv.Itoa(labserver.ProtocolVersion)},
@@ -83,8 +80,8 @@ func (r *Run) environment(w *Worker, inc *labserver.Incarnation) ([]string, erro
 		{"TOKEN", inc.Token},
 		{"WORKER_ID", w.ID},
 		{"INCARNATION", strconv.Itoa(inc.N)},
-		{"DB_KIND", kind},
-		{"DATABASE", db},
+		{"DB_KIND", db.Dialect().Name()},
+		{"DATABASE", db.String()},
 	}
 	for _, kv := range append(vars, r.cfg.Params...) {
 		env = append(env, "OUTBOXLAB_"+kv[0]+"="+kv[1])
@@ -122,9 +119,9 @@ func (r *Run) stop(w *Worker) {
 			r.Violate(RuleLimits, "%s: %v", w.ID, err)
 		}
 	}
-	if r.cfg.Postgres && w.appName != "" {
+	if w.appName != "" {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 10*time.Second)
-		pgdb.TerminateBackends(ctx, r.cfg.DB, w.appName)
+		r.cfg.Database.Dialect().EndSessions(ctx, r.cfg.DB, w.appName)
 		cancel()
 	}
 	if w.inc != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
+	"outboxlab/core/dialect"
 	"outboxlab/core/provider"
 	"outboxlab/core/report"
 	"outboxlab/grade/changelog"
@@ -65,11 +66,10 @@ type Config struct {
 	// longer).
 	TurnBudget, StartBudget time.Duration
 
-	Location string // the database as the workers get it: a SQLite file or a postgres:// URL
-	Postgres bool
-	DB       *sql.DB  // the lab's own handle
-	Shape    string   // the schema before any worker ran (changelog.Shape)
-	Logged   []string // the tables the change log records
+	Database dialect.Database // the database the workers get (its location, their sessions named)
+	DB       *sql.DB          // the lab's own handle
+	Shape    string           // the schema before any worker ran (changelog.Shape)
+	Logged   []string         // the tables the change log records
 	Clock    *clock.ScenarioClock
 	Provider *provider.Provider
 	Rand     *rand.Rand // who runs next, when several may
@@ -154,7 +154,7 @@ type Run struct {
 
 	cfg     Config
 	ctx     context.Context
-	probe   *sql.DB // SQLite: a handle with no busy timeout, to find a held write lock
+	probe   dialect.TxProbe // finds a worker holding a transaction open across a call
 	srv     *labserver.Server
 	calls   chan *labserver.Call
 	over    chan struct{}

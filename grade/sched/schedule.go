@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/sqlitedb"
 	"outboxlab/grade/changelog"
 	"outboxlab/grade/labserver"
 	"outboxlab/grade/workerproc"
@@ -31,14 +29,10 @@ func (r *Run) Execute() (err error) {
 			r.guard.Close()
 		}
 	}()
-	if !r.cfg.Postgres {
-		probe, err := openProbe(r.cfg.Location)
-		if err != nil {
-			return err
-		}
-		r.probe = probe
-		defer probe.Close()
+	if r.probe, err = r.cfg.Database.OpenTxProbe(r.ctx, r.cfg.DB); err != nil {
+		return err
 	}
+	defer r.probe.Close()
 	r.calls = make(chan *labserver.Call)
 	r.over = make(chan struct{})
 	srv, err := labserver.New(r.calls, r.over)
@@ -63,22 +57,11 @@ func (r *Run) Execute() (err error) {
 	return r.loop()
 }
 
-// openProbe opens the SQLite file with no busy timeout: its BEGIN IMMEDIATE
-// fails at once while a worker holds the write lock.
-func openProbe(path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+sqlitedb.EscapePath(path)+"?_txlock=immediate&_pragma=busy_timeout(0)")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	return db, nil
-}
-
 // Finish reads what the workers changed after their last call (their own
 // too) and finds a schema that is no longer the one they were given.
 func (r *Run) Finish() {
 	r.unwatch()
-	if shape, err := changelog.Shape(r.ctx, r.cfg.DB, r.cfg.Postgres); err != nil || shape != r.cfg.Shape {
+	if shape, err := changelog.Shape(r.ctx, r.cfg.DB, postgres(r.cfg.Database)); err != nil || shape != r.cfg.Shape {
 		r.Violate(RuleSchema, "%s", changelog.ShapeDiff(r.cfg.Shape, shape, err))
 	}
 }

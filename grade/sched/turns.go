@@ -3,7 +3,6 @@ package sched
 import (
 	"fmt"
 
-	"outboxlab/core/sqlitedb"
 	"outboxlab/grade/changelog"
 )
 
@@ -38,22 +37,11 @@ func (r *Run) boundary(w *Worker) {
 	}
 }
 
-// holdsTransaction reports whether w left a transaction open: on SQLite a
-// write lock the lab's BEGIN IMMEDIATE cannot take at once, on PostgreSQL a
-// session of w idle in transaction.
+// holdsTransaction reports whether w left a transaction open (the
+// dialect's probe: on SQLite a write lock the lab's BEGIN IMMEDIATE cannot
+// take at once, on PostgreSQL a session of w idle in transaction).
 func (r *Run) holdsTransaction(w *Worker) (bool, string) {
-	if r.cfg.Postgres {
-		var n int
-		err := r.cfg.DB.QueryRowContext(r.ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE application_name = $1 AND state LIKE 'idle in transaction%'`, w.appName).Scan(&n)
-		return err == nil && n > 0, "an open transaction (idle in transaction)"
-	}
-	tx, err := r.probe.BeginTx(r.ctx, nil)
-	if err != nil {
-		return sqlitedb.IsBusy(err), "the database's write lock"
-	}
-	tx.Rollback()
-	return false, ""
+	return r.probe.Holds(r.ctx, w.appName)
 }
 
 // IsClaim reports whether an update is a claim: the row moved to
