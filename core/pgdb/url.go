@@ -52,11 +52,6 @@ func Selected(flag string, flagSet bool, getenv func(string) string) (value, sou
 // process through its environment (exec.Cmd.Env).
 func EnvEntry(rawURL string) string { return EnvVar + "=" + rawURL }
 
-// IsURL reports whether a database location is a PostgreSQL URL
-// (postgres:// or postgresql://, any letter case) rather than a SQLite file
-// path: dblocation's rule. It does not check the rest of it: ParseURL does.
-func IsURL(location string) bool { return dblocation.IsPostgres(location) }
-
 // ParseURL checks that rawURL is a PostgreSQL URL (postgres:// or
 // postgresql://, any letter case: dblocation.Parse) that pgx accepts, and
 // returns its connection settings. Any other value is a usage error

@@ -158,11 +158,6 @@ func TestWithAppNameReplacesAndCuts(t *testing.T) {
 	if !strings.Contains(u, "u:p@h/db") || !strings.Contains(u, "search_path") {
 		t.Errorf("WithAppName = %q: lost the rest of the URL", u)
 	}
-	for loc, want := range map[string]bool{"postgres://h/db": true, "postgresql://h/db": true, "/tmp/x.db": false, "postgres.db": false} {
-		if pgdb.IsURL(loc) != want {
-			t.Errorf("IsURL(%q) = %v, want %v", loc, !want, want)
-		}
-	}
 }
 
 func TestPasswordsOfALocation(t *testing.T) {

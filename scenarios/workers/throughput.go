@@ -167,13 +167,15 @@ func (o *throughputOptions) Run(ctx context.Context, env scenarios.Env) (*report
 }
 
 // configs are part 1's configurations in the order the tables list them:
-// claims of 1, then of --batch, each with every --workers count.
-func (o *throughputOptions) configs(postgres bool) []drainConfig {
+// claims of 1, then of --batch, each with every --workers count. Where
+// writers do not take turns (rowLocks: the dialect's SerialWriters is
+// false) the workers are processes, as --processes makes them.
+func (o *throughputOptions) configs(rowLocks bool) []drainConfig {
 	var out []drainConfig
 	for _, batch := range []int{1, o.Batch} {
 		seen := map[int]int{}
 		for _, workers := range o.Workers {
-			out = append(out, drainConfig{Workers: workers, Series: seen[workers], Batch: batch, Processes: o.Processes || postgres,
+			out = append(out, drainConfig{Workers: workers, Series: seen[workers], Batch: batch, Processes: o.Processes || rowLocks,
 				HandlerDelay: o.HandlerDelay, Lease: o.Lease, Messages: o.Messages})
 			seen[workers]++
 		}
