@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"outboxlab/core/report"
 	"outboxlab/grade"
 	"outboxlab/grade/dayspec"
+	"outboxlab/scenarios"
 )
 
 // dayIDs lists the Days grade and exercise accept, with their aliases.
@@ -61,6 +63,19 @@ every run that exercises it and each is exercised in at least one run; 1 a check
 failed or no run exercised it; 2 bad flags or an unknown day; 3 the worker
 command could not be started.
 
+The terminal shows a summary: the first failing check in full (its detail, the
+runs it failed in, the protocol page's section and the starter's TODO), one line
+for each other failing check, your worker's last output beside the verdict, and
+the command that shows one run in full (--variation N --full). The report file
+always keeps every line; --full prints all of it; --json carries the summary.
+
+When a check fails, grade then searches (at most 40 reruns; --shrink=false skips
+it) for the smallest run that still fails the first failing check: fewer
+payments, one key of each kind, fewer workers, faults removed, lower counts. It
+prints that case's parameters, its whole timeline, the check's detail and the
+command that replays exactly it (--case '{"Payments":1,…}'), which exits 1 again
+until the bug is fixed.
+
 Days:
 ` + dayIDs(),
 		Example: `  outboxlab exercise session-16 ./day16     # a starting worker with TODOs
@@ -92,6 +107,7 @@ Days:
 	var full bool
 	var res resultsOptions
 	bindResults(cmd, &res)
+	cmd.Flags().BoolVar(&opts.Shrink, "shrink", true, "when a check fails, search for the smallest case that still fails it (at most 40 reruns)")
 	cmd.Flags().BoolVar(&full, "full", false, "print the whole report on the terminal (timelines, tables, every check) instead of the summary; the report file holds it either way")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		day, err := lookupDay(args[0])
@@ -144,7 +160,7 @@ func runGrade(cmd *cobra.Command, opts *grade.Options, common commonOptions, ful
 func gradeParams(fs *pflag.FlagSet) []report.Param {
 	var out []report.Param
 	for _, p := range scenarioParams(fs) {
-		if !notRecorded[p.Name] {
+		if !notRecorded[p.Name] && p.Name != "shrink" { // --shrink: a search after the runs the report records
 			out = append(out, p)
 		}
 	}
@@ -157,8 +173,13 @@ func bindGradeParams(fs *pflag.FlagSet, opts *grade.Options, seed *int64) {
 	fs.Int64Var(seed, "seed", grade.DefaultSeed, "the seed the variations (and the choice of who runs next) are drawn from")
 	fs.IntVar(&opts.Variations, "variations", grade.DefaultVariations, "variations to run after the defaults [0..20]")
 	fs.DurationVar(&opts.TurnBudget, "turn-budget", grade.DefaultTurnBudget, "wall time a worker may run between two lab calls before it is killed [100ms..1m]")
-	fs.IntVar(&opts.Only, "variation", 0, "run only variation N (1: the defaults), as the whole grade runs it; 0 runs them all")
+	fs.IntVar(&opts.Only, "variation", 0, "run only variation N (1: the course's run), as the whole grade runs it; 0 runs them all")
+	fs.StringVar(&opts.Case, "case", "", "run only this case, the JSON of the fields that differ from the Day's defaults (as a grade's smallest failing case prints it)")
+	fs.SetAnnotation("case", scenarios.MaxLengthAnnotation, []string{strconv.Itoa(maxCaseLength)})
 }
+
+// maxCaseLength is the longest --case: a Day's every field set.
+const maxCaseLength = 400
 
 // finishRun prints what follows a run's report (its path, or the JSON) and
 // maps its verdict to the exit code.

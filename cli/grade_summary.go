@@ -55,18 +55,33 @@ func showSummary(cmd *cobra.Command, common commonOptions, opts *grade.Options) 
 // name (the terminal starts them as the user started the lab): the
 // variation the summary names, in full.
 func gradeCommands(cmd *cobra.Command, s *grade.Summary) map[string]string {
-	args := []string{invocation.Name, "grade", s.Day}
-	for _, name := range []string{"seed", "variations", "turn-budget"} {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			args = append(args, "--"+name+"="+f.Value.String())
+	run := func(names []string, what ...string) string {
+		args := []string{invocation.Name, "grade", s.Day}
+		for _, name := range names {
+			if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+				args = append(args, "--"+name+"="+invocation.Quote(f.Value.String()))
+			}
 		}
+		args = append(append(args, what...), "--")
+		at := cmd.Flags().ArgsLenAtDash()
+		for _, a := range cmd.Flags().Args()[at:] {
+			args = append(args, invocation.Quote(a))
+		}
+		return strings.Join(args, " ")
 	}
-	args = append(args, fmt.Sprintf("--variation=%d", s.InFull), "--full", "--")
-	at := cmd.Flags().ArgsLenAtDash()
-	for _, a := range cmd.Flags().Args()[at:] {
-		args = append(args, invocation.Quote(a))
+	all := []string{"seed", "variations", "turn-budget"}
+	out := map[string]string{"in_full": run(all, fmt.Sprintf("--variation=%d", s.InFull), "--full")}
+	if s.Case != "" {
+		out["in_full"] = run([]string{"seed", "turn-budget"}, "--case="+invocation.Quote(s.Case), "--full")
 	}
-	return map[string]string{"in_full": strings.Join(args, " ")}
+	switch c := s.Smallest; {
+	case c == nil:
+	case c.JSON != "":
+		out["case"] = run([]string{"seed", "turn-budget"}, "--case="+invocation.Quote(c.JSON))
+	default:
+		out["case"] = run(all, fmt.Sprintf("--variation=%d", c.Variation))
+	}
+	return out
 }
 
 // showFull shows a grade's whole report, as showRun shows a run's, with

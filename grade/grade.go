@@ -49,6 +49,13 @@ type Options struct {
 	// Only runs variation Only alone (1 the defaults, as the full grade
 	// runs it: same draws, same schedule); 0 runs them all.
 	Only int
+	// Case, when set, runs this case alone (ParseCase: the JSON of the
+	// fields that differ from the Day's defaults), as the smallest failing
+	// case a grade found ran.
+	Case string
+	// Shrink searches, when a check fails, for the smallest case that
+	// still fails it (Summary.Smallest).
+	Shrink bool
 	// Stderr gets the last lines of a failing worker's output as each
 	// variation ends: the terminal only, never the report. Nil: the
 	// summary keeps them (Summary.Output).
@@ -86,6 +93,12 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--turn-budget %s: want 100ms to 1m", o.TurnBudget)
 	case o.Only < 0 || o.Only > o.Variations+1:
 		return fmt.Errorf("--variation %d: want 1 (the defaults) to %d (--variations %d)", o.Only, o.Variations+1, o.Variations)
+	case o.Only > 0 && o.Case != "":
+		return errors.New("--variation and --case each run one case: give one of them")
+	}
+	if o.Case != "" {
+		_, err := ParseCase(o.Day, o.Case)
+		return err
 	}
 	return nil
 }
@@ -115,6 +128,9 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 		runs = fmt.Sprintf("v%d alone (--variation %d) of v1 %s and %s drawn from the seed",
 			o.Only, o.Only, o.firstLabel(), report.Plural(o.Variations, "variation"))
 	}
+	if o.Case != "" {
+		runs = "the case --case gives alone (the smallest failing case a grade printed)"
+	}
 	rep.Linef("Runs      %s", runs)
 	rep.Line("Judged    by what the lab saw: rows and the change log its triggers wrote,")
 	rep.Line("          the provider's ledger, the calls it answered; never the worker's claims")
@@ -124,6 +140,7 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 	prog := startProgress(o.Progress)
 	defer prog.stop()
 	sum := newSumming(o)
+	ran := map[string]ranRun{} // by tag: what the search starts from
 	for i, v := range vars {
 		if o.Only > 0 && i != o.Only-1 {
 			continue
@@ -135,24 +152,46 @@ func (o *Options) Run(ctx context.Context, env scenarios.Env) (*report.Report, e
 				return nil, err
 			}
 		}
+		stream := uint64(i)
+		if o.Case != "" {
+			stream = caseStream
+		}
 		g, err := trial{day: o.Day, v: v, cmd: cmd, db: db,
-			rng: rand.New(rand.NewPCG(o.Seed, uint64(i))), turn: o.TurnBudget, start: o.StartBudget,
+			rng: rand.New(rand.NewPCG(o.Seed, stream)), turn: o.TurnBudget, start: o.StartBudget,
 			onCall: prog.call}.grade(ctx)
 		if err != nil {
 			return nil, err
 		}
 		o.OverBudget = o.OverBudget || g.r.OverBudget
 		label := o.firstLabel()
-		if i > 0 {
+		if o.Case != "" {
+			label = "the case"
+		} else if i > 0 {
 			label = fmt.Sprintf("variation %d", i)
 		}
 		sums = append(sums, o.section(rep, g, i, len(vars), label, &across, prog))
 		sum.add(i, label, g)
+		ran[fmt.Sprintf("v%d", i+1)] = ranRun{i, v, g}
 	}
-	sum.never(across.never())
-	o.summary = sum.s
+	if o.Only == 0 && o.Case == "" {
+		sum.never(across.never())
+	}
+	o.summary = sum.finish()
+	if f := o.summary.First; o.Shrink && f != nil && len(f.In) > 0 && o.Only == 0 && o.Case == "" {
+		r := ran[f.In[0]]
+		if o.summary.Smallest, err = o.shrink(ctx, env, cmd, r.v, r.i, r.g, prog); err != nil {
+			return nil, err
+		}
+	}
 	o.summarize(rep, sums, &across)
 	return rep, nil
+}
+
+// ranRun is variation i, graded.
+type ranRun struct {
+	i int
+	v dayspec.Variation
+	g *graded
 }
 
 // section writes variation i's section (of n) into rep, and its checks
@@ -206,7 +245,7 @@ func (o *Options) summarize(rep *report.Report, sums []summary, across *acrossRu
 		rep.Linef("  %-4s  %-24s %d of %d checks held%s", mark, s.label, s.passed, s.passed+s.failed, idle)
 		all += s.failed
 	}
-	if o.Only == 0 {
+	if o.Only == 0 && o.Case == "" {
 		all += across.recordNever(rep)
 	} else {
 		rep.Line("  one run alone: whether each check was exercised in some run is the whole grade's to say")
@@ -221,6 +260,10 @@ func (o *Options) summarize(rep *report.Report, sums []summary, across *acrossRu
 
 // variations are the Day's defaults, then o.Variations drawn from the seed.
 func (o *Options) variations() []dayspec.Variation {
+	if o.Case != "" {
+		v, _ := ParseCase(o.Day, o.Case) // Validate refused one that does not parse
+		return []dayspec.Variation{v}
+	}
 	out := []dayspec.Variation{o.Day.Defaults}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	for range o.Variations {

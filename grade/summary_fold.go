@@ -93,7 +93,8 @@ func foldLine(rest []sched.Event, p, n int) string {
 	}
 	text := fmt.Sprintf("the %s above again, until %s", report.Plural(p, "line"), clock.DayStamp(rest[len(rest)-1].At))
 	if len(what) > 0 {
-		text += ": " + strings.Join(what, "; ")
+		text = strings.Join(what, "; ") + fmt.Sprintf(" (the %s above, until %s)", report.Plural(p, "line"),
+			clock.DayStamp(rest[len(rest)-1].At))
 	}
 	return fmt.Sprintf("  %s  %-9s %s", clock.DayStamp(rest[0].At), fmt.Sprintf("⋮ ×%d", n), text)
 }

@@ -38,8 +38,8 @@ func TestFoldKeepsEveryDifferentLine(t *testing.T) {
 	if len(folded) != 1+3+1+6 {
 		t.Errorf("folded into %d lines, want 11 (hello, one round, the fold, the last two rounds):\n%s", len(folded), text)
 	}
-	want := "  09:00:00.100Z  ⋮ ×5      the 3 lines above again, until 09:00:00.500Z: PAY-003: 5 status checks →\n" +
-		"                           503 unavailable"
+	want := "  09:00:00.100Z  ⋮ ×5      PAY-003: 5 status checks → 503 unavailable (the 3 lines above, until\n" +
+		"                           09:00:00.500Z)"
 	if !slices.Contains(folded, want) {
 		t.Errorf("no fold line %q in:\n%s", want, text)
 	}
@@ -64,21 +64,36 @@ func TestSummaryGroupsChecks(t *testing.T) {
 	fail := func(name, detail string) report.Check { return report.Check{Name: name, Detail: detail} }
 	m.add(0, "defaults", run(pass("a"), fail("poison tried 3 times", "AttemptCount 4, want 3"), fail("K = 1 failures", "one")))
 	m.add(1, "variation 1", run(pass("a"), pass("poison tried 3 times"), fail("K = 2 failures", "two")))
-	m.add(2, "variation 2", run(fail("a", "broken"), fail("poison tried 3 times", "AttemptCount 5, want 3")))
-	s := m.s
-	if s.Passed || s.Failed != 5 || s.InFull != 1 {
-		t.Errorf("passed %v, %d failed, in full v%d; want false, 5, v1", s.Passed, s.Failed, s.InFull)
+	m.add(2, "variation 2", run(fail("a", "broken"), fail("poison tried 3 times", "AttemptCount 5, want 3"),
+		fail("protocol: done and exit 0 within the run's limits", "more than 100 provider calls for message 3")))
+	s := m.finish()
+	if s.Passed || s.Failed != 6 || s.InFull != 1 {
+		t.Errorf("passed %v, %d failed, in full v%d; want false, 6, v1", s.Passed, s.Failed, s.InFull)
 	}
 	if s.First == nil || s.First.Name != "poison tried 3 times" || s.First.Detail != "AttemptCount 4, want 3" ||
 		!slices.Equal(s.First.In, []string{"v1", "v3"}) {
 		t.Fatalf("first failing %+v, want the poison's, v1's detail, in v1 and v3", s.First)
 	}
-	if len(s.Others) != 2 || !slices.Equal(s.Others[0].In, []string{"v1", "v2"}) || s.Others[1].Name != "a" {
-		t.Errorf("others %+v, want K's (v1, v2), then a (v3)", s.Others)
+	if len(s.Others) != 3 || !slices.Equal(s.Others[0].In, []string{"v1", "v2"}) || s.Others[1].Name != "a" ||
+		!strings.HasPrefix(s.Others[2].Name, "protocol: done") {
+		t.Errorf("others %+v, want K's (v1, v2), a (v3), then the limit reached, last", s.Others)
+	}
+	// A worker that stopped, or broke a protocol rule, is the cause of the rest.
+	m = newSumming(o)
+	m.add(0, "defaults", run(fail("every healthy message Processed once", "PAY-001 is Pending"),
+		fail("the poison tried 3 times", "AttemptCount 0"), fail("a", "b")))
+	m.add(1, "variation 1", run(fail("protocol: done and exit 0 within the run's limits", "worker-1 exited 1 without calling done")))
+	if s := m.finish(); !strings.HasPrefix(s.First.Name, "protocol: done") || s.InFull != 2 ||
+		s.Others[0].Name != "the poison tried 3 times" || s.Others[2].Name != "every healthy message Processed once" {
+		t.Errorf("first %+v, others %+v: want the worker that exited (v2), the Day's checks, then the outcome", s.First, s.Others)
+	}
+	m.add(2, "variation 2", run(fail("protocol: one call at a time", "two calls")))
+	if s := m.finish(); s.First.Name != "protocol: one call at a time" || s.InFull != 3 {
+		t.Errorf("first %+v, want the protocol rule broken in v3", s.First)
 	}
 	lines := strings.Join(s.Lines(), "\n")
 	for _, want := range []string{"First failing check (in v1, v3):", "        v1: AttemptCount 4, want 3",
-		"  FAIL  K = 1 failures — in v1, v2", "  FAIL  v2 variation 1"} {
+		"  FAIL  K = 1 failures — v1–v2", "  FAIL  v2 variation 1"} {
 		if !strings.Contains(lines, want) {
 			t.Errorf("summary lacks %q:\n%s", want, lines)
 		}

@@ -41,6 +41,9 @@ func TestGradeSummaryFits(t *testing.T) {
 			"Also failing (",
 			"--variation=1 --full -- " + starterOf["session-16"],
 			"VERDICT: [FAIL ❌]",
+			"Smallest failing case (shrunk from v1 in ",
+			"Replay it (exits 1):",
+			"--case=",
 		}},
 		{"reference", []string{referenceGo}, cli.ExitOK, 20, []string{"  PASS  v4 variation 3", "VERDICT: [PASS ✅] every check held"}},
 	} {
@@ -96,6 +99,12 @@ func TestGradeJSONCarriesTheSummary(t *testing.T) {
 				Variations []string
 			} `json:"first_failing"`
 			Commands map[string]string
+			Smallest *struct {
+				Check    string
+				Case     string
+				Payments int
+				Smaller  bool
+			} `json:"smallest_case"`
 		}
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
@@ -110,6 +119,10 @@ func TestGradeJSONCarriesTheSummary(t *testing.T) {
 	}
 	if doc.Summary.First.Name == "" || doc.Summary.First.Name != first || len(doc.Summary.First.Variations) != 2 {
 		t.Errorf("summary's first failing %+v, want %q in v1 and v2", doc.Summary.First, first)
+	}
+	if c := doc.Summary.Smallest; c == nil || c.Check != first || !c.Smaller || c.Payments >= 6 ||
+		!strings.Contains(doc.Summary.Commands["case"], "--case="+"'"+c.Case+"'") {
+		t.Errorf("smallest case %+v, commands %q: want a smaller case of %q and its replay", c, doc.Summary.Commands, first)
 	}
 	if c := doc.Summary.Commands["in_full"]; !strings.Contains(c, " --variations=1 ") || !strings.Contains(c, " --variation=1 --full -- ") {
 		t.Errorf("commands %q", doc.Summary.Commands)
