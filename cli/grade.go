@@ -43,14 +43,8 @@ func lookupDay(name string) (*dayspec.Day, error) {
 		didYouMean("", closest(name, names)))
 }
 
-func newGradeCmd(cmdline string) *cobra.Command {
-	var common commonOptions
-	opts := &grade.Options{}
-	var seed int64
-	cmd := &cobra.Command{
-		Use:   "grade <day> [flags] -- CMD [ARGS...]",
-		Short: "Run your own worker (any language) against a Day's database, clock and provider, and judge it",
-		Long: `grade runs your worker command as real processes against the Day's database (a
+// gradeLong is grade's help, before its list of Days.
+const gradeLong = `grade runs your worker command as real processes against the Day's database (a
 temporary SQLite file, or a PostgreSQL schema with --database), with the lab's
 scenario clock and scripted provider served over HTTP on loopback
 (docs/grade-protocol.md says everything a worker needs). Exactly one worker runs
@@ -77,7 +71,16 @@ command that replays exactly it (--case '{"Payments":1,…}'), which exits 1 aga
 until the bug is fixed.
 
 Days:
-` + dayIDs(),
+`
+
+func newGradeCmd(cmdline string) *cobra.Command {
+	var common commonOptions
+	opts := &grade.Options{}
+	var seed int64
+	cmd := &cobra.Command{
+		Use:   "grade <day> [flags] -- CMD [ARGS...]",
+		Short: "Run your own worker (any language) against a Day's database, clock and provider, and judge it",
+		Long:  gradeLong + dayIDs(),
 		Example: `  outboxlab exercise session-16 ./day16     # a starting worker with TODOs
   outboxlab grade session-16 -- go run ./day16
   outboxlab grade day16 -- python3 worker.py
