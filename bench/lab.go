@@ -89,7 +89,7 @@ func labDrain(ctx context.Context, dir string, n, batch int) (result, error) {
 // transaction (EnqueueTx), returning the store and how long the send took.
 // The caller closes the store.
 func openAndSend(ctx context.Context, path string, n int) (*outbox.Store, time.Duration, error) {
-	store, err := outbox.Open(ctx, path)
+	store, err := openAt(ctx, path)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -27,7 +27,7 @@ type pgContender struct {
 // pgSend writes n messages into the fresh schema at location with
 // multi-row INSERTs in one transaction, and returns the store.
 func pgSend(ctx context.Context, location string, n int) (*outbox.Store, time.Duration, error) {
-	store, err := outbox.Open(ctx, location)
+	store, err := openAt(ctx, location)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -87,7 +87,7 @@ func pgLabDrainObserved(ctx context.Context, url string, n, workers int, step bo
 	errs := make([]error, workers)
 	stores := make([]*outbox.Store, workers)
 	for i := range stores {
-		if stores[i], err = outbox.OpenExisting(ctx, run.URL); err != nil {
+		if stores[i], err = openExistingAt(ctx, run.URL); err != nil {
 			return res, err
 		}
 		defer stores[i].Close()

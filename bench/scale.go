@@ -35,7 +35,7 @@ type scaleTable struct {
 // newest, the rest Processed).
 func fillTable(ctx context.Context, location string, rows int) (*scaleTable, error) {
 	t := &scaleTable{run: scaleRun{rows: rows, live: liveRows}}
-	store, err := outbox.Open(ctx, location)
+	store, err := openAt(ctx, location)
 	if err != nil {
 		return nil, err
 	}
