@@ -145,7 +145,7 @@ golden:
 # reference prebuilt (issue 40: under 5 s and 10 s), then bench/ (its own module, so the lab
 # never depends on its peers): the drain against goqite and River in the same run,
 # the raw write ceiling, the claim at 10k and 1M rows, and the whole suite's wall
-# time and peak memory; first, bench/regrade: class --regrade of 30 students' Day 16
+# time and peak memory; and bench/regrade: class --regrade of 30 students' Day 16
 # workers against its 45 s target.
 .PHONY: bench
 bench:

@@ -44,10 +44,7 @@ func (n notRerunnable) Error() string { return string(n) }
 // isGradeReport reports whether doc was written by `outboxlab grade`: its
 // header's command names grade. Its body depends on a student's worker,
 // which the report names but verify must never run from there.
-func isGradeReport(doc report.Doc) bool {
-	words := strings.Fields(doc.Info.Command)
-	return len(words) > 1 && words[1] == "grade"
-}
+func isGradeReport(doc report.Doc) bool { return report.GradeReport(doc.Info) }
 
 // verifyDoc checks doc against a rerun of what its header records: first
 // that the header agrees with its own body, then that the lab's scenario,

@@ -51,9 +51,13 @@ type Entry struct {
 	// Disagreements): a report edited by hand. Its checks, verdict and exit
 	// are then the body's, and the index marks the row.
 	Disagrees []string `json:"header_disagrees,omitempty"`
-	Report    string   `json:"report"`
-	HTML      string   `json:"html"`
-	Figures   []string `json:"figures"`
+	// NotRegraded marks a grade report that passed: its checks are the
+	// student's word until class regrades the worker, so it never counts
+	// as passed here.
+	NotRegraded bool     `json:"not_regraded,omitempty"`
+	Report      string   `json:"report"`
+	HTML        string   `json:"html"`
+	Figures     []string `json:"figures"`
 
 	folder   string    // the first folder of Report below the directory, "" at the top
 	replay   string    // the replay page beside Report (replayOf), "" when there is none
@@ -180,6 +184,7 @@ func readEntry(dir, rel string, course Course) (Entry, string) {
 		}
 		fromBody(&e, doc.Body)
 	}
+	e.NotRegraded = e.ExitCode == 0 && GradeReport(doc.Info)
 	// As class reads it: the student's folder, else the header's --student.
 	if e.folder != "" && !course.Groups[e.folder] {
 		e.Student = e.folder

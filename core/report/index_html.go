@@ -83,8 +83,13 @@ func IndexHTML(sc Scan, sum Summary, course Course, dir string) string {
 	return b.String()
 }
 
-// disagreeNote marks a report whose header disagrees with its body.
+// disagreeNote marks a report whose header disagrees with its body, and a
+// grade report nobody regraded.
 func disagreeNote(e Entry) string {
+	if e.NotRegraded {
+		return "<br/><span class=\"idle\">not regraded: a grade report's checks are the student's word " +
+			"until <code>outboxlab class --regrade</code> grades the worker</span>"
+	}
 	if len(e.Disagrees) == 0 {
 		return ""
 	}
@@ -110,6 +115,9 @@ func classSummary(b *strings.Builder, sc Scan, sum Summary, course Course, group
 			b.WriteString("; 1 header disagrees with its own body (edited by hand)")
 		} else if n > 1 {
 			fmt.Fprintf(b, "; %d headers disagree with their own body (edited by hand)", n)
+		}
+		if n := len(sum.NotRegraded); n > 0 {
+			fmt.Fprintf(b, "; %s not regraded (outboxlab class --regrade grades the workers)", Plural(n, "passing grade report"))
 		}
 		b.WriteString(".</p>\n")
 	}
@@ -158,7 +166,7 @@ func pairCell(name string, runs []Entry) string {
 	}
 	pass := 0
 	for _, e := range newest {
-		if e.ExitCode == 0 && len(e.Disagrees) == 0 {
+		if e.ExitCode == 0 && len(e.Disagrees) == 0 && !e.NotRegraded {
 			pass++
 		}
 	}

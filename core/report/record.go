@@ -211,3 +211,10 @@ func ParseHeader(header string) Info {
 	}
 	return info
 }
+
+// GradeReport reports whether a report was written by `outboxlab grade`:
+// its header's command names grade. Its body depends on a student's worker.
+func GradeReport(info Info) bool {
+	words := strings.Fields(info.Command)
+	return len(words) > 1 && words[1] == "grade"
+}

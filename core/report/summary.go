@@ -27,7 +27,10 @@ type Summary struct {
 	NotExercised []string `json:"not_exercised"`
 	// HeaderDisagrees lists the reports whose header disagrees with their body.
 	HeaderDisagrees []string `json:"header_disagrees"`
-	Skipped         []Skip   `json:"skipped"`
+	// NotRegraded lists the passing grade reports: their checks are the
+	// student's word until class regrades the worker, so passed is false.
+	NotRegraded []string `json:"not_regraded"`
+	Skipped     []Skip   `json:"skipped"`
 	// Scenarios is the newest report of each scenario (of each student's
 	// scenario in a class folder), in course order.
 	Scenarios []Entry `json:"scenarios"`
@@ -36,13 +39,13 @@ type Summary struct {
 // summaryWhat is what summary.json says it summarises.
 const summaryWhat = "every report found below this directory at any depth (reports: how many; " +
 	"skipped: the files that are not, and why). passed: every report passed its checks and its header " +
-	"agrees with its body. scenarios: the newest report of each scenario (and student), in course order; " +
+	"agrees with its body, and none is a grade report nobody regraded (not_regraded). scenarios: the newest report of each scenario (and student), in course order; " +
 	"failed: those of them that failed (not_exercised: those of them whose mechanism was not exercised); " +
 	"failed_reports: every report that failed."
 
 func summarize(sc Scan, course Course, now time.Time, version string) Summary {
 	s := Summary{Summarises: summaryWhat, Generated: now.UTC(), Version: version, Reports: len(sc.Entries),
-		Failed: []string{}, FailedReports: []string{}, NotExercised: []string{}, HeaderDisagrees: []string{}, Skipped: sc.Skipped, Scenarios: []Entry{}}
+		Failed: []string{}, FailedReports: []string{}, NotExercised: []string{}, HeaderDisagrees: []string{}, NotRegraded: []string{}, Skipped: sc.Skipped, Scenarios: []Entry{}}
 	if s.Skipped == nil {
 		s.Skipped = []Skip{}
 	}
@@ -58,6 +61,9 @@ func summarize(sc Scan, course Course, now time.Time, version string) Summary {
 		if len(e.Disagrees) > 0 {
 			s.HeaderDisagrees = append(s.HeaderDisagrees, e.Report)
 		}
+		if e.NotRegraded {
+			s.NotRegraded = append(s.NotRegraded, e.Report)
+		}
 	}
 	rank := course.Rank()
 	slices.SortStableFunc(s.Scenarios, func(a, b Entry) int {
@@ -71,7 +77,7 @@ func summarize(sc Scan, course Course, now time.Time, version string) Summary {
 			}
 		}
 	}
-	s.Passed = len(sc.Entries) > 0 && len(s.FailedReports) == 0 && len(s.HeaderDisagrees) == 0
+	s.Passed = len(sc.Entries) > 0 && len(s.FailedReports) == 0 && len(s.HeaderDisagrees) == 0 && len(s.NotRegraded) == 0
 	return s
 }
 
