@@ -239,7 +239,7 @@ func (s *Summary) Lines() []string {
 	}
 	f := s.First
 	out = append(out, "", "First failing check ("+f.where()+"):", "  "+report.MarkFail+"  "+f.Name, "        "+f.detail(),
-		"        → look at "+f.look())
+		"      → look at "+f.look())
 	if len(s.Others) > 0 {
 		out = append(out, "", fmt.Sprintf("Also failing (%d more; each one's TODOs):", len(s.Others)))
 		for _, o := range s.Others {
