@@ -69,7 +69,7 @@ func regradeOne(ctx context.Context, w *handedWorker, refs []submission, opts re
 		rg.Err = "the reference's grade flags are refused: " + err.Error()
 		return rg, false
 	}
-	body, err := rerunBody(ctx, w.Day.Scenario(), g, nil)
+	body, err := rerunBody(ctx, w.Day.Scenario(), g, nil, nil)
 	if err != nil {
 		rg.Err = "could not be graded: " + oneLine(strings.TrimPrefix(err.Error(), "rerun "+w.Day.ScenarioName()+": "))
 		return rg, false

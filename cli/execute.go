@@ -89,7 +89,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	if c.ShowSQL {
 		ctx = claim.WithTrace(ctx, trace)
 	}
-	rep, err := runGuarded(ctx, s, opts, env)
+	rep, err := runGuarded(ctx, s, opts, env, c.params)
 	err = errors.Join(err, env.Recorder.Close())
 	if errors.Is(err, changelog.ErrStopped) {
 		return stoppedRun(ctx, env, pg, keepDir, keepAt, tmp), nil
@@ -254,8 +254,10 @@ func record(res report.Result) *report.Record {
 
 // runGuarded runs a scenario, turning a panic into an error so that the
 // temporary directory is still removed and the user sees one line, and ends
-// its report with the scenario's Next section.
-func runGuarded(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, env scenarios.Env) (rep *report.Report, err error) {
+// its report with the scenario's Next section, computed from the run's
+// flags (params).
+func runGuarded(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, env scenarios.Env,
+	params []report.Param) (rep *report.Report, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)
@@ -265,7 +267,7 @@ func runGuarded(ctx context.Context, s *scenarios.Scenario, opts scenarios.Optio
 		return nil, err
 	}
 	if rep, err = opts.Run(ctx, env); err == nil && rep != nil {
-		s.WriteNext(rep)
+		s.WriteNext(rep, scenarios.NextRun{Params: params, Worker: workerDay(s)})
 	}
 	return rep, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"outboxlab/internal/invocation"
+	"outboxlab/scenarios"
 	"outboxlab/workers"
 )
 
@@ -83,6 +84,17 @@ grade itself judges a worker in any language for every Day it lists.`,
 func gradeNext(day, dir string) string {
 	return fmt.Sprintf("Next:    read %s, then grade it (exit 1 until its TODOs are done):\n"+
 		"         outboxlab grade %s -- go -C %s run .\n", filepath.Join(dir, "README.md"), day, invocation.Quote(dir))
+}
+
+// workerDay is the Day exercise writes a starting worker for and grade
+// judges, for scenario s (its Day's, or its own: poison-counter), or "".
+func workerDay(s *scenarios.Scenario) string {
+	for _, id := range starterDays() {
+		if id == s.Name || (s.Day > 0 && id == fmt.Sprintf("session-%d", s.Day)) {
+			return id
+		}
+	}
+	return ""
 }
 
 // insideLabModule reports whether a starter written into dir (which may not

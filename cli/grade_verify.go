@@ -44,5 +44,5 @@ func rerunGrade(ctx context.Context, doc report.Doc, worker []string) (string, e
 	if err := opts.Validate(); err != nil {
 		return "", notRerunnable("the recorded grade flags are refused: " + err.Error())
 	}
-	return rerunBody(ctx, day.Scenario(), opts, r.Shown)
+	return rerunBody(ctx, day.Scenario(), opts, r.Shown, nil)
 }

@@ -64,6 +64,9 @@ func TestPrintedCommandsRun(t *testing.T) {
 				if !strings.HasPrefix(c.line, "outboxlab ") {
 					t.Errorf("%q does not start as the student started the lab (outboxlab)", c.line)
 				}
+				if c.kind != "" {
+					continue // grade is the exercise's, read with it (buildAndGrade)
+				}
 				if typed[c.line] && c.exit == ExitOK {
 					continue // its scenario's own subtest runs this very line, exit 0
 				}
@@ -72,9 +75,36 @@ func TestPrintedCommandsRun(t *testing.T) {
 					t.Errorf("%s: no verdict %s:\n%s", c.line, c.verdict, outputEnd(out))
 				}
 			}
+			buildAndGrade(t, env, commands)
 		})
 	}
 	startedAs(t, exe, plain)
+}
+
+// buildAndGrade runs a Next section's Build line (exercise writes the
+// starting worker: exit 0) and requires its Grade line to be the very
+// command exercise ends on, which the exercise subtest runs (exit 1 until
+// the TODOs are done).
+func buildAndGrade(t *testing.T, env []string, commands []printedCommand) {
+	t.Helper()
+	var build, grade string
+	for _, c := range commands {
+		switch c.kind {
+		case "build":
+			build = c.line
+		case "grade":
+			grade = c.line
+		}
+	}
+	if build == "" && grade == "" {
+		return
+	}
+	if build == "" || grade == "" {
+		t.Fatalf("a Build line %q without its Grade line %q, or the other way round", build, grade)
+	}
+	if last := strings.TrimSpace(lastLine(paste(t, env, t.TempDir(), build, ExitOK))); last != grade {
+		t.Errorf("%s ends on %q; the Next section's Grade line is %q", build, last, grade)
+	}
 }
 
 // startedAs runs the lab started by the path typed, and with `go run` from
@@ -110,6 +140,9 @@ func startedAs(t *testing.T, exe string, env []string) {
 				if !strings.HasPrefix(c.line, tc.starts) {
 					t.Errorf("%q does not start as the lab was started (%s)", c.line, tc.starts)
 				}
+				if c.kind != "" {
+					continue // exercise would write into the lab's own folders
+				}
 				out := paste(t, env, tc.dir, c.line+tc.noReport, c.exit)
 				if !strings.Contains(out, "\nVERDICT: "+c.verdict) {
 					t.Errorf("%s: no verdict %s:\n%s", c.line, c.verdict, outputEnd(out))
@@ -125,6 +158,7 @@ type printedCommand struct {
 	line    string
 	exit    int
 	verdict string
+	kind    string // "build" (exercise) or "grade", else a scenario's run
 }
 
 // The lines of a Next section that name a command: the pair's ends at its
@@ -132,6 +166,9 @@ type printedCommand struct {
 // either may go on on the next line), the Try line's at the line's end.
 var (
 	pairLine    = regexp.MustCompile(`^  Pair: +(.+?),(?: |$)`)
+	thenLine    = regexp.MustCompile(`^  Then: +(.+?),(?: |$)`)
+	buildLine   = regexp.MustCompile(`^  Build: +(.+?),(?: |$)`)
+	gradeLine   = regexp.MustCompile(`^  Grade: +(.+)$`)
 	answersLine = regexp.MustCompile(`^  Answers: +(.+?)(?: \(|$)`)
 	tryLine     = regexp.MustCompile(`^  Try: +(.+)$`)
 	announced   = regexp.MustCompile(`^ +→ (\[[^]]+\]) `)
@@ -150,14 +187,24 @@ func nextCommands(t *testing.T, out string) []printedCommand {
 	var commands []printedCommand
 	for i, l := range lines {
 		if label, _, _ := strings.Cut(strings.TrimSpace(l), ":"); strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") &&
-			label != "Course" && !pairLine.MatchString(l) && !answersLine.MatchString(l) && !tryLine.MatchString(l) {
+			label != "Course" && !pairLine.MatchString(l) && !answersLine.MatchString(l) && !tryLine.MatchString(l) &&
+			!thenLine.MatchString(l) && !buildLine.MatchString(l) && !gradeLine.MatchString(l) {
 			t.Errorf("a Next line this test does not read: %q", l)
 		}
 		if m := pairLine.FindStringSubmatch(l); m != nil {
-			commands = append(commands, printedCommand{m[1], ExitOK, ""})
+			commands = append(commands, printedCommand{m[1], ExitOK, "", ""})
 		}
 		if m := answersLine.FindStringSubmatch(l); m != nil {
-			commands = append(commands, printedCommand{m[1], ExitOK, ""})
+			commands = append(commands, printedCommand{m[1], ExitOK, "", ""})
+		}
+		if m := thenLine.FindStringSubmatch(l); m != nil {
+			commands = append(commands, printedCommand{m[1], ExitOK, "", ""})
+		}
+		if m := buildLine.FindStringSubmatch(l); m != nil {
+			commands = append(commands, printedCommand{m[1], ExitOK, "", "build"})
+		}
+		if m := gradeLine.FindStringSubmatch(l); m != nil {
+			commands = append(commands, printedCommand{m[1], ExitChecksFailed, "", "grade"})
 		}
 		if m := tryLine.FindStringSubmatch(l); m != nil {
 			v := announced.FindStringSubmatch(lines[min(i+1, len(lines)-1)])
@@ -168,10 +215,10 @@ func nextCommands(t *testing.T, out string) []printedCommand {
 			if v[1] == report.VerdictPass || v[1] == report.VerdictReproduced {
 				exit = ExitOK
 			}
-			commands = append(commands, printedCommand{m[1], exit, v[1]})
+			commands = append(commands, printedCommand{m[1], exit, v[1], ""})
 		}
 	}
-	if len(commands) == 0 || commands[len(commands)-1].verdict == "" {
+	if !slices.ContainsFunc(commands, func(c printedCommand) bool { return c.verdict != "" }) {
 		t.Fatalf("no Try line in the Next section:\n%s", next)
 	}
 	return commands

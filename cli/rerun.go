@@ -89,7 +89,7 @@ func verifyDoc(ctx context.Context, doc report.Doc, worker []string) (verificati
 		if why != "" {
 			return refused(why + versionNote(r)), nil
 		}
-		body, err = rerunBody(ctx, s, opts, r.Shown)
+		body, err = rerunBody(ctx, s, opts, r.Shown, r.Params)
 	}
 	if err != nil {
 		return verification{}, err
@@ -167,7 +167,7 @@ func recordedOptions(s *scenarios.Scenario, r *report.Record) (scenarios.Options
 // presentation flags shown would, and returns its comparable body. Bodies
 // are the same on SQLite and PostgreSQL, so a run made on either verifies
 // here.
-func rerunBody(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, shown []string) (string, error) {
+func rerunBody(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, shown []string, params []report.Param) (string, error) {
 	sweepRunDirs()
 	tmp, err := makeRunDir(s.Name)
 	if err != nil {
@@ -176,7 +176,7 @@ func rerunBody(ctx context.Context, s *scenarios.Scenario, opts scenarios.Option
 	defer os.RemoveAll(tmp)
 	env := scenarios.NewEnv(tmp)
 	env.Verbose = slices.Contains(shown, "--verbose")
-	rep, err := runGuarded(ctx, s, opts, env)
+	rep, err := runGuarded(ctx, s, opts, env, params)
 	if ctx.Err() != nil {
 		return "", cannotRun(fmt.Errorf("rerun of %s interrupted", s.Name))
 	}

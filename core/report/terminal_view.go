@@ -228,7 +228,8 @@ func stacked(t *Table, width int) []string {
 
 // Brief is the story of a body alone, for --brief: its title, the setup in
 // a line or two (the first setup field after the scenario's name, pair and
-// source), then its timeline, its checks and its verdict sections, whole.
+// source), then its timeline, its checks, its verdict and its Next
+// sections, whole (where to go on is kept: a brief run leads on too).
 // The report file keeps the whole body; Brief changes only what the
 // terminal shows.
 func Brief(body string) string {
@@ -275,5 +276,5 @@ func Brief(body string) string {
 // briefSection reports whether a section of that title is in the brief
 // story: a timeline, checks, invariants, the verdict.
 func briefSection(title string) bool {
-	return strings.Contains(strings.ToLower(title), "timeline") || checksSection(title) || title == "Verdict"
+	return strings.Contains(strings.ToLower(title), "timeline") || checksSection(title) || title == "Verdict" || title == "Next"
 }
