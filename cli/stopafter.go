@@ -38,8 +38,10 @@ func printStopped(cmd *cobra.Command, out outcome, c commonOptions) error {
 	w := cmd.OutOrStdout()
 	s := out.stopped
 	first, _, _ := strings.Cut(s.Text, "\n")
-	fmt.Fprintf(w, "\nstopped after event %d (%s design, %s); no report was written\n", s.N, s.Design, s.At)
-	io.WriteString(w, report.Labelled("event:    ", report.Wrap(first, report.MaxWidth-10)))
+	width := report.TerminalWidth(w) // COLUMNS, like every other output
+	fmt.Fprintf(w, "\n%s\n", report.Wrap(fmt.Sprintf("stopped after event %d (%s design, %s); no report was written",
+		s.N, s.Design, s.At), width))
+	io.WriteString(w, report.Labelled("event:    ", report.Wrap(first, width-10)))
 	io.WriteString(w, printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(c))))
 	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,6 +192,25 @@ func TestGoldenBodyWithBrief(t *testing.T) {
 		}
 		if w, b := strings.Count(whole.stdout, "\n"), strings.Count(brief.stdout, "\n"); b >= w*3/4 {
 			t.Errorf("%s --brief shows %d lines, without it %d", name, b, w)
+		}
+	}
+}
+
+// TestStopAfterFollowsTheWidth: what --stop-after prints (the line saying
+// where it stopped and the event) is laid out for the terminal's width, as
+// every other output is: at 80 columns no line is wider (it was laid out
+// for 100), at 100 the event keeps its longer lines.
+func TestStopAfterFollowsTheWidth(t *testing.T) {
+	for _, width := range []int{80, 100} {
+		out, code := runAt(t, width, "session-16-retry-with-dead-letter", "--stop-after", "3", "--no-report")
+		if code != ExitOK || !strings.Contains(out, "stopped after event 3 ") {
+			t.Fatalf("--stop-after 3 at %d columns: exit %d\n%s", width, code, out)
+		}
+		_, stopped, _ := strings.Cut(out, "stopped after event")
+		stopped, _, _ = strings.Cut(stopped, "database: ")
+		scenariotest.FitsIn(t, fmt.Sprintf("--stop-after at %d columns", width), stopped, width)
+		if width == 100 && !strings.Contains(stopped, "(status check: provider unavailable (503)) →") {
+			t.Errorf("at 100 columns the event is wrapped narrower than it needs:\n%s", stopped)
 		}
 	}
 }
