@@ -140,6 +140,14 @@ golden:
 	$(GO) test ./cli -run TestGoldenReports -update
 	git diff --stat testdata/golden
 
+# The table of issue 41: grade searches for the smallest failing case of
+# every wrong worker (make test searches for one per Day): wrong worker,
+# the case's payments, workers, faults and timeline lines, reruns and
+# search time, in the test's log.
+.PHONY: smallest
+smallest:
+	OUTBOXLAB_SMALLEST=all $(TEST) -v -run '^TestSmallestCases$$' ./workers
+
 # Benchmarks, not part of `make test`: the core's Go benchmarks (claim, complete,
 # fail-with-backoff, dead-letter, drain), a grade of Day 16 and of Day 15 with the Go
 # reference prebuilt (issue 40: under 5 s and 10 s), then bench/ (its own module, so the lab
