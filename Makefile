@@ -98,7 +98,7 @@ test-workers-postgres:
 # run is made once in make test (cli TestJudgedTestsShareAProcess keeps
 # this list whole). Four scenarios at a time instead of two cost a fifth
 # more CPU in a whole make test: the cores are already full.
-JUDGED = TestFlagExtremesRun|TestNoCheckHoldsOnNothing|TestEveryScenarioCanFail|TestEveryScenarioCanBeNotExercised|TestEveryWhyIsFromItsRun|TestEveryRunSaysWhatToTryNext
+JUDGED = TestFlagExtremesRun|TestNoCheckHoldsOnNothing|TestEveryScenarioCanFail|TestEveryScenarioCanBeNotExercised|TestEveryWhyIsFromItsRun|TestEveryRunSaysWhatToTryNext|TestEveryHeadlineIsTrue|TestNextLeadsOn
 test-extremes:
 	$(TEST) -run '^($(JUDGED))$$' ./cli
 
