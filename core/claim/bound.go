@@ -97,3 +97,10 @@ func (q *Queue) NextDue(d dialect.Dialect, now time.Time) (string, []any) {
 	query, args := q.nextDue(now, d.Greatest())
 	return d.Bind(query+` AS due`, args...)
 }
+
+// Renew moves the lease of the row o claimed to until, only while o still
+// holds it and its lease has not ended at now.
+func (q *Queue) Renew(d dialect.Dialect, o Owner, now, until time.Time) (string, []any) {
+	query, args := q.renew(d, o, now, until)
+	return d.Bind(query, args...)
+}

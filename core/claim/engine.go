@@ -59,6 +59,16 @@ func (s *Store) SettleTx(ctx context.Context, on Querier, q *Queue, o Owner, set
 	return s.settled(s.exec(ctx, on, settleKind(sets), query, args))
 }
 
+// RenewTx extends the lease of the row o claimed to until, keeping the claim
+// (its owner, token and attempt): only while the row is still held by o's
+// owner and token and its lease has not ended at now. It reports whether the
+// renewal applied; a refused one changes nothing and is counted (Refused).
+// It is one statement: on may be a transaction of s or its pool.
+func (s *Store) RenewTx(ctx context.Context, on Querier, q *Queue, o Owner, now, until time.Time) (bool, error) {
+	query, args := q.Renew(s.dialect, o, now, until)
+	return s.settled(s.exec(ctx, on, "renew", query, args))
+}
+
 func (s *Store) settled(res sql.Result, err error) (bool, error) {
 	if err != nil {
 		return false, err

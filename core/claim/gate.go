@@ -218,3 +218,13 @@ func (q *Queue) nextDue(now time.Time, greatest string) (string, []any) {
 		    WHERE ` + q.held() + ` AND ` + q.LeaseUntil + ` >= :now)`,
 		[]any{sql.Named("now", clock.ISO(now))}
 }
+
+// renew moves the lease of the row o claimed to until, keeping the claim:
+// only while the row is still held by o's owner and token and its lease has
+// not ended at now (a lease that ended may already be another's to take, so
+// a late renewal is refused, never a revival).
+func (q *Queue) renew(d dialect.Dialect, o Owner, now, until time.Time) (string, []any) {
+	return `UPDATE ` + q.Table + ` SET ` + q.LeaseUntil + ` = ? WHERE Id = ? AND ` + q.Owner + ` = ? AND ` + q.Token + ` = ? AND ` +
+			q.held() + ` AND ` + q.LeaseUntil + ` >= ?`,
+		[]any{d.Time(until), o.ID, o.Owner, o.Token, clock.ISO(now)}
+}

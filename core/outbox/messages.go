@@ -272,3 +272,27 @@ func (s *Store) NextWakeup(ctx context.Context, now time.Time) (at time.Time, ok
 	}
 	return at, ok, nil
 }
+
+// Renew extends c's lease to until and returns the claim with its new lease:
+// an update guarded by c's worker and token that applies only while the
+// lease has not ended at now (see claim.Store.RenewTx). A claim lost to
+// another worker, settled, or whose lease has ended is refused with
+// ErrNotOwner and nothing changes. The attempt is not counted again.
+func (s *Store) Renew(ctx context.Context, c Claim, now, until time.Time) (Claim, error) {
+	if !s.leased() {
+		return c, fmt.Errorf("renew outbox message %d: the %s store has no lease", c.MessageID, s.design.Name())
+	}
+	var ok bool
+	err := s.alone(ctx, func(on claim.Querier) (err error) {
+		ok, err = s.RenewTx(ctx, on, s.queue, c.owner(), now, until)
+		return err
+	})
+	if err != nil {
+		return c, fmt.Errorf("renew outbox message %d: %w", c.MessageID, err)
+	}
+	if !ok {
+		return c, NotOwned("renew", c)
+	}
+	c.LeaseUntil = until
+	return c, nil
+}
