@@ -16,12 +16,14 @@ var familyOrder = []string{"wassal", "retry", "ordered", "governance", "workers"
 // scenario is named here (TestEveryScenarioHasItsPlaceInTheCourse requires
 // it); the name order only breaks ties for one that is not.
 var courseOrder = []string{
-	// Wassal: the payments course, Days 13-17.
+	// Wassal: the payments course, Days 13-17, then Day 18, the lab's own
+	// continuation (the hosted worker the Day 16 article points to).
 	"session-13-pending-lost-on-restart", "session-13-durable-reconciliation",
 	"session-14-dual-write-loses-message", "session-14-transactional-outbox",
 	"session-15-double-processing-without-lease", "session-15-outbox-leasing",
 	"session-16-poison-message-retried-forever", "session-16-retry-with-dead-letter",
 	"session-17-blind-redrive", "session-17-audited-redrive",
+	"session-18-long-handler-loses-lease", "session-18-lease-renewal",
 	// Poison Messages and Retry: the counter, the schedules, jitter, the
 	// visibility timeout, the breaker.
 	"poison-counter", "poison-body-validation", "backoff-schedules", "jitter-wave",

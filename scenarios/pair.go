@@ -62,6 +62,9 @@ type PairReport[R any] struct {
 	Pair   Pair
 	After  bool   // the scenario's own design is the AFTER one: the pair's one design switch
 	Family string // whose Source the header names
+	// Source, when set, is the header's Source line instead of the
+	// family's: a lesson of the lab's own beyond the family's material.
+	Source string
 
 	// Drive runs one design (the AFTER one when after is set) on a fresh
 	// database db: the scenario's own design on Env.Database, the other on
@@ -96,7 +99,11 @@ func (p PairReport[R]) Run(ctx context.Context, env Env) (*report.Report, error)
 // Write writes the report of the scenario's own run, both runs given.
 func (p PairReport[R]) Write(own, before, after R) *report.Report {
 	r := p.Pair.NewReport(p.After)
-	r.Linef("Source    %s", Source(p.Family))
+	source := p.Source
+	if source == "" {
+		source = Source(p.Family)
+	}
+	r.Linef("Source    %s", source)
 	p.Setup(r, own)
 	p.Story(r, own, before, after)
 	if p.Compare != nil {

@@ -23,12 +23,13 @@ import (
 
 // day is one Wassal day: its BEFORE/AFTER pair and the verdicts its reports end on.
 type day struct {
-	number int // the course day, 13 to 17
+	number int // the course day, 13 to 17; 18 is the lab's own continuation
 	scenarios.Pair
 	reproduced string   // BEFORE, every check passed: the failure mode shown
 	held       string   // AFTER, every check passed: the fix held
 	broken     string   // AFTER, a check failed
 	columns    []string // the metrics table's header: label, BEFORE, AFTER
+	source     string   // the header's Source line, when not the course's (Day 18, the lab's own)
 }
 
 // verdictNotReproduced is every day's BEFORE verdict when a check failed.
@@ -91,7 +92,7 @@ func dayReport[R, F any](d day, after, verbose bool, x design[R, F],
 		pass, fail = d.held, d.broken
 	}
 	return scenarios.PairReport[R]{
-		Pair: d.Pair, After: after, Family: "wassal", Drive: drive,
+		Pair: d.Pair, After: after, Family: "wassal", Source: d.source, Drive: drive,
 		Setup:       x.writeSetup,
 		Story:       func(r *report.Report, own, _, _ R) { writeStory(r, x.story(own, x.metrics(own)), verbose) },
 		Metrics:     scenarios.MetricsOf(x.metricList(), x.metrics),

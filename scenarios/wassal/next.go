@@ -12,6 +12,7 @@ const (
 	day14Course = "Wassal Day 14: the transactional outbox, the payment and its message in one commit"
 	day15Course = "Wassal Day 15: leasing the outbox, and the fencing token that refuses a late worker"
 	day17Course = "Wassal Day 17: redriving dead letters, blind or audited and in batches"
+	day18Course = "the lab's Day 18, beyond the course text: the hosted worker renews its lease"
 )
 
 func init() {
@@ -39,6 +40,10 @@ func init() {
 			Course: day17Course},
 		session17After: {Try: []string{"--provider-fixed=false"}, Verdict: report.VerdictPass,
 			Shows: "the cause not fixed: the redrive halts after one batch and keeps the history", Course: day17Course},
+		session18Before: {Try: []string{"--fencing=false"}, Verdict: report.VerdictReproduced,
+			Shows: "no fencing token: the late completion overwrites the retry's and notifies again", Course: day18Course},
+		session18After: {Try: []string{"--renew-cap", "1m"}, Verdict: report.VerdictNotExercised,
+			Shows: "a cap shorter than worker-a's handler: PAY-001 too is lost at the cap and retried", Course: day18Course},
 	})
 }
 
