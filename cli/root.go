@@ -90,7 +90,7 @@ scenario clock, prints its timeline, tables, ledgers, checks and verdict, and
 writes a timestamped report with its pictures (SVG) beside it. Most come in
 BEFORE/AFTER pairs: a BEFORE reproduces a failure (its checks say REPRODUCED),
 its AFTER shows the fix holding (PASS). The payments course's Days 13-17 come
-first. Where to start and the families, then every scenario in the order to
+first, then Day 18, the lab's own continuation beyond the course text. Where to start and the families, then every scenario in the order to
 meet them:
 
   outboxlab list

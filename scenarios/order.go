@@ -71,7 +71,7 @@ const StartHere = "session-13-pending-lost-on-restart"
 // familyTitles say what each family is, where a student first meets it.
 var familyTitles = map[string]string{
 	"wassal": "Wassal: Days 13-17 of a distributed-systems course that builds Wassal, a food-delivery " +
-		"lab, here its payments (a scenario named session-16-... is Day 16)",
+		"lab, here its payments (a scenario named session-16-... is Day 16); Day 18 is the lab's own continuation",
 	"retry":      "Poison messages and retry: the attempt counter, backoff, jitter, the visibility timeout, the breaker",
 	"ordered":    "Dead letters and ordered messages",
 	"governance": "Governance outbox: poison-message controls of a host's emission drain",

@@ -15,7 +15,7 @@ import (
 func TestNotExercisedWithGivesItsVerdict(t *testing.T) {
 	t.Parallel()
 	for _, s := range wassalScenarios(t) {
-		if s.Day > 16 {
+		if s.Day == 17 {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestNotExercisedWithGivesItsVerdict(t *testing.T) {
 func TestFailsWithBreaksACheckInTheAfters(t *testing.T) {
 	t.Parallel()
 	for _, s := range wassalScenarios(t) {
-		if s.Day > 16 || s.Kind != report.After {
+		if s.Day == 17 || s.Kind != report.After {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {

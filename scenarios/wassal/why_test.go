@@ -45,7 +45,7 @@ func stated(text, n string) bool {
 func TestEveryWhyStatesOnlyItsRunsFigures(t *testing.T) {
 	t.Parallel()
 	for _, s := range wassalScenarios(t) {
-		if s.Day > 16 {
+		if s.Day == 17 {
 			continue
 		}
 		for _, args := range append([][]string{nil, s.FailsWith, s.NotExercisedWith}, moreWhys[s.Name]...) {
