@@ -32,11 +32,23 @@ func TestTamperedLogFails(t *testing.T) {
 	for attack, how := range attacks {
 		t.Run(attack, func(t *testing.T) {
 			t.Setenv("OK16_TAMPER", attack)
-			rep, stderr := gradeRun(t, "session-16", DefaultSeed, okWorker)
+			rep, stderr := gradeCourseRun(t, okWorker)
 			hidden(t, rep, stderr, how)
 			failsWith(t, rep, tamperCheck)
 		})
 	}
+}
+
+// gradeCourseRun grades command on Day 16's course run alone (one worker,
+// no fault), where each forgery hides the count it rewrites. Day 16's
+// later runs kill and stall workers: a killed worker's claim is never
+// recorded, so the forger's count (patched at record time) cannot be made
+// to look right there, and the count check fails whatever the log says —
+// those runs prove nothing about the tamper check.
+func gradeCourseRun(t *testing.T, command ...string) (*report.Report, string) {
+	t.Helper()
+	return gradeWith(t, &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: 0,
+		TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: command})
 }
 
 // hidden requires that the attack ran to the end and hid the mistake: the
@@ -85,7 +97,7 @@ func TestTamperedLogFailsOnPostgres(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: DefaultVariations,
+			o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: 0,
 				TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: []string{okWorker}}
 			rep, err := o.Run(ctx, env)
 			if _, cerr := env.Close(ctx, false); cerr != nil {
