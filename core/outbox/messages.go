@@ -216,6 +216,21 @@ func (s *Store) retryOn(ctx context.Context, on claim.Querier, c Claim, next tim
 	return s.transition(ctx, on, "retry", c, sets)
 }
 
+// Release gives a claimed message back without counting the attempt its
+// claim took: Pending, claimable at once, no owner or lease, its
+// AttemptCount back to the claim's attempt less one (a worker that stops
+// returns work it did not do; River's soft stop since PR #1290). Guarded,
+// as every transition, by the claim's worker and token: a claim already
+// lost is refused with ErrNotOwner, so the count written is the one the
+// claim itself made.
+func (s *Store) Release(ctx context.Context, c Claim) error {
+	sets := []claim.Set{{Column: "Status", Value: string(Pending)}}
+	if s.design.Has("AttemptCount") {
+		sets = append(sets, claim.Set{Column: "AttemptCount", Value: max(c.Attempt-1, 0)})
+	}
+	return s.alone(ctx, func(on claim.Querier) error { return s.transition(ctx, on, "release", c, s.noDue(sets...)) })
+}
+
 // DeadLetterTx parks a claimed message: terminal, out of the claim's way, its
 // error kept, no next attempt and no owner left on it. Where the design has
 // an audit log (Full, Day 17) the transition is written to it in the same

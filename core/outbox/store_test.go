@@ -241,3 +241,37 @@ func TestOpenExistingRefusesOtherFiles(t *testing.T) {
 		t.Fatal("OpenExisting on a text file succeeded")
 	}
 }
+
+// Release gives the message back uncounted: Pending, no owner or lease, the
+// AttemptCount the claim made taken back, the token kept (the next claim is
+// token 2, attempt 1 again), claimable at once; a release by a claim that
+// was already lost is refused and changes nothing.
+func TestReleaseGivesBackTheAttempt(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, on backend) {
+		ctx := context.Background()
+		s := newStore(t, on)
+		enqueue(t, s, "PAY-001")
+		first, _ := claimOne(t, s, "w1", clock.Start)
+		if err := s.Release(ctx, first); err != nil {
+			t.Fatal(err)
+		}
+		msgs, _ := s.Messages(ctx)
+		m := msgs[0]
+		if m.Status != Pending || m.AttemptCount != 0 || m.ClaimToken != 1 || m.LockedBy != "" || !m.LockedUntil.IsZero() {
+			t.Fatalf("row after release = %s attempts %d token %d locked %q/%v, want Pending 0 1 and no owner",
+				m.Status, m.AttemptCount, m.ClaimToken, m.LockedBy, m.LockedUntil)
+		}
+		again, ok := claimOne(t, s, "w2", clock.Start.Add(ms))
+		if !ok || again.Attempt != 1 || again.Token != 2 {
+			t.Fatalf("claim after release = %+v ok=%v, want attempt 1 token 2 at once", again, ok)
+		}
+		if err := s.Release(ctx, first); !errors.Is(err, ErrNotOwner) {
+			t.Errorf("release by the lost claim: err = %v, want ErrNotOwner", err)
+		}
+		msgs, _ = s.Messages(ctx)
+		if m := msgs[0]; m.Status != Processing || m.AttemptCount != 1 || m.LockedBy != "w2" {
+			t.Errorf("row after the refused release = %s attempts %d locked %q, want w2's claim untouched",
+				m.Status, m.AttemptCount, m.LockedBy)
+		}
+	})
+}
