@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"outboxlab/bench/internal/labbin"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -122,7 +123,7 @@ func run(ctx context.Context, o options) error {
 	var suite, alone suiteRun
 	if !o.skipSuite {
 		progress("suite")
-		bin, err := buildLab(ctx, o.labDir, dir)
+		bin, err := labbin.Build(ctx, o.labDir, dir)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -17,17 +16,6 @@ type suiteRun struct {
 	wall   time.Duration
 	maxRSS int64 // kilobytes: the process's and its waited-for children's peak
 	exit   int
-}
-
-// buildLab builds the lab from labDir into dir and returns the binary's path.
-func buildLab(ctx context.Context, labDir, dir string) (string, error) {
-	bin := filepath.Join(dir, "outboxlab")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	cmd.Dir = labDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the lab: %v\n%s", err, out)
-	}
-	return bin, nil
 }
 
 // runLab runs the lab binary with args and measures its wall time and peak

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"outboxlab/core/report"
-	"outboxlab/scenarios"
 )
 
 // The forgeries the lab refuses: a Day 16 worker that counts an attempt
@@ -92,20 +91,7 @@ func TestTamperedLogFailsOnPostgres(t *testing.T) {
 	} {
 		t.Run(attack, func(t *testing.T) {
 			t.Setenv("OK16_TAMPER", attack)
-			ctx := t.Context()
-			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), pgServer.Database(), "grade-session-16")
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := &Options{Day: Lookup("session-16"), Seed: DefaultSeed, Variations: 0,
-				TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: []string{okWorker}}
-			rep, err := o.Run(ctx, env)
-			if _, cerr := env.Close(ctx, false); cerr != nil {
-				t.Error(cerr)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := gradeCourseRunOnPostgres(t)
 			if want == tamperCheck {
 				hidden(t, rep, "", attack)
 			}

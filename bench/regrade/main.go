@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"outboxlab/bench/internal/labbin"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -31,7 +32,7 @@ var day16Bugs = []string{"count-on-catch", "no-max-attempts", "backoff-not-gated
 // reference. It prints the time, one grade of the Python reference for
 // scale, and the target; it fails when the regrade does not happen.
 func regradeBench(ctx context.Context, labDir, dir string) error {
-	bin, err := buildLab(ctx, labDir, dir)
+	bin, err := labbin.Build(ctx, labDir, dir)
 	if err != nil {
 		return err
 	}
@@ -142,15 +143,4 @@ func run(args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// buildLab builds the lab from labDir into dir and returns the binary's path.
-func buildLab(ctx context.Context, labDir, dir string) (string, error) {
-	bin := filepath.Join(dir, "outboxlab")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	cmd.Dir = labDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the lab: %v\n%s", err, out)
-	}
-	return bin, nil
 }

@@ -56,22 +56,28 @@ func ShapeDiff(before, after string, err error) string {
 	if err != nil {
 		return "the schema cannot be read: " + OneLine(err)
 	}
+	gone, added := linesDiff(before, after, 3)
+	return fmt.Sprintf("the schema changed: gone or altered %s; new %s",
+		orNone(strings.Join(gone, ", ")), orNone(strings.Join(added, ", ")))
+}
+
+// linesDiff names, by their first words, the lines of one shape that the
+// other lacks, each list sorted.
+func linesDiff(before, after string, words int) (gone, added []string) {
 	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
-	var gone, added []string
 	for _, l := range b {
 		if !slices.Contains(a, l) {
-			gone = append(gone, firstWords(l, 3))
+			gone = append(gone, firstWords(l, words))
 		}
 	}
 	for _, l := range a {
 		if !slices.Contains(b, l) {
-			added = append(added, firstWords(l, 3))
+			added = append(added, firstWords(l, words))
 		}
 	}
 	sort.Strings(gone)
 	sort.Strings(added)
-	return fmt.Sprintf("the schema changed: gone or altered %s; new %s",
-		orNone(strings.Join(gone, ", ")), orNone(strings.Join(added, ", ")))
+	return gone, added
 }
 
 func firstWords(s string, n int) string {

@@ -67,20 +67,7 @@ func (g *Guard) structure(ctx context.Context, q querier) (string, error) {
 
 // namesDiff says which objects (kind and name) two structures do not share.
 func namesDiff(before, after string) string {
-	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
-	var gone, added []string
-	for _, l := range b {
-		if !slices.Contains(a, l) {
-			gone = append(gone, firstWords(l, 2))
-		}
-	}
-	for _, l := range a {
-		if !slices.Contains(b, l) {
-			added = append(added, firstWords(l, 2))
-		}
-	}
-	sort.Strings(gone)
-	sort.Strings(added)
+	gone, added := linesDiff(before, after, 2)
 	return fmt.Sprintf("the schema changed: gone or altered %s; new %s",
 		orNone(strings.Join(slices.Compact(gone), ", ")), orNone(strings.Join(slices.Compact(added), ", ")))
 }

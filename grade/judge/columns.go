@@ -19,14 +19,7 @@ import (
 func (j *Judge) ColumnsWritten() {
 	var problems []string
 	required := 0
-	for _, c := range j.Run.Changes {
-		if c.Op != "UPDATE" {
-			continue
-		}
-		at, ok := j.TurnAt(c)
-		if !ok {
-			continue
-		}
+	for c, at := range j.TurnUpdates() {
 		col, why := requiredTime(c)
 		if col == "" {
 			continue

@@ -7,6 +7,7 @@ package judge
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	"outboxlab/core/provider"
@@ -74,6 +75,21 @@ func (j *Judge) TurnAt(c changelog.Change) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return j.Run.Turns[c.Turn].At, true
+}
+
+// TurnUpdates are the change log's updates made during a worker's turn,
+// each with its turn's scenario time.
+func (j *Judge) TurnUpdates() iter.Seq2[changelog.Change, time.Time] {
+	return func(yield func(changelog.Change, time.Time) bool) {
+		for _, c := range j.Run.Changes {
+			if c.Op != "UPDATE" {
+				continue
+			}
+			if at, ok := j.TurnAt(c); ok && !yield(c, at) {
+				return
+			}
+		}
+	}
 }
 
 // TurnWorker is the worker whose turn a change happened in ("" for none).

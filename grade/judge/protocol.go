@@ -94,14 +94,7 @@ var timeColumns = map[string]map[string]bool{
 func (j *Judge) timestamps() {
 	var problems []string
 	written := 0
-	for _, c := range j.Run.Changes {
-		if c.Op != "UPDATE" {
-			continue
-		}
-		at, ok := j.TurnAt(c)
-		if !ok {
-			continue
-		}
+	for c, at := range j.TurnUpdates() {
 		for col := range timeColumns[c.Table] {
 			v, set := c.NewValue(col)
 			if !set || !c.Changed(col) {
