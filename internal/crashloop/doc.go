@@ -9,5 +9,7 @@
 //
 // Other flags: -crashloop.seed (the kill schedule; printed by every run),
 // -crashloop.workers (3), -crashloop.life (800ms: the longest a worker lives
-// once ready), -crashloop.timeout (60s + 20ms per message).
+// after its first settled step), -crashloop.timeout (20 minutes: each worker
+// settles a step before it can be killed, so the loop ends however loaded the
+// machine; the timeout only stops a livelock).
 package crashloop

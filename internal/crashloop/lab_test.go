@@ -128,7 +128,7 @@ func killedBySIGKILL(err error) bool {
 // each one its kill timer ends, until every process has drained the outbox.
 type supervisor struct {
 	lab     *lab
-	maxLife time.Duration // a worker is SIGKILLed at a random moment in [0, maxLife) after it is ready
+	maxLife time.Duration // a worker is SIGKILLed at a random moment in [0, maxLife) after its first settled step
 
 	mu       sync.Mutex
 	rng      *rand.Rand
@@ -191,7 +191,10 @@ func (s *supervisor) runWorker(ctx context.Context, id string) error {
 	}
 	// Read the whole of stdout (the ready line, then EOF) before Wait.
 	lines := bufio.NewScanner(stdout)
-	if lines.Scan() && lines.Text() == readyLine {
+	// The kill timer starts after the worker's first settled step (it
+	// lands at a random moment of the work after it), so that each process
+	// makes progress whatever the machine's load.
+	if lines.Scan() && lines.Text() == readyLine && lines.Scan() && lines.Text() == workedLine {
 		timer := time.AfterFunc(s.life(), func() { cmd.Process.Signal(syscall.SIGKILL) })
 		defer timer.Stop()
 	}

@@ -23,8 +23,15 @@ import (
 // workerEntry is the child entry point: one worker process draining the outbox.
 const workerEntry = "crashloop-worker"
 
-// readyLine is what a worker prints once its databases are open.
-const readyLine = "ready"
+// readyLine is what a worker prints once its databases are open, and
+// workedLine what it prints after each step that settled a claim: the
+// supervisor arms its kill timer at the first, so every worker process
+// moves the drain on by at least one step before it can be killed, and the
+// crash loop ends however slowly a loaded machine runs it.
+const (
+	readyLine  = "ready"
+	workedLine = "worked"
+)
 
 func init() { child.Register(workerEntry, runWorker) }
 
@@ -121,6 +128,7 @@ func drain(ctx context.Context, a workerArgs, stdout io.Writer) error {
 			return err
 		}
 		if !res.Idle {
+			fmt.Fprintln(stdout, workedLine)
 			continue
 		}
 		// Idle can be a moment's view (a peer retrying with no backoff);
