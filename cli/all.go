@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -41,7 +42,7 @@ in a schema of its own; a server that is down fails the whole run once (exit 3).
   outboxlab all --json
   export OUTBOXLAB_DATABASE_URL='postgres:///postgres?host=/tmp/outboxlab-postgres'
   outboxlab all`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAllCmd(cmd, family, common, cmdline) },
 	}
 	bindCommon(cmd.Flags(), &common)
@@ -53,7 +54,7 @@ in a schema of its own; a server that is down fails the whole run once (exit 3).
 // summary row per scenario as soon as it and every row before it are done,
 // and what the whole run ends with.
 func runAllCmd(cmd *cobra.Command, family string, common commonOptions, cmdline string) error {
-	list, err := familyScenarios(family)
+	list, err := cmdutil.FamilyScenarios(family)
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func runAllCmd(cmd *cobra.Command, family string, common commonOptions, cmdline 
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "outboxlab: checks failed in %d of %d scenarios: %s\n", len(failed), len(list), strings.Join(failed, ", "))
-		return ErrChecksFailed
+		return cmdutil.ErrChecksFailed
 	}
 	return nil
 }
@@ -108,7 +109,7 @@ func prepareAll(cmd *cobra.Command, common *commonOptions) error {
 		}
 	}
 	if !common.NoReport {
-		dir, err := resolveReportDir(common.ReportDir, cmd.ErrOrStderr())
+		dir, err := cmdutil.ResolveReportDir(common.ReportDir, cmd.ErrOrStderr())
 		if err != nil {
 			return err
 		}
@@ -125,7 +126,7 @@ func writeAllEnd(w io.Writer, common commonOptions, results []report.Result) err
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(results); err != nil {
-			return cannotRun(err)
+			return cmdutil.CannotRun(err)
 		}
 		return nil
 	}
@@ -280,11 +281,11 @@ func allInterrupted(errs []error, finished []bool, noReport bool) error {
 	}
 	switch {
 	case n == 0:
-		return interrupted("all interrupted: none of %d scenarios finished; no report was written", len(errs))
+		return cmdutil.Interrupted("all interrupted: none of %d scenarios finished; no report was written", len(errs))
 	case noReport:
-		return interrupted("all interrupted: %d of %d scenarios finished (--no-report: no reports)", n, len(errs))
+		return cmdutil.Interrupted("all interrupted: %d of %d scenarios finished (--no-report: no reports)", n, len(errs))
 	}
-	return interrupted("all interrupted: %d of %d scenarios finished and their reports are complete; "+
+	return cmdutil.Interrupted("all interrupted: %d of %d scenarios finished and their reports are complete; "+
 		"the others wrote none", n, len(errs))
 }
 
@@ -315,7 +316,7 @@ const (
 )
 
 func (r summaryRows) cells(name, kind, checks, exit string) string {
-	return pad(name, r.name) + "  " + pad(kind, r.kind) + "  " + pad(checks, checksWidth) + "  " + pad(exit, exitWidth) + "  "
+	return cmdutil.Pad(name, r.name) + "  " + cmdutil.Pad(kind, r.kind) + "  " + cmdutil.Pad(checks, checksWidth) + "  " + cmdutil.Pad(exit, exitWidth) + "  "
 }
 
 func (r summaryRows) header() string {
@@ -328,9 +329,9 @@ func (r summaryRows) header() string {
 // columns (the widest outcome, so that every row does the same), the
 // outcome starts the words' line.
 func (r summaryRows) row(s *scenarios.Scenario, res report.Result) string {
-	exit := ExitOK
+	exit := cmdutil.ExitOK
 	if !res.Passed {
-		exit = ExitChecksFailed
+		exit = cmdutil.ExitChecksFailed
 	}
 	outcome, words := report.Dash(res.Verdict), ""
 	if strings.HasPrefix(outcome, "[") {
@@ -346,7 +347,7 @@ func (r summaryRows) row(s *scenarios.Scenario, res report.Result) string {
 	}
 	line += "\n"
 	if words != "" {
-		line += indent(report.Wrap(words, r.width-4), "    ") + "\n"
+		line += cmdutil.Indent(report.Wrap(words, r.width-4), "    ") + "\n"
 	}
 	return line
 }

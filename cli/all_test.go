@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -20,7 +21,7 @@ import (
 // catalogue order, each with its own result: the same as one at a time.
 func TestAllRunsSideBySideInCatalogueOrder(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"all", "--family", "retry", "--no-report", "--json"}, &stdout, &stderr); code != ExitOK {
+	if code := Main([]string{"all", "--family", "retry", "--no-report", "--json"}, &stdout, &stderr); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d; stderr %s", code, stderr.String())
 	}
 	var got []report.Result
@@ -141,7 +142,7 @@ func TestAllStreamsRowsInOrder(t *testing.T) {
 // Off a terminal all draws no progress: no carriage return, no escape code.
 func TestAllShowsNoProgressOffATerminal(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"all", "--family", "retry", "--no-report"}, &stdout, &stderr); code != ExitOK {
+	if code := Main([]string{"all", "--family", "retry", "--no-report"}, &stdout, &stderr); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d; stderr %s", code, stderr.String())
 	}
 	if strings.ContainsAny(stdout.String()+stderr.String(), "\r\x1b") {

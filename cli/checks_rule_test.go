@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -125,7 +126,7 @@ func TestEveryScenarioCanBeNotExercised(t *testing.T) {
 				t.Parallel()
 			}
 			run := runJudged(t, s, s.NotExercisedWith...)
-			if run.code != ExitChecksFailed || run.res.Passed || !report.NotExercisedVerdict(run.res.Verdict) {
+			if run.code != cmdutil.ExitChecksFailed || run.res.Passed || !report.NotExercisedVerdict(run.res.Verdict) {
 				t.Errorf("%v: exit %d, passed %v, verdict %q; want exit 1 and %s", s.NotExercisedWith, run.code,
 					run.res.Passed, run.res.Verdict, report.VerdictNotExercised)
 			}

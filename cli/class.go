@@ -12,13 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/grade/workerproc"
 	"outboxlab/scenarios"
 )
 
 // errClassFails is returned by class when a submission fails or does not verify: exit 1.
-var errClassFails = fmt.Errorf("submissions fail or do not verify: %w", ErrChecksFailed)
+var errClassFails = fmt.Errorf("submissions fail or do not verify: %w", cmdutil.ErrChecksFailed)
 
 type classOptions struct {
 	Reference string
@@ -98,7 +99,7 @@ could not be written.`,
   outboxlab class submissions/ --reference reference/ --gradebook grades.csv --roster canvas-export.csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("class takes one folder of reports, got %s", report.Plural(len(args), "argument"))
+				return cmdutil.Usagef("class takes one folder of reports, got %s", report.Plural(len(args), "argument"))
 			}
 			return nil
 		},
@@ -118,7 +119,7 @@ could not be written.`,
 // printed and the files written; the exit code is the students'.
 func runClass(cmd *cobra.Command, dir string, opts classOptions) error {
 	if opts.Reference == "" {
-		return usagef("class needs --reference REF: a report, or a folder of reports, to judge against")
+		return cmdutil.Usagef("class needs --reference REF: a report, or a folder of reports, to judge against")
 	}
 	if err := opts.validate(cmd); err != nil {
 		return err
@@ -131,7 +132,7 @@ func runClass(cmd *cobra.Command, dir string, opts classOptions) error {
 	}
 	if opts.Workers.Sandbox {
 		if err := workerproc.CanSandbox(); err != nil {
-			return cannotRun(err)
+			return cmdutil.CannotRun(err)
 		}
 	}
 	roster, err := readRoster(opts.Gradebook.Roster)
@@ -143,7 +144,7 @@ func runClass(cmd *cobra.Command, dir string, opts classOptions) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	printClass(w, res, func(why string) string { return forLayout(cmd, why) })
+	printClass(w, res, func(why string) string { return cmdutil.ForLayout(cmd, why) })
 	book, notes := classGradebook(res, roster, opts.Gradebook.Assignments)
 	files := map[string][]byte{"--csv": classCSV(res), "--junit": classJUnit(res), "--gradebook": book}
 	for _, o := range opts.outputs() {
@@ -151,12 +152,12 @@ func runClass(cmd *cobra.Command, dir string, opts classOptions) error {
 			continue
 		}
 		if err := writeOutput(o, files[o.Flag], opts.Force); err != nil {
-			return cannotRun(err)
+			return cmdutil.CannotRun(err)
 		}
 		fmt.Fprintf(w, "%-9s %s\n", strings.TrimPrefix(o.Flag, "--")+":", o.Path)
 		if o.Flag == "--gradebook" {
 			for _, n := range notes {
-				fmt.Fprint(w, fitLines("  "+show(n)+"\n"))
+				fmt.Fprint(w, cmdutil.FitLines("  "+cmdutil.Show(n)+"\n"))
 			}
 		}
 	}
@@ -213,7 +214,7 @@ func judgeClass(ctx context.Context, dir string, opts classOptions) (class, erro
 	}
 	found, skipped, err := report.FindReports(dir)
 	if err != nil {
-		return c, cannotRun(err)
+		return c, cmdutil.CannotRun(err)
 	}
 	c.Skipped = skipped
 	for _, rel := range found {
@@ -221,9 +222,9 @@ func judgeClass(ctx context.Context, dir string, opts classOptions) (class, erro
 		if abs, _ := filepath.Abs(file); refAbs[abs] {
 			continue // the reference, kept in the same folder
 		}
-		text, err := readReport(ctx, file, maxReportSize)
+		text, err := cmdutil.ReadReport(ctx, file, cmdutil.MaxReportSize)
 		if err != nil {
-			c.Skipped = append(c.Skipped, report.Skip{Path: rel, Reason: oneLine(err.Error())})
+			c.Skipped = append(c.Skipped, report.Skip{Path: rel, Reason: cmdutil.OneLine(err.Error())})
 			continue
 		}
 		s, ok := judge(rel, text)
@@ -241,7 +242,7 @@ func judgeClass(ctx context.Context, dir string, opts classOptions) (class, erro
 			if s.Student == "" {
 				s.Student = r.Student
 			} else if r.Student != s.Student {
-				s.Note = fmt.Sprintf("its header records --student %s", show(r.Student))
+				s.Note = fmt.Sprintf("its header records --student %s", cmdutil.Show(r.Student))
 			}
 		}
 		s.RefDiff = refDifference(s, refs)
@@ -270,10 +271,10 @@ func judgeClass(ctx context.Context, dir string, opts classOptions) (class, erro
 func isDir(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return fileError("folder", dir, err)
+		return cmdutil.FileError("folder", dir, err)
 	}
 	if !fi.IsDir() {
-		return usagef("%s is not a directory", dir)
+		return cmdutil.Usagef("%s is not a directory", dir)
 	}
 	return nil
 }
@@ -282,31 +283,31 @@ func isDir(dir string) error {
 func readReferences(ctx context.Context, ref string) ([]submission, error) {
 	fi, err := os.Stat(ref)
 	if err != nil {
-		return nil, fileError("reference", ref, err)
+		return nil, cmdutil.FileError("reference", ref, err)
 	}
 	paths := []string{ref}
 	if fi.IsDir() {
 		found, _, err := report.FindReports(ref)
 		if err != nil {
-			return nil, cannotRun(err)
+			return nil, cmdutil.CannotRun(err)
 		}
 		paths = paths[:0]
 		for _, rel := range found {
 			paths = append(paths, filepath.Join(ref, filepath.FromSlash(rel)))
 		}
 		if len(paths) == 0 {
-			return nil, usagef("--reference %s holds no report", ref)
+			return nil, cmdutil.Usagef("--reference %s holds no report", ref)
 		}
 	}
 	var refs []submission
 	for _, p := range paths {
-		text, err := readReport(ctx, p, maxReportSize)
+		text, err := cmdutil.ReadReport(ctx, p, cmdutil.MaxReportSize)
 		if err != nil {
 			return nil, err
 		}
 		s, ok := judge(p, text)
 		if !ok || s.Doc.Info.Record == nil {
-			return nil, usagef("--reference %s is not an outboxlab report with a run-metadata header", p)
+			return nil, cmdutil.Usagef("--reference %s is not an outboxlab report with a run-metadata header", p)
 		}
 		refs = append(refs, s)
 	}

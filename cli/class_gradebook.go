@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/gradebook"
 	"outboxlab/core/report"
 )
@@ -109,12 +110,12 @@ func readRoster(path string) (gradebook.Roster, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fileError("roster", path, err)
+		return nil, cmdutil.FileError("roster", path, err)
 	}
 	defer f.Close()
 	r, err := gradebook.ReadRoster(f)
 	if err != nil {
-		return nil, usagef("--roster %s: %v", path, err)
+		return nil, cmdutil.Usagef("--roster %s: %v", path, err)
 	}
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"outboxlab/cli/cmdutil"
 	"path/filepath"
 	"strings"
 )
@@ -27,19 +28,19 @@ func checkOutputs(classDir string, force bool, outs ...output) error {
 		}
 		abs, err := realPath(o.Path)
 		if err != nil {
-			return cannotRun(fmt.Errorf("%s %s: %w", o.Flag, o.Path, err))
+			return cmdutil.CannotRun(fmt.Errorf("%s %s: %w", o.Flag, o.Path, err))
 		}
 		if other, ok := seen[abs]; ok {
-			return usagef("%s and %s name one file, %s: give each its own", other, o.Flag, o.Path)
+			return cmdutil.Usagef("%s and %s name one file, %s: give each its own", other, o.Flag, o.Path)
 		}
 		seen[abs] = o.Flag
 		if classDir != "" {
 			dir, err := realPath(classDir)
 			if err != nil {
-				return cannotRun(err)
+				return cmdutil.CannotRun(err)
 			}
 			if rel, err := filepath.Rel(dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return usagef("%s %s lies inside the class folder %s: class never writes there (choose a path outside it)",
+				return cmdutil.Usagef("%s %s lies inside the class folder %s: class never writes there (choose a path outside it)",
 					o.Flag, o.Path, classDir)
 			}
 		}
@@ -47,9 +48,9 @@ func checkOutputs(classDir string, force bool, outs ...output) error {
 			continue
 		}
 		if _, err := os.Lstat(o.Path); err == nil {
-			return cannotRun(fmt.Errorf("%s %s exists already: outboxlab never overwrites a file (--force replaces it)", o.Flag, o.Path))
+			return cmdutil.CannotRun(fmt.Errorf("%s %s exists already: outboxlab never overwrites a file (--force replaces it)", o.Flag, o.Path))
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return cannotRun(fmt.Errorf("%s %s: %w", o.Flag, o.Path, err))
+			return cmdutil.CannotRun(fmt.Errorf("%s %s: %w", o.Flag, o.Path, err))
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -46,11 +47,11 @@ func flagsOf(doc report.Doc) string {
 // command in a why starts as the user started the lab (commands: forLayout).
 func printClass(w io.Writer, c class, commands func(string) string) {
 	for _, r := range c.References {
-		fmt.Fprintf(w, "reference: %s\n", show(r.Path))
-		fmt.Fprint(w, fitLines(fmt.Sprintf("           %s: %s, checks %d/%d, %s\n", runName(r.Doc),
+		fmt.Fprintf(w, "reference: %s\n", cmdutil.Show(r.Path))
+		fmt.Fprint(w, cmdutil.FitLines(fmt.Sprintf("           %s: %s, checks %d/%d, %s\n", runName(r.Doc),
 			verdictWord(r.Doc), report.ChecksPassed(r.Checks), len(r.Checks), referenceWord(r))))
 		if !r.Verify.Verified {
-			fmt.Fprint(w, fitLines("           "+commands(show(r.Verify.Reason))+"\n"))
+			fmt.Fprint(w, cmdutil.FitLines("           "+commands(cmdutil.Show(r.Verify.Reason))+"\n"))
 		}
 	}
 	// One table per scenario, in course order: a row per student.
@@ -59,11 +60,11 @@ func printClass(w io.Writer, c class, commands func(string) string) {
 		var rows [][]string
 		for ; i < len(c.Rows) && scenarioOf(c.Rows[i]) == name; i++ {
 			s := c.Rows[i]
-			rows = append(rows, []string{show(report.Dash(s.Student)), show(flagsAndWorker(s)),
-				fmt.Sprintf("%d/%d", report.ChecksPassed(s.Checks), len(s.Checks)), show(verdictWord(s.Doc)),
-				string(standingWord(s)), show(s.RefDiff)})
+			rows = append(rows, []string{cmdutil.Show(report.Dash(s.Student)), cmdutil.Show(flagsAndWorker(s)),
+				fmt.Sprintf("%d/%d", report.ChecksPassed(s.Checks), len(s.Checks)), cmdutil.Show(verdictWord(s.Doc)),
+				string(standingWord(s)), cmdutil.Show(s.RefDiff)})
 		}
-		fmt.Fprintf(w, "\n## %s (%s)\n", show(report.Dash(name)), kindOf(c.Rows[i-1]))
+		fmt.Fprintf(w, "\n## %s (%s)\n", cmdutil.Show(report.Dash(name)), kindOf(c.Rows[i-1]))
 		fmt.Fprint(w, report.RenderTable([]string{"Student", "Flags · worker", "Checks", "Verdict", "Standing", "Against the reference"}, rows))
 	}
 	notes := 0
@@ -78,12 +79,12 @@ func printClass(w io.Writer, c class, commands func(string) string) {
 		if s.Note != "" {
 			why = strings.TrimPrefix(why+"; "+s.Note, "; ")
 		}
-		fmt.Fprint(w, fitLines(fmt.Sprintf("  %s (%s)\n    %s\n", show(s.Path), st, commands(show(why)))))
+		fmt.Fprint(w, cmdutil.FitLines(fmt.Sprintf("  %s (%s)\n    %s\n", cmdutil.Show(s.Path), st, commands(cmdutil.Show(why)))))
 	}
 	if len(c.Skipped) > 0 {
 		fmt.Fprintf(w, "\nSkipped %s:\n", report.Plural(len(c.Skipped), "file"))
 		for _, s := range c.Skipped {
-			fmt.Fprint(w, fitLines(fmt.Sprintf("  %s: %s\n", show(s.Path), s.Reason)))
+			fmt.Fprint(w, cmdutil.FitLines(fmt.Sprintf("  %s: %s\n", cmdutil.Show(s.Path), s.Reason)))
 		}
 	}
 	named, unnamed := map[string]bool{}, 0

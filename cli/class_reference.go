@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -38,7 +39,7 @@ func refDifference(s submission, refs []submission) string {
 		}
 		for _, p := range rb.Params {
 			if v, ok := want[p.Name]; ok && v != p.Value {
-				parts = append(parts, fmt.Sprintf("--%s %s (reference %s)", p.Name, show(p.Value), show(v)))
+				parts = append(parts, fmt.Sprintf("--%s %s (reference %s)", p.Name, cmdutil.Show(p.Value), cmdutil.Show(v)))
 			}
 		}
 	}

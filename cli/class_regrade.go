@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/grade"
 	"outboxlab/grade/regrade"
@@ -34,7 +35,7 @@ func regradeAll(ctx context.Context, found []*handedWorker, refs []submission, o
 		return regrade.Grade[*regraded]{Result: rg, OverBudget: over}
 	})
 	if ctx.Err() != nil {
-		return interrupted("class interrupted while regrading; nothing was written")
+		return cmdutil.Interrupted("class interrupted while regrading; nothing was written")
 	}
 	for i, r := range results {
 		r.Result.Alone = r.Alone
@@ -71,7 +72,7 @@ func regradeOne(ctx context.Context, w *handedWorker, refs []submission, opts re
 	}
 	body, err := rerunBody(ctx, w.Day.Scenario(), g, nil, nil)
 	if err != nil {
-		rg.Err = "could not be graded: " + oneLine(strings.TrimPrefix(err.Error(), "rerun "+w.Day.ScenarioName()+": "))
+		rg.Err = "could not be graded: " + cmdutil.OneLine(strings.TrimPrefix(err.Error(), "rerun "+w.Day.ScenarioName()+": "))
 		return rg, false
 	}
 	rg.Body, rg.Checks = body, report.BodyChecks(body)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/workers"
 )
 
@@ -51,7 +52,7 @@ func classRows(t *testing.T, args ...string) (int, string, map[string]map[string
 	out := filepath.Join(t.TempDir(), "class.csv")
 	var stdout, stderr bytes.Buffer
 	code := Main(append(append([]string{"class"}, args...), "--csv", out), &stdout, &stderr)
-	if code == ExitUsage || code == ExitCannotRun {
+	if code == cmdutil.ExitUsage || code == cmdutil.ExitCannotRun {
 		t.Fatalf("class: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 	raw, err := os.ReadFile(out)
@@ -87,7 +88,7 @@ func TestClassRegrades(t *testing.T) {
 	ok16 := buildTestWorker(t, "ok16", bins)
 	reports := t.TempDir()
 	var out, errb bytes.Buffer
-	if code := Main([]string{"grade", "session-16", "--variations", "1", "--report-dir", reports, "--", ok16}, &out, &errb); code != ExitOK {
+	if code := Main([]string{"grade", "session-16", "--variations", "1", "--report-dir", reports, "--", ok16}, &out, &errb); code != cmdutil.ExitOK {
 		t.Fatalf("grade: exit %d\n%s", code, errb.String())
 	}
 	passing, _ := filepath.Glob(filepath.Join(reports, "session-16", "*.txt"))
@@ -109,7 +110,7 @@ func TestClassRegrades(t *testing.T) {
 	handIn(t, filepath.Join(dir, "frank"), `{"day": "session-16", "command": ["/bin/touch", "`+marker+`"]}`, map[string]string{})
 
 	code, printed, rows := classRows(t, dir, "--reference", ref, "--regrade")
-	if code != ExitChecksFailed {
+	if code != cmdutil.ExitChecksFailed {
 		t.Errorf("class: exit %d, want 1 (only alice passed)", code)
 	}
 	for student, want := range map[string][2]string{
@@ -143,10 +144,10 @@ func TestClassRegrades(t *testing.T) {
 	// Alice alone: exit 0. Without --regrade her worker is found but not run.
 	good := t.TempDir()
 	handIn(t, filepath.Join(good, "alice"), `{"day": "session-16", "command": ["./ok16"]}`, map[string]string{"ok16": "@" + ok16})
-	if code, printed, _ := classRows(t, good, "--reference", ref, "--regrade"); code != ExitOK {
+	if code, printed, _ := classRows(t, good, "--reference", ref, "--regrade"); code != cmdutil.ExitOK {
 		t.Errorf("alice alone: exit %d, want 0\n%s", code, printed)
 	}
-	if code, printed, rows := classRows(t, good, "--reference", ref); code != ExitChecksFailed || rows["alice"]["standing"] != "not regraded" ||
+	if code, printed, rows := classRows(t, good, "--reference", ref); code != cmdutil.ExitChecksFailed || rows["alice"]["standing"] != "not regraded" ||
 		!strings.Contains(printed, "none regraded: --regrade grades them") {
 		t.Errorf("without --regrade: exit %d, standing %q\n%s", code, rows["alice"]["standing"], printed)
 	}
@@ -161,7 +162,7 @@ func TestClassRegradesAloneAfterABudget(t *testing.T) {
 	reports := t.TempDir()
 	var out, errb bytes.Buffer
 	if code := Main([]string{"grade", "session-16", "--variations", "0", "--turn-budget", "100ms", "--report-dir", reports,
-		"--", hang}, &out, &errb); code != ExitChecksFailed {
+		"--", hang}, &out, &errb); code != cmdutil.ExitChecksFailed {
 		t.Fatalf("grade the hanging worker: exit %d, want 1\n%s", code, errb.String())
 	}
 	ref, _ := filepath.Glob(filepath.Join(reports, "session-16", "*.txt"))
@@ -170,7 +171,7 @@ func TestClassRegradesAloneAfterABudget(t *testing.T) {
 		handIn(t, filepath.Join(dir, s), `{"day": "session-16", "command": ["./hang"]}`, map[string]string{"hang": "@" + hang})
 	}
 	code, printed, rows := classRows(t, dir, "--reference", ref[0], "--regrade", "--jobs", "2")
-	if code != ExitChecksFailed {
+	if code != cmdutil.ExitChecksFailed {
 		t.Errorf("exit %d, want 1", code)
 	}
 	for _, s := range []string{"ann", "ben"} {
@@ -206,7 +207,7 @@ func TestClassRegradesSandboxed(t *testing.T) {
 	ref := filepath.Join(t.TempDir(), "ref.txt")
 	var out, errb bytes.Buffer
 	reports := t.TempDir()
-	if code := Main([]string{"retry-with-dead-letter", "--report-dir", reports}, &out, &errb); code != ExitOK {
+	if code := Main([]string{"retry-with-dead-letter", "--report-dir", reports}, &out, &errb); code != cmdutil.ExitOK {
 		t.Fatalf("reference run: exit %d", code)
 	}
 	found, _ := filepath.Glob(filepath.Join(reports, "session-16", "*.txt"))
@@ -225,7 +226,7 @@ func TestClassRegradesSandboxed(t *testing.T) {
 		if wrote := err == nil; wrote == sandbox {
 			t.Errorf("sandbox %v: the write into alice's folder landed: %v", sandbox, wrote)
 		}
-		if code != ExitOK || rows["mallory"]["standing"] != "passed" {
+		if code != cmdutil.ExitOK || rows["mallory"]["standing"] != "passed" {
 			t.Errorf("sandbox %v: exit %d, mallory %q\n%s", sandbox, code, rows["mallory"]["standing"], printed)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/grade/dayspec"
 	"outboxlab/internal/invocation"
@@ -82,7 +83,7 @@ func findWorkers(dir string) (found []*handedWorker, skipped []report.Skip, err 
 		}
 		m, err := workers.ReadManifest(p)
 		if err != nil {
-			why := strings.TrimPrefix(oneLine(err.Error()), workers.ManifestFile+": ")
+			why := strings.TrimPrefix(cmdutil.OneLine(err.Error()), workers.ManifestFile+": ")
 			skipped = append(skipped, report.Skip{Path: rel, Reason: "a worker manifest class will not run: " + why})
 			return nil
 		}
@@ -147,13 +148,13 @@ func bindRegrade(cmd *cobra.Command, opts *classOptions) {
 func (o classOptions) validate(cmd *cobra.Command) error {
 	switch p := pick(o.Pick); {
 	case p != pickNewest && p != pickBest:
-		return usagef("--pick %s: want newest or best", show(o.Pick))
+		return cmdutil.Usagef("--pick %s: want newest or best", cmdutil.Show(o.Pick))
 	case o.Workers.Jobs < 1 || o.Workers.Jobs > 64:
-		return usagef("--jobs %d: want 1 to 64", o.Workers.Jobs)
+		return cmdutil.Usagef("--jobs %d: want 1 to 64", o.Workers.Jobs)
 	case o.Workers.Seed < -1 || cmd.Flags().Changed("seed") && o.Workers.Seed < 0:
-		return usagef("--seed %d: want 0 or more", o.Workers.Seed)
+		return cmdutil.Usagef("--seed %d: want 0 or more", o.Workers.Seed)
 	case !o.Regrade && (cmd.Flags().Changed("seed") || o.Workers.Sandbox || cmd.Flags().Changed("jobs")):
-		return usagef("--seed, --sandbox and --jobs say how to regrade: give --regrade too")
+		return cmdutil.Usagef("--seed, --sandbox and --jobs say how to regrade: give --regrade too")
 	}
 	return nil
 }
@@ -166,7 +167,7 @@ func (o classOptions) validate(cmd *cobra.Command) error {
 func judgeWorkers(ctx context.Context, c *class, opts classOptions) error {
 	found, skipped, err := findWorkers(c.Dir)
 	if err != nil {
-		return cannotRun(err)
+		return cmdutil.CannotRun(err)
 	}
 	c.Workers = len(found)
 	c.Skipped = slices.DeleteFunc(c.Skipped, func(s report.Skip) bool {
@@ -178,7 +179,7 @@ func judgeWorkers(ctx context.Context, c *class, opts classOptions) error {
 		return nil
 	}
 	if err := findCopies(found); err != nil {
-		return cannotRun(err)
+		return cmdutil.CannotRun(err)
 	}
 	if opts.Regrade {
 		if err := regradeAll(ctx, found, c.References, opts.Workers); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -42,8 +43,8 @@ func TestBrokenScenarioLeavesNothingBehind(t *testing.T) {
 		t.Setenv("TMPDIR", tmp)
 		s := &scenarios.Scenario{Name: "session-99-broken", Family: "test"}
 		_, err := execute(context.Background(), s, brokenOptions{panics}, commonOptions{ReportDir: reports}, "outboxlab x", &bytes.Buffer{}, func(string, *report.Report, report.Result) {})
-		if code := exitCode(err); code != ExitCannotRun {
-			t.Errorf("panics=%v: exit %d, want %d (err %v)", panics, code, ExitCannotRun, err)
+		if code := cmdutil.ExitCode(err); code != cmdutil.ExitCannotRun {
+			t.Errorf("panics=%v: exit %d, want %d (err %v)", panics, code, cmdutil.ExitCannotRun, err)
 		}
 		if panics && !strings.Contains(err.Error(), "internal error: assignment to entry in nil map") {
 			t.Errorf("panic reported as %q", err)
@@ -67,8 +68,8 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 		entries, _ := os.ReadDir(tmp)
 		return len(entries) > 0
 	})
-	if code != ExitCannotRun {
-		t.Fatalf("interrupted run exited %d, want %d; stderr: %s", code, ExitCannotRun, stderr)
+	if code != cmdutil.ExitCannotRun {
+		t.Fatalf("interrupted run exited %d, want %d; stderr: %s", code, cmdutil.ExitCannotRun, stderr)
 	}
 	if got := stderr; got != "outboxlab: worker-throughput interrupted; no report was written\n" {
 		t.Errorf("stderr = %q", got)
@@ -155,8 +156,8 @@ func TestReportDirWithParentComponentsIsResolvedAndSaid(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(base, "elsewhere", "session-16", "*.txt")); len(files) != 1 {
 		t.Errorf("reports under the resolved directory: %v", files)
 	}
-	if code := Main([]string{"retry-with-dead-letter", "--report-dir", ""}, &out, &errb); code != ExitUsage {
-		t.Errorf("empty --report-dir: exit %d, want %d", code, ExitUsage)
+	if code := Main([]string{"retry-with-dead-letter", "--report-dir", ""}, &out, &errb); code != cmdutil.ExitUsage {
+		t.Errorf("empty --report-dir: exit %d, want %d", code, cmdutil.ExitUsage)
 	}
 }
 
@@ -176,9 +177,9 @@ func TestBadInputForEveryScenario(t *testing.T) {
 				code int
 			}
 			cases := []badCase{
-				{[]string{"--no-such-flag"}, ExitUsage},
-				{[]string{"extra-argument"}, ExitUsage},
-				{[]string{"--report-dir", notADir}, ExitCannotRun},
+				{[]string{"--no-such-flag"}, cmdutil.ExitUsage},
+				{[]string{"extra-argument"}, cmdutil.ExitUsage},
+				{[]string{"--report-dir", notADir}, cmdutil.ExitCannotRun},
 			}
 			fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
 			s.Bind(fs)
@@ -186,10 +187,10 @@ func TestBadInputForEveryScenario(t *testing.T) {
 				switch f.Value.Type() {
 				case "int", "int64":
 					if f.DefValue != "0" && !strings.Contains(f.Name, "seed") {
-						cases = append(cases, badCase{[]string{"--" + f.Name, "-1"}, ExitUsage})
+						cases = append(cases, badCase{[]string{"--" + f.Name, "-1"}, cmdutil.ExitUsage})
 					}
 				case "duration":
-					cases = append(cases, badCase{[]string{"--" + f.Name, "soon"}, ExitUsage})
+					cases = append(cases, badCase{[]string{"--" + f.Name, "soon"}, cmdutil.ExitUsage})
 				}
 			})
 			for _, c := range cases {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/child"
 	"outboxlab/core/report"
 )
@@ -22,17 +23,17 @@ func init() {
 
 func TestColorizeMarksChecksAndVerdict(t *testing.T) {
 	text := "  PASS  a → 1\n  FAIL  b → 2\nVERDICT: BROKEN ❌\n"
-	got := colorize(text, report.Result{Kind: report.After, Passed: false})
+	got := cmdutil.Colorize(text, report.Result{Kind: report.After, Passed: false})
 	want := "  \x1b[32mPASS\x1b[0m  a → 1\n  \x1b[31m\x1b[1mFAIL\x1b[0m  b → 2\n\x1b[1m\x1b[31mVERDICT: BROKEN ❌\x1b[0m\n"
 	if got != want {
 		t.Errorf("colorize =\n%q\nwant\n%q", got, want)
 	}
-	got = colorize("  REPRODUCED  a → 1\n  NOT REPRODUCED  b → 2\n", report.Result{Kind: report.Before})
+	got = cmdutil.Colorize("  REPRODUCED  a → 1\n  NOT REPRODUCED  b → 2\n", report.Result{Kind: report.Before})
 	want = "  \x1b[33mREPRODUCED\x1b[0m  a → 1\n  \x1b[31m\x1b[1mNOT REPRODUCED\x1b[0m  b → 2\n"
 	if got != want {
 		t.Errorf("colorize of a BEFORE's checks =\n%q\nwant\n%q", got, want)
 	}
-	if got := colorize("VERDICT: X\n", report.Result{Kind: report.Before, Passed: true}); !strings.Contains(got, ansiYellow) {
+	if got := cmdutil.Colorize("VERDICT: X\n", report.Result{Kind: report.Before, Passed: true}); !strings.Contains(got, cmdutil.AnsiYellow) {
 		t.Errorf("a reproduced BEFORE verdict should be yellow, got %q", got)
 	}
 }

@@ -11,12 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
 
 // errDifferent is returned by compare when the reports differ: exit 1.
-var errDifferent = fmt.Errorf("reports differ: %w", ErrChecksFailed)
+var errDifferent = fmt.Errorf("reports differ: %w", cmdutil.ErrChecksFailed)
 
 type compareOptions struct {
 	Checks  bool
@@ -54,7 +55,7 @@ different ones, which change what a body shows, not what ran. Then:
 
 Exits 0 when what is compared is the same, 1 when it differs, 2 when an
 argument is not a report: missing, not a regular file (a directory, a
-pipe, a device), larger than ` + byteSize(maxReportSize) + `, or neither with a run-metadata
+pipe, a device), larger than ` + cmdutil.ByteSize(cmdutil.MaxReportSize) + `, or neither with a run-metadata
 header nor a report body; 3 when a report cannot be read (permission denied).`,
 		Example: `  outboxlab compare testdata/golden/session-16-retry-with-dead-letter.txt reports/session-16/Session-16-Retry-With-Dead-Letter-RunReport-20261130-091500.txt
   outboxlab compare --checks A.txt B.txt
@@ -62,13 +63,13 @@ header nor a report body; 3 when a report cannot be read (permission denied).`,
   outboxlab compare --checks --metrics A.txt B.txt`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usagef("compare takes two report files, got %s", report.Plural(len(args), "argument"))
+				return cmdutil.Usagef("compare takes two report files, got %s", report.Plural(len(args), "argument"))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Raw && (opts.Checks || opts.Metrics) {
-				return usagef("--raw shows the whole body; it does not go with --checks or --metrics")
+				return cmdutil.Usagef("--raw shows the whole body; it does not go with --checks or --metrics")
 			}
 			a, err := readDoc(cmd.Context(), args[0])
 			if err != nil {
@@ -84,7 +85,7 @@ header nor a report body; 3 when a report cannot be read (permission denied).`,
 			err = runCompare(cmd.Context(), &out, cmd.ErrOrStderr(), opts, args[0], a, args[1], b)
 			text := out.String()
 			if !opts.Raw {
-				text = fitLines(text)
+				text = cmdutil.FitLines(text)
 			}
 			io.WriteString(cmd.OutOrStdout(), text)
 			return err
@@ -97,13 +98,13 @@ header nor a report body; 3 when a report cannot be read (permission denied).`,
 }
 
 func readDoc(ctx context.Context, path string) (report.Doc, error) {
-	raw, err := readReport(ctx, path, maxReportSize)
+	raw, err := cmdutil.ReadReport(ctx, path, cmdutil.MaxReportSize)
 	if err != nil {
 		return report.Doc{}, err
 	}
 	doc, ok := report.Parse(raw)
 	if !ok {
-		return report.Doc{}, usagef("%s is not an outboxlab report (no run-metadata header, no report body)", path)
+		return report.Doc{}, cmdutil.Usagef("%s is not an outboxlab report (no run-metadata header, no report body)", path)
 	}
 	return doc, nil
 }
@@ -124,9 +125,9 @@ func runCompare(ctx context.Context, w, stderr io.Writer, opts compareOptions, n
 	if opts.Checks || opts.Metrics {
 		va, vb := report.BodyVerdict(a.Body), report.BodyVerdict(b.Body)
 		if va == vb {
-			fmt.Fprintf(w, "verdict: the same: %s\n", show(va))
+			fmt.Fprintf(w, "verdict: the same: %s\n", cmdutil.Show(va))
 		} else {
-			fmt.Fprintf(w, "verdict: differs\n  A  %s\n  B  %s\n", show(va), show(vb))
+			fmt.Fprintf(w, "verdict: differs\n  A  %s\n  B  %s\n", cmdutil.Show(va), cmdutil.Show(vb))
 			what = append(what, "verdicts")
 		}
 		if len(what) == 0 {
@@ -168,10 +169,10 @@ func describeParams(w io.Writer, nameA string, a report.Doc, nameB string, b rep
 		return nil
 	}
 	if ra.Scenario != rb.Scenario {
-		fmt.Fprintf(w, "scenarios differ: A ran %s, B ran %s\n", show(ra.Scenario), show(rb.Scenario))
+		fmt.Fprintf(w, "scenarios differ: A ran %s, B ran %s\n", cmdutil.Show(ra.Scenario), cmdutil.Show(rb.Scenario))
 	}
 	if ra.Version != rb.Version {
-		fmt.Fprintf(w, "lab versions differ: A %s, B %s\n", show(ra.Version), show(rb.Version))
+		fmt.Fprintf(w, "lab versions differ: A %s, B %s\n", cmdutil.Show(ra.Version), cmdutil.Show(rb.Version))
 	}
 	if sa, sb := shownText(ra), shownText(rb); sa != sb {
 		fmt.Fprintf(w, "shown differs (presentation flags: what the body shows, not what ran): A %s, B %s\n", sa, sb)
@@ -190,15 +191,15 @@ func describeParams(w io.Writer, nameA string, a report.Doc, nameB string, b rep
 		q, ok := pa[p.Name]
 		switch {
 		case !ok:
-			lines = append(lines, fmt.Sprintf("  --%s  A (no such flag)  B %s", show(p.Name), show(p.Value)))
+			lines = append(lines, fmt.Sprintf("  --%s  A (no such flag)  B %s", cmdutil.Show(p.Name), cmdutil.Show(p.Value)))
 		case q.Value != p.Value:
-			lines = append(lines, fmt.Sprintf("  --%s  A %s  B %s", show(p.Name), show(q.Value), show(p.Value)))
+			lines = append(lines, fmt.Sprintf("  --%s  A %s  B %s", cmdutil.Show(p.Name), cmdutil.Show(q.Value), cmdutil.Show(p.Value)))
 			echoes = append(echoes, report.Echo{Name: p.Name, A: q.Value, B: p.Value})
 		}
 	}
 	for _, p := range ra.Params {
 		if !seen[p.Name] {
-			lines = append(lines, fmt.Sprintf("  --%s  A %s  B (no such flag)", show(p.Name), show(p.Value)))
+			lines = append(lines, fmt.Sprintf("  --%s  A %s  B (no such flag)", cmdutil.Show(p.Name), cmdutil.Show(p.Value)))
 		}
 	}
 	if len(lines) == 0 {
@@ -206,7 +207,7 @@ func describeParams(w io.Writer, nameA string, a report.Doc, nameB string, b rep
 		if len(changed) == 0 {
 			fmt.Fprintln(w, "parameters: the same (all at their defaults)")
 		} else {
-			fmt.Fprintf(w, "parameters: the same (%s)\n", show(joinParams(changed)))
+			fmt.Fprintf(w, "parameters: the same (%s)\n", cmdutil.Show(joinParams(changed)))
 		}
 		return nil
 	}
@@ -220,7 +221,7 @@ func shownText(r *report.Record) string {
 	if len(r.Shown) == 0 {
 		return "none"
 	}
-	return show(strings.Join(r.Shown, " "))
+	return cmdutil.Show(strings.Join(r.Shown, " "))
 }
 
 // shownNote explains a body difference that presentation flags make, or "".
@@ -285,7 +286,7 @@ func compareBodies(ctx context.Context, w io.Writer, raw bool, nameA, a, nameB, 
 		fmt.Fprint(w, showLines(d))
 		return false, nil
 	case <-ctx.Done():
-		return false, cannotRun(errors.New("compare interrupted"))
+		return false, cmdutil.CannotRun(errors.New("compare interrupted"))
 	}
 }
 
@@ -294,34 +295,7 @@ func compareBodies(ctx context.Context, w io.Writer, raw bool, nameA, a, nameB, 
 func showLines(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		lines[i] = show(l)
+		lines[i] = cmdutil.Show(l)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// fitLines wraps each line of text wider than report.MaxWidth at spaces,
-// never inside a command forLayout glued (and unglues it). A continuation
-// line keeps the line's diff mark (+, - or ~) and is indented two more than
-// the line's text, so it reads as part of the same change.
-func fitLines(text string) string {
-	lines := strings.Split(text, "\n")
-	var out []string
-	for _, l := range lines {
-		if report.Width(l) <= report.MaxWidth {
-			out = append(out, l)
-			continue
-		}
-		mark, rest := "", l
-		if len(l) > 1 && strings.ContainsRune("+-~", rune(l[0])) && l[1] == ' ' {
-			mark, rest = l[:1], l[1:]
-		}
-		lead := rest[:len(rest)-len(strings.TrimLeft(rest, " "))]
-		cont := mark + lead + "  "
-		wrapped := strings.Split(report.Wrap(strings.TrimLeft(rest, " "), report.MaxWidth-report.Width(cont)), "\n")
-		out = append(out, mark+lead+wrapped[0])
-		for _, w := range wrapped[1:] {
-			out = append(out, cont+w)
-		}
-	}
-	return report.Unglue(strings.Join(out, "\n"))
 }

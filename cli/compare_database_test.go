@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -22,11 +23,11 @@ func TestCompareSkipsDatabaseLinesAndSections(t *testing.T) {
 	wrong := writeReport(t, dir, "wrong.txt", body("FOR UPDATE SKIP LOCKED in READ COMMITTED",
 		"CREATE TABLE outboxmessages (id bigint)", "11"))
 
-	if code, out, stderr := compareExit(sqlite, postgres); code != ExitOK || !strings.Contains(out, "same: the report bodies are identical") || stderr != "" {
+	if code, out, stderr := compareExit(sqlite, postgres); code != cmdutil.ExitOK || !strings.Contains(out, "same: the report bodies are identical") || stderr != "" {
 		t.Errorf("compare sqlite postgres: exit %d, stdout %q, stderr %q; want 0, same", code, out, stderr)
 	}
 	code, out, _ := compareExit(sqlite, wrong)
-	if code != ExitChecksFailed || !strings.Contains(out, "calls") || strings.Contains(out, "BEGIN IMMEDIATE") || strings.Contains(out, "CREATE TABLE") {
+	if code != cmdutil.ExitChecksFailed || !strings.Contains(out, "calls") || strings.Contains(out, "BEGIN IMMEDIATE") || strings.Contains(out, "CREATE TABLE") {
 		t.Errorf("compare sqlite wrong: exit %d; want 1 naming calls and no [database] line:\n%s", code, out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -35,7 +36,7 @@ func compareChecks(w io.Writer, a, b report.Doc) bool {
 			lines = append(lines, "- "+checkText(ka, c)+"  (only in A)")
 		case d != c:
 			changed++
-			lines = append(lines, "~ "+show(c.Name), "    A  "+checkResult(ka, c), "    B  "+checkResult(kb, d))
+			lines = append(lines, "~ "+cmdutil.Show(c.Name), "    A  "+checkResult(ka, c), "    B  "+checkResult(kb, d))
 		default:
 			lines = append(lines, "  "+checkText(ka, c))
 		}
@@ -90,11 +91,11 @@ func passedOf(checks []report.Check) string {
 // checkResult is a check's mark, as its report prints it (HOLDS, N/A,
 // REPRODUCED...), and its detail.
 func checkResult(kind report.Kind, c report.Check) string {
-	return report.Mark(kind, c) + "  " + show(c.Detail)
+	return report.Mark(kind, c) + "  " + cmdutil.Show(c.Detail)
 }
 
 func checkText(kind report.Kind, c report.Check) string {
-	return report.Mark(kind, c) + "  " + show(c.Name) + " → " + show(c.Detail)
+	return report.Mark(kind, c) + "  " + cmdutil.Show(c.Name) + " → " + cmdutil.Show(c.Detail)
 }
 
 // compareMetrics prints the metrics as a table (metric, A, B, changed?) and
@@ -134,7 +135,7 @@ func compareMetrics(w io.Writer, a, b report.Doc) bool {
 			mark = "changed"
 			changed++
 		}
-		rows = append(rows, []string{cut(k, keyWidth), cut(orNone(va, okA), valueWidth), cut(orNone(vb, okB), valueWidth), mark})
+		rows = append(rows, []string{cmdutil.Cut(k, keyWidth), cmdutil.Cut(orNone(va, okA), valueWidth), cmdutil.Cut(orNone(vb, okB), valueWidth), mark})
 	}
 	if changed == 0 {
 		fmt.Fprintf(w, "the same (%d)\n", len(keys))
@@ -165,15 +166,6 @@ func orNone(v string, ok bool) string {
 		return "(none)"
 	}
 	return report.Dash(v)
-}
-
-// cut keeps a table cell within most columns, so the table fits in 100.
-func cut(s string, most int) string {
-	r := []rune(s)
-	if len(r) <= most {
-		return s
-	}
-	return string(r[:most-1]) + "…"
 }
 
 // recordMetrics flattens a record's metrics to strings: numbers and

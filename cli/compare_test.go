@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/child"
 	"outboxlab/core/report"
 )
@@ -20,7 +21,7 @@ import (
 func writeReport(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	header := report.Header(report.Meta{Started: time.Unix(1764493200, 0), Command: "outboxlab " + name, Database: "db", Version: Version})
+	header := report.Header(report.Meta{Started: time.Unix(1764493200, 0), Command: "outboxlab " + name, Database: "db", Version: cmdutil.Version})
 	if err := os.WriteFile(path, []byte(header+body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -44,18 +45,18 @@ func TestCompareSaysSameOrShowsTheDifference(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if code, out, stderr := compareExit(a, b); code != ExitOK || out != "parameters: unknown: A's header does not record them (an older report); B's header does not record\n  them (an older report)\nsame: the report bodies are identical\n" || stderr != "" {
+	if code, out, stderr := compareExit(a, b); code != cmdutil.ExitOK || out != "parameters: unknown: A's header does not record them (an older report); B's header does not record\n  them (an older report)\nsame: the report bodies are identical\n" || stderr != "" {
 		t.Errorf("compare a b: exit %d, stdout %q, stderr %q; want 0, same", code, out, stderr)
 	}
 	code, out, stderr := compareExit(a, c)
-	if code != ExitChecksFailed || !strings.Contains(out, "- VERDICT: ok\n+ VERDICT: broken\n") ||
+	if code != cmdutil.ExitChecksFailed || !strings.Contains(out, "- VERDICT: ok\n+ VERDICT: broken\n") ||
 		stderr != "outboxlab: the report bodies differ\n" {
 		t.Errorf("compare a c: exit %d, stdout %q, stderr %q; want 1 and the diff", code, out, stderr)
 	}
-	if code, _, stderr := compareExit(notes, a); code != ExitUsage || stderr != "outboxlab: "+notes+" is not an outboxlab report (no run-metadata header, no report body)\n" {
+	if code, _, stderr := compareExit(notes, a); code != cmdutil.ExitUsage || stderr != "outboxlab: "+notes+" is not an outboxlab report (no run-metadata header, no report body)\n" {
 		t.Errorf("compare notes a: exit %d, stderr %q; want 2, not a report", code, stderr)
 	}
-	if code, _, stderr := compareExit(a); code != ExitUsage || !strings.Contains(stderr, "compare takes two report files, got 1") {
+	if code, _, stderr := compareExit(a); code != cmdutil.ExitUsage || !strings.Contains(stderr, "compare takes two report files, got 1") {
 		t.Errorf("compare a: exit %d, stderr %q; want 2", code, stderr)
 	}
 }
@@ -66,11 +67,11 @@ func TestCompareRefusesAReportPastTheLimit(t *testing.T) {
 	dir := t.TempDir()
 	a := writeReport(t, dir, "a.txt", "body\n")
 	big := writeReport(t, dir, "big.txt", "body\n")
-	if err := os.Truncate(big, maxReportSize+1); err != nil {
+	if err := os.Truncate(big, cmdutil.MaxReportSize+1); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr := compareExit(big, a)
-	if code != ExitUsage || stderr != "outboxlab: "+big+" is larger than 64 MiB, the most a report can be\n" {
+	if code != cmdutil.ExitUsage || stderr != "outboxlab: "+big+" is larger than 64 MiB, the most a report can be\n" {
 		t.Errorf("compare big a: exit %d, stderr %q; want 2 naming the 64 MiB limit", code, stderr)
 	}
 }
@@ -84,7 +85,7 @@ func TestCompareOfAnUnreadableReportCannotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := runLabProcess(t, 10*time.Second, true, "compare", a, secret)
-	if run.code != ExitCannotRun || run.stderr != "outboxlab: cannot read report "+secret+": permission denied\n" {
+	if run.code != cmdutil.ExitCannotRun || run.stderr != "outboxlab: cannot read report "+secret+": permission denied\n" {
 		t.Errorf("compare a secret: exit %d, stderr %q; want 3, permission denied", run.code, run.stderr)
 	}
 }
@@ -118,7 +119,7 @@ func TestCompareStopsOnCtrlC(t *testing.T) {
 	select {
 	case err := <-done:
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != ExitCannotRun || errb.String() != "outboxlab: compare interrupted\n" {
+		if !errors.As(err, &ee) || ee.ExitCode() != cmdutil.ExitCannotRun || errb.String() != "outboxlab: compare interrupted\n" {
 			t.Errorf("compare after Ctrl-C: %v, stderr %q; want exit 3, compare interrupted", err, errb.String())
 		}
 		t.Logf("ended %v after Ctrl-C", time.Since(interrupted).Round(time.Millisecond))
@@ -133,7 +134,7 @@ func TestCompareStopsOnCtrlC(t *testing.T) {
 func runDay16(t *testing.T, dir string, flags ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if code := Main(append([]string{"retry-with-dead-letter", "--report-dir", dir}, flags...), &out, &errb); code != ExitOK {
+	if code := Main(append([]string{"retry-with-dead-letter", "--report-dir", dir}, flags...), &out, &errb); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "session-16", "*.txt"))
@@ -149,17 +150,17 @@ func TestCompareTakesAGoldenBodyAsReference(t *testing.T) {
 	fresh := runDay16(t, t.TempDir())
 	golden := "../testdata/golden/session-16-retry-with-dead-letter.txt"
 	code, out, stderr := compareExit(golden, fresh)
-	if code != ExitOK || out != "parameters: unknown: A is a golden body, made with the scenario's defaults\nsame: the report bodies are identical\n" || stderr != "" {
+	if code != cmdutil.ExitOK || out != "parameters: unknown: A is a golden body, made with the scenario's defaults\nsame: the report bodies are identical\n" || stderr != "" {
 		t.Errorf("compare golden fresh: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	raw, _ := os.ReadFile(fresh)
 	_, body, _ := report.SplitHeader(string(raw))
 	stripped := filepath.Join(t.TempDir(), "stripped.txt")
 	os.WriteFile(stripped, []byte(body), 0o644)
-	if code, _, _ := compareExit(stripped, fresh); code != ExitOK {
+	if code, _, _ := compareExit(stripped, fresh); code != cmdutil.ExitOK {
 		t.Errorf("compare stripped fresh: exit %d, want 0", code)
 	}
-	if code, _, _ := compareExit("--checks", "--metrics", golden, fresh); code != ExitOK {
+	if code, _, _ := compareExit("--checks", "--metrics", golden, fresh); code != cmdutil.ExitOK {
 		t.Errorf("compare --checks --metrics golden fresh: exit %d, want 0", code)
 	}
 }
@@ -171,7 +172,7 @@ func TestCompareNamesAGoldenBodysFlags(t *testing.T) {
 	code, out, _ := compareExit(golden, golden)
 	want := "parameters: unknown: A is a golden body, made with --messages 2000 --batch 100 --produce-for 10s " +
 		"(the other flags at their defaults); B is a golden body, made with"
-	if code != ExitOK || !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+	if code != cmdutil.ExitOK || !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 		t.Errorf("compare of the worker-throughput golden: exit %d, %q; want it to say %q", code, out, want)
 	}
 }
@@ -182,7 +183,7 @@ func TestCompareNamesAGoldenBodysFlags(t *testing.T) {
 func TestCompareAcrossFlags(t *testing.T) {
 	a, b := runDay16(t, t.TempDir()), runDay16(t, t.TempDir(), "--max-attempts", "5")
 	code, out, _ := compareExit(a, b)
-	if code != ExitChecksFailed || !strings.HasPrefix(out, "parameters differ (A → B; information, not a difference in the result):\n  --max-attempts  A 3  B 5\n") {
+	if code != cmdutil.ExitChecksFailed || !strings.HasPrefix(out, "parameters differ (A → B; information, not a difference in the result):\n  --max-attempts  A 3  B 5\n") {
 		t.Fatalf("compare: exit %d, stdout:\n%s", code, out)
 	}
 	for _, want := range []string{
@@ -209,12 +210,12 @@ func TestCompareAcrossFlags(t *testing.T) {
 		t.Errorf("compare printed %d lines, want at most 60:\n%s", n, out)
 	}
 	code, out, stderr := compareExit("--checks", a, b)
-	if code != ExitChecksFailed || !strings.Contains(out, "~ poison tried exactly MaxAttempts\n    A  PASS  3 / 3\n    B  PASS  5 / 5\n") ||
+	if code != cmdutil.ExitChecksFailed || !strings.Contains(out, "~ poison tried exactly MaxAttempts\n    A  PASS  3 / 3\n    B  PASS  5 / 5\n") ||
 		stderr != "outboxlab: the checks differ\n" {
 		t.Errorf("compare --checks: exit %d, %q, %q", code, out, stderr)
 	}
 	code, out, _ = compareExit("--metrics", a, b)
-	if code != ExitChecksFailed || !strings.Contains(out, "6 of 20 changed") ||
+	if code != cmdutil.ExitChecksFailed || !strings.Contains(out, "6 of 20 changed") ||
 		!regexpMatch(`│ provider_calls +│ 8 +│ 10 +│ changed +│`, out) || !regexpMatch(`│ paid +│ 4 +│ 4 +│ +│`, out) {
 		t.Errorf("compare --metrics: exit %d:\n%s", code, out)
 	}
@@ -227,10 +228,10 @@ func TestCompareAcrossFlags(t *testing.T) {
 	// changes the Setup and the timeline's lease times, no check's figure;
 	// another backoff would change the backoff check's.)
 	c := runDay16(t, t.TempDir(), "--lease", "45s")
-	if code, out, _ := compareExit("--checks", a, c); code != ExitOK || !strings.Contains(out, "the same") {
+	if code, out, _ := compareExit("--checks", a, c); code != cmdutil.ExitOK || !strings.Contains(out, "the same") {
 		t.Errorf("compare --checks with another lease: exit %d, %q", code, out)
 	}
-	if code, _, _ := compareExit(a, c); code != ExitChecksFailed {
+	if code, _, _ := compareExit(a, c); code != cmdutil.ExitChecksFailed {
 		t.Errorf("compare with another lease: exit %d, want 1", code)
 	}
 }

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"outboxlab/cli/cmdutil"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -27,7 +28,7 @@ func TestCompareReadsOnlyRegularFiles(t *testing.T) {
 	} {
 		for _, args := range [][]string{{c.path, a}, {a, c.path}} {
 			run := runLabProcess(t, 10*time.Second, false, append([]string{"compare"}, args...)...)
-			if run.code != ExitUsage || run.stderr != "outboxlab: "+c.want+"\n" || run.stdout != "" {
+			if run.code != cmdutil.ExitUsage || run.stderr != "outboxlab: "+c.want+"\n" || run.stdout != "" {
 				t.Errorf("compare %s: exit %d, stdout %q, stderr %q; want 2 and %q", strings.Join(args, " "), run.code, run.stdout, run.stderr, c.want)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/dblocation"
 	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
@@ -45,15 +46,15 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	c.Database, source = pgdb.Selected(c.Database, cmd.Flags().Changed("database"), os.Getenv)
 	if c.Database == "" {
 		if cmd.Flags().Changed("database") {
-			return usagef("--database must not be empty (leave it out to run on a temporary SQLite file)")
+			return cmdutil.Usagef("--database must not be empty (leave it out to run on a temporary SQLite file)")
 		}
 		return nil
 	}
-	if i := strings.IndexFunc(c.Database, unsafeRune); i >= 0 {
-		return usagef("%s must not contain control characters", source)
+	if i := strings.IndexFunc(c.Database, cmdutil.UnsafeRune); i >= 0 {
+		return cmdutil.Usagef("%s must not contain control characters", source)
 	}
-	if n := utf8.RuneCountInString(c.Database); n > maxURLLength {
-		return usagef("%s is %d characters long; at most %d are accepted", source, n, maxURLLength)
+	if n := utf8.RuneCountInString(c.Database); n > cmdutil.MaxURLLength {
+		return cmdutil.Usagef("%s is %d characters long; at most %d are accepted", source, n, cmdutil.MaxURLLength)
 	}
 	if _, err := pgdb.ParseURL(c.Database); err != nil {
 		return databaseError(fmt.Errorf("%s: %w", source, err), c.Database)
@@ -76,9 +77,9 @@ func databaseError(err error, rawURL string) error {
 	}
 	err = scrubbed{err, rawURL}
 	if errors.Is(err, pgdb.ErrUsage) {
-		return usageError{err}
+		return cmdutil.Usage(err)
 	}
-	return cannotRun(err)
+	return cmdutil.CannotRun(err)
 }
 
 // scrubbed is an error whose text never holds the password of url.
@@ -157,7 +158,7 @@ func openPostgres(ctx context.Context, dir string, server dialect.Database, scen
 	env, err := scenarios.NewPostgresEnv(ctx, dir, server, scenario)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, interrupted("%s interrupted; no report was written", scenario)
+			return nil, cmdutil.Interrupted("%s interrupted; no report was written", scenario)
 		}
 		return nil, databaseError(err, rawURL)
 	}
@@ -218,7 +219,7 @@ func (p *postgresRun) close(ctx context.Context) string {
 	}
 	var parts []string
 	for _, l := range strings.Split(err.Error(), "\n") {
-		if l = oneLine(scrub(l, p.url)); l != "" && !slices.Contains(parts, l) {
+		if l = cmdutil.OneLine(scrub(l, p.url)); l != "" && !slices.Contains(parts, l) {
 			parts = append(parts, l)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/changelog"
 	"outboxlab/core/claim"
 	"outboxlab/core/dialect"
@@ -44,24 +45,24 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	started := time.Now()
 	var dir string
 	if !c.NoReport {
-		reportDir, err := resolveReportDir(c.ReportDir, stderr)
+		reportDir, err := cmdutil.ResolveReportDir(c.ReportDir, stderr)
 		if err != nil {
 			return outcome{}, err
 		}
 		if dir, err = report.PrepareDir(reportDir, s.Group()); err != nil {
-			return outcome{}, cannotRun(err)
+			return outcome{}, cmdutil.CannotRun(err)
 		}
 	}
-	sweepRunDirs()
-	tmp, err := makeRunDir(s.Name)
+	cmdutil.SweepRunDirs()
+	tmp, err := cmdutil.MakeRunDir(s.Name)
 	if err != nil {
-		return outcome{}, cannotRun(err)
+		return outcome{}, cmdutil.CannotRun(err)
 	}
 	// On PostgreSQL the directory stays temporary (some scenarios write
 	// files); --keep-db keeps the schemas.
 	keepDir := c.KeepDB && c.db.IsZero()
 	if keepDir {
-		keepRunDir(tmp)
+		cmdutil.KeepRunDir(tmp)
 	} else {
 		defer os.RemoveAll(tmp)
 	}
@@ -100,7 +101,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 	}
 	dbNote := databaseNote(ctx, env, pg, keepDir, keepAt, tmp)
 	res, err := present(rep, env.Recorder.Log(), s.Name, c,
-		report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: Version}, dir, stderr, show)
+		report.Meta{Started: started, Command: cmdline, Database: dbNote, Version: cmdutil.Version}, dir, stderr, show)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -117,16 +118,16 @@ type showFunc func(header string, rep *report.Report, res report.Result)
 // the scenario's own, --student, and those the database cannot run in time.
 func validateRun(opts scenarios.Options, c commonOptions) error {
 	if err := scenarios.CheckDeclared(opts); err != nil {
-		return usageError{err}
+		return cmdutil.Usage(err)
 	}
 	if err := opts.Validate(); err != nil {
-		return usageError{err}
+		return cmdutil.Usage(err)
 	}
 	if err := checkStudent(c.Student); err != nil {
 		return err
 	}
 	if c.StopAfter < 0 || c.StopAfter > maxStopAfter {
-		return usagef("--stop-after must be an event number from 1 to %d, got %d", maxStopAfter, c.StopAfter)
+		return cmdutil.Usagef("--stop-after must be an event number from 1 to %d, got %d", maxStopAfter, c.StopAfter)
 	}
 	if v, ok := opts.(scenarios.BackendValidator); ok {
 		backend := dialect.SQLite
@@ -134,7 +135,7 @@ func validateRun(opts scenarios.Options, c commonOptions) error {
 			backend = c.db.Dialect()
 		}
 		if err := v.ValidateOn(backend.Name()); err != nil {
-			return usageError{err}
+			return cmdutil.Usage(err)
 		}
 	}
 	return nil
@@ -150,14 +151,14 @@ func runError(ctx context.Context, err error, name string, c commonOptions, keep
 		} else if pg != nil && c.keepsDB() {
 			msg += "; " + pg.note(context.WithoutCancel(ctx))
 		}
-		return interrupted("%s", msg)
+		return cmdutil.Interrupted("%s", msg)
 	}
 	if err != nil {
 		err = fmt.Errorf("run %s: %w", name, err)
 		if pg != nil && c.keepsDB() {
 			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
 		}
-		return cannotRun(scrubbed{err, c.db.String()})
+		return cmdutil.CannotRun(scrubbed{err, c.db.String()})
 	}
 	return nil
 }
@@ -195,7 +196,7 @@ func present(rep *report.Report, log changelog.Log, name string, c commonOptions
 		rep.DropSection(report.SchemaTitle)
 	}
 	res := rep.Result()
-	res.Version, res.Params = Version, c.params
+	res.Version, res.Params = cmdutil.Version, c.params
 	rec := record(res)
 	rec.Student, rec.Shown = strings.TrimSpace(c.Student), c.shown()
 	meta.Record = rec
@@ -207,10 +208,10 @@ func present(rep *report.Report, log changelog.Log, name string, c commonOptions
 	figures := captioned(rep.Figures(), runCaption(name, c.params))
 	var err error
 	if res.ReportPath, res.Plots, err = report.WriteAll(dir, name, meta.Started, content, figures); err != nil {
-		return res, cannotRun(err)
+		return res, cmdutil.CannotRun(err)
 	}
 	if err := writeReplay(res, log); err != nil {
-		return res, cannotRun(err)
+		return res, cmdutil.CannotRun(err)
 	}
 	updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
 	return res, nil
@@ -244,9 +245,9 @@ func missing(path string) bool {
 
 // record is what the report file's header records of a run.
 func record(res report.Result) *report.Record {
-	exit := ExitOK
+	exit := cmdutil.ExitOK
 	if !res.Passed {
-		exit = ExitChecksFailed
+		exit = cmdutil.ExitChecksFailed
 	}
 	return &report.Record{Scenario: res.Scenario, Kind: res.Kind, Version: res.Version, Params: res.Params,
 		Checks: res.Checks, Metrics: res.Metrics, Verdict: res.Verdict, Passed: res.Passed, ExitCode: exit}

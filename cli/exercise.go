@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/internal/invocation"
 	"outboxlab/scenarios"
 	"outboxlab/workers"
@@ -39,7 +40,7 @@ grade itself judges a worker in any language for every Day it lists.`,
 		GroupID: "lab",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usagef("exercise needs a day and a directory: outboxlab exercise session-16 ./day16")
+				return cmdutil.Usagef("exercise needs a day and a directory: outboxlab exercise session-16 ./day16")
 			}
 			return nil
 		},
@@ -49,26 +50,26 @@ grade itself judges a worker in any language for every Day it lists.`,
 				return err
 			}
 			if !slices.Contains(starterDays(), day.ID) {
-				return usagef("no starting worker for %s yet (there is one for %s); grade judges any worker you write",
+				return cmdutil.Usagef("no starting worker for %s yet (there is one for %s); grade judges any worker you write",
 					day.ID, strings.Join(starterDays(), ", "))
 			}
 			files, err := starterFor(day.ID)
 			if err != nil {
-				return cannotRun(err)
+				return cmdutil.CannotRun(err)
 			}
 			inLab, err := insideLabModule(args[1])
 			if err != nil {
-				return cannotRun(err)
+				return cmdutil.CannotRun(err)
 			}
 			written, err := writeStarter(files, day.ID, args[1], inLab)
 			if err != nil {
-				return cannotRun(err)
+				return cmdutil.CannotRun(err)
 			}
 			w := cmd.OutOrStdout()
 			for _, f := range written {
 				fmt.Fprintf(w, "wrote    %s\n", f)
 			}
-			fmt.Fprint(w, printed(cmd, gradeNext(day.ID, args[1])))
+			fmt.Fprint(w, cmdutil.Printed(cmd, gradeNext(day.ID, args[1])))
 			return nil
 		},
 	}

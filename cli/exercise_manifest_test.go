@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/workers"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestExerciseWritesTheManifest(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "day17")
 	var out, errb bytes.Buffer
-	if code := Main([]string{"exercise", "day17", dir}, &out, &errb); code != ExitOK {
+	if code := Main([]string{"exercise", "day17", dir}, &out, &errb); code != cmdutil.ExitOK {
 		t.Fatalf("exercise: exit %d\n%s", code, errb.String())
 	}
 	m, err := workers.ReadManifest(filepath.Join(dir, workers.ManifestFile))

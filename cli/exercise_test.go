@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/workers"
 )
 
@@ -45,7 +46,7 @@ func TestExerciseReadmeTellsTheTruth(t *testing.T) {
 		} {
 			t.Run(day+" "+tc.where, func(t *testing.T) {
 				var out, errb bytes.Buffer
-				if code := Main([]string{"exercise", day, tc.dir}, &out, &errb); code != ExitOK {
+				if code := Main([]string{"exercise", day, tc.dir}, &out, &errb); code != cmdutil.ExitOK {
 					t.Fatalf("exit %d: %s", code, errb.String())
 				}
 				raw, err := os.ReadFile(filepath.Join(tc.dir, "README.md"))

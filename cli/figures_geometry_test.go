@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -113,7 +114,7 @@ func figureRun(t *testing.T, s *scenarios.Scenario, extra ...string) (string, []
 	dir := t.TempDir()
 	var out, stderr bytes.Buffer
 	args := append(append([]string{s.Name, "--report-dir", dir}, s.GoldenArgs...), extra...)
-	if code := Main(args, &out, &stderr); code != ExitOK {
+	if code := Main(args, &out, &stderr); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d, want 0; stderr: %s", code, stderr.String())
 	}
 	matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), report.TitleCase(s.Name)+"-RunReport-*.txt"))

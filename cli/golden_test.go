@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/internal/pgtest"
 	"outboxlab/scenarios"
@@ -161,7 +162,7 @@ func runGolden(s *scenarios.Scenario, args ...string) (goldenResult, string) {
 	defer os.RemoveAll(dir)
 	var out, stderr bytes.Buffer
 	args = append(append([]string{s.Name, "--report-dir", dir}, s.GoldenArgs...), args...)
-	if code := Main(args, &out, &stderr); code != ExitOK {
+	if code := Main(args, &out, &stderr); code != cmdutil.ExitOK {
 		return goldenResult{}, "exit " + strconv.Itoa(code) + ", want 0; stderr: " + stderr.String()
 	}
 	matches, _ := filepath.Glob(filepath.Join(dir, s.Group(), report.TitleCase(s.Name)+"-RunReport-*.txt"))

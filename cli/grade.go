@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/grade"
 	"outboxlab/grade/dayspec"
@@ -39,8 +40,8 @@ func lookupDay(name string) (*dayspec.Day, error) {
 		names = append(names, d.ID)
 		names = append(names, d.Aliases...)
 	}
-	return nil, usagef("unknown day %q: grade accepts %s%s", name, strings.Join(names, ", "),
-		didYouMean("", closest(name, names)))
+	return nil, cmdutil.Usagef("unknown day %q: grade accepts %s%s", name, strings.Join(names, ", "),
+		cmdutil.DidYouMean("", cmdutil.Closest(name, names)))
 }
 
 // gradeLong is grade's help, before its list of Days.
@@ -91,16 +92,16 @@ func newGradeCmd(cmdline string) *cobra.Command {
 		Args: func(cmd *cobra.Command, args []string) error {
 			at := cmd.ArgsLenAtDash()
 			if len(args) == 0 || at == 0 {
-				return usagef("grade needs a day and a worker command: outboxlab grade session-16 -- go run ./day16")
+				return cmdutil.Usagef("grade needs a day and a worker command: outboxlab grade session-16 -- go run ./day16")
 			}
 			if at < 0 {
-				return usagef("give the worker command after --: outboxlab grade %s -- CMD [ARGS...]", args[0])
+				return cmdutil.Usagef("give the worker command after --: outboxlab grade %s -- CMD [ARGS...]", args[0])
 			}
 			if at > 1 {
-				return usagef("grade takes one day before --, got %q", args[1])
+				return cmdutil.Usagef("grade takes one day before --, got %q", args[1])
 			}
 			if len(args) == at {
-				return usagef("no worker command after --: outboxlab grade %s -- go run ./day16", args[0])
+				return cmdutil.Usagef("no worker command after --: outboxlab grade %s -- go run ./day16", args[0])
 			}
 			return nil
 		},
@@ -118,14 +119,14 @@ func newGradeCmd(cmdline string) *cobra.Command {
 			return err
 		}
 		if seed < 0 {
-			return usagef("--seed %d: want 0 or more", seed)
+			return cmdutil.Usagef("--seed %d: want 0 or more", seed)
 		}
 		opts.Day, opts.Seed, opts.Command = day, uint64(seed), args[cmd.ArgsLenAtDash():]
 		if err := res.check(); err != nil {
 			return err
 		}
 		result, err := runGrade(cmd, opts, common, full, cmdline)
-		if res.Path == "" || (err != nil && !errors.Is(err, ErrChecksFailed)) {
+		if res.Path == "" || (err != nil && !errors.Is(err, cmdutil.ErrChecksFailed)) {
 			return err // no results asked for, or grading did not run: exit 3
 		}
 		// A grader reads a non-zero exit as a grader that broke: grading ran.
@@ -197,17 +198,17 @@ func finishRun(cmd *cobra.Command, common commonOptions, out outcome, sum *grade
 		}
 		doc := gradeResult{Result: out.result, Summary: sum}
 		if err := enc.Encode(doc); err != nil && !closedOutput(err) {
-			return cannotRun(fmt.Errorf("print result: %w", err))
+			return cmdutil.CannotRun(fmt.Errorf("print result: %w", err))
 		}
 	} else {
 		fmt.Fprintln(w)
 		if out.result.ReportPath != "" {
 			fmt.Fprintf(w, "report:   %s\n", out.result.ReportPath)
 		}
-		fmt.Fprint(w, printed(cmd, "Next:     outboxlab grade --help (the Days, --seed); docs/grade-protocol.md\n"))
+		fmt.Fprint(w, cmdutil.Printed(cmd, "Next:     outboxlab grade --help (the Days, --seed); docs/grade-protocol.md\n"))
 	}
 	if !out.result.Passed {
-		return ErrChecksFailed
+		return cmdutil.ErrChecksFailed
 	}
 	return nil
 }

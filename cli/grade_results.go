@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/grade"
 	"outboxlab/grade/results"
@@ -32,13 +33,13 @@ func bindResults(cmd *cobra.Command, o *resultsOptions) {
 func (o resultsOptions) check() error {
 	switch {
 	case o.Path == "" && o.Format != "":
-		return usagef("--results-format says the format of --results FILE: give --results too")
+		return cmdutil.Usagef("--results-format says the format of --results FILE: give --results too")
 	case o.Path == "":
 		return nil
 	case o.Format == "":
-		return usagef("--results %s needs --results-format: %s", o.Path, strings.Join(results.Formats, ", "))
+		return cmdutil.Usagef("--results %s needs --results-format: %s", o.Path, strings.Join(results.Formats, ", "))
 	case !results.Known(o.Format):
-		return usagef("--results-format %s: want %s", show(o.Format), strings.Join(results.Formats, ", "))
+		return cmdutil.Usagef("--results-format %s: want %s", cmdutil.Show(o.Format), strings.Join(results.Formats, ", "))
 	}
 	return checkOutputs("", o.Force, output{"--results", o.Path})
 }
@@ -58,10 +59,10 @@ func writeResults(cmd *cobra.Command, o resultsOptions, opts *grade.Options, res
 	}
 	data, err := results.Write(o.Format, r)
 	if err != nil {
-		return cannotRun(err)
+		return cmdutil.CannotRun(err)
 	}
 	if err := writeOutput(output{"--results", o.Path}, data, o.Force); err != nil {
-		return cannotRun(err)
+		return cmdutil.CannotRun(err)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "results:  %s (%s)\n", o.Path, o.Format)
 	return nil

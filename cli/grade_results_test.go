@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"outboxlab/cli/cmdutil"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestGradeResults(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := Main([]string{"grade", "session-16", "--variations", "1", "--report-dir", reports,
 		"--results", file, "--results-format", "gradescope", "--", ok16}, &out, &errb)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("a failing grade with --results: exit %d, want 0\n%s", code, errb.String())
 	}
 	var gs struct {
@@ -59,10 +60,10 @@ func TestGradeResults(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"--results", file, "--results-format", "gradescope", "--", ok16}, ExitCannotRun, "exists already"},
-		{[]string{"--results", filepath.Join(dir, "r2.json"), "--", ok16}, ExitUsage, "needs --results-format"},
-		{[]string{"--results", filepath.Join(dir, "r2.json"), "--results-format", "moodle", "--", ok16}, ExitUsage, "want gradescope"},
-		{[]string{"--results", filepath.Join(dir, "r3.json"), "--results-format", "junit", "--", "/no/such/worker"}, ExitCannotRun, "cannot"},
+		{[]string{"--results", file, "--results-format", "gradescope", "--", ok16}, cmdutil.ExitCannotRun, "exists already"},
+		{[]string{"--results", filepath.Join(dir, "r2.json"), "--", ok16}, cmdutil.ExitUsage, "needs --results-format"},
+		{[]string{"--results", filepath.Join(dir, "r2.json"), "--results-format", "moodle", "--", ok16}, cmdutil.ExitUsage, "want gradescope"},
+		{[]string{"--results", filepath.Join(dir, "r3.json"), "--results-format", "junit", "--", "/no/such/worker"}, cmdutil.ExitCannotRun, "cannot"},
 	} {
 		var out, errb bytes.Buffer
 		if code := Main(append([]string{"grade", "session-16", "--no-report"}, tc.args...), &out, &errb); code != tc.code ||

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/grade"
 	"outboxlab/internal/invocation"
@@ -34,9 +35,9 @@ func showSummary(cmd *cobra.Command, common commonOptions, opts *grade.Options) 
 		w := cmd.OutOrStdout()
 		width := report.TerminalWidth(w)
 		lay := func(lines []string) string {
-			text := report.View(forLayout(cmd, strings.Join(lines, "\n")+"\n"), width)
-			if useColor(w) {
-				text = colorize(text, res)
+			text := report.View(cmdutil.ForLayout(cmd, strings.Join(lines, "\n")+"\n"), width)
+			if cmdutil.UseColor(w) {
+				text = cmdutil.Colorize(text, res)
 			}
 			return text
 		}
@@ -94,9 +95,9 @@ func showFull(cmd *cobra.Command, common commonOptions, opts *grade.Options) sho
 		}
 		w := cmd.OutOrStdout()
 		width := report.TerminalWidth(w)
-		content := report.View(forLayout(cmd, header), width) + report.View(forLayout(cmd, opts.Folded(rep.Body())), width)
-		if useColor(w) {
-			content = colorize(content, res)
+		content := report.View(cmdutil.ForLayout(cmd, header), width) + report.View(cmdutil.ForLayout(cmd, opts.Folded(rep.Body())), width)
+		if cmdutil.UseColor(w) {
+			content = cmdutil.Colorize(content, res)
 		}
 		io.WriteString(w, content)
 	}

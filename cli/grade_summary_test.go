@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"outboxlab/cli/cmdutil"
 	"strings"
 	"testing"
 )
@@ -16,12 +17,12 @@ func TestGradeCaseFlags(t *testing.T) {
 		code int
 		err  string
 	}{
-		{"unknown field", []string{"--case", `{"Bogus":1}`}, ExitUsage, `--case {"Bogus":1}: json: unknown field "Bogus"`},
-		{"key past the payments", []string{"--case", `{"Payments":1}`}, ExitUsage, "PAY-003 is past the 1 payments seeded"},
-		{"not JSON", []string{"--case", "payments=1"}, ExitUsage, "--case payments=1"},
-		{"both", []string{"--case", "{}", "--variation", "1"}, ExitUsage, "--variation and --case each run one case"},
-		{"variation out of range", []string{"--variation", "5"}, ExitUsage, "--variation 5: want 1"},
-		{"a case", []string{"--shrink=false", "--case", `{"Declined":"","Payments":1,"Poison":["PAY-001"]}`}, ExitChecksFailed,
+		{"unknown field", []string{"--case", `{"Bogus":1}`}, cmdutil.ExitUsage, `--case {"Bogus":1}: json: unknown field "Bogus"`},
+		{"key past the payments", []string{"--case", `{"Payments":1}`}, cmdutil.ExitUsage, "PAY-003 is past the 1 payments seeded"},
+		{"not JSON", []string{"--case", "payments=1"}, cmdutil.ExitUsage, "--case payments=1"},
+		{"both", []string{"--case", "{}", "--variation", "1"}, cmdutil.ExitUsage, "--variation and --case each run one case"},
+		{"variation out of range", []string{"--variation", "5"}, cmdutil.ExitUsage, "--variation 5: want 1"},
+		{"a case", []string{"--shrink=false", "--case", `{"Declined":"","Payments":1,"Poison":["PAY-001"]}`}, cmdutil.ExitChecksFailed,
 			""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -33,7 +34,7 @@ func TestGradeCaseFlags(t *testing.T) {
 			if !strings.Contains(errb.String(), tc.err) {
 				t.Errorf("stderr %q does not say %q", errb.String(), tc.err)
 			}
-			if tc.code == ExitChecksFailed && !strings.Contains(out.String(), "the case --case gives, alone") {
+			if tc.code == cmdutil.ExitChecksFailed && !strings.Contains(out.String(), "the case --case gives, alone") {
 				t.Errorf("the summary does not say it ran the case alone:\n%s", out.String())
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -23,14 +24,14 @@ func TestGradeExitCodes(t *testing.T) {
 		code int
 		err  string
 	}{
-		{"unknown day", []string{"grade", "sesion-16", "--", "true"}, ExitUsage, "did you mean session-16"},
-		{"no command", []string{"grade", "session-16"}, ExitUsage, "after --"},
-		{"empty command", []string{"grade", "session-16", "--"}, ExitUsage, "no worker command"},
-		{"bad flag", []string{"grade", "session-16", "--bogus", "--", "true"}, ExitUsage, "--bogus"},
-		{"bad budget", []string{"grade", "session-16", "--turn-budget", "1ms", "--", "true"}, ExitUsage, "--turn-budget"},
-		{"cannot start", []string{"grade", "session-16", "--no-report", "--", "/no/such/worker"}, ExitCannotRun, "cannot be started"},
-		{"does not build", []string{"grade", "session-16", "--no-report", "--", "go", "run", "./no/such/package"}, ExitCannotRun, "cannot build"},
-		{"does nothing", []string{"grade", "session-16", "--variations", "0", "--report-dir", reports, "--", "true"}, ExitChecksFailed, ""},
+		{"unknown day", []string{"grade", "sesion-16", "--", "true"}, cmdutil.ExitUsage, "did you mean session-16"},
+		{"no command", []string{"grade", "session-16"}, cmdutil.ExitUsage, "after --"},
+		{"empty command", []string{"grade", "session-16", "--"}, cmdutil.ExitUsage, "no worker command"},
+		{"bad flag", []string{"grade", "session-16", "--bogus", "--", "true"}, cmdutil.ExitUsage, "--bogus"},
+		{"bad budget", []string{"grade", "session-16", "--turn-budget", "1ms", "--", "true"}, cmdutil.ExitUsage, "--turn-budget"},
+		{"cannot start", []string{"grade", "session-16", "--no-report", "--", "/no/such/worker"}, cmdutil.ExitCannotRun, "cannot be started"},
+		{"does not build", []string{"grade", "session-16", "--no-report", "--", "go", "run", "./no/such/package"}, cmdutil.ExitCannotRun, "cannot build"},
+		{"does nothing", []string{"grade", "session-16", "--variations", "0", "--report-dir", reports, "--", "true"}, cmdutil.ExitChecksFailed, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -58,7 +59,7 @@ func TestGradeExitCodes(t *testing.T) {
 func TestGradeGoRunPasses(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := Main([]string{"grade", "day16", "--no-report", "--json", "--", "go", "run", "../grade/testdata/ok16"}, &out, &errb)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d\nstderr: %s\n%s", code, errb.String(), out.String())
 	}
 	var res report.Result
@@ -75,7 +76,7 @@ func TestGradeGoRunPasses(t *testing.T) {
 func TestExerciseWritesTheStarter(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "day16")
 	var out, errb bytes.Buffer
-	if code := Main([]string{"exercise", "session-16", dir}, &out, &errb); code != ExitOK {
+	if code := Main([]string{"exercise", "session-16", dir}, &out, &errb); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, f := range []string{"main.go", "README.md"} {
@@ -99,7 +100,7 @@ func TestExerciseWritesTheStarter(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if code := Main([]string{"exercise", "day16", filepath.Join(lab, "day16")}, &out, &errb); code != ExitOK {
+	if code := Main([]string{"exercise", "day16", filepath.Join(lab, "day16")}, &out, &errb); code != cmdutil.ExitOK {
 		t.Fatalf("exercise inside the lab's module: exit %d: %s", code, errb.String())
 	}
 	if _, err := os.Stat(filepath.Join(lab, "day16", "go.mod")); err == nil {
@@ -108,11 +109,11 @@ func TestExerciseWritesTheStarter(t *testing.T) {
 	if !strings.HasSuffix(out.String(), "\n         outboxlab grade session-16 -- go -C "+filepath.Join(lab, "day16")+" run .\n") {
 		t.Errorf("the last line does not grade it with go -C DIR run .:\n%s", out.String())
 	}
-	if code := Main([]string{"exercise", "session-16", dir}, &out, &errb); code != ExitCannotRun {
-		t.Errorf("writing over the starter: exit %d, want %d", code, ExitCannotRun)
+	if code := Main([]string{"exercise", "session-16", dir}, &out, &errb); code != cmdutil.ExitCannotRun {
+		t.Errorf("writing over the starter: exit %d, want %d", code, cmdutil.ExitCannotRun)
 	}
-	if code := Main([]string{"exercise", "day99", dir}, &out, &errb); code != ExitUsage {
-		t.Errorf("an unknown day: exit %d, want %d", code, ExitUsage)
+	if code := Main([]string{"exercise", "day99", dir}, &out, &errb); code != cmdutil.ExitUsage {
+		t.Errorf("an unknown day: exit %d, want %d", code, cmdutil.ExitUsage)
 	}
 }
 
@@ -127,7 +128,7 @@ func TestVerifyGradeReport(t *testing.T) {
 	}
 	reports := t.TempDir()
 	var out, errb bytes.Buffer
-	if code := Main([]string{"grade", "session-16", "--variations", "1", "--report-dir", reports, "--", worker}, &out, &errb); code != ExitOK {
+	if code := Main([]string{"grade", "session-16", "--variations", "1", "--report-dir", reports, "--", worker}, &out, &errb); code != cmdutil.ExitOK {
 		t.Fatalf("grade: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	files, _ := filepath.Glob(filepath.Join(reports, "session-16", "Grade-Session-16-RunReport-*.txt"))
@@ -141,9 +142,9 @@ func TestVerifyGradeReport(t *testing.T) {
 		code int
 		says string
 	}{
-		{"no worker", "", []string{"verify", files[0]}, ExitChecksFailed, "cannot be rerun without --worker"},
-		{"same worker", "", []string{"verify", files[0], "--worker", "--", worker}, ExitOK, "verified"},
-		{"another worker", "count-on-failure", []string{"verify", files[0], "--worker", "--", worker}, ExitChecksFailed, "body line"},
+		{"no worker", "", []string{"verify", files[0]}, cmdutil.ExitChecksFailed, "cannot be rerun without --worker"},
+		{"same worker", "", []string{"verify", files[0], "--worker", "--", worker}, cmdutil.ExitOK, "verified"},
+		{"another worker", "count-on-failure", []string{"verify", files[0], "--worker", "--", worker}, cmdutil.ExitChecksFailed, "body line"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("OK16_BUG", tc.bug)

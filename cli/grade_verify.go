@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/grade"
 )
@@ -22,7 +23,7 @@ func rerunGrade(ctx context.Context, doc report.Doc, worker []string) (string, e
 	r := doc.Info.Record
 	day := grade.Lookup(strings.TrimPrefix(r.Scenario, "grade-"))
 	if day == nil || day.ScenarioName() != r.Scenario {
-		return "", notRerunnable(fmt.Sprintf("its header names grade, but %s is not a Day this lab's grade judges", show(r.Scenario)))
+		return "", notRerunnable(fmt.Sprintf("its header names grade, but %s is not a Day this lab's grade judges", cmdutil.Show(r.Scenario)))
 	}
 	opts := &grade.Options{Day: day, Command: worker, Stderr: io.Discard}
 	var seed int64
@@ -31,10 +32,10 @@ func rerunGrade(ctx context.Context, doc report.Doc, worker []string) (string, e
 	bindGradeParams(fs, opts, &seed)
 	for _, p := range r.Params {
 		if fs.Lookup(p.Name) == nil || len(p.Value) > maxParamValue {
-			return "", notRerunnable(fmt.Sprintf("the header records --%s, which is not a parameter of grade", show(p.Name)))
+			return "", notRerunnable(fmt.Sprintf("the header records --%s, which is not a parameter of grade", cmdutil.Show(p.Name)))
 		}
 		if err := fs.Set(p.Name, p.Value); err != nil {
-			return "", notRerunnable(fmt.Sprintf("the header records --%s=%s, which grade refuses: %v", p.Name, show(p.Value), err))
+			return "", notRerunnable(fmt.Sprintf("the header records --%s=%s, which grade refuses: %v", p.Name, cmdutil.Show(p.Value), err))
 		}
 	}
 	if seed < 0 {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/child"
 	"outboxlab/core/proc"
 	"outboxlab/scenarios"
@@ -35,7 +36,7 @@ func init() {
 	})
 	// A run that made its temporary directory and then hangs until killed.
 	child.Register("cli-rundir-for-tests", func(_ context.Context, _ []string, stdout io.Writer) int {
-		dir, err := makeRunDir("killed")
+		dir, err := cmdutil.MakeRunDir("killed")
 		if err != nil {
 			return 3
 		}
@@ -86,8 +87,8 @@ func TestClosedStdoutStillWritesTheReport(t *testing.T) {
 	w.Close()
 	bufio.NewReader(r).ReadString('\n') // head -1
 	r.Close()
-	if code := exitOf(cmd.Wait()); code != ExitOK {
-		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitOK, stderr.String())
+	if code := exitOf(cmd.Wait()); code != cmdutil.ExitOK {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, cmdutil.ExitOK, stderr.String())
 	}
 	if files, _ := filepath.Glob(filepath.Join(reports, "ordered", "*.txt")); len(files) != 1 {
 		t.Errorf("reports written: %v, want 1", files)
@@ -123,8 +124,8 @@ func TestSecondInterruptStopsAtOnce(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if code := exitOf(err); code != ExitCannotRun {
-			t.Errorf("exit %d, want %d", code, ExitCannotRun)
+		if code := exitOf(err); code != cmdutil.ExitCannotRun {
+			t.Errorf("exit %d, want %d", code, cmdutil.ExitCannotRun)
 		}
 		if !strings.Contains(stderr.String(), "interrupted again; stopping at once") {
 			t.Errorf("stderr = %q", stderr.String())
@@ -162,10 +163,10 @@ func TestNextRunRemovesWhatAKilledRunLeft(t *testing.T) {
 	os.Mkdir(kept, 0o700) // no owner file: a --keep-db directory
 	live := filepath.Join(tmp, "outboxlab-live-1")
 	os.Mkdir(live, 0o700)
-	os.WriteFile(filepath.Join(live, ownerFile), []byte(proc.Self().String()), 0o600)
+	os.WriteFile(filepath.Join(live, cmdutil.OwnerFile), []byte(proc.Self().String()), 0o600)
 
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"retry-with-dead-letter", "--no-report"}, &stdout, &stderr); code != ExitOK {
+	if code := Main([]string{"retry-with-dead-letter", "--no-report"}, &stdout, &stderr); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
@@ -180,14 +181,14 @@ func TestNextRunRemovesWhatAKilledRunLeft(t *testing.T) {
 
 func TestHelpForNothingIsAUsageError(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"help", "nonexistent"}, &stdout, &stderr); code != ExitUsage {
-		t.Errorf("help nonexistent: exit %d, want %d", code, ExitUsage)
+	if code := Main([]string{"help", "nonexistent"}, &stdout, &stderr); code != cmdutil.ExitUsage {
+		t.Errorf("help nonexistent: exit %d, want %d", code, cmdutil.ExitUsage)
 	}
 	if !strings.Contains(stderr.String(), `no help for "nonexistent"`) {
 		t.Errorf("stderr = %q", stderr.String())
 	}
 	stdout.Reset()
-	if code := Main([]string{"help", "list"}, &stdout, &stderr); code != ExitOK || !strings.Contains(stdout.String(), "outboxlab list --json") {
+	if code := Main([]string{"help", "list"}, &stdout, &stderr); code != cmdutil.ExitOK || !strings.Contains(stdout.String(), "outboxlab list --json") {
 		t.Errorf("help list: exit %d, output %q", code, stdout.String())
 	}
 }
@@ -204,8 +205,8 @@ func TestControlCharactersInFlagsAreRefused(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		code := Main(args, &stdout, &stderr)
-		if code != ExitUsage {
-			t.Errorf("%q: exit %d, want %d", args, code, ExitUsage)
+		if code != cmdutil.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, cmdutil.ExitUsage)
 		}
 		if strings.ContainsAny(stderr.String(), "\x1b\x07") || strings.Count(stderr.String(), "\n") != 1 ||
 			!strings.Contains(stderr.String(), "must not contain control characters") {
@@ -213,7 +214,7 @@ func TestControlCharactersInFlagsAreRefused(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"session-17-audited-redrive", "--approver", "Jane Doe", "--no-report"}, &stdout, &stderr); code != ExitOK {
+	if code := Main([]string{"session-17-audited-redrive", "--approver", "Jane Doe", "--no-report"}, &stdout, &stderr); code != cmdutil.ExitOK {
 		t.Errorf("--approver with a space: exit %d: %s", code, stderr.String())
 	}
 }
@@ -222,7 +223,7 @@ func TestKeepDBIsSaidWithJSON(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"retry-with-dead-letter", "--json", "--keep-db", "--no-report"}, &stdout, &stderr); code != ExitOK {
+	if code := Main([]string{"retry-with-dead-letter", "--json", "--keep-db", "--no-report"}, &stdout, &stderr); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	dirs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
@@ -239,7 +240,7 @@ func TestAllSaysWhereReportsGoOnce(t *testing.T) {
 	t.Chdir(base)
 	os.Mkdir("sub", 0o755)
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"all", "--family", "governance", "--report-dir", "sub/../x"}, &stdout, &stderr); code != ExitOK {
+	if code := Main([]string{"all", "--family", "governance", "--report-dir", "sub/../x"}, &stdout, &stderr); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if n := strings.Count(stderr.String(), "resolves to"); n != 1 {
@@ -261,7 +262,7 @@ func TestClosedStdoutIsNotAnErrorForLabCommands(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = w, &stderr
 		err = cmd.Run()
 		w.Close()
-		if code := exitOf(err); code != ExitOK || stderr.Len() != 0 {
+		if code := exitOf(err); code != cmdutil.ExitOK || stderr.Len() != 0 {
 			t.Errorf("%v into a closed pipe: exit %d, stderr %q; want 0 and nothing", args, code, stderr.String())
 		}
 	}
@@ -275,8 +276,8 @@ func TestInterruptedKeepDBSaysWhere(t *testing.T) {
 		dbs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
 		return len(dbs) > 0
 	})
-	if code != ExitCannotRun {
-		t.Fatalf("exit %d, want %d; stderr %q", code, ExitCannotRun, stderr)
+	if code != cmdutil.ExitCannotRun {
+		t.Fatalf("exit %d, want %d; stderr %q", code, cmdutil.ExitCannotRun, stderr)
 	}
 	dbs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
 	if len(dbs) != 1 || !strings.Contains(stderr, "database kept at "+dbs[0]) {
@@ -348,15 +349,15 @@ func TestSignalSoonAfterStartExitsThree(t *testing.T) {
 				}
 			}
 			code := exitOf(err)
-			if code != ExitCannotRun && !reached && delay < time.Second {
+			if code != cmdutil.ExitCannotRun && !reached && delay < time.Second {
 				early++ // signalled before the catching package's init: the exception
 				continue
 			}
 			if !reached {
 				t.Fatalf("run %d never initialised internal/interrupt: main.go must import it (stderr %q)", i, stderr.String())
 			}
-			if code != ExitCannotRun {
-				t.Errorf("run %d, %v %v after start: exit %d (%v), want %d; stderr %q", i, sig, delay, code, err, ExitCannotRun, lines)
+			if code != cmdutil.ExitCannotRun {
+				t.Errorf("run %d, %v %v after start: exit %d (%v), want %d; stderr %q", i, sig, delay, code, err, cmdutil.ExitCannotRun, lines)
 			} else if len(lines) != 1 || !strings.Contains(lines[0], "interrupted") {
 				t.Errorf("run %d: stderr %q, want one line saying what was interrupted", i, lines)
 			}
@@ -403,7 +404,7 @@ func TestInterruptedAllSaysWhatFinished(t *testing.T) {
 		}
 	}
 	want := fmt.Sprintf("outboxlab: all interrupted: none of %d scenarios finished; no report was written\n", n)
-	if code != ExitCannotRun || stderr.String() != want {
+	if code != cmdutil.ExitCannotRun || stderr.String() != want {
 		t.Errorf("all, interrupted before it began: exit %d, stderr %q", code, stderr.String())
 	}
 	finished := regexp.MustCompile(`^outboxlab: all interrupted: (\d+) of (\d+) scenarios finished and their reports are complete; the others wrote none\n$`)
@@ -420,7 +421,7 @@ func TestInterruptedAllSaysWhatFinished(t *testing.T) {
 		code := exitOf(cmd.Wait())
 		reports, _ := filepath.Glob(filepath.Join(dir, "*", "*.txt"))
 		m := finished.FindStringSubmatch(stderr.String())
-		if code != ExitCannotRun || (m == nil && len(reports) > 0) {
+		if code != cmdutil.ExitCannotRun || (m == nil && len(reports) > 0) {
 			t.Errorf("all interrupted after %v: exit %d, stderr %q; want 3 and one line", after, code, stderr.String())
 			continue
 		}
@@ -445,10 +446,10 @@ func TestStringFlagsHaveAMaximumLength(t *testing.T) {
 	checked := 0
 	for _, c := range root.Commands() {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
-			if !isStringFlag(f) || f.Name == "help" {
+			if !cmdutil.IsStringFlag(f) || f.Name == "help" {
 				return
 			}
-			limit := maxLength(f)
+			limit := cmdutil.MaxLength(f)
 			if !strings.Contains(f.Usage, fmt.Sprintf("at most %d characters]", limit)) {
 				t.Errorf("%s --%s: help %q does not say its maximum", c.Name(), f.Name, f.Usage)
 			}
@@ -464,7 +465,7 @@ func TestStringFlagsHaveAMaximumLength(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := Main(args, &stdout, &stderr)
 			want := fmt.Sprintf("outboxlab: --%s ", f.Name)
-			if code != ExitUsage || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 ||
+			if code != cmdutil.ExitUsage || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 ||
 				!strings.Contains(stderr.String(), fmt.Sprintf("at most %d are accepted", limit)) {
 				t.Errorf("%s --%s of %d characters: exit %d, stderr %q; want 2 and one line", c.Name(), f.Name, limit+1, code, stderr.String())
 			}
@@ -491,7 +492,7 @@ func TestLongStringValuesFit100Columns(t *testing.T) {
 		{"governance-threshold", "--dead-letter-reason-code", word, "--dead-letter-reason-message", text},
 	} {
 		code, stdout, stderr := runOutput(args...)
-		if code != ExitOK && code != ExitChecksFailed {
+		if code != cmdutil.ExitOK && code != cmdutil.ExitChecksFailed {
 			t.Fatalf("%s: exit %d: %s", args[0], code, stderr)
 		}
 		requireFits(t, args[0]+" with values at their maximum length", withoutCommandLine(stdout+stderr))
@@ -523,10 +524,10 @@ func TestOneRuleForKeysRangesAndDamagedFiles(t *testing.T) {
 	// A cap below --base is the course's Math.min and runs; one outside the
 	// declared range is refused by the range the help shows.
 	code, stderr := runCode("backoff-schedules", "--cap", "-0s")
-	if code != ExitUsage || stderr != "outboxlab: --cap must be between 1ms and 24h, got 0s\n" {
+	if code != cmdutil.ExitUsage || stderr != "outboxlab: --cap must be between 1ms and 24h, got 0s\n" {
 		t.Errorf("--cap -0s: exit %d, stderr %q", code, stderr)
 	}
-	if code, stderr := runCode("backoff-schedules", "--cap", "100ms"); code != ExitOK {
+	if code, stderr := runCode("backoff-schedules", "--cap", "100ms"); code != cmdutil.ExitOK {
 		t.Errorf("--cap 100ms (below --base 500ms): exit %d, stderr %q", code, stderr)
 	}
 	// Keys: exactly as seeded, or none; empty and padded are refused alike.
@@ -539,7 +540,7 @@ func TestOneRuleForKeysRangesAndDamagedFiles(t *testing.T) {
 		{[]string{"governance-host-replay", "--rejected-key", " GOV-003"}},
 	} {
 		code, stderr := runCode(tc.args...)
-		if code != ExitUsage || strings.Count(stderr, "\n") != 1 ||
+		if code != cmdutil.ExitUsage || strings.Count(stderr, "\n") != 1 ||
 			!(strings.Contains(stderr, "has spaces around the key") || strings.Contains(stderr, "is empty (say none for no key)")) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and the key rule", tc.args, code, stderr)
 		}
@@ -548,14 +549,14 @@ func TestOneRuleForKeysRangesAndDamagedFiles(t *testing.T) {
 		{"retry-with-dead-letter", "--declined-key", "none"},
 		{"governance-host-replay", "--rejected-key", "none"},
 	} {
-		if code, stderr := runCode(args...); code != ExitOK {
+		if code, stderr := runCode(args...); code != cmdutil.ExitOK {
 			t.Errorf("%q: exit %d, stderr %q; none means no key", args, code, stderr)
 		}
 	}
 	// A damaged database file is bad input: exit 2, one line.
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	if code, stderr := runCode("retry-with-dead-letter", "--keep-db"); code != ExitOK {
+	if code, stderr := runCode("retry-with-dead-letter", "--keep-db"); code != cmdutil.ExitOK {
 		t.Fatalf("keep a database: exit %d: %s", code, stderr)
 	}
 	dbs, _ := filepath.Glob(filepath.Join(tmp, "outboxlab-*", "outbox.db"))
@@ -573,7 +574,7 @@ func TestOneRuleForKeysRangesAndDamagedFiles(t *testing.T) {
 	os.WriteFile(damaged, raw, 0o600)
 	var stdout, errb bytes.Buffer
 	code = Main([]string{"inspect", "--db", damaged}, &stdout, &errb)
-	if code != ExitUsage || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "is not a sound SQLite database") {
+	if code != cmdutil.ExitUsage || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "is not a sound SQLite database") {
 		t.Errorf("inspect a damaged file: exit %d, stderr %q; want 2 in one line", code, errb.String())
 	}
 }

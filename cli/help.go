@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"outboxlab/cli/cmdutil"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,8 +31,8 @@ func newHelpCmd(root *cobra.Command) *cobra.Command {
 			cmd, rest, err := root.Find(args)
 			if err != nil || cmd == nil || len(rest) > 0 {
 				typed := strings.Join(args, " ")
-				return usagef("no help for %q: it is not a command%s (see outboxlab --help)",
-					typed, didYouMean("", suggestCommands(root, typed)))
+				return cmdutil.Usagef("no help for %q: it is not a command%s (see outboxlab --help)",
+					typed, cmdutil.DidYouMean("", suggestCommands(root, typed)))
 			}
 			cmd.InitDefaultHelpFlag()
 			cmd.InitDefaultVersionFlag()

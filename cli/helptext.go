@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -28,7 +29,9 @@ func init() {
 		"flagUsages":  func(c *cobra.Command, fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(helpWidth(c)) },
 		"commandLine": commandLine,
 		"wrapText":    wrapText,
-		"wrapExample": func(c *cobra.Command, text string) string { return wrapExample(forLayout(c, text), helpWidth(c)) },
+		"wrapExample": func(c *cobra.Command, text string) string {
+			return wrapExample(cmdutil.ForLayout(c, text), helpWidth(c))
+		},
 	})
 }
 
@@ -80,7 +83,7 @@ func quietHelp(help func(*cobra.Command, []string)) func(*cobra.Command, []strin
 		c.SetOut(&buf)
 		help(c, args)
 		c.SetOut(out)
-		io.WriteString(out, printed(c, buf.String()))
+		io.WriteString(out, cmdutil.Printed(c, buf.String()))
 	}
 }
 
@@ -103,7 +106,7 @@ func helpWidth(c *cobra.Command) int {
 // first: its lines at the margin, written for 80 columns or so, are joined
 // (a line with a label, "Kind:    ...", or an indented one stays apart).
 func wrapText(c *cobra.Command, text string) string {
-	text, width := forLayout(c, text), helpWidth(c)
+	text, width := cmdutil.ForLayout(c, text), helpWidth(c)
 	if width >= report.MaxWidth {
 		return report.Fit(text, width)
 	}
@@ -132,14 +135,14 @@ const minSummary = 40
 // pads it, and the summary, wrapped in the column after the name.
 func commandLine(c *cobra.Command) string {
 	width := helpWidth(c)
-	name := "  " + pad(c.Name(), c.NamePadding()) + " "
+	name := "  " + cmdutil.Pad(c.Name(), c.NamePadding()) + " "
 	line := name + c.Short
 	if report.Width(line) <= width {
 		return line
 	}
 	room := width - report.Width(name)
 	if room < minSummary {
-		return strings.TrimRight(name, " ") + "\n" + indent(report.Wrap(c.Short, width-6), "      ")
+		return strings.TrimRight(name, " ") + "\n" + cmdutil.Indent(report.Wrap(c.Short, width-6), "      ")
 	}
 	return name + strings.ReplaceAll(report.Wrap(c.Short, room), "\n", "\n"+strings.Repeat(" ", report.Width(name)))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -12,7 +13,7 @@ import (
 // that session-16 is Day 16, points at where to start, and fits the terminal.
 func TestRootHelpIsTheCourse(t *testing.T) {
 	out, code := runCLI(t, "--help")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	var names []string
@@ -46,7 +47,7 @@ func TestWrapExampleKeepsCommandsRunnable(t *testing.T) {
 		}
 	}
 	root := newRoot(nil)
-	root.Annotations = map[string]string{invocationAnnotation: "go run ."}
+	root.Annotations = map[string]string{cmdutil.InvocationAnnotation: "go run ."}
 	var out strings.Builder
 	root.SetOut(&out)
 	root.SetArgs([]string{"retry-with-dead-letter", "--help"})

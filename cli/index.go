@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -42,22 +43,22 @@ Exits 0 when the index is written, 2 when DIR is not a directory, 3 when
 it cannot be written.`,
 		Example: `  outboxlab index
   outboxlab index --report-dir class-2026-12`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			clean, err := resolveReportDir(dir, cmd.ErrOrStderr())
+			clean, err := cmdutil.ResolveReportDir(dir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			fi, err := os.Stat(clean)
 			if err != nil {
-				return fileError("report directory", clean, err)
+				return cmdutil.FileError("report directory", clean, err)
 			}
 			if !fi.IsDir() {
-				return usagef("%s is not a directory", clean)
+				return cmdutil.Usagef("%s is not a directory", clean)
 			}
-			sc, err := report.RebuildIndex(clean, time.Now(), Version, course())
+			sc, err := report.RebuildIndex(clean, time.Now(), cmdutil.Version, course())
 			if err != nil {
-				return cannotRun(err)
+				return cmdutil.CannotRun(err)
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "indexed %s", report.Plural(len(sc.Entries), "report"))
@@ -66,7 +67,7 @@ it cannot be written.`,
 			}
 			fmt.Fprintln(w)
 			for _, s := range sc.Skipped {
-				fmt.Fprint(w, fitLines(fmt.Sprintf("  %s: %s\n", show(s.Path), s.Reason)))
+				fmt.Fprint(w, cmdutil.FitLines(fmt.Sprintf("  %s: %s\n", cmdutil.Show(s.Path), s.Reason)))
 			}
 			fmt.Fprintf(w, "index:    %s\n", filepath.Join(clean, report.IndexFile))
 			fmt.Fprintf(w, "summary:  %s\n", filepath.Join(clean, report.SummaryFile))
@@ -95,7 +96,7 @@ func course() report.Course {
 }
 
 func updateIndex(reportDir, reportPath string, stderr io.Writer) {
-	if err := report.WriteTwinAndIndex(reportDir, reportPath, time.Now(), Version, course()); err != nil {
-		fmt.Fprintf(stderr, "outboxlab: index not updated: %s\n", oneLine(err.Error()))
+	if err := report.WriteTwinAndIndex(reportDir, reportPath, time.Now(), cmdutil.Version, course()); err != nil {
+		fmt.Fprintf(stderr, "outboxlab: index not updated: %s\n", cmdutil.OneLine(err.Error()))
 	}
 }

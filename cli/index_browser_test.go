@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -154,7 +155,7 @@ func TestIndexInABrowser(t *testing.T) {
 		{"session-16-poison-message-retried-forever"},
 		{"backoff-schedules"},
 	} {
-		if code, _, stderr := runLab(t, append(args, "--report-dir", dir)...); code != ExitOK {
+		if code, _, stderr := runLab(t, append(args, "--report-dir", dir)...); code != cmdutil.ExitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
 	}
@@ -246,7 +247,7 @@ func TestClassIndexOnAProjector(t *testing.T) {
 		{"dave", []string{"backoff-schedules"}},
 	} {
 		code, _, stderr := runLab(t, append(run.args, "--report-dir", filepath.Join(dir, run.folder))...)
-		if code != ExitOK && code != ExitChecksFailed {
+		if code != cmdutil.ExitOK && code != cmdutil.ExitChecksFailed {
 			t.Fatalf("%v: exit %d: %s", run.args, code, stderr)
 		}
 	}
@@ -260,7 +261,7 @@ func TestClassIndexOnAProjector(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "erin"), 0o755)
 	os.WriteFile(filepath.Join(dir, "erin", "my report.txt"), raw, 0o644)
 	os.WriteFile(filepath.Join(dir, "erin", "notes.md"), []byte("notes"), 0o644)
-	if code, out, stderr := runLab(t, "index", "--report-dir", dir); code != ExitOK || !strings.HasPrefix(out, "indexed 7 reports; skipped 1 file:\n") {
+	if code, out, stderr := runLab(t, "index", "--report-dir", dir); code != cmdutil.ExitOK || !strings.HasPrefix(out, "indexed 7 reports; skipped 1 file:\n") {
 		t.Fatalf("index: exit %d, %q, %q", code, out, stderr)
 	}
 	sc, err := report.ScanDir(dir, course())

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -24,7 +25,7 @@ func runLab(t *testing.T, args ...string) (int, string, string) {
 func TestRunsRecordTheirParameters(t *testing.T) {
 	dir := t.TempDir()
 	code, out, stderr := runLab(t, "retry-with-dead-letter", "--max-attempts", "5", "--batch", "10", "--report-dir", dir)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	header, _, _ := report.SplitHeader(out)
@@ -56,17 +57,17 @@ func TestRunsRecordTheirParameters(t *testing.T) {
 	if p := got["poison-key"]; p.Value != "PAY-003" || p.Set {
 		t.Errorf("poison-key = %+v, want the default, not set", p)
 	}
-	if r.ExitCode != 0 || r.Metrics["provider_calls"] != float64(10) || r.Version != Version {
+	if r.ExitCode != 0 || r.Metrics["provider_calls"] != float64(10) || r.Version != cmdutil.Version {
 		t.Errorf("record = %+v", r)
 	}
 
 	code, out, _ = runLab(t, "retry-with-dead-letter", "--json", "--no-report", "--poison-key", "PAY-002")
 	var res report.Result
-	if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitOK {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != cmdutil.ExitOK {
 		t.Fatalf("--json: exit %d, %v", code, err)
 	}
-	if res.Version != Version || len(res.Params) != len(r.Params) {
-		t.Errorf("--json version %q, %d params; want %s, %d", res.Version, len(res.Params), Version, len(r.Params))
+	if res.Version != cmdutil.Version || len(res.Params) != len(r.Params) {
+		t.Errorf("--json version %q, %d params; want %s, %d", res.Version, len(res.Params), cmdutil.Version, len(r.Params))
 	}
 	for _, p := range res.Params {
 		if p.Name == "poison-key" && (p.Value != "PAY-002" || !p.Set) {
@@ -84,7 +85,7 @@ func TestIndexIsKeptAndRebuilt(t *testing.T) {
 		{"retry-with-dead-letter", "--max-attempts", "5", "--report-dir", dir},
 		{"session-16-poison-message-retried-forever", "--report-dir", dir},
 	} {
-		if code, _, stderr := runLab(t, args...); code != ExitOK || stderr != "" {
+		if code, _, stderr := runLab(t, args...); code != cmdutil.ExitOK || stderr != "" {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
@@ -101,7 +102,7 @@ func TestIndexIsKeptAndRebuilt(t *testing.T) {
 	os.Remove(filepath.Join(dir, report.IndexFile))
 	os.RemoveAll(filepath.Join(dir, report.TwinDir))
 	code, out, _ := runLab(t, "index", "--report-dir", dir)
-	if code != ExitOK || !strings.HasPrefix(out, "indexed 3 reports\n") {
+	if code != cmdutil.ExitOK || !strings.HasPrefix(out, "indexed 3 reports\n") {
 		t.Fatalf("index: exit %d, %q", code, out)
 	}
 	if twins, _ := filepath.Glob(filepath.Join(dir, report.TwinDir, "*", "*.html")); len(twins) != 3 {
@@ -113,11 +114,11 @@ func TestIndexIsKeptAndRebuilt(t *testing.T) {
 		t.Errorf("summary.json = %+v, %v", sum, err)
 	}
 	notDir := filepath.Join(dir, report.IndexFile)
-	if code, _, stderr := runLab(t, "index", "--report-dir", notDir); code != ExitUsage || stderr != "outboxlab: "+notDir+" is not a directory\n" {
+	if code, _, stderr := runLab(t, "index", "--report-dir", notDir); code != cmdutil.ExitUsage || stderr != "outboxlab: "+notDir+" is not a directory\n" {
 		t.Errorf("index of a file: exit %d, %q", code, stderr)
 	}
 	missing := filepath.Join(dir, "nope")
-	if code, _, stderr := runLab(t, "index", "--report-dir", missing); code != ExitUsage || !strings.Contains(stderr, "no such file") {
+	if code, _, stderr := runLab(t, "index", "--report-dir", missing); code != cmdutil.ExitUsage || !strings.Contains(stderr, "no such file") {
 		t.Errorf("index of a missing dir: exit %d, %q", code, stderr)
 	}
 }

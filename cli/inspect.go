@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/dblocation"
 	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
@@ -31,9 +32,6 @@ type inspectOptions struct {
 	Where           string
 }
 
-// cellWidth is the widest a cell prints without --wide, in display columns.
-const cellWidth = 40
-
 func newInspectCmd() *cobra.Command {
 	opts := inspectOptions{Limit: 50}
 	cmd := &cobra.Command{
@@ -45,7 +43,7 @@ Run a scenario with --keep-db to keep its database; the run prints the path.
 
 The file is only read: nothing is created beside it and no byte of it changes.
 Each table shows its first --limit rows and says how many more it has; a cell
-wider than ` + strconv.Itoa(cellWidth) + ` columns is cut short with "…", and a table still wider
+wider than ` + strconv.Itoa(cmdutil.CellWidth) + ` columns is cut short with "…", and a table still wider
 than the terminal's 100 columns prints each row as one "column: value" line per
 column, values whole and wrapped; --wide prints full rows and cells whatever
 their width. Control characters in the data are shown escaped (\x1b).
@@ -75,13 +73,13 @@ locked by another process) or the server is down or refuses the login.`,
   outboxlab inspect --db outbox.db --table OutboxMessages --where "Status = 'DeadLettered'"
   export PGPASSWORD=secret
   outboxlab inspect --db 'postgres://lab@db/lab?options=-csearch_path%3Doutboxlab_session_15_outbox_leasing_3f9a1c2b'`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Location == "" {
-				return usagef("inspect needs --db FILE or URL (a database kept with --keep-db)")
+				return cmdutil.Usagef("inspect needs --db FILE or URL (a database kept with --keep-db)")
 			}
 			if opts.Limit < 0 {
-				return usagef("--limit must be 0 (all rows) or more, got %d", opts.Limit)
+				return cmdutil.Usagef("--limit must be 0 (all rows) or more, got %d", opts.Limit)
 			}
 			if err := checkSelection(opts); err != nil {
 				return err
@@ -128,13 +126,13 @@ func quoteIdent(name string) string { return dialect.QuoteIdent(name) }
 func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	loc, err := dblocation.Parse(opts.Location)
 	if err != nil {
-		return usagef("--db %s: %v", show(pgdb.Redact(opts.Location)), err)
+		return cmdutil.Usagef("--db %s: %v", cmdutil.Show(pgdb.Redact(opts.Location)), err)
 	}
 	if loc.IsPostgres() {
 		opts.Location = loc.URL()
 		return inspectPostgres(ctx, w, opts)
 	}
-	db, err := openLab(ctx, opts.Location)
+	db, err := cmdutil.OpenLab(ctx, opts.Location)
 	if err != nil {
 		return err
 	}
@@ -142,18 +140,18 @@ func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	// One read transaction: every table comes from the same snapshot.
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return readError(ctx, opts.Location, err)
+		return cmdutil.ReadError(ctx, opts.Location, err)
 	}
 	defer tx.Rollback()
 	if version, err := dialect.SQLite.LabVersion(ctx, tx); err != nil {
-		return readError(ctx, opts.Location, err)
+		return cmdutil.ReadError(ctx, opts.Location, err)
 	} else if !strings.HasPrefix(version, "outboxlab") {
-		return usagef("%s is not an outboxlab database (keep one with --keep-db)", opts.Location)
+		return cmdutil.Usagef("%s is not an outboxlab database (keep one with --keep-db)", opts.Location)
 	}
 	return printTables(ctx, w, tx, tableSource{
-		dialect: dialect.SQLite, title: show(opts.Location), path: opts.Location,
-		hint:      "\nAn ordinary SQLite file: this works too\n  sqlite3 " + shellWord(show(opts.Location)) + "\n",
-		readError: func(err error) error { return readError(ctx, opts.Location, err) },
+		dialect: dialect.SQLite, title: cmdutil.Show(opts.Location), path: opts.Location,
+		hint:      "\nAn ordinary SQLite file: this works too\n  sqlite3 " + shellWord(cmdutil.Show(opts.Location)) + "\n",
+		readError: func(err error) error { return cmdutil.ReadError(ctx, opts.Location, err) },
 	}, opts)
 }
 
@@ -227,9 +225,9 @@ func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, 
 		}
 		if l.where != "" {
 			// The expression is the student's: what the database says of it is a usage error.
-			return usagef("--where %s on %s: %v", show(quoted(l.where)), show(l.title), err)
+			return cmdutil.Usagef("--where %s on %s: %v", cmdutil.Show(quoted(l.where)), cmdutil.Show(l.title), err)
 		}
-		return src.readError(fmt.Errorf("table %s: %w", show(l.title), err))
+		return src.readError(fmt.Errorf("table %s: %w", cmdutil.Show(l.title), err))
 	}
 	fmt.Fprint(out, src.hint)
 	if cw.err == nil && len(opts.Tables) == 0 {
@@ -238,7 +236,7 @@ func printTables(ctx context.Context, w io.Writer, tx *sql.Tx, src tableSource, 
 		}
 	}
 	if err := out.Flush(); err != nil {
-		return cannotRun(fmt.Errorf("write the tables of %s: %w", src.path, err))
+		return cmdutil.CannotRun(fmt.Errorf("write the tables of %s: %w", src.path, err))
 	}
 	return nil
 }
@@ -255,7 +253,7 @@ func printSchema(ctx context.Context, out *bufio.Writer, tx *sql.Tx, src tableSo
 		fmt.Fprintf(out, "\n## Schema\n\n")
 		for _, stmt := range ddl {
 			for _, line := range strings.Split(stmt, "\n") {
-				fmt.Fprintln(out, report.Fit(show(line), report.MaxWidth))
+				fmt.Fprintln(out, report.Fit(cmdutil.Show(line), report.MaxWidth))
 			}
 		}
 	}
@@ -288,11 +286,11 @@ func printListing(ctx context.Context, w *bufio.Writer, tx *sql.Tx, l listing, o
 	if l.compact {
 		what := rowCount(total, "row")
 		if l.where != "" {
-			what += " where " + show(l.where)
+			what += " where " + cmdutil.Show(l.where)
 		}
-		fmt.Fprintf(w, "\n%s (%s)\n", show(l.title), what)
+		fmt.Fprintf(w, "\n%s (%s)\n", cmdutil.Show(l.title), what)
 	} else {
-		fmt.Fprintf(w, "\n## %s (%s)\n\n", show(l.title), rowCount(total, "row"))
+		fmt.Fprintf(w, "\n## %s (%s)\n\n", cmdutil.Show(l.title), rowCount(total, "row"))
 	}
 	if total == 0 {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/dblocation"
 	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
@@ -36,9 +37,9 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 	defer db.Close()
 	readErr := func(err error) error {
 		if ctx.Err() != nil {
-			return interrupted("inspect interrupted")
+			return cmdutil.Interrupted("inspect interrupted")
 		}
-		return cannotRun(scrubbed{fmt.Errorf("read %s: %w", shown, err), rawURL})
+		return cmdutil.CannotRun(scrubbed{fmt.Errorf("read %s: %w", shown, err), rawURL})
 	}
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
 	if err != nil {
@@ -50,15 +51,15 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 		return readErr(err)
 	}
 	if !schema.Valid {
-		return usagef("%s names no schema that exists (pass the URL --keep-db printed)", shown)
+		return cmdutil.Usagef("%s names no schema that exists (pass the URL --keep-db printed)", shown)
 	}
 	if version, err := dialect.Postgres.LabVersion(ctx, tx); err != nil {
 		return readErr(err)
 	} else if !strings.HasPrefix(version, "outboxlab") {
-		return usagef("schema %s of %s is not an outboxlab schema (keep one with --keep-db)", show(schema.String), shown)
+		return cmdutil.Usagef("schema %s of %s is not an outboxlab schema (keep one with --keep-db)", cmdutil.Show(schema.String), shown)
 	}
 	return printTables(ctx, w, tx, tableSource{
-		dialect: dialect.Postgres, title: show(shown) + " (schema " + show(schema.String) + ")", path: shown, readError: readErr,
+		dialect: dialect.Postgres, title: cmdutil.Show(shown) + " (schema " + cmdutil.Show(schema.String) + ")", path: shown, readError: readErr,
 	}, opts)
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -17,11 +18,11 @@ import (
 // to, and the expression must be one expression, never a second statement.
 func checkSelection(opts inspectOptions) error {
 	if len(opts.Tables) == 0 && (len(opts.Columns) > 0 || opts.Where != "") {
-		return usagef("--columns and --where apply to the tables --table names; add --table NAME")
+		return cmdutil.Usagef("--columns and --where apply to the tables --table names; add --table NAME")
 	}
 	for _, n := range append(slices.Clone(opts.Tables), opts.Columns...) {
 		if strings.TrimSpace(n) == "" {
-			return usagef("--table and --columns take names, got an empty one")
+			return cmdutil.Usagef("--table and --columns take names, got an empty one")
 		}
 	}
 	return checkWhere(opts.Where)
@@ -36,7 +37,7 @@ func checkWhere(expr string) error {
 		return nil
 	}
 	if strings.TrimSpace(expr) == "" {
-		return usagef("--where is empty; give an expression such as \"Status = 'Done'\"")
+		return cmdutil.Usagef("--where is empty; give an expression such as \"Status = 'Done'\"")
 	}
 	depth := 0
 	var quote rune
@@ -50,14 +51,14 @@ func checkWhere(expr string) error {
 		case r == '\'' || r == '"' || r == '`':
 			quote = r
 		case r == ';':
-			return usagef("--where %s: one expression, no \";\"", show(quoted(expr)))
+			return cmdutil.Usagef("--where %s: one expression, no \";\"", cmdutil.Show(quoted(expr)))
 		case (r == '-' && prev == '-') || (r == '*' && prev == '/'):
-			return usagef("--where %s: one expression, no comments", show(quoted(expr)))
+			return cmdutil.Usagef("--where %s: one expression, no comments", cmdutil.Show(quoted(expr)))
 		case r == '(':
 			depth++
 		case r == ')':
 			if depth--; depth < 0 {
-				return usagef("--where %s: a \")\" with no \"(\" before it", show(quoted(expr)))
+				return cmdutil.Usagef("--where %s: a \")\" with no \"(\" before it", cmdutil.Show(quoted(expr)))
 			}
 		}
 		prev = r
@@ -67,9 +68,9 @@ func checkWhere(expr string) error {
 	}
 	switch {
 	case quote != 0:
-		return usagef("--where %s: a quote (%c) is not closed", show(quoted(expr)), quote)
+		return cmdutil.Usagef("--where %s: a quote (%c) is not closed", cmdutil.Show(quoted(expr)), quote)
 	case depth > 0:
-		return usagef("--where %s: a \"(\" is not closed", show(quoted(expr)))
+		return cmdutil.Usagef("--where %s: a \"(\" is not closed", cmdutil.Show(quoted(expr)))
 	}
 	return nil
 }
@@ -84,7 +85,7 @@ func chosenListings(ctx context.Context, tx *sql.Tx, tables []string, opts inspe
 	for _, want := range opts.Tables {
 		i := slices.IndexFunc(shown, func(t string) bool { return strings.EqualFold(t, want) })
 		if i < 0 {
-			return nil, usagef("--table %s is not a table here (there are: %s)", show(quoted(want)), show(strings.Join(shown, ", ")))
+			return nil, cmdutil.Usagef("--table %s is not a table here (there are: %s)", cmdutil.Show(quoted(want)), cmdutil.Show(strings.Join(shown, ", ")))
 		}
 		l := tableListing(shown[i])
 		l.compact = true
@@ -97,8 +98,8 @@ func chosenListings(ctx context.Context, tx *sql.Tx, tables []string, opts inspe
 			for _, c := range opts.Columns {
 				j := slices.IndexFunc(cols, func(have string) bool { return strings.EqualFold(have, c) })
 				if j < 0 {
-					return nil, usagef("--columns %s is not a column of %s (it has: %s)",
-						show(quoted(c)), show(shown[i]), show(strings.Join(cols, ", ")))
+					return nil, cmdutil.Usagef("--columns %s is not a column of %s (it has: %s)",
+						cmdutil.Show(quoted(c)), cmdutil.Show(shown[i]), cmdutil.Show(strings.Join(cols, ", ")))
 				}
 				picked = append(picked, quoteIdent(cols[j]))
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/internal/dirsnap"
 )
 
@@ -18,7 +19,7 @@ func TestInspectShowsChosenTablesColumnsAndRows(t *testing.T) {
 
 	code, out, stderr := inspectArgs("--db", path, "--table", "auditlog", "--columns", "Action,actor",
 		"--where", "Action IN ('row 2', 'row 4') OR (Action = 'row 5' AND Actor = 'nobody')")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	want := "\nAuditLog (2 rows where Action IN ('row 2', 'row 4') OR (Action = 'row 5' AND Actor = 'nobody'))\n" +
@@ -38,7 +39,7 @@ func TestInspectShowsChosenTablesColumnsAndRows(t *testing.T) {
 	// Repeated --table: both, in the order given; a subquery is an expression.
 	code, out, stderr = inspectArgs("--db", path, "--table", "OutboxMessages", "--table", "AuditLog",
 		"--where", "(SELECT count(*) FROM AuditLog) = 5", "--limit", "2")
-	if code != ExitOK || !strings.Contains(out, "\nOutboxMessages (0 rows where") ||
+	if code != cmdutil.ExitOK || !strings.Contains(out, "\nOutboxMessages (0 rows where") ||
 		!strings.Contains(out, "\nAuditLog (5 rows where") || strings.Index(out, "OutboxMessages (") > strings.Index(out, "AuditLog (") ||
 		!strings.Contains(out, "  … 3 more rows; --limit 0 shows all\n") {
 		t.Errorf("exit %d, stderr %q; want both tables in order, AuditLog cut at 2 of 5 rows:\n%s", code, stderr, out)
@@ -70,13 +71,13 @@ func TestInspectRefusesABadSelection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, out, stderr := inspectArgs(append([]string{"--db", path}, tt.args...)...)
-		if code != ExitUsage || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 || out != "" {
+		if code != cmdutil.ExitUsage || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 || out != "" {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2, one line containing %q and nothing printed",
 				tt.args, code, stderr, out, tt.want)
 		}
 	}
 	// A ";" inside a quoted value is part of the value, not a second statement.
-	if code, _, stderr := inspectArgs("--db", path, "--table", "AuditLog", "--where", "Action <> 'a;b'"); code != ExitOK {
+	if code, _, stderr := inspectArgs("--db", path, "--table", "AuditLog", "--where", "Action <> 'a;b'"); code != cmdutil.ExitOK {
 		t.Errorf("a quoted \";\": exit %d, %s", code, stderr)
 	}
 	dirsnap.AssertUnchanged(t, dir, before)

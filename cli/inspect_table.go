@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -30,7 +31,7 @@ func eachRow(ctx context.Context, tx *sql.Tx, query string, limit any, wide bool
 	}
 	cells := make([]string, len(cols))
 	for i, c := range cols {
-		cells[i] = cell(c, wide)
+		cells[i] = cmdutil.Cell(c, wide)
 	}
 	if err := header(cells); err != nil {
 		return 0, err
@@ -48,7 +49,7 @@ func eachRow(ctx context.Context, tx *sql.Tx, query string, limit any, wide bool
 		for i, v := range vals {
 			cells[i] = "NULL"
 			if v.Valid {
-				cells[i] = cell(v.String, wide)
+				cells[i] = cmdutil.Cell(v.String, wide)
 			}
 		}
 		if err := row(cells); err != nil {

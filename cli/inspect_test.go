@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
 	"outboxlab/core/sqlitedb"
@@ -39,7 +40,7 @@ func TestInspectRefusesASQLiteFileOfAnotherSchema(t *testing.T) {
 	}
 	db.Close()
 	code, _, stderr := inspectExit(t, path)
-	if code != ExitUsage || stderr != "outboxlab: "+path+" is not an outboxlab database (keep one with --keep-db)\n" {
+	if code != cmdutil.ExitUsage || stderr != "outboxlab: "+path+" is not an outboxlab database (keep one with --keep-db)\n" {
 		t.Errorf("exit %d, stderr %q; want 2 and one line saying it is not a lab database", code, stderr)
 	}
 }
@@ -63,7 +64,7 @@ func TestInspectReadsALabDatabaseWhileItIsBeingWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, stderr := inspectExit(t, path)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d while another connection writes: %s", code, stderr)
 	}
 	if !strings.Contains(out, "## AuditLog (0 rows)") {
@@ -93,7 +94,7 @@ func TestInspectOfALockedDatabaseSaysSo(t *testing.T) {
 	}
 	defer db.Exec(`ROLLBACK`)
 	code, _, stderr := inspectExit(t, path)
-	if code != ExitCannotRun || stderr != "outboxlab: "+path+" is locked by another process; try again when it is done\n" {
+	if code != cmdutil.ExitCannotRun || stderr != "outboxlab: "+path+" is locked by another process; try again when it is done\n" {
 		t.Errorf("exit %d, stderr %q; want 3 and one line saying it is locked", code, stderr)
 	}
 }
@@ -172,7 +173,7 @@ func TestInspectCreatesAndChangesNothing(t *testing.T) {
 			c.setup(t, path)
 			before := dirsnap.Take(t, dir)
 			code, out, stderr := inspectArgs("--db", path)
-			if code != ExitOK || !strings.Contains(out, "## AuditLog (3 rows)") || !strings.Contains(out, "row 3") {
+			if code != cmdutil.ExitOK || !strings.Contains(out, "## AuditLog (3 rows)") || !strings.Contains(out, "row 3") {
 				t.Errorf("exit %d, stderr %q; want 0 and the 3 committed audit rows:\n%s", code, stderr, out)
 			}
 			dirsnap.AssertUnchanged(t, dir, before, c.mayChange...)
@@ -191,7 +192,7 @@ func TestInspectWhereTheUserMayNotWriteOrRead(t *testing.T) {
 		denyWrites(t, dir)
 		before := dirsnap.Take(t, dir)
 		run := runLabProcess(t, 30*time.Second, true, "inspect", "--db", path)
-		if run.code != ExitOK || !strings.Contains(run.stdout, "## AuditLog (3 rows)") {
+		if run.code != cmdutil.ExitOK || !strings.Contains(run.stdout, "## AuditLog (3 rows)") {
 			t.Errorf("exit %d, stderr %q; want 0 and the 3 audit rows:\n%s", run.code, run.stderr, run.stdout)
 		}
 		dirsnap.AssertUnchanged(t, dir, before)
@@ -204,7 +205,7 @@ func TestInspectWhereTheUserMayNotWriteOrRead(t *testing.T) {
 		denyWrites(t, dir)
 		before := dirsnap.Take(t, dir)
 		run := runLabProcess(t, 30*time.Second, true, "inspect", "--db", path)
-		if run.code != ExitOK || !strings.Contains(run.stdout, "## AuditLog (3 rows)") {
+		if run.code != cmdutil.ExitOK || !strings.Contains(run.stdout, "## AuditLog (3 rows)") {
 			t.Errorf("exit %d, stderr %q; want 0 and the 3 audit rows from the -wal:\n%s", run.code, run.stderr, run.stdout)
 		}
 		dirsnap.AssertUnchanged(t, dir, before)
@@ -217,7 +218,7 @@ func TestInspectWhereTheUserMayNotWriteOrRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		run := runLabProcess(t, 30*time.Second, true, "inspect", "--db", path)
-		if run.code != ExitCannotRun || run.stderr != "outboxlab: cannot read database "+path+": permission denied\n" {
+		if run.code != cmdutil.ExitCannotRun || run.stderr != "outboxlab: cannot read database "+path+": permission denied\n" {
 			t.Errorf("exit %d, stderr %q; want 3, permission denied", run.code, run.stderr)
 		}
 	})
@@ -237,7 +238,7 @@ func TestInspectJudgesALockByItsCodeNotItsWords(t *testing.T) {
 	}
 	db.Close()
 	code, _, stderr := inspectArgs("--db", path)
-	if code != ExitUsage || stderr != "outboxlab: "+path+" is not an outboxlab database (keep one with --keep-db)\n" {
+	if code != cmdutil.ExitUsage || stderr != "outboxlab: "+path+" is not an outboxlab database (keep one with --keep-db)\n" {
 		t.Errorf("exit %d, stderr %q; want 2, not an outboxlab database", code, stderr)
 	}
 }
@@ -258,7 +259,7 @@ func TestInspectQuotesTableNames(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crafted.db")
 	labDBWith(t, path, `CREATE TABLE Notes (X TEXT); CREATE TABLE "Notes"" WHERE 0 UNION SELECT 'injected' --" (X TEXT);`)
 	code, out, stderr := inspectArgs("--db", path)
-	if code != ExitOK || strings.Contains(out, "injected │") || !strings.Contains(out, `## Notes" WHERE 0 UNION SELECT 'injected' -- (0 rows)`) {
+	if code != cmdutil.ExitOK || strings.Contains(out, "injected │") || !strings.Contains(out, `## Notes" WHERE 0 UNION SELECT 'injected' -- (0 rows)`) {
 		t.Errorf("exit %d, stderr %q; want the crafted table shown with its 0 rows:\n%s", code, stderr, out)
 	}
 }
@@ -271,7 +272,7 @@ func TestInspectShowsControlBytesEscaped(t *testing.T) {
 	labDBWith(t, path, "CREATE TABLE \"Evil\x1b[2J\" (\"Col\u009b\" TEXT, B BLOB);"+
 		"INSERT INTO \"Evil\x1b[2J\" VALUES ('\x1b]0;pwned\x07\x1b[31mred\ttab\nline\rcr\u0085nel\u202erev', x'9b41');")
 	code, out, stderr := inspectArgs("--db", path, "--wide")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	for i, r := range out {
@@ -302,7 +303,7 @@ func TestInspectLimitsLongTables(t *testing.T) {
 		{[]string{"--limit", "1200"}, 1200, "", "row 1200 "},
 	} {
 		code, out, stderr := inspectArgs(append([]string{"--db", path}, c.args...)...)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("inspect %v: exit %d, stderr %q", c.args, code, stderr)
 		}
 		if !strings.Contains(out, "## AuditLog (1,200 rows)\n") || !strings.Contains(out, c.wantShown) {
@@ -315,7 +316,7 @@ func TestInspectLimitsLongTables(t *testing.T) {
 			t.Errorf("inspect %v: want the line %q:\n%s", c.args, c.moreLine, out[len(out)-300:])
 		}
 	}
-	if code, _, stderr := inspectArgs("--db", path, "--limit", "-1"); code != ExitUsage || stderr != "outboxlab: --limit must be 0 (all rows) or more, got -1\n" {
+	if code, _, stderr := inspectArgs("--db", path, "--limit", "-1"); code != cmdutil.ExitUsage || stderr != "outboxlab: --limit must be 0 (all rows) or more, got -1\n" {
 		t.Errorf("inspect --limit -1: exit %d, stderr %q; want 2", code, stderr)
 	}
 }
@@ -326,12 +327,12 @@ func TestInspectShortensLongCells(t *testing.T) {
 	long := strings.Repeat("0123456789", 8)
 	labDBWith(t, path, `CREATE TABLE Notes (Text TEXT); INSERT INTO Notes VALUES ('`+long+`'), ('日本語のテキスト`+long+`');`)
 	code, out, _ := inspectArgs("--db", path)
-	if code != ExitOK || !strings.Contains(out, "│ "+long[:39]+"… │") || strings.Contains(out, long) ||
+	if code != cmdutil.ExitOK || !strings.Contains(out, "│ "+long[:39]+"… │") || strings.Contains(out, long) ||
 		!strings.Contains(out, "│ 日本語のテキスト"+long[:23]+"… │") {
 		t.Errorf("exit %d; want each long cell cut to 40 columns:\n%s", code, out)
 	}
 	code, out, _ = inspectArgs("--db", path, "--wide")
-	if code != ExitOK || !strings.Contains(out, "│ "+long+" ") || strings.Contains(out, "…") {
+	if code != cmdutil.ExitOK || !strings.Contains(out, "│ "+long+" ") || strings.Contains(out, "…") {
 		t.Errorf("--wide: exit %d; want the whole cell:\n%s", code, out)
 	}
 }
@@ -378,7 +379,7 @@ func TestInspectMemoryStaysBounded(t *testing.T) {
 	code := Main([]string{"inspect", "--db", path, "--limit", "0"}, io.Discard, &errb)
 	close(stop)
 	<-sampled
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	grew := int64(peak.Load()) - int64(base.HeapInuse)

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"outboxlab/cli/cmdutil"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -23,7 +24,7 @@ func TestInspectReadsOnlyRegularFiles(t *testing.T) {
 		{dir, dir + " is a directory, not a regular file"},
 	} {
 		run := runLabProcess(t, 10*time.Second, false, "inspect", "--db", c.path)
-		if run.code != ExitUsage || run.stderr != "outboxlab: "+c.want+"\n" || run.stdout != "" {
+		if run.code != cmdutil.ExitUsage || run.stderr != "outboxlab: "+c.want+"\n" || run.stdout != "" {
 			t.Errorf("inspect --db %s: exit %d, stdout %q, stderr %q; want 2 and %q", c.path, run.code, run.stdout, run.stderr, c.want)
 		}
 	}

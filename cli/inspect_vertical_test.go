@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"outboxlab/cli/cmdutil"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ func TestInspectPrintsWideTablesVertically(t *testing.T) {
 		INSERT INTO Attempts VALUES (1, 'PAY-003', '`+errText+`', '`+strings.Repeat("n", 38)+`', '`+strings.Repeat("o", 38)+`'),
 		(2, 'PAY-004', 'short', 'x', 'y');`)
 	code, out, stderr := inspectArgs("--db", path)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	requireFits(t, "inspect", out)
@@ -47,7 +48,7 @@ func TestInspectPrintsWideTablesVertically(t *testing.T) {
 		t.Errorf("a table wider than 100 columns printed as a table:\n%s", out)
 	}
 	code, out, _ = inspectArgs("--db", path, "--wide")
-	if code != ExitOK || !strings.Contains(out, "│ 1  │ PAY-003    │ "+errText+" │") {
+	if code != cmdutil.ExitOK || !strings.Contains(out, "│ 1  │ PAY-003    │ "+errText+" │") {
 		t.Errorf("--wide: exit %d; want the full row:\n%s", code, out)
 	}
 }

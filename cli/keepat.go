@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"outboxlab/cli/cmdutil"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -21,9 +22,9 @@ func (c commonOptions) keepsDB() bool { return c.KeepDB || c.KeepDBAt != "" }
 func checkKeepAt(flags *pflag.FlagSet, c commonOptions) error {
 	switch {
 	case flags.Changed("keep-db-at") && c.KeepDBAt == "":
-		return usagef("--keep-db-at needs a directory (--keep-db keeps the database in a temporary one)")
+		return cmdutil.Usagef("--keep-db-at needs a directory (--keep-db keeps the database in a temporary one)")
 	case c.KeepDB && c.KeepDBAt != "":
-		return usagef("--keep-db and --keep-db-at both say where to keep the database; give one")
+		return cmdutil.Usagef("--keep-db and --keep-db-at both say where to keep the database; give one")
 	}
 	return nil
 }
@@ -34,7 +35,7 @@ func keepAtNote(c commonOptions) string {
 	if c.KeepDBAt == "" || c.db.IsZero() {
 		return ""
 	}
-	return "\n(--keep-db-at on PostgreSQL keeps the schema, as --keep-db does; " + show(c.KeepDBAt) + " is not used)"
+	return "\n(--keep-db-at on PostgreSQL keeps the schema, as --keep-db does; " + cmdutil.Show(c.KeepDBAt) + " is not used)"
 }
 
 // reserveKeptFile creates, empty, the file a run keeps its SQLite database
@@ -46,16 +47,16 @@ func keepAtNote(c commonOptions) string {
 func reserveKeptFile(dir, scenario string, started time.Time) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", cannotRun(fmt.Errorf("--keep-db-at %s: %w", show(dir), err))
+		return "", cmdutil.CannotRun(fmt.Errorf("--keep-db-at %s: %w", cmdutil.Show(dir), err))
 	}
 	info, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", cannotRun(fmt.Errorf("--keep-db-at %s: no such directory (create it first)", show(dir)))
+		return "", cmdutil.CannotRun(fmt.Errorf("--keep-db-at %s: no such directory (create it first)", cmdutil.Show(dir)))
 	case err != nil:
-		return "", cannotRun(fmt.Errorf("--keep-db-at %s: %w", show(dir), err))
+		return "", cmdutil.CannotRun(fmt.Errorf("--keep-db-at %s: %w", cmdutil.Show(dir), err))
 	case !info.IsDir():
-		return "", cannotRun(fmt.Errorf("--keep-db-at %s is not a directory", show(dir)))
+		return "", cmdutil.CannotRun(fmt.Errorf("--keep-db-at %s is not a directory", cmdutil.Show(dir)))
 	}
 	base := "outboxlab-" + scenario + "-" + started.UTC().Format("20060102-150405")
 	for n := 1; n <= 1000; n++ {
@@ -72,15 +73,15 @@ func reserveKeptFile(dir, scenario string, started time.Time) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", cannotRun(fmt.Errorf("--keep-db-at %s: cannot create a file there: %w", show(dir), err))
+			return "", cmdutil.CannotRun(fmt.Errorf("--keep-db-at %s: cannot create a file there: %w", cmdutil.Show(dir), err))
 		}
 		if err := f.Close(); err != nil {
 			os.Remove(path)
-			return "", cannotRun(fmt.Errorf("--keep-db-at %s: %w", show(dir), err))
+			return "", cmdutil.CannotRun(fmt.Errorf("--keep-db-at %s: %w", cmdutil.Show(dir), err))
 		}
 		return path, nil
 	}
-	return "", cannotRun(fmt.Errorf("--keep-db-at %s: every name for this run is taken", show(dir)))
+	return "", cmdutil.CannotRun(fmt.Errorf("--keep-db-at %s: every name for this run is taken", cmdutil.Show(dir)))
 }
 
 // taken reports whether anything is at path.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"os"
+	"outboxlab/cli/cmdutil"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,7 +30,7 @@ func TestKeepDBAtKeepsTheFileInTheDirectory(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	code := Main([]string{"session-16-retry-with-dead-letter", "--keep-db-at", dir, "--no-report"}, &stdout, &stderr)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	m := keptAt.FindStringSubmatch(stdout.String())
@@ -48,7 +49,7 @@ func TestKeepDBAtKeepsTheFileInTheDirectory(t *testing.T) {
 	// The kept file is the run's database: the poison message dead-lettered.
 	code, out, errOut := inspectArgs("--db", path, "--table", "OutboxMessages", "--columns", "MessageKey,Status",
 		"--where", "Status = 'DeadLettered'")
-	if code != ExitOK || !strings.Contains(out, "  PAY-003     DeadLettered\n") || !strings.Contains(out, "(1 row where") {
+	if code != cmdutil.ExitOK || !strings.Contains(out, "  PAY-003     DeadLettered\n") || !strings.Contains(out, "(1 row where") {
 		t.Errorf("inspect of the kept file: exit %d, %s\n%s", code, errOut, out)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -61,7 +62,7 @@ func TestKeepDBAtKeepsTheFileInTheDirectory(t *testing.T) {
 	stderr.Reset()
 	code = Main([]string{"session-16-retry-with-dead-letter", "--keep-db-at", dir, "--no-report", "--json"}, &stdout, &stderr)
 	m = keptAt.FindStringSubmatch(stderr.String())
-	if code != ExitOK || m == nil || filepath.Dir(m[1]) != dir || !strings.HasPrefix(stdout.String(), "{") {
+	if code != cmdutil.ExitOK || m == nil || filepath.Dir(m[1]) != dir || !strings.HasPrefix(stdout.String(), "{") {
 		t.Errorf("--json: exit %d, stderr %q", code, stderr.String())
 	} else if _, err := os.Stat(m[1]); err != nil {
 		t.Errorf("--json run's kept file: %v", err)
@@ -73,7 +74,7 @@ func TestKeepDBAtKeepsNothingForARunWithoutADatabase(t *testing.T) {
 	dir := t.TempDir()
 	out, code := runCLI(t, "poison-counter", "--keep-db-at", dir, "--no-report")
 	entries, _ := os.ReadDir(dir)
-	if code != ExitOK || len(entries) != 0 || !strings.Contains(out, "database: "+noDatabase) {
+	if code != cmdutil.ExitOK || len(entries) != 0 || !strings.Contains(out, "database: "+noDatabase) {
 		t.Errorf("exit %d, %d files left in DIR; output:\n%s", code, len(entries), out)
 	}
 }
@@ -89,10 +90,10 @@ func TestKeepDBAtRefusesWhatItCannotUse(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--keep-db-at", filepath.Join(dir, "missing")}, ExitCannotRun, "missing: no such directory (create it first)"},
-		{[]string{"--keep-db-at", file}, ExitCannotRun, "a-file is not a directory"},
-		{[]string{"--keep-db-at", ""}, ExitUsage, "--keep-db-at needs a directory"},
-		{[]string{"--keep-db-at", dir, "--keep-db"}, ExitUsage, "give one"},
+		{[]string{"--keep-db-at", filepath.Join(dir, "missing")}, cmdutil.ExitCannotRun, "missing: no such directory (create it first)"},
+		{[]string{"--keep-db-at", file}, cmdutil.ExitCannotRun, "a-file is not a directory"},
+		{[]string{"--keep-db-at", ""}, cmdutil.ExitUsage, "--keep-db-at needs a directory"},
+		{[]string{"--keep-db-at", dir, "--keep-db"}, cmdutil.ExitUsage, "give one"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
 )
@@ -33,8 +34,8 @@ func TestEveryScenarioCanFail(t *testing.T) {
 			if len(s.FailsWith) == 0 {
 				t.Fatal("no FailsWith: declare the flags under which this scenario's checks fail")
 			}
-			if run := runJudged(t, s, s.FailsWith...); run.code != ExitChecksFailed {
-				t.Errorf("%s %s: exit %d, want %d; verdict %s", s.Name, strings.Join(s.FailsWith, " "), run.code, ExitChecksFailed, run.res.Verdict)
+			if run := runJudged(t, s, s.FailsWith...); run.code != cmdutil.ExitChecksFailed {
+				t.Errorf("%s %s: exit %d, want %d; verdict %s", s.Name, strings.Join(s.FailsWith, " "), run.code, cmdutil.ExitChecksFailed, run.res.Verdict)
 			}
 		})
 	}

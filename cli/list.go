@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -32,7 +33,7 @@ type catalogueEntry struct {
 
 // familyCatalogue is the catalogue, or one family's part of it (see familyScenarios).
 func familyCatalogue(family string) ([]catalogueEntry, error) {
-	list, err := familyScenarios(family)
+	list, err := cmdutil.FamilyScenarios(family)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ of it; --json the whole catalogue (or the family's) for machines.`,
   outboxlab list --all
   outboxlab list --family retry
   outboxlab list --json`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			entries, err := familyCatalogue(family)
 			if err != nil {
@@ -82,7 +83,7 @@ of it; --json the whole catalogue (or the family's) for machines.`,
 			} else {
 				writeStart(&b, entries, report.TerminalWidth(w))
 			}
-			_, err = io.WriteString(w, printed(cmd, b.String()))
+			_, err = io.WriteString(w, cmdutil.Printed(cmd, b.String()))
 			return err
 		},
 	}
@@ -117,7 +118,7 @@ func writeStart(w io.Writer, entries []catalogueEntry, width int) {
 	fmt.Fprintf(w, "\n%s\n\n", report.Wrap(scenarios.FamilyTitle(start.Family), width))
 	nameWidth, _ := columnWidths(first)
 	for _, e := range first {
-		fmt.Fprintln(w, "  "+pad(e.Name, nameWidth)+"  "+string(e.Kind))
+		fmt.Fprintln(w, "  "+cmdutil.Pad(e.Name, nameWidth)+"  "+string(e.Kind))
 	}
 	if len(others) > 0 {
 		fmt.Fprintf(w, "\nThen the other families:\n\n")
@@ -127,7 +128,7 @@ func writeStart(w io.Writer, entries []catalogueEntry, width int) {
 		famWidth, countWidth = max(famWidth, report.Width(f)), max(countWidth, report.Width(report.Plural(count[f], "scenario")))
 	}
 	for _, f := range others {
-		lead := "  " + pad(f, famWidth) + "  " + pad(report.Plural(count[f], "scenario"), countWidth) + "  "
+		lead := "  " + cmdutil.Pad(f, famWidth) + "  " + cmdutil.Pad(report.Plural(count[f], "scenario"), countWidth) + "  "
 		title := report.Wrap(scenarios.FamilyTitle(f), width-report.Width(lead))
 		fmt.Fprintln(w, lead+strings.ReplaceAll(title, "\n", "\n"+strings.Repeat(" ", report.Width(lead))))
 	}
@@ -161,10 +162,10 @@ func writeCatalogue(w io.Writer, entries []catalogueEntry, width int) {
 			fmt.Fprintf(w, "\n%s\n\n", report.Wrap(e.FamilyTitle, width))
 			nameWidth, kindWidth = columnWidths(entries[i:])
 		}
-		line := "  " + pad(e.Name, nameWidth) + "  " + string(e.Kind)
+		line := "  " + cmdutil.Pad(e.Name, nameWidth) + "  " + string(e.Kind)
 		var more []string
 		if rel := relation(e); rel != "" {
-			if long := "  " + pad(e.Name, nameWidth) + "  " + pad(string(e.Kind), kindWidth) + "  " + rel; report.Width(long) <= width {
+			if long := "  " + cmdutil.Pad(e.Name, nameWidth) + "  " + cmdutil.Pad(string(e.Kind), kindWidth) + "  " + rel; report.Width(long) <= width {
 				line = long
 			} else {
 				more = append(more, rel)
@@ -176,7 +177,7 @@ func writeCatalogue(w io.Writer, entries []catalogueEntry, width int) {
 		}
 		more = append(more, e.Summary)
 		for _, text := range more {
-			fmt.Fprintln(w, indent(report.Wrap(text, width-6), "      "))
+			fmt.Fprintln(w, cmdutil.Indent(report.Wrap(text, width-6), "      "))
 		}
 	}
 	fmt.Fprintln(w)
@@ -194,11 +195,6 @@ func columnWidths(entries []catalogueEntry) (name, kind int) {
 	return name, kind
 }
 
-// pad fills s with spaces to width columns.
-func pad(s string, width int) string {
-	return s + strings.Repeat(" ", max(0, width-report.Width(s)))
-}
-
 // relation is what a scenario is to the others: its pair, or the BEFORE an
 // unpaired AFTER answers; an EXPERIMENT's kind says it all.
 func relation(e catalogueEntry) string {
@@ -209,9 +205,4 @@ func relation(e catalogueEntry) string {
 		return "(answers " + e.Answers + ")"
 	}
 	return ""
-}
-
-// indent puts prefix before every line of text.
-func indent(text, prefix string) string {
-	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
@@ -37,7 +38,7 @@ func listedNames(out string) []string {
 
 func TestListIsTheCourseInOrder(t *testing.T) {
 	out, code := runCLI(t, "list", "--all")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	names := listedNames(out)
@@ -108,7 +109,7 @@ func TestListSaysWhatEachScenarioIsTo(t *testing.T) {
 func TestListFirstScreenFitsATerminal(t *testing.T) {
 	const rows, columns = 40, 80
 	out, code := runAt(t, columns, "list")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	scenariotest.FitsIn(t, "list at 80 columns", out, columns)
@@ -172,7 +173,7 @@ func scenarioBlock(out, name string) string {
 
 func TestListJSONHasTheSameOrderAndFields(t *testing.T) {
 	out, code := runCLI(t, "list", "--json")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	var entries []map[string]any
@@ -216,7 +217,7 @@ func TestListFamily(t *testing.T) {
 			}
 		}
 		out, code := runCLI(t, "list", "--family", family)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("list --family %s: exit %d", family, code)
 		}
 		if got := listedNames(out); !slices.Equal(got, want) {
@@ -224,7 +225,7 @@ func TestListFamily(t *testing.T) {
 		}
 		out, code = runCLI(t, "list", "--family", family, "--json")
 		var entries []catalogueEntry
-		if err := json.Unmarshal([]byte(out), &entries); err != nil || code != ExitOK {
+		if err := json.Unmarshal([]byte(out), &entries); err != nil || code != cmdutil.ExitOK {
 			t.Fatalf("list --family %s --json: exit %d, %v", family, code, err)
 		}
 		var got []string
@@ -241,7 +242,7 @@ func TestListFamily(t *testing.T) {
 	var listErr, allErr strings.Builder
 	listCode := Main([]string{"list", "--family", "nope"}, &strings.Builder{}, &listErr)
 	allCode := Main([]string{"all", "--family", "nope", "--no-report"}, &strings.Builder{}, &allErr)
-	if listCode != ExitUsage || allCode != ExitUsage || listErr.String() != allErr.String() ||
+	if listCode != cmdutil.ExitUsage || allCode != cmdutil.ExitUsage || listErr.String() != allErr.String() ||
 		!strings.Contains(listErr.String(), `--family "nope" is not a family (have: `+strings.Join(scenarios.Families(), ", ")+")") {
 		t.Errorf("list --family nope: exit %d %q; all --family nope: exit %d %q; want both exit 2 with the same line",
 			listCode, listErr.String(), allCode, allErr.String())

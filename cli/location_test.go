@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/pgdb"
 	"outboxlab/internal/pgtest"
 )
@@ -64,7 +65,7 @@ func TestPostgresSchemeInAnyCaseReachesOnlyTheNamedServer(t *testing.T) {
 	for _, scheme := range []string{"POSTGRES", "PoStGrEs", "POSTGRESQL"} {
 		target := scheme + rest
 		code, out, stderr := runLab(t, "session-16-retry-with-dead-letter", "--no-report", "--keep-db", "--database", target)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("%s: exit %d, stderr %q", scheme, code, stderr)
 		}
 		var kept []string
@@ -83,7 +84,7 @@ func TestPostgresSchemeInAnyCaseReachesOnlyTheNamedServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, stderr = runLab(t, "inspect", "--db", scheme+strings.TrimPrefix(schemaURL, "postgres"), "--limit", "1")
-		if code != ExitOK || !strings.Contains(out, "OutboxMessages") {
+		if code != cmdutil.ExitOK || !strings.Contains(out, "OutboxMessages") {
 			t.Errorf("%s: inspect of the kept schema: exit %d, stderr %q", scheme, code, stderr)
 		}
 		dropSchemas(t, admin, kept...)
@@ -91,7 +92,7 @@ func TestPostgresSchemeInAnyCaseReachesOnlyTheNamedServer(t *testing.T) {
 	// Worker processes get the URL from the parent (core/child).
 	code, _, stderr := runLab(t, "worker-throughput", "--processes", "--messages", "8", "--no-report",
 		"--database", "PoStGrEs"+rest)
-	if code != ExitOK && code != ExitChecksFailed {
+	if code != cmdutil.ExitOK && code != cmdutil.ExitChecksFailed {
 		t.Errorf("worker-throughput --processes: exit %d, stderr %q", code, stderr)
 	}
 	if n := calls.Load(); n != 0 {
@@ -106,8 +107,8 @@ func requireCauseFirst(t *testing.T, what string, code int, stderr, cause string
 	t.Helper()
 	line := strings.TrimSuffix(stderr, "\n")
 	switch {
-	case code != ExitCannotRun:
-		t.Errorf("%s: exit %d, want %d; stderr %q", what, code, ExitCannotRun, stderr)
+	case code != cmdutil.ExitCannotRun:
+		t.Errorf("%s: exit %d, want %d; stderr %q", what, code, cmdutil.ExitCannotRun, stderr)
 	case strings.Count(stderr, "\n") != 1:
 		t.Errorf("%s: stderr is not one line: %q", what, stderr)
 	case strings.HasPrefix(line, "outboxlab: cleanup") || strings.HasPrefix(line, "outboxlab: terminate sessions") ||

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 	"outboxlab/core/report"
@@ -199,7 +200,7 @@ func TestPostgresDatabaseURLIsCheckedFirst(t *testing.T) {
 		t.Setenv(pgdb.EnvVar, tc.env)
 		for _, cmd := range []string{"jitter-wave", "all"} {
 			code, out, stderr := runLab(t, append([]string{cmd, "--no-report"}, tc.args...)...)
-			if code != ExitUsage || !strings.HasPrefix(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || out != "" {
+			if code != cmdutil.ExitUsage || !strings.HasPrefix(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || out != "" {
 				t.Errorf("%s %q (env %q): exit %d, stderr %q; want 2 and one line starting %q", cmd, tc.args, tc.env, code, stderr, tc.want)
 			}
 			if strings.Contains(stderr, "hunter2") {
@@ -229,7 +230,7 @@ func TestPostgresDatabaseFaultsExitThreeInOneLine(t *testing.T) {
 			begin := time.Now()
 			code, out, stderr := runLab(t, append(args, "--no-report", "--database", tc.url)...)
 			took := time.Since(begin)
-			if code != ExitCannotRun || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			if code != cmdutil.ExitCannotRun || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("%s, %s: exit %d, stderr %q; want 3 and one line saying %q", tc.name, args[0], code, stderr, tc.want)
 			}
 			if took > 5*time.Second {
@@ -288,14 +289,14 @@ func TestPostgresEveryEndingDropsTheSchema(t *testing.T) {
 		out, stderr, err := runProbe(ctx, commonOptions{NoReport: true, Database: admin},
 			probeRun{rows: 3, ending: ending, cancel: cancel, seen: &seen})
 		cancel()
-		wantCode := ExitCannotRun
+		wantCode := cmdutil.ExitCannotRun
 		if ending == "" {
-			wantCode = ExitOK
+			wantCode = cmdutil.ExitOK
 			if !strings.Contains(out.dbNote, "(temporary; dropped after the run)") || !strings.Contains(out.dbNote, probeSchemas) {
 				t.Errorf("database note %q", out.dbNote)
 			}
 		}
-		if code := exitCode(err); code != wantCode || seen != 3 {
+		if code := cmdutil.ExitCode(err); code != wantCode || seen != 3 {
 			t.Errorf("ending %q: exit %d (%v), saw %d rows; want exit %d, 3 rows", ending, code, err, seen, wantCode)
 		}
 		if ending == "interrupt" && !strings.Contains(fmt.Sprint(err), "interrupted") {
@@ -321,7 +322,7 @@ func TestPostgresNoDatabaseScenarioLeavesNoSchema(t *testing.T) {
 			args = append(args, keep)
 		}
 		code, out, stderr := runLab(t, args...)
-		if code != ExitOK || !strings.Contains(out, "database: "+noDatabase) || stderr != "" {
+		if code != cmdutil.ExitOK || !strings.Contains(out, "database: "+noDatabase) || stderr != "" {
 			t.Errorf("%s: exit %d, stderr %q, database line missing:\n%s", keep, code, stderr, lastLines(out, 2))
 		}
 		requireNoSchemas(t, admin, pgdb.SchemaPrefix+"jitter_wave", "jitter-wave "+keep)
@@ -369,7 +370,7 @@ func TestPostgresKeptSchemaIsInspected(t *testing.T) {
 		t.Run(env.name, func(t *testing.T) {
 			t.Setenv(env.name, env.value)
 			code, shown, stderr := runLab(t, "inspect", "--db", m[1])
-			if code != ExitOK || stderr != "" {
+			if code != cmdutil.ExitOK || stderr != "" {
 				t.Fatalf("inspect: exit %d, stderr %q", code, stderr)
 			}
 			for _, want := range []string{"(schema " + kept[0] + ")", "## outboxmessages (4 rows)", "PAY-004",
@@ -388,7 +389,7 @@ func TestPostgresKeptSchemaIsInspected(t *testing.T) {
 	}
 	t.Run("no password", func(t *testing.T) {
 		code, _, stderr := runLab(t, "inspect", "--db", m[1])
-		if code != ExitCannotRun || !strings.Contains(stderr, "login refused") || strings.Count(stderr, "\n") != 1 {
+		if code != cmdutil.ExitCannotRun || !strings.Contains(stderr, "login refused") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("exit %d, stderr %q; want 3, login refused", code, stderr)
 		}
 	})
@@ -404,12 +405,12 @@ func TestPostgresInspectRefusesASchemaThatIsNotALabs(t *testing.T) {
 	}
 	u, _ := pgdb.WithSchema(admin, r.Schema, "")
 	code, _, stderr := runLab(t, "inspect", "--db", u)
-	if code != ExitUsage || !strings.Contains(stderr, "is not an outboxlab schema") || strings.Count(stderr, "\n") != 1 {
+	if code != cmdutil.ExitUsage || !strings.Contains(stderr, "is not an outboxlab schema") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want 2, not an outboxlab schema", code, stderr)
 	}
 	gone, _ := pgdb.WithSchema(admin, "outboxlab_no_such_schema", "")
 	code, _, stderr = runLab(t, "inspect", "--db", gone)
-	if code != ExitUsage || !strings.Contains(stderr, "names no schema that exists") {
+	if code != cmdutil.ExitUsage || !strings.Contains(stderr, "names no schema that exists") {
 		t.Errorf("exit %d, stderr %q; want 2, no such schema", code, stderr)
 	}
 }
@@ -512,7 +513,7 @@ func TestPostgresInterruptDropsTheSchema(t *testing.T) {
 	const prefix = pgdb.SchemaPrefix + "worker_throughput_"
 	cmd := labCommand(t, []string{"TMPDIR=" + t.TempDir()}, "worker-throughput", "--messages", "4000", "--no-report", "--database", admin)
 	code, stderr := interruptOnce(t, cmd, "created a table in its schema", func() bool { return hasTables(t, admin, prefix) })
-	if code != ExitCannotRun || stderr != "outboxlab: worker-throughput interrupted; no report was written\n" {
+	if code != cmdutil.ExitCannotRun || stderr != "outboxlab: worker-throughput interrupted; no report was written\n" {
 		t.Errorf("exit %d, stderr %q; want 3 and one line saying it was interrupted", code, stderr)
 	}
 	requireNoSchemas(t, admin, prefix, "SIGINT")
@@ -575,12 +576,12 @@ func TestPostgresKeepDBAtKeepsTheSchema(t *testing.T) {
 	}
 	code, shown, errOut := runLab(t, "inspect", "--db", m[1], "--table", "OutboxMessages", "--columns", "messagekey",
 		"--where", "MessageKey IN ('PAY-002', 'PAY-004')")
-	if code != ExitOK || !strings.Contains(shown, "\noutboxmessages (2 rows where") ||
+	if code != cmdutil.ExitOK || !strings.Contains(shown, "\noutboxmessages (2 rows where") ||
 		!strings.Contains(shown, "  messagekey\n  PAY-002\n  PAY-004\n") || strings.Contains(shown, "sqlite3") {
 		t.Errorf("inspect --table --where on PostgreSQL: exit %d, %s\n%s", code, errOut, shown)
 	}
 	code, _, errOut = runLab(t, "inspect", "--db", m[1], "--table", "OutboxMessages", "--where", "NoSuchColumn = 1")
-	if code != ExitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `--where "NoSuchColumn = 1" on outboxmessages: `) {
+	if code != cmdutil.ExitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `--where "NoSuchColumn = 1" on outboxmessages: `) {
 		t.Errorf("a bad --where on PostgreSQL: exit %d, %q", code, errOut)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -40,12 +41,12 @@ func TestPrintedCommandsRun(t *testing.T) {
 		// Typed as a path from its folder: a line that changed folder
 		// first (cd day16 && ./outboxlab …) would not find the lab.
 		dir := filepath.Dir(exe)
-		out := paste(t, plain, dir, "./outboxlab exercise session-16 day16", ExitOK)
+		out := paste(t, plain, dir, "./outboxlab exercise session-16 day16", cmdutil.ExitOK)
 		line := lastLine(out)
 		if !strings.HasPrefix(line, "         ./outboxlab grade session-16 -- ") {
 			t.Fatalf("exercise's last line is not the grade command alone:\n%s", out)
 		}
-		graded := paste(t, plain, dir, strings.TrimSpace(line), ExitChecksFailed)
+		graded := paste(t, plain, dir, strings.TrimSpace(line), cmdutil.ExitChecksFailed)
 		if !strings.Contains(graded, "\nVERDICT: "+report.VerdictFail+" ") {
 			t.Errorf("the starter graded without a failing verdict:\n%s", outputEnd(graded))
 		}
@@ -59,7 +60,7 @@ func TestPrintedCommandsRun(t *testing.T) {
 			if !s.Alone { // a scenario that measures runs with nothing beside it
 				t.Parallel()
 			}
-			commands := nextCommands(t, paste(t, env, t.TempDir(), "outboxlab "+s.Name, ExitOK))
+			commands := nextCommands(t, paste(t, env, t.TempDir(), "outboxlab "+s.Name, cmdutil.ExitOK))
 			for _, c := range commands {
 				if !strings.HasPrefix(c.line, "outboxlab ") {
 					t.Errorf("%q does not start as the student started the lab (outboxlab)", c.line)
@@ -67,7 +68,7 @@ func TestPrintedCommandsRun(t *testing.T) {
 				if c.kind != "" {
 					continue // grade is the exercise's, read with it (buildAndGrade)
 				}
-				if typed[c.line] && c.exit == ExitOK {
+				if typed[c.line] && c.exit == cmdutil.ExitOK {
 					continue // its scenario's own subtest runs this very line, exit 0
 				}
 				out := paste(t, env, t.TempDir(), c.line, c.exit)
@@ -102,7 +103,7 @@ func buildAndGrade(t *testing.T, env []string, commands []printedCommand) {
 	if build == "" || grade == "" {
 		t.Fatalf("a Build line %q without its Grade line %q, or the other way round", build, grade)
 	}
-	if last := strings.TrimSpace(lastLine(paste(t, env, t.TempDir(), build, ExitOK))); last != grade {
+	if last := strings.TrimSpace(lastLine(paste(t, env, t.TempDir(), build, cmdutil.ExitOK))); last != grade {
 		t.Errorf("%s ends on %q; the Next section's Grade line is %q", build, last, grade)
 	}
 }
@@ -136,7 +137,7 @@ func startedAs(t *testing.T, exe string, env []string) {
 	} {
 		t.Run(tc.how, func(t *testing.T) {
 			t.Parallel()
-			for _, c := range nextCommands(t, paste(t, env, tc.dir, tc.typed+" "+name+tc.noReport, ExitOK)) {
+			for _, c := range nextCommands(t, paste(t, env, tc.dir, tc.typed+" "+name+tc.noReport, cmdutil.ExitOK)) {
 				if !strings.HasPrefix(c.line, tc.starts) {
 					t.Errorf("%q does not start as the lab was started (%s)", c.line, tc.starts)
 				}
@@ -192,28 +193,28 @@ func nextCommands(t *testing.T, out string) []printedCommand {
 			t.Errorf("a Next line this test does not read: %q", l)
 		}
 		if m := pairLine.FindStringSubmatch(l); m != nil {
-			commands = append(commands, printedCommand{m[1], ExitOK, "", ""})
+			commands = append(commands, printedCommand{m[1], cmdutil.ExitOK, "", ""})
 		}
 		if m := answersLine.FindStringSubmatch(l); m != nil {
-			commands = append(commands, printedCommand{m[1], ExitOK, "", ""})
+			commands = append(commands, printedCommand{m[1], cmdutil.ExitOK, "", ""})
 		}
 		if m := thenLine.FindStringSubmatch(l); m != nil {
-			commands = append(commands, printedCommand{m[1], ExitOK, "", ""})
+			commands = append(commands, printedCommand{m[1], cmdutil.ExitOK, "", ""})
 		}
 		if m := buildLine.FindStringSubmatch(l); m != nil {
-			commands = append(commands, printedCommand{m[1], ExitOK, "", "build"})
+			commands = append(commands, printedCommand{m[1], cmdutil.ExitOK, "", "build"})
 		}
 		if m := gradeLine.FindStringSubmatch(l); m != nil {
-			commands = append(commands, printedCommand{m[1], ExitChecksFailed, "", "grade"})
+			commands = append(commands, printedCommand{m[1], cmdutil.ExitChecksFailed, "", "grade"})
 		}
 		if m := tryLine.FindStringSubmatch(l); m != nil {
 			v := announced.FindStringSubmatch(lines[min(i+1, len(lines)-1)])
 			if v == nil {
 				t.Fatalf("the Try line is not followed by the verdict it announces (broken across lines?):\n%s", next)
 			}
-			exit := ExitChecksFailed
+			exit := cmdutil.ExitChecksFailed
 			if v[1] == report.VerdictPass || v[1] == report.VerdictReproduced {
-				exit = ExitOK
+				exit = cmdutil.ExitOK
 			}
 			commands = append(commands, printedCommand{m[1], exit, v[1], ""})
 		}

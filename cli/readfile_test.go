@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/child"
 )
 
@@ -115,24 +116,24 @@ func TestReadReportReadsUpToTheLimitAndNoFurther(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A report that lost its final newline is read with it (report.Normalize).
-	if got, err := readReport(ctx, path, 10); got != "0123456789\n" || err != nil {
+	if got, err := cmdutil.ReadReport(ctx, path, 10); got != "0123456789\n" || err != nil {
 		t.Errorf("readReport(10 bytes, limit 10) = %q, %v; want the file, its final newline put back", got, err)
 	}
-	_, err := readReport(ctx, path, 9)
-	if code := exitCode(err); code != ExitUsage || err.Error() != path+" is larger than 9 B, the most a report can be" {
+	_, err := cmdutil.ReadReport(ctx, path, 9)
+	if code := cmdutil.ExitCode(err); code != cmdutil.ExitUsage || err.Error() != path+" is larger than 9 B, the most a report can be" {
 		t.Errorf("readReport(10 bytes, limit 9) = %v (exit %d); want exit 2 naming the limit", err, code)
 	}
 	// A file can grow between the stat and the read, and /proc files say they
 	// are empty: the limit holds while reading, not only by the stat.
 	if _, err := os.Stat("/proc/self/status"); err == nil {
-		_, err := readReport(ctx, "/proc/self/status", 100)
-		if code := exitCode(err); code != ExitUsage || !strings.Contains(err.Error(), "larger than 100 B") {
+		_, err := cmdutil.ReadReport(ctx, "/proc/self/status", 100)
+		if code := cmdutil.ExitCode(err); code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "larger than 100 B") {
 			t.Errorf("readReport(/proc/self/status, limit 100) = %v (exit %d); want exit 2 naming the limit", err, code)
 		}
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := readReport(cancelled, path, 10); exitCode(err) != ExitCannotRun {
+	if _, err := cmdutil.ReadReport(cancelled, path, 10); cmdutil.ExitCode(err) != cmdutil.ExitCannotRun {
 		t.Errorf("readReport after Ctrl-C = %v; want exit 3", err)
 	}
 }
@@ -148,7 +149,7 @@ func TestShowEscapesControlBytes(t *testing.T) {
 		{"bidi \u202eevil\u2066", `bidi \u202eevil\u2066`},
 		{"line\u2028sep", `line\u2028sep`},
 	} {
-		if got := show(c.in); got != c.want {
+		if got := cmdutil.Show(c.in); got != c.want {
 			t.Errorf("show(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

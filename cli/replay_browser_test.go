@@ -5,6 +5,7 @@ import (
 	"html"
 	"image/png"
 	"os"
+	"outboxlab/cli/cmdutil"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -92,7 +93,7 @@ func stoppedTables(t *testing.T, scenario string, k int, own bool) map[string]sh
 	t.Helper()
 	code, out, stderr := runLab(t, scenario, "--stop-after", strconv.Itoa(k), "--keep-db", "--no-report")
 	m := stoppedDB.FindStringSubmatch(out)
-	if code != ExitOK || m == nil || !strings.Contains(out, "stopped after event "+strconv.Itoa(k)+" ") {
+	if code != cmdutil.ExitOK || m == nil || !strings.Contains(out, "stopped after event "+strconv.Itoa(k)+" ") {
 		t.Fatalf("%s --stop-after %d: exit %d, stdout %q, stderr %q", scenario, k, code, out, stderr)
 	}
 	defer os.RemoveAll(filepath.Dir(m[1]))
@@ -101,7 +102,7 @@ func stoppedTables(t *testing.T, scenario string, k int, own bool) map[string]sh
 		db = filepath.Join(filepath.Dir(db), "partner.db")
 	}
 	code, out, stderr = runLab(t, "inspect", "--db", db, "--limit", "0", "--wide")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("inspect %s: exit %d: %s", db, code, stderr)
 	}
 	tables := map[string]*shownTable{}
@@ -160,7 +161,7 @@ func TestReplayInABrowser(t *testing.T) {
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			dir := t.TempDir()
-			if code, _, stderr := runLab(t, c.scenario, "--report-dir", dir); code != ExitOK {
+			if code, _, stderr := runLab(t, c.scenario, "--report-dir", dir); code != cmdutil.ExitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			pages, _ := filepath.Glob(filepath.Join(dir, "*", "*-replay.html"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -83,7 +84,7 @@ func verifyDoc(ctx context.Context, doc report.Doc, worker []string) (verificati
 	} else {
 		s := scenarios.Lookup(r.Scenario)
 		if s == nil || s.Name != r.Scenario {
-			return refused(fmt.Sprintf("%s is not a scenario of outboxlab %s%s", show(r.Scenario), Version, versionNote(r))), nil
+			return refused(fmt.Sprintf("%s is not a scenario of outboxlab %s%s", cmdutil.Show(r.Scenario), cmdutil.Version, versionNote(r))), nil
 		}
 		opts, why := recordedOptions(s, r)
 		if why != "" {
@@ -97,7 +98,7 @@ func verifyDoc(ctx context.Context, doc report.Doc, worker []string) (verificati
 	if body == doc.Body {
 		return verification{Verified: true, Rerun: true}, nil
 	}
-	if r.Version != Version {
+	if r.Version != cmdutil.Version {
 		// Another lab version writes its reports differently: a difference
 		// found line by line would blame the report for the lab's change.
 		return verification{Rerun: true, Reason: otherVersion(doc)}, nil
@@ -116,15 +117,15 @@ func otherVersion(doc report.Doc) string {
 		again = "grade the worker again with this lab"
 	}
 	return fmt.Sprintf("the report was made by outboxlab %s, and outboxlab %s writes this run differently: %s",
-		show(doc.Info.Record.Version), Version, again)
+		cmdutil.Show(doc.Info.Record.Version), cmdutil.Version, again)
 }
 
 // versionNote names the lab version that wrote a report, when it is not this one.
 func versionNote(r *report.Record) string {
-	if r.Version == Version {
+	if r.Version == cmdutil.Version {
 		return ""
 	}
-	return fmt.Sprintf(" (the report was made by outboxlab %s, this is outboxlab %s)", show(r.Version), Version)
+	return fmt.Sprintf(" (the report was made by outboxlab %s, this is outboxlab %s)", cmdutil.Show(r.Version), cmdutil.Version)
 }
 
 // recordedOptions binds s's flags afresh and sets them to the values r
@@ -142,14 +143,14 @@ func recordedOptions(s *scenarios.Scenario, r *report.Record) (scenarios.Options
 		_, own := defaults[p.Name]
 		switch {
 		case notParameters[p.Name] || !own:
-			return nil, fmt.Sprintf("the header records --%s, which is not a parameter of %s", show(p.Name), s.Name)
-		case len(p.Value) > maxParamValue || strings.IndexFunc(p.Value, unsafeRune) >= 0:
+			return nil, fmt.Sprintf("the header records --%s, which is not a parameter of %s", cmdutil.Show(p.Name), s.Name)
+		case len(p.Value) > maxParamValue || strings.IndexFunc(p.Value, cmdutil.UnsafeRune) >= 0:
 			return nil, fmt.Sprintf("the header records a value of --%s no flag accepts", p.Name)
 		case p.Value == defaults[p.Name]:
 			continue
 		}
 		if err := fs.Set(p.Name, p.Value); err != nil {
-			return nil, fmt.Sprintf("the header records --%s=%s, which the flag refuses: %v", p.Name, show(p.Value), err)
+			return nil, fmt.Sprintf("the header records --%s=%s, which the flag refuses: %v", p.Name, cmdutil.Show(p.Value), err)
 		}
 	}
 	if err := opts.Validate(); err != nil {
@@ -168,20 +169,20 @@ func recordedOptions(s *scenarios.Scenario, r *report.Record) (scenarios.Options
 // are the same on SQLite and PostgreSQL, so a run made on either verifies
 // here.
 func rerunBody(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options, shown []string, params []report.Param) (string, error) {
-	sweepRunDirs()
-	tmp, err := makeRunDir(s.Name)
+	cmdutil.SweepRunDirs()
+	tmp, err := cmdutil.MakeRunDir(s.Name)
 	if err != nil {
-		return "", cannotRun(err)
+		return "", cmdutil.CannotRun(err)
 	}
 	defer os.RemoveAll(tmp)
 	env := scenarios.NewEnv(tmp)
 	env.Verbose = slices.Contains(shown, "--verbose")
 	rep, err := runGuarded(ctx, s, opts, env, params)
 	if ctx.Err() != nil {
-		return "", cannotRun(fmt.Errorf("rerun of %s interrupted", s.Name))
+		return "", cmdutil.CannotRun(fmt.Errorf("rerun of %s interrupted", s.Name))
 	}
 	if err != nil {
-		return "", cannotRun(fmt.Errorf("rerun %s: %w", s.Name, err))
+		return "", cmdutil.CannotRun(fmt.Errorf("rerun %s: %w", s.Name, err))
 	}
 	if !slices.Contains(shown, "--schema") {
 		rep.DropSection(report.SchemaTitle)
@@ -204,7 +205,7 @@ func firstDifference(reported, rerun string) string {
 		}
 		from := differAt(la, lb)
 		return fmt.Sprintf("body line %d (under %s): the report reads %s, the rerun %s",
-			i+1, show(section), quoteLine(la, from, i < len(a)), quoteLine(lb, from, i < len(b)))
+			i+1, cmdutil.Show(section), quoteLine(la, from, i < len(a)), quoteLine(lb, from, i < len(b)))
 	}
 	return "the bodies differ"
 }
@@ -238,5 +239,5 @@ func quoteLine(l string, from int, present bool) string {
 	if start > 0 {
 		text = "…" + text
 	}
-	return fmt.Sprintf("%q", cut(text, 56))
+	return fmt.Sprintf("%q", cmdutil.Cut(text, 56))
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
@@ -31,10 +32,10 @@ func rolesReport(idle bool) string {
 	if res.Passed {
 		exit = 0
 	}
-	rec := &report.Record{Scenario: res.Scenario, Kind: res.Kind, Version: Version, Checks: res.Checks,
+	rec := &report.Record{Scenario: res.Scenario, Kind: res.Kind, Version: cmdutil.Version, Checks: res.Checks,
 		Verdict: res.Verdict, Passed: res.Passed, ExitCode: exit}
 	return report.Header(report.Meta{Started: time.Unix(1764493200, 0), Command: "outboxlab ordered-demo",
-		Database: "db", Version: Version, Record: rec}) + r.Body()
+		Database: "db", Version: cmdutil.Version, Record: rec}) + r.Body()
 }
 
 // TestCompareChecksShowsTheMarks: compare --checks prints each check with
@@ -58,10 +59,10 @@ func TestCompareChecksShowsTheMarks(t *testing.T) {
 			t.Errorf("compare --checks lacks %q:\n%s", want, out)
 		}
 	}
-	if code != ExitChecksFailed {
-		t.Errorf("compare --checks of differing outcomes: exit %d, want %d", code, ExitChecksFailed)
+	if code != cmdutil.ExitChecksFailed {
+		t.Errorf("compare --checks of differing outcomes: exit %d, want %d", code, cmdutil.ExitChecksFailed)
 	}
-	if code, out, _ := compareExit("--checks", golden, b); code != ExitOK || !strings.Contains(out, "  HOLDS  never applied twice") {
+	if code, out, _ := compareExit("--checks", golden, b); code != cmdutil.ExitOK || !strings.Contains(out, "  HOLDS  never applied twice") {
 		t.Errorf("compare --checks golden body and its report: exit %d:\n%s", code, out)
 	}
 }
@@ -118,11 +119,11 @@ func TestClassExportsNotExercisedAsFailure(t *testing.T) {
 // TestColorizeNewMarks: HOLDS is green, BROKEN red, N/A and the NOT
 // EXERCISED verdict yellow (nothing broke, nothing was shown).
 func TestColorizeNewMarks(t *testing.T) {
-	got := colorize("  HOLDS  a → 1\n  BROKEN  b → 2\n  N/A  c → 3\nVERDICT: "+report.VerdictNotExercised+" X\n",
+	got := cmdutil.Colorize("  HOLDS  a → 1\n  BROKEN  b → 2\n  N/A  c → 3\nVERDICT: "+report.VerdictNotExercised+" X\n",
 		report.Result{Kind: report.Before, Verdict: report.VerdictNotExercised + " X"})
-	want := "  " + ansiGreen + "HOLDS" + ansiReset + "  a → 1\n  " + ansiRed + ansiBold + "BROKEN" + ansiReset +
-		"  b → 2\n  " + ansiYellow + "N/A" + ansiReset + "  c → 3\n" + ansiBold + ansiYellow + "VERDICT: " +
-		report.VerdictNotExercised + " X" + ansiReset + "\n"
+	want := "  " + cmdutil.AnsiGreen + "HOLDS" + cmdutil.AnsiReset + "  a → 1\n  " + cmdutil.AnsiRed + cmdutil.AnsiBold + "BROKEN" + cmdutil.AnsiReset +
+		"  b → 2\n  " + cmdutil.AnsiYellow + "N/A" + cmdutil.AnsiReset + "  c → 3\n" + cmdutil.AnsiBold + cmdutil.AnsiYellow + "VERDICT: " +
+		report.VerdictNotExercised + " X" + cmdutil.AnsiReset + "\n"
 	if got != want {
 		t.Errorf("colorize =\n%q\nwant\n%q", got, want)
 	}

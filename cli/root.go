@@ -7,17 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/child"
 	"outboxlab/internal/invocation"
 	"outboxlab/scenarios"
 )
 
-// Version is the lab's version, printed by --version and in every report header.
-const Version = "0.2.0"
+// Version is the lab's version (cmdutil.Version), and these the exit codes
+// of every command (docs/CONTRACT.md), for the callers of Main and RunAs.
+const (
+	Version          = cmdutil.Version
+	ExitOK           = cmdutil.ExitOK
+	ExitChecksFailed = cmdutil.ExitChecksFailed
+	ExitUsage        = cmdutil.ExitUsage
+	ExitCannotRun    = cmdutil.ExitCannotRun
+)
 
 // Main runs the command line with args and returns the process exit code,
 // catching SIGINT and SIGTERM from its start (interruptible). The lab's
@@ -49,7 +56,7 @@ func RunAs(ctx context.Context, lab string, args []string, stdout, stderr io.Wri
 	}
 	survivePipeClose()
 	root := newRoot(args)
-	root.Annotations = map[string]string{invocationAnnotation: lab}
+	root.Annotations = map[string]string{cmdutil.InvocationAnnotation: lab}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -58,23 +65,17 @@ func RunAs(ctx context.Context, lab string, args []string, stdout, stderr io.Wri
 		// The reader closed our output (`| head`): what it wanted was printed.
 		err = nil
 	}
-	err = afterInterrupt(ctx, err)
+	err = cmdutil.AfterInterrupt(ctx, err)
 	if err != nil && !errorAlreadyReported(err) {
-		fmt.Fprintf(stderr, "outboxlab: %s\n", printed(root, oneLine(err.Error())))
+		fmt.Fprintf(stderr, "outboxlab: %s\n", cmdutil.Printed(root, cmdutil.OneLine(err.Error())))
 	}
-	return exitCode(err)
+	return cmdutil.ExitCode(err)
 }
 
 // errorAlreadyReported is true for errors whose story has been told already:
 // a failed check is in the report, a difference in the diff.
 func errorAlreadyReported(err error) bool {
-	return errors.Is(err, ErrChecksFailed)
-}
-
-// oneLine folds an error onto one line and shows any control character in
-// it escaped (see show), so a hostile argument can never write to the terminal raw.
-func oneLine(s string) string {
-	return show(strings.Join(strings.Fields(s), " "))
+	return errors.Is(err, cmdutil.ErrChecksFailed)
 }
 
 func newRoot(args []string) *cobra.Command {
@@ -111,7 +112,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
   outboxlab all --family wassal
   export OUTBOXLAB_DATABASE_URL='postgres:///postgres?host=/tmp/outboxlab-postgres'
   outboxlab session-15-outbox-leasing --keep-db`,
-		Version:       Version,
+		Version:       cmdutil.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -128,7 +129,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 	})
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		return checkStringFlags(cmd.Flags())
+		return cmdutil.CheckStringFlags(cmd.Flags())
 	}
 	root.SetHelpCommand(newHelpCmd(root))
 	root.SetHelpTemplate(helpTemplate)
@@ -151,9 +152,9 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 	}
 	for _, c := range root.Commands() {
 		if c.Args != nil {
-			c.Args = withStringLimits(withBoolHint(c.Args, args))
+			c.Args = cmdutil.WithStringLimits(withBoolHint(c.Args, args))
 		}
 	}
-	annotateStringFlags(root)
+	cmdutil.AnnotateStringFlags(root)
 	return root
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -73,7 +73,7 @@ func (c commonOptions) shown() []string {
 func checkStudent(name string) error {
 	// Its length is checked with every string flag's (checkStringFlags).
 	if name != "" && strings.TrimSpace(name) == "" {
-		return usagef("--student must not be empty")
+		return cmdutil.Usagef("--student must not be empty")
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 		Long:    scenarioLong(s),
 		Example: scenarioExample(s),
 		GroupID: s.Family,
-		Args:    noArgs,
+		Args:    cmdutil.NoArgs,
 	}
 	opts := s.Bind(cmd.Flags())
 	bindCommon(cmd.Flags(), &common)
@@ -132,7 +132,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			return err
 		}
 		if common.ShowSQL && common.JSON {
-			return usageError{fmt.Errorf("--show-sql prints the statements on the terminal after the report; --json prints one JSON document: use one of them")}
+			return cmdutil.Usage(fmt.Errorf("--show-sql prints the statements on the terminal after the report; --json prints one JSON document: use one of them"))
 		}
 		if err := checkStep(cmd, common); err != nil {
 			return err
@@ -159,7 +159,7 @@ func newScenarioCmd(s *scenarios.Scenario, cmdline string) *cobra.Command {
 			return err
 		}
 		if !out.result.Passed {
-			return ErrChecksFailed
+			return cmdutil.ErrChecksFailed
 		}
 		return nil
 	}
@@ -176,10 +176,10 @@ func printOutcome(cmd *cobra.Command, s *scenarios.Scenario, common commonOption
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(runJSON(out)); err != nil && !closedOutput(err) {
-			return cannotRun(fmt.Errorf("print result: %w", err))
+			return cmdutil.CannotRun(fmt.Errorf("print result: %w", err))
 		}
 		if common.keepsDB() {
-			io.WriteString(cmd.ErrOrStderr(), printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(common))))
+			io.WriteString(cmd.ErrOrStderr(), cmdutil.Printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(common))))
 		}
 	} else {
 		if common.ShowSQL {
@@ -196,7 +196,7 @@ func printOutcome(cmd *cobra.Command, s *scenarios.Scenario, common commonOption
 		// A database that is gone is told once, in the report's header;
 		// without a report, or when it is kept, the terminal tells it.
 		if out.result.ReportPath == "" || common.keepsDB() {
-			io.WriteString(w, printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(common))))
+			io.WriteString(w, cmdutil.Printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(common))))
 		}
 	}
 	return nil
@@ -257,32 +257,6 @@ func closedOutput(err error) bool {
 		(pe.Path == os.Stdout.Name() || pe.Path == os.Stderr.Name())
 }
 
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("%s takes no arguments, got %q", cmd.Name(), args[0])
-	}
-	return nil
-}
-
-// resolveReportDir cleans the report directory and, when the user's path
-// climbs with "..", resolves it to an absolute path and says where reports
-// will really go, rather than trusting the path blindly.
-func resolveReportDir(dir string, stderr io.Writer) (string, error) {
-	if strings.TrimSpace(dir) == "" {
-		return "", usagef("--report-dir must not be empty (use --no-report to write no report)")
-	}
-	clean := filepath.Clean(dir)
-	if !slices.Contains(strings.Split(filepath.ToSlash(dir), "/"), "..") {
-		return clean, nil
-	}
-	abs, err := filepath.Abs(clean)
-	if err != nil {
-		return "", cannotRun(fmt.Errorf("resolve --report-dir %s: %w", dir, err))
-	}
-	fmt.Fprintf(stderr, "outboxlab: --report-dir %s resolves to %s\n", dir, abs)
-	return abs, nil
-}
-
 // showRun is how a run's report reaches the terminal: on standard output,
 // laid out for its width (report.View: the body as the report file keeps
 // it, a narrower terminal's reflowed), its commands (the header's, Next's)
@@ -301,9 +275,9 @@ func showRun(cmd *cobra.Command, common commonOptions) showFunc {
 		if common.Brief {
 			body = report.Brief(body)
 		}
-		content := report.View(forLayout(cmd, header), width) + report.View(forLayout(cmd, body), width, rep.Figures()...)
-		if useColor(w) {
-			content = colorize(content, res)
+		content := report.View(cmdutil.ForLayout(cmd, header), width) + report.View(cmdutil.ForLayout(cmd, body), width, rep.Figures()...)
+		if cmdutil.UseColor(w) {
+			content = cmdutil.Colorize(content, res)
 		}
 		io.WriteString(w, content)
 	}

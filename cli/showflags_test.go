@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/plot"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -27,7 +28,7 @@ func TestSchemaOnlyWithTheFlag(t *testing.T) {
 			args = append(args, "--schema")
 		}
 		out, code := runCLI(t, args...)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("%v: exit %d:\n%s", args, code, out)
 		}
 		reports, _ := filepath.Glob(filepath.Join(dir, "session-16", "*.txt"))

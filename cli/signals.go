@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"outboxlab/cli/cmdutil"
 	"sync"
 	"syscall"
 )
@@ -32,7 +33,7 @@ func interruptible(parent context.Context, stderr io.Writer) (ctx context.Contex
 		select {
 		case <-sigs:
 			fmt.Fprintln(stderr, "outboxlab: interrupted again; stopping at once")
-			exitNow(ExitCannotRun)
+			exitNow(cmdutil.ExitCannotRun)
 		case <-done:
 		}
 	}()

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"outboxlab/cli/cmdutil"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,10 +34,10 @@ func checkStep(cmd *cobra.Command, c commonOptions) error {
 		return nil
 	}
 	if c.JSON {
-		return usagef("--step and --json do not go together: --step is for a person at a terminal")
+		return cmdutil.Usagef("--step and --json do not go together: --step is for a person at a terminal")
 	}
 	if !isTerminal(cmd.InOrStdin()) {
-		return usagef("--step reads keys from a terminal, and standard input is not one")
+		return cmdutil.Usagef("--step reads keys from a terminal, and standard input is not one")
 	}
 	return nil
 }
@@ -56,10 +57,10 @@ const (
 func stepThrough(cmd *cobra.Command, out outcome) error {
 	in, ok := cmd.InOrStdin().(*os.File) // checkStep made sure: a terminal
 	if !ok {
-		return cannotRun(fmt.Errorf("--step: standard input is not a terminal"))
+		return cmdutil.CannotRun(fmt.Errorf("--step: standard input is not a terminal"))
 	}
 	w := cmd.OutOrStdout()
-	m := newStepModel(pageData(out.result, out.log), useColor(w))
+	m := newStepModel(pageData(out.result, out.log), cmdutil.UseColor(w))
 	sized := in // the window's size: the output's terminal, else the input's
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		sized = f
@@ -69,7 +70,7 @@ func stepThrough(cmd *cobra.Command, out outcome) error {
 	}
 	state, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
-		return cannotRun(fmt.Errorf("--step: put the terminal in raw mode: %w", err))
+		return cmdutil.CannotRun(fmt.Errorf("--step: put the terminal in raw mode: %w", err))
 	}
 	defer term.Restore(int(in.Fd()), state)
 	restoreOutput := enableEscapes(w)
@@ -78,7 +79,7 @@ func stepThrough(cmd *cobra.Command, out outcome) error {
 	defer stopSizes()
 	st := stepTerminal{in: in, out: w, sizes: sizes, escWait: escWait}
 	if err := st.run(cmd.Context(), m); err != nil {
-		return cannotRun(fmt.Errorf("--step: %w", err))
+		return cmdutil.CannotRun(fmt.Errorf("--step: %w", err))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/changelog"
 	"outboxlab/core/report"
 )
@@ -93,11 +94,11 @@ func (m stepModel) View() string {
 	}
 	var head, changed []string
 	if m.pos == 0 {
-		head = wrap(m.mark(fmt.Sprintf("seeded · before event 1 of %d", len(m.log.Steps)), ansiBold),
+		head = wrap(m.mark(fmt.Sprintf("seeded · before event 1 of %d", len(m.log.Steps)), cmdutil.AnsiBold),
 			"The tables as seeded. n: next event.")
 	} else {
 		s := m.log.Steps[m.pos-1]
-		head = wrap(m.mark(fmt.Sprintf("event %d of %d · %s · %s", s.N, len(m.log.Steps), s.Design, s.At), ansiBold))
+		head = wrap(m.mark(fmt.Sprintf("event %d of %d · %s · %s", s.N, len(m.log.Steps), s.Design, s.At), cmdutil.AnsiBold))
 		for _, l := range strings.Split(s.Text, "\n") {
 			head = append(head, wrap("  "+l)...)
 		}
@@ -113,7 +114,7 @@ func (m stepModel) View() string {
 	tail := append([]string{"", "Leases:"}, wrap(indented(leases(state))...)...)
 	tail = append(append(tail, "Next due:"), wrap(indented(nextDue(state))...)...)
 	if m.status != "" {
-		tail = append(tail, "", m.mark(m.status, ansiItalic))
+		tail = append(tail, "", m.mark(m.status, cmdutil.AnsiItalic))
 	}
 	tail = append(tail, wrap("", "n/→ next · p/← previous · f next failure · c next change a check reads · q quit")...)
 	// What does not fit the window is cut from the changes, then the
@@ -165,7 +166,7 @@ func (m stepModel) change(c changelog.Change) string {
 	}
 	parts := make([]string, len(c.Cells))
 	for i, cell := range c.Cells {
-		parts[i] = cell.Column + " " + cellText(cell.Old) + " → " + m.mark(cellText(cell.New), ansiReverse)
+		parts[i] = cell.Column + " " + cellText(cell.Old) + " → " + m.mark(cellText(cell.New), cmdutil.AnsiReverse)
 	}
 	return c.Table + " row " + c.Key + ": " + strings.Join(parts, ", ")
 }
@@ -176,7 +177,7 @@ func (m stepModel) mark(s, style string) string {
 	if !m.color {
 		return s
 	}
-	return style + s + ansiReset
+	return style + s + cmdutil.AnsiReset
 }
 
 func cellText(v *string) string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/changelog"
 	"outboxlab/core/child"
 	"outboxlab/core/report"
@@ -153,7 +154,7 @@ func stripANSI(s string) string { return ansi.ReplaceAllString(s, "") }
 // before anything runs.
 func TestStepNeedsATerminal(t *testing.T) {
 	run := runLabProcess(t, time.Minute, false, session16AfterName, "--step", "--no-report")
-	if run.code != ExitUsage || strings.Count(run.stderr, "\n") != 1 || run.stdout != "" ||
+	if run.code != cmdutil.ExitUsage || strings.Count(run.stderr, "\n") != 1 || run.stdout != "" ||
 		!strings.Contains(run.stderr, "--step reads keys from a terminal") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line", run.code, run.stdout, run.stderr)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/changelog"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -42,7 +43,7 @@ func printStopped(cmd *cobra.Command, out outcome, c commonOptions) error {
 	fmt.Fprintf(w, "\n%s\n", report.Wrap(fmt.Sprintf("stopped after event %d (%s design, %s); no report was written",
 		s.N, s.Design, s.At), width))
 	io.WriteString(w, report.Labelled("event:    ", report.Wrap(first, width-10)))
-	io.WriteString(w, printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(c))))
+	io.WriteString(w, cmdutil.Printed(cmd, report.Labelled("database: ", out.dbNote+keepAtNote(c))))
 	return nil
 }
 

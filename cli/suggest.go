@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"outboxlab/cli/cmdutil"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,75 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
-
-// closest returns up to three candidates a mistyped name was probably meant
-// to be: the same letters once case and dashes are ignored, one a prefix of
-// the other (`session16` → the Day 16 pair), or a few edits away
-// (`retry-with-dead-leter`).
-func closest(typed string, candidates []string) []string {
-	norm := func(s string) string {
-		return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(s))
-	}
-	t := norm(typed)
-	if t == "" {
-		return nil
-	}
-	type match struct {
-		name string
-		dist int
-	}
-	var found []match
-	for _, c := range candidates {
-		n := norm(c)
-		d := editDistance(t, n)
-		switch {
-		case strings.HasPrefix(n, t) && len(t) >= 4:
-			found = append(found, match{c, 0})
-		case d <= max(2, len(t)/5):
-			found = append(found, match{c, d})
-		}
-	}
-	slices.SortStableFunc(found, func(a, b match) int { return a.dist - b.dist })
-	var out []string
-	for _, m := range found {
-		if !slices.Contains(out, m.name) && len(out) < 3 {
-			out = append(out, m.name)
-		}
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
-// didYouMean renders suggestions as the end of a one-line error.
-func didYouMean(prefix string, names []string) string {
-	if len(names) == 0 {
-		return ""
-	}
-	for i, n := range names {
-		names[i] = prefix + n
-	}
-	return "; did you mean " + strings.Join(names, " or ") + "?"
-}
 
 // unknownCommand is the root's argument check: a word that is not a
 // command gets the closest scenario names, aliases and lab commands.
@@ -93,8 +25,8 @@ func unknownCommand(root *cobra.Command) cobra.PositionalArgs {
 		if len(args) > 1 && dayWord.MatchString(typed+" "+args[1]) && !dayWord.MatchString(typed) {
 			typed += " " + args[1]
 		}
-		return usagef("unknown command %q for \"outboxlab\"%s (outboxlab list shows them all)",
-			typed, didYouMean("", suggestCommands(root, typed)))
+		return cmdutil.Usagef("unknown command %q for \"outboxlab\"%s (outboxlab list shows them all)",
+			typed, cmdutil.DidYouMean("", suggestCommands(root, typed)))
 	}
 }
 
@@ -126,7 +58,7 @@ func suggestCommands(root *cobra.Command, typed string) []string {
 			return day
 		}
 	}
-	return closest(typed, names)
+	return cmdutil.Closest(typed, names)
 }
 
 // firstWord is the first argument that is not a flag, or "" (a scenario
@@ -160,11 +92,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	if errors.As(err, &missing) && missing.GetSpecifiedName() != "" {
 		var names []string
 		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-		if hint := didYouMean("--", closest(missing.GetSpecifiedName(), names)); hint != "" {
-			return usageError{fmt.Errorf("%w%s", err, hint)}
+		if hint := cmdutil.DidYouMean("--", cmdutil.Closest(missing.GetSpecifiedName(), names)); hint != "" {
+			return cmdutil.Usage(fmt.Errorf("%w%s", err, hint))
 		}
 	}
-	return usageError{err}
+	return cmdutil.Usage(err)
 }
 
 // withBoolHint wraps a command's argument check: a stray "true" or "false"
@@ -180,7 +112,7 @@ func withBoolHint(check cobra.PositionalArgs, raw []string) cobra.PositionalArgs
 		for i := 1; i < len(raw); i++ {
 			name, ok := strings.CutPrefix(raw[i-1], "--")
 			if f := cmd.Flags().Lookup(name); ok && raw[i] == args[0] && f != nil && f.Value.Type() == "bool" {
-				return usageError{fmt.Errorf("%w; a true/false flag takes its value after =, as in --%s=%s", err, name, args[0])}
+				return cmdutil.Usage(fmt.Errorf("%w; a true/false flag takes its value after =, as in --%s=%s", err, name, args[0]))
 			}
 		}
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"outboxlab/cli/cmdutil"
 	"slices"
 	"strings"
 	"testing"
@@ -49,8 +50,8 @@ func TestMistakesGetTheRightHint(t *testing.T) {
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
 		code := Main(tt.args, &stdout, &stderr)
-		if code != ExitUsage {
-			t.Errorf("%q: exit %d, want %d", tt.args, code, ExitUsage)
+		if code != cmdutil.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", tt.args, code, cmdutil.ExitUsage)
 		}
 		if got := stderr.String(); !strings.Contains(got, tt.want) || strings.Count(got, "\n") != 1 {
 			t.Errorf("%q: stderr = %q, want one line containing %q", tt.args, got, tt.want)
@@ -77,7 +78,7 @@ func TestClosest(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		if got := closest(tt.typed, names); !slices.Equal(got, tt.want) {
+		if got := cmdutil.Closest(tt.typed, names); !slices.Equal(got, tt.want) {
 			t.Errorf("closest(%q) = %q, want %q", tt.typed, got, tt.want)
 		}
 	}

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"outboxlab/cli/cmdutil"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestNoCommandQueriesTheTerminal(t *testing.T) {
 		{[]string{"list"}, 0, session16AfterName},
 		{[]string{"help"}, 0, "Usage:"},
 		{[]string{session16AfterName, "--no-report"}, 0, "VERDICT: "},
-		{[]string{"retry-with-dead-letter", "--dead-letter=false", "--no-report"}, ExitChecksFailed, "FAIL"},
+		{[]string{"retry-with-dead-letter", "--dead-letter=false", "--no-report"}, cmdutil.ExitChecksFailed, "FAIL"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -80,7 +81,7 @@ func TestTerminalQueryPattern(t *testing.T) {
 			t.Errorf("%q is a query the pattern misses", q)
 		}
 	}
-	says := []string{ansiBold, ansiReset, ansiReverse, ansiItalic, ansiRed, altScreenOn, altScreenOff,
+	says := []string{cmdutil.AnsiBold, cmdutil.AnsiReset, cmdutil.AnsiReverse, cmdutil.AnsiItalic, cmdutil.AnsiRed, altScreenOn, altScreenOff,
 		"\x1b[H", "\x1b[2K", "\x1b[J", "\x1b[K", "\x1b[?2004h", "\x1b]8;;https://x\x1b\\", "\x1b[1;5C"}
 	for _, s := range says {
 		if terminalQuery.MatchString("text" + s + "text") {

@@ -7,11 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 )
 
 // errNotVerified is returned by verify when a report does not verify: exit 1.
-var errNotVerified = fmt.Errorf("reports do not verify: %w", ErrChecksFailed)
+var errNotVerified = fmt.Errorf("reports do not verify: %w", cmdutil.ErrChecksFailed)
 
 func newVerifyCmd() *cobra.Command {
 	var worker bool
@@ -44,11 +45,11 @@ not happen.`,
 			}
 			switch {
 			case len(reports) == 0:
-				return usagef("verify takes one or more report files")
+				return cmdutil.Usagef("verify takes one or more report files")
 			case worker && len(command) == 0:
-				return usagef("--worker needs the worker's command after --: outboxlab verify REPORT --worker -- CMD")
+				return cmdutil.Usagef("--worker needs the worker's command after --: outboxlab verify REPORT --worker -- CMD")
 			case !worker && len(command) > 0:
-				return usagef("a command after -- is the worker of a grade report: give --worker too")
+				return cmdutil.Usagef("a command after -- is the worker of a grade report: give --worker too")
 			}
 			docs := make([]report.Doc, len(reports))
 			for i, path := range reports {
@@ -73,9 +74,9 @@ not happen.`,
 				}
 				text := "          " + runName(doc) + "\n"
 				if !v.Verified {
-					text += "          " + forLayout(cmd, show(v.Reason)) + "\n"
+					text += "          " + cmdutil.ForLayout(cmd, cmdutil.Show(v.Reason)) + "\n"
 				}
-				io.WriteString(w, word+show(reports[i])+"\n"+fitLines(text))
+				io.WriteString(w, word+cmdutil.Show(reports[i])+"\n"+cmdutil.FitLines(text))
 			}
 			if failed > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "outboxlab: %d of %s %s not verify\n", failed, report.Plural(len(docs), "report"),
@@ -100,5 +101,5 @@ func runName(doc report.Doc) string {
 	for _, p := range report.NonDefault(r.Params) {
 		words = append(words, p.String())
 	}
-	return show(strings.Join(words, " "))
+	return cmdutil.Show(strings.Join(words, " "))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 	"outboxlab/scenarios/scenariotest"
@@ -76,7 +77,7 @@ func TestOutputWidth80And100(t *testing.T) {
 
 			dir := t.TempDir()
 			narrow, code := runAt(t, 80, append([]string{s.Name, "--report-dir", dir}, s.GoldenArgs...)...)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("exit %d at 80 columns:\n%s", code, narrow)
 			}
 			scenariotest.FitsIn(t, s.Name+" at 80 columns", narrow, 80)
@@ -119,7 +120,7 @@ func TestOutputWidth80And100(t *testing.T) {
 		runDir := t.TempDir()
 		t.Setenv("TMPDIR", runDir)
 		out, code := runCLI(t, "session-16-retry-with-dead-letter", "--no-report", "--keep-db")
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
 		dbs, _ := filepath.Glob(filepath.Join(runDir, "*", "outbox.db"))
@@ -127,7 +128,7 @@ func TestOutputWidth80And100(t *testing.T) {
 			t.Fatalf("found %d kept databases under %s, want 1:\n%s", len(dbs), runDir, out)
 		}
 		out, code = runCLI(t, "inspect", "--db", dbs[0])
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("inspect exit %d:\n%s", code, out)
 		}
 		requireFits(t, "inspect", out)
@@ -135,7 +136,7 @@ func TestOutputWidth80And100(t *testing.T) {
 	t.Run("compare and index", func(t *testing.T) {
 		dir := t.TempDir()
 		for _, args := range [][]string{{}, {"--max-attempts", "5", "--payments", "9"}} {
-			if out, code := runCLI(t, append([]string{"session-16-retry-with-dead-letter", "--report-dir", dir}, args...)...); code != ExitOK {
+			if out, code := runCLI(t, append([]string{"session-16-retry-with-dead-letter", "--report-dir", dir}, args...)...); code != cmdutil.ExitOK {
 				t.Fatalf("exit %d:\n%s", code, out)
 			}
 		}
@@ -145,13 +146,13 @@ func TestOutputWidth80And100(t *testing.T) {
 		}
 		for _, flags := range [][]string{{}, {"--checks"}, {"--metrics"}} {
 			out, code := runCLI(t, append(append([]string{"compare"}, flags...), reports[0], reports[1])...)
-			if code != ExitChecksFailed {
+			if code != cmdutil.ExitChecksFailed {
 				t.Fatalf("compare %v: exit %d, want 1 (the runs differ):\n%s", flags, code, out)
 			}
 			requireFits(t, "compare "+strings.Join(flags, " "), out)
 		}
 		out, code := runCLI(t, "index", "--report-dir", dir)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("index: exit %d:\n%s", code, out)
 		}
 		requireFits(t, "index", out)
@@ -161,7 +162,7 @@ func TestOutputWidth80And100(t *testing.T) {
 			t.Skip("runs every scenario again")
 		}
 		out, code := runAt(t, 80, "all", "--no-report")
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
 		scenariotest.FitsIn(t, "all at 80 columns", out, 80)
@@ -203,7 +204,7 @@ func TestGoldenBodyWithBrief(t *testing.T) {
 func TestStopAfterFollowsTheWidth(t *testing.T) {
 	for _, width := range []int{80, 100} {
 		out, code := runAt(t, width, "session-16-retry-with-dead-letter", "--stop-after", "3", "--no-report")
-		if code != ExitOK || !strings.Contains(out, "stopped after event 3 ") {
+		if code != cmdutil.ExitOK || !strings.Contains(out, "stopped after event 3 ") {
 			t.Fatalf("--stop-after 3 at %d columns: exit %d\n%s", width, code, out)
 		}
 		_, stopped, _ := strings.Cut(out, "stopped after event")

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"bytes"
@@ -20,9 +20,9 @@ import (
 	"outboxlab/core/sqlitedb"
 )
 
-// maxReportSize is the most compare reads of a report: the largest report
+// MaxReportSize is the most compare reads of a report: the largest report
 // the lab writes is well under a megabyte.
-const maxReportSize = 64 << 20
+const MaxReportSize = 64 << 20
 
 // The commands that read a file the user names (compare a report, inspect a
 // database) look at it before they open it, and answer alike:
@@ -40,25 +40,25 @@ const maxReportSize = 64 << 20
 func statRegular(noun, path string) (fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fileError(noun, path, err)
+		return nil, FileError(noun, path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, usagef("%s is %s, not a regular file", path, fileKind(fi.Mode()))
+		return nil, Usagef("%s is %s, not a regular file", path, fileKind(fi.Mode()))
 	}
 	return fi, nil
 }
 
-// fileError is the error to exit with when the noun at path could not be
+// FileError is the error to exit with when the noun at path could not be
 // looked at, opened or read.
-func fileError(noun, path string, err error) error {
+func FileError(noun, path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return usagef("cannot read %s %s: %v", noun, path, err)
+		return Usagef("cannot read %s %s: %v", noun, path, err)
 	}
-	return cannotRun(fmt.Errorf("cannot read %s %s: %w", noun, path, err))
+	return CannotRun(fmt.Errorf("cannot read %s %s: %w", noun, path, err))
 }
 
 func fileKind(m fs.FileMode) string {
@@ -78,10 +78,10 @@ func fileKind(m fs.FileMode) string {
 	}
 }
 
-// readReport reads the report at path, a regular file, refusing it when it
+// ReadReport reads the report at path, a regular file, refusing it when it
 // holds more than limit bytes: by its size before reading, and while reading,
 // since a file can grow and some (in /proc) say they are empty.
-func readReport(ctx context.Context, path string, limit int64) (string, error) {
+func ReadReport(ctx context.Context, path string, limit int64) (string, error) {
 	fi, err := statRegular("report", path)
 	if err != nil {
 		return "", err
@@ -93,23 +93,23 @@ func readReport(ctx context.Context, path string, limit int64) (string, error) {
 	// would still return at once, and the check below refuse it.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", fileError("report", path, err)
+		return "", FileError("report", path, err)
 	}
 	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
-		return "", fileError("report", path, err)
+		return "", FileError("report", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", usagef("%s is %s, not a regular file", path, fileKind(fi.Mode()))
+		return "", Usagef("%s is %s, not a regular file", path, fileKind(fi.Mode()))
 	}
 	var buf bytes.Buffer
 	buf.Grow(int(min(fi.Size(), limit)) + 512)
 	_, err = buf.ReadFrom(io.LimitReader(ctxReader{ctx, f}, limit+1))
 	switch {
 	case ctx.Err() != nil:
-		return "", cannotRun(errors.New("compare interrupted"))
+		return "", CannotRun(errors.New("compare interrupted"))
 	case err != nil:
-		return "", fileError("report", path, err)
+		return "", FileError("report", path, err)
 	case int64(buf.Len()) > limit:
 		return "", tooLarge(path, limit)
 	}
@@ -118,11 +118,11 @@ func readReport(ctx context.Context, path string, limit int64) (string, error) {
 }
 
 func tooLarge(path string, limit int64) error {
-	return usagef("%s is larger than %s, the most a report can be", path, byteSize(limit))
+	return Usagef("%s is larger than %s, the most a report can be", path, ByteSize(limit))
 }
 
-// byteSize says n in the largest binary unit that divides it.
-func byteSize(n int64) string {
+// ByteSize says n in the largest binary unit that divides it.
+func ByteSize(n int64) string {
 	for _, u := range []struct {
 		name string
 		size int64
@@ -147,8 +147,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// openLab opens path read-only, or says why it cannot.
-func openLab(ctx context.Context, path string) (*sql.DB, error) {
+// OpenLab opens path read-only, or says why it cannot.
+func OpenLab(ctx context.Context, path string) (*sql.DB, error) {
 	if _, err := statRegular("database", path); err != nil {
 		return nil, err
 	}
@@ -157,30 +157,30 @@ func openLab(ctx context.Context, path string) (*sql.DB, error) {
 	case err == nil:
 		return db, nil
 	case errors.Is(err, sqlitedb.ErrNotSQLite):
-		return nil, usagef("%s is not an outboxlab database (keep one with --keep-db)", path)
+		return nil, Usagef("%s is not an outboxlab database (keep one with --keep-db)", path)
 	case errors.Is(err, sqlitedb.ErrNotRegular):
-		return nil, usagef("%s is not a regular file", path)
+		return nil, Usagef("%s is not a regular file", path)
 	case errors.Is(err, sqlitedb.ErrWALWithoutIndex):
-		return nil, cannotRun(fmt.Errorf("cannot read %s without changing it: %w", path, sqlitedb.ErrWALWithoutIndex))
+		return nil, CannotRun(fmt.Errorf("cannot read %s without changing it: %w", path, sqlitedb.ErrWALWithoutIndex))
 	}
-	return nil, readError(ctx, path, err)
+	return nil, ReadError(ctx, path, err)
 }
 
-// readError is the error to exit with when reading path failed with err.
-func readError(ctx context.Context, path string, err error) error {
+// ReadError is the error to exit with when reading path failed with err.
+func ReadError(ctx context.Context, path string, err error) error {
 	var pe *fs.PathError
 	switch {
 	case ctx.Err() != nil:
-		return cannotRun(errors.New("inspect interrupted"))
+		return CannotRun(errors.New("inspect interrupted"))
 	case sqlitedb.IsBusy(err):
-		return cannotRun(fmt.Errorf("%s is locked by another process; try again when it is done", path))
+		return CannotRun(fmt.Errorf("%s is locked by another process; try again when it is done", path))
 	case sqlitedb.IsCorrupt(err):
 		// A damaged file is bad input, as one that is not a database (docs/CONTRACT.md).
-		return usagef("%s is not a sound SQLite database (it is damaged: %s)", path, sqliteReason(err))
+		return Usagef("%s is not a sound SQLite database (it is damaged: %s)", path, sqliteReason(err))
 	case errors.As(err, &pe):
-		return fileError("database", path, err)
+		return FileError("database", path, err)
 	}
-	return cannotRun(fmt.Errorf("read %s: %w", path, err))
+	return CannotRun(fmt.Errorf("read %s: %w", path, err))
 }
 
 // sqliteReason is SQLite's words for err without its code ("database disk
@@ -196,12 +196,12 @@ func sqliteReason(err error) string {
 // sqliteCode is the result code modernc.org/sqlite ends its messages with.
 var sqliteCode = regexp.MustCompile(`\s*\(\d+\)\s*$`)
 
-// show makes text read from a file safe to print on a terminal: a control
+// Show makes text read from a file safe to print on a terminal: a control
 // character (C0, DEL, C1), a byte that is not UTF-8 (0x9b starts an escape
 // sequence on some terminals), a bidi control that reorders what follows and
 // a line or paragraph separator are shown as Go escapes (\x1b, \n, \u202e).
-func show(s string) string {
-	if strings.IndexFunc(s, unsafeRune) < 0 {
+func Show(s string) string {
+	if strings.IndexFunc(s, UnsafeRune) < 0 {
 		return s
 	}
 	var b strings.Builder
@@ -210,7 +210,7 @@ func show(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeRune(r):
+		case UnsafeRune(r):
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:
@@ -221,27 +221,30 @@ func show(s string) string {
 	return b.String()
 }
 
-// unsafeRune reports whether r would act on a terminal instead of showing;
+// UnsafeRune reports whether r would act on a terminal instead of showing;
 // IndexFunc passes utf8.RuneError for a byte that is not UTF-8.
-func unsafeRune(r rune) bool {
+func UnsafeRune(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) ||
 		r == '\u2028' || r == '\u2029' || r == utf8.RuneError
 }
 
-// cell is s as a table cell: shown safe, and cut to cellWidth columns with
+// Cell is s as a table cell: shown safe, and cut to cellWidth columns with
 // "…" unless wide.
-func cell(s string, wide bool) string {
-	s = show(s)
-	if wide || report.Width(s) <= cellWidth {
+func Cell(s string, wide bool) string {
+	s = Show(s)
+	if wide || report.Width(s) <= CellWidth {
 		return s
 	}
 	w := 0
 	for i, r := range s {
 		rw := report.Width(string(r))
-		if w+rw > cellWidth-1 {
+		if w+rw > CellWidth-1 {
 			return s[:i] + "…"
 		}
 		w += rw
 	}
 	return s
 }
+
+// CellWidth is the widest a cell prints without --wide, in display columns.
+const CellWidth = 40

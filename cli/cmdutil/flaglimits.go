@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"fmt"
@@ -20,11 +20,11 @@ import (
 // --help for a flag the declaration did not, so they never disagree.
 const (
 	maxPathLength = 1024 // --report-dir, class's --reference, --csv and --junit, --keep-db-at
-	maxURLLength  = 2048 // --database, inspect --db (a URL, or a SQLite path)
+	MaxURLLength  = 2048 // --database, inspect --db (a URL, or a SQLite path)
 )
 
-// maxLength is the longest value of f (each item, for a list).
-func maxLength(f *pflag.Flag) int {
+// MaxLength is the longest value of f (each item, for a list).
+func MaxLength(f *pflag.Flag) int {
 	if n, ok := scenarios.MaxLength(f); ok {
 		return n
 	}
@@ -32,15 +32,15 @@ func maxLength(f *pflag.Flag) int {
 	case "report-dir", "reference", "csv", "junit", "keep-db-at":
 		return maxPathLength
 	case "database", "db":
-		return maxURLLength
+		return MaxURLLength
 	case "where": // inspect --where: an expression, a sentence long
 		return scenarios.TextLength
 	}
 	return scenarios.WordLength
 }
 
-// isStringFlag reports whether f takes free text (a string, or a list of them).
-func isStringFlag(f *pflag.Flag) bool {
+// IsStringFlag reports whether f takes free text (a string, or a list of them).
+func IsStringFlag(f *pflag.Flag) bool {
 	switch f.Value.Type() {
 	case "string", "stringSlice", "stringArray":
 		return true
@@ -48,36 +48,36 @@ func isStringFlag(f *pflag.Flag) bool {
 	return false
 }
 
-// checkStringFlags refuses a string flag value that holds a control
+// CheckStringFlags refuses a string flag value that holds a control
 // character (ESC, a line break, ...: it could forge report lines or reach
 // the terminal raw) or is longer than its maximum (maxLength). Every string
 // flag of every command goes through it, before the command runs.
-func checkStringFlags(fs *pflag.FlagSet) error {
+func CheckStringFlags(fs *pflag.FlagSet) error {
 	var bad error
 	fs.Visit(func(f *pflag.Flag) {
 		if bad != nil {
 			return
 		}
-		if i := strings.IndexFunc(f.Value.String(), unsafeRune); i >= 0 {
+		if i := strings.IndexFunc(f.Value.String(), UnsafeRune); i >= 0 {
 			r, _ := utf8.DecodeRuneInString(f.Value.String()[i:])
-			bad = usagef("--%s must not contain control characters (found %s)", f.Name, show(string(r)))
+			bad = Usagef("--%s must not contain control characters (found %s)", f.Name, Show(string(r)))
 			return
 		}
-		if !isStringFlag(f) {
+		if !IsStringFlag(f) {
 			return
 		}
 		values := []string{f.Value.String()}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			values = sv.GetSlice()
 		}
-		limit := maxLength(f)
+		limit := MaxLength(f)
 		for _, v := range values {
 			if n := utf8.RuneCountInString(v); n > limit {
 				what := "is"
 				if len(values) > 1 || f.Value.Type() != "string" {
 					what = "has an item"
 				}
-				bad = usagef("--%s %s %d characters long; at most %d are accepted", f.Name, what, n, limit)
+				bad = Usagef("--%s %s %d characters long; at most %d are accepted", f.Name, what, n, limit)
 				return
 			}
 		}
@@ -85,31 +85,31 @@ func checkStringFlags(fs *pflag.FlagSet) error {
 	return bad
 }
 
-// annotateStringFlags ends the --help line of every string flag of cmd and
+// AnnotateStringFlags ends the --help line of every string flag of cmd and
 // its subcommands with its maximum length, as a numeric flag's ends with its
 // range.
-func annotateStringFlags(cmd *cobra.Command) {
+func AnnotateStringFlags(cmd *cobra.Command) {
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if !isStringFlag(f) || strings.Contains(f.Usage, "characters]") {
+		if !IsStringFlag(f) || strings.Contains(f.Usage, "characters]") {
 			return
 		}
 		each := ""
 		if f.Value.Type() != "string" {
 			each = "each "
 		}
-		f.Usage += fmt.Sprintf(" [%sat most %d characters]", each, maxLength(f))
+		f.Usage += fmt.Sprintf(" [%sat most %d characters]", each, MaxLength(f))
 	})
 	for _, c := range cmd.Commands() {
-		annotateStringFlags(c)
+		AnnotateStringFlags(c)
 	}
 }
 
-// withStringLimits checks every string flag before a command's own rules
+// WithStringLimits checks every string flag before a command's own rules
 // for its arguments (cobra checks those first, before PersistentPreRunE),
 // so a value that is too long is named even when an argument is missing too.
-func withStringLimits(next cobra.PositionalArgs) cobra.PositionalArgs {
+func WithStringLimits(next cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := checkStringFlags(cmd.Flags()); err != nil {
+		if err := CheckStringFlags(cmd.Flags()); err != nil {
 			return err
 		}
 		return next(cmd, args)

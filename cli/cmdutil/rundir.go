@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"fmt"
@@ -13,34 +13,34 @@ import (
 // later run can remove what a killed run left behind.
 const (
 	runDirPrefix = "outboxlab-"
-	ownerFile    = ".outboxlab-owner"
+	OwnerFile    = ".outboxlab-owner"
 )
 
-// makeRunDir creates a private temporary directory for one run of scenario
+// MakeRunDir creates a private temporary directory for one run of scenario
 // and records this process as its owner.
-func makeRunDir(scenario string) (string, error) {
+func MakeRunDir(scenario string) (string, error) {
 	dir, err := os.MkdirTemp("", runDirPrefix+scenario+"-")
 	if err != nil {
 		return "", fmt.Errorf("create temporary directory: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(proc.Self().String()+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, OwnerFile), []byte(proc.Self().String()+"\n"), 0o600); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("create temporary directory: %w", err)
 	}
 	return dir, nil
 }
 
-// keepRunDir hands a run's directory to the user (--keep-db): without its
+// KeepRunDir hands a run's directory to the user (--keep-db): without its
 // owner file no later sweep removes it.
-func keepRunDir(dir string) { os.Remove(filepath.Join(dir, ownerFile)) }
+func KeepRunDir(dir string) { os.Remove(filepath.Join(dir, OwnerFile)) }
 
-// sweepRunDirs removes the temporary directories of lab runs whose process
+// SweepRunDirs removes the temporary directories of lab runs whose process
 // is gone (killed with SIGKILL, say, so it could not clean up). A directory
 // without an owner file is the user's (--keep-db) or not ours: it stays.
-func sweepRunDirs() (removed []string) {
+func SweepRunDirs() (removed []string) {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), runDirPrefix+"*"))
 	for _, dir := range dirs {
-		raw, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		raw, err := os.ReadFile(filepath.Join(dir, OwnerFile))
 		if err != nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 // The commands the terminal shows start as the user started the lab ("go run
 // .", "./outboxlab"; see internal/invocation), so that each runs as printed;
@@ -14,30 +14,30 @@ import (
 	"outboxlab/internal/invocation"
 )
 
-// invocationAnnotation holds, on the root command, how the user started the
+// InvocationAnnotation holds, on the root command, how the user started the
 // lab (RunAs): each run of the lab builds its own command tree (newRoot), so
 // it is that run's alone.
-const invocationAnnotation = "outboxlab-invocation"
+const InvocationAnnotation = "outboxlab-invocation"
 
 // invokedAs is how the user started the lab whose command c is, as shell
 // text; the lab's name when nobody said (tests, testscript).
 func invokedAs(c *cobra.Command) string {
-	if lab := c.Root().Annotations[invocationAnnotation]; lab != "" {
+	if lab := c.Root().Annotations[InvocationAnnotation]; lab != "" {
 		return lab
 	}
 	return invocation.Name
 }
 
-// printed is text as the terminal shows it: each of the lab's commands in it
+// Printed is text as the terminal shows it: each of the lab's commands in it
 // started as the user started the lab. For text laid out already, or on one
 // line (a message); text still to lay out takes forLayout.
-func printed(c *cobra.Command, text string) string {
-	return report.Unglue(forLayout(c, text))
+func Printed(c *cobra.Command, text string) string {
+	return report.Unglue(ForLayout(c, text))
 }
 
-// forLayout is printed's text with each command glued, for report.Fit,
+// ForLayout is printed's text with each command glued, for report.Fit,
 // report.View or report.Wrap to lay out without breaking one.
-func forLayout(c *cobra.Command, text string) string {
+func ForLayout(c *cobra.Command, text string) string {
 	return report.Commands(text, invokedAs(c), isLabCommand(c.Root()))
 }
 

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"context"
@@ -37,19 +37,19 @@ type interruptedError struct{ err error }
 func (e interruptedError) Error() string { return e.err.Error() }
 func (e interruptedError) Unwrap() error { return e.err }
 
-// interrupted is the error of an interrupted run; the text says what it had
+// Interrupted is the error of an interrupted run; the text says what it had
 // finished ("<scenario> interrupted; no report was written").
-func interrupted(format string, args ...any) error {
+func Interrupted(format string, args ...any) error {
 	return cannotRunError{interruptedError{fmt.Errorf(format, args...)}}
 }
 
-// afterInterrupt is the error a command ends with when a signal cancelled
+// AfterInterrupt is the error a command ends with when a signal cancelled
 // ctx: every interruption exits 3 (docs/CONTRACT.md). An error that already
 // says the command was interrupted, or could not run, stands; a command that
 // finished anyway (the signal came as it ended) says so; anything else (a
 // scenario that found the context gone and said only that) is told as an
 // interruption with it.
-func afterInterrupt(ctx context.Context, err error) error {
+func AfterInterrupt(ctx context.Context, err error) error {
 	var cr cannotRunError
 	switch {
 	case ctx.Err() == nil:
@@ -57,25 +57,28 @@ func afterInterrupt(ctx context.Context, err error) error {
 	case errors.As(err, &cr):
 		return err
 	case err == nil, errors.Is(err, ErrChecksFailed):
-		return interrupted("interrupted as the command finished; what it printed and wrote is complete")
+		return Interrupted("interrupted as the command finished; what it printed and wrote is complete")
 	case errors.Is(err, context.Canceled):
-		return interrupted("interrupted before anything was finished")
+		return Interrupted("interrupted before anything was finished")
 	}
-	return interrupted("interrupted; %v", err)
+	return Interrupted("interrupted; %v", err)
 }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+func Usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-func cannotRun(err error) error {
+// Usage marks err as a problem with what the user typed (exit 2).
+func Usage(err error) error { return usageError{err} }
+
+func CannotRun(err error) error {
 	if err == nil {
 		return nil
 	}
 	return cannotRunError{err}
 }
 
-// exitCode derives the process exit code from the error a command returned.
+// ExitCode derives the process exit code from the error a command returned.
 // Errors that cobra raises itself (unknown command, bad arguments) are usage errors.
-func exitCode(err error) int {
+func ExitCode(err error) int {
 	var cr cannotRunError
 	switch {
 	case err == nil:

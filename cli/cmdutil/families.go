@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 // Each family package registers its scenarios (and child entry points) in init.
 import (
@@ -13,16 +13,16 @@ import (
 	_ "outboxlab/scenarios/workers"
 )
 
-// familyScenarios is every scenario, or only family's when family is set
+// FamilyScenarios is every scenario, or only family's when family is set
 // (list --family and all --family): a name that is not a family is a usage
 // error naming the families there are.
-func familyScenarios(family string) ([]*scenarios.Scenario, error) {
+func FamilyScenarios(family string) ([]*scenarios.Scenario, error) {
 	list := scenarios.All()
 	if family == "" {
 		return list, nil
 	}
 	if !slices.Contains(scenarios.Families(), family) {
-		return nil, usagef("--family %q is not a family (have: %s)", family, strings.Join(scenarios.Families(), ", "))
+		return nil, Usagef("--family %q is not a family (have: %s)", family, strings.Join(scenarios.Families(), ", "))
 	}
 	return slices.DeleteFunc(list, func(s *scenarios.Scenario) bool { return s.Family != family }), nil
 }
