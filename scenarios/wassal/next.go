@@ -8,11 +8,12 @@ import (
 // The course sections the Days follow: the Wassal series on DEV Community
 // (see the README's sources), whose Day 16 article is numbered by section.
 const (
-	day13Course = "Wassal Day 13: pending work that survives a restart, and the reconciler that asks again"
-	day14Course = "Wassal Day 14: the transactional outbox, the payment and its message in one commit"
-	day15Course = "Wassal Day 15: leasing the outbox, and the fencing token that refuses a late worker"
-	day17Course = "Wassal Day 17: redriving dead letters, blind or audited and in batches"
-	day18Course = "the lab's Day 18, beyond the course text: the hosted worker renews its lease"
+	day13Course    = "Wassal Day 13: pending work that survives a restart, and the reconciler that asks again"
+	day14Course    = "Wassal Day 14: the transactional outbox, the payment and its message in one commit"
+	day15Course    = "Wassal Day 15: leasing the outbox, and the fencing token that refuses a late worker"
+	day17Course    = "Wassal Day 17: redriving dead letters, blind or audited and in batches"
+	day18Course    = "the lab's Day 18, beyond the course text: the hosted worker renews its lease"
+	shutdownCourse = "the lab's Day 18, beyond the course text: the hosted worker drains when it is stopped"
 )
 
 func init() {
@@ -44,6 +45,10 @@ func init() {
 			Shows: "no fencing token: the late completion overwrites the retry's and notifies again", Course: day18Course},
 		session18After: {Try: []string{"--fencing=false"}, Verdict: report.VerdictFail,
 			Shows: "no fencing token: the hung worker's late completion overwrites the retry's", Course: day18Course},
+		shutdownBefore: {Try: []string{"--stop-at", "30s"}, Verdict: report.VerdictReproduced,
+			Shows: "a later stop: PAY-001 has finished, the two still running are stranded", Course: shutdownCourse},
+		shutdownAfter: {Try: []string{"--count-release"}, Verdict: report.VerdictFail,
+			Shows: "the release counts the attempt (River before PR #1290): a deploy spends attempts", Course: shutdownCourse},
 	})
 }
 
