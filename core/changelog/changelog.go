@@ -20,6 +20,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -88,6 +89,10 @@ type Recorder struct {
 	watched   map[string]*watch
 	stopAfter int // 0: never
 	err       error
+
+	childFiles []string  // where children of the run record (ForChild), removed by Close
+	sink       io.Writer // in a child process: where each event goes (ChildFlags.Open)
+	onStop     func()    // in a child process: ends it at the run's last event
 }
 
 // New returns a recorder that stops the run after its stopAfter-th event
@@ -161,10 +166,16 @@ func (r *Recorder) event(ctx context.Context, design string, at time.Time, text 
 	if err != nil {
 		return r.fail(design, err)
 	}
-	r.log.Steps = append(r.log.Steps, Step{N: len(r.log.Steps) + 1, Design: design, At: clock.ISO(at), Text: text,
-		Changes: diff(w.last, tables)})
+	step := Step{N: len(r.log.Steps) + 1, Design: design, At: clock.ISO(at), Text: text, Changes: diff(w.last, tables)}
+	r.log.Steps = append(r.log.Steps, step)
 	w.last = tables
+	if err := r.emit(step); err != nil {
+		return r.fail(design, err)
+	}
 	if r.stopAfter > 0 && len(r.log.Steps) >= r.stopAfter {
+		if r.onStop != nil {
+			r.onStop()
+		}
 		return ErrStopped
 	}
 	return nil
@@ -202,7 +213,7 @@ func (r *Recorder) Close() error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var err error
+	err := r.removeChildFiles()
 	for _, w := range r.watched {
 		if w.db != nil {
 			w.closeStmts()

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/core/changelog"
+	"outboxlab/core/child"
 	"outboxlab/core/clock"
 	"outboxlab/core/dialect"
 	"outboxlab/core/outbox"
@@ -245,34 +247,44 @@ func confirmVia(p statusChecker) worker.Handler {
 // its parent names in -day (Day; the full schema without it). When it
 // cannot, it has said why on stderr (for bad flags, the flag package has)
 // and ok is false: the child exits childFailed.
-func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *dialect.Database, times ...*string) (*outbox.Store, []time.Time, bool) {
+//
+// The context it returns records the child's events in the run's change
+// log when the parent asked for it (changelog.ForChild): the child calls
+// changelog.Event after each event, as a drive in the lab's process does.
+func openChild(ctx context.Context, fs *flag.FlagSet, args []string, db *dialect.Database, times ...*string) (context.Context, *outbox.Store, []time.Time, bool) {
 	fs.SetOutput(os.Stderr)
 	day := fs.Int("day", 0, "the course Day whose store the parent opened (13 to 17; 0: the full schema)")
+	logged := changelog.BindChild(fs)
 	if err := fs.Parse(args); err != nil {
-		return nil, nil, false
+		return ctx, nil, nil, false
 	}
 	at := make([]time.Time, len(times))
 	for i, iso := range times {
 		var err error
 		if at[i], err = time.Parse(clock.ISOLayout, *iso); err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			return nil, nil, false
+			return ctx, nil, nil, false
 		}
 	}
 	design := outbox.Full
 	if *day != 0 {
 		if *day < 13 || *day > 17 {
 			fmt.Fprintf(os.Stderr, "-day %d: the Days with a store are 13 to 17\n", *day)
-			return nil, nil, false
+			return ctx, nil, nil, false
 		}
 		design = Day(*day)
 	}
 	store, err := design.OpenExisting(ctx, *db)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return nil, nil, false
+		return ctx, nil, nil, false
 	}
-	return store, at, true
+	if ctx, err = logged.Open(ctx, *db, child.Die); err != nil {
+		store.Close()
+		fmt.Fprintln(os.Stderr, err)
+		return ctx, nil, nil, false
+	}
+	return ctx, store, at, true
 }
 
 // childFailed is the exit code of a child process that could not do its work.

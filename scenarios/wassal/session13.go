@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/core/changelog"
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
 	"outboxlab/core/dialect"
@@ -176,12 +177,22 @@ func (o *session13Options) drive(ctx context.Context, database dialect.Database,
 	} else {
 		run.windowEnd = requestTime(o.Payments).Add(o.Observe)
 	}
-	exit, err := child.Run(ctx, session13Child, "-db", database.String(), "-provider", srv.URL,
-		"-durable="+strconv.FormatBool(durable), "-life", "1", "-first", "1", "-last", strconv.Itoa(last),
+	if err := changelog.Seeded(ctx, clock.Start); err != nil {
+		return nil, err
+	}
+	logged, err := changelog.ForChild(ctx) // life 1 writes its rows itself: it records its own events
+	if err != nil {
+		return nil, err
+	}
+	exit, err := child.Run(ctx, session13Child, append([]string{"-db", database.String(), "-provider", srv.URL,
+		"-durable=" + strconv.FormatBool(durable), "-life", "1", "-first", "1", "-last", strconv.Itoa(last),
 		"-crash-after", o.CrashAfter, "-recheck-after", o.RecheckAfter.String(),
-		"-reconcile="+strconv.FormatBool(o.Reconciler), "-window-end", clock.ISO(run.windowEnd))
+		"-reconcile=" + strconv.FormatBool(o.Reconciler), "-window-end", clock.ISO(run.windowEnd)}, logged.Args()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("run service life 1: %w", err)
+	}
+	if err := logged.Merge(ctx, requestTime(last)); err != nil {
+		return nil, err
 	}
 	run.lines = outputLines(exit.Output)
 	switch {
@@ -222,12 +233,13 @@ func (o *session13Options) restart(ctx context.Context, run *session13Run, store
 			}
 		}
 	}
-	run.lines = append(run.lines, eventLine(run.restartAt, "", "RESTART: life 2 starts with fresh memory and fresh connections"))
 	text := fmt.Sprintf("on disk: %s PendingConfirmation; nothing tells life 2 to ask", keysText(run.pendingAtCrash))
 	if run.durable {
 		text = "re-check rows waiting on disk (Rechecks): " + countWith(run.rowsAtCrash)
 	}
-	run.lines = append(run.lines, eventLine(run.restartAt, "", text))
+	if err := run.tell(ctx, run.restartAt, "RESTART: life 2 starts with fresh memory and fresh connections", text); err != nil {
+		return err
+	}
 
 	var out strings.Builder
 	svc := &session13Service{durable: run.durable, life: 2, store: store, provider: provider.NewClient(url),
@@ -258,11 +270,22 @@ func (o *session13Options) finish(ctx context.Context, run *session13Run, store 
 		checks += callsAfter(run.ledger.Calls, provider.OpStatusCheck, k, run.restartAt)
 	}
 	pending := pendingKeys(run.ledger.Payments)
-	run.lines = append(run.lines, eventLine(run.windowEnd, "", fmt.Sprintf("observation ends: %s still PendingConfirmation (%s)",
-		report.Plural(len(pending), "payment"), keysText(pending))))
+	texts := []string{fmt.Sprintf("observation ends: %s still PendingConfirmation (%s)", report.Plural(len(pending), "payment"), keysText(pending))}
 	if run.crashed {
-		run.lines = append(run.lines, eventLine(run.windowEnd, "", fmt.Sprintf(
-			"status checks since the restart for the payments pending at the crash: %d", checks)))
+		texts = append(texts, fmt.Sprintf("status checks since the restart for the payments pending at the crash: %d", checks))
+	}
+	return run.tell(ctx, run.windowEnd, texts...)
+}
+
+// tell adds the lab's own lines at to the timeline, and each to the change
+// log as an event.
+func (run *session13Run) tell(ctx context.Context, at time.Time, texts ...string) error {
+	for _, t := range texts {
+		line := eventLine(at, "", t)
+		run.lines = append(run.lines, line)
+		if err := changelog.Event(ctx, at, line); err != nil {
+			return err
+		}
 	}
 	return nil
 }

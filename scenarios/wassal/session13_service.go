@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"outboxlab/core/changelog"
 	"outboxlab/core/child"
 	"outboxlab/core/claim"
 	"outboxlab/core/clock"
@@ -60,8 +61,12 @@ func (s *session13Service) serve(ctx context.Context, first, last int, crashAfte
 		}
 		if PaymentKey(i) == crashAfter {
 			now := s.clock.Now()
-			s.say(eventLine(now, "", fmt.Sprintf("CRASH: life %d is killed (SIGKILL) right after %s's request", s.life, crashAfter)))
-			s.say(eventLine(now, "", s.lostText()))
+			if err := s.say(ctx, eventLine(now, "", fmt.Sprintf("CRASH: life %d is killed (SIGKILL) right after %s's request", s.life, crashAfter))); err != nil {
+				return err
+			}
+			if err := s.say(ctx, eventLine(now, "", s.lostText())); err != nil {
+				return err
+			}
 			return errCrash
 		}
 	}
@@ -71,7 +76,13 @@ func (s *session13Service) serve(ctx context.Context, first, last int, crashAfte
 	return s.recheckUntil(ctx, windowEnd)
 }
 
-func (s *session13Service) say(line string) { fmt.Fprintln(s.out, line) }
+// say tells one event of the timeline, after its writes: on the service's
+// output, and to the run's change log with the rows it changed (in the
+// child, the child's recorder: see changelog.ForChild).
+func (s *session13Service) say(ctx context.Context, line string) error {
+	fmt.Fprintln(s.out, line)
+	return changelog.Event(ctx, s.clock.Now(), line)
+}
 
 // lostText says what the crash took with it.
 func (s *session13Service) lostText() string {
@@ -109,18 +120,26 @@ func (s *session13Service) handle(ctx context.Context, i int) error {
 		if recheckID, err = writeRecheck(ctx, s.store, key, now, due); err != nil {
 			return err
 		}
-		s.say(eventLine(now, key, fmt.Sprintf("payment written; re-check row (due %s) written separately", clock.Stamp(due))))
+		if err := s.say(ctx, eventLine(now, key, fmt.Sprintf("payment written; re-check row (due %s) written separately", clock.Stamp(due)))); err != nil {
+			return err
+		}
 	}
 
 	a, err := s.provider.Charge(ctx, key, amountCents(i), now)
 	if errors.Is(err, provider.ErrTimeout) {
 		if s.durable {
-			s.say(eventLine(now, key, "charge TIMED OUT → outcome unknown: the re-check row stays on disk"))
+			if err := s.say(ctx, eventLine(now, key, "charge TIMED OUT → outcome unknown: the re-check row stays on disk")); err != nil {
+				return err
+			}
 			return nil
 		}
 		s.memory = append(s.memory, reminder{key: key, due: due})
-		s.say(eventLine(now, key, "payment written → charge TIMED OUT → outcome unknown"))
-		s.say(eventLine(now, key, fmt.Sprintf("re-check due %s kept in process memory only", clock.Stamp(due))))
+		if err := s.say(ctx, eventLine(now, key, "payment written → charge TIMED OUT → outcome unknown")); err != nil {
+			return err
+		}
+		if err := s.say(ctx, eventLine(now, key, fmt.Sprintf("re-check due %s kept in process memory only", clock.Stamp(due)))); err != nil {
+			return err
+		}
 		return nil
 	}
 	if err != nil {
@@ -135,13 +154,17 @@ func (s *session13Service) handle(ctx context.Context, i int) error {
 		return err
 	}
 	if !s.durable {
-		s.say(eventLine(now, key, "payment written → charge → "+phrase))
+		if err := s.say(ctx, eventLine(now, key, "payment written → charge → "+phrase)); err != nil {
+			return err
+		}
 		return nil
 	}
 	if err := closeRecheck(ctx, s.store, recheckID, now, false); err != nil {
 		return err
 	}
-	s.say(eventLine(now, key, "charge → "+phrase+", then re-check row closed"))
+	if err := s.say(ctx, eventLine(now, key, "charge → "+phrase+", then re-check row closed")); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -159,7 +182,9 @@ func (s *session13Service) recheckUntil(ctx context.Context, windowEnd time.Time
 		a, err := s.provider.CheckStatus(ctx, r.key, now)
 		if err != nil {
 			s.memory = append(s.memory, reminder{key: r.key, due: now.Add(s.recheck)})
-			s.say(eventLine(now, r.key, fmt.Sprintf("in-memory re-check → status check FAILED → asked again in %s", s.recheck)))
+			if err := s.say(ctx, eventLine(now, r.key, fmt.Sprintf("in-memory re-check → status check FAILED → asked again in %s", s.recheck))); err != nil {
+				return err
+			}
 			continue
 		}
 		status, phrase := resolution(a)
@@ -170,7 +195,9 @@ func (s *session13Service) recheckUntil(ctx context.Context, windowEnd time.Time
 		if err != nil {
 			return err
 		}
-		s.say(eventLine(now, r.key, "in-memory re-check → status check → "+phrase))
+		if err := s.say(ctx, eventLine(now, r.key, "in-memory re-check → status check → "+phrase)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -199,11 +226,15 @@ func (s *session13Service) reconcileUntil(ctx context.Context, windowEnd time.Ti
 		}
 		wake := r.due.Add(claim.WakeupSlack)
 		if wake.After(windowEnd) {
-			s.say(eventLine(s.clock.Now(), "", fmt.Sprintf("reconciler: nothing due; next re-check due %s, after the watch", clock.Stamp(r.due))))
+			if err := s.say(ctx, eventLine(s.clock.Now(), "", fmt.Sprintf("reconciler: nothing due; next re-check due %s, after the watch", clock.Stamp(r.due)))); err != nil {
+				return err
+			}
 			return nil
 		}
 		if now := s.clock.Now(); wake.After(now) {
-			s.say(eventLine(now, "", fmt.Sprintf("reconciler: nothing due → clock advances to %s (row due + 1 ms)", clock.Stamp(wake))))
+			if err := s.say(ctx, eventLine(now, "", fmt.Sprintf("reconciler: nothing due → clock advances to %s (row due + 1 ms)", clock.Stamp(wake)))); err != nil {
+				return err
+			}
 			s.clock.AdvanceTo(wake)
 		}
 		if err := s.checkStatus(ctx, r); err != nil {
@@ -218,7 +249,9 @@ func (s *session13Service) checkStatus(ctx context.Context, r recheckRow) error 
 	a, err := s.provider.CheckStatus(ctx, r.key, now)
 	if err != nil {
 		due := now.Add(s.recheck)
-		s.say(eventLine(now, r.key, fmt.Sprintf("re-check row %d → status check FAILED → due again %s", r.id, clock.Stamp(due))))
+		if err := s.say(ctx, eventLine(now, r.key, fmt.Sprintf("re-check row %d → status check FAILED → due again %s", r.id, clock.Stamp(due)))); err != nil {
+			return err
+		}
 		return postponeRecheck(ctx, s.store, r.id, due)
 	}
 	status, phrase := resolution(a)
@@ -232,7 +265,9 @@ func (s *session13Service) checkStatus(ctx context.Context, r recheckRow) error 
 	if err := closeRecheck(ctx, s.store, r.id, now, true); err != nil {
 		return err
 	}
-	s.say(eventLine(now, r.key, fmt.Sprintf("re-check row %d → status check → %s, row Done", r.id, phrase)))
+	if err := s.say(ctx, eventLine(now, r.key, fmt.Sprintf("re-check row %d → status check → %s, row Done", r.id, phrase))); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -252,7 +287,7 @@ func runSession13Child(ctx context.Context, args []string, stdout io.Writer) int
 	reconcile := fs.Bool("reconcile", true, "run the reconciler")
 	start := fs.String("start", clock.ISO(clock.Start), "scenario time at the start")
 	windowEnd := fs.String("window-end", "", "end of the observation window")
-	store, at, ok := openChild(ctx, fs, args, &db, start, windowEnd)
+	ctx, store, at, ok := openChild(ctx, fs, args, &db, start, windowEnd)
 	if !ok {
 		return childFailed
 	}

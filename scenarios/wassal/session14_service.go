@@ -132,7 +132,7 @@ func runSession14Child(ctx context.Context, args []string, stdout io.Writer) int
 	last := fs.Int("last", 1, "last request")
 	crashAt := fs.String("crash-at", "", "die between the two writes of this key's request")
 	start := fs.String("start", clock.ISO(clock.Start), "scenario time at the start")
-	store, at, ok := openChild(ctx, fs, args, &db, start)
+	ctx, store, at, ok := openChild(ctx, fs, args, &db, start)
 	if !ok {
 		return childFailed
 	}

@@ -21,7 +21,7 @@ func (d *day15) stall(ctx context.Context) error {
 	}
 	if len(claims) == 0 {
 		d.say(now, "", "worker-a polls again: nothing to claim")
-		return nil
+		return d.flush(ctx)
 	}
 	d.took(d.a, claims, now)
 	c := claims[0]
@@ -32,7 +32,7 @@ func (d *day15) stall(ctx context.Context) error {
 	d.stalled = &stalledWork{c: c, a: a, returns: now.Add(d.o.Stall)}
 	d.say(now, c.Key, fmt.Sprintf("worker-a checks → %s → stalls %s before recording it (a GC pause, a frozen VM)",
 		answerText(a), d.o.Stall))
-	return nil
+	return d.flush(ctx)
 }
 
 // drain has worker-b take whatever it can until nothing is left to take or
@@ -51,6 +51,9 @@ func (d *day15) drain(ctx context.Context) error {
 		}
 		if len(claims) > 0 {
 			d.took(d.b, claims, now)
+			if err := d.flush(ctx); err != nil {
+				return err
+			}
 			for _, c := range claims {
 				if err := d.process(ctx, d.b, c, now); err != nil {
 					return err
@@ -69,6 +72,9 @@ func (d *day15) drain(ctx context.Context) error {
 		if !waiting && !saidIdle {
 			d.say(now, "", d.idleText())
 			saidIdle = true
+			if err := d.flush(ctx); err != nil {
+				return err
+			}
 		}
 		if d.stalled != nil && (!waiting || !d.stalled.returns.After(due)) {
 			d.clk.AdvanceTo(d.stalled.returns)
@@ -82,6 +88,9 @@ func (d *day15) drain(ctx context.Context) error {
 		}
 		d.say(now, "", fmt.Sprintf("worker-b: nothing due; a lease ends %s → clock to %s",
 			clock.Stamp(leaseEnd), clock.Stamp(due)))
+		if err := d.flush(ctx); err != nil {
+			return err
+		}
 		d.clk.AdvanceTo(due)
 	}
 }
@@ -121,7 +130,7 @@ func (d *day15) finish(ctx context.Context, store *outbox.Store) error {
 	}
 	d.say(run.ended, "", fmt.Sprintf("run ends: %s Processing (%s); %s PendingConfirmation (%s)",
 		report.Plural(len(processing), "message"), keysText(processing), report.Plural(len(pendingKeys(run.ledger.Payments)), "payment"), keysText(pendingKeys(run.ledger.Payments))))
-	return nil
+	return d.flush(ctx)
 }
 
 // notification is one row of PaymentNotifications.

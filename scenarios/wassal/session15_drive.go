@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
+	"outboxlab/core/changelog"
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
 	"outboxlab/core/dialect"
@@ -22,6 +24,7 @@ type day15 struct {
 	a, b    *outboxWorker
 	holders map[string][]outbox.Claim // claims not finished yet, per key
 	stalled *stalledWork              // worker-a's answer, not recorded yet
+	logged  int                       // the timeline's lines already in the change log
 }
 
 // stalledWork is worker-a's claim and answer while it stalls.
@@ -59,6 +62,9 @@ func (o *session15Options) drive(ctx context.Context, db dialect.Database, naive
 		return nil, fmt.Errorf("create the notifications table: %w", err)
 	}
 	if err := SeedDurableOutbox(ctx, setup, o.Payments, 0, clock.Start); err != nil {
+		return nil, err
+	}
+	if err := changelog.Seeded(ctx, clock.Start); err != nil {
 		return nil, err
 	}
 	prov := provider.New(provider.Rule{Outcome: provider.Paid})
@@ -100,15 +106,37 @@ func (d *day15) say(at time.Time, key, text string) {
 	d.run.lines = append(d.run.lines, eventLine(at, key, text))
 }
 
+// flush records one event in the change log: the lines said since the
+// last, with the rows changed since. It follows what each act wrote (a
+// claim, a completion, a refusal, the clock's move), so that an event's
+// lines tell of its changes.
+func (d *day15) flush(ctx context.Context) error {
+	if d.logged == len(d.run.lines) {
+		return nil
+	}
+	text := strings.Join(d.run.lines[d.logged:], "\n")
+	d.logged = len(d.run.lines)
+	return changelog.Event(ctx, d.clk.Now(), text)
+}
+
 // crash runs worker-c in a child process: it claims one message and is killed.
 func (d *day15) crash(ctx context.Context, db dialect.Database, url string) error {
 	now := d.clk.AdvanceTo(clock.Start.Add(crashActAt))
-	exit, err := child.Run(ctx, session15Child, "-db", db.String(), "-day", dayOf(d.a.naive), "-provider", url, "-naive="+strconv.FormatBool(d.a.naive),
-		"-fenced="+strconv.FormatBool(d.run.fenced), "-lease", d.o.Lease.String(), "-at", clock.ISO(now), "-crash-point", d.o.CrashPoint)
+	logged, err := changelog.ForChild(ctx) // worker-c writes its rows itself: it records its own events
+	if err != nil {
+		return err
+	}
+	exit, err := child.Run(ctx, session15Child, append([]string{"-db", db.String(), "-day", dayOf(d.a.naive), "-provider", url,
+		"-naive=" + strconv.FormatBool(d.a.naive), "-fenced=" + strconv.FormatBool(d.run.fenced), "-lease", d.o.Lease.String(),
+		"-at", clock.ISO(now), "-crash-point", d.o.CrashPoint}, logged.Args()...)...)
 	if err != nil {
 		return fmt.Errorf("run worker-c: %w", err)
 	}
+	if err := logged.Merge(ctx, now); err != nil {
+		return err
+	}
 	d.run.lines = append(d.run.lines, outputLines(exit.Output)...)
+	d.logged = len(d.run.lines)
 	switch {
 	case d.o.CrashPoint == noCrash15 && exit.Code != 0:
 		return fmt.Errorf("worker-c exited with code %d", exit.Code)
@@ -161,6 +189,9 @@ func (d *day15) race(ctx context.Context) error {
 		claims []outbox.Claim
 	}{{d.a, ca}, {d.b, cb}} {
 		d.took(pass.w, pass.claims, now)
+	}
+	if err := d.flush(ctx); err != nil {
+		return err
 	}
 	for _, pass := range []struct {
 		w      *outboxWorker
@@ -290,7 +321,7 @@ func (d *day15) record(ctx context.Context, w *outboxWorker, c outbox.Claim, a p
 	if refused {
 		d.say(now, c.Key, fmt.Sprintf("%s → REFUSED: the row now carries token %d, not %s's %d; the transaction rolls back (no payment update, no notification)",
 			head, owner.token, w.id, c.Token))
-		return nil
+		return d.flush(ctx)
 	}
 	d.run.completions[c.Key]++
 	status, _ := resolution(a)
@@ -299,5 +330,5 @@ func (d *day15) record(ctx context.Context, w *outboxWorker, c outbox.Claim, a p
 		effect = "already resolved, notified AGAIN → Processed again"
 	}
 	d.say(now, c.Key, head+" → "+effect)
-	return nil
+	return d.flush(ctx)
 }

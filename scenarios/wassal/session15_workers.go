@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"outboxlab/core/changelog"
 	"outboxlab/core/child"
 	"outboxlab/core/clock"
 	"outboxlab/core/dialect"
@@ -123,25 +124,34 @@ func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int
 	lease := fs.Duration("lease", 30*time.Second, "lease of the claim")
 	at := fs.String("at", clock.ISO(clock.Start), "scenario time of the poll")
 	crashPoint := fs.String("crash-point", afterCall, "when to die: after-call, before-call, or none")
-	store, times, ok := openChild(ctx, fs, args, &db, at)
+	ctx, store, times, ok := openChild(ctx, fs, args, &db, at)
 	if !ok {
 		return childFailed
 	}
 	defer store.Close()
 	now := times[0]
+	tell := func(key, text string) int { // a line of the timeline, and its event in the change log
+		line := eventLine(now, key, text)
+		fmt.Fprintln(stdout, line)
+		if err := changelog.Event(ctx, now, line); err != nil {
+			return failChild(err)
+		}
+		return 0
+	}
 	w := &outboxWorker{id: "worker-c", naive: *naive, fenced: *fenced, store: store, prov: provider.NewClient(*url), lease: *lease}
 	claims, err := w.claim(ctx, now, 1)
 	if err != nil {
 		return failChild(err)
 	}
 	if len(claims) == 0 {
-		fmt.Fprintln(stdout, eventLine(now, "", "worker-c (a child process) polls: nothing to claim"))
-		return 0
+		return tell("", "worker-c (a child process) polls: nothing to claim")
 	}
 	c := claims[0]
 	text := "worker-c (a child process) " + w.claimText(c)
 	if *crashPoint == beforeCall {
-		fmt.Fprintln(stdout, eventLine(now, c.Key, text+" → killed (SIGKILL) before recording anything"))
+		if code := tell(c.Key, text+" → killed (SIGKILL) before recording anything"); code != 0 {
+			return code
+		}
 		child.Die()
 	}
 	a, err := w.prov.CheckStatus(ctx, c.Key, now)
@@ -150,13 +160,14 @@ func runSession15Child(ctx context.Context, args []string, stdout io.Writer) int
 	}
 	text += " → status check → " + answerText(a)
 	if *crashPoint == afterCall {
-		fmt.Fprintln(stdout, eventLine(now, c.Key, text+" → killed (SIGKILL) before recording anything"))
+		if code := tell(c.Key, text+" → killed (SIGKILL) before recording anything"); code != 0 {
+			return code
+		}
 		child.Die()
 	}
 	if refused, err := w.finish(ctx, c, a, now); err != nil || refused {
 		return failChild(fmt.Errorf("worker-c could not record %s (refused %v): %v", c.Key, refused, err))
 	}
 	status, _ := resolution(a)
-	fmt.Fprintln(stdout, eventLine(now, c.Key, fmt.Sprintf("%s → payment %s, notified → Processed; exits normally (--crash-point none)", text, status)))
-	return 0
+	return tell(c.Key, fmt.Sprintf("%s → payment %s, notified → Processed; exits normally (--crash-point none)", text, status))
 }
