@@ -203,3 +203,26 @@ func (r *Recorder) removeChildFiles() error {
 	}
 	return err
 }
+
+// Database is the database the recorder watches for design.
+func (r *Recorder) Database(design string) (dialect.Database, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w, ok := r.watched[design]
+	if !ok {
+		return dialect.Database{}, false
+	}
+	return w.database, true
+}
+
+// ReadTables reads db's tables (LabInfo aside) as a change log holds them,
+// on a connection of its own: what a recorded log's last state is held
+// against.
+func ReadTables(ctx context.Context, db dialect.Database) ([]Table, error) {
+	w := &watch{database: db}
+	if err := w.open(ctx); err != nil {
+		return nil, err
+	}
+	defer w.db.Close()
+	return w.readAll(ctx)
+}
