@@ -53,7 +53,7 @@ func pgContenders(batch int) []pgContender {
 func runPostgres(ctx context.Context, o options) (*pgRun, error) {
 	run := &pgRun{rounds: o.rounds, contenders: pgContenders(o.batch)}
 	progress("PostgreSQL server")
-	server, err := pgtest.Start()
+	server, err := pgtest.StartDurable()
 	if err != nil {
 		run.err = err
 		return run, nil

@@ -42,19 +42,38 @@ type Server struct {
 	URL       string        // superuser URL over the unix socket
 	Started   time.Duration // how long initdb and start took
 	bin       string        // folder of initdb, pg_ctl
+	Durable   bool          // fsync on: commits wait for the disk
 	runAsUser string        // "postgres" when we are root, else ""
 	watcher   *exec.Cmd     // stops the server if this process dies first
 }
 
-// Start creates and starts a server in a new temporary folder. It first stops
-// and removes the servers of earlier test processes that are gone.
+// DurableEnv, set to 1, makes Start's servers durable too (make bench sets
+// it, so that the core's benchmarks time commits that reach the disk).
+const DurableEnv = "OUTBOXLAB_PGTEST_DURABLE"
+
+// Start creates and starts a throwaway server in a new temporary folder,
+// with fsync off: a test's server is never crashed and never reused, so the
+// disk flush of each commit (4 ms here, and a queue when twenty test
+// binaries' servers share one disk) buys nothing a test can observe; a
+// server stopped or killed keeps every commit in the page cache. It first
+// stops and removes the servers of earlier test processes that are gone.
 func Start() (*Server, error) {
+	return start(os.Getenv(DurableEnv) == "1")
+}
+
+// StartDurable starts a server with initdb's defaults, fsync and
+// synchronous_commit on, for benchmarks that compare commit costs.
+func StartDurable() (*Server, error) {
+	return start(true)
+}
+
+func start(durable bool) (*Server, error) {
 	begin := time.Now()
 	bin, err := findBin()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{bin: bin}
+	s := &Server{bin: bin, Durable: durable}
 	if os.Geteuid() == 0 {
 		// The server refuses to run as root.
 		if _, err := user.Lookup("postgres"); err != nil {
@@ -92,8 +111,8 @@ func (s *Server) initAndStart() error {
 		}
 	}
 	data := filepath.Join(s.Dir, "data")
-	// --no-sync only skips initdb's own fsyncs; the server keeps fsync and
-	// synchronous_commit on, as benchmarks need.
+	// --no-sync only skips initdb's own fsyncs; the server's own are
+	// settled by Durable.
 	if out, err := s.run("initdb", "-D", data, "-U", "postgres", "-A", "trust",
 		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
 		return fmt.Errorf("initdb: %v: %s", err, lastLines(out, 5))
@@ -108,6 +127,9 @@ func (s *Server) initAndStart() error {
 	}
 	logFile := filepath.Join(s.Dir, "postgres.log")
 	opts := "-k '" + s.Dir + "' -c listen_addresses='' -c unix_socket_permissions=0700"
+	if !s.Durable {
+		opts += " -c fsync=off -c full_page_writes=off"
+	}
 	if out, err := s.run("pg_ctl", "start", "-D", data, "-w", "-t", "60", "-s",
 		"-l", logFile, "-o", opts); err != nil {
 		log, _ := os.ReadFile(logFile)
