@@ -19,24 +19,32 @@ import (
 
 // The starting workers exercise writes: the workers package's.
 var (
-	starterFor  = workers.Starter
+	starterFor  = workers.StarterIn
 	starterDays = workers.Days
 )
 
 func newExerciseCmd() *cobra.Command {
+	var lang string
 	cmd := &cobra.Command{
 		Use:   "exercise <day> DIR",
-		Short: "Write a starting worker (Go, with TODOs) and its README into DIR, for grade to judge",
+		Short: "Write a starting worker (Go or Python, with TODOs) and its README into DIR, for grade to judge",
 		Long: `exercise writes a starting worker for a Day into DIR (created if missing; files
-already there are never overwritten): a Go program that already speaks the grading
-protocol (docs/grade-protocol.md) and leaves the Day's mechanism to you as TODOs,
-and a README saying what to implement and how to grade it. As written it fails
-grade, with checks that say what is missing.
+already there are never overwritten): a program that already speaks the grading
+protocol (docs/grade-protocol.md) and leaves the Day's mechanism to you as
+numbered TODOs, a README saying what to implement and how to grade it, and the
+manifest (` + workers.ManifestFile + `) that class --regrade runs. As written it
+fails grade, and each failing check names the TODO it belongs to.
+
+--lang go (the default) writes a Go module; --lang python a worker.py and lab.py
+that need only Python 3's standard library (SQLite only), with the same
+numbered TODOs.
 
 Days with a starting worker: ` + strings.Join(starterDays(), ", ") + ` (and their dayNN aliases).
 grade itself judges a worker in any language for every Day it lists.`,
 		Example: `  outboxlab exercise session-16 ./day16
-  outboxlab grade session-16 -- go -C ./day16 run .`,
+  outboxlab grade session-16 -- go -C ./day16 run .
+  outboxlab exercise session-16 ./day16py --lang python
+  outboxlab grade session-16 -- python3 day16py/worker.py`,
 		GroupID: "lab",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
@@ -49,19 +57,24 @@ grade itself judges a worker in any language for every Day it lists.`,
 			if err != nil {
 				return err
 			}
+			if !slices.Contains(workers.Languages(), lang) {
+				return cmdutil.Usagef("--lang %q: exercise writes a starting worker in %s", lang, strings.Join(workers.Languages(), " or "))
+			}
 			if !slices.Contains(starterDays(), day.ID) {
 				return cmdutil.Usagef("no starting worker for %s yet (there is one for %s); grade judges any worker you write",
 					day.ID, strings.Join(starterDays(), ", "))
 			}
-			files, err := starterFor(day.ID)
+			files, err := starterFor(day.ID, lang)
 			if err != nil {
 				return cmdutil.CannotRun(err)
 			}
-			inLab, err := insideLabModule(args[1])
-			if err != nil {
-				return cmdutil.CannotRun(err)
+			inLab := false // a Python starter is the same files anywhere
+			if lang == workers.LangGo {
+				if inLab, err = insideLabModule(args[1]); err != nil {
+					return cmdutil.CannotRun(err)
+				}
 			}
-			written, err := writeStarter(files, day.ID, args[1], inLab)
+			written, err := writeStarter(files, args[1], inLab)
 			if err != nil {
 				return cmdutil.CannotRun(err)
 			}
@@ -69,22 +82,28 @@ grade itself judges a worker in any language for every Day it lists.`,
 			for _, f := range written {
 				fmt.Fprintf(w, "wrote    %s\n", f)
 			}
-			fmt.Fprint(w, cmdutil.Printed(cmd, gradeNext(day.ID, args[1])))
+			fmt.Fprint(w, cmdutil.Printed(cmd, gradeNext(day.ID, args[1], files)))
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&lang, "lang", workers.LangGo, "the starting worker's language: "+strings.Join(workers.Languages(), " or "))
 	return cmd
 }
 
 // gradeNext is exercise's last lines: read the README, then grade the
 // starter, which fails until its TODOs are done (exit 1), with a command
-// that runs as printed from where exercise ran: `go -C DIR run .` builds
-// the worker in its folder, inside the lab's module or in a module of its
-// own, while the lab runs from here (a `cd DIR` first would leave a lab
-// started with `go run .` building the worker instead).
-func gradeNext(day, dir string) string {
+// that runs as printed from where exercise ran (workers.Files.GradeCommand):
+// `go -C DIR run .` builds the worker in its folder, inside the lab's module
+// or in a module of its own, while the lab runs from here (a `cd DIR` first
+// would leave a lab started with `go run .` building the worker instead);
+// `python3 DIR/worker.py` runs from anywhere.
+func gradeNext(day, dir string, files *workers.Files) string {
+	command := files.GradeCommand(dir)
+	for i, word := range command {
+		command[i] = invocation.Quote(word)
+	}
 	return fmt.Sprintf("Next:    read %s, then grade it (exit 1 until its TODOs are done):\n"+
-		"         outboxlab grade %s -- go -C %s run .\n", filepath.Join(dir, "README.md"), day, invocation.Quote(dir))
+		"         outboxlab grade %s -- %s\n", filepath.Join(dir, "README.md"), day, strings.Join(command, " "))
 }
 
 // workerDay is the Day exercise writes a starting worker for and grade
@@ -153,9 +172,10 @@ func labModuleRoot(dir string) (string, error) {
 // replace one that exists, and returns the paths written. Inside the lab's
 // module (inLab) the starter has no go.mod and go.sum, and its README says
 // so and grades it from the lab's root (workers.Placement). Beside them goes
-// the worker's manifest (workers.ManifestFile: the Day, and `go run .` from
-// the folder), so the folder a student hands in is one class regrades.
-func writeStarter(starter *workers.Files, day, dir string, inLab bool) ([]string, error) {
+// the worker's manifest (workers.ManifestFile: the Day, and `go run .` or
+// `python3 worker.py` from the folder), so the folder a student hands in is
+// one class regrades.
+func writeStarter(starter *workers.Files, dir string, inLab bool) ([]string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -194,7 +214,7 @@ func writeStarter(starter *workers.Files, day, dir string, inLab bool) ([]string
 	for _, p := range paths {
 		data, err := fs.ReadFile(files, p)
 		if p == workers.ManifestFile {
-			data, err = workers.ManifestFor(day), nil
+			data, err = starter.Manifest(), nil
 		}
 		if err != nil {
 			return written, err

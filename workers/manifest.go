@@ -26,11 +26,11 @@ type Manifest struct {
 	Command []string `json:"command"`
 }
 
-// ManifestFor is the manifest exercise writes beside a Day's starter: built
-// and run in its own folder with `go run .`.
+// ManifestFor is the manifest exercise writes beside a Day's Go starter:
+// built and run in its own folder with `go run .` (Files.Manifest gives
+// any starter's).
 func ManifestFor(day string) []byte {
-	b, _ := json.MarshalIndent(Manifest{Day: day, Command: []string{"go", "run", "."}}, "", "  ")
-	return append(b, '\n')
+	return manifest(day, languages[LangGo].command)
 }
 
 // ReadManifest reads and checks the manifest at path. The command's

@@ -35,6 +35,7 @@ type Files struct {
 	fstest.MapFS
 	day    string             // the Day's id, session-16
 	folder string             // its folder name, day16
+	lang   string             // LangGo or LangPython
 	readme *template.Template // README.md, a template of readmeData
 }
 
@@ -49,18 +50,19 @@ type readmeData struct {
 
 // newFiles makes s's Files from its files, whose README.md is a template.
 func newFiles(s starter, files fstest.MapFS) (*Files, error) {
-	shared, err := fs.ReadFile(starters, "_starter/grade.md")
+	block := languages[s.lang].gradeBlock
+	shared, err := fs.ReadFile(starters, block)
 	if err != nil {
 		return nil, err
 	}
 	t := template.New("README.md").Option("missingkey=error")
 	if _, err := t.Parse(string(shared)); err != nil {
-		return nil, fmt.Errorf("parse _starter/grade.md: %w", err)
+		return nil, fmt.Errorf("parse %s: %w", block, err)
 	}
 	if _, err := t.Parse(string(files["README.md"].Data)); err != nil {
 		return nil, fmt.Errorf("parse the README of %s: %w", s.id, err)
 	}
-	f := &Files{day: s.id, folder: s.folder, readme: t}
+	f := &Files{day: s.id, folder: s.folder, lang: s.lang, readme: t}
 	placed, err := f.place(files, Placement{Dir: s.folder})
 	if err != nil {
 		return nil, err
@@ -71,7 +73,8 @@ func newFiles(s starter, files fstest.MapFS) (*Files, error) {
 
 // At returns the starter's files for p: without go.mod and go.sum inside the
 // lab's module, and a README that says which, and how to grade it from
-// where it says.
+// where it says. A Python starter is the same files wherever it goes
+// (p.LabRoot changes nothing): python3 runs it from any folder.
 func (f *Files) At(p Placement) (fs.FS, error) {
 	return f.place(f.MapFS, p)
 }
@@ -79,7 +82,7 @@ func (f *Files) At(p Placement) (fs.FS, error) {
 func (f *Files) place(files fstest.MapFS, p Placement) (fstest.MapFS, error) {
 	out := maps.Clone(files)
 	data := readmeData{Day: f.day, OwnModule: true, Cd: shellQuote(p.Dir), Worker: "."}
-	if p.LabRoot != "" {
+	if p.LabRoot != "" && f.lang == LangGo {
 		rel, err := filepath.Rel(p.LabRoot, p.Dir)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return nil, fmt.Errorf("%s is not inside the lab's module at %s", p.Dir, p.LabRoot)

@@ -25,14 +25,17 @@ func References() map[string]fs.FS {
 	return out
 }
 
-// Given is the code every student is given: each Day's starter (its own
-// files and the reference's lab.go and store.go). What two workers share of
-// it says nothing about copying.
+// Given is the code every student is given: each Day's starter in every
+// language (its own files, and the reference's lab.go and store.go, or the
+// Python starters' lab.py). What two workers share of it says nothing about
+// copying.
 func Given() []fs.FS {
 	var out []fs.FS
 	for _, day := range Days() {
-		if s, err := Starter(day); err == nil {
-			out = append(out, s.MapFS)
+		for _, lang := range Languages() {
+			if s, err := StarterIn(day, lang); err == nil {
+				out = append(out, s.MapFS)
+			}
 		}
 	}
 	return out

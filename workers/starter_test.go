@@ -68,27 +68,31 @@ func TestStarterFiles(t *testing.T) {
 	}
 }
 
-// TestStarterFoldersAreTheDays: the folders of _starter are the starters
-// grade's Days name (dayspec.Day.Starter), and no other: a Day is one value.
+// TestStarterFoldersAreTheDays: the folders of _starter (the Go starters)
+// and of _starter/python are the starters grade's Days name
+// (dayspec.Day.Starter), and no other: a Day is one value.
 func TestStarterFoldersAreTheDays(t *testing.T) {
-	entries, err := os.ReadDir("_starter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var folders, named []string
-	for _, e := range entries {
-		if e.IsDir() {
-			folders = append(folders, e.Name())
-		}
-	}
+	var named []string
 	for _, d := range grade.Days() {
 		if d.Starter != "" {
 			named = append(named, d.Starter)
 		}
 	}
 	slices.Sort(named)
-	if !slices.Equal(folders, named) {
-		t.Errorf("_starter holds %q; grade's Days name %q", folders, named)
+	for _, c := range []struct{ dir, lang string }{{"_starter", "python"}, {"_starter/python", ""}} {
+		entries, err := os.ReadDir(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var folders []string
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != c.lang {
+				folders = append(folders, e.Name())
+			}
+		}
+		if !slices.Equal(folders, named) {
+			t.Errorf("%s holds %q; grade's Days name %q", c.dir, folders, named)
+		}
 	}
 }
 

@@ -63,6 +63,7 @@ var (
 type starter struct {
 	id     string
 	folder string
+	lang   string // LangGo or LangPython
 }
 
 // Days lists the Days that have a starter, by their canonical id
@@ -90,7 +91,7 @@ func Starter(day string) (*Files, error) {
 	if d == nil || d.Starter == "" {
 		return nil, fmt.Errorf("no starting worker for %q (there is one for %s)", day, strings.Join(Days(), ", "))
 	}
-	s := starter{id: d.ID, folder: d.Starter}
+	s := starter{id: d.ID, folder: d.Starter, lang: LangGo}
 	own, err := fs.Sub(starters, "_starter/"+s.folder)
 	if err != nil {
 		return nil, err
