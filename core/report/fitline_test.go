@@ -24,7 +24,7 @@ func TestLineWrapsOnlyWhatIsTooWide(t *testing.T) {
 		"Retries   failed attempt n waits 24h0m0s × 2^(n-1), capped at 24h0m0s; deferrals wait what the",
 		"          emitter asks",
 		"09:00:00.102Z+102d  GOV-001  failed (provider.unavailable) → Failed 103/100, past the threshold",
-		"                    (+86400000 ms)",
+		"                             (+86400000 ms)", // under the event's text, past its key
 		"Demo cap  none: the dead-letter exit ends every retry at MaxAttempts (--retry-cap applies to the",
 		"          naive loop)", // under a label of two words, as under one
 		"Speed-up: against 16 workers with the same claim size; × ceiling: against the raw " + MeasuredMarker,

@@ -112,10 +112,13 @@ func breakLongWords(words []string, width int) []string {
 var twoWordLabel = regexp.MustCompile(`^[A-Z][a-z]+ [a-z]+  +`)
 
 // hangingIndent is where a wrapped line's continuation starts: under the
-// text after a label or stamp set off by two spaces ("Retries   failed…",
-// "Demo cap  none…", "09:00:00.000Z+1d  GOV-001  failed…"), else four past
-// its own indent.
+// text after a label set off by two spaces ("Retries   failed…", "Demo cap
+// none…"), under a timeline event's text ("09:00:00.000Z+1d  GOV-001
+// failed…": EventIndent), else four past its own indent.
 func hangingIndent(line string) string {
+	if isEvent(line) {
+		return EventIndent(line)
+	}
 	if m := twoWordLabel.FindString(line); m != "" && Width(m) <= 16 {
 		return strings.Repeat(" ", Width(m)) // a setup label of two words ("Demo cap  …")
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -90,6 +91,12 @@ func reflow(lines []string, width int) []string {
 	var out []string
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
+		if isEvent(l) {
+			n := eventLines(lines, i)
+			out = append(out, reflowEvent(lines[i:i+n], width)...)
+			i += n - 1
+			continue
+		}
 		if Width(l) <= width {
 			out = append(out, l)
 			continue
@@ -112,13 +119,16 @@ func reflow(lines []string, width int) []string {
 			return continuesAt(prev, next, wrapped) || continuesAt(prev, next, indent)
 		}
 		if i+1 < len(lines) && !continues(l, lines[i+1]) && goesOn(l, lines[i+1]) {
-			indent, sameLead = leadOf(l), true
+			indent, sameLead = textColumn(l), true
 		}
 		text, prev := l, l
 		for i+1 < len(lines) && (continues(prev, lines[i+1]) || sameLead && goesOn(l, lines[i+1])) {
 			i++
 			prev = lines[i]
 			text += " " + strings.TrimSpace(prev)
+		}
+		if col := textColumn(l); clockStamp.MatchString(l[len(col):]) {
+			indent = col + strings.Repeat(" ", len(clockStamp.FindString(l[len(col):]))) // under the moment's text
 		}
 		if Width(indent) > width/2 {
 			indent = leadOf(l) + "    "
@@ -137,17 +147,24 @@ func continuationIndent(l string) string {
 		return checkIndent
 	case strings.HasPrefix(l, "VERDICT: "):
 		return verdictIndent
+	case labelColon.MatchString(l):
+		return strings.Repeat(" ", Width(labelColon.FindString(l)))
 	}
 	return hangingIndent(l)
 }
+
+// labelColon is an indented label ending in a colon and the spaces after
+// it, as Next writes them ("  Course: ", "  Try:    "): a line wrapped
+// after it goes on under its text.
+var labelColon = regexp.MustCompile(`^ {1,4}[A-Z][A-Za-z]*: +`)
 
 // continuesAt reports whether next is a continuation line of prev as a
 // MaxWidth line breaker writes it: indented by indent, with no label of
 // its own, and its first word would not have fitted at the end of prev.
 func continuesAt(prev, next, indent string) bool {
 	rest, ok := strings.CutPrefix(next, indent)
-	if !ok || rest == "" || rest[0] == ' ' || hangingIndent(rest) != "    " {
-		return false // a line with a label of its own is no continuation
+	if !ok || rest == "" || rest[0] == ' ' || hangingIndent(rest) != "    " || clockStamp.MatchString(rest) {
+		return false // a line with a label or a moment of its own is no continuation
 	}
 	first, _, _ := strings.Cut(rest, " ")
 	return Width(prev)+1+Width(first) > MaxWidth
@@ -155,24 +172,42 @@ func continuesAt(prev, next, indent string) bool {
 
 // goesOn reports whether next goes on with the text of l, as a setup
 // field written over two lines does: both are indented the same, under a
-// label column (8 columns or more), and next starts with a word, not with
-// an arrow or a mark of its own. A check line never goes on; nor does a
+// label column (8 columns or more; the field's first line, at the margin,
+// counts its label), and next starts with a word, not with an arrow, a mark
+// or a clock stamp of its own. A check line never goes on; nor does another
 // line at the margin, unless Line wrapped it (continuesAt): lines there are
 // often facts of their own.
 func goesOn(l, next string) bool {
-	lead := leadOf(l)
+	lead := textColumn(l)
 	if len(lead) < 8 || leadOf(next) != lead || len(next) == len(lead) || checkLine.MatchString(l) {
 		return false
+	}
+	if clockStamp.MatchString(next[len(lead):]) {
+		return false // a moment of its own ("09:00:01.000Z worker-a and worker-b poll …")
 	}
 	r, _ := utf8.DecodeRuneInString(next[len(lead):])
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '(' || r == '"'
 }
 
+// textColumn is where the text of l starts: after its spaces, or, for a
+// setup field's first line, after its label.
+func textColumn(l string) string {
+	if lead := leadOf(l); lead != "" || !setupLabel.MatchString(l) {
+		return lead
+	}
+	return hangingIndent(l)
+}
+
+// setupLabel is a setup field's label at the margin and the spaces after
+// it ("Workers   ", "Demo cap  ").
+var setupLabel = regexp.MustCompile(`^[A-Z][a-z]+( [a-z]+)?  +\S`)
+
 // leadOf is the spaces l starts with.
 func leadOf(l string) string { return l[:len(l)-len(strings.TrimLeft(l, " "))] }
 
 // tableAt is t laid out for width columns: as written when it fits, its
-// cells wrapped when that is enough (fitTable), else stacked.
+// cells wrapped between words when that is enough (fitTable), else stacked:
+// a word in a cell is never broken (DeadLetter|ed, PRV-TX-|0001).
 func tableAt(t *Table, width int) []string {
 	if widest(strings.Join(t.Lines, "\n")) <= width {
 		return t.Lines
@@ -182,7 +217,7 @@ func tableAt(t *Table, width int) []string {
 			return stacked(t, width)
 		}
 	}
-	if h, r, ok := fitTable(t.Header, t.Rows, width, minTerminalColumn); ok {
+	if h, r, ok := fitTable(t.Header, t.Rows, width, wholeWords); ok {
 		// A row whose cells wrap is ruled off from the next, so that a
 		// reader tells its lines from new rows.
 		var ruled []tablewriter.Option

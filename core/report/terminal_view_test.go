@@ -81,10 +81,13 @@ func TestViewAt80KeepsEveryGoldenWhole(t *testing.T) {
 				t.Errorf("%s: %d columns: %s", name, Width(l), l)
 			}
 		}
-		if got, want := prose(view), prose(body); got != want {
+		// A table too wide to wrap between words is stacked: its rows are
+		// text, each field after its header's name.
+		kept, stackedText := splitStacked(tables(body), tables(view))
+		if got, want := prose(view), prose(withStacked(body, stackedText)); got != want {
 			t.Errorf("%s: the view's text differs from the body's", name)
 		}
-		if got, want := tables(view), tables(body); !slices.EqualFunc(got, want, sameTable) {
+		if got := tables(view); !slices.EqualFunc(got, kept, sameTable) {
 			t.Errorf("%s: the view's tables read back differently", name)
 		}
 		if got, want := BodyChecks(view), BodyChecks(body); !slices.Equal(got, want) {
@@ -97,6 +100,47 @@ func TestViewAt80KeepsEveryGoldenWhole(t *testing.T) {
 			t.Errorf("%s: the view at 100 columns is not the body", name)
 		}
 	}
+}
+
+// splitStacked matches the view's tables, in order, with the body's: it
+// returns the body's tables the view shows as tables, and, for each body
+// table the view stacked, its text as stacked (the first column's header and
+// cell, then each other field's header and cell, "—" for an empty one).
+func splitStacked(body, view []*Table) (kept []*Table, stacked map[int]string) {
+	stacked = map[int]string{}
+	for n, t := range body {
+		if len(view) > len(kept) && sameTable(t, view[len(kept)]) {
+			kept = append(kept, t)
+			continue
+		}
+		var text strings.Builder
+		for _, row := range t.Rows {
+			for i, c := range row {
+				text.WriteString(t.Header[i] + " " + Dash(c) + "\n")
+			}
+		}
+		stacked[n] = text.String()
+	}
+	return kept, stacked
+}
+
+// withStacked is body with each table in stacked (by its place among the
+// body's tables) written as its text.
+func withStacked(body string, stacked map[int]string) string {
+	var out []string
+	n := 0
+	for _, it := range Items(body) {
+		switch {
+		case it.Table == nil:
+			out = append(out, it.Line)
+		default:
+			if text, ok := stacked[n]; ok {
+				out = append(out, text)
+			}
+			n++
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func tables(body string) []*Table {
@@ -137,8 +181,8 @@ func TestViewDropsCompareMarkers(t *testing.T) {
 }
 
 func TestViewStacksATableTooWideToWrap(t *testing.T) {
-	// Nine columns fit 100 columns as they are, but not 80 even at
-	// minTerminalColumn each.
+	// Nine columns fit 100 columns as they are, but not 80 with their
+	// words whole.
 	header := []string{"Key", "Column 1", "Column 2", "Column 3", "Column 4", "Column 5", "Column 6", "Column 7", "Column 8"}
 	row := []string{"PAY-001", "Pending", "Dead", "PRV-TX-1", "Paid", "a value", "another", "and more", "last one"}
 	body := RenderTable(header, [][]string{row})

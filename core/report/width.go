@@ -33,17 +33,21 @@ func widest(text string) int {
 	return w
 }
 
-// minColumn is the narrowest fitTable makes a column it wraps in a report;
-// minTerminalColumn in a terminal's view (View), before it stacks a table.
+// minColumn is the narrowest fitTable makes a column it wraps in a report,
+// breaking words when it must. A terminal's view (View) never breaks a word
+// in a cell (wholeWords): a table that cannot fit with its words whole is
+// stacked instead.
 const (
-	minColumn         = 10
-	minTerminalColumn = 6
+	minColumn  = 10
+	wholeWords = 0
 )
 
 // fitTable wraps the cells of the widest columns, at spaces where it can,
 // until the table fits width columns: a long free-text cell (an error, an
-// alert line) wraps inside its cell rather than widening every row. It
-// reports false when even the narrowest columns cannot fit.
+// alert line) wraps inside its cell rather than widening every row. Only
+// when that is not enough does it break words, never making a column
+// narrower than narrowest; with narrowest wholeWords it never breaks one.
+// It reports false when even the narrowest columns cannot fit.
 func fitTable(header []string, rows [][]string, width, narrowest int) ([]string, [][]string, bool) {
 	n := len(header)
 	widths := make([]int, n)
@@ -72,7 +76,7 @@ func fitTable(header []string, rows [][]string, width, narrowest int) ([]string,
 	}
 	for sum(widths) > budget {
 		i := argmax(widths)
-		if widths[i] <= narrowest {
+		if narrowest == wholeWords || widths[i] <= narrowest {
 			return nil, nil, false
 		}
 		widths[i]--

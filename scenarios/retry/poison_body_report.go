@@ -25,7 +25,7 @@ func (o *bodyOptions) render(runs []*poisonRun, verbose bool) *report.Report {
 	if !o.CheckBody {
 		validation = "but no validation (--validate=false)"
 	}
-	r.Line("Designs    counter only: the attempt counter at delivery, every body handed to the handler")
+	r.Line("Designs    counter only: the attempt counter at delivery, every body handed to the handler;")
 	r.Linef("           validation first: the same counter, %s", validation)
 	r.Linef("Processes  each lifetime a child process; restarted %s after a death, at most %s per run",
 		clockText(restartDelay), report.Plural(o.MaxRestarts, "lifetime"))

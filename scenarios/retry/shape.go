@@ -143,17 +143,19 @@ func recordMetricsOf[F any](r *report.Report, metrics []scenarios.Metric[F], run
 }
 
 // timelineIndent is where a timeline line's text starts after its time
-// stamp; wrapTimelineLine continues a long line there.
+// stamp: the column a condensed run's summary line starts at.
 const timelineIndent = 15
 
 // wrapTimelineLine breaks a timeline line wider than report.MaxWidth at
-// spaces, continuing under the text after the time stamp.
+// spaces, continuing under the event's text (report.EventIndent: after its
+// stamp and its worker's column).
 func wrapTimelineLine(line string) string {
+	indent := report.EventIndent(line)
 	var out []string
 	for report.Width(line) > report.MaxWidth {
 		cut := -1
 		for i, c := range line {
-			if c == ' ' && i > timelineIndent && report.Width(line[:i]) <= report.MaxWidth {
+			if c == ' ' && i > len(indent) && report.Width(line[:i]) <= report.MaxWidth {
 				cut = i
 			}
 		}
@@ -161,7 +163,7 @@ func wrapTimelineLine(line string) string {
 			break
 		}
 		out = append(out, line[:cut])
-		line = strings.Repeat(" ", timelineIndent) + strings.TrimLeft(line[cut:], " ")
+		line = indent + strings.TrimLeft(line[cut:], " ")
 	}
 	return strings.Join(append(out, line), "\n")
 }

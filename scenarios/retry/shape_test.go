@@ -33,8 +33,10 @@ func TestCondenseTimeline(t *testing.T) {
 func TestWrapTimelineLine(t *testing.T) {
 	long := "09:00:39.000Z  worker-2  NTF-002: send #16 failed (503) → sleeps 40 s HOLDING it: 49 s past its lease"
 	got := strings.Split(wrapTimelineLine(long), "\n")
-	if len(got) != 2 || !strings.HasPrefix(got[1], strings.Repeat(" ", timelineIndent)+"lease") {
-		t.Fatalf("wrapTimelineLine = %q, want two lines, the second continuing under the text", got)
+	// The event's text starts after the stamp and the worker's column, at
+	// column 25 ("NTF-002: …"): the continuation goes under it, not under the worker.
+	if len(got) != 2 || !strings.HasPrefix(got[1], strings.Repeat(" ", 25)+"lease") {
+		t.Fatalf("wrapTimelineLine = %q, want two lines, the second continuing under the event's text", got)
 	}
 	for _, l := range got {
 		if report.Width(l) > report.MaxWidth {

@@ -90,17 +90,17 @@ func (o *session13Options) checks(r *report.Report, own *session13Run, f session
 func (o *session13Options) writeSetup(r *report.Report, _ *session13Run) {
 	r.Linef("Requests  %s, one every %s from %s: write, then charge",
 		paymentRange(o.Payments), clock.Millis(requestGap), clock.Stamp(clock.Start))
-	r.Linef("Provider  answers lost (charged, but the service times out): %s", keysText(o.TimeoutKeys))
+	r.Linef("Provider  answers lost (charged, but the service times out): %s;", keysText(o.TimeoutKeys))
 	r.Linef("          %s; every other key pays", declinedText(o.DeclinedKey))
 	if o.CrashAfter == "" {
 		r.Line("Crash     none (--crash-after none): the service lives through the whole run")
 	} else {
-		r.Linef("Crash     life 1 (a real child process) is killed with SIGKILL right after %s's request", o.CrashAfter)
+		r.Linef("Crash     life 1 (a real child process) is killed with SIGKILL right after %s's request;", o.CrashAfter)
 		r.Linef("          life 2 starts %s later in the lab process, with fresh memory and connections", o.Downtime)
 	}
 	if o.after {
-		r.Linef("Design    durable: the payment, then its re-check row in Rechecks (due +%s)", o.RecheckAfter)
-		r.Line("          two separate writes; the crash comes after a whole request, never between them")
+		r.Linef("Design    durable: the payment, then its re-check row in Rechecks (due +%s);", o.RecheckAfter)
+		r.Line("          two separate writes; the crash comes after a whole request, never between them;")
 		if o.Reconciler {
 			r.Line("          life 2's reconciler reads the re-check rows and asks the provider when due")
 		} else {

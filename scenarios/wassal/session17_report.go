@@ -83,7 +83,7 @@ func (o *session17Options) writeSetup(r *report.Report, own *session17Run) {
 	r.Linef("Capacity  from the redrive on, the provider takes %d status checks per %s; more are throttled (429)",
 		o.Capacity, o.Window)
 	if own.audited {
-		r.Linef("Design    audited: approver %q, reason %q", o.Approver, o.Reason)
+		r.Linef("Design    audited: approver %q, reason %q;", o.Approver, o.Reason)
 		counters := " on top of its count"
 		if !o.KeepCounters {
 			counters = ", its count RESET to 0 (--keep-counters=false)"

@@ -160,7 +160,9 @@ func breakBefore(s string, width int) int {
 	if report.Width(s) <= width {
 		fits = len(s)
 	}
-	head := s[:fits]
+	// The space right after the last rune that fits is a place to break
+	// too: a word ending at the last column stays on the line.
+	head := s[:min(fits+1, len(s))]
 	if i := strings.LastIndex(head, " → "); i > timelineIndent {
 		return i + 1
 	}
