@@ -91,7 +91,7 @@ func findWorkers(dir string) (found []*handedWorker, skipped []report.Skip, err 
 		if err != nil {
 			return err
 		}
-		d2, _ := lookupDay(m.Day)
+		d2, _ := cmdutil.LookupDay(m.Day)
 		found = append(found, &handedWorker{Student: student, Folder: path.Dir(rel), Abs: abs, Day: d2, Argv: m.Command})
 		return nil
 	})

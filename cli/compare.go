@@ -71,11 +71,11 @@ header nor a report body; 3 when a report cannot be read (permission denied).`,
 			if opts.Raw && (opts.Checks || opts.Metrics) {
 				return cmdutil.Usagef("--raw shows the whole body; it does not go with --checks or --metrics")
 			}
-			a, err := readDoc(cmd.Context(), args[0])
+			a, err := cmdutil.ReadDoc(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			b, err := readDoc(cmd.Context(), args[1])
+			b, err := cmdutil.ReadDoc(cmd.Context(), args[1])
 			if err != nil {
 				return err
 			}
@@ -95,18 +95,6 @@ header nor a report body; 3 when a report cannot be read (permission denied).`,
 	cmd.Flags().BoolVar(&opts.Metrics, "metrics", false, "compare only the metrics (by key, as a table) and the verdict")
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "show the body's lines as written, as a unified diff")
 	return cmd
-}
-
-func readDoc(ctx context.Context, path string) (report.Doc, error) {
-	raw, err := cmdutil.ReadReport(ctx, path, cmdutil.MaxReportSize)
-	if err != nil {
-		return report.Doc{}, err
-	}
-	doc, ok := report.Parse(raw)
-	if !ok {
-		return report.Doc{}, cmdutil.Usagef("%s is not an outboxlab report (no run-metadata header, no report body)", path)
-	}
-	return doc, nil
 }
 
 func runCompare(ctx context.Context, w, stderr io.Writer, opts compareOptions, nameA string, a report.Doc, nameB string, b report.Doc) error {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -57,7 +56,7 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 		return cmdutil.Usagef("%s is %d characters long; at most %d are accepted", source, n, cmdutil.MaxURLLength)
 	}
 	if _, err := pgdb.ParseURL(c.Database); err != nil {
-		return databaseError(fmt.Errorf("%s: %w", source, err), c.Database)
+		return cmdutil.DatabaseError(fmt.Errorf("%s: %w", source, err), c.Database)
 	}
 	// From here on the run, its children and its cleanup see the URL with
 	// its scheme lower-cased (dblocation): "POSTGRES://" read as keywords
@@ -65,41 +64,6 @@ func selectDatabase(cmd *cobra.Command, c *commonOptions) error {
 	loc, _ := dblocation.ParsePostgres(c.Database)
 	c.db = dialect.At(loc)
 	return nil
-}
-
-// databaseError maps an error about the server at rawURL to its exit code
-// (a bad URL is the user's: 2; a server that is down, refuses the login or
-// the privilege: 3) and scrubs the URL's password from its text, whoever
-// wrote it.
-func databaseError(err error, rawURL string) error {
-	if err == nil {
-		return nil
-	}
-	err = scrubbed{err, rawURL}
-	if errors.Is(err, pgdb.ErrUsage) {
-		return cmdutil.Usage(err)
-	}
-	return cmdutil.CannotRun(err)
-}
-
-// scrubbed is an error whose text never holds the password of url.
-type scrubbed struct {
-	err error
-	url string
-}
-
-func (s scrubbed) Error() string { return scrub(s.err.Error(), s.url) }
-func (s scrubbed) Unwrap() error { return s.err }
-
-// scrub replaces the password of rawURL in s, raw or escaped, by the
-// redaction mark.
-func scrub(s, rawURL string) string {
-	for _, p := range pgdb.Passwords(rawURL) {
-		for _, form := range []string{p, url.QueryEscape(p), url.PathEscape(p)} {
-			s = strings.ReplaceAll(s, form, "xxxxx")
-		}
-	}
-	return s
 }
 
 // redactArgs is the command line with every password in it redacted, for the
@@ -131,7 +95,7 @@ func probeDatabase(ctx context.Context, server dialect.Database) error {
 	}
 	db, err := pgdb.Open(ctx, rawURL)
 	if err != nil {
-		return databaseError(err, rawURL)
+		return cmdutil.DatabaseError(err, rawURL)
 	}
 	return db.Close()
 }
@@ -160,7 +124,7 @@ func openPostgres(ctx context.Context, dir string, server dialect.Database, scen
 		if ctx.Err() != nil {
 			return nil, cmdutil.Interrupted("%s interrupted; no report was written", scenario)
 		}
-		return nil, databaseError(err, rawURL)
+		return nil, cmdutil.DatabaseError(err, rawURL)
 	}
 	return &postgresRun{env: env, url: rawURL, keep: keep}, nil
 }
@@ -219,7 +183,7 @@ func (p *postgresRun) close(ctx context.Context) string {
 	}
 	var parts []string
 	for _, l := range strings.Split(err.Error(), "\n") {
-		if l = cmdutil.OneLine(scrub(l, p.url)); l != "" && !slices.Contains(parts, l) {
+		if l = cmdutil.OneLine(cmdutil.Scrub(l, p.url)); l != "" && !slices.Contains(parts, l) {
 			parts = append(parts, l)
 		}
 	}

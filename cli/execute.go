@@ -158,7 +158,7 @@ func runError(ctx context.Context, err error, name string, c commonOptions, keep
 		if pg != nil && c.keepsDB() {
 			err = fmt.Errorf("%w; %s", err, pg.note(ctx))
 		}
-		return cmdutil.CannotRun(scrubbed{err, c.db.String()})
+		return cmdutil.CannotRun(cmdutil.WithoutPassword(err, c.db.String()))
 	}
 	return nil
 }
@@ -268,7 +268,7 @@ func runGuarded(ctx context.Context, s *scenarios.Scenario, opts scenarios.Optio
 		return nil, err
 	}
 	if rep, err = opts.Run(ctx, env); err == nil && rep != nil {
-		s.WriteNext(rep, scenarios.NextRun{Params: params, Worker: workerDay(s)})
+		s.WriteNext(rep, scenarios.NextRun{Params: params, Worker: cmdutil.WorkerDay(s)})
 	}
 	return rep, err
 }

@@ -13,7 +13,6 @@ import (
 
 	"outboxlab/cli/cmdutil"
 	"outboxlab/internal/invocation"
-	"outboxlab/scenarios"
 	"outboxlab/workers"
 )
 
@@ -53,7 +52,7 @@ grade itself judges a worker in any language for every Day it lists.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			day, err := lookupDay(args[0])
+			day, err := cmdutil.LookupDay(args[0])
 			if err != nil {
 				return err
 			}
@@ -104,17 +103,6 @@ func gradeNext(day, dir string, files *workers.Files) string {
 	}
 	return fmt.Sprintf("Next:    read %s, then grade it (exit 1 until its TODOs are done):\n"+
 		"         outboxlab grade %s -- %s\n", filepath.Join(dir, "README.md"), day, strings.Join(command, " "))
-}
-
-// workerDay is the Day exercise writes a starting worker for and grade
-// judges, for scenario s (its Day's, or its own: poison-counter), or "".
-func workerDay(s *scenarios.Scenario) string {
-	for _, id := range starterDays() {
-		if id == s.Name || (s.Day > 0 && id == fmt.Sprintf("session-%d", s.Day)) {
-			return id
-		}
-	}
-	return ""
 }
 
 // insideLabModule reports whether a starter written into dir (which may not

@@ -13,7 +13,6 @@ import (
 	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/grade"
-	"outboxlab/grade/dayspec"
 	"outboxlab/scenarios"
 )
 
@@ -28,20 +27,6 @@ func dayIDs() string {
 		lines = append(lines, "  "+id, "      "+d.Summary)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// lookupDay finds a Day by id or alias; an unknown one is a usage error with suggestions.
-func lookupDay(name string) (*dayspec.Day, error) {
-	if d := grade.Lookup(name); d != nil {
-		return d, nil
-	}
-	var names []string
-	for _, d := range grade.Days() {
-		names = append(names, d.ID)
-		names = append(names, d.Aliases...)
-	}
-	return nil, cmdutil.Usagef("unknown day %q: grade accepts %s%s", name, strings.Join(names, ", "),
-		cmdutil.DidYouMean("", cmdutil.Closest(name, names)))
 }
 
 // gradeLong is grade's help, before its list of Days.
@@ -114,7 +99,7 @@ func newGradeCmd(cmdline string) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.Shrink, "shrink", true, "when a check fails, search for the smallest case that still fails it (at most 40 reruns)")
 	cmd.Flags().BoolVar(&full, "full", false, "print the whole report on the terminal (timelines, tables, every check) instead of the summary; the report file holds it either way")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		day, err := lookupDay(args[0])
+		day, err := cmdutil.LookupDay(args[0])
 		if err != nil {
 			return err
 		}

@@ -28,18 +28,18 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 	rawURL := withPassword(opts.Location, os.Getenv)
 	shown := pgdb.Redact(opts.Location)
 	if _, err := pgdb.ParseURL(rawURL); err != nil {
-		return databaseError(fmt.Errorf("--db: %w", err), rawURL)
+		return cmdutil.DatabaseError(fmt.Errorf("--db: %w", err), rawURL)
 	}
 	db, err := pgdb.Open(ctx, rawURL)
 	if err != nil {
-		return databaseError(err, rawURL)
+		return cmdutil.DatabaseError(err, rawURL)
 	}
 	defer db.Close()
 	readErr := func(err error) error {
 		if ctx.Err() != nil {
 			return cmdutil.Interrupted("inspect interrupted")
 		}
-		return cmdutil.CannotRun(scrubbed{fmt.Errorf("read %s: %w", shown, err), rawURL})
+		return cmdutil.CannotRun(cmdutil.WithoutPassword(fmt.Errorf("read %s: %w", shown, err), rawURL))
 	}
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
 )
@@ -113,14 +114,14 @@ func leadOn(s *scenarios.Scenario) []string {
 		switch {
 		case then != "":
 			want = append(want, then)
-		case workerDay(s) == "":
+		case cmdutil.WorkerDay(s) == "":
 			// The lab's own Day 18 has no graded Day yet (issue 44's second
 			// part): its AFTER ends the Days, and Day 17's leads to grade.
 		default:
 			want = append(want, "  Grade:  outboxlab grade ") // the last Day leads to grade
 		}
 	}
-	if day := workerDay(s); day != "" {
+	if day := cmdutil.WorkerDay(s); day != "" {
 		want = append(want, "  Build:  outboxlab exercise "+day+" ", "  Grade:  outboxlab grade "+day+" -- ")
 	}
 	return want

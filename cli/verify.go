@@ -53,7 +53,7 @@ not happen.`,
 			}
 			docs := make([]report.Doc, len(reports))
 			for i, path := range reports {
-				doc, err := readDoc(cmd.Context(), path)
+				doc, err := cmdutil.ReadDoc(cmd.Context(), path)
 				if err != nil {
 					return err
 				}

@@ -248,3 +248,16 @@ func Cell(s string, wide bool) string {
 
 // CellWidth is the widest a cell prints without --wide, in display columns.
 const CellWidth = 40
+
+// ReadDoc reads the outboxlab report at path; anything else is a usage error.
+func ReadDoc(ctx context.Context, path string) (report.Doc, error) {
+	raw, err := ReadReport(ctx, path, MaxReportSize)
+	if err != nil {
+		return report.Doc{}, err
+	}
+	doc, ok := report.Parse(raw)
+	if !ok {
+		return report.Doc{}, Usagef("%s is not an outboxlab report (no run-metadata header, no report body)", path)
+	}
+	return doc, nil
+}

@@ -1,8 +1,9 @@
 package cmdutil
 
 import (
-	"outboxlab/core/report"
 	"strings"
+
+	"outboxlab/core/report"
 )
 
 // Pad fills s with spaces to width columns.
