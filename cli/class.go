@@ -257,7 +257,7 @@ func judgeClass(ctx context.Context, dir string, opts classOptions) (class, erro
 	if err := judgeWorkers(ctx, &c, opts); err != nil {
 		return c, err
 	}
-	rank := course().Rank()
+	rank := cmdutil.Course().Rank()
 	slices.SortStableFunc(c.Rows, func(a, b submission) int {
 		if ra, rb := rank(scenarioOf(a)), rank(scenarioOf(b)); ra != rb {
 			return ra - rb

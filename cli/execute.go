@@ -213,7 +213,7 @@ func present(rep *report.Report, log changelog.Log, name string, c commonOptions
 	if err := writeReplay(res, log); err != nil {
 		return res, cmdutil.CannotRun(err)
 	}
-	updateIndex(filepath.Dir(dir), res.ReportPath, stderr)
+	cmdutil.UpdateIndex(filepath.Dir(dir), res.ReportPath, stderr)
 	return res, nil
 }
 

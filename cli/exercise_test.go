@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmd/exercise"
 	"outboxlab/cli/cmdutil"
 	"outboxlab/workers"
 )
@@ -72,7 +73,7 @@ func TestExerciseReadmeTellsTheTruth(t *testing.T) {
 				if from != wantFrom || strings.Join(command, " ") != wantCommand {
 					t.Errorf("the README grades from %q with %q, want from %q with %q", from, command, wantFrom, wantCommand)
 				}
-				if root, err := labModuleRoot(from); tc.inLab && root != from {
+				if root, err := exercise.LabModuleRoot(from); tc.inLab && root != from {
 					t.Errorf("the README runs the lab with go run . from %s, which is not the lab's root (%q, %v)", from, root, err)
 				}
 				if !tc.inLab && !strings.Contains(readme, "`go install .`") {

@@ -264,7 +264,7 @@ func TestClassIndexOnAProjector(t *testing.T) {
 	if code, out, stderr := runLab(t, "index", "--report-dir", dir); code != cmdutil.ExitOK || !strings.HasPrefix(out, "indexed 7 reports; skipped 1 file:\n") {
 		t.Fatalf("index: exit %d, %q, %q", code, out, stderr)
 	}
-	sc, err := report.ScanDir(dir, course())
+	sc, err := report.ScanDir(dir, cmdutil.Course())
 	if err != nil {
 		t.Fatal(err)
 	}

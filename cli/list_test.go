@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/cli/cmd/list"
 	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
 	"outboxlab/scenarios"
@@ -224,7 +225,7 @@ func TestListFamily(t *testing.T) {
 			t.Errorf("list --family %s lists %v, want %v", family, got, want)
 		}
 		out, code = runCLI(t, "list", "--family", family, "--json")
-		var entries []catalogueEntry
+		var entries []list.CatalogueEntry
 		if err := json.Unmarshal([]byte(out), &entries); err != nil || code != cmdutil.ExitOK {
 			t.Fatalf("list --family %s --json: exit %d, %v", family, code, err)
 		}

@@ -10,6 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"outboxlab/cli/cmd/compare"
+	"outboxlab/cli/cmd/exercise"
+	"outboxlab/cli/cmd/index"
+	"outboxlab/cli/cmd/inspect"
+	"outboxlab/cli/cmd/list"
 	"outboxlab/cli/cmdutil"
 	"outboxlab/core/child"
 	"outboxlab/internal/invocation"
@@ -146,7 +151,7 @@ Exit codes: 0 every check held, 1 a check failed (the report is still written),
 		root.AddCommand(newScenarioCmd(s, cmdline))
 	}
 	root.AddGroup(&cobra.Group{ID: "lab", Title: "Lab commands:"})
-	for _, c := range []*cobra.Command{newListCmd(), newAllCmd(cmdline), newCompareCmd(), newIndexCmd(), newInspectCmd(), newVerifyCmd(), newClassCmd(), newGradeCmd(cmdline), newExerciseCmd()} {
+	for _, c := range []*cobra.Command{list.NewCmd(), newAllCmd(cmdline), compare.NewCmd(), index.NewCmd(), inspect.NewCmd(), newVerifyCmd(), newClassCmd(), newGradeCmd(cmdline), exercise.NewCmd()} {
 		c.GroupID = "lab"
 		root.AddCommand(c)
 	}

@@ -1,4 +1,4 @@
-package cli
+package inspect
 
 // How inspect draws a table: the rows read a page at a time, their cells
 // made printable, in a bordered table or, when that is wider than the

@@ -1,4 +1,6 @@
-package cli
+// Package exercise is `outboxlab exercise`: writes a Day's starting
+// worker and its README into a folder, for grade to judge.
+package exercise
 
 import (
 	"errors"
@@ -22,7 +24,8 @@ var (
 	starterDays = workers.Days
 )
 
-func newExerciseCmd() *cobra.Command {
+// NewCmd is the exercise command.
+func NewCmd() *cobra.Command {
 	var lang string
 	cmd := &cobra.Command{
 		Use:   "exercise <day> DIR",
@@ -114,7 +117,7 @@ func gradeNext(day, dir string, files *workers.Files) string {
 // path holds a space) it is a module of its own (its go.mod and go.sum),
 // built with `go run .` in its folder.
 func insideLabModule(dir string) (bool, error) {
-	root, err := labModuleRoot(dir)
+	root, err := LabModuleRoot(dir)
 	if err != nil || root == "" {
 		return false, err
 	}
@@ -149,7 +152,7 @@ func packagePathOK(rel string) bool {
 // labModuleRoot is the root of the lab's module (the absolute folder of its
 // go.mod) when dir lies inside it, else "" (invocation.ModuleRoot, which
 // also tells go run's invocation from a folder below the root).
-func labModuleRoot(dir string) (string, error) {
+func LabModuleRoot(dir string) (string, error) {
 	if _, err := filepath.Abs(dir); err != nil {
 		return "", err
 	}
@@ -170,7 +173,7 @@ func writeStarter(starter *workers.Files, dir string, inLab bool) ([]string, err
 	}
 	place := workers.Placement{Dir: abs}
 	if inLab {
-		if place.LabRoot, err = labModuleRoot(dir); err != nil {
+		if place.LabRoot, err = LabModuleRoot(dir); err != nil {
 			return nil, err
 		}
 	}

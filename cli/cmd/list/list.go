@@ -1,4 +1,6 @@
-package cli
+// Package list is `outboxlab list`: the catalogue of scenarios in course
+// order, as text or JSON.
+package list
 
 import (
 	"encoding/json"
@@ -14,7 +16,7 @@ import (
 )
 
 // catalogueEntry is one scenario as list --json prints it, in course order.
-type catalogueEntry struct {
+type CatalogueEntry struct {
 	Name        string      `json:"name"`
 	Aliases     []string    `json:"aliases,omitempty"`
 	Family      string      `json:"family"`
@@ -32,14 +34,14 @@ type catalogueEntry struct {
 }
 
 // familyCatalogue is the catalogue, or one family's part of it (see familyScenarios).
-func familyCatalogue(family string) ([]catalogueEntry, error) {
+func familyCatalogue(family string) ([]CatalogueEntry, error) {
 	list, err := cmdutil.FamilyScenarios(family)
 	if err != nil {
 		return nil, err
 	}
-	var entries []catalogueEntry
+	var entries []CatalogueEntry
 	for _, s := range list {
-		entries = append(entries, catalogueEntry{Name: s.Name, Aliases: s.Aliases, Family: s.Family,
+		entries = append(entries, CatalogueEntry{Name: s.Name, Aliases: s.Aliases, Family: s.Family,
 			FamilyTitle: scenarios.FamilyTitle(s.Family), Day: s.Day, Kind: s.Kind, Pair: s.Pair,
 			Answers: s.Answers, Summary: s.Summary, FailsWith: s.FailsWith, NotExercisedWith: append([]string{}, s.NotExercisedWith...)})
 	}
@@ -49,7 +51,8 @@ func familyCatalogue(family string) ([]catalogueEntry, error) {
 // dayNote says once that the commands' session-NN is the course's Day NN.
 const dayNote = "A scenario named session-16-… is Day 16 of the course (commands and report folders keep session-NN)."
 
-func newListCmd() *cobra.Command {
+// NewCmd is the list command.
+func NewCmd() *cobra.Command {
 	var asJSON, all bool
 	var family string
 	cmd := &cobra.Command{
@@ -97,10 +100,10 @@ of it; --json the whole catalogue (or the family's) for machines.`,
 // rows at 80 columns: where to start, the family the start belongs to (the
 // course's Days) a scenario a line, each other family on a line with its
 // number of scenarios and title, and the commands that show more.
-func writeStart(w io.Writer, entries []catalogueEntry, width int) {
+func writeStart(w io.Writer, entries []CatalogueEntry, width int) {
 	start := scenarios.Lookup(scenarios.StartHere)
 	fmt.Fprintf(w, "Start here: outboxlab %s\n", start.Name)
-	var first []catalogueEntry
+	var first []CatalogueEntry
 	var others []string // the other families, in order
 	count := map[string]int{}
 	for _, e := range entries {
@@ -143,7 +146,7 @@ func writeStart(w io.Writer, entries []catalogueEntry, width int) {
 // writeCatalogue prints entries grouped by family, in their order: a
 // family's title, then per scenario a line with its name, kind and pair and
 // its summary indented below, every line within width columns.
-func writeCatalogue(w io.Writer, entries []catalogueEntry, width int) {
+func writeCatalogue(w io.Writer, entries []CatalogueEntry, width int) {
 	fmt.Fprintf(w, "Start here: outboxlab %s\n", scenarios.StartHere)
 	saidDay := false
 	for _, e := range entries {
@@ -185,7 +188,7 @@ func writeCatalogue(w io.Writer, entries []catalogueEntry, width int) {
 }
 
 // columnWidths are the widest name and kind of the family entries start with.
-func columnWidths(entries []catalogueEntry) (name, kind int) {
+func columnWidths(entries []CatalogueEntry) (name, kind int) {
 	for _, e := range entries {
 		if e.Family != entries[0].Family {
 			break
@@ -197,7 +200,7 @@ func columnWidths(entries []catalogueEntry) (name, kind int) {
 
 // relation is what a scenario is to the others: its pair, or the BEFORE an
 // unpaired AFTER answers; an EXPERIMENT's kind says it all.
-func relation(e catalogueEntry) string {
+func relation(e CatalogueEntry) string {
 	switch {
 	case e.Pair != "":
 		return "(pairs with " + e.Pair + ")"

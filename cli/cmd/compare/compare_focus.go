@@ -1,4 +1,4 @@
-package cli
+package compare
 
 import (
 	"encoding/json"

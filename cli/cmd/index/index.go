@@ -1,8 +1,9 @@
-package cli
+// Package index is `outboxlab index`: rebuilds a report directory's
+// HTML index (cmdutil.UpdateIndex keeps it current after each run).
+package index
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,10 +12,10 @@ import (
 
 	"outboxlab/cli/cmdutil"
 	"outboxlab/core/report"
-	"outboxlab/scenarios"
 )
 
-func newIndexCmd() *cobra.Command {
+// NewCmd is the index command.
+func NewCmd() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "index",
@@ -56,7 +57,7 @@ it cannot be written.`,
 			if !fi.IsDir() {
 				return cmdutil.Usagef("%s is not a directory", clean)
 			}
-			sc, err := report.RebuildIndex(clean, time.Now(), cmdutil.Version, course())
+			sc, err := report.RebuildIndex(clean, time.Now(), cmdutil.Version, cmdutil.Course())
 			if err != nil {
 				return cmdutil.CannotRun(err)
 			}
@@ -76,27 +77,4 @@ it cannot be written.`,
 	}
 	cmd.Flags().StringVar(&dir, "report-dir", "reports", "the report directory to index")
 	return cmd
-}
-
-// updateIndex writes the HTML twin of the report just written and rebuilds
-// its directory's index. The run has happened and its report is on disk, so
-// a failure here is said in one line and changes no exit code.
-// course is the catalogue as the index needs it: course order, each
-// scenario's pair, and the folders runs write reports to.
-func course() report.Course {
-	c := report.Course{Pair: map[string]string{}, Groups: map[string]bool{}}
-	for _, s := range scenarios.All() {
-		c.Order = append(c.Order, s.Name)
-		c.Groups[s.Group()] = true
-		if s.Pair != "" {
-			c.Pair[s.Name] = s.Pair
-		}
-	}
-	return c
-}
-
-func updateIndex(reportDir, reportPath string, stderr io.Writer) {
-	if err := report.WriteTwinAndIndex(reportDir, reportPath, time.Now(), cmdutil.Version, course()); err != nil {
-		fmt.Fprintf(stderr, "outboxlab: index not updated: %s\n", cmdutil.OneLine(err.Error()))
-	}
 }

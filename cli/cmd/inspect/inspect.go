@@ -1,4 +1,6 @@
-package cli
+// Package inspect is `outboxlab inspect`: the tables of a kept run database
+// (SQLite file or PostgreSQL schema), whole or chosen, as bordered tables.
+package inspect
 
 import (
 	"bufio"
@@ -32,7 +34,8 @@ type inspectOptions struct {
 	Where           string
 }
 
-func newInspectCmd() *cobra.Command {
+// NewCmd is the inspect command.
+func NewCmd() *cobra.Command {
 	opts := inspectOptions{Limit: 50}
 	cmd := &cobra.Command{
 		Use:   "inspect --db FILE|URL",

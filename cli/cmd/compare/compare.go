@@ -1,4 +1,6 @@
-package cli
+// Package compare is `outboxlab compare`: two reports side by side, their
+// parameters, checks, metrics and body lines.
+package compare
 
 import (
 	"bytes"
@@ -25,7 +27,8 @@ type compareOptions struct {
 	Raw     bool
 }
 
-func newCompareCmd() *cobra.Command {
+// NewCmd is the compare command.
+func NewCmd() *cobra.Command {
 	var opts compareOptions
 	cmd := &cobra.Command{
 		Use:   "compare REPORT-A REPORT-B",
