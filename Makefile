@@ -75,7 +75,7 @@ test-scripts:
 	$(TEST) .
 
 test-cli:
-	$(TEST) -skip '^($(JUDGED))$$' ./cli
+	$(TEST) -skip '^($(JUDGED))$$' ./cli/...
 
 # grade, the most concurrent package (a scheduler, an HTTP server, worker
 # processes), runs under the race detector; its race-built dependencies are
@@ -107,7 +107,7 @@ test-extremes:
 # golden, the end-to-end scripts with OUTBOXLAB_DATABASE_URL, and --database's
 # faults, cleanup, --keep-db and inspect.
 test-postgres:
-	$(TEST) -run Postgres . ./cli
+	$(TEST) -run Postgres . ./cli/...
 
 # The fuzz targets, none of which compiles SQLite. `make fuzz` alone fuzzes
 # each for FUZZTIME (a duration or a count such as 500x);
