@@ -25,6 +25,7 @@ var courseOrder = []string{
 	"session-17-blind-redrive", "session-17-audited-redrive",
 	"session-18-long-handler-loses-lease", "session-18-lease-renewal",
 	"session-18-shutdown-abandons-work", "session-18-graceful-shutdown",
+	"session-18-polling-idle-workers", "session-18-woken-on-new-work",
 	// Poison Messages and Retry: the counter, the schedules, jitter, the
 	// visibility timeout, the breaker.
 	"poison-counter", "poison-body-validation", "backoff-schedules", "jitter-wave",

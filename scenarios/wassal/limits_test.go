@@ -12,8 +12,8 @@ import (
 	"outboxlab/scenarios/scenariotest"
 )
 
-// wassalScenarios are the fourteen scenarios of the family: Days 13-17 and
-// the lab's own Day 18 (its lease and shutdown pairs).
+// wassalScenarios are the sixteen scenarios of the family: Days 13-17 and
+// the lab's own Day 18 (its lease, shutdown and waiting pairs).
 func wassalScenarios(t *testing.T) []*scenarios.Scenario {
 	var out []*scenarios.Scenario
 	for _, s := range scenarios.All() {
@@ -21,8 +21,8 @@ func wassalScenarios(t *testing.T) []*scenarios.Scenario {
 			out = append(out, s)
 		}
 	}
-	if len(out) != 14 {
-		t.Fatalf("%d wassal scenarios registered, want 14", len(out))
+	if len(out) != 16 {
+		t.Fatalf("%d wassal scenarios registered, want 16", len(out))
 	}
 	return out
 }

@@ -14,6 +14,7 @@ const (
 	day17Course    = "Wassal Day 17: redriving dead letters, blind or audited and in batches"
 	day18Course    = "the lab's Day 18, beyond the course text: the hosted worker renews its lease"
 	shutdownCourse = "the lab's Day 18, beyond the course text: the hosted worker drains when it is stopped"
+	waitCourse     = "the lab's Day 18, beyond the course text: idle workers wait without spinning"
 )
 
 func init() {
@@ -49,6 +50,10 @@ func init() {
 			Shows: "a later stop: PAY-001 has finished, the two still running are stranded", Course: shutdownCourse},
 		shutdownAfter: {Try: []string{"--count-release"}, Verdict: report.VerdictFail,
 			Shows: "the release counts the attempt (River before PR #1290): a deploy spends attempts", Course: shutdownCourse},
+		waitBefore: {Try: []string{"--poll-interval", "1s"}, Verdict: report.VerdictNotReproduced,
+			Shows: "polling every second: no message waits, and the empty polls multiply", Course: waitCourse},
+		waitAfter: {Try: []string{"--notify=false"}, Verdict: report.VerdictFail,
+			Shows: "no wake: each message waits for a fallback poll, up to a minute", Course: waitCourse},
 	})
 }
 
