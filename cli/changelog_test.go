@@ -80,7 +80,8 @@ const session16AfterName = "session-16-retry-with-dead-letter"
 func TestChangeLogSameEveryRunAndOnPostgres(t *testing.T) {
 	for _, name := range []string{session16AfterName, "ordered-remember-poisoned-ids", "circuit-breaker",
 		"backoff-on-queue-timeline", "session-17-audited-redrive", "governance-threshold",
-		"session-13-pending-lost-on-restart", "session-15-outbox-leasing"} { // Days 13 and 15: events in child processes
+		"session-13-pending-lost-on-restart", "session-15-outbox-leasing", // Days 13 and 15: events in child processes
+		"session-18-graceful-shutdown", "session-18-woken-on-new-work"} { // Day 18: a release, a NOTIFY wake
 		t.Run(name, func(t *testing.T) {
 			first := logJSON(t, recorded(t, scenarios.NewEnv(t.TempDir()), name))
 			if again := logJSON(t, recorded(t, scenarios.NewEnv(t.TempDir()), name)); again != first {
