@@ -67,13 +67,10 @@ func (t trial) grade(ctx context.Context) (*graded, error) {
 	if err != nil {
 		return nil, err
 	}
-	// grade/changelog's trigger and catalog SQL has not moved into the
-	// dialect yet (it is being reworked for the tamper guard): it still asks.
-	postgres := t.db.Dialect() == dialect.Postgres
-	if err := changelog.Install(ctx, store.DB(), postgres, logged(t.day)); err != nil {
+	if err := changelog.Install(ctx, store.DB(), t.db.Dialect(), logged(t.day)); err != nil {
 		return nil, err
 	}
-	shape, err := changelog.Shape(ctx, store.DB(), postgres)
+	shape, err := changelog.Shape(ctx, store.DB(), t.db.Dialect())
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,30 @@ type Dialect interface {
 	// QueryOnly makes tx refuse to write, where beginning it read-only does
 	// not already.
 	QueryOnly(ctx context.Context, tx *sql.Tx) error
+
+	// What the grader's change log (grade/changelog) asks of the database:
+	// the log and its triggers, its reads of the rows and the schema.
+
+	// ChangeLogDDL are the statements that create LabChangeLog and the
+	// triggers that write every insert, update and delete on tables into
+	// it, each row as JSON with its columns' names in lower case.
+	ChangeLogDDL(ctx context.Context, q Querier, tables []string) ([]string, error)
+	// RowsAsJSON is a SELECT of table's rows, ordered by Id, as (Id, the
+	// row as JSON text the way the triggers write it).
+	RowsAsJSON(ctx context.Context, q Querier, table string) (string, error)
+	// ShapeQuery selects the schema's columns, indexes, triggers and
+	// functions as one text line each, whose sorted lines compare two reads.
+	ShapeQuery() string
+	// StructureQuery selects the schema's objects as one line each, starting
+	// with kind and name, such that an object dropped and made again the
+	// same reads differently where the catalog tells them apart.
+	StructureQuery() string
+	// SnapshotTx begins a read-only transaction that reads one snapshot and
+	// waits for no writer.
+	SnapshotTx() *sql.TxOptions
+	// GaplessKeys reports whether an autoincrement key never skips a
+	// number (SQLite's); a sequence may skip one a rolled-back insert took.
+	GaplessKeys() bool
 }
 
 // SchemaVersion is the version a store without a schema version of its own

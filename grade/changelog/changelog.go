@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"outboxlab/core/dialect"
 	"strconv"
 	"strings"
 )
@@ -61,102 +62,16 @@ func atoi(s string) int {
 	return n
 }
 
-// sqliteDDL creates the log and one trigger per table and operation.
-func sqliteDDL(tables []string, columns map[string][]string) string {
-	var b strings.Builder
-	b.WriteString(`CREATE TABLE LabChangeLog (
-    Seq       INTEGER PRIMARY KEY AUTOINCREMENT,
-    TableName TEXT    NOT NULL,
-    RowId     INTEGER,
-    Op        TEXT    NOT NULL,
-    OldRow    TEXT,
-    NewRow    TEXT
-) STRICT;
-`)
-	for _, table := range tables {
-		obj := func(prefix string) string { return jsonRow(prefix, columns[table]) }
-		fmt.Fprintf(&b, "CREATE TRIGGER LabLog_%[1]s_Insert AFTER INSERT ON %[1]s BEGIN\n"+
-			"    INSERT INTO LabChangeLog (TableName, RowId, Op, NewRow) VALUES ('%[1]s', NEW.Id, 'INSERT', %[2]s);\nEND;\n",
-			table, obj("NEW"))
-		fmt.Fprintf(&b, "CREATE TRIGGER LabLog_%[1]s_Update AFTER UPDATE ON %[1]s BEGIN\n"+
-			"    INSERT INTO LabChangeLog (TableName, RowId, Op, OldRow, NewRow) VALUES ('%[1]s', NEW.Id, 'UPDATE', %[2]s, %[3]s);\nEND;\n",
-			table, obj("OLD"), obj("NEW"))
-		fmt.Fprintf(&b, "CREATE TRIGGER LabLog_%[1]s_Delete AFTER DELETE ON %[1]s BEGIN\n"+
-			"    INSERT INTO LabChangeLog (TableName, RowId, Op, OldRow) VALUES ('%[1]s', OLD.Id, 'DELETE', %[2]s);\nEND;\n",
-			table, obj("OLD"))
-	}
-	return b.String()
-}
-
-// jsonRow is the JSON of a row as the log holds it: the columns' values
-// under their names in lower case; prefix names the row (NEW, OLD, a table).
-func jsonRow(prefix string, columns []string) string {
-	parts := make([]string, 0, 2*len(columns))
-	for _, c := range columns {
-		parts = append(parts, fmt.Sprintf("'%s', %s.%s", strings.ToLower(c), prefix, c))
-	}
-	return "json_object(" + strings.Join(parts, ", ") + ")"
-}
-
-// postgresDDL is the same log on PostgreSQL: one plpgsql function, one row
-// trigger per table. The function's search_path is the run's schema, then
-// pg_temp: a worker's TEMP table named LabChangeLog does not catch its rows.
-func postgresDDL(schema string, tables []string) []string {
-	stmts := []string{
-		`CREATE TABLE LabChangeLog (
-    Seq       BIGSERIAL PRIMARY KEY,
-    TableName TEXT COLLATE "C" NOT NULL,
-    RowId     BIGINT,
-    Op        TEXT COLLATE "C" NOT NULL,
-    OldRow    TEXT COLLATE "C",
-    NewRow    TEXT COLLATE "C"
-)`,
-		`CREATE FUNCTION LabLogChange() RETURNS trigger LANGUAGE plpgsql SET search_path = ` + schema + `, pg_temp AS $$
-BEGIN
-    IF TG_OP = 'DELETE' THEN
-        INSERT INTO LabChangeLog (TableName, RowId, Op, OldRow)
-            VALUES (TG_ARGV[0], OLD.id, TG_OP, row_to_json(OLD)::text);
-        RETURN OLD;
-    ELSIF TG_OP = 'UPDATE' THEN
-        INSERT INTO LabChangeLog (TableName, RowId, Op, OldRow, NewRow)
-            VALUES (TG_ARGV[0], NEW.id, TG_OP, row_to_json(OLD)::text, row_to_json(NEW)::text);
-        RETURN NEW;
-    END IF;
-    INSERT INTO LabChangeLog (TableName, RowId, Op, NewRow)
-        VALUES (TG_ARGV[0], NEW.id, TG_OP, row_to_json(NEW)::text);
-    RETURN NEW;
-END $$`,
-	}
-	for _, table := range tables {
-		stmts = append(stmts, fmt.Sprintf(`CREATE TRIGGER LabLog_%[1]s AFTER INSERT OR UPDATE OR DELETE ON %[1]s
-    FOR EACH ROW EXECUTE FUNCTION LabLogChange('%[1]s')`, table))
-	}
-	return stmts
-}
-
-// Install creates LabChangeLog and its triggers on tables.
-func Install(ctx context.Context, db *sql.DB, postgres bool, tables []string) error {
-	if postgres {
-		var schema string
-		if err := db.QueryRowContext(ctx, `SELECT quote_ident(current_schema())`).Scan(&schema); err != nil {
-			return fmt.Errorf("install the change log: %w", err)
-		}
-		for _, stmt := range postgresDDL(schema, tables) {
-			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("install the change log: %w", err)
-			}
-		}
-		return nil
-	}
-	cols := map[string][]string{}
-	for _, t := range tables {
-		var err error
-		if cols[t], err = columns(ctx, db, t); err != nil {
-			return fmt.Errorf("install the change log: %w", err)
-		}
-	}
-	if _, err := db.ExecContext(ctx, sqliteDDL(tables, cols)); err != nil {
+// Install creates LabChangeLog and its triggers on tables, in d's words.
+func Install(ctx context.Context, db *sql.DB, d dialect.Dialect, tables []string) error {
+	stmts, err := d.ChangeLogDDL(ctx, db, tables)
+	if err != nil {
 		return fmt.Errorf("install the change log: %w", err)
+	}
+	for _, stmt := range stmts {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("install the change log: %w", err)
+		}
 	}
 	return nil
 }

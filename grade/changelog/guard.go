@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
+	"outboxlab/core/dialect"
 	"strings"
 )
 
@@ -22,7 +23,7 @@ import (
 // Guard is the lab's record of the rows and of the log rows it has read.
 type Guard struct {
 	conn      *sql.Conn // the lab's own connection: no worker has it
-	postgres  bool
+	dialect   dialect.Dialect
 	tables    []string
 	selects   map[string]string // a table's snapshot query, rows as the triggers write them
 	shape     string            // the schema as the lab made it (structureOf)
@@ -30,7 +31,7 @@ type Guard struct {
 	rows      map[string]map[int64]image
 	lastSeq   int64
 	seen      map[int64][sha256.Size]byte // every log row read, by Seq: what it said
-	version   int64                       // SQLite's data_version at the last read
+	version   int64                       // the database's commit count at the last read, where it keeps one
 }
 
 // image is one row as the triggers write it: column → text, and the NULLs.
@@ -63,26 +64,20 @@ func newImage(vals map[string]string, null map[string]bool) image {
 // NewGuard takes the lab's first look, before any worker runs: the schema,
 // the rows of tables (the ones the log records) and the log as it stands.
 // The guard keeps a connection of db until Close.
-func NewGuard(ctx context.Context, db *sql.DB, postgres bool, tables []string) (*Guard, error) {
+func NewGuard(ctx context.Context, db *sql.DB, d dialect.Dialect, tables []string) (*Guard, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hold the change log: %w", err)
 	}
-	g := &Guard{conn: conn, postgres: postgres, tables: tables,
+	g := &Guard{conn: conn, dialect: d, tables: tables,
 		selects: map[string]string{}, seen: map[int64][sha256.Size]byte{}}
 	for _, t := range tables {
-		if postgres {
-			g.selects[t] = `SELECT l.id, row_to_json(l)::text FROM ` + t + ` l ORDER BY l.id`
-			continue
-		}
-		cols, err := columns(ctx, conn, t)
-		if err != nil {
+		if g.selects[t], err = d.RowsAsJSON(ctx, conn, t); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("hold the change log: %w", err)
 		}
-		g.selects[t] = `SELECT Id, ` + jsonRow(t, cols) + ` FROM ` + t + ` ORDER BY Id`
 	}
-	if g.shape, err = structureOf(ctx, conn, postgres); err != nil {
+	if g.shape, err = structureOf(ctx, conn, d); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("hold the change log: %w", err)
 	}
@@ -105,7 +100,7 @@ func (g *Guard) LastSeq() int64 { return g.lastSeq }
 // not faithfully hold (the run was tampered with). The rows read become the
 // lab's record whatever the log says.
 func (g *Guard) Next(ctx context.Context) (look Look, err error) {
-	tx, err := g.conn.BeginTx(ctx, g.readOnly())
+	tx, err := g.conn.BeginTx(ctx, g.dialect.SnapshotTx())
 	if err != nil {
 		return look, fmt.Errorf("read the change log: %w", err)
 	}
@@ -123,9 +118,7 @@ func (g *Guard) Next(ctx context.Context) (look Look, err error) {
 		look.Problems = []string{"the Day's tables cannot be read: " + OneLine(err)}
 		return look, nil
 	}
-	if !g.postgres {
-		tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&g.version)
-	}
+	g.version, _, _, _ = g.dialect.Commits(ctx, tx)
 	if g.rows != nil {
 		look.Problems = append(g.replay(news), unexplained(g.tables, g.rows, now)...)
 	}
@@ -151,14 +144,12 @@ type Look struct {
 // scheduler asks it as a turn begins: what changed in between happened in
 // nobody's turn.
 func (g *Guard) Quiet(ctx context.Context) bool {
-	if g.postgres {
-		var seq sql.NullInt64
-		err := g.conn.QueryRowContext(ctx, `SELECT max(Seq) FROM LabChangeLog`).Scan(&seq)
-		return err == nil && seq.Int64 == g.lastSeq
+	if v, _, counted, err := g.dialect.Commits(ctx, g.conn); counted || err != nil {
+		return err == nil && v == g.version
 	}
-	var v int64
-	err := g.conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v)
-	return err == nil && v == g.version
+	var seq sql.NullInt64
+	err := g.conn.QueryRowContext(ctx, `SELECT max(Seq) FROM LabChangeLog`).Scan(&seq)
+	return err == nil && seq.Int64 == g.lastSeq
 }
 
 // Rewritten reads the whole log once more and says which rows the lab read
@@ -190,13 +181,6 @@ func (g *Guard) Rewritten(ctx context.Context) ([]string, error) {
 	return problems, nil
 }
 
-func (g *Guard) readOnly() *sql.TxOptions {
-	if g.postgres {
-		return &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
-	}
-	return &sql.TxOptions{ReadOnly: true} // a deferred BEGIN: it waits for no writer
-}
-
 // snapshot reads every logged table's rows as the triggers write them.
 func (g *Guard) snapshot(ctx context.Context, q querier) (map[string]map[int64]image, error) {
 	out := map[string]map[int64]image{}
@@ -225,31 +209,4 @@ func (g *Guard) snapshot(ctx context.Context, q querier) (map[string]map[int64]i
 }
 
 // querier is a *sql.Conn or a *sql.Tx.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// columns are a SQLite table's columns, in order.
-func columns(ctx context.Context, q querier, table string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info('`+table+`') ORDER BY cid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		cols = append(cols, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(cols) == 0 {
-		return nil, fmt.Errorf("no table %s", table)
-	}
-	return cols, nil
-}
+type querier = dialect.Querier

@@ -3,6 +3,7 @@ package changelog
 import (
 	"context"
 	"database/sql"
+	"outboxlab/core/dialect"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,10 +26,10 @@ func guarded(t *testing.T) (ctx context.Context, g *Guard, worker *sql.DB) {
 		INSERT INTO T (Status, AttemptCount) VALUES ('Pending', 0), ('Pending', 0)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := Install(ctx, lab, false, []string{"T"}); err != nil {
+	if err := Install(ctx, lab, dialect.SQLite, []string{"T"}); err != nil {
 		t.Fatal(err)
 	}
-	if g, err = NewGuard(ctx, lab, false, []string{"T"}); err != nil {
+	if g, err = NewGuard(ctx, lab, dialect.SQLite, []string{"T"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })

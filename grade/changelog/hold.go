@@ -17,9 +17,9 @@ func (g *Guard) replay(news []Change) []string {
 	last := g.lastSeq
 	for _, c := range news {
 		switch {
-		case !g.postgres && c.Seq == last+2:
+		case g.dialect.GaplessKeys() && c.Seq == last+2:
 			problems = append(problems, fmt.Sprintf("log row %d is missing", last+1))
-		case !g.postgres && c.Seq > last+2:
+		case g.dialect.GaplessKeys() && c.Seq > last+2:
 			problems = append(problems, fmt.Sprintf("log rows %d to %d are missing", last+1, c.Seq-1))
 		}
 		last = c.Seq

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"outboxlab/core/dialect"
 	"slices"
 	"sort"
 	"strings"
@@ -13,27 +14,12 @@ import (
 // that no table, column, index or trigger was dropped or altered.
 
 // Shape is the schema of db as sorted lines.
-func Shape(ctx context.Context, db *sql.DB, postgres bool) (string, error) {
-	return shapeOf(ctx, db, postgres)
+func Shape(ctx context.Context, db *sql.DB, d dialect.Dialect) (string, error) {
+	return shapeOf(ctx, db, d)
 }
 
-func shapeOf(ctx context.Context, db querier, postgres bool) (string, error) {
-	query := `SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema
-		WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`
-	if postgres {
-		query = `SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
-			FROM information_schema.columns WHERE table_schema = current_schema()
-			UNION ALL
-			SELECT 'trigger ' || t.tgname || ' ' || t.tgenabled::text || ' ' || c.relname
-			FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-			WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal
-			UNION ALL
-			SELECT 'function ' || p.proname || ' ' || md5(p.prosrc) FROM pg_proc p
-			WHERE p.pronamespace = current_schema()::regnamespace
-			UNION ALL
-			SELECT 'index ' || indexname || ' ' || indexdef FROM pg_indexes WHERE schemaname = current_schema()`
-	}
-	rows, err := db.QueryContext(ctx, query)
+func shapeOf(ctx context.Context, db querier, d dialect.Dialect) (string, error) {
+	rows, err := db.QueryContext(ctx, d.ShapeQuery())
 	if err != nil {
 		return "", fmt.Errorf("read the schema: %w", err)
 	}

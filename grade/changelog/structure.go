@@ -3,6 +3,7 @@ package changelog
 import (
 	"context"
 	"fmt"
+	"outboxlab/core/dialect"
 	"slices"
 	"sort"
 	"strings"
@@ -13,25 +14,9 @@ import (
 // same by the end of the run.
 
 // structureOf is the schema as sorted lines, each starting with its kind
-// and name: on SQLite every object's SQL on one line; on PostgreSQL the schema's relations, triggers
-// and functions with their object ids, so that one dropped and made again
-// the same differs.
-func structureOf(ctx context.Context, q querier, postgres bool) (string, error) {
-	query := `SELECT type || ' ' || name || ' ' || replace(replace(coalesce(sql, ''), char(10), ' '), char(13), ' ')
-		FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'`
-	if postgres {
-		query = `
-		SELECT 'relation ' || c.relname || ' ' || c.relkind::text || ' #' || c.oid::text FROM pg_class c
-		WHERE c.relnamespace = current_schema()::regnamespace
-		UNION ALL
-		SELECT 'trigger ' || t.tgname || ' ' || t.tgenabled::text || ' #' || t.oid::text || ' on ' || c.relname
-		FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-		WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal
-		UNION ALL
-		SELECT 'function ' || p.proname || ' ' || md5(p.prosrc) || ' #' || p.oid::text FROM pg_proc p
-		WHERE p.pronamespace = current_schema()::regnamespace`
-	}
-	rows, err := q.QueryContext(ctx, query)
+// and name (the dialect's StructureQuery).
+func structureOf(ctx context.Context, q querier, d dialect.Dialect) (string, error) {
+	rows, err := q.QueryContext(ctx, d.StructureQuery())
 	if err != nil {
 		return "", err
 	}
@@ -51,7 +36,7 @@ func structureOf(ctx context.Context, q querier, postgres bool) (string, error) 
 // structure reads the schema and says how it differs from the one the lab
 // made, once, when it starts to differ ("" otherwise).
 func (g *Guard) structure(ctx context.Context, q querier) (string, error) {
-	now, err := structureOf(ctx, q, g.postgres)
+	now, err := structureOf(ctx, q, g.dialect)
 	if err != nil {
 		return "", fmt.Errorf("read the schema: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"outboxlab/core/clock"
-	"outboxlab/core/dialect"
 	"outboxlab/grade/changelog"
 )
 
@@ -21,7 +20,7 @@ func (r *Run) watch() error {
 	if r.guard != nil {
 		return nil
 	}
-	g, err := changelog.NewGuard(r.ctx, r.cfg.DB, postgres(r.cfg.Database), r.cfg.Logged)
+	g, err := changelog.NewGuard(r.ctx, r.cfg.DB, r.cfg.Database.Dialect(), r.cfg.Logged)
 	if err != nil {
 		return err
 	}
@@ -90,8 +89,3 @@ func (r *Run) unwatch() {
 	}
 	r.guard.Close()
 }
-
-// postgres is what grade/changelog still asks of the database: its trigger
-// and catalog SQL, being reworked for the tamper guard, has not moved into
-// the dialect yet.
-func postgres(db dialect.Database) bool { return db.Dialect() == dialect.Postgres }

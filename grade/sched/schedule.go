@@ -61,7 +61,7 @@ func (r *Run) Execute() (err error) {
 // too) and finds a schema that is no longer the one they were given.
 func (r *Run) Finish() {
 	r.unwatch()
-	if shape, err := changelog.Shape(r.ctx, r.cfg.DB, postgres(r.cfg.Database)); err != nil || shape != r.cfg.Shape {
+	if shape, err := changelog.Shape(r.ctx, r.cfg.DB, r.cfg.Database.Dialect()); err != nil || shape != r.cfg.Shape {
 		r.Violate(RuleSchema, "%s", changelog.ShapeDiff(r.cfg.Shape, shape, err))
 	}
 }
