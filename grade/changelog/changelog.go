@@ -76,12 +76,6 @@ func Install(ctx context.Context, db *sql.DB, d dialect.Dialect, tables []string
 	return nil
 }
 
-// Read reads the log's rows after seq.
-func Read(ctx context.Context, db *sql.DB, after int64) ([]Change, error) {
-	out, _, err := readLog(ctx, db, after)
-	return out, err
-}
-
 // readLog reads the log's rows after seq, and a digest of each as stored.
 func readLog(ctx context.Context, q querier, after int64) ([]Change, [][sha256.Size]byte, error) {
 	rows, err := q.QueryContext(ctx,

@@ -83,9 +83,6 @@ func (p Print) Without(base Print) Print {
 	return out
 }
 
-// Len is how many runs p has.
-func (p Print) Len() int { return len(p) }
-
 // Score is how much of the smaller of a and b the other has, from 0 to 1;
 // 0 when either has fewer than minRuns runs of its own (nothing to judge).
 func Score(a, b Print) float64 {

@@ -18,10 +18,6 @@ type Backend struct {
 	Database func(t testing.TB, name string) dialect.Database
 }
 
-// Location is where a fresh Database named name is, for a test that hands
-// it to a child process on its command line.
-func (b Backend) Location(t testing.TB, name string) string { return b.Database(t, name).String() }
-
 // Backends are SQLite and PostgreSQL, in that order.
 var Backends = []Backend{
 	{"sqlite", func(t testing.TB, name string) dialect.Database {
