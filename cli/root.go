@@ -1,5 +1,6 @@
 // Package cli is the outboxlab command line: the root command, one command
-// per scenario, and the catalogue, run-all, compare and inspect commands.
+// per scenario and the runner behind them, all, grade, verify and class; the
+// other commands are packages of cli/cmd, and what they share is cmdutil.
 package cli
 
 import (
