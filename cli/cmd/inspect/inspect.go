@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"outboxlab/cli/cmdutil"
-	"outboxlab/core/dblocation"
 	"outboxlab/core/dialect"
 	"outboxlab/core/pgdb"
 	"outboxlab/core/report"
@@ -127,12 +126,12 @@ var deadLetters = listing{
 func quoteIdent(name string) string { return dialect.QuoteIdent(name) }
 
 func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
-	loc, err := dblocation.Parse(opts.Location)
+	database, err := dialect.Parse(opts.Location)
 	if err != nil {
 		return cmdutil.Usagef("--db %s: %v", cmdutil.Show(pgdb.Redact(opts.Location)), err)
 	}
-	if loc.IsPostgres() {
-		opts.Location = loc.URL()
+	if database.Dialect() == dialect.Postgres {
+		opts.Location = database.Location().URL()
 		return inspectPostgres(ctx, w, opts)
 	}
 	db, err := cmdutil.OpenLab(ctx, opts.Location)
@@ -141,7 +140,7 @@ func inspect(ctx context.Context, w io.Writer, opts inspectOptions) error {
 	}
 	defer db.Close()
 	// One read transaction: every table comes from the same snapshot.
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.BeginTx(ctx, dialect.SQLite.SnapshotTx())
 	if err != nil {
 		return cmdutil.ReadError(ctx, opts.Location, err)
 	}

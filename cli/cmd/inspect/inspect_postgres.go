@@ -41,7 +41,7 @@ func inspectPostgres(ctx context.Context, w io.Writer, opts inspectOptions) erro
 		}
 		return cmdutil.CannotRun(cmdutil.WithoutPassword(fmt.Errorf("read %s: %w", shown, err), rawURL))
 	}
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
+	tx, err := db.BeginTx(ctx, dialect.Postgres.SnapshotTx())
 	if err != nil {
 		return readErr(err)
 	}
