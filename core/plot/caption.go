@@ -27,6 +27,7 @@ func (f Figure) Captioned(caption string) Figure {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="monospace" font-size="12">`+"\n",
 		w, h+band, w, h+band)
 	fmt.Fprintf(&b, "<title>%s</title>\n", esc(caption+" — "+f.Title))
+	b.WriteString(scaleToPage)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	for i, line := range lines {
 		fmt.Fprintf(&b, `<text class="caption" x="10" y="%d" fill="#555">%s</text>`+"\n", 15+16*i, esc(line))

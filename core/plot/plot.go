@@ -281,9 +281,15 @@ func pad(s string, w int) string {
 
 func esc(s string) string { return html.EscapeString(s) }
 
+// scaleToPage makes an SVG opened on its own (not in an <img>, whose box
+// sizes it) no wider than the window: drawn at its own size where that fits,
+// scaled down, keeping its proportions, where it does not.
+const scaleToPage = "<style>svg:root{max-width:100%;height:auto}</style>\n"
+
 func svgOpen(w, h int, title string) *strings.Builder {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="monospace" font-size="12">`+"\n", w, h, w, h)
+	b.WriteString(scaleToPage)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", esc(title))
 	return &b
@@ -293,6 +299,7 @@ func svgOpen(w, h int, title string) *strings.Builder {
 func svgOpenLines(w, h int, title []string) *strings.Builder {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="monospace" font-size="12">`+"\n", w, h, w, h)
+	b.WriteString(scaleToPage)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	for i, line := range title {
 		fmt.Fprintf(&b, `<text x="10" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n", 20+18*i, esc(line))

@@ -36,6 +36,19 @@ nav.toc ul{columns:3;padding-left:20px;font-size:16px;margin:0}nav.toc li{break-
 nav.toc p{margin:8px 0 0}nav.toc{margin-bottom:20px}
 ul.skipped{font-size:16px}
 .pairs td{width:50%}
+.why{font-weight:normal;color:#111;font-size:16px}
+#grid{margin:8px 0 16px}
+table.grid{table-layout:fixed;margin:0 0 12px}table.grid th,table.grid td{overflow-wrap:anywhere;font-size:17px}
+table.grid th.who{width:18%}table.grid thead th{font-size:15px;font-weight:normal}
+table.grid thead th a{font-weight:bold}
+.cell a{display:block;text-decoration:none;color:inherit}.cell .checks{font-weight:normal}
+.cell.pass{background:#e3f3e3}.cell.fail{background:#fbe1e1}.cell.idle{background:#fff1c7}.cell.none{background:#f6f6f6}
+details.scenario{margin:12px 0;border-top:2px solid #ccc}
+details.scenario>summary{cursor:pointer;padding:4px 0}
+details.scenario>summary h2{display:inline;border:0;margin:0;font-size:21px}
+@media (max-width:1000px){body{font-size:16px;padding:8px 10px}.runs td.n,.runs th.n{white-space:normal}
+table.grid th,table.grid td{font-size:15px;padding:3px 4px}th,td{padding:3px 5px}
+h1{font-size:24px}pre{font-size:13px}.body table{font-size:12px}nav.toc ul{columns:1}}
 `
 
 func esc(s string) string { return html.EscapeString(s) }
@@ -204,7 +217,9 @@ func markClass(mark string) string {
 // disagrees with the body, and links to each section of the body.
 func resultFirst(b *strings.Builder, e Entry, body string, items []Item) {
 	b.WriteString("<section id=\"result\">\n")
-	fmt.Fprintf(b, "<p class=\"verdict %s\">VERDICT: %s</p>\n", resultClass(e), esc(BodyVerdict(body)))
+	shown := e
+	shown.Verdict = BodyVerdict(body)
+	fmt.Fprintf(b, "<p class=\"verdict %s\">VERDICT: %s</p>\n", resultClass(e), verdictHTML(shown))
 	if len(e.Disagrees) > 0 {
 		fmt.Fprintf(b, "<p class=\"fail\">⚠ This report's header disagrees with its body: %s. "+
 			"What is shown here is the body's.</p>\n", esc(strings.Join(e.Disagrees, "; ")))

@@ -59,6 +59,7 @@ type Entry struct {
 	HTML        string   `json:"html"`
 	Figures     []string `json:"figures"`
 
+	failed   []string  // the checks that did not hold (failedNames), for the verdict's short form
 	folder   string    // the first folder of Report below the directory, "" at the top
 	replay   string    // the replay page beside Report (replayOf), "" when there is none
 	modified time.Time // the file's modification time: orders runs started in the same second
@@ -171,6 +172,7 @@ func readEntry(dir, rel string, course Course) (Entry, string) {
 		e.ChecksPassed, e.ChecksTotal = ChecksPassed(r.Checks), len(r.Checks)
 		e.ChecksNotExercised = ChecksNotExercised(r.Checks)
 		e.Verdict, e.ExitCode, e.Student = r.Verdict, r.ExitCode, r.Student
+		e.failed = failedNames(r.Checks)
 		if e.Disagrees = Disagreements(doc); len(e.Disagrees) > 0 {
 			// The body is what the run printed; an edited header is not believed.
 			fromBody(&e, doc.Body)
@@ -200,6 +202,7 @@ func fromBody(e *Entry, body string) {
 	}
 	e.ChecksPassed, e.ChecksTotal = ChecksPassed(checks), len(checks)
 	e.ChecksNotExercised = ChecksNotExercised(checks)
+	e.failed = failedNames(checks)
 	e.Verdict = BodyVerdict(body)
 	e.ExitCode = exitFor(e.ChecksTotal > 0 && e.ChecksPassed == e.ChecksTotal)
 }

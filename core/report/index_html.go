@@ -8,13 +8,17 @@ import (
 	"strings"
 )
 
+// foldSkipped is the longest list of skipped files the index shows open.
+const foldSkipped = 5
+
 // anchor is a scenario's id on the index page.
 func anchor(scenario string) string { return "s-" + scenario }
 
-// IndexHTML renders the class index: a class summary first (every BEFORE
-// beside its AFTER, in course order, and every skipped file with why), then
-// one section per scenario in course order, one row per report, newest
-// first, each with its figures full width below it.
+// IndexHTML renders the class index: a class summary first (the student ×
+// scenario grid of newest runs, every BEFORE beside its AFTER, in course
+// order, and every skipped file with why), then one section per scenario in
+// course order, folded, one row per report, newest first, each with its
+// figures full width below it.
 func IndexHTML(sc Scan, sum Summary, course Course, dir string) string {
 	var b strings.Builder
 	pageStart(&b, "outboxlab reports")
@@ -44,8 +48,9 @@ func IndexHTML(sc Scan, sum Summary, course Course, dir string) string {
 	for _, name := range order {
 		g := groups[name]
 		withWho := slices.ContainsFunc(g, func(e Entry) bool { return e.Student != "" })
-		fmt.Fprintf(&b, "<section id=\"%s\">\n<h2>%s <span class=\"muted\">%s</span></h2>\n<table class=\"runs\">\n",
-			esc(anchor(name)), esc(name), esc(string(Dash(string(g[0].Kind)))))
+		// Folded: the grid above is the overview; a section opens on a click.
+		fmt.Fprintf(&b, "<details class=\"scenario\" id=\"%s\">\n<summary><h2>%s <span class=\"muted\">%s · %s</span></h2></summary>\n"+
+			"<table class=\"runs\">\n", esc(anchor(name)), esc(name), esc(string(Dash(string(g[0].Kind)))), esc(Plural(len(g), "run")))
 		b.WriteString("<thead><tr><th class=\"n\">Checks</th><th>Verdict</th><th class=\"n\">Exit</th>")
 		if withWho {
 			b.WriteString("<th class=\"n\">Student</th>")
@@ -61,7 +66,7 @@ func IndexHTML(sc Scan, sum Summary, course Course, dir string) string {
 				class += " disagrees"
 			}
 			fmt.Fprintf(&b, "<tr class=\"%s\"><td class=\"n %s\">%s</td><td>%s%s</td><td class=\"n %s\">%d</td>",
-				class, resultClass(e), esc(checksText(e)), esc(e.Verdict), disagreeNote(e),
+				class, resultClass(e), esc(checksText(e)), verdictHTML(e), disagreeNote(e),
 				resultClass(e), e.ExitCode)
 			if withWho {
 				fmt.Fprintf(&b, "<td class=\"n\">%s</td>", esc(Dash(e.Student)))
@@ -77,7 +82,7 @@ func IndexHTML(sc Scan, sum Summary, course Course, dir string) string {
 				b.WriteString("</td></tr>\n")
 			}
 		}
-		b.WriteString("</tbody>\n</table>\n</section>\n")
+		b.WriteString("</tbody>\n</table>\n</details>\n")
 	}
 	b.WriteString("</body>\n</html>\n")
 	return b.String()
@@ -122,6 +127,9 @@ func classSummary(b *strings.Builder, sc Scan, sum Summary, course Course, group
 		b.WriteString(".</p>\n")
 	}
 	if len(order) > 0 {
+		gridHTML(b, groups, order)
+	}
+	if len(order) > 1 {
 		b.WriteString("<table class=\"pairs\">\n<thead><tr><th>Scenario (newest run per student)</th>" +
 			"<th>Its pair</th></tr></thead>\n<tbody>\n")
 		done := map[string]bool{}
@@ -140,11 +148,14 @@ func classSummary(b *strings.Builder, sc Scan, sum Summary, course Course, group
 		b.WriteString("</tbody>\n</table>\n")
 	}
 	if len(sc.Skipped) > 0 {
-		fmt.Fprintf(b, "<p class=\"fail\">%s not indexed:</p>\n<ul class=\"skipped\">\n", Plural(len(sc.Skipped), "file"))
+		// A long list (a class's workers' files) is folded under its count.
+		open := map[bool]string{true: " open", false: ""}[len(sc.Skipped) <= foldSkipped]
+		fmt.Fprintf(b, "<details class=\"skipped\"%s><summary class=\"fail\">%s not indexed</summary>\n<ul class=\"skipped\">\n",
+			open, Plural(len(sc.Skipped), "file"))
 		for _, s := range sc.Skipped {
 			fmt.Fprintf(b, "<li><code>%s</code>: %s</li>\n", esc(s.Path), esc(s.Reason))
 		}
-		b.WriteString("</ul>\n")
+		b.WriteString("</ul>\n</details>\n")
 	}
 	b.WriteString("</section>\n")
 }
