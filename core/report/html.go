@@ -47,6 +47,7 @@ details.scenario{margin:12px 0;border-top:2px solid #ccc}
 details.scenario>summary{cursor:pointer;padding:4px 0}
 details.scenario>summary h2{display:inline;border:0;margin:0;font-size:21px}
 @media (max-width:1000px){body{font-size:16px;padding:8px 10px}.runs td.n,.runs th.n{white-space:normal}
+.runs td,.runs th{overflow-wrap:anywhere}code.flag{font-size:14px}
 table.grid th,table.grid td{font-size:15px;padding:3px 4px}th,td{padding:3px 5px}
 h1{font-size:24px}pre{font-size:13px}.body table{font-size:12px}nav.toc ul{columns:1}}
 `
