@@ -2,6 +2,8 @@
 // section 7.3): the student's redrive, run on Day 16's end (built by the
 // lab's own code) with the lab's own Day 16 worker draining what it
 // releases while it sleeps; first without an approver, when it must refuse.
+// The first run is the course's own (session-17-audited-redrive): Day 16's
+// end with its one dead letter, PAY-003, redriven at 09:30 by ops-oncall.
 package day17
 
 import (
@@ -28,14 +30,22 @@ var Day = &dayspec.Day{
 	Design:  17, Role: "redrive",
 	Tables: []dayspec.Table{{Name: "Redrives", Show: showRedrives}, {Name: "AuditLog"}},
 	MayAsk: redriven,
+	// The course's own run (session-17-audited-redrive): Day 16's end as
+	// the course leaves it, PAY-003 its one dead letter; the provider fixed
+	// (PAY-003 now declines); approver ops-oncall with the INC-4711 reason;
+	// batches of 2, 1 s apart, one more attempt each. The course's figures
+	// follow: 1 entry released in 1 batch, AttemptCount 3 kept and
+	// MaxAttempts 3 → 4, verified Declined, its payment Failed, Closed.
+	// The variations add the other dead letters (More) and several batches.
 	Defaults: variation{
 		Policy: dayspec.Policy{Payments: 6, Declined: "PAY-005", MaxAttempts: 3, BaseBackoff: 200 * time.Millisecond,
 			Lease: claim.DefaultLease, Batch: 10, Workers: 1},
-		Poison: []string{"PAY-003"}, More: []string{"PAY-002", "PAY-004"},
-		Fixed: true, Approver: "ops-oncall", Reason: "INC-4711: provider status API restored",
+		Poison: []string{"PAY-003"},
+		Fixed:  true, Approver: "ops-oncall", Reason: "INC-4711: provider status API restored",
 		RedriveBatch: 2, RedriveEvery: time.Second, RedriveMore: 1,
 	},
-	Vary: vary,
+	CourseRun: true,
+	Vary:      vary,
 }
 
 // variation is one set of Day 17's parameters.

@@ -2,7 +2,11 @@
 // (docs/grade-protocol.md section 7.4): one message kills its consumer. The
 // lab kills the worker's process tree when it asks the provider about the
 // lethal key, as a crash in the handler would, and starts it again. Only a
-// count taken at delivery survives the crash.
+// count taken at delivery survives the crash. The first run is the
+// course's own (poison-counter.mjs, its "at delivery" row); in the
+// variations each restart says hello when the lethal claim's lease ends,
+// exactly or 1 ms before, so that a lease taken at LockedUntilUtc <= now
+// (or a millisecond early) takes the message inside it.
 package poisoncounter
 
 import (
@@ -26,18 +30,30 @@ var Day = &dayspec.Day{
 	Title:   "poison-counter, a message that kills its consumer",
 	Summary: "the lethal message's handler crashes the worker; the count must be taken at delivery",
 	Design:  16, Role: "worker",
+	// The course's own run (poison-counter.mjs): five messages, the third
+	// lethal, isolated at its third delivery (the course's threshold 3:
+	// `attempt >= THRESHOLD` after counting the delivery), which is the
+	// page's MaxAttempts 2: two deliveries reach the handler, the third
+	// claim dead-letters it. The course's "at delivery" row follows: 3
+	// lifetimes (2 restarts), 7 deliveries, 2 process deaths, 4 processed,
+	// 1 dead letter, 0 remaining. PAY-005 declines (a Failed payment is a
+	// processed message), as on every Day.
 	Defaults: variation{
-		Policy: dayspec.Policy{Payments: 6, Declined: "PAY-005", MaxAttempts: 3, BaseBackoff: 200 * time.Millisecond,
+		Policy: dayspec.Policy{Payments: 5, Declined: "PAY-005", MaxAttempts: 2, BaseBackoff: 200 * time.Millisecond,
 			Lease: claim.DefaultLease, Batch: 1, Workers: 1},
 		Lethal: "PAY-003",
 	},
-	Vary: vary,
+	CourseRun: true,
+	Vary:      vary,
 }
 
 // variation is one set of poison-counter's parameters.
 type variation struct {
 	dayspec.Policy
 	Lethal string // the handler of this key crashes
+	// RestartAtLease answers each restarted hello when the lethal claim's
+	// lease ends: exactly after an odd delivery, 1 ms before after an even.
+	RestartAtLease bool
 }
 
 // vary draws another lethal key, MaxAttempts, payments and lease. The batch
@@ -51,15 +67,21 @@ func vary(rng *rand.Rand) dayspec.Variation {
 	v.Lethal = wassal.PaymentKey(keys[0] + 1)
 	v.Declined = wassal.PaymentKey(keys[1] + 1)
 	v.Lease = []time.Duration{5, 10, 30, 60}[rng.IntN(4)] * time.Second
+	v.RestartAtLease = true
 	return v
 }
 
-// Fault crashes the handler at every status check of the lethal key.
-func (v variation) Fault(key string, _ int, _ map[string]bool) sched.Fault {
+// Fault crashes the handler at every status check of the lethal key (the
+// n-th); with RestartAtLease the restart waits for the lease's end.
+func (v variation) Fault(key string, n int, _ map[string]bool) sched.Fault {
 	if key != v.Lethal {
 		return sched.Fault{}
 	}
-	return sched.Fault{Kill: true, Why: "its handler crashed on the lethal " + key}
+	f := sched.Fault{Kill: true, RestartAtLease: v.RestartAtLease, Why: "its handler crashed on the lethal " + key}
+	if v.RestartAtLease && n%2 == 0 {
+		f.Early = time.Millisecond
+	}
+	return f
 }
 
 // Restarts: as a supervisor would, a few more than MaxAttempts.
@@ -70,7 +92,7 @@ func (v variation) Describe() []string {
 		fmt.Sprintf("Seeded    %d payments PAY-001…%s (PendingConfirmation), one ConfirmPaymentStatus "+
 			"message each", v.Payments, wassal.PaymentKey(v.Payments)),
 		fmt.Sprintf("Fault     %s is lethal: the lab kills the worker's process group at its status check, "+
-			"then restarts it (at most %d times)", v.Lethal, v.MaxAttempts+2),
+			"then restarts it (at most %d times)%s", v.Lethal, v.MaxAttempts+2, v.restartText()),
 		fmt.Sprintf("Provider  declines %s, pays the rest", v.Declined),
 		fmt.Sprintf("Policy    MaxAttempts %d · lease %s · batch %d · %s", v.MaxAttempts, clock.Millis(v.Lease),
 			v.Batch, report.Plural(v.Workers, "worker")),
@@ -146,4 +168,12 @@ func (v variation) restartsCounted(j *judge.Judge) {
 	}
 	j.AddExercised("restarts = MaxAttempts: every delivery of the lethal message crashed once, no more",
 		j.Run.Kills > 0, "the lethal message was never handled", problems, report.Plural(restarts, "restart"))
+}
+
+// restartText says when a restarted worker's hello is answered.
+func (v variation) restartText() string {
+	if !v.RestartAtLease {
+		return ""
+	}
+	return ", its hello answered when the lethal claim's lease ends: exactly after an odd delivery, 1 ms before after an even"
 }

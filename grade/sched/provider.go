@@ -58,11 +58,13 @@ func (r *Run) fault(w *Worker, f Fault, id int64, key string) (a labserver.Answe
 		r.Fired[f.Name] = true
 	}
 	now := r.cfg.Clock.Now()
+	if f.Kill && f.RestartAtLease {
+		if end, ok := r.timeOf(`SELECT LockedUntilUtc FROM OutboxMessages WHERE Id = $1`, id); ok {
+			w.helloAt = end.Add(-f.Early)
+		}
+	}
 	switch {
 	case f.Kill && f.Answered:
-		if f.RestartAtLease {
-			w.helloAt, _ = r.timeOf(`SELECT LockedUntilUtc FROM OutboxMessages WHERE Id = $1`, id)
-		}
 		a = statusAnswer(r.cfg.Provider.CheckStatus(r.ctx, key, now))
 		r.Log(w.ID, "provider status %s (message %d) → %s, never delivered", key, id, answerText(a))
 		return a, true, r.kill(w, f.Why)

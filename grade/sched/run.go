@@ -108,7 +108,10 @@ type Fault struct {
 	// killed claim's lease ends (a supervisor that waits), so that a lease
 	// compared with <= differs from the page's <.
 	RestartAtLease bool
-	Why            string
+	// Early answers that hello this much before the lease ends (1 ms: a
+	// lease taken a millisecond early differs from the page's).
+	Early time.Duration
+	Why   string
 }
 
 // takes reports whether the fault takes the call away from the plain answer.
