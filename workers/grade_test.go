@@ -193,6 +193,19 @@ var wrongWorkers = []struct {
 	{day: "session-16", bug: "processed-no-processed-at", want: "UpdatedAtUtc, ProcessedAtUtc and DeadLetteredAtUtc written"},
 	{day: "session-16", bug: "claims-newest-first", want: "claims take the oldest claimable messages first"},
 	{day: "session-16", python: "wrong/python/isoformat.py", want: "protocol: every timestamp written is the lab's clock"},
+	// Issue 40's bugs the course's run cannot show, each made observable by
+	// a run of Day 16's variations (docs/grade-protocol.md section 1.1);
+	// seeds_test.go proves each under 10 seeds.
+	{day: "session-16", bug: "lease-at-boundary", want: "every claim takes the lease and the token"},
+	{day: "session-16", bug: "lease-early", want: "every claim takes the lease and the token"},
+	{day: "session-16", bug: "gate-strict", want: "no worker sleeps while one is claimable"},
+	{day: "session-16", bug: "null-max-as-zero", want: "the transient key Processed after K+1 attempts"},
+	{day: "session-16", bug: "max-from-env", want: "the poison tried exactly MaxAttempts times"},
+	{day: "session-16", bug: "backoff-from-claim", want: "every retry waited for its NextAttemptUtc = failure time + backoff(n), exactly"},
+	{day: "session-16", bug: "keeps-first-error", want: "every retry waited for its NextAttemptUtc = failure time + backoff(n), exactly"},
+	{day: "session-16", bug: "no-dead-letter-at-claim", want: "the poison tried exactly MaxAttempts times"},
+	{day: "session-16", bug: "no-owner-check", want: "the stalled worker's late completion refused by the owner and token check"},
+	{day: "session-16", bug: "no-lease-expiry", want: "the killed worker's message taken over after its lease"},
 
 	{day: "session-16", bug: "never-calls-lab", want: "protocol: hello is the first call"},
 	{day: "session-16", bug: "hangs", want: "protocol: done and exit 0 within the run's limits", slow: true, budget: true},
@@ -212,8 +225,18 @@ var wrongWorkers = []struct {
 	{day: "session-15", bug: "no-owner-check", want: "late completion refused by the owner and token check"},
 	{day: "session-15", bug: "holds-transaction", want: "protocol: no database transaction open across a lab call", slow: true},
 	{day: "session-15", bug: "second-call", want: "protocol: one call at a time"},
+	// The lease's boundary on Day 15 and poison-counter: a killed worker's
+	// restart says hello exactly when (or 1 ms before) its lost lease ends.
+	{day: "session-15", bug: "lease-at-boundary", want: "every claim takes the lease and the token"},
+	{day: "session-15", bug: "lease-early", want: "every claim takes the lease and the token"},
 	{day: "poison-counter", bug: "count-on-catch", ten: true, want: "the lethal message DeadLettered after exactly MaxAttempts"},
 	{day: "poison-counter", bug: "no-lease-expiry", want: "the lethal message DeadLettered after exactly MaxAttempts"},
+	{day: "poison-counter", bug: "lease-at-boundary", want: "every claim takes the lease and the token"},
+	{day: "poison-counter", bug: "lease-early", want: "every claim takes the lease and the token"},
+	// + 1 ms is every sleeper's wake: a lease taken 2 ms late leaves the
+	// message claimable while the worker sleeps (and spins to the limits).
+	{day: "poison-counter", bug: "lease-late", want: "no worker sleeps while one is claimable", slow: true},
+	{day: "poison-counter", bug: "no-dead-letter-at-claim", want: "the lethal message DeadLettered after exactly MaxAttempts"},
 
 	{day: "session-17", bug: "redrive-resets-counters", want: "counters kept: AttemptCount never reset"},
 	{day: "session-17", bug: "redrive-skips-audit", want: "one AuditLog row names the approver, the reason and every entry"},

@@ -12,20 +12,27 @@ import (
 )
 
 // issue40Bugs are the wrong workers of issue 40, one per bug the course's
-// run cannot show, and the check that must name each.
-var issue40Bugs = []struct{ bug, want string }{
-	{"payment-no-updated-at", "UpdatedAtUtc, ProcessedAtUtc and DeadLetteredAtUtc written with their change"},
-	{"processed-no-processed-at", "UpdatedAtUtc, ProcessedAtUtc and DeadLetteredAtUtc written with their change"},
-	{"claims-newest-first", "claims take the oldest claimable messages first"},
-	{"lease-at-boundary", "every claim takes the lease and the token"},
-	{"gate-strict", "no worker sleeps while one is claimable"},
-	{"null-max-as-zero", "the transient key Processed after K+1 attempts"},
-	{"max-from-env", "the poison tried exactly MaxAttempts times"},
-	{"backoff-from-claim", "every retry waited for its NextAttemptUtc = failure time + backoff(n), exactly"},
-	{"keeps-first-error", "every retry waited for its NextAttemptUtc = failure time + backoff(n), exactly"},
-	{"no-dead-letter-at-claim", "the poison tried exactly MaxAttempts times"},
-	{"no-owner-check", "the stalled worker's late completion refused by the owner and token check"},
-	{"no-lease-expiry", "the killed worker's message taken over after its lease"},
+// run cannot show, the Day whose runs make it observable, and the check
+// that must name each.
+var issue40Bugs = []struct{ day, bug, want string }{
+	{"session-16", "payment-no-updated-at", "UpdatedAtUtc, ProcessedAtUtc and DeadLetteredAtUtc written with their change"},
+	{"session-16", "processed-no-processed-at", "UpdatedAtUtc, ProcessedAtUtc and DeadLetteredAtUtc written with their change"},
+	{"session-16", "claims-newest-first", "claims take the oldest claimable messages first"},
+	{"session-16", "lease-at-boundary", "every claim takes the lease and the token"},
+	{"session-16", "gate-strict", "no worker sleeps while one is claimable"},
+	{"session-16", "null-max-as-zero", "the transient key Processed after K+1 attempts"},
+	{"session-16", "max-from-env", "the poison tried exactly MaxAttempts times"},
+	{"session-16", "backoff-from-claim", "every retry waited for its NextAttemptUtc = failure time + backoff(n), exactly"},
+	{"session-16", "keeps-first-error", "every retry waited for its NextAttemptUtc = failure time + backoff(n), exactly"},
+	{"session-16", "no-dead-letter-at-claim", "the poison tried exactly MaxAttempts times"},
+	{"session-16", "no-owner-check", "the stalled worker's late completion refused by the owner and token check"},
+	{"session-16", "no-lease-expiry", "the killed worker's message taken over after its lease"},
+	// The lease's boundary on every Day whose worker takes a lease.
+	{"session-16", "lease-early", "every claim takes the lease and the token"},
+	{"session-15", "lease-at-boundary", "every claim takes the lease and the token"},
+	{"session-15", "lease-early", "every claim takes the lease and the token"},
+	{"poison-counter", "lease-at-boundary", "every claim takes the lease and the token"},
+	{"poison-counter", "lease-early", "every claim takes the lease and the token"},
 }
 
 // proofSeeds are the seeds of the proof: OUTBOXLAB_PROOF_SEEDS of them (10
@@ -48,35 +55,40 @@ func proofSeeds(t *testing.T) []uint64 {
 	return seeds
 }
 
-// gradeSeed grades command on Day 16 with seed.
-func gradeSeed(t *testing.T, seed uint64, command ...string) graded {
+// gradeSeed grades command on day with seed.
+func gradeSeed(t *testing.T, day string, seed uint64, command ...string) graded {
 	t.Helper()
-	o := &grade.Options{Day: grade.Lookup("session-16"), Seed: seed, Variations: grade.DefaultVariations,
+	o := &grade.Options{Day: grade.Lookup(day), Seed: seed, Variations: grade.DefaultVariations,
 		TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: command}
 	rep, err := o.Run(t.Context(), scenarios.NewEnv(t.TempDir()))
 	if err != nil {
-		t.Fatalf("seed %d: %v", seed, err)
+		t.Fatalf("%s, seed %d: %v", day, seed, err)
 	}
 	return graded{rep: rep}
 }
 
 // TestBugsOfIssue40UnderEverySeed: under each proof seed the Go reference
-// passes Day 16, its starter fails, and every wrong worker of issue 40
-// fails with the check that names its bug.
+// passes every Day, each Day's starter fails, and every wrong worker of
+// issue 40 fails its Day with the check that names its bug.
 func TestBugsOfIssue40UnderEverySeed(t *testing.T) {
 	for _, seed := range proofSeeds(t) {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
-			if g := gradeSeed(t, seed, referenceGo); !g.rep.Passed() {
-				t.Errorf("the Go reference failed %q", g.failed())
-			}
-			if g := gradeSeed(t, seed, starterOf["session-16"]); g.rep.Passed() {
-				t.Error("the Day 16 starter passed")
+			for _, day := range referenceDays() {
+				if g := gradeSeed(t, day, seed, referenceGo); !g.rep.Passed() {
+					t.Errorf("%s: the Go reference failed %q", day, g.failed())
+				}
+				if starterOf[day] == "" {
+					continue // a Day with no starter yet
+				}
+				if g := gradeSeed(t, day, seed, starterOf[day]); g.rep.Passed() {
+					t.Errorf("%s: the starter passed", day)
+				}
 			}
 			for _, b := range issue40Bugs {
-				g := gradeSeed(t, seed, wrongGo, "-bug", b.bug)
+				g := gradeSeed(t, b.day, seed, wrongGo, "-bug", b.bug)
 				failed := g.failed()
 				if g.rep.Passed() || !slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, b.want) }) {
-					t.Errorf("%s: no failing check names it (%q); failing: %q", b.bug, b.want, failed)
+					t.Errorf("%s on %s: no failing check names it (%q); failing: %q", b.bug, b.day, b.want, failed)
 				}
 			}
 		})

@@ -26,7 +26,9 @@ type Runs struct {
 	// flight (once): the next claim must dead-letter it.
 	KillAtMax bool
 	// RestartAtLease restarts the worker KillAtMax killed (its hello
-	// answered) exactly when the killed claim's lease ends.
+	// answered) exactly when the killed claim's lease ends, and the worker
+	// killed at KillKey 1 ms before its lease ends (the boundary - 1 ms;
+	// + 1 ms is every sleeper's wake).
 	RestartAtLease bool
 	Latency        time.Duration // every other status check takes this much scenario time
 	// Boundary: a status check is answered exactly at another message's
@@ -58,7 +60,8 @@ func (v variation) maxOf(key string) int {
 func (v variation) Fault(key string, n int, fired map[string]bool) sched.Fault {
 	switch {
 	case key == v.KillKey && !fired["kill"]:
-		return sched.Fault{Name: "kill", Kill: true, Answered: true, Why: "killed with " + key + "'s answer in flight"}
+		return sched.Fault{Name: "kill", Kill: true, Answered: true, RestartAtLease: v.RestartAtLease, Early: time.Millisecond,
+			Why: "killed with " + key + "'s answer in flight"}
 	case v.KillAtMax && len(v.Poison) > 0 && key == v.Poison[0] && n == v.maxOf(key) && !fired["kill-at-max"]:
 		return sched.Fault{Name: "kill-at-max", Kill: true, Answered: true, RestartAtLease: v.RestartAtLease,
 			Why: fmt.Sprintf("killed with %s's attempt %d (its MaxAttempts) in flight", key, n)}
@@ -125,6 +128,9 @@ func (r Runs) describe(poison []string) []string {
 	}
 	if r.RestartAtLease && r.KillAtMax {
 		faults = append(faults, "the last kill's worker restarted when its lease ends")
+	}
+	if r.RestartAtLease && r.KillKey != "" {
+		faults = append(faults, "the first kill's worker restarted 1 ms before its lease ends")
 	}
 	var timing []string
 	if r.Latency > 0 {

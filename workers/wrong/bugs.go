@@ -14,8 +14,8 @@ import (
 var bugs = map[string]string{
 	// Day 15: leasing, one owner at a time.
 	"select-then-update": "Day 15: reads the claimable rows, asks the lab the time, then updates them by Id without re-checking",
-	"no-lease-expiry":    "Day 15, poison-counter: claims and waits for Pending rows only, never an expired lease",
-	"no-owner-check":     "Day 15: records an answer without the owner and token check",
+	"no-lease-expiry":    "Days 15, 16, poison-counter: claims and waits for Pending rows only, never an expired lease",
+	"no-owner-check":     "Days 15, 16: records an answer without the owner and token check",
 
 	// poison-counter.
 	"count-on-catch": "poison-counter: counts an attempt when it fails, not when it is delivered",
@@ -33,13 +33,15 @@ var bugs = map[string]string{
 	"payment-no-updated-at":     "Day 16: records a payment's outcome without UpdatedAtUtc",
 	"processed-no-processed-at": "Day 16: marks a message Processed without ProcessedAtUtc",
 	"claims-newest-first":       "Day 16: claims the newest messages first",
-	"lease-at-boundary":         "Day 16: takes an expired lease at LockedUntilUtc <= now (<= for <)",
+	"lease-at-boundary":         "Days 15, 16, poison-counter: takes an expired lease at LockedUntilUtc <= now (<= for <)",
+	"lease-late":                "Days 15, 16, poison-counter: takes an expired lease only 2 ms after it ends (LockedUntilUtc < now - 1 ms)",
+	"lease-early":               "Days 15, 16, poison-counter: takes a lease 1 ms before it ends (LockedUntilUtc <= now + 1 ms)",
 	"gate-strict":               "Day 16: opens the backoff gate at NextAttemptUtc < now (< for <=)",
 	"null-max-as-zero":          "Day 16: reads a NULL MaxAttempts as 0: dead-letters at the first failure",
 	"max-from-env":              "Day 16: takes MaxAttempts from the environment, not the row",
 	"backoff-from-claim":        "Day 16: counts the backoff from the claim's time, not the failure's",
 	"keeps-first-error":         "Day 16: keeps the first failure's LastError on later failures",
-	"no-dead-letter-at-claim":   "Day 16: delivers a message whose AttemptCount reached MaxAttempts again",
+	"no-dead-letter-at-claim":   "Day 16, poison-counter: delivers a message whose AttemptCount reached MaxAttempts again",
 
 	// Day 17: the audited redrive.
 	"redrive-resets-counters": "Day 17: releases dead letters with AttemptCount 0",

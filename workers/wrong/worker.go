@@ -84,13 +84,14 @@ func (w *Worker) Run(ctx context.Context) error {
 // the handler has still counted it. A message whose count has already reached
 // its MaxAttempts is dead-lettered instead of delivered again (poison-counter).
 func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
-	now := timeText(w.lab.Now())
+	nowMS := w.lab.Now()
+	now := timeText(nowMS)
 	var batch, selected []claimed
 	err := w.db.InTx(ctx, func() error {
 		batch = nil
 		rows, err := w.db.conn.QueryContext(ctx, `SELECT Id, MessageKey, AttemptCount, MaxAttempts, ClaimToken
 			  FROM OutboxMessages
-			 WHERE `+claimableSQL()+`
+			 WHERE `+claimableSQL(nowMS)+`
 			 LIMIT $2`+w.db.forUpdate(), now, w.cfg.BatchSize)
 		if err != nil {
 			return fmt.Errorf("claim: %w", err)
