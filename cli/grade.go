@@ -37,8 +37,8 @@ scenario clock and scripted provider served over HTTP on loopback
 at a time; the seed and the call history choose who runs next, so the same worker
 with the same seed gets the same report body every time. The lab injects the
 Day's faults at its own calls, then judges the rows, the change log its triggers
-wrote and the provider's ledger with the Day's checks, for the Day's defaults
-(Day 16: the course's own run) and each variation drawn from the seed. Exit 0 only when every check holds in
+wrote and the provider's ledger with the Day's checks, for the Day's first run
+(the course's own, on Days 15 to 17 and poison-counter) and each variation drawn from the seed. Exit 0 only when every check holds in
 every run that exercises it and each is exercised in at least one run; 1 a check
 failed or no run exercised it; 2 bad flags or an unknown day; 3 the worker
 command could not be started.
