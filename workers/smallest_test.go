@@ -99,9 +99,15 @@ func TestSmallestCases(t *testing.T) {
 // check names the bug in other words than TestWrongWorkersFail's: the
 // never-calls-lab worker writes its rows without ever calling the lab, so
 // no run exercised the hello check (it is judged across the runs, after
-// what the runs saw) while every row it changed was in no turn of its own.
+// what the runs saw) while every row it changed was in no turn of its own;
+// select-then-update races already in Day 15's course run (three workers,
+// one message a claim), where a second worker takes the killed worker's
+// PAY-001 inside its live lease: the Day's own check, ranked before the
+// lease check, says so ("taken over at 09:00:00.000Z, inside the killed
+// claim's lease").
 var firstIsAnother = map[string]string{
-	"never-calls-lab": "protocol: every row change in its worker's own turn",
+	"never-calls-lab":    "protocol: every row change in its worker's own turn",
+	"select-then-update": "the killed worker's message taken over after its lease, then Processed",
 }
 
 // replayCase runs the case a search found (--case): it fails its check again.
