@@ -64,18 +64,23 @@ class Worker:
                     ORDER BY CreatedAtUtc, Id LIMIT ?""", (now, self.cfg.batch_size)).fetchall()
             batch = []
             for msg_id, key, attempts, max_attempts, token in rows:
+                m = {"id": msg_id, "key": key, "attempt": attempts,
+                     # the row's MaxAttempts; 0: no ceiling
+                     "max_attempts": max_attempts if max_attempts is not None else self.cfg.max_attempts,
+                     "token": token + 1}
+                # TODO(Day 16) #4: a message whose AttemptCount has already reached its
+                # MaxAttempts (its last delivery died with its worker, and was counted) is
+                # dead-lettered here instead of delivered again:
+                # self.dead_letter_at_claim(m, now), and continue.
                 lease = time_text(self.lab.now_ms + self.cfg.lease_ms)
                 # TODO(Day 16) #1: count the attempt here, at claim time:
-                # AttemptCount = AttemptCount + 1 in this UPDATE, and "attempt": attempts + 1
-                # below, so that m["attempt"] is this delivery's number when you record it.
+                # AttemptCount = AttemptCount + 1 in this UPDATE, and m["attempt"] += 1, so
+                # that m["attempt"] is this delivery's number when you record it.
                 self.db.execute(
                     """UPDATE OutboxMessages SET Status = 'Processing', LockedBy = ?, LockedUntilUtc = ?,
                               ClaimToken = ClaimToken + 1 WHERE Id = ?""",
                     (self.cfg.worker_id, lease, msg_id))
-                batch.append({"id": msg_id, "key": key, "attempt": attempts,
-                              # the row's MaxAttempts; 0: no ceiling
-                              "max_attempts": max_attempts if max_attempts is not None else self.cfg.max_attempts,
-                              "token": token + 1})
+                batch.append(m)
             return batch
 
         return self.db.transaction(tx)
@@ -137,6 +142,14 @@ class Worker:
         # when no row changed, raise ClaimLost() (see retry_later). Never delete the row,
         # never touch the payment.
         raise WorkerError(f"dead-letter message {m['id']}: not written yet (see TODO(Day 16) #4)")
+
+    def dead_letter_at_claim(self, m, now):
+        """Parks, in the claim, a message that was delivered MaxAttempts times and whose last
+        delivery never recorded an answer (its worker died)."""
+        # TODO(Day 16) #4: one UPDATE of message m["id"]: Status = 'DeadLettered',
+        # DeadLetteredAtUtc = now, a LastError naming the deliveries (m["attempt"] of
+        # m["max_attempts"]), LockedBy and LockedUntilUtc NULL. The payment stays as it is.
+        raise WorkerError(f"dead-letter message {m['id']} at claim: not written yet (see TODO(Day 16) #4)")
 
     def next_wake(self):
         """When something may next be claimable: the earliest backoff gate of a Pending row or
