@@ -32,9 +32,10 @@ func newStepModel(d changelog.PageData, color bool) stepModel {
 	return stepModel{log: d.Log, checks: d.Checks, width: 80, height: 24, color: color}
 }
 
-// resize lays the view out for a terminal of width×height.
+// resize lays the view out for a terminal of width×height: no wider than
+// report.MaxWidth, as every output of the lab.
 func (m stepModel) resize(width, height int) stepModel {
-	m.width, m.height = max(40, width), max(12, height)
+	m.width, m.height = min(max(40, width), report.MaxWidth), max(12, height)
 	return m
 }
 
@@ -88,7 +89,7 @@ func (m stepModel) View() string {
 	wrap := func(lines ...string) []string {
 		var out []string
 		for _, l := range lines {
-			out = append(out, strings.Split(report.Wrap(l, m.width), "\n")...)
+			out = append(out, strings.Split(report.WrapHanging(l, m.width, stepHanging(l)), "\n")...)
 		}
 		return out
 	}
@@ -117,8 +118,12 @@ func (m stepModel) View() string {
 		tail = append(tail, "", m.mark(m.status, cmdutil.AnsiItalic))
 	}
 	tail = append(tail, wrap("", "n/→ next · p/← previous · f next failure · c next change a check reads · q quit")...)
-	// What does not fit the window is cut from the changes, then the
-	// event's lines, and said so: the keys and the leases stay in sight.
+	// What does not fit the window is cut from the event's lines down to a
+	// few of its changes, then from the changes, then the event's lines
+	// again, and said so: the keys and the leases stay in sight.
+	if over := len(head) + min(len(changed), 5) + len(tail) - (m.height - 1); over > 0 && len(head) > over+2 {
+		head = append(head[:len(head)-over-1], "  …")
+	}
 	room := m.height - 1 - len(head) - len(tail) // a line to spare: the terminal must not scroll
 	if len(changed) > room {
 		n := max(room-1, 2)
@@ -130,6 +135,22 @@ func (m stepModel) View() string {
 		head = append(head[:len(head)-over-1], "  …")
 	}
 	return strings.Join(append(append(head, changed...), tail...), "\n")
+}
+
+// stepStamp is a line of the view starting with a clock stamp: an event's.
+var stepStamp = regexp.MustCompile(`^ *\d\d:\d\d:\d\d\.\d{3}Z\S* `)
+
+// stepHanging is where a line of the view wrapped goes on: an event's under
+// its text (past its stamp and key: report.EventIndent); another's two
+// columns past its own indent.
+func stepHanging(l string) string {
+	if stamp := stepStamp.FindString(l); stamp != "" {
+		if text := report.EventIndent(l); len(text) > len(stamp) {
+			return text
+		}
+		return strings.Repeat(" ", len(stamp))
+	}
+	return strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " "))+2)
 }
 
 func indented(lines []string) []string {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -335,5 +336,38 @@ func TestStepTerminalEscAndEnd(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Errorf("run after the input ended: %v", err)
+	}
+}
+
+// The step view follows the width rule (issue 43): at 80 columns an event's
+// line wrapped goes on under its text (column 26: past its stamp and its
+// key), its words whole, the lines under "Changed" keep their indent; a
+// wider window than 100 columns gets lines of at most 100. The old view
+// wrapped every line at the margin and drew 200-column lines.
+func TestStepViewFollowsTheWidth(t *testing.T) {
+	m := press(t, day16Step(t, false), "n", "n", "n") // PAY-003's second attempt: a long line
+	lines := strings.Split(m.resize(80, 40).View(), "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[1], "  09:00:00.201Z  PAY-003  attempt 2/3  FAILED") {
+		t.Fatalf("event 3 at 80 columns:\n%s", strings.Join(lines, "\n"))
+	}
+	under := strings.Repeat(" ", 26)
+	if !strings.HasPrefix(lines[2], under) || lines[2][26] == ' ' {
+		t.Errorf("the event's second line is not under its text (column 26):\n%s\n%s", lines[1], lines[2])
+	}
+	event := strings.Fields(strings.Join(lines[1:3], " ") + " " + lines[3])
+	for _, w := range []string{"unavailable", "(503))", "NextAttempt"} {
+		if !slices.Contains(event, w) {
+			t.Errorf("%q is not a whole word of the event's lines (a word was broken):\n%s", w, strings.Join(lines[1:4], "\n"))
+		}
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "outboxmessages") || strings.HasPrefix(l, "OutboxMessages") {
+			t.Errorf("a changed row lost its indent: %q", l)
+		}
+	}
+	for _, l := range strings.Split(m.resize(200, 40).View(), "\n") {
+		if w := report.Width(l); w > report.MaxWidth {
+			t.Errorf("a line %d columns wide in a window of 200: %q", w, l)
+		}
 	}
 }

@@ -265,7 +265,10 @@ func (c *Case) lines(replay string) []string {
 		out = append(out, "  "+strings.ReplaceAll(l, "\n", "\n  "))
 	}
 	out = append(out, c.Timeline...)
-	out = append(out, "  "+report.MarkFail+"  "+c.Check, "        "+c.Detail)
+	// The detail under the check, after an arrow as a report's check line
+	// writes it: a terminal that lays the lines out again never runs the
+	// check's name into it.
+	out = append(out, "  "+report.MarkFail+"  "+c.Check, "        → "+c.Detail)
 	if c.Unstable != "" {
 		out = append(out, "  ! "+c.Unstable)
 	}

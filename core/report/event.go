@@ -7,8 +7,8 @@ import (
 
 // eventStamp is the start of a timeline line: a scenario-clock stamp
 // (09:00:00.602Z, with a day's suffix when there is one) and the two spaces
-// after it.
-var eventStamp = regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3}Z\S*  +`)
+// after it, at the margin or a little in (grade's smallest case).
+var eventStamp = regexp.MustCompile(`^ {0,4}\d\d:\d\d:\d\d\.\d{3}Z\S*  +`)
 
 // clockStamp is a text starting with a scenario-clock stamp and a space: a
 // moment of its own, as a setup line lists them.

@@ -232,3 +232,11 @@ func argmax(xs []int) int {
 // Wrap breaks text into lines of at most width columns, at spaces where it
 // can (a word wider than width is cut), for prose that must fit the terminal.
 func Wrap(text string, width int) string { return Unglue(wrapCell(text, width)) }
+
+// WrapHanging breaks a line wider than width at spaces, its continuation
+// lines starting with indent, its words whole (a word wider than a line is
+// cut, a command Commands glued kept whole): a terminal's screen that lays
+// out its own lines (the step view) uses it.
+func WrapHanging(line string, width int, indent string) string {
+	return Unglue(strings.Join(breakLine(line, width, indent), "\n"))
+}
