@@ -54,9 +54,9 @@ func (o *waitOptions) writeSetup(r *report.Report, own *waitRun) {
 		r.Linef("          a message, and every %s (worker-b %s after worker-a) in case a wake is lost",
 			durationText(o.Fallback), durationText(o.Fallback/2))
 		if own.woken {
-			r.Line("Wake      the producer's commit wakes the idle workers, who claim at once:")
-			r.Line(databaseLine(own.serial, "          on SQLite the producer wakes them itself after its commit",
-				"          NOTIFY in the insert's transaction, each worker on a LISTEN connection"))
+			r.Line("Wake      the producer's commit wakes the idle workers, who claim at once")
+			r.Line(databaseLine(own.serial, "          (SQLite: the producer wakes them itself once it has committed)",
+				"          (PostgreSQL: a NOTIFY in the insert's transaction; each worker LISTENs)"))
 		} else {
 			r.Line("Wake      none (--notify=false): the workers find new work at their fallback poll")
 		}
