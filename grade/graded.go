@@ -67,6 +67,12 @@ func (t trial) grade(ctx context.Context) (*graded, error) {
 	if err != nil {
 		return nil, err
 	}
+	var hosting *sched.Hosting
+	if h, ok := t.v.(dayspec.Hosted); ok {
+		if hosting, err = h.Hosting(ctx, bench); err != nil {
+			return nil, err
+		}
+	}
 	if err := changelog.Install(ctx, store.DB(), t.db.Dialect(), logged(t.day)); err != nil {
 		return nil, err
 	}
@@ -74,7 +80,9 @@ func (t trial) grade(ctx context.Context) (*graded, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := sched.New(ctx, t.config(t.v, shape, bench, lab))
+	cfg := t.config(t.v, shape, bench, lab)
+	cfg.Hosting = hosting
+	r := sched.New(ctx, cfg)
 	var first *sched.Run
 	if fv, what := t.v.FirstRun(); fv != nil {
 		first = sched.New(ctx, t.config(fv, shape, bench, lab))
@@ -91,7 +99,7 @@ func (t trial) grade(ctx context.Context) (*graded, error) {
 	g := &graded{day: t.day, v: t.v, r: r, calls: bench.Provider.Calls(), db: t.db}
 	g.readTables(ctx, store)
 	j := &judge.Judge{Run: r, First: first, Messages: g.msgs, Payments: g.pays, Tables: g.tables,
-		Calls: g.calls, Provider: bench.Provider, Lease: p.Lease}
+		Calls: g.calls, Provider: bench.Provider, Lease: p.Lease, Renewals: hosting != nil}
 	t.v.Judge(j)
 	j.Protocol()
 	g.checks = j.Checks()

@@ -63,6 +63,14 @@ func describeUpdate(c Change) string {
 			parts = append(parts, col+" cleared")
 		}
 	}
+	if len(parts) == 0 && c.Changed("LockedUntilUtc") {
+		// A lease renewed (Day 18): the only change is the lease's end.
+		n, _ := c.NewValue("LockedUntilUtc")
+		if t, ok := ParseISO(n); ok {
+			n = clock.DayStamp(t)
+		}
+		parts = []string{"LockedUntilUtc " + Clip(OrDash(n), 24) + " (renewed)"}
+	}
 	if len(parts) == 0 {
 		parts = []string{"no column the timeline shows"}
 	}

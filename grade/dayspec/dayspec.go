@@ -112,6 +112,13 @@ type Variation interface {
 	Judge(j *judge.Judge)
 }
 
+// Hosted is a Variation whose workers are hosted workers (Day 18): the lab
+// times their handlers, inserts new work and drains them. Hosting is called
+// after Setup, before the change log is installed.
+type Hosted interface {
+	Hosting(ctx context.Context, b *Bench) (*sched.Hosting, error)
+}
+
 // Common is p itself.
 func (p Policy) Common() Policy { return p }
 

@@ -28,6 +28,9 @@ type Judge struct {
 	Calls    []provider.Call            // the provider's ledger
 	Provider *provider.Provider
 	Lease    time.Duration // a claim's LockedUntilUtc is its turn's time + Lease
+	// Renewals: a LockedUntilUtc written by a change that is not a claim
+	// (a renewal, up to a cap) is the Day's checks' to judge (Day 18).
+	Renewals bool
 
 	checks []report.Check
 }

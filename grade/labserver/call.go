@@ -23,11 +23,15 @@ const (
 	pathStatus = "/v1/provider/status"
 	pathCharge = "/v1/provider/charge"
 	pathDone   = "/v1/done"
+	// Day 18's hosted worker (section 5.1): additive, protocol 1.
+	pathHandler = "/v1/handler/run"
+	pathWait    = "/v1/work/wait"
 )
 
 var knownPaths = map[string]string{
 	pathHello: "hello", pathNow: "now", pathSleep: "sleep",
 	pathStatus: "status", pathCharge: "charge", pathDone: "done",
+	pathHandler: "handler", pathWait: "wait",
 }
 
 // maxBody bounds a request body.
@@ -56,9 +60,9 @@ type Incarnation struct {
 // Call is one request handed to the scheduler.
 type Call struct {
 	Owner *Incarnation
-	Name  string // hello, now, sleep, status, charge, done; exit for a process that ended
+	Name  string // hello, now, sleep, status, charge, done, handler, wait; exit for a process that ended
 	Req   Request
-	Until time.Time // sleep: when to wake
+	Until time.Time // sleep: when to wake; handler, wait: when to return at the latest (zero: not asked)
 	Reply chan Answer
 }
 
@@ -80,23 +84,17 @@ func readCall(r *http.Request, name string) (*Call, error) {
 			return nil, errors.New("the body is not a JSON object of this call")
 		}
 	}
+	if name == "sleep" || name == "wait" || name == "handler" {
+		if err := c.readUntil(); err != nil {
+			return nil, err
+		}
+	}
 	switch name {
 	case "sleep":
-		switch {
-		case c.Req.UntilMS != nil && c.Req.Until != nil:
-			return nil, errors.New("give until_ms or until, not both")
-		case c.Req.UntilMS != nil:
-			c.Until = time.UnixMilli(*c.Req.UntilMS).UTC()
-		case c.Req.Until != nil:
-			t, err := time.Parse(clock.ISOLayout, *c.Req.Until)
-			if err != nil || len(*c.Req.Until) != len(clock.ISOLayout) {
-				return nil, fmt.Errorf("until %q is not a time like 2026-01-16T09:00:00.201Z", trimmed(*c.Req.Until))
-			}
-			c.Until = t
-		default:
+		if c.Until.IsZero() {
 			return nil, errors.New("sleep needs until_ms or until")
 		}
-	case "status", "charge":
+	case "status", "charge", "handler":
 		if c.Req.PaymentKey == "" || c.Req.MessageID == nil {
 			return nil, errors.New("give payment_key and message_id")
 		}
@@ -108,6 +106,23 @@ func readCall(r *http.Request, name string) (*Call, error) {
 		}
 	}
 	return c, nil
+}
+
+// readUntil reads until_ms or until, when given.
+func (c *Call) readUntil() error {
+	switch {
+	case c.Req.UntilMS != nil && c.Req.Until != nil:
+		return errors.New("give until_ms or until, not both")
+	case c.Req.UntilMS != nil:
+		c.Until = time.UnixMilli(*c.Req.UntilMS).UTC()
+	case c.Req.Until != nil:
+		t, err := time.Parse(clock.ISOLayout, *c.Req.Until)
+		if err != nil || len(*c.Req.Until) != len(clock.ISOLayout) {
+			return fmt.Errorf("until %q is not a time like 2026-01-16T09:00:00.201Z", trimmed(*c.Req.Until))
+		}
+		c.Until = t
+	}
+	return nil
 }
 
 // trimmed cuts a caller's text for an error line.

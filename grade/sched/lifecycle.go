@@ -141,6 +141,7 @@ func (r *Run) stop(w *Worker) {
 // crash would, and starts it again as a supervisor would.
 func (r *Run) kill(w *Worker, why string) error {
 	r.Kills++
+	r.Deaths = append(r.Deaths, Death{Worker: w.ID, Inc: w.inc.N, At: r.cfg.Clock.Now(), Turn: len(r.Turns)})
 	r.Log(w.ID, "killed (SIGKILL to its process group): %s", why)
 	w.call = nil // never answered
 	r.stop(w)

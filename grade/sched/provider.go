@@ -103,7 +103,12 @@ func (r *Run) noteStatus(w *Worker, key string, at time.Time, a labserver.Answer
 	}
 	tx, _ := a.Body["transaction_id"].(string)
 	out, _ := a.Body["outcome"].(string)
-	r.StatusBy[key] = append(r.StatusBy[key], StatusCall{Worker: w.ID, At: at, Outcome: out, Tx: tx, Seq: r.lastSeq})
+	var id int64
+	if w.call != nil && w.call.Req.MessageID != nil {
+		id = *w.call.Req.MessageID
+	}
+	r.StatusBy[key] = append(r.StatusBy[key], StatusCall{Worker: w.ID, Inc: w.inc.N, MessageID: id,
+		At: at, Outcome: out, Tx: tx, Seq: r.lastSeq})
 }
 
 // nextGate is the earliest backoff gate of a Pending message other than

@@ -85,6 +85,8 @@ type Config struct {
 	// MayAsk, when set, lets a worker ask the provider about message id
 	// besides the ones it claimed (Day 17: the entries its redrive released).
 	MayAsk func(changes []changelog.Change, id int64) bool
+	// Hosting, when set, runs hosted workers (Day 18: hosting.go).
+	Hosting *Hosting
 	// OnCall, when set, is told of every lab call answered (a grade's
 	// progress line); it must not block.
 	OnCall func()
@@ -154,6 +156,12 @@ type Run struct {
 	Stalled    string          // the worker whose answer was held past its lease; "" none
 	LateTurn   int             // the turn that began with the held answer; -1: none
 	StatusBy   map[string][]StatusCall
+	// A hosted run's (hosting.go): the handlers as the lab timed them, its
+	// drains, the kills and the times it inserted new work.
+	Handlers []Handler
+	Drains   []Drain
+	Deaths   []Death
+	Acts     []time.Time
 
 	cfg     Config
 	ctx     context.Context
@@ -165,6 +173,11 @@ type Run struct {
 	guard   *changelog.Guard // the lab's hold on the change log (guard.go)
 	lastSeq int64
 	perMsg  map[int64]int
+
+	inserted                        int
+	drainPlanned, drained, shutdown bool
+	drainAt                         time.Time
+	drainWho                        *Worker
 }
 
 // Turn is one stretch in which one worker ran: from an answer to its next call.
@@ -185,6 +198,8 @@ type Event struct {
 // StatusCall is a status check a worker made, as the lab answered it.
 type StatusCall struct {
 	Worker      string
+	Inc         int
+	MessageID   int64
 	At          time.Time
 	Outcome, Tx string
 	Seq         int64 // the change log's last row when it was asked

@@ -154,7 +154,7 @@ func (r *Run) receive(c *labserver.Call) error {
 	}
 	if c.Name == "exit" {
 		r.exited(w)
-		return nil
+		return r.drainedExit(w)
 	}
 	r.boundary(w)
 	switch {
@@ -176,8 +176,16 @@ func (r *Run) receive(c *labserver.Call) error {
 		r.refuse(w, c, http.StatusConflict, "the worker said done")
 		return nil
 	}
+	var wake time.Time
+	if c.Name == "wait" || c.Name == "handler" {
+		if msg := r.hostedCall(w, c); msg != "" {
+			r.refuse(w, c, http.StatusConflict, msg)
+			return nil
+		}
+		wake = w.wake
+	}
 	w.state, w.call, r.holder = blocked, c, nil
-	w.wake = time.Time{}
+	w.wake = wake
 	switch c.Name {
 	case "sleep":
 		w.wake = c.Until
@@ -200,6 +208,9 @@ func (r *Run) refuse(w *Worker, c *labserver.Call, status int, msg string) {
 // answered now (seeded PRNG); when every live worker sleeps it moves the
 // clock to the earliest wake time (ties: the lowest worker id).
 func (r *Run) schedule() error {
+	if err := r.hosted(); err != nil || r.holder != nil {
+		return err
+	}
 	now := r.cfg.Clock.Now()
 	var ready []*Worker
 	for _, w := range r.Workers {
@@ -216,6 +227,13 @@ func (r *Run) schedule() error {
 		}
 		if first == nil {
 			return errors.New("no worker can run") // cannot happen: the loop checked
+		}
+		if t, ok := r.nextHosted(); ok && !t.After(first.wake) {
+			r.cfg.Clock.AdvanceTo(t)
+			return nil // the loop schedules again, after the lab's act
+		}
+		if r.cfg.Hosting != nil && r.stuck(first) {
+			return nil
 		}
 		if r.cfg.LabWorker != nil {
 			wake, err := r.drain()
@@ -282,6 +300,8 @@ func (r *Run) answer(w *Worker) error {
 		if a, stop, err = r.provider(w, c); err != nil || stop {
 			return err
 		}
+	case c.Name == "wait" || c.Name == "handler":
+		a = r.hostedAnswer(w, c, now)
 	case c.Name == "done":
 		w.Done = true
 		a = labserver.Answer{Status: http.StatusOK, Body: map[string]any{"ok": true}}
@@ -293,6 +313,8 @@ func (r *Run) answer(w *Worker) error {
 	w.deadline = time.Now().Add(r.cfg.TurnBudget)
 	r.Turns = append(r.Turns, Turn{Worker: w.ID, Inc: w.inc.N, At: now, Call: c.Name})
 	a.Body = labserver.Timed(a.Body, now)
+	w.drainNote(&a)
+	w.woken = ""
 	c.Reply <- a
 	return nil
 }

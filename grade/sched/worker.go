@@ -36,6 +36,12 @@ type Worker struct {
 	helloed  bool              // this incarnation said hello
 	deadline time.Time
 	appName  string // PostgreSQL application_name of the current incarnation
+
+	// A hosted run's (hosting.go): why a wait ended, the drain announced.
+	woken             string
+	drainBy           time.Time
+	drainIdx          int
+	restartAfterDrain bool
 }
 
 func (w *Worker) live() bool { return w.state != exited }
