@@ -6,6 +6,7 @@ import (
 	"outboxlab/grade/day15"
 	"outboxlab/grade/day16"
 	"outboxlab/grade/day17"
+	"outboxlab/grade/day18"
 	"outboxlab/grade/dayspec"
 	"outboxlab/grade/poisoncounter"
 )
@@ -13,7 +14,7 @@ import (
 // days are the Days grade judges, in the course's order: the one list of
 // Days, which grade, exercise, verify and the workers' starters and tests
 // read. A Day's ids and aliases are its own (dayspec.Day).
-var days = []*dayspec.Day{day15.Day, day16.Day, day17.Day, poisoncounter.Day}
+var days = []*dayspec.Day{day15.Day, day16.Day, day17.Day, day18.Day, poisoncounter.Day}
 
 // Days lists the Days grade accepts, in the course's order.
 func Days() []*dayspec.Day { return slices.Clone(days) }

@@ -22,10 +22,12 @@ var sections = map[string]string{
 	"7.2": "72-day-15-session-15-alias-day15-leasing-one-owner-at-a-time",
 	"7.3": "73-day-17-session-17-alias-day17-an-audited-redrive",
 	"7.4": "74-poison-counter-poison-counter-a-message-that-kills-its-consumer",
+	"7.5": "75-day-18-session-18-alias-day18-the-hosted-worker--lease-renewal-a-drain-waiting-without-spinning",
 }
 
 // daySection is each Day's section: its own checks, and those Days share.
-var daySection = map[string]string{"session-16": "7.1", "session-15": "7.2", "session-17": "7.3", "poison-counter": "7.4"}
+var daySection = map[string]string{"session-16": "7.1", "session-15": "7.2", "session-17": "7.3", "poison-counter": "7.4",
+	"session-18": "7.5"}
 
 // protocolSection is the section of a protocol: check (6, but for the
 // timestamps, whose form is section 4's).
@@ -38,7 +40,7 @@ func protocolSection(name string) string {
 
 // todoTag is how a Day's starter tags its TODOs: TODO(Day 16) #1.
 var todoTag = map[string]string{"session-16": "Day 16", "session-15": "Day 15", "session-17": "Day 17",
-	"poison-counter": "poison-counter"}
+	"poison-counter": "poison-counter", "session-18": "Day 18"}
 
 // todos are, by Day, the starts of its checks' names and the TODOs of its
 // starter each check belongs to. A check not listed belongs to no TODO:
@@ -72,6 +74,17 @@ var todos = map[string][]struct {
 		{"released in batches of at most REDRIVE_BATCH", []int{4}},
 		{"with the provider still broken: halted after the first batch", []int{4}},
 		{"every redriven entry verified with the provider", []int{5}},
+	},
+	"session-18": {
+		{"every healthy message Processed once", []int{1, 4, 5}},
+		{"never two provider calls in flight for one message", []int{1, 2}},
+		{"only the current holder renews or settles a message", []int{2}},
+		{"every lease renewed at least RENEW_MARGIN before it ended", []int{1, 2}},
+		{"renewals stop at the cap", []int{3}},
+		{"a drained worker claims nothing more", []int{4}},
+		{"attempts counted at claim time: +1 at every claim, -1 only at a drain's release", []int{4}},
+		{"a message whose worker died is taken again within one lease", []int{5}},
+		{"no busy polling", []int{5}},
 	},
 	"poison-counter": {
 		{"attempts counted at claim time", []int{1}},
