@@ -17,7 +17,7 @@ import (
 )
 
 func TestStarterFiles(t *testing.T) {
-	if got, want := workers.Days(), []string{"session-15", "session-16", "session-17", "poison-counter"}; !slices.Equal(got, want) {
+	if got, want := workers.Days(), []string{"session-15", "session-16", "session-17", "session-18", "poison-counter"}; !slices.Equal(got, want) {
 		t.Errorf("Days() = %q, want %q", got, want)
 	}
 	for _, day := range append([]string{"session-16"}, grade.Lookup("session-16").Aliases...) {
@@ -243,6 +243,12 @@ var starterFails = map[string][]string{
 		"one AuditLog row names the approver, the reason and every entry",
 		"counters kept: AttemptCount never reset",
 		"a Redrives row per released entry keeps its original counters",
+	},
+	"session-18": {
+		"never two provider calls in flight for one message",
+		"every lease renewed at least RENEW_MARGIN before it ended",
+		"a drained worker claims nothing more, releases what it holds",
+		"a message whose worker died is taken again within one lease",
 	},
 	"poison-counter": {
 		"the lethal message DeadLettered after exactly MaxAttempts",

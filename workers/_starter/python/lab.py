@@ -82,6 +82,10 @@ class Config:
         self.redrive_batch = num("OUTBOXLAB_REDRIVE_BATCH", 1)
         self.redrive_interval_ms = num("OUTBOXLAB_REDRIVE_INTERVAL_MS", 1000)
         self.redrive_attempts = num("OUTBOXLAB_REDRIVE_ATTEMPTS", 1)
+        # Day 18: renew a lease this long before it ends, never past the cap from the claim.
+        self.renew_margin_ms = num("OUTBOXLAB_RENEW_MARGIN_MS", 10000)
+        self.renew_cap_ms = num("OUTBOXLAB_RENEW_CAP_MS", 120000)
+        self.poll_ms = num("OUTBOXLAB_POLL_MS", 1000)
         if self.batch_size < 1 or self.redrive_batch < 1:
             raise WorkerError("OUTBOXLAB_BATCH_SIZE and OUTBOXLAB_REDRIVE_BATCH must be at least 1")
 
@@ -106,6 +110,7 @@ class Lab:
     def __init__(self, url, token):
         self.url, self.token = url, token
         self.now_ms = 0  # the lab's clock at the last answer, epoch milliseconds
+        self.drain_by_ms = 0  # Day 18: the deadline of a drain an answer announced; 0: none
 
     def call(self, path, body):
         """POST body to path; returns (status code, answer). A 410 raises RunOver."""
@@ -126,6 +131,8 @@ class Lab:
             raise WorkerError(f"{path}: answer {code} is not JSON") from None
         if answer.get("now_ms"):
             self.now_ms = answer["now_ms"]
+        if answer.get("drain"):
+            self.drain_by_ms = answer.get("drain_deadline_ms") or 1
         if code == 410:
             raise RunOver(answer.get("error", ""))
         return code, answer
@@ -159,6 +166,19 @@ class Lab:
     def done(self):
         """Nothing left to do: then exit 0."""
         self.must("/v1/done", {})
+
+    def handler(self, payment_key, message_id, until_ms=0):
+        """Day 18: run the message's handler (it takes scenario time). True once it finished; False
+        when it returned early, at until_ms (when not 0) or at a drain."""
+        body = {"payment_key": payment_key, "message_id": message_id}
+        if until_ms:
+            body["until_ms"] = until_ms
+        return bool(self.must("/v1/handler/run", body).get("finished"))
+
+    def wait(self, until_ms=0):
+        """Day 18: wait for new work; returns when the lab inserts some, at until_ms (when not 0),
+        or at a drain."""
+        self.must("/v1/work/wait", {"until_ms": until_ms} if until_ms else {})
 
 
 class Database:

@@ -17,6 +17,9 @@ type Lab struct {
 	url, token string
 	client     *http.Client
 	nowMS      int64 // the lab's clock at the last answer, epoch milliseconds
+	// drainByMS is the deadline of a drain an answer announced (Day 18);
+	// 0: none.
+	drainByMS int64
 }
 
 // answer is the part of every answer the worker reads.
@@ -26,6 +29,11 @@ type answer struct {
 	Outcome       string `json:"outcome"`
 	TransactionID string `json:"transaction_id"`
 	Error         string `json:"error"`
+	// Day 18's hosted calls.
+	Finished        bool   `json:"finished"`
+	Woken           string `json:"woken"`
+	Drain           bool   `json:"drain"`
+	DrainDeadlineMS int64  `json:"drain_deadline_ms"`
 }
 
 func newLab(url, token string) *Lab {
@@ -61,6 +69,9 @@ func (l *Lab) call(path string, body any) (answer, int, error) {
 	}
 	if a.NowMS > 0 {
 		l.nowMS = a.NowMS
+	}
+	if a.Drain {
+		l.drainByMS = a.DrainDeadlineMS
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK:
@@ -118,4 +129,31 @@ func (l *Lab) Status(paymentKey string, messageID int64) (Status, error) {
 func (l *Lab) Done() error {
 	_, _, err := l.call("/v1/done", struct{}{})
 	return err
+}
+
+// Draining reports whether an answer has announced a drain (Day 18): claim
+// nothing more, release what you hold, say done before the deadline.
+func (l *Lab) Draining() bool { return l.drainByMS > 0 }
+
+// untilBody is a hosted call's body: until_ms when one is asked for.
+func untilBody(body map[string]any, untilMS int64) map[string]any {
+	if untilMS > 0 {
+		body["until_ms"] = untilMS
+	}
+	return body
+}
+
+// Handler runs the message's handler, which takes scenario time (Day 18).
+// It returns finished, or early: at untilMS (when not 0) or at a drain.
+func (l *Lab) Handler(paymentKey string, messageID int64, untilMS int64) (finished bool, err error) {
+	a, _, err := l.call("/v1/handler/run", untilBody(map[string]any{"payment_key": paymentKey, "message_id": messageID}, untilMS))
+	return a.Finished, err
+}
+
+// Wait waits for new work (Day 18): it returns when the lab inserts some,
+// at untilMS (when not 0), or at a drain, and says which ("work", "time",
+// "drain").
+func (l *Lab) Wait(untilMS int64) (string, error) {
+	a, _, err := l.call("/v1/work/wait", untilBody(map[string]any{}, untilMS))
+	return a.Woken, err
 }

@@ -56,6 +56,10 @@ class Config:
         self.redrive_batch = num("OUTBOXLAB_REDRIVE_BATCH", 1)
         self.redrive_interval_ms = num("OUTBOXLAB_REDRIVE_INTERVAL_MS", 1000)
         self.redrive_attempts = num("OUTBOXLAB_REDRIVE_ATTEMPTS", 1)
+        # Day 18: renew a lease RENEW_MARGIN_MS before it ends, never past RENEW_CAP_MS from the claim.
+        self.renew_margin_ms = num("OUTBOXLAB_RENEW_MARGIN_MS", 10000)
+        self.renew_cap_ms = num("OUTBOXLAB_RENEW_CAP_MS", 120000)
+        self.poll_ms = num("OUTBOXLAB_POLL_MS", 1000)
 
     def backoff(self, n):
         """The wait after the n-th failed attempt: base x 2^(n-1), capped when the cap is not 0."""
@@ -79,6 +83,7 @@ class Lab:
     def __init__(self, url, token):
         self.url, self.token = url, token
         self.now_ms = 0  # the lab's time at the last answer: every timestamp comes from here
+        self.drain_by_ms = 0  # Day 18: the deadline of a drain an answer announced; 0: none
 
     def call(self, path, body):
         """POST body to path; returns (status code, answer)."""
@@ -93,6 +98,8 @@ class Lab:
         answer = json.loads(data or b"{}")
         if answer.get("now_ms"):
             self.now_ms = answer["now_ms"]
+        if answer.get("drain"):
+            self.drain_by_ms = answer.get("drain_deadline_ms", 1)
         if code == 410:
             raise RunOver(answer.get("error", ""))
         return code, answer
@@ -122,6 +129,17 @@ class Lab:
 
     def done(self):
         self.must("/v1/done", {})
+
+    def handler(self, payment_key, message_id, until_ms):
+        """Day 18: run the handler; True once it finished, False when it returned early (at until_ms, or a drain)."""
+        body = {"payment_key": payment_key, "message_id": message_id}
+        if until_ms:
+            body["until_ms"] = until_ms
+        return bool(self.must("/v1/handler/run", body).get("finished"))
+
+    def wait(self, until_ms):
+        """Day 18: wait for new work, until until_ms when given, or a drain."""
+        self.must("/v1/work/wait", {"until_ms": until_ms} if until_ms else {})
 
 
 class Database:
@@ -257,6 +275,69 @@ class Worker:
         return parse_time(earliest) if earliest else self.lab.now_ms
 
 
+class Hosted(Worker):
+    """Day 18's hosted worker (section 7.5): the handler takes scenario time, so the lease is renewed
+    RENEW_MARGIN_MS before it ends, never past RENEW_CAP_MS from the claim; with nothing to claim it waits
+    for new work; once an answer announces a drain it claims nothing more, gives back what it holds
+    without counting the attempt, and says done."""
+
+    def run(self):
+        while not self.lab.drain_by_ms:
+            batch = self.claim()
+            if not batch:
+                wake = self.next_wake()
+                self.lab.wait(wake + 1 if wake is not None else 0)
+                continue
+            claimed_at = self.lab.now_ms
+            for i, m in enumerate(batch):
+                if self.lab.drain_by_ms:
+                    for rest in batch[i:]:
+                        self.release(rest)
+                    break
+                m["claimed_at"], m["lease_until"] = claimed_at, claimed_at + self.cfg.lease_ms
+                self.handle(m)
+        self.lab.done()
+
+    def handle(self, m):
+        answer = self.lab.status(m["key"], m["id"])
+        while True:
+            if self.lab.drain_by_ms:
+                self.release(m)
+                return
+            cap = m["claimed_at"] + self.cfg.renew_cap_ms
+            due = m["lease_until"] - self.cfg.renew_margin_ms if m["lease_until"] < cap else 0
+            if due and due <= self.lab.now_ms:
+                if not self.renew(m, min(self.lab.now_ms + self.cfg.lease_ms, cap)):
+                    return  # lost: the new owner finishes it
+                continue
+            if self.lab.handler(m["key"], m["id"], due):
+                break
+        try:
+            self.record(m, answer)
+        except ClaimLost:
+            pass
+
+    def renew(self, m, until_ms):
+        """Extend the lease, only while the row is still ours under this claim and the lease has not ended."""
+        now = time_text(self.lab.now_ms)
+
+        def tx():
+            return self.db.execute(
+                "UPDATE OutboxMessages SET LockedUntilUtc = ?" + OWNER_CHECK + " AND LockedUntilUtc >= ?",
+                (time_text(until_ms), m["id"], self.cfg.worker_id, m["token"], now)).rowcount
+
+        if self.db.transaction(tx) != 1:
+            return False
+        m["lease_until"] = until_ms
+        return True
+
+    def release(self, m):
+        """Give a message back at a drain: Pending, unlocked, its attempt given back."""
+        self.db.transaction(lambda: self.db.execute(
+            """UPDATE OutboxMessages SET Status = 'Pending', LockedBy = NULL, LockedUntilUtc = NULL,
+                      AttemptCount = AttemptCount - 1""" + OWNER_CHECK, (m["id"], self.cfg.worker_id, m["token"])))
+
+
 class Redrive:
     """Day 17's audited redrive (section 7.3)."""
 
@@ -374,8 +455,10 @@ def main():
             Redrive(cfg, lab, db).run()
         elif cfg.day in ("15", "16", "poison-counter"):
             Worker(cfg, lab, db).run()
+        elif cfg.day == "18":
+            Hosted(cfg, lab, db).run()
         else:
-            sys.exit(f"worker: OUTBOXLAB_DAY {cfg.day!r}: this worker knows 15, 16 and poison-counter")
+            sys.exit(f"worker: OUTBOXLAB_DAY {cfg.day!r}: this worker knows 15, 16, 18 and poison-counter")
     except RunOver as e:
         sys.exit(f"worker: the run is over: {e}")
 
