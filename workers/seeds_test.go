@@ -94,3 +94,42 @@ func TestBugsOfIssue40UnderEverySeed(t *testing.T) {
 		})
 	}
 }
+
+// day18Bugs are Day 18's wrong workers (workers/wrong/bugs18.go), and the
+// check that must name each.
+var day18Bugs = []struct{ bug, want string }{
+	{"no-renewal", "every lease renewed at least RENEW_MARGIN before it ended"},
+	{"renew-no-owner-check", "only the current holder renews or settles a message"},
+	{"renew-after-expiry", "every lease renewed at least RENEW_MARGIN before it ended"},
+	{"unbounded-renewal", "renewals stop at the cap"},
+	{"drain-counts-attempt", "a drained worker claims nothing more, releases what it holds"},
+	{"drain-abandons", "a drained worker claims nothing more, releases what it holds"},
+	{"tight-poll", "no busy polling"},
+	{"waits-only-for-new-work", "a message whose worker died is taken again within one lease"},
+}
+
+// TestDay18BugsUnderEverySeed: under each proof seed the Go reference
+// passes Day 18, its starter fails, and every Day 18 wrong worker fails
+// with the check that names its bug (OUTBOXLAB_PROOF_SEEDS=10 is issue 44's
+// proof).
+func TestDay18BugsUnderEverySeed(t *testing.T) {
+	for _, seed := range proofSeeds(t) {
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
+			if g := gradeSeed(t, "session-18", seed, referenceGo); !g.rep.Passed() {
+				t.Errorf("the Go reference failed %q", g.failed())
+			}
+			if g := gradeSeed(t, "session-18", seed, starterOf["session-18"]); g.rep.Passed() {
+				t.Error("the Day 18 starter passed")
+			}
+			for _, b := range day18Bugs {
+				g := gradeSeed(t, "session-18", seed, wrongGo, "-bug", b.bug)
+				failed := g.failed()
+				if g.rep.Passed() || !slices.ContainsFunc(failed, func(c string) bool { return strings.Contains(c, b.want) }) {
+					t.Errorf("%s: no failing check names it (%q); failing: %q", b.bug, b.want, failed)
+				} else {
+					t.Logf("seed %d: %s → %s", seed, b.bug, b.want)
+				}
+			}
+		})
+	}
+}

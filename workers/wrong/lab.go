@@ -17,6 +17,7 @@ type Lab struct {
 	url, token string
 	client     *http.Client
 	nowMS      int64 // the lab's clock at the last answer, epoch milliseconds
+	drainByMS  int64 // Day 18: a drain's deadline (hosted.go); 0: none
 }
 
 // answer is the part of every answer the worker reads.
@@ -26,6 +27,10 @@ type answer struct {
 	Outcome       string `json:"outcome"`
 	TransactionID string `json:"transaction_id"`
 	Error         string `json:"error"`
+	// Day 18's hosted calls (hosted.go).
+	Finished        bool  `json:"finished"`
+	Drain           bool  `json:"drain"`
+	DrainDeadlineMS int64 `json:"drain_deadline_ms"`
 }
 
 func newLab(url, token string) *Lab {
@@ -61,6 +66,9 @@ func (l *Lab) call(path string, body any) (answer, int, error) {
 	}
 	if a.NowMS > 0 {
 		l.nowMS = a.NowMS
+	}
+	if a.Drain {
+		l.drainByMS = a.DrainDeadlineMS
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK:

@@ -27,6 +27,9 @@ type Config struct {
 	BatchSize        int
 	BusyTimeoutMS    int
 
+	// Day 18's hosted worker (hosted.go).
+	RenewMarginMS, RenewCapMS, PollMS int64
+
 	// Day 17's redrive.
 	Approver, Reason  string
 	RedriveBatch      int
@@ -101,8 +104,10 @@ func run(ctx context.Context) error {
 		switch cfg.Day {
 		case "15", "16", "poison-counter":
 			return (&Worker{cfg: cfg, lab: lab, db: db}).Run(ctx)
+		case "18":
+			return (&Hosted{Worker{cfg: cfg, lab: lab, db: db}}).Run(ctx)
 		}
-		return fmt.Errorf("OUTBOXLAB_DAY %q: this worker knows 15, 16 and poison-counter", cfg.Day)
+		return fmt.Errorf("OUTBOXLAB_DAY %q: this worker knows 15, 16, 18 and poison-counter", cfg.Day)
 	}
 	return fmt.Errorf("OUTBOXLAB_ROLE %q: want worker or redrive", cfg.Role)
 }
@@ -140,6 +145,9 @@ func readConfig() (Config, error) {
 		RedriveBatch:      int(num("OUTBOXLAB_REDRIVE_BATCH", 1)),
 		RedriveIntervalMS: num("OUTBOXLAB_REDRIVE_INTERVAL_MS", 1000),
 		RedriveAttempts:   int(num("OUTBOXLAB_REDRIVE_ATTEMPTS", 1)),
+		RenewMarginMS:     num("OUTBOXLAB_RENEW_MARGIN_MS", 10000),
+		RenewCapMS:        num("OUTBOXLAB_RENEW_CAP_MS", 120000),
+		PollMS:            num("OUTBOXLAB_POLL_MS", 1000),
 	}
 	if c.Role == "" {
 		c.Role = "worker"
