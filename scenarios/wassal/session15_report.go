@@ -235,8 +235,9 @@ func (o *session15Options) writePerMessage(r *report.Report, run *session15Run, 
 			string(m.Status), string(pay.Status)})
 	}
 	r.Table([]string{"Key", "Workers", "Checks", "Notified", "Commits", "Refused", "Outbox", "Payment"}, rows)
-	r.Line("Workers: who claimed it (worker-a, -b, -c); Checks: the provider's status checks; Notified:")
-	r.Line("customer notifications; Commits: completions committed; Refused: late completions refused.")
+	// One text wrapped greedily, so that a narrower terminal lays it out again whole.
+	r.Line(report.Wrap("Workers: who claimed it (worker-a, -b, -c); Checks: the provider's status checks; Notified: "+
+		"customer notifications; Commits: completions committed; Refused: late completions refused.", report.MaxWidth))
 }
 
 // shortWorkers names workers by their letter: worker-a is a.

@@ -71,8 +71,8 @@ func (o *session18Options) writePerMessage(r *report.Report, run *session18Run, 
 			strconv.Itoa(m.AttemptCount), string(m.Status)})
 	}
 	r.Table([]string{"Key", "Workers", "Checks", "Renewals", "Notified", "Refused", "Attempts", "Outbox"}, rows)
-	r.Line("Workers: who claimed it, in order; Checks: the provider's status checks; Notified: customer")
-	r.Line("notifications; Refused: late completions refused; Attempts: the row's AttemptCount.")
+	r.Line(report.Wrap("Workers: who claimed it, in order; Checks: the provider's status checks; Notified: customer "+
+		"notifications; Refused: late completions refused; Attempts: the row's AttemptCount.", report.MaxWidth))
 }
 
 func writeRenewals(r *report.Report, xs []renewal18) {

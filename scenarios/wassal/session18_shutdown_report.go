@@ -63,8 +63,8 @@ func (o *shutdownOptions) writePerMessage(r *report.Report, run *shutdownRun, f 
 			strconv.Itoa(released[m.Key]), strconv.Itoa(len(f.notified[m.Key])), strconv.Itoa(m.AttemptCount), string(m.Status)})
 	}
 	r.Table([]string{"Key", "At the stop", "Workers", "Checks", "Released", "Notified", "Attempts", "Outbox"}, rows)
-	r.Line("At the stop: the row then; Workers: who claimed it, in order; Checks: the provider's status")
-	r.Line("checks; Notified: customer notifications; Attempts: the row's AttemptCount as the run ends.")
+	r.Line(report.Wrap("At the stop: the row then; Workers: who claimed it, in order; Checks: the provider's status "+
+		"checks; Notified: customer notifications; Attempts: the row's AttemptCount as the run ends.", report.MaxWidth))
 }
 
 // rowState is a row's status, and its holder while Processing.
