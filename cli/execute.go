@@ -33,6 +33,8 @@ type outcome struct {
 	// stopped is the event --stop-after ended the run after; nil when it finished.
 	stopped *changelog.Step
 	log     changelog.Log // what the run's events changed (changelog)
+	// spelling is how the report spells the log's tables and columns.
+	spelling changelog.Spelling
 }
 
 // execute validates opts, runs the scenario in a fresh temporary directory,
@@ -106,7 +108,7 @@ func execute(ctx context.Context, s *scenarios.Scenario, opts scenarios.Options,
 		return outcome{}, err
 	}
 	return outcome{result: res, dbNote: dbNote, sql: trace.Entries(), backend: env.Database.Location().Kind().String(), own: env.Database,
-		log: env.Recorder.Log()}, nil
+		log: env.Recorder.Log(), spelling: changelog.SpellingOf(rep.Body())}, nil
 }
 
 // showFunc shows a finished run on the terminal: the header the terminal
@@ -210,7 +212,7 @@ func present(rep *report.Report, log changelog.Log, name string, c commonOptions
 	if res.ReportPath, res.Plots, err = report.WriteAll(dir, name, meta.Started, content, figures); err != nil {
 		return res, cmdutil.CannotRun(err)
 	}
-	if err := writeReplay(res, log); err != nil {
+	if err := writeReplay(res, log, changelog.SpellingOf(rep.Body())); err != nil {
 		return res, cmdutil.CannotRun(err)
 	}
 	cmdutil.UpdateIndex(filepath.Dir(dir), res.ReportPath, stderr)

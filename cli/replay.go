@@ -17,7 +17,7 @@ import (
 //
 // A run that recorded nothing (a scenario whose drive has no recording hook)
 // gets neither: there would be nothing to step through.
-func writeReplay(res report.Result, log changelog.Log) error {
+func writeReplay(res report.Result, log changelog.Log, spelling changelog.Spelling) error {
 	if len(log.Designs) == 0 {
 		return nil
 	}
@@ -33,7 +33,7 @@ func writeReplay(res report.Result, log changelog.Log) error {
 			data func() ([]byte, error)
 		}{
 			{base + "-changelog.json", func() ([]byte, error) { return append(data, '\n'), nil }},
-			{base + "-replay.html", func() ([]byte, error) { return changelog.Page(pageData(res, log)) }},
+			{base + "-replay.html", func() ([]byte, error) { return changelog.Page(pageData(res, log, spelling)) }},
 		} {
 			b, err := f.data()
 			if err == nil {
@@ -57,13 +57,14 @@ func writeReplay(res report.Result, log changelog.Log) error {
 
 // pageData is what the replay page shows of a run: its checks, each linked
 // to the event that decided it, of the scenario's own design (the one
-// watched first).
-func pageData(res report.Result, log changelog.Log) changelog.PageData {
+// watched first), and its tables and columns named as the report spells
+// them (spelling: changelog.SpellingOf the report's body).
+func pageData(res report.Result, log changelog.Log, spelling changelog.Spelling) changelog.PageData {
 	own := ""
 	if len(log.Designs) > 0 {
 		own = log.Designs[0].Name
 	}
-	d := changelog.PageData{Scenario: res.Scenario, Kind: string(res.Kind), Own: own, Verdict: res.Verdict, Log: log}
+	d := changelog.PageData{Scenario: res.Scenario, Kind: string(res.Kind), Own: own, Verdict: res.Verdict, Log: log.Spelled(spelling)}
 	for _, c := range res.Checks {
 		d.Checks = append(d.Checks, changelog.PageCheck{Name: c.Name, Mark: report.Mark(res.Kind, c), Detail: c.Detail,
 			Step: log.DecidingStep(own, c.Name+" "+c.Detail)})

@@ -60,7 +60,7 @@ func stepThrough(cmd *cobra.Command, out outcome) error {
 		return cmdutil.CannotRun(fmt.Errorf("--step: standard input is not a terminal"))
 	}
 	w := cmd.OutOrStdout()
-	m := newStepModel(pageData(out.result, out.log), cmdutil.UseColor(w))
+	m := newStepModel(pageData(out.result, out.log, out.spelling), cmdutil.UseColor(w))
 	sized := in // the window's size: the output's terminal, else the input's
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		sized = f
@@ -220,6 +220,7 @@ var csiKeys = map[string]string{
 	"A": "up", "B": "down", "C": "right", "D": "left",
 	"H": "home", "1~": "home", "7~": "home",
 	"F": "end", "4~": "end", "8~": "end",
+	"5~": "pgup", "6~": "pgdown",
 }
 
 // nextKey names the first key in b and how many bytes it took; cut says b

@@ -17,11 +17,14 @@ import (
 )
 
 // stepModel is the state of the --step view: the log and the event shown
-// (pos 0 is the seeded tables, pos n the n-th event).
+// (pos 0 is the seeded tables, pos n the n-th event), how far its screen is
+// scrolled, and whether the list of keys is shown.
 type stepModel struct {
 	log    changelog.Log
 	checks []changelog.PageCheck
 	pos    int
+	scroll int // the first line of the screen's text in sight
+	help   bool
 	width  int
 	height int
 	color  bool   // highlight with the terminal's colours; off under NO_COLOR
@@ -36,16 +39,35 @@ func newStepModel(d changelog.PageData, color bool) stepModel {
 // report.MaxWidth, as every output of the lab.
 func (m stepModel) resize(width, height int) stepModel {
 	m.width, m.height = min(max(40, width), report.MaxWidth), max(12, height)
-	return m
+	return m.clamp()
 }
 
 // press applies one key, named as stepKeys names it ("n", "right",
-// "ctrl+c"), and reports whether it quits the view.
+// "ctrl+c"), and reports whether it quits the view. While the list of keys
+// is shown, a key closes it (q still quits; the others then do their work).
 func (m stepModel) press(key string) (next stepModel, quit bool) {
 	m.status = ""
+	if m.help {
+		m.help, m.scroll = false, 0
+		if key == "?" || key == "esc" || key == "enter" {
+			return m, false
+		}
+	}
+	at := m.pos
 	switch key {
 	case "q", "esc", "ctrl+c":
 		return m, true
+	case "?":
+		m.help, m.scroll = true, 0
+		return m, false
+	case "down", "j":
+		m.scroll++
+	case "up", "k":
+		m.scroll--
+	case "pgdown", "ctrl+f", "ctrl+d":
+		m.scroll += m.room() - 1
+	case "pgup", "ctrl+b", "ctrl+u":
+		m.scroll -= m.room() - 1
 	case "n", "right", "l", " ", "enter":
 		m.pos = min(m.pos+1, len(m.log.Steps))
 	case "p", "left", "h", "backspace":
@@ -59,7 +81,10 @@ func (m stepModel) press(key string) (next stepModel, quit bool) {
 	case "c":
 		m.jump(m.checkRead, "no later change a check reads")
 	}
-	return m, false
+	if m.pos != at {
+		m.scroll = 0 // a new event is read from its top
+	}
+	return m.clamp(), false
 }
 
 // jump moves to the next event after the one shown for which want holds,
@@ -83,74 +108,6 @@ func failed(s changelog.Step) bool { return failureWords.MatchString(s.Text) }
 // replay page's link): a change a check reads.
 func (m stepModel) checkRead(s changelog.Step) bool {
 	return slices.ContainsFunc(m.checks, func(c changelog.PageCheck) bool { return c.Step == s.N })
-}
-
-func (m stepModel) View() string {
-	wrap := func(lines ...string) []string {
-		var out []string
-		for _, l := range lines {
-			out = append(out, strings.Split(report.WrapHanging(l, m.width, stepHanging(l)), "\n")...)
-		}
-		return out
-	}
-	var head, changed []string
-	if m.pos == 0 {
-		head = wrap(m.mark(fmt.Sprintf("seeded · before event 1 of %d", len(m.log.Steps)), cmdutil.AnsiBold),
-			"The tables as seeded. n: next event.")
-	} else {
-		s := m.log.Steps[m.pos-1]
-		head = wrap(m.mark(fmt.Sprintf("event %d of %d · %s · %s", s.N, len(m.log.Steps), s.Design, s.At), cmdutil.AnsiBold))
-		for _, l := range strings.Split(s.Text, "\n") {
-			head = append(head, wrap("  "+l)...)
-		}
-		changed = []string{"", "Changed (old → new):"}
-		if len(s.Changes) == 0 {
-			changed = append(changed, "  no row changed")
-		}
-		for _, c := range s.Changes {
-			changed = append(changed, wrap("  "+m.change(c))...)
-		}
-	}
-	state := m.log.State(m.shownN())[m.design()]
-	tail := append([]string{"", "Leases:"}, wrap(indented(leases(state))...)...)
-	tail = append(append(tail, "Next due:"), wrap(indented(nextDue(state))...)...)
-	if m.status != "" {
-		tail = append(tail, "", m.mark(m.status, cmdutil.AnsiItalic))
-	}
-	tail = append(tail, wrap("", "n/→ next · p/← previous · f next failure · c next change a check reads · q quit")...)
-	// What does not fit the window is cut from the event's lines down to a
-	// few of its changes, then from the changes, then the event's lines
-	// again, and said so: the keys and the leases stay in sight.
-	if over := len(head) + min(len(changed), 5) + len(tail) - (m.height - 1); over > 0 && len(head) > over+2 {
-		head = append(head[:len(head)-over-1], "  …")
-	}
-	room := m.height - 1 - len(head) - len(tail) // a line to spare: the terminal must not scroll
-	if len(changed) > room {
-		n := max(room-1, 2)
-		if n < len(changed) {
-			changed = append(changed[:n], fmt.Sprintf("  … %d more lines: a taller window shows them", len(changed)-n))
-		}
-	}
-	if over := len(head) + len(changed) + len(tail) - (m.height - 1); over > 0 && len(head) > over+1 {
-		head = append(head[:len(head)-over-1], "  …")
-	}
-	return strings.Join(append(append(head, changed...), tail...), "\n")
-}
-
-// stepStamp is a line of the view starting with a clock stamp: an event's.
-var stepStamp = regexp.MustCompile(`^ *\d\d:\d\d:\d\d\.\d{3}Z\S* `)
-
-// stepHanging is where a line of the view wrapped goes on: an event's under
-// its text (past its stamp and key: report.EventIndent); another's two
-// columns past its own indent.
-func stepHanging(l string) string {
-	if stamp := stepStamp.FindString(l); stamp != "" {
-		if text := report.EventIndent(l); len(text) > len(stamp) {
-			return text
-		}
-		return strings.Repeat(" ", len(stamp))
-	}
-	return strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " "))+2)
 }
 
 func indented(lines []string) []string {
@@ -262,8 +219,8 @@ func nextDue(tables []changelog.Table) []string {
 
 // column is the index of the first of names among t's columns, or -1.
 func column(t changelog.Table, names ...string) int {
-	for _, n := range names {
-		if i := slices.Index(t.Columns, n); i >= 0 {
+	for _, n := range names { // the columns as the report spells them: AttemptCount
+		if i := slices.IndexFunc(t.Columns, func(c string) bool { return strings.EqualFold(c, n) }); i >= 0 {
 			return i
 		}
 	}
@@ -274,7 +231,7 @@ func column(t changelog.Table, names ...string) int {
 // it has one, else by its primary key.
 func rowLabel(t changelog.Table, r []*string) string {
 	for i, c := range t.Columns {
-		if strings.HasSuffix(c, "key") && r[i] != nil {
+		if strings.HasSuffix(strings.ToLower(c), "key") && r[i] != nil {
 			return *r[i]
 		}
 	}

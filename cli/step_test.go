@@ -27,7 +27,7 @@ func day16Step(t *testing.T, color bool) stepModel {
 	env.Recorder = changelog.New(0)
 	defer env.Recorder.Close()
 	rep := scenariotest.RunIn(t, env, session16AfterName)
-	return newStepModel(pageData(rep.Result(), env.Recorder.Log()), color)
+	return newStepModel(pageData(rep.Result(), env.Recorder.Log(), changelog.SpellingOf(rep.Body())), color)
 }
 
 // press types keys, each as the bytes a terminal sends for it ("n",
@@ -79,8 +79,8 @@ func TestStepModelKeys(t *testing.T) {
 	if got := shownEvent(t, view); got != "3" {
 		t.Fatalf("after n → n: event %s, want 3", got)
 	}
-	for _, want := range []string{"outboxmessages row 3: attemptcount 1 → 2",
-		"outboxmessages PAY-003 due 2026-01-16T09:00:00.601Z (Pending)", "no lease is held"} {
+	for _, want := range []string{"OutboxMessages row 3: AttemptCount 1 → 2", // as the report spells them
+		"OutboxMessages PAY-003 due 2026-01-16T09:00:00.601Z (Pending)", "no lease is held"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("event 3's view lacks %q:\n%s", want, view)
 		}
@@ -100,7 +100,7 @@ func TestStepModelKeys(t *testing.T) {
 	}
 	m = press(t, m, keyHome, "c")
 	view = m.View()
-	if got := shownEvent(t, view); got != "5" || !strings.Contains(view, "status Pending → DeadLettered") {
+	if got := shownEvent(t, view); got != "5" || !strings.Contains(view, "Status Pending → DeadLettered") {
 		t.Errorf("c from the start: event %s, want 5, PAY-003 dead-lettered:\n%s", got, view)
 	}
 	m = press(t, m, "c")
@@ -162,7 +162,8 @@ func TestStepNeedsATerminal(t *testing.T) {
 }
 
 // --step in a real terminal (tmux, 80×24, NO_COLOR): n twice shows event 2,
-// its lines fit, and q ends the program.
+// its lines fit; ? lists the keys; the seeded screen, longer than the
+// window, scrolls a page with PgDn and a line with ↓; q ends the program.
 func TestStepInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -208,6 +209,22 @@ func TestStepInTmux(t *testing.T) {
 	}
 	if !strings.Contains(screen, "nothing claimable until 09:00:00.200Z") || !strings.Contains(screen, "q quit") {
 		t.Errorf("event 2's screen:\n%s", screen)
+	}
+	tmux("send-keys", "-t", session, "?")
+	waitFor("this list (any key closes it)")
+	tmux("send-keys", "-t", session, "g")
+	screen = waitFor("Rows as seeded (AFTER):")
+	if !strings.Contains(screen, "lines 1–21 of ") {
+		t.Errorf("the seeded screen, longer than the window, does not say so:\n%s", screen)
+	}
+	tmux("send-keys", "-t", session, "NPage") // PgDn
+	waitFor("lines 21–41 of ")
+	tmux("send-keys", "-t", session, "Down")
+	screen = waitFor("lines 22–42 of ")
+	for _, l := range strings.Split(screen, "\n") {
+		if report.Width(l) > 80 {
+			t.Errorf("a line wider than 80 columns: %q", l)
+		}
 	}
 	tmux("send-keys", "-t", session, "q")
 	waitFor("EXITED 0")
@@ -369,5 +386,81 @@ func TestStepViewFollowsTheWidth(t *testing.T) {
 		if w := report.Width(l); w > report.MaxWidth {
 			t.Errorf("a line %d columns wide in a window of 200: %q", w, l)
 		}
+	}
+}
+
+// allText scrolls m from its top to its bottom and returns every line of
+// text it showed, in order, with how many windows it took.
+func allText(t *testing.T, m stepModel) (lines []string, windows int) {
+	t.Helper()
+	m = press(t, m, "\x1b[5~", "\x1b[5~", "\x1b[5~") // PgUp to the top, whatever the scroll
+	for i := 0; i < 200; i++ {
+		view := strings.Split(m.View(), "\n")
+		text := view[:len(view)-len(m.footer())]
+		if i == 0 {
+			lines = append(lines, text...)
+		} else {
+			lines = append(lines, text[len(text)-1])
+		}
+		windows = i + 1
+		next := press(t, m, "j")
+		if next.scroll == m.scroll {
+			return lines, windows
+		}
+		m = next
+	}
+	t.Fatal("the view never stopped scrolling")
+	return nil, 0
+}
+
+// The first screen shows the rows as seeded (Day 16's six Pending
+// messages, no attempt yet, named as the report names them), longer than
+// 24 lines: ↓ (j) scrolls it a line at a time to its last line and no
+// further, PgDn a window less one line, and a line says where the window
+// is; a new event is read from its top. ? lists every key, and any key
+// closes the list.
+func TestStepModelSeededRowsScrollAndKeys(t *testing.T) {
+	m := day16Step(t, false).resize(80, 24)
+	first := m.View()
+	if !strings.Contains(first, "seeded · before event 1 of 15") || !strings.Contains(first, "lines 1–21 of ") {
+		t.Fatalf("first screen:\n%s", first)
+	}
+	lines, windows := allText(t, m)
+	text := strings.Join(lines, "\n")
+	if !strings.Contains(text, "Rows as seeded (AFTER):") || !strings.Contains(text, "OutboxMessages · 6 rows") {
+		t.Fatalf("the seeded screen lacks the seeded tables:\n%s", text)
+	}
+	for i := 1; i <= 6; i++ {
+		if !strings.Contains(text, fmt.Sprintf("MessageKey PAY-00%d", i)) && !strings.Contains(text, fmt.Sprintf("MessageKey\n      PAY-00%d", i)) {
+			t.Errorf("the seeded rows lack PAY-00%d", i)
+		}
+	}
+	if n := strings.Count(text, "Status Pending ·"); n != 6 {
+		t.Errorf("%d seeded rows Pending, want 6", n)
+	}
+	if n := strings.Count(text, "AttemptCount 0"); n != 6 {
+		t.Errorf("%d seeded rows with AttemptCount 0, want 6", n)
+	}
+	if windows != len(lines)-21+1 {
+		t.Errorf("%d lines took %d presses of j, want one per line past the first window", len(lines), windows)
+	}
+	paged := press(t, m, "\x1b[6~")
+	if paged.scroll != 20 || !strings.Contains(paged.View(), "lines 21–41 of ") {
+		t.Errorf("PgDn scrolled to %d, want 20:\n%s", paged.scroll, paged.View())
+	}
+	if next := press(t, paged, "n"); next.scroll != 0 || shownEvent(t, next.View()) != "1" {
+		t.Errorf("n after scrolling: event %s at line %d, want event 1 from its top", shownEvent(t, next.View()), next.scroll)
+	}
+	help := press(t, m, "?").View()
+	for _, k := range stepKeysHelp {
+		if !strings.Contains(help, k[1]) {
+			t.Errorf("? does not list %q:\n%s", k[1], help)
+		}
+	}
+	if closed := press(t, m, "?", "x"); closed.help || shownEvent(t, closed.View()) != "0" {
+		t.Errorf("a key after ? leaves the list open or moves: help %v", closed.help)
+	}
+	if _, quit := press(t, m, "?").press("q"); !quit {
+		t.Errorf("q does not quit from the list of keys")
 	}
 }
