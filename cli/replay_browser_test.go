@@ -114,7 +114,7 @@ func stoppedTables(t *testing.T, scenario string, k int, own bool) map[string]sh
 				continue
 			}
 			cur = &shownTable{}
-			tables[strings.ToLower(m[1])] = cur
+			tables[m[1]] = cur // as SQLite keeps the name: the page spells it so
 			continue
 		}
 		if strings.HasPrefix(line, "## ") {
@@ -129,9 +129,6 @@ func stoppedTables(t *testing.T, scenario string, k int, own bool) map[string]sh
 			cells[i] = strings.TrimSpace(cells[i])
 		}
 		if cur.Columns == nil {
-			for i := range cells {
-				cells[i] = strings.ToLower(cells[i])
-			}
 			cur.Columns = cells
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"outboxlab/core/changelog"
+	"outboxlab/core/clock"
 	"outboxlab/core/dialect"
 	"outboxlab/core/report"
 )
@@ -134,7 +136,11 @@ func RunPair[R any](ctx context.Context, env Env, after bool,
 	drive func(ctx context.Context, db dialect.Database, after bool) (R, error),
 	render func(own, before, after R) *report.Report,
 ) (*report.Report, error) {
-	own, err := drive(env.Recorder.Watch(ctx, designName(after), env.Database), env.Database, after)
+	ownCtx := env.Recorder.Watch(ctx, designName(after), env.Database)
+	own, err := drive(ownCtx, env.Database, after)
+	if err == nil {
+		err = changelog.Unrecorded(ownCtx, clock.Start) // a drive that records nothing still gets its replay
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +148,11 @@ func RunPair[R any](ctx context.Context, env Env, after bool,
 	if err != nil {
 		return nil, err
 	}
-	partner, err := drive(env.Recorder.Watch(ctx, designName(!after), at), at, !after)
+	partnerCtx := env.Recorder.Watch(ctx, designName(!after), at)
+	partner, err := drive(partnerCtx, at, !after)
+	if err == nil {
+		err = changelog.Unrecorded(partnerCtx, clock.Start)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("run the partner design: %w", err)
 	}

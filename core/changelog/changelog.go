@@ -235,3 +235,43 @@ type watch struct {
 	stmts    map[string]*sql.Stmt // where commits are counted: each table's SELECT, prepared once
 	last     []Table
 }
+
+// Unrecorded gives a design whose drive recorded nothing (it never called
+// Seeded) the change log the kit can read without it: its tables as they
+// were before the drive, empty, and one event at at, the whole run, adding
+// the rows the drive left. A design that recorded its events keeps them.
+// It returns ErrStopped when that event is the run's last (--stop-after).
+func Unrecorded(ctx context.Context, at time.Time) error {
+	b, ok := ctx.Value(ctxKey{}).(bound)
+	if !ok {
+		return nil
+	}
+	r := b.rec
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range r.log.Designs {
+		if d.Name == b.design {
+			return nil
+		}
+	}
+	w := r.watched[b.design]
+	tables, err := w.read(ctx)
+	if err != nil {
+		return r.fail(b.design, err)
+	}
+	empty := make([]Table, len(tables))
+	for i, t := range tables {
+		empty[i] = Table{Name: t.Name, Columns: t.Columns, Key: t.Key}
+	}
+	r.log.Designs = append(r.log.Designs, Design{Name: b.design, Seeded: clock.ISO(at), Tables: empty})
+	w.last = tables
+	if r.stopAfter > 0 && len(r.log.Steps) >= r.stopAfter {
+		return ErrStopped
+	}
+	r.log.Steps = append(r.log.Steps, Step{N: len(r.log.Steps) + 1, Design: b.design, At: clock.ISO(at),
+		Text: "the whole run of " + b.design + " (its drive records no event of its own): the rows it left", Changes: diff(empty, tables)})
+	if r.stopAfter > 0 && len(r.log.Steps) >= r.stopAfter {
+		return ErrStopped
+	}
+	return nil
+}

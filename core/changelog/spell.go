@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"outboxlab/core/dialect"
 )
 
 // Spelling is how a report spells the names a log holds in lower case:
@@ -12,16 +14,18 @@ type Spelling map[string]string
 
 var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
-// SpellingOf reads the spellings of text (a report's body): each word,
-// under its lower case; of a word written several ways the first with a
-// capital letter, so that a schema read back from PostgreSQL (in lower
-// case) never outspells the report's tables. The same body gives the same
-// spelling whichever database ran it.
+// SpellingOf is how the lab's schemas (dialect.Spellings: the SQLite text
+// of every schema opened so far) spell their names, then, for a name they
+// never spell, text (a report's body): each of its words under its lower
+// case; of a word written several ways the first with a capital letter,
+// so that a schema read back from PostgreSQL (in lower case) never
+// outspells the report's tables. The same body gives the same spelling
+// whichever database ran it.
 func SpellingOf(text string) Spelling {
-	s := Spelling{}
+	s := Spelling(dialect.Spellings())
 	for _, w := range word.FindAllString(text, -1) {
 		lw := strings.ToLower(w)
-		if had, ok := s[lw]; !ok || (had == lw && w != lw) {
+		if had, ok := s[lw]; !ok || (had == lw && w != lw) { // a schema's spelling stands
 			s[lw] = w
 		}
 	}

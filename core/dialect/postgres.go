@@ -23,7 +23,10 @@ type postgresDialect struct{}
 func (postgresDialect) Name() string { return "postgres" }
 
 // DDL translates the lab's SQLite DDL (see PostgresDDL).
-func (postgresDialect) DDL(sqlite string) (string, error) { return PostgresDDL(sqlite) }
+func (postgresDialect) DDL(sqlite string) (string, error) {
+	noteSpellings(sqlite)
+	return PostgresDDL(sqlite)
+}
 
 // InTx runs fn in one READ COMMITTED transaction (the server's default). The
 // claim's row locks, not the transaction, keep claimers apart.

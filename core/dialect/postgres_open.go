@@ -56,6 +56,7 @@ func OpenPostgres(ctx context.Context, db *sql.DB, version string, schemas ...st
 func (postgresDialect) Open(ctx context.Context, loc dblocation.Location, version string, schemas ...string) (*sql.DB, error) {
 	ddl := make([]string, len(schemas))
 	for i, schema := range schemas {
+		noteSpellings(schema)
 		var err error
 		if ddl[i], err = PostgresDDL(schema); err != nil {
 			return nil, err

@@ -24,6 +24,9 @@ func (sqliteDialect) Name() string { return "sqlite" }
 
 // Open opens the file at loc (a path) with the lab's settings.
 func (sqliteDialect) Open(ctx context.Context, loc dblocation.Location, version string, schemas ...string) (*sql.DB, error) {
+	for _, s := range schemas {
+		noteSpellings(s)
+	}
 	return sqlitedb.OpenVersioned(ctx, loc.Path(), version, schemas...)
 }
 
@@ -47,7 +50,7 @@ func (sqliteDialect) OpenExisting(ctx context.Context, loc dblocation.Location) 
 }
 
 // DDL is the schema as written: the lab writes its schemas in SQLite's words.
-func (sqliteDialect) DDL(sqlite string) (string, error) { return sqlite, nil }
+func (sqliteDialect) DDL(sqlite string) (string, error) { noteSpellings(sqlite); return sqlite, nil }
 
 // InTx runs fn in one BEGIN IMMEDIATE transaction: it takes the write lock
 // before it reads, so no two claims interleave.
