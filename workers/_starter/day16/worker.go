@@ -102,6 +102,10 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 			return fmt.Errorf("claim: %w", err)
 		}
 		for _, m := range found {
+			// TODO(Day 16) #4: a message whose AttemptCount has already
+			// reached its MaxAttempts (its last delivery died with its
+			// worker, and was counted) is dead-lettered here instead of
+			// delivered again: w.deadLetterAtClaim(ctx, m, now), and continue.
 			m.token++
 			lease := timeText(w.lab.Now() + w.cfg.LeaseMS)
 			// TODO(Day 16) #1: count the attempt here, at claim time:
@@ -198,6 +202,17 @@ func (w *Worker) deadLetter(ctx context.Context, m claimed, lastError, now strin
 	// LockedUntilUtc NULL; when no row changed, return errClaimLost (see
 	// retryLater). Never delete the row, never touch the payment.
 	return fmt.Errorf("dead-letter message %d: not written yet (see TODO(Day 16) #4)", m.id)
+}
+
+// deadLetterAtClaim parks, in the claim's transaction, a message that was
+// delivered MaxAttempts times and whose last delivery never recorded an
+// answer (its worker died).
+func (w *Worker) deadLetterAtClaim(ctx context.Context, m claimed, now string) error {
+	// TODO(Day 16) #4: one UPDATE of message m.id: Status = 'DeadLettered',
+	// DeadLetteredAtUtc = now, a LastError naming the deliveries (m.attempt
+	// of m.maxAttempts), LockedBy and LockedUntilUtc NULL. The payment stays
+	// as it is.
+	return fmt.Errorf("dead-letter message %d at claim: not written yet (see TODO(Day 16) #4)", m.id)
 }
 
 // nextWake is when something may next be claimable: the earliest backoff
