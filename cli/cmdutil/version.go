@@ -5,4 +5,4 @@
 package cmdutil
 
 // Version is the lab's version, printed by --version and in every report header.
-const Version = "0.2.0"
+const Version = "0.3.0"
