@@ -66,9 +66,14 @@ func TestJSONCarriesTheTimelineAndTheRows(t *testing.T) {
 	if len(status) != 6 || status["PAY-003"] != "DeadLettered 3" || status["PAY-001"] != "Processed 1" {
 		t.Errorf("the AFTER's outbox rows at the end: %v", status)
 	}
-	// A scenario that records no change log prints neither.
+	// Day 13 records its change log now (its child process's lives too);
+	// a scenario that records none prints neither.
 	_, stdout, _ = runOutput("session-13-pending-lost-on-restart", "--json")
+	if !strings.Contains(stdout, `"timeline"`) {
+		t.Error("Day 13, which records its change log, printed no timeline")
+	}
+	_, stdout, _ = runOutput("backoff-schedules", "--json")
 	if strings.Contains(stdout, `"timeline"`) {
-		t.Error("Day 13, which records no change log, printed a timeline")
+		t.Error("backoff-schedules, which records no change log, printed a timeline")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,18 +51,19 @@ const (
 	keyHome  = "\x1b[H"
 )
 
-var eventHead = regexp.MustCompile(`(?m)^event (\d+) of (\d+) · (AFTER|BEFORE) · `)
+var eventHead = regexp.MustCompile(`(?m)^step (\d+) of (\d+) · (AFTER|BEFORE) · `)
 
 func shownEvent(t *testing.T, view string) string {
 	t.Helper()
 	m := eventHead.FindStringSubmatch(view)
 	if m == nil {
-		if strings.HasPrefix(view, "seeded") {
+		if strings.HasPrefix(view, "step 1 of ") && strings.Contains(view, " · seeded") {
 			return "0"
 		}
 		t.Fatalf("no event line in the view:\n%s", view)
 	}
-	return m[1]
+	step, _ := strconv.Atoi(m[1])
+	return strconv.Itoa(step - 1) // step 1 is the seeded tables: step k+1 is event k
 }
 
 // The keys step through Day 16 AFTER's events as the database recorded
@@ -197,11 +199,11 @@ func TestStepInTmux(t *testing.T) {
 		t.Fatalf("the screen never showed %q:\n%s", want, screen)
 		return ""
 	}
-	waitFor("seeded · before event 1 of 15")
+	waitFor("step 1 of 16 · seeded")
 	tmux("send-keys", "-t", session, "n")
-	waitFor("event 1 of 15")
+	waitFor("step 2 of 16")
 	tmux("send-keys", "-t", session, "n")
-	screen := waitFor("event 2 of 15 · AFTER")
+	screen := waitFor("step 3 of 16 · AFTER")
 	for _, l := range strings.Split(screen, "\n") {
 		if report.Width(l) > 80 {
 			t.Errorf("a line wider than 80 columns: %q", l)
@@ -294,7 +296,7 @@ func startStepTerminal(t *testing.T, escWait time.Duration) (*io.PipeWriter, fra
 	if got := screen.next(t); got != altScreenOn {
 		t.Fatalf("first write %q, want the alternate screen", got)
 	}
-	if got := screen.next(t); !strings.Contains(got, "seeded · before event 1 of 15") {
+	if got := screen.next(t); !strings.Contains(got, "step 1 of 16 · seeded") {
 		t.Fatalf("first screen:\n%q", got)
 	}
 	return keyboard, screen, sizes, done
@@ -316,13 +318,13 @@ func TestStepTerminalLoop(t *testing.T) {
 		}
 	}
 	io.WriteString(keyboard, "n")
-	if got := screen.next(t); !strings.Contains(got, "event 1 of 15") {
+	if got := screen.next(t); !strings.Contains(got, "step 2 of 16") {
 		t.Errorf("after n:\n%q", got)
 	}
 	io.WriteString(keyboard, "\x1b[")
 	screen.next(t) // redrawn, the arrow not complete yet
 	io.WriteString(keyboard, "C")
-	if got := screen.next(t); !strings.Contains(got, "event 2 of 15") {
+	if got := screen.next(t); !strings.Contains(got, "step 3 of 16") {
 		t.Errorf("after an arrow in two reads:\n%q", got)
 	}
 	io.WriteString(keyboard, "q")
@@ -422,7 +424,7 @@ func allText(t *testing.T, m stepModel) (lines []string, windows int) {
 func TestStepModelSeededRowsScrollAndKeys(t *testing.T) {
 	m := day16Step(t, false).resize(80, 24)
 	first := m.View()
-	if !strings.Contains(first, "seeded · before event 1 of 15") || !strings.Contains(first, "lines 1–21 of ") {
+	if !strings.Contains(first, "step 1 of 16 · seeded") || !strings.Contains(first, "lines 1–21 of ") {
 		t.Fatalf("first screen:\n%s", first)
 	}
 	lines, windows := allText(t, m)

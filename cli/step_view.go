@@ -102,11 +102,13 @@ func (m stepModel) text() []string {
 	}
 	var out []string
 	if m.pos == 0 {
-		out = m.wrap(m.mark(fmt.Sprintf("seeded · before event 1 of %d", len(m.log.Steps)), cmdutil.AnsiBold),
+		// Numbered as replay.html numbers them: step 1 is the seeded
+		// tables, step k+1 the k-th event.
+		out = m.wrap(m.mark(fmt.Sprintf("step 1 of %d · seeded", len(m.log.Steps)+1), cmdutil.AnsiBold),
 			"The tables as seeded, before the first event. n: next event.")
 	} else {
 		s := m.log.Steps[m.pos-1]
-		out = m.wrap(m.mark(fmt.Sprintf("event %d of %d · %s · %s", s.N, len(m.log.Steps), s.Design, s.At), cmdutil.AnsiBold))
+		out = m.wrap(m.mark(fmt.Sprintf("step %d of %d · %s · %s", m.pos+1, len(m.log.Steps)+1, s.Design, s.At), cmdutil.AnsiBold))
 		for _, l := range strings.Split(s.Text, "\n") {
 			out = append(out, m.wrap("  "+l)...)
 		}

@@ -43,15 +43,15 @@ func TestNoCommandQueriesTheTerminal(t *testing.T) {
 }
 
 // --step on a terminal that never answers: keys typed while the scenario
-// still runs are not lost (n n shows event 2), an arrow moves on, and q
+// still runs are not lost (n n shows event 2, step 3), an arrow moves on, and q
 // quits, exit 0, the screen restored. The step view asks the terminal
 // nothing either.
 func TestStepKeysOnASilentTerminal(t *testing.T) {
 	term := startSilent(t, session16AfterName, "--step", "--no-report")
 	term.typeKeys("nn") // typed ahead: the view is not up yet
-	term.waitFor("event 2 of 15 · AFTER")
+	term.waitFor("step 3 of 16 · AFTER")
 	term.typeKeys("\x1b[C") // →
-	term.waitFor("event 3 of 15 · AFTER")
+	term.waitFor("step 4 of 16 · AFTER")
 	term.typeKeys("q")
 	code, written, took := term.wait()
 	t.Logf("took %v", took)
@@ -61,7 +61,7 @@ func TestStepKeysOnASilentTerminal(t *testing.T) {
 	if q := queries(written); len(q) > 0 {
 		t.Errorf("the step view queried the terminal: %s", strings.Join(q, ", "))
 	}
-	shown := strings.LastIndex(written, "event 3 of 15")
+	shown := strings.LastIndex(written, "step 4 of 16")
 	if left := strings.LastIndex(written, "\x1b[?1049l"); left < shown {
 		t.Errorf("q did not leave the alternate screen after event 3:\n%q", tail(written))
 	}

@@ -87,9 +87,9 @@ func TestSeveralWorkersSameBodyOnEveryRerun(t *testing.T) {
 // sameOnReruns grades the test worker n times and requires identical bodies.
 func sameOnReruns(t *testing.T, day string, n int) *report.Report {
 	t.Helper()
-	first, _ := gradeRun(t, day, DefaultSeed, okWorker)
+	first, _ := gradeRun(t, day, DefaultSeed, passingWorker(day))
 	for i := 2; i <= n; i++ {
-		rep, _ := gradeRun(t, day, DefaultSeed, okWorker)
+		rep, _ := gradeRun(t, day, DefaultSeed, passingWorker(day))
 		if rep.Body() != first.Body() {
 			t.Fatalf("rerun %d differs from the first:\n%s", i, firstDifference(first.Body(), rep.Body()))
 		}
@@ -265,14 +265,14 @@ func TestOnPostgres(t *testing.T) {
 	for _, d := range Days() {
 		day := d.ID
 		t.Run(day, func(t *testing.T) {
-			sqlite, _ := gradeRun(t, day, DefaultSeed, okWorker)
+			sqlite, _ := gradeRun(t, day, DefaultSeed, passingWorker(day))
 			ctx := t.Context()
 			env, err := scenarios.NewPostgresEnv(ctx, t.TempDir(), pgServer.Database(), "grade-"+day)
 			if err != nil {
 				t.Fatal(err)
 			}
 			o := &Options{Day: Lookup(day), Seed: DefaultSeed, Variations: DefaultVariations,
-				TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: []string{okWorker}}
+				TurnBudget: testTurnBudget, StartBudget: testStartBudget, Command: []string{passingWorker(day)}}
 			rep, err := o.Run(ctx, env)
 			schemas := env.Schemas()
 			if _, cerr := env.Close(ctx, false); cerr != nil {

@@ -17,8 +17,19 @@ import (
 	"outboxlab/scenarios"
 )
 
-// okWorker is the test worker (testdata/ok16), built once per test binary.
-var okWorker string
+// okWorker is the test worker (testdata/ok16), built once per test binary;
+// refWorker the Go reference (workers/reference/go), which also speaks Day
+// 18's hosted calls that ok16 does not.
+var okWorker, refWorker string
+
+// passingWorker is a worker that does what day asks: ok16 on the Days it
+// speaks, the Go reference on Day 18.
+func passingWorker(day string) string {
+	if day == "session-18" {
+		return refWorker
+	}
+	return okWorker
+}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "grade-test-")
@@ -26,12 +37,14 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	okWorker = filepath.Join(dir, "ok16")
-	build := exec.Command("go", "build", "-o", okWorker, "./testdata/ok16")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the test worker:", err)
-		os.Exit(3)
+	okWorker, refWorker = filepath.Join(dir, "ok16"), filepath.Join(dir, "reference")
+	for out, pkg := range map[string]string{okWorker: "./testdata/ok16", refWorker: "../workers/reference/go"} {
+		build := exec.Command("go", "build", "-o", out, pkg)
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build the test workers:", err)
+			os.Exit(3)
+		}
 	}
 	os.Unsetenv(pgdb.EnvVar)
 	os.Unsetenv(pgdb.LegacyEnvVar)
